@@ -1,0 +1,27 @@
+/** Three suites: unit (pure, fast), persistence (adapters against a real database),
+ * e2e (the real AppModule over HTTP). persistence and e2e run on PGlite by default and
+ * against a PostgreSQL server when TEST_POSTGRES_URL is set (see test/support/database.ts). */
+const shared = {
+  transform: {
+    '^.+\\.(t|j)sx?$': ['@swc/jest', {
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        keepClassNames: true,
+        target: 'es2022',
+      },
+      module: { type: 'commonjs' },
+    }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|file-type|load-esm)/)'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
+    { ...shared, displayName: 'persistence', testMatch: ['<rootDir>/test/persistence/**/*.spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.spec.ts'] },
+  ],
+};

@@ -1,0 +1,4 @@
+export abstract class DatabaseProbe {
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  abstract ping(): Promise<void>;
+}

@@ -1,0 +1,4 @@
+export abstract class IdentitySettings {
+  /** Normalised emails whose accounts hold the admin role. */
+  abstract readonly adminEmails: ReadonlySet<string>;
+}

@@ -1,0 +1,15 @@
+import type { Role, User } from '../../../domain/identity/user';
+
+export interface NewUser {
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly role: Role;
+}
+
+export abstract class UserRepository {
+  /** @throws EmailAlreadyRegisteredError when the email is taken, also under a race. */
+  abstract create(user: NewUser): Promise<User>;
+  abstract findByEmail(email: string): Promise<User | null>;
+  abstract findById(id: string): Promise<User | null>;
+  abstract updateRole(id: string, role: Role): Promise<void>;
+}

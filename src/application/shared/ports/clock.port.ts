@@ -1,0 +1,3 @@
+export abstract class Clock {
+  abstract now(): Date;
+}

@@ -1,0 +1,73 @@
+import { DomainError, DomainValidationError } from '../shared/domain-error';
+
+export type Role = 'user' | 'admin';
+
+export interface User {
+  readonly id: string;
+  readonly email: string;
+  readonly role: Role;
+  readonly passwordHash: string;
+  readonly createdAt: Date;
+}
+
+export const PASSWORD_MIN_LENGTH = 8;
+/** Long enough for any passphrase, short enough that hashing it is cheap to bound. */
+export const PASSWORD_MAX_LENGTH = 256;
+export const EMAIL_MAX_LENGTH = 254;
+
+// Deliberately loose: one @, something on each side, a dot in the domain, no spaces.
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export class InvalidEmailError extends DomainValidationError {
+  readonly code = 'AUTH.INVALID_EMAIL';
+  constructor() {
+    super('email', 'email must be a valid email address');
+  }
+}
+
+export class InvalidPasswordError extends DomainValidationError {
+  readonly code = 'AUTH.INVALID_PASSWORD';
+  constructor() {
+    super(
+      'password',
+      `password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`,
+    );
+  }
+}
+
+export class EmailAlreadyRegisteredError extends DomainError {
+  readonly code = 'AUTH.EMAIL_TAKEN';
+  readonly kind = 'conflict' as const;
+  constructor() {
+    super('An account with this email already exists');
+  }
+}
+
+/** Deliberately silent about which of email or password was wrong. */
+export class InvalidCredentialsError extends DomainError {
+  readonly code = 'AUTH.INVALID_CREDENTIALS';
+  readonly kind = 'unauthenticated' as const;
+  constructor() {
+    super('Invalid email or password');
+  }
+}
+
+/** Emails are compared case-insensitively and stored in their normal form. */
+export function normalizeEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (email.length > EMAIL_MAX_LENGTH || !EMAIL_SHAPE.test(email)) {
+    throw new InvalidEmailError();
+  }
+  return email;
+}
+
+export function assertAcceptablePassword(password: string): void {
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+    throw new InvalidPasswordError();
+  }
+}
+
+/** The role follows the operator's admin list, so removing an email revokes admin. */
+export function roleFor(email: string, adminEmails: ReadonlySet<string>): Role {
+  return adminEmails.has(email) ? 'admin' : 'user';
+}

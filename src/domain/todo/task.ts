@@ -1,0 +1,106 @@
+import { DomainError, DomainValidationError } from '../shared/domain-error';
+
+export const TASK_PRIORITIES = ['low', 'medium', 'high'] as const;
+export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+
+export const TASK_STATUS_FILTERS = ['all', 'pending', 'completed'] as const;
+export type TaskStatusFilter = (typeof TASK_STATUS_FILTERS)[number];
+
+export const TITLE_MAX_LENGTH = 200;
+export const DESCRIPTION_MAX_LENGTH = 2000;
+/** Task numbers are stored as PostgreSQL `integer`. */
+export const TASK_NUMBER_MAX = 2_147_483_647;
+
+export interface Task {
+  readonly id: string;
+  readonly userId: string;
+  /** Per-user display number (1, 2, 3…) that people can say out loud; never reused. */
+  readonly number: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly priority: TaskPriority;
+  readonly completed: boolean;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly completedAt: Date | null;
+}
+
+/** A validated task that has no identity yet. */
+export interface TaskDraft {
+  readonly title: string;
+  readonly description: string | null;
+  readonly priority: TaskPriority;
+}
+
+export interface TaskChanges {
+  readonly title?: string;
+  readonly description?: string | null;
+  readonly priority?: TaskPriority;
+  readonly completed?: boolean;
+}
+
+export class InvalidTaskError extends DomainValidationError {
+  readonly code = 'TODO.INVALID_TASK';
+}
+
+export class TaskNotFoundError extends DomainError {
+  readonly code = 'TODO.TASK_NOT_FOUND';
+  readonly kind = 'not_found' as const;
+  constructor(readonly taskNumber: number) {
+    super(`Task ${taskNumber} was not found`);
+  }
+}
+
+export function draftTask(input: {
+  title: string;
+  description?: string | null;
+  priority?: TaskPriority;
+}): TaskDraft {
+  return {
+    title: validTitle(input.title),
+    description: validDescription(input.description ?? null),
+    priority: validPriority(input.priority ?? 'medium'),
+  };
+}
+
+/** Returns the task with `changes` applied; `completedAt` follows `completed`. */
+export function changeTask(task: Task, changes: TaskChanges, now: Date): Task {
+  const completed = changes.completed ?? task.completed;
+  return {
+    ...task,
+    title: changes.title === undefined ? task.title : validTitle(changes.title),
+    description:
+      changes.description === undefined ? task.description : validDescription(changes.description),
+    priority: changes.priority === undefined ? task.priority : validPriority(changes.priority),
+    completed,
+    completedAt: completed ? (task.completedAt ?? now) : null,
+    updatedAt: now,
+  };
+}
+
+function validTitle(raw: string): string {
+  const title = raw.trim();
+  if (title.length === 0 || title.length > TITLE_MAX_LENGTH) {
+    throw new InvalidTaskError('title', `title must be 1 to ${TITLE_MAX_LENGTH} characters long`);
+  }
+  return title;
+}
+
+function validDescription(raw: string | null): string | null {
+  if (raw === null) return null;
+  const description = raw.trim();
+  if (description.length > DESCRIPTION_MAX_LENGTH) {
+    throw new InvalidTaskError(
+      'description',
+      `description must be at most ${DESCRIPTION_MAX_LENGTH} characters long`,
+    );
+  }
+  return description.length === 0 ? null : description;
+}
+
+function validPriority(raw: string): TaskPriority {
+  if (!(TASK_PRIORITIES as readonly string[]).includes(raw)) {
+    throw new InvalidTaskError('priority', `priority must be one of ${TASK_PRIORITIES.join(', ')}`);
+  }
+  return raw as TaskPriority;
+}

@@ -1,0 +1,108 @@
+import { resolve } from 'node:path';
+import { normalizeEmail } from '../../domain/identity/user';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type DatabaseSettings =
+  | { readonly kind: 'embedded'; readonly dataDir: string }
+  | { readonly kind: 'server'; readonly url: string };
+
+/** Everything Bridle reads from its environment, validated once at boot.
+ * A class so that it is its own injection token. */
+export class AppConfig {
+  readonly production!: boolean;
+  readonly host!: string;
+  readonly port!: number;
+  readonly dataDir!: string;
+  readonly database!: DatabaseSettings;
+  /** Unset means: generate one and keep it in the data folder (refused in production). */
+  readonly jwtSecret!: string | undefined;
+  readonly jwtExpiresInSeconds!: number;
+  readonly adminEmails!: ReadonlySet<string>;
+  readonly logLevel!: LogLevel;
+  readonly authRateLimitPerMinute!: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads and validates the environment; throws a ConfigError naming the first bad variable. */
+export function loadConfig(env: Env): AppConfig {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(text(env, 'BRIDLE_DATA_DIR') ?? './data');
+  const databaseUrl = text(env, 'DATABASE_URL');
+  const jwtSecret = text(env, 'JWT_SECRET');
+
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters long');
+  }
+  if (jwtSecret === undefined && production) {
+    throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
+  }
+
+  return Object.assign(new AppConfig(), {
+    production,
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    port: integer(env, 'PORT', 3000, 0, 65_535),
+    dataDir,
+    database:
+      databaseUrl === undefined ? { kind: 'embedded', dataDir } : { kind: 'server', url: databaseUrl },
+    jwtSecret,
+    jwtExpiresInSeconds: integer(env, 'JWT_EXPIRES_IN', 3600, 60, 30 * 24 * 3600),
+    adminEmails: adminEmails(env),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    authRateLimitPerMinute: integer(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
+  });
+}
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function adminEmails(env: Env): ReadonlySet<string> {
+  const entries = (text(env, 'ADMIN_EMAILS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return new Set(
+    entries.map((entry) => {
+      try {
+        return normalizeEmail(entry);
+      } catch {
+        throw new ConfigError('ADMIN_EMAILS', `contains "${entry}", which is not an email address`);
+      }
+    }),
+  );
+}

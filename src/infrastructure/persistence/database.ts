@@ -1,0 +1,90 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { DatabaseSettings } from '../config/app-config';
+import { DataDirLock } from './data-dir-lock';
+import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-schema';
+import { TaskRecord } from './records/task.record';
+import { UserRecord } from './records/user.record';
+
+const ENTITIES = [UserRecord, TaskRecord];
+/** In order; listed explicitly so the same list works from sources, tests and dist. */
+const MIGRATIONS = [InitialSchema1763769600000];
+
+/** An open, migrated database and everything that must be closed with it. */
+export class Database {
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly dataSource: DataSource,
+    private readonly releaseResources: () => Promise<void>,
+  ) {}
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.dataSource.isInitialized) await this.dataSource.destroy();
+      await this.releaseResources();
+    })();
+    return this.closing;
+  }
+}
+
+/**
+ * Opens PGlite in the data folder (embedded) or connects to a PostgreSQL server, and runs
+ * pending migrations. The embedded folder is locked for this process until close().
+ */
+export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
+  return settings.kind === 'server' ? openServer(settings.url) : openEmbedded(settings.dataDir);
+}
+
+async function openServer(url: string): Promise<Database> {
+  const dataSource = new DataSource({ ...common(), url, poolSize: 10 });
+  await initialize(dataSource);
+  return new Database(dataSource, () => Promise.resolve());
+}
+
+async function openEmbedded(dataDir: string): Promise<Database> {
+  await mkdir(dataDir, { recursive: true });
+  const lock = await DataDirLock.acquire(dataDir);
+  let pglite: { close(): Promise<void> } | undefined;
+  try {
+    // Loaded lazily: PGlite is large, and server deployments never need it.
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+    const instance = await PGlite.create(join(dataDir, 'pgdata'));
+    pglite = instance;
+    // PGlite is one session: a pool of one serialises transactions instead of interleaving them.
+    const dataSource = new DataSource({ ...common(), poolSize: 1, extra: { ...createPgConfig(instance) } });
+    await initialize(dataSource);
+    return new Database(dataSource, async () => {
+      await instance.close();
+      await lock.release();
+    });
+  } catch (error) {
+    await pglite?.close().catch(() => undefined);
+    await lock.release();
+    throw error;
+  }
+}
+
+function common(): DataSourceOptions & { type: 'postgres' } {
+  return {
+    type: 'postgres',
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    uuidExtension: 'pgcrypto',
+    logging: false,
+  };
+}
+
+async function initialize(dataSource: DataSource): Promise<void> {
+  await dataSource.initialize();
+  try {
+    await dataSource.runMigrations();
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+import { type CanActivate, createParamDecorator, type ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import {
+  AccessTokenService,
+  type Principal,
+} from '../../../application/identity/ports/access-token-service.port';
+import { ApiError } from '../shared/api-error';
+
+type AuthenticatedRequest = Request & { principal?: Principal };
+
+/** Accepts only a valid `Authorization: Bearer <token>`; puts the principal on the request. */
+@Injectable()
+export class BearerAuthGuard implements CanActivate {
+  constructor(private readonly tokens: AccessTokenService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const [scheme, token] = (req.headers.authorization ?? '').split(' ');
+    if (scheme?.toLowerCase() !== 'bearer' || !token) {
+      throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'A bearer token is required: Authorization: Bearer <token>');
+    }
+    const principal = await this.tokens.verify(token);
+    if (!principal) {
+      throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'The bearer token is invalid or has expired');
+    }
+    req.principal = principal;
+    return true;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * For routes under `/api/:userId`: the path must name the authenticated user. Runs after
+ * BearerAuthGuard, so an anonymous caller learns nothing about the path.
+ */
+@Injectable()
+export class OwnUserGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const userId = req.params.userId;
+    if (typeof userId !== 'string' || !UUID.test(userId)) {
+      throw new ApiError(400, 'VALIDATION.FAILED', 'userId must be a UUID');
+    }
+    if (userId.toLowerCase() !== req.principal?.userId.toLowerCase()) {
+      throw new ApiError(403, 'AUTH.FORBIDDEN', 'This token may only access its own user');
+    }
+    return true;
+  }
+}
+
+export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
+  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a route without BearerAuthGuard');
+  return principal;
+});

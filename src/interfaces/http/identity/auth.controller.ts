@@ -1,0 +1,50 @@
+import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ThrottlerGuard } from '@nestjs/throttler';
+import type { Principal } from '../../../application/identity/ports/access-token-service.port';
+import { GetAccountUseCase } from '../../../application/identity/get-account.use-case';
+import { LogInUseCase } from '../../../application/identity/log-in.use-case';
+import { RegisterUserUseCase } from '../../../application/identity/register-user.use-case';
+import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
+import { ApiErrors } from '../shared/api-errors.decorator';
+import { AccountResponseDto, LoginRequestDto, RegisterRequestDto, TokenResponseDto } from './auth.dto';
+
+@ApiTags('auth')
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly registerUser: RegisterUserUseCase,
+    private readonly logIn: LogInUseCase,
+    private readonly getAccount: GetAccountUseCase,
+  ) {}
+
+  @Post('register')
+  @UseGuards(ThrottlerGuard)
+  @ApiOperation({ summary: 'Create an account' })
+  @ApiCreatedResponse({ type: AccountResponseDto })
+  @ApiErrors(400, 409, 413, 429)
+  register(@Body() body: RegisterRequestDto): Promise<AccountResponseDto> {
+    return this.registerUser.execute(body);
+  }
+
+  @Post('login')
+  @HttpCode(200)
+  @UseGuards(ThrottlerGuard)
+  @ApiOperation({ summary: 'Exchange email and password for a bearer token' })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiErrors(400, 401, 413, 429)
+  async login(@Body() body: LoginRequestDto): Promise<TokenResponseDto> {
+    const result = await this.logIn.execute(body);
+    return { accessToken: result.accessToken, tokenType: 'Bearer', expiresIn: result.expiresIn, userId: result.userId };
+  }
+
+  @Get('me')
+  @UseGuards(BearerAuthGuard)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'The account behind the bearer token' })
+  @ApiOkResponse({ type: AccountResponseDto })
+  @ApiErrors(401)
+  me(@CurrentPrincipal() principal: Principal): Promise<AccountResponseDto> {
+    return this.getAccount.execute({ userId: principal.userId });
+  }
+}

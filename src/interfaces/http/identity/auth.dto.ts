@@ -1,0 +1,58 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString, MaxLength, MinLength } from 'class-validator';
+import {
+  EMAIL_MAX_LENGTH,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  type Role,
+} from '../../../domain/identity/user';
+
+export class RegisterRequestDto {
+  @ApiProperty({ example: 'ada@example.com', maxLength: EMAIL_MAX_LENGTH })
+  @IsString()
+  @MaxLength(EMAIL_MAX_LENGTH)
+  email!: string;
+
+  @ApiProperty({ example: 'correct horse battery', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH })
+  @IsString()
+  @MinLength(PASSWORD_MIN_LENGTH)
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  password!: string;
+}
+
+export class LoginRequestDto {
+  @ApiProperty({ example: 'ada@example.com', maxLength: EMAIL_MAX_LENGTH })
+  @IsString()
+  @MaxLength(EMAIL_MAX_LENGTH)
+  email!: string;
+
+  @ApiProperty({ example: 'correct horse battery', maxLength: PASSWORD_MAX_LENGTH })
+  @IsString()
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  password!: string;
+}
+
+export class AccountResponseDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ example: 'ada@example.com' })
+  email!: string;
+
+  @ApiProperty({ enum: ['user', 'admin'] })
+  role!: Role;
+}
+
+export class TokenResponseDto {
+  @ApiProperty({ description: 'JWT to send as `Authorization: Bearer <accessToken>`' })
+  accessToken!: string;
+
+  @ApiProperty({ enum: ['Bearer'] })
+  tokenType!: 'Bearer';
+
+  @ApiProperty({ description: 'Lifetime of the token in seconds', example: 3600 })
+  expiresIn!: number;
+
+  @ApiProperty({ format: 'uuid' })
+  userId!: string;
+}

@@ -1,0 +1,23 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from './error-response.dto';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input; the message names the field',
+  401: 'Missing, invalid or expired bearer token, or wrong credentials',
+  403: 'The token does not belong to this user',
+  404: 'No such resource',
+  409: 'Conflicts with existing data',
+  413: 'Request body larger than 64 KB',
+  429: 'Too many requests; retry later',
+  503: 'A dependency is unavailable',
+};
+
+/** Documents the error responses a route can give, all with the one error body. */
+export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({ status, description: DESCRIPTIONS[status], type: ErrorResponseDto }),
+    ),
+  );
+}

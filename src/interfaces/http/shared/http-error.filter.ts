@@ -1,0 +1,94 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { Request, Response } from 'express';
+import { PinoLogger } from 'nestjs-pino';
+import { DomainError, type DomainErrorKind } from '../../../domain/shared/domain-error';
+import { ApiError } from './api-error';
+import { requestIdOf } from './request-id';
+
+interface ErrorDescription {
+  status: number;
+  code: string;
+  message: string;
+}
+
+const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  validation: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+};
+
+const CODE_OF_STATUS: Record<number, string> = {
+  400: 'VALIDATION.FAILED',
+  401: 'AUTH.UNAUTHENTICATED',
+  403: 'AUTH.FORBIDDEN',
+  404: 'HTTP.NOT_FOUND',
+  405: 'HTTP.METHOD_NOT_ALLOWED',
+  413: 'HTTP.PAYLOAD_TOO_LARGE',
+  415: 'HTTP.UNSUPPORTED_MEDIA_TYPE',
+  429: 'HTTP.RATE_LIMITED',
+};
+
+/** The one exception filter: every error leaves as `{statusCode, code, message, correlationId}`. */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(private readonly logger: PinoLogger) {
+    logger.setContext(HttpErrorFilter.name);
+  }
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const { status, code, message } = describe(exception);
+    if (status >= 500) {
+      this.logger.error({ err: exception, method: req.method, url: req.originalUrl }, 'request failed');
+    }
+    if (res.headersSent) return;
+    res.status(status).json({ statusCode: status, code, message, correlationId: requestIdOf(req) });
+  }
+}
+
+function describe(exception: unknown): ErrorDescription {
+  if (exception instanceof DomainError) {
+    return { status: STATUS_OF_KIND[exception.kind], code: exception.code, message: exception.message };
+  }
+  if (exception instanceof ApiError) {
+    return { status: exception.getStatus(), code: exception.code, message: exception.message };
+  }
+  if (exception instanceof ThrottlerException) {
+    return { status: 429, code: 'HTTP.RATE_LIMITED', message: 'Too many requests; please retry in a minute' };
+  }
+  if (exception instanceof HttpException) {
+    const bodyParserFailure = describeBodyParserFailure(exception.cause);
+    if (bodyParserFailure) return bodyParserFailure;
+    const status = exception.getStatus();
+    return { status, code: CODE_OF_STATUS[status] ?? 'HTTP.ERROR', message: messageOf(exception) };
+  }
+  return { status: 500, code: 'INTERNAL', message: 'An unexpected error occurred. Please try again.' };
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+/**
+ * body-parser's failures carry `type` and `status`; Nest's Express adapter wraps them in an
+ * HttpException whose `cause` is the original.
+ */
+function describeBodyParserFailure(cause: unknown): ErrorDescription | null {
+  const { type } = (cause ?? {}) as { type?: unknown };
+  if (type === 'entity.parse.failed') {
+    return { status: 400, code: 'HTTP.MALFORMED_JSON', message: 'The request body is not valid JSON' };
+  }
+  if (type === 'entity.too.large') {
+    return { status: 413, code: 'HTTP.PAYLOAD_TOO_LARGE', message: 'The request body is larger than 64 KB' };
+  }
+  return null;
+}

@@ -1,0 +1,126 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  DESCRIPTION_MAX_LENGTH,
+  type Task,
+  TASK_NUMBER_MAX,
+  TASK_PRIORITIES,
+  TASK_STATUS_FILTERS,
+  type TaskPriority,
+  type TaskStatusFilter,
+  TITLE_MAX_LENGTH,
+} from '../../../domain/todo/task';
+
+const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
+
+export class CreateTaskRequestDto {
+  @ApiProperty({ example: 'Buy milk', minLength: 1, maxLength: TITLE_MAX_LENGTH })
+  @Transform(trim)
+  @IsString()
+  @MinLength(1, { message: 'title must not be empty' })
+  @MaxLength(TITLE_MAX_LENGTH)
+  title!: string;
+
+  @ApiPropertyOptional({ example: 'Two litres, semi-skimmed', maxLength: DESCRIPTION_MAX_LENGTH, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX_LENGTH)
+  description?: string | null;
+
+  @ApiPropertyOptional({ enum: TASK_PRIORITIES, default: 'medium' })
+  @IsOptional()
+  @IsIn(TASK_PRIORITIES)
+  priority?: TaskPriority;
+}
+
+export class UpdateTaskRequestDto {
+  @ApiPropertyOptional({ example: 'Buy oat milk', minLength: 1, maxLength: TITLE_MAX_LENGTH })
+  @IsOptional()
+  @Transform(trim)
+  @IsString()
+  @MinLength(1, { message: 'title must not be empty' })
+  @MaxLength(TITLE_MAX_LENGTH)
+  title?: string;
+
+  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX_LENGTH, nullable: true, description: 'null clears it' })
+  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX_LENGTH)
+  description?: string | null;
+
+  @ApiPropertyOptional({ enum: TASK_PRIORITIES })
+  @IsOptional()
+  @IsIn(TASK_PRIORITIES)
+  priority?: TaskPriority;
+
+  @ApiPropertyOptional({ description: 'false reopens a completed task' })
+  @IsOptional()
+  @IsBoolean()
+  completed?: boolean;
+}
+
+export class ListTasksQueryDto {
+  @ApiPropertyOptional({ enum: TASK_STATUS_FILTERS, default: 'all' })
+  @IsOptional()
+  @IsIn(TASK_STATUS_FILTERS)
+  status?: TaskStatusFilter;
+}
+
+export class UserPathDto {
+  @ApiProperty({ format: 'uuid', description: 'Must be the id of the authenticated user' })
+  @IsString()
+  userId!: string;
+}
+
+export class TaskPathDto extends UserPathDto {
+  @ApiProperty({ description: 'The per-user task number', minimum: 1, example: 1 })
+  @Type(() => Number)
+  @IsInt({ message: 'number must be a whole number' })
+  @Min(1)
+  @Max(TASK_NUMBER_MAX)
+  number!: number;
+}
+
+export class TaskResponseDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ example: 1, description: 'Per-user number, stable for the life of the task' })
+  number!: number;
+
+  @ApiProperty({ example: 'Buy milk' })
+  title!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description!: string | null;
+
+  @ApiProperty({ enum: TASK_PRIORITIES })
+  priority!: TaskPriority;
+
+  @ApiProperty()
+  completed!: boolean;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  updatedAt!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  completedAt!: string | null;
+
+  static of(task: Task): TaskResponseDto {
+    return {
+      id: task.id,
+      number: task.number,
+      title: task.title,
+      description: task.description,
+      priority: task.priority,
+      completed: task.completed,
+      createdAt: task.createdAt.toISOString(),
+      updatedAt: task.updatedAt.toISOString(),
+      completedAt: task.completedAt?.toISOString() ?? null,
+    };
+  }
+}

@@ -1,0 +1,97 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  AddTaskUseCase,
+  CompleteTaskUseCase,
+  DeleteTaskUseCase,
+  GetTaskUseCase,
+  ListTasksUseCase,
+  UpdateTaskUseCase,
+} from '../../../application/todo/task-use-cases';
+import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
+import { ApiErrors } from '../shared/api-errors.decorator';
+import { ApiError } from '../shared/api-error';
+import {
+  CreateTaskRequestDto,
+  ListTasksQueryDto,
+  TaskPathDto,
+  TaskResponseDto,
+  UpdateTaskRequestDto,
+  UserPathDto,
+} from './task.dto';
+
+@ApiTags('tasks')
+@ApiBearerAuth()
+@ApiErrors(400, 401, 403)
+@UseGuards(BearerAuthGuard, OwnUserGuard)
+@Controller('api/:userId/tasks')
+export class TasksController {
+  constructor(
+    private readonly addTask: AddTaskUseCase,
+    private readonly listTasks: ListTasksUseCase,
+    private readonly getTask: GetTaskUseCase,
+    private readonly updateTask: UpdateTaskUseCase,
+    private readonly completeTask: CompleteTaskUseCase,
+    private readonly deleteTask: DeleteTaskUseCase,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: "List the user's tasks in number order" })
+  @ApiOkResponse({ type: [TaskResponseDto] })
+  async list(@Param() path: UserPathDto, @Query() query: ListTasksQueryDto): Promise<TaskResponseDto[]> {
+    const tasks = await this.listTasks.execute({ userId: path.userId, status: query.status ?? 'all' });
+    return tasks.map((task) => TaskResponseDto.of(task));
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Add a task; it gets the next per-user number' })
+  @ApiCreatedResponse({ type: TaskResponseDto })
+  @ApiErrors(413)
+  async create(@Param() path: UserPathDto, @Body() body: CreateTaskRequestDto): Promise<TaskResponseDto> {
+    return TaskResponseDto.of(await this.addTask.execute({ userId: path.userId, ...body }));
+  }
+
+  @Get(':number')
+  @ApiOperation({ summary: 'One task by its number' })
+  @ApiOkResponse({ type: TaskResponseDto })
+  @ApiErrors(404)
+  async get(@Param() path: TaskPathDto): Promise<TaskResponseDto> {
+    return TaskResponseDto.of(await this.getTask.execute(path));
+  }
+
+  @Patch(':number')
+  @ApiOperation({ summary: 'Change title, description, priority or completion' })
+  @ApiOkResponse({ type: TaskResponseDto })
+  @ApiErrors(404, 413)
+  async update(@Param() path: TaskPathDto, @Body() body: UpdateTaskRequestDto): Promise<TaskResponseDto> {
+    if (Object.keys(body).length === 0) {
+      throw new ApiError(400, 'VALIDATION.FAILED', 'Send at least one of title, description, priority, completed');
+    }
+    return TaskResponseDto.of(await this.updateTask.execute({ ...path, changes: body }));
+  }
+
+  @Post(':number/complete')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Mark a task completed (idempotent)' })
+  @ApiOkResponse({ type: TaskResponseDto })
+  @ApiErrors(404)
+  async complete(@Param() path: TaskPathDto): Promise<TaskResponseDto> {
+    return TaskResponseDto.of(await this.completeTask.execute(path));
+  }
+
+  @Delete(':number')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a task; its number is not reused' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrors(404)
+  async remove(@Param() path: TaskPathDto): Promise<void> {
+    await this.deleteTask.execute(path);
+  }
+}

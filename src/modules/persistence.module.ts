@@ -1,0 +1,27 @@
+import { Global, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DatabaseProbe } from '../application/health/ports/database-probe.port';
+import { AppConfig } from '../infrastructure/config/app-config';
+import { Database, openDatabase } from '../infrastructure/persistence/database';
+import { TypeOrmDatabaseProbe } from '../infrastructure/persistence/typeorm-database-probe';
+
+@Injectable()
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(private readonly database: Database) {}
+
+  onApplicationShutdown(): Promise<void> {
+    return this.database.close();
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    { provide: Database, useFactory: (config: AppConfig) => openDatabase(config.database), inject: [AppConfig] },
+    { provide: DataSource, useFactory: (database: Database) => database.dataSource, inject: [Database] },
+    { provide: DatabaseProbe, useClass: TypeOrmDatabaseProbe },
+    DatabaseLifecycle,
+  ],
+  exports: [DataSource, DatabaseProbe],
+})
+export class PersistenceModule {}
