@@ -24,7 +24,7 @@ export class AddTaskUseCase {
     private readonly clock: Clock,
   ) {}
 
-  execute(input: {
+  async execute(input: {
     userId: string;
     title: string;
     description?: string | null;

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { TaskRepository } from '../../src/application/todo/ports/task-repository.port';
+import type { Task, TaskDraft, TaskStatusFilter } from '../../src/domain/todo/task';
+
+export class InMemoryTaskRepository extends TaskRepository {
+  readonly tasks: Task[] = [];
+  private readonly counters = new Map<string, number>();
+
+  add(userId: string, draft: TaskDraft, now: Date): Promise<Task> {
+    const number = (this.counters.get(userId) ?? 0) + 1;
+    this.counters.set(userId, number);
+    const task: Task = {
+      ...draft,
+      id: randomUUID(),
+      userId,
+      number,
+      completed: false,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    };
+    this.tasks.push(task);
+    return Promise.resolve(task);
+  }
+
+  list(userId: string, status: TaskStatusFilter): Promise<Task[]> {
+    return Promise.resolve(
+      this.tasks
+        .filter((task) => task.userId === userId)
+        .filter((task) => status === 'all' || task.completed === (status === 'completed'))
+        .sort((a, b) => a.number - b.number),
+    );
+  }
+
+  findByNumber(userId: string, taskNumber: number): Promise<Task | null> {
+    return Promise.resolve(this.tasks.find((t) => t.userId === userId && t.number === taskNumber) ?? null);
+  }
+
+  save(task: Task): Promise<void> {
+    const index = this.tasks.findIndex((t) => t.id === task.id);
+    if (index >= 0) this.tasks[index] = task;
+    return Promise.resolve();
+  }
+
+  remove(userId: string, taskNumber: number): Promise<Task | null> {
+    const index = this.tasks.findIndex((t) => t.userId === userId && t.number === taskNumber);
+    return Promise.resolve(index < 0 ? null : this.tasks.splice(index, 1)[0]);
+  }
+}

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { type NewUser, UserRepository } from '../../src/application/identity/ports/user-repository.port';
+import { EmailAlreadyRegisteredError, type Role, type User } from '../../src/domain/identity/user';
+
+export class InMemoryUserRepository extends UserRepository {
+  readonly users = new Map<string, User>();
+
+  create(user: NewUser): Promise<User> {
+    if ([...this.users.values()].some((existing) => existing.email === user.email)) {
+      return Promise.reject(new EmailAlreadyRegisteredError());
+    }
+    const created: User = { ...user, id: randomUUID(), createdAt: new Date() };
+    this.users.set(created.id, created);
+    return Promise.resolve(created);
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return Promise.resolve([...this.users.values()].find((user) => user.email === email) ?? null);
+  }
+
+  findById(id: string): Promise<User | null> {
+    return Promise.resolve(this.users.get(id) ?? null);
+  }
+
+  updateRole(id: string, role: Role): Promise<void> {
+    const user = this.users.get(id);
+    if (user) this.users.set(id, { ...user, role });
+    return Promise.resolve();
+  }
+}

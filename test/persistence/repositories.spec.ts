@@ -1,0 +1,92 @@
+import { Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { TypeOrmTaskRepository } from '../../src/infrastructure/persistence/repositories/typeorm-task.repository';
+import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
+import { EmailAlreadyRegisteredError } from '../../src/domain/identity/user';
+import { draftTask } from '../../src/domain/todo/task';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let users: TypeOrmUserRepository;
+  let tasks: TypeOrmTaskRepository;
+  const now = new Date('2026-11-22T09:00:00.000Z');
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    users = new TypeOrmUserRepository(database.dataSource);
+    tasks = new TypeOrmTaskRepository(database.dataSource);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  const newUser = (email: string) => users.create({ email, passwordHash: 'scrypt$x', role: 'user' });
+
+  describe(TypeOrmUserRepository.name, () => {
+    it('creates, finds by email and id, and updates the role', async () => {
+      const created = await newUser('find-me@example.com');
+      expect(created).toMatchObject({ email: 'find-me@example.com', role: 'user', passwordHash: 'scrypt$x' });
+      expect(created.createdAt).toBeInstanceOf(Date);
+      await users.updateRole(created.id, 'admin');
+      await expect(users.findByEmail('find-me@example.com')).resolves.toMatchObject({ id: created.id, role: 'admin' });
+      await expect(users.findById(created.id)).resolves.toMatchObject({ email: 'find-me@example.com' });
+      await expect(users.findByEmail('nobody@example.com')).resolves.toBeNull();
+    });
+
+    it('lets exactly one of several racing sign-ups with one email win', async () => {
+      const results = await Promise.allSettled(Array.from({ length: 5 }, () => newUser('race@example.com')));
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost.map((r) => r.reason as unknown)).toEqual(Array(4).fill(expect.any(EmailAlreadyRegisteredError)));
+    });
+  });
+
+  describe(TypeOrmTaskRepository.name, () => {
+    it('numbers 50 concurrent adds for one user 1..50 with no gap or repeat', async () => {
+      const user = await newUser('busy@example.com');
+      const added = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => tasks.add(user.id, draftTask({ title: `task ${i}` }), now)),
+      );
+      expect(added.map((t) => t.number).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    });
+
+    it('keeps numbering per user and never reuses a deleted number', async () => {
+      const ada = await newUser('ada@example.com');
+      const bob = await newUser('bob@example.com');
+      await tasks.add(ada.id, draftTask({ title: 'one' }), now);
+      await tasks.add(ada.id, draftTask({ title: 'two' }), now);
+      await expect(tasks.add(bob.id, draftTask({ title: 'bob one' }), now)).resolves.toMatchObject({ number: 1 });
+      await expect(tasks.remove(ada.id, 2)).resolves.toMatchObject({ number: 2, title: 'two' });
+      await expect(tasks.add(ada.id, draftTask({ title: 'three' }), now)).resolves.toMatchObject({ number: 3 });
+    });
+
+    it("round-trips every field, filters by status, and cannot reach another user's task", async () => {
+      const carol = await newUser('carol@example.com');
+      const dave = await newUser('dave@example.com');
+      const milk = await tasks.add(carol.id, draftTask({ title: 'Milk', description: '2 l', priority: 'high' }), now);
+      await tasks.add(carol.id, draftTask({ title: 'Bread' }), now);
+      const later = new Date('2026-11-22T10:00:00.000Z');
+      await tasks.save({ ...milk, completed: true, completedAt: later, updatedAt: later });
+
+      await expect(tasks.findByNumber(carol.id, 1)).resolves.toEqual({
+        ...milk,
+        completed: true,
+        completedAt: later,
+        updatedAt: later,
+      });
+      expect((await tasks.list(carol.id, 'completed')).map((t) => t.title)).toEqual(['Milk']);
+      expect((await tasks.list(carol.id, 'pending')).map((t) => t.title)).toEqual(['Bread']);
+      expect((await tasks.list(carol.id, 'all')).map((t) => t.number)).toEqual([1, 2]);
+
+      await expect(tasks.findByNumber(dave.id, 1)).resolves.toBeNull();
+      await expect(tasks.remove(dave.id, 1)).resolves.toBeNull();
+      await tasks.save({ ...milk, userId: dave.id, title: 'hijacked' });
+      await expect(tasks.findByNumber(carol.id, 1)).resolves.toMatchObject({ title: 'Milk' });
+    });
+  });
+});

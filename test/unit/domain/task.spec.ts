@@ -1,0 +1,69 @@
+import { changeTask, draftTask, InvalidTaskError, type Task } from '../../../src/domain/todo/task';
+
+const at = (iso: string) => new Date(iso);
+
+function task(overrides: Partial<Task> = {}): Task {
+  return {
+    id: 't1',
+    userId: 'u1',
+    number: 1,
+    title: 'Buy milk',
+    description: null,
+    priority: 'medium',
+    completed: false,
+    createdAt: at('2026-01-01T00:00:00Z'),
+    updatedAt: at('2026-01-01T00:00:00Z'),
+    completedAt: null,
+    ...overrides,
+  };
+}
+
+describe('draftTask', () => {
+  it('trims the title and defaults priority to medium and description to null', () => {
+    expect(draftTask({ title: '  Buy milk \n' })).toEqual({ title: 'Buy milk', description: null, priority: 'medium' });
+  });
+
+  it.each([[''], ['   '], ['x'.repeat(201)]])('rejects the title %j naming the field', (title) => {
+    const attempt = () => draftTask({ title });
+    expect(attempt).toThrow(InvalidTaskError);
+    expect(attempt).toThrow(/title/);
+  });
+
+  it('accepts a title of exactly 200 characters after trimming', () => {
+    expect(draftTask({ title: ` ${'x'.repeat(200)} ` }).title).toHaveLength(200);
+  });
+
+  it('rejects a description over 2000 characters and an unknown priority', () => {
+    expect(() => draftTask({ title: 'a', description: 'd'.repeat(2001) })).toThrow(/description/);
+    expect(() => draftTask({ title: 'a', priority: 'urgent' as never })).toThrow(/priority/);
+  });
+
+  it('stores a blank description as null', () => {
+    expect(draftTask({ title: 'a', description: '   ' }).description).toBeNull();
+  });
+});
+
+describe('changeTask', () => {
+  const now = at('2026-02-02T10:00:00Z');
+
+  it('sets completedAt when completing and clears it when reopening', () => {
+    const completed = changeTask(task(), { completed: true }, now);
+    expect(completed).toMatchObject({ completed: true, completedAt: now, updatedAt: now });
+    expect(changeTask(completed, { completed: false }, now)).toMatchObject({ completed: false, completedAt: null });
+  });
+
+  it('keeps the first completion time when a completed task is edited', () => {
+    const first = at('2026-01-05T00:00:00Z');
+    const edited = changeTask(task({ completed: true, completedAt: first }), { title: 'Oat milk' }, now);
+    expect(edited).toMatchObject({ title: 'Oat milk', completedAt: first });
+  });
+
+  it('validates changed fields like new ones and leaves omitted fields alone', () => {
+    expect(() => changeTask(task(), { title: ' ' }, now)).toThrow(InvalidTaskError);
+    expect(changeTask(task({ description: 'keep' }), { priority: 'high' }, now)).toMatchObject({
+      description: 'keep',
+      priority: 'high',
+      title: 'Buy milk',
+    });
+  });
+});

@@ -1,0 +1,50 @@
+import { JwtService } from '@nestjs/jwt';
+import { JwtAccessTokenService } from '../../../src/infrastructure/security/jwt-access-token.service';
+import { ScryptPasswordHasher } from '../../../src/infrastructure/security/scrypt-password-hasher';
+
+describe(ScryptPasswordHasher.name, () => {
+  const sut = new ScryptPasswordHasher();
+
+  it('salts: the same password hashes differently and both verify', async () => {
+    const [a, b] = await Promise.all([sut.hash('hunter2hunter2'), sut.hash('hunter2hunter2')]);
+    expect(a).not.toBe(b);
+    expect(a).not.toContain('hunter2');
+    await expect(sut.verify('hunter2hunter2', a)).resolves.toBe(true);
+    await expect(sut.verify('hunter2hunter2', b)).resolves.toBe(true);
+  });
+
+  it('rejects a wrong password and an unparseable hash', async () => {
+    const hash = await sut.hash('hunter2hunter2');
+    await expect(sut.verify('hunter3hunter3', hash)).resolves.toBe(false);
+    await expect(sut.verify('hunter2hunter2', 'bcrypt$whatever')).resolves.toBe(false);
+  });
+});
+
+describe(JwtAccessTokenService.name, () => {
+  const secret = 'a-secret-of-at-least-thirty-two-characters';
+  const principal = { userId: '3f7c1a52-1111-4222-8333-944455556666', email: 'a@example.com', role: 'user' as const };
+
+  it('round-trips a principal', async () => {
+    const sut = new JwtAccessTokenService(secret, 3600);
+    const { accessToken, expiresIn } = await sut.issue(principal);
+    expect(expiresIn).toBe(3600);
+    await expect(sut.verify(accessToken)).resolves.toEqual(principal);
+  });
+
+  it('refuses forged, expired, foreign-issuer and garbage tokens', async () => {
+    const sut = new JwtAccessTokenService(secret, 3600);
+    const claims = { sub: principal.userId, email: principal.email, role: 'admin' };
+    const forged = await new JwtService({ secret: 'another-secret-of-thirty-two-characters!' }).signAsync(claims, {
+      issuer: 'bridle',
+    });
+    const expired = await new JwtService({ secret }).signAsync(
+      { ...claims, exp: Math.floor(Date.now() / 1000) - 10 },
+      { issuer: 'bridle' },
+    );
+    const otherIssuer = await new JwtService({ secret }).signAsync(claims, { issuer: 'someone-else' });
+    const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+    for (const token of [forged, expired, otherIssuer, unsigned, 'garbage', '']) {
+      await expect(sut.verify(token)).resolves.toBeNull();
+    }
+  });
+});
