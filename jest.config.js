@@ -13,7 +13,7 @@ const shared = {
       module: { type: 'commonjs' },
     }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|file-type|load-esm)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|file-type|load-esm)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
 };

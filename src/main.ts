@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -33,9 +34,10 @@ async function bootstrap(): Promise<void> {
   }
 
   await app.listen(config.port, config.host);
+  const { port } = (app.getHttpServer() as { address(): AddressInfo }).address();
   const database =
     config.database.kind === 'embedded' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL server (DATABASE_URL)';
-  logger.log(`Listening on http://${config.host}:${config.port} (docs at /docs), database: ${database}`);
+  logger.log(`Listening on http://${config.host}:${port} (API docs at /docs), database: ${database}`);
 }
 
 bootstrap().catch((error: unknown) => {

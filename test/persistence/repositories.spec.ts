@@ -1,4 +1,4 @@
-import { Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
 import { TypeOrmTaskRepository } from '../../src/infrastructure/persistence/repositories/typeorm-task.repository';
 import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
 import { EmailAlreadyRegisteredError } from '../../src/domain/identity/user';

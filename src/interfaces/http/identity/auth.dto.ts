@@ -9,26 +9,26 @@ import {
 
 export class RegisterRequestDto {
   @ApiProperty({ example: 'ada@example.com', maxLength: EMAIL_MAX_LENGTH })
-  @IsString()
   @MaxLength(EMAIL_MAX_LENGTH)
+  @IsString()
   email!: string;
 
   @ApiProperty({ example: 'correct horse battery', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH })
-  @IsString()
-  @MinLength(PASSWORD_MIN_LENGTH)
   @MaxLength(PASSWORD_MAX_LENGTH)
+  @MinLength(PASSWORD_MIN_LENGTH)
+  @IsString()
   password!: string;
 }
 
 export class LoginRequestDto {
   @ApiProperty({ example: 'ada@example.com', maxLength: EMAIL_MAX_LENGTH })
-  @IsString()
   @MaxLength(EMAIL_MAX_LENGTH)
+  @IsString()
   email!: string;
 
   @ApiProperty({ example: 'correct horse battery', maxLength: PASSWORD_MAX_LENGTH })
-  @IsString()
   @MaxLength(PASSWORD_MAX_LENGTH)
+  @IsString()
   password!: string;
 }
 

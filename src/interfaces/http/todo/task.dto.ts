@@ -12,20 +12,22 @@ import {
   TITLE_MAX_LENGTH,
 } from '../../../domain/todo/task';
 
+// class-validator reports the decorator nearest the property first (stopAtFirstError), so
+// the type check sits nearest and a wrong type is reported as such, not as a length.
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
 export class CreateTaskRequestDto {
   @ApiProperty({ example: 'Buy milk', minLength: 1, maxLength: TITLE_MAX_LENGTH })
   @Transform(trim)
-  @IsString()
-  @MinLength(1, { message: 'title must not be empty' })
   @MaxLength(TITLE_MAX_LENGTH)
+  @MinLength(1, { message: 'title must not be empty' })
+  @IsString()
   title!: string;
 
   @ApiPropertyOptional({ example: 'Two litres, semi-skimmed', maxLength: DESCRIPTION_MAX_LENGTH, nullable: true })
   @IsOptional()
-  @IsString()
   @MaxLength(DESCRIPTION_MAX_LENGTH)
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: TASK_PRIORITIES, default: 'medium' })
@@ -38,15 +40,15 @@ export class UpdateTaskRequestDto {
   @ApiPropertyOptional({ example: 'Buy oat milk', minLength: 1, maxLength: TITLE_MAX_LENGTH })
   @IsOptional()
   @Transform(trim)
-  @IsString()
-  @MinLength(1, { message: 'title must not be empty' })
   @MaxLength(TITLE_MAX_LENGTH)
+  @MinLength(1, { message: 'title must not be empty' })
+  @IsString()
   title?: string;
 
   @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX_LENGTH, nullable: true, description: 'null clears it' })
   @ValidateIf((_, value) => value !== null && value !== undefined)
-  @IsString()
   @MaxLength(DESCRIPTION_MAX_LENGTH)
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: TASK_PRIORITIES })
@@ -76,9 +78,9 @@ export class UserPathDto {
 export class TaskPathDto extends UserPathDto {
   @ApiProperty({ description: 'The per-user task number', minimum: 1, example: 1 })
   @Type(() => Number)
-  @IsInt({ message: 'number must be a whole number' })
-  @Min(1)
   @Max(TASK_NUMBER_MAX)
+  @Min(1)
+  @IsInt({ message: 'number must be a whole number' })
   number!: number;
 }
 

@@ -71,7 +71,7 @@ export class TasksController {
   @ApiOkResponse({ type: TaskResponseDto })
   @ApiErrors(404, 413)
   async update(@Param() path: TaskPathDto, @Body() body: UpdateTaskRequestDto): Promise<TaskResponseDto> {
-    if (Object.keys(body).length === 0) {
+    if (Object.values(body).every((value) => value === undefined)) {
       throw new ApiError(400, 'VALIDATION.FAILED', 'Send at least one of title, description, priority, completed');
     }
     return TaskResponseDto.of(await this.updateTask.execute({ ...path, changes: body }));

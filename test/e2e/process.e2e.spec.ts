@@ -1,0 +1,122 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The built service as a newcomer runs it: `node dist/main.js` with no configuration but a
+ * data folder and a free port, driven over real HTTP.
+ */
+const ROOT = join(__dirname, '..', '..');
+const MAIN = join(ROOT, 'dist', 'main.js');
+
+interface Service {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  readonly output: () => string;
+}
+
+function run(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function start(dataDir: string): Promise<Service> {
+  const { child, output, exited } = run({ BRIDLE_DATA_DIR: dataDir });
+  const deadline = Date.now() + 60_000;
+  let exitCode: number | null | undefined;
+  void exited.then((code) => (exitCode = code));
+  while (Date.now() < deadline && exitCode === undefined) {
+    const port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1];
+    if (port) return { child, baseUrl: `http://127.0.0.1:${port}`, output };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`service did not start (exit ${String(exitCode)}):\n${output()}`);
+}
+
+async function stop(service: Service): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => service.child.on('exit', (code) => resolve(code)));
+  service.child.kill('SIGTERM');
+  return exited;
+}
+
+async function call(service: Service, method: string, path: string, body?: unknown, token?: string) {
+  const res = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('the service as a process', () => {
+  let dataDir: string;
+
+  beforeAll(() => {
+    execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build'], { cwd: ROOT, stdio: 'pipe' });
+  }, 120_000);
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'bridle-process-'));
+  });
+
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts on embedded defaults, refuses a second process, stops cleanly on SIGTERM and keeps data', async () => {
+    const first = await start(dataDir);
+    let running: Service | undefined = first;
+    try {
+      expect(await call(first, 'GET', '/health')).toEqual({ status: 200, body: { status: 'ok', database: 'up' } });
+      expect((await call(first, 'GET', '/docs-json')).body).toMatchObject({ openapi: expect.stringMatching(/^3\./) });
+      const credentials = { email: 'keep@example.com', password: 'long enough' };
+      expect((await call(first, 'POST', '/auth/register', credentials)).status).toBe(201);
+      const { accessToken, userId } = (await call(first, 'POST', '/auth/login', credentials)).body as {
+        accessToken: string;
+        userId: string;
+      };
+      expect((await call(first, 'POST', `/api/${userId}/tasks`, { title: 'Survive a restart' }, accessToken)).status).toBe(201);
+
+      const second = run({ BRIDLE_DATA_DIR: dataDir });
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`Bridle could not start: The data folder ${dataDir} is in use by another Bridle process`);
+      expect((await call(first, 'GET', '/health')).status).toBe(200);
+
+      running = undefined;
+      expect(await stop(first)).toBe(0);
+      expect(first.output()).toContain('Shut down cleanly');
+      expect(existsSync(join(dataDir, 'bridle.lock'))).toBe(false);
+
+      running = await start(dataDir);
+      const relogin = (await call(running, 'POST', '/auth/login', credentials)).body as { accessToken: string };
+      const tasks = await call(running, 'GET', `/api/${userId}/tasks`, undefined, relogin.accessToken);
+      expect(tasks.body).toEqual([expect.objectContaining({ number: 1, title: 'Survive a restart' })]);
+      // The token from before the restart still works: the generated secret was kept.
+      expect((await call(running, 'GET', '/auth/me', undefined, accessToken)).status).toBe(200);
+      expect(await stop(running)).toBe(0);
+      running = undefined;
+    } finally {
+      running?.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('refuses to start on bad configuration, naming the variable', async () => {
+    const { output, exited } = run({ BRIDLE_DATA_DIR: dataDir, PORT: 'eighty' });
+    expect(await exited).toBe(1);
+    expect(output()).toContain('Bridle could not start: Invalid configuration: PORT must be a whole number');
+  });
+});
