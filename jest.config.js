@@ -16,6 +16,8 @@ const shared = {
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|file-type|load-esm)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
+  // Opening PGlite (initdb) or creating a PostgreSQL database can take seconds in beforeAll.
+  testTimeout: 30_000,
 };
 
 module.exports = {
