@@ -16,11 +16,12 @@ const shared = {
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|file-type|load-esm)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
-  // Opening PGlite (initdb) or creating a PostgreSQL database can take seconds in beforeAll.
-  testTimeout: 30_000,
 };
 
 module.exports = {
+  // Global, not per project: opening PGlite (initdb) or creating a database, then signing
+  // users up (a deliberately slow hash each), can take seconds in beforeAll.
+  testTimeout: 30_000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
     { ...shared, displayName: 'persistence', testMatch: ['<rootDir>/test/persistence/**/*.spec.ts'] },
