@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TaskRepository } from '../application/todo/ports/task-repository.port';
-import {
-  AddTaskUseCase,
-  CompleteTaskUseCase,
-  DeleteTaskUseCase,
-  GetTaskUseCase,
-  ListTasksUseCase,
-  UpdateTaskUseCase,
-} from '../application/todo/task-use-cases';
+import { AddTaskUseCase } from '../application/todo/add-task.use-case';
+import { CompleteTaskUseCase } from '../application/todo/complete-task.use-case';
+import { DeleteTaskUseCase } from '../application/todo/delete-task.use-case';
+import { GetTaskUseCase } from '../application/todo/get-task.use-case';
+import { ListTasksUseCase } from '../application/todo/list-tasks.use-case';
+import { UpdateTaskUseCase } from '../application/todo/update-task.use-case';
 import { TypeOrmTaskRepository } from '../infrastructure/persistence/repositories/typeorm-task.repository';
 import { TasksController } from '../interfaces/http/todo/tasks.controller';
 import { IdentityModule } from './identity.module';

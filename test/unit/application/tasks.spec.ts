@@ -1,11 +1,9 @@
-import {
-  AddTaskUseCase,
-  CompleteTaskUseCase,
-  DeleteTaskUseCase,
-  GetTaskUseCase,
-  ListTasksUseCase,
-  UpdateTaskUseCase,
-} from '../../../src/application/todo/task-use-cases';
+import { AddTaskUseCase } from '../../../src/application/todo/add-task.use-case';
+import { CompleteTaskUseCase } from '../../../src/application/todo/complete-task.use-case';
+import { DeleteTaskUseCase } from '../../../src/application/todo/delete-task.use-case';
+import { GetTaskUseCase } from '../../../src/application/todo/get-task.use-case';
+import { ListTasksUseCase } from '../../../src/application/todo/list-tasks.use-case';
+import { UpdateTaskUseCase } from '../../../src/application/todo/update-task.use-case';
 import { InvalidTaskError, TaskNotFoundError } from '../../../src/domain/todo/task';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryTaskRepository } from '../../fakes/in-memory-task.repository';

@@ -7,14 +7,12 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  AddTaskUseCase,
-  CompleteTaskUseCase,
-  DeleteTaskUseCase,
-  GetTaskUseCase,
-  ListTasksUseCase,
-  UpdateTaskUseCase,
-} from '../../../application/todo/task-use-cases';
+import { AddTaskUseCase } from '../../../application/todo/add-task.use-case';
+import { CompleteTaskUseCase } from '../../../application/todo/complete-task.use-case';
+import { DeleteTaskUseCase } from '../../../application/todo/delete-task.use-case';
+import { GetTaskUseCase } from '../../../application/todo/get-task.use-case';
+import { ListTasksUseCase } from '../../../application/todo/list-tasks.use-case';
+import { UpdateTaskUseCase } from '../../../application/todo/update-task.use-case';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { ApiError } from '../shared/api-error';
