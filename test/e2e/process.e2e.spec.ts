@@ -99,6 +99,10 @@ describe('the service as a process', () => {
       running = undefined;
       expect(await stop(first)).toBe(0);
       expect(first.output()).toContain('Shut down cleanly');
+      // The logs record each request by id, and never a password or a token.
+      expect(first.output()).toMatch(/"req":\{"id":"[\w-]+","method":"POST","url":"\/auth\/login"\}/);
+      expect(first.output()).not.toContain(credentials.password);
+      expect(first.output()).not.toContain(accessToken);
       expect(existsSync(join(dataDir, 'bridle.lock'))).toBe(false);
 
       running = await start(dataDir);

@@ -90,3 +90,29 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
     });
   });
 });
+
+describe('opening one fresh database from several processes at once', () => {
+  let testDb: TestDatabase;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await testDb?.dispose();
+  });
+
+  it(process.env.TEST_POSTGRES_URL
+    ? 'migrates exactly once while three replicas start together'
+    : 'lets exactly one opener have the embedded folder', async () => {
+    const results = await Promise.allSettled([1, 2, 3].map(() => openDatabase(testDb.settings)));
+    const opened = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    try {
+      expect(opened).toHaveLength(testDb.kind === 'server' ? 3 : 1);
+      const applied = await opened[0].dataSource.query<unknown[]>('SELECT * FROM migrations');
+      expect(applied).toHaveLength(1);
+    } finally {
+      await Promise.all(opened.map((database) => database.close()));
+    }
+  });
+});

@@ -37,9 +37,23 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   return settings.kind === 'server' ? openServer(settings.url) : openEmbedded(settings.dataDir);
 }
 
+/** Any fixed 64-bit number; names Bridle's migration lock among the server's advisory locks. */
+const MIGRATION_LOCK_KEY = 4_242_010;
+
 async function openServer(url: string): Promise<Database> {
   const dataSource = new DataSource({ ...common(), url, poolSize: 10 });
-  await initialize(dataSource);
+  // Replicas that start together take turns, so only the first one migrates.
+  await initialize(dataSource, async (migrate) => {
+    const lock = dataSource.createQueryRunner();
+    await lock.connect();
+    try {
+      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      await migrate();
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      await lock.release();
+    }
+  });
   return new Database(dataSource, () => Promise.resolve());
 }
 
@@ -53,7 +67,8 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
     const instance = await PGlite.create(join(dataDir, 'pgdata'));
     pglite = instance;
-    // PGlite is one session: a pool of one serialises transactions instead of interleaving them.
+    // PGlite is one session: a pool of one serialises transactions instead of interleaving
+    // them. The folder lock already makes this process the only migrator.
     const dataSource = new DataSource({ ...common(), poolSize: 1, extra: { ...createPgConfig(instance) } });
     await initialize(dataSource);
     return new Database(dataSource, async () => {
@@ -79,10 +94,13 @@ function common(): DataSourceOptions & { type: 'postgres' } {
   };
 }
 
-async function initialize(dataSource: DataSource): Promise<void> {
+async function initialize(
+  dataSource: DataSource,
+  exclusively: (migrate: () => Promise<unknown>) => Promise<void> = (migrate) => migrate().then(() => undefined),
+): Promise<void> {
   await dataSource.initialize();
   try {
-    await dataSource.runMigrations();
+    await exclusively(() => dataSource.runMigrations());
   } catch (error) {
     await dataSource.destroy();
     throw error;
