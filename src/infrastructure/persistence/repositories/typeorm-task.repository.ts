@@ -4,6 +4,10 @@ import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/tas
 import { TaskRepository } from '../../../application/todo/ports/task-repository.port';
 import { TaskRecord } from '../records/task.record';
 
+/** Every column, named as TaskRecord's properties, for raw statements with RETURNING. */
+const TASK_COLUMNS = `id, user_id AS "userId", number, title, description, priority, completed,
+  created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"`;
+
 @Injectable()
 export class TypeOrmTaskRepository extends TaskRepository {
   private readonly tasks: Repository<TaskRecord>;
@@ -16,17 +20,17 @@ export class TypeOrmTaskRepository extends TaskRepository {
   async add(userId: string, draft: TaskDraft, now: Date): Promise<Task> {
     // One statement: the counter update row-locks the user, so concurrent adds for one
     // user queue up and each takes the next number; a failed insert rolls the counter back.
-    const rows = await this.dataSource.query<Record<string, unknown>[]>(
+    const rows = await this.dataSource.query<TaskRecord[]>(
       `WITH next AS (
          UPDATE users SET task_counter = task_counter + 1 WHERE id = $1 RETURNING task_counter
        )
        INSERT INTO tasks (user_id, number, title, description, priority, completed, created_at, updated_at)
        SELECT $1, task_counter, $2, $3, $4, false, $5, $5 FROM next
-       RETURNING *`,
+       RETURNING ${TASK_COLUMNS}`,
       [userId, draft.title, draft.description, draft.priority, now],
     );
     if (rows.length === 0) throw new Error(`Cannot add a task for unknown user ${userId}`);
-    return toTask(rowToRecord(rows[0]));
+    return toTask(rows[0]);
   }
 
   async list(userId: string, status: TaskStatusFilter): Promise<Task[]> {
@@ -57,30 +61,13 @@ export class TypeOrmTaskRepository extends TaskRepository {
   }
 
   async remove(userId: string, taskNumber: number): Promise<Task | null> {
-    const result = await this.tasks
-      .createQueryBuilder()
-      .delete()
-      .where('user_id = :userId AND number = :taskNumber', { userId, taskNumber })
-      .returning('*')
-      .execute();
-    const rows = result.raw as Record<string, unknown>[];
-    return rows.length === 0 ? null : toTask(rowToRecord(rows[0]));
+    // For DELETE … RETURNING the postgres driver answers [rows, affected count].
+    const [rows] = await this.dataSource.query<[TaskRecord[], number]>(
+      `DELETE FROM tasks WHERE user_id = $1 AND number = $2 RETURNING ${TASK_COLUMNS}`,
+      [userId, taskNumber],
+    );
+    return rows.length === 0 ? null : toTask(rows[0]);
   }
-}
-
-function rowToRecord(row: Record<string, unknown>): TaskRecord {
-  return Object.assign(new TaskRecord(), {
-    id: row.id,
-    userId: row.user_id,
-    number: row.number,
-    title: row.title,
-    description: row.description,
-    priority: row.priority,
-    completed: row.completed,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    completedAt: row.completed_at,
-  });
 }
 
 function toTask(record: TaskRecord): Task {

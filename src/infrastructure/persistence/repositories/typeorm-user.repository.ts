@@ -16,17 +16,12 @@ export class TypeOrmUserRepository extends UserRepository {
 
   async create(user: NewUser): Promise<User> {
     try {
-      const result = await this.users
-        .createQueryBuilder()
-        .insert()
-        .values({ email: user.email, passwordHash: user.passwordHash, role: user.role })
-        .returning('*')
-        .execute();
-      return toUser(rowToRecord((result.raw as Record<string, unknown>[])[0]));
+      await this.users.insert({ email: user.email, passwordHash: user.passwordHash, role: user.role });
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_key')) throw new EmailAlreadyRegisteredError();
       throw error;
     }
+    return toUser(await this.users.findOneByOrFail({ email: user.email }));
   }
 
   async findByEmail(email: string): Promise<User | null> {
@@ -42,17 +37,6 @@ export class TypeOrmUserRepository extends UserRepository {
   async updateRole(id: string, role: Role): Promise<void> {
     await this.users.update({ id }, { role });
   }
-}
-
-function rowToRecord(row: Record<string, unknown>): UserRecord {
-  return Object.assign(new UserRecord(), {
-    id: row.id,
-    email: row.email,
-    passwordHash: row.password_hash,
-    role: row.role,
-    taskCounter: row.task_counter,
-    createdAt: row.created_at,
-  });
 }
 
 function toUser(record: UserRecord): User {
