@@ -1,0 +1,45 @@
+import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../../domain/agent/tools';
+
+export interface CompletionOptions {
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  /** Ask for exactly one JSON object as the text answer (no tools). */
+  readonly jsonMode?: boolean;
+  /** 'auto' (default): the model may call tools; 'none': it must answer in text. */
+  readonly toolChoice?: 'auto' | 'none';
+}
+
+export interface CompletionRequest {
+  readonly systemPrompt: string;
+  /** Oldest first; the last one is what the model answers. */
+  readonly messages: readonly AgentMessage[];
+  readonly tools: readonly ToolDefinition[];
+  readonly options?: CompletionOptions;
+  /** Aborted when the turn's deadline passes; adapters cancel the request. */
+  readonly signal: AbortSignal;
+}
+
+export interface TokenUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter';
+
+export interface Completion {
+  readonly text: string | null;
+  readonly toolCalls: readonly ToolCallRequest[];
+  readonly usage: TokenUsage;
+  readonly finishReason: FinishReason;
+}
+
+/**
+ * A language model behind any provider. Implementations throw only the
+ * LanguageModelError family (domain/agent/language-model-errors.ts).
+ */
+export abstract class LanguageModel {
+  /** e.g. 'offline', 'openai', 'gemini'. */
+  abstract readonly provider: string;
+  abstract readonly model: string;
+  abstract complete(request: CompletionRequest): Promise<Completion>;
+}

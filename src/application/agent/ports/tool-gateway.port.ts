@@ -1,0 +1,30 @@
+import type { ToolDefinition } from '../../../domain/agent/tools';
+import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-call-validation';
+
+/** Built by the server for every call; never taken from the model. */
+export interface ToolCallContext {
+  readonly userId: string;
+  readonly source: 'chat' | 'mcp' | 'outreach';
+  readonly conversationId?: string;
+  readonly decisionId?: string;
+  /** Resolve and describe what the call would do, change nothing. */
+  readonly dryRun?: boolean;
+  /** Found before the call reached the gateway; recorded on the audit row. */
+  readonly securityEvents?: readonly SecurityEvent[];
+}
+
+export type ToolResult =
+  | { readonly ok: true; readonly data: unknown }
+  | { readonly ok: false; readonly code: string; readonly message: string; readonly details?: unknown };
+
+/** The agent's only door to data. */
+export abstract class ToolGateway {
+  abstract listTools(): Promise<readonly ToolDefinition[]>;
+  /** Failed calls are results (`ok: false`) the model reads; only transport failures throw. */
+  abstract invoke(
+    name: string,
+    args: ToolArguments,
+    context: ToolCallContext,
+    signal?: AbortSignal,
+  ): Promise<ToolResult>;
+}

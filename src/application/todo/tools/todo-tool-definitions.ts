@@ -1,0 +1,114 @@
+import type { JsonSchema, ToolDefinition } from '../../../domain/agent/tools';
+import {
+  DESCRIPTION_MAX_LENGTH,
+  TASK_NUMBER_MAX,
+  TASK_PRIORITIES,
+  TASK_STATUS_FILTERS,
+  TITLE_MAX_LENGTH,
+} from '../../../domain/todo/task';
+
+const taskNumber: JsonSchema = {
+  type: 'integer',
+  minimum: 1,
+  maximum: TASK_NUMBER_MAX,
+  description: "The task's number as shown in the list (1, 2, 3…)",
+};
+const query: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: TITLE_MAX_LENGTH,
+  description: 'Words from the task title, when the person did not give a number',
+};
+const title: JsonSchema = { type: 'string', minLength: 1, maxLength: TITLE_MAX_LENGTH };
+const description: JsonSchema = { type: 'string', maxLength: DESCRIPTION_MAX_LENGTH };
+const priority: JsonSchema = { type: 'string', enum: TASK_PRIORITIES };
+
+/**
+ * The todo tools, defined once. Served over MCP, offered to every model, validated by the
+ * server. No tool takes a user id: the server injects the authenticated one.
+ *
+ * Results (JSON) name tasks by number and title, never by internal id:
+ *   TaskView = {number, title, description, priority, completed}
+ *   add_task      → {task}
+ *   list_tasks    → {status, count, tasks: TaskView[]}
+ *   complete_task → {task, alreadyCompleted}
+ *   update_task   → {task, previousTitle, changed: string[]}
+ *   delete_task   → {deleted: TaskView[]}; in a dry run {wouldDelete: TaskView[]}
+ * Errors: {code, message, details?} with code TASK_NOT_FOUND (details {query | number}),
+ * AMBIGUOUS_TASK (details {query, candidates: TaskView[]}), MISSING_TARGET,
+ * INVALID_ARGUMENTS, UNKNOWN_TOOL, MALFORMED_ARGUMENTS.
+ */
+export const TODO_TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'add_task',
+    description: "Add a task to the person's list.",
+    inputSchema: {
+      type: 'object',
+      properties: { title, description, priority },
+      required: ['title'],
+      additionalProperties: false,
+    },
+    mutates: true,
+    destructive: false,
+  },
+  {
+    name: 'list_tasks',
+    description: "List the person's tasks: all (default), pending or completed.",
+    inputSchema: {
+      type: 'object',
+      properties: { status: { type: 'string', enum: TASK_STATUS_FILTERS } },
+      additionalProperties: false,
+    },
+    mutates: false,
+    destructive: false,
+  },
+  {
+    name: 'complete_task',
+    description: 'Mark one task as done, by number or by words from its title.',
+    inputSchema: {
+      type: 'object',
+      properties: { number: taskNumber, query },
+      additionalProperties: false,
+    },
+    mutates: true,
+    destructive: false,
+  },
+  {
+    name: 'update_task',
+    description: "Change one task's title, description or priority, by number or by words from its title.",
+    inputSchema: {
+      type: 'object',
+      properties: { number: taskNumber, query, title, description, priority },
+      additionalProperties: false,
+    },
+    mutates: true,
+    destructive: false,
+  },
+  {
+    name: 'delete_task',
+    description:
+      'Delete tasks: one by number or by words from its title, several by numbers, or every ' +
+      'completed task (scope "completed") or every task (scope "all"). Always needs the ' +
+      "person's confirmation, which the server asks for.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        number: taskNumber,
+        numbers: { type: 'array', items: taskNumber, minItems: 1, maxItems: 100 },
+        query,
+        scope: { type: 'string', enum: ['completed', 'all'] },
+      },
+      additionalProperties: false,
+    },
+    mutates: true,
+    destructive: true,
+  },
+];
+
+export interface TaskView {
+  readonly number: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly priority: string;
+  readonly completed: boolean;
+}

@@ -1,0 +1,119 @@
+import {
+  LanguageModelBadRequestError,
+  LanguageModelContentFilterError,
+  LanguageModelError,
+  LanguageModelRateLimitError,
+  LanguageModelTimeoutError,
+  LanguageModelUnavailableError,
+} from './language-model-errors';
+
+export type FailureClass =
+  | 'PROVIDER_UNAVAILABLE'
+  | 'RATE_LIMITED'
+  | 'TIMEOUT'
+  | 'LIMIT_REACHED'
+  | 'CONTENT_FILTERED'
+  | 'BAD_MODEL_REQUEST'
+  | 'TOOL_NOT_FOUND'
+  | 'INVALID_ARGUMENTS'
+  | 'NOT_AUTHORIZED'
+  | 'NOT_FOUND'
+  | 'UNKNOWN';
+
+export type AuditStatus = 'failed' | 'rejected' | 'unknown';
+
+export interface FailureTreatment {
+  /** Worth trying again unchanged (by the adapter's bounded retry, or by the person). */
+  readonly retryable: boolean;
+  /** What the model reads when the failure concerns one of its tool calls. */
+  readonly modelSees: string;
+  /** The sentence the person reads. */
+  readonly userSees: string;
+  readonly auditStatus: AuditStatus;
+}
+
+export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
+  PROVIDER_UNAVAILABLE: {
+    retryable: true,
+    modelSees: 'The service is unavailable.',
+    userSees: "I'm having trouble connecting to my AI service. Please try again.",
+    auditStatus: 'failed',
+  },
+  RATE_LIMITED: {
+    retryable: true,
+    modelSees: 'Too many requests.',
+    userSees: "I'm currently experiencing high demand. Please try again in a moment.",
+    auditStatus: 'failed',
+  },
+  TIMEOUT: {
+    retryable: true,
+    modelSees: 'The tool did not answer in time; it may or may not have run.',
+    userSees: 'That request took too long. Please try a simpler query.',
+    auditStatus: 'unknown',
+  },
+  LIMIT_REACHED: {
+    retryable: false,
+    modelSees: 'The limit of tool calls for this turn is reached; answer with what you have.',
+    userSees: 'That request is too complex. Could you break it into smaller steps?',
+    auditStatus: 'rejected',
+  },
+  CONTENT_FILTERED: {
+    retryable: false,
+    modelSees: 'The request was refused by a content filter.',
+    userSees: "I can't help with that request. Could you rephrase it?",
+    auditStatus: 'rejected',
+  },
+  BAD_MODEL_REQUEST: {
+    retryable: false,
+    modelSees: 'The request to the model was malformed.',
+    userSees: 'An unexpected error occurred. Please try again.',
+    auditStatus: 'failed',
+  },
+  TOOL_NOT_FOUND: {
+    retryable: false,
+    modelSees: 'That tool does not exist; use one of the listed tools.',
+    userSees: "I couldn't do that. Please try rephrasing your request.",
+    auditStatus: 'rejected',
+  },
+  INVALID_ARGUMENTS: {
+    retryable: false,
+    modelSees: 'The arguments do not match the tool schema; correct them.',
+    userSees: "I couldn't understand that request. Please try rephrasing.",
+    auditStatus: 'rejected',
+  },
+  NOT_AUTHORIZED: {
+    retryable: false,
+    modelSees: 'Not allowed.',
+    userSees: "I'm not able to do that.",
+    auditStatus: 'rejected',
+  },
+  NOT_FOUND: {
+    retryable: false,
+    modelSees: 'Nothing matched.',
+    userSees: "I couldn't find that task. It may have been deleted.",
+    auditStatus: 'failed',
+  },
+  UNKNOWN: {
+    retryable: false,
+    modelSees: 'An unexpected error occurred.',
+    userSees: 'An unexpected error occurred. Please try again.',
+    auditStatus: 'failed',
+  },
+};
+
+/** "I couldn't find a task about '<query>' in your list." */
+export function notFoundSentence(query: string): string {
+  return `I couldn't find a task about '${query}' in your list.`;
+}
+
+/** Which failure class an error thrown while calling the model belongs to. */
+export function classifyModelFailure(error: unknown): FailureClass {
+  if (error instanceof LanguageModelRateLimitError) return 'RATE_LIMITED';
+  if (error instanceof LanguageModelTimeoutError) return 'TIMEOUT';
+  if (error instanceof LanguageModelUnavailableError) return 'PROVIDER_UNAVAILABLE';
+  if (error instanceof LanguageModelContentFilterError) return 'CONTENT_FILTERED';
+  if (error instanceof LanguageModelBadRequestError) return 'BAD_MODEL_REQUEST';
+  if (error instanceof LanguageModelError) return 'PROVIDER_UNAVAILABLE';
+  if (error instanceof Error && error.name === 'AbortError') return 'TIMEOUT';
+  return 'UNKNOWN';
+}

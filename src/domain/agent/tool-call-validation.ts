@@ -1,0 +1,85 @@
+import { schemaViolations } from './json-schema';
+import { isIdentityField, type ToolCallRequest, type ToolDefinition } from './tools';
+
+export type ToolArguments = Readonly<Record<string, unknown>>;
+
+/** Something a caller tried that the server refused and records on the audit row. */
+export interface SecurityEvent {
+  readonly type: 'IDENTITY_ARGUMENT_DISCARDED';
+  readonly field: string;
+}
+
+export type ToolRejectionCode = 'UNKNOWN_TOOL' | 'MALFORMED_ARGUMENTS' | 'INVALID_ARGUMENTS';
+
+export type ToolCallValidation =
+  | {
+      readonly ok: true;
+      readonly tool: ToolDefinition;
+      readonly arguments: ToolArguments;
+      readonly securityEvents: readonly SecurityEvent[];
+    }
+  | {
+      readonly ok: false;
+      readonly code: ToolRejectionCode;
+      /** Addressed to the model, so that it can correct itself. */
+      readonly message: string;
+      readonly securityEvents: readonly SecurityEvent[];
+    };
+
+/** Allowlist, JSON parsing, identity stripping and schema check of a model's tool call. */
+export function validateToolCall(call: ToolCallRequest, tools: readonly ToolDefinition[]): ToolCallValidation {
+  const tool = tools.find((candidate) => candidate.name === call.name);
+  if (!tool) {
+    return {
+      ok: false,
+      code: 'UNKNOWN_TOOL',
+      message: `There is no tool named "${call.name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`,
+      securityEvents: [],
+    };
+  }
+  let parsed: unknown;
+  try {
+    parsed = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch {
+    return {
+      ok: false,
+      code: 'MALFORMED_ARGUMENTS',
+      message: `The arguments for ${tool.name} are not valid JSON. Send one JSON object.`,
+      securityEvents: [],
+    };
+  }
+  return validateToolArguments(tool, parsed);
+}
+
+/**
+ * Drops identity fields (the server alone decides whose data a call touches, and records
+ * the attempt), then checks the rest against the tool's schema.
+ */
+export function validateToolArguments(tool: ToolDefinition, value: unknown): ToolCallValidation {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, code: 'INVALID_ARGUMENTS', message: 'arguments must be a JSON object', securityEvents: [] };
+  }
+  const securityEvents: SecurityEvent[] = [];
+  const kept: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value)) {
+    if (isIdentityField(name)) securityEvents.push({ type: 'IDENTITY_ARGUMENT_DISCARDED', field: name });
+    else kept[name] = field;
+  }
+  const problems = schemaViolations(tool.inputSchema, kept);
+  if (problems.length > 0) {
+    return { ok: false, code: 'INVALID_ARGUMENTS', message: problems.join('; '), securityEvents };
+  }
+  return { ok: true, tool, arguments: kept, securityEvents };
+}
+
+/** JSON with object keys sorted at every depth: equal arguments give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, field]) => field !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,54 @@
+/** The subset of JSON Schema that tool inputs use; see json-schema.ts for what is checked. */
+export interface JsonSchema {
+  readonly type?: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
+  readonly description?: string;
+  readonly properties?: Readonly<Record<string, JsonSchema>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties?: boolean;
+  readonly items?: JsonSchema;
+  readonly enum?: readonly (string | number | boolean | null)[];
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly default?: unknown;
+}
+
+/** A tool as the model sees it. Never has a user id among its inputs: the server supplies it. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema & { readonly type: 'object' };
+  /** Changes data: audited as pending before it runs. */
+  readonly mutates: boolean;
+  /** Destroys data: never runs from one message; the person must confirm. */
+  readonly destructive: boolean;
+}
+
+/** A tool call exactly as a model proposed it: `arguments` is raw text and may be anything. */
+export interface ToolCallRequest {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+export type AgentMessage =
+  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string | null; readonly toolCalls?: readonly ToolCallRequest[] }
+  | {
+      readonly role: 'tool';
+      readonly toolCallId: string;
+      readonly name: string;
+      /** JSON text of the tool's result or error, as the model reads it. */
+      readonly content: string;
+      readonly isError: boolean;
+    };
+
+/** Argument names through which a model might try to act for someone else. */
+const IDENTITY_FIELD = /^(user|owner|account|actor|principal|tenant)([_-]?id)?$/i;
+
+export function isIdentityField(name: string): boolean {
+  return IDENTITY_FIELD.test(name);
+}
