@@ -8,8 +8,10 @@ import type { AppConfig } from '../infrastructure/config/app-config';
 import { HealthController } from '../interfaces/http/health/health.controller';
 import { HttpErrorFilter } from '../interfaces/http/shared/http-error.filter';
 import { createValidationPipe } from '../interfaces/http/shared/validation';
+import { ChatModule } from './chat.module';
 import { CoreModule } from './core.module';
 import { IdentityModule } from './identity.module';
+import { McpModule } from './mcp.module';
 import { PersistenceModule } from './persistence.module';
 import { TodoModule } from './todo.module';
 
@@ -38,6 +40,8 @@ export class AppModule {
         PersistenceModule,
         IdentityModule,
         TodoModule,
+        ChatModule,
+        McpModule,
       ],
       controllers: [HealthController],
       providers: [

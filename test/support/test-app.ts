@@ -1,6 +1,7 @@
 import { Test } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { App } from 'supertest/types';
+import { LanguageModel } from '../../src/application/agent/ports/language-model.port';
 import { type AppConfig, loadConfig } from '../../src/infrastructure/config/app-config';
 import { configureHttpApp } from '../../src/interfaces/http/configure-http-app';
 import { AppModule } from '../../src/modules/app.module';
@@ -16,7 +17,11 @@ export interface TestApp {
 }
 
 /** The real AppModule, configured as `main.ts` does, on the test's own database. */
-export async function startTestApp(database: TestDatabase, env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+  overrides: { languageModel?: LanguageModel } = {},
+): Promise<TestApp> {
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
@@ -26,7 +31,9 @@ export async function startTestApp(database: TestDatabase, env: Record<string, s
       : { DATABASE_URL: database.settings.url }),
     ...env,
   });
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.register(config)] }).compile();
+  const builder = Test.createTestingModule({ imports: [AppModule.register(config)] });
+  if (overrides.languageModel) builder.overrideProvider(LanguageModel).useValue(overrides.languageModel);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureHttpApp(app);
   await app.init();

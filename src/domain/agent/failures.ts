@@ -117,3 +117,20 @@ export function classifyModelFailure(error: unknown): FailureClass {
   if (error instanceof Error && error.name === 'AbortError') return 'TIMEOUT';
   return 'UNKNOWN';
 }
+
+const FAILURE_OF_TOOL_ERROR: Readonly<Record<string, FailureClass>> = {
+  UNKNOWN_TOOL: 'TOOL_NOT_FOUND',
+  MALFORMED_ARGUMENTS: 'INVALID_ARGUMENTS',
+  INVALID_ARGUMENTS: 'INVALID_ARGUMENTS',
+  MISSING_TARGET: 'INVALID_ARGUMENTS',
+  AMBIGUOUS_TASK: 'INVALID_ARGUMENTS',
+  TASK_NOT_FOUND: 'NOT_FOUND',
+  NOT_AUTHORIZED: 'NOT_AUTHORIZED',
+  LIMIT_REACHED: 'LIMIT_REACHED',
+  TIMEOUT: 'TIMEOUT',
+};
+
+/** The failure class of a tool's error code; unknown codes are UNKNOWN. */
+export function failureOfToolError(code: string): FailureClass {
+  return FAILURE_OF_TOOL_ERROR[code] ?? 'UNKNOWN';
+}

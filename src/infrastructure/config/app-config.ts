@@ -1,8 +1,12 @@
 import { resolve } from 'node:path';
+import type { AgentLimits } from '../../domain/agent/limits';
 import { normalizeEmail } from '../../domain/identity/user';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LLM_PROVIDERS = ['offline'] as const;
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
 export type DatabaseSettings =
   | { readonly kind: 'embedded'; readonly dataDir: string }
@@ -22,6 +26,12 @@ export class AppConfig {
   readonly adminEmails!: ReadonlySet<string>;
   readonly logLevel!: LogLevel;
   readonly authRateLimitPerMinute!: number;
+  readonly llmProvider!: LlmProvider;
+  readonly agentLimits!: AgentLimits;
+  /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
+  readonly mcpAllowedHosts!: ReadonlySet<string>;
+  /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
+  readonly mcpAllowedOrigins!: ReadonlySet<string>;
 }
 
 export class ConfigError extends Error {
@@ -65,6 +75,16 @@ export function loadConfig(env: Env): AppConfig {
     adminEmails: adminEmails(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     authRateLimitPerMinute: integer(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
+    llmProvider: oneOf(env, 'LLM_PROVIDER', LLM_PROVIDERS, 'offline'),
+    agentLimits: {
+      maxIterations: integer(env, 'AGENT_MAX_ITERATIONS', 5, 1, 20),
+      maxToolCalls: integer(env, 'AGENT_MAX_TOOL_CALLS', 10, 1, 50),
+      turnTimeoutMs: integer(env, 'AGENT_TURN_TIMEOUT_MS', 30_000, 1_000, 300_000),
+      toolTimeoutMs: integer(env, 'AGENT_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
+      historyWindow: integer(env, 'AGENT_HISTORY_WINDOW', 20, 1, 200),
+    },
+    mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
+    mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS', []),
   });
 }
 
@@ -89,6 +109,12 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function list(env: Env, name: string, fallback: string[]): ReadonlySet<string> {
+  const raw = text(env, name);
+  const entries = raw === undefined ? fallback : raw.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  return new Set(entries);
 }
 
 function adminEmails(env: Env): ReadonlySet<string> {

@@ -1,0 +1,313 @@
+import { Injectable } from '@nestjs/common';
+import type { PendingAction } from '../../domain/agent/confirmation';
+import { decisionOf, type DecisionType, type TurnStatus } from '../../domain/agent/decision';
+import { classifyModelFailure, failureOfToolError, type FailureClass, TREATMENTS } from '../../domain/agent/failures';
+import type { AgentLimits } from '../../domain/agent/limits';
+import { LanguageModelError } from '../../domain/agent/language-model-errors';
+import { type ToolArguments, validateToolCall } from '../../domain/agent/tool-call-validation';
+import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../domain/agent/tools';
+import type { ToolCallRecord } from '../../domain/chat/conversation';
+import { Clock } from '../shared/ports/clock.port';
+import { AuditLog } from './ports/audit-log.port';
+import { LanguageModel, type TokenUsage } from './ports/language-model.port';
+import { type ToolCallContext, ToolGateway, type ToolResult } from './ports/tool-gateway.port';
+import type { DryRunResult } from './ports/toolbox.port';
+
+export interface AgentRunInput {
+  readonly systemPrompt: string;
+  /** The conversation window, ending with the message to answer. */
+  readonly messages: readonly AgentMessage[];
+  readonly context: ToolCallContext & { readonly decisionId: string };
+  readonly limits: AgentLimits;
+}
+
+export interface AgentRunResult {
+  readonly text: string;
+  readonly status: TurnStatus;
+  readonly decisionType: DecisionType;
+  readonly iterations: number;
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly usage: TokenUsage;
+  readonly failure: { readonly class: FailureClass; readonly providerRequestId: string | null } | null;
+  /** A destructive call the model asked for: stored, and put to the person as a question. */
+  readonly confirmation: { readonly tool: string; readonly arguments: ToolArguments; readonly prompt: string } | null;
+}
+
+type CallOutcome =
+  | { readonly kind: 'result'; readonly record: ToolCallRecord; readonly message: AgentMessage }
+  | { readonly kind: 'confirm'; readonly record: ToolCallRecord; readonly dryRun: DryRunResult };
+
+/** Mutable bookkeeping of one run; never outlives it. */
+interface RunState {
+  readonly records: ToolCallRecord[];
+  usage: TokenUsage;
+  toolCalls: number;
+  lastToolErrorCode: string | null;
+}
+
+/**
+ * The agent loop both products share: ask the model, validate its tool calls, run them
+ * through the gateway, feed results back, until a final answer or a limit. The model is
+ * an untrusted user: nothing it proposes runs without the domain policies' consent.
+ */
+@Injectable()
+export class AgentLoop {
+  constructor(
+    private readonly model: LanguageModel,
+    private readonly gateway: ToolGateway,
+    private readonly audit: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  get provider(): { readonly provider: string; readonly model: string } {
+    return { provider: this.model.provider, model: this.model.model };
+  }
+
+  async run(input: AgentRunInput): Promise<AgentRunResult> {
+    return this.withDeadline(input.limits, (signal) => this.loop(input, signal));
+  }
+
+  /**
+   * Runs a call the person confirmed (exactly the stored one), then lets the model word
+   * the outcome without tools.
+   */
+  async runConfirmed(input: AgentRunInput, action: PendingAction): Promise<AgentRunResult> {
+    return this.withDeadline(input.limits, async (signal) => {
+      const state: RunState = { records: [], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 1, lastToolErrorCode: null };
+      const call: ToolCallRequest = { id: `confirmed-${action.id}`, name: action.tool, arguments: JSON.stringify(action.arguments) };
+      const outcome = await this.invoke(call, action.arguments, input, signal, state);
+      state.records.push(outcome.record);
+      const messages: AgentMessage[] = [...input.messages, { role: 'assistant', content: null, toolCalls: [call] }, outcome.message];
+      try {
+        const completion = await this.model.complete({
+          systemPrompt: input.systemPrompt,
+          messages,
+          tools: [],
+          options: { toolChoice: 'none', temperature: 0.2, maxTokens: 512 },
+          signal,
+        });
+        this.addUsage(state, completion.usage);
+        return this.finish(state, { text: completion.text ?? '', status: 'completed', iterations: 1 });
+      } catch (error) {
+        return this.modelFailure(state, error, signal, 1);
+      }
+    });
+  }
+
+  private async loop(input: AgentRunInput, signal: AbortSignal): Promise<AgentRunResult> {
+    const state: RunState = { records: [], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, lastToolErrorCode: null };
+    const tools = await this.gateway.listTools();
+    const messages = [...input.messages];
+
+    for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
+      let completion;
+      try {
+        completion = await this.model.complete({
+          systemPrompt: input.systemPrompt,
+          // A snapshot: the loop goes on appending, the adapter may still be reading.
+          messages: [...messages],
+          tools,
+          options: { temperature: 0.2, maxTokens: 1024 },
+          signal,
+        });
+      } catch (error) {
+        return this.modelFailure(state, error, signal, iteration);
+      }
+      this.addUsage(state, completion.usage);
+      if (completion.toolCalls.length === 0) {
+        return this.finish(state, { text: completion.text ?? '', status: 'completed', iterations: iteration });
+      }
+
+      messages.push({ role: 'assistant', content: completion.text, toolCalls: completion.toolCalls });
+      for (const call of completion.toolCalls) {
+        const outcome = await this.handle(call, tools, input, signal, state);
+        state.records.push(outcome.record);
+        if (outcome.kind === 'confirm') {
+          // Whatever else the model asked for in this batch waits for the person's answer.
+          return this.finish(state, {
+            text: outcome.dryRun.prompt,
+            status: 'completed',
+            iterations: iteration,
+            confirmation: { tool: call.name, arguments: outcome.dryRun.arguments, prompt: outcome.dryRun.prompt },
+          });
+        }
+        messages.push(outcome.message);
+      }
+      if (signal.aborted) return this.failed(state, 'TIMEOUT', null, iteration);
+    }
+    return this.finish(state, {
+      text: TREATMENTS.LIMIT_REACHED.userSees,
+      status: 'max_iterations_reached',
+      iterations: input.limits.maxIterations,
+      failure: { class: 'LIMIT_REACHED', providerRequestId: null },
+    });
+  }
+
+  private async handle(
+    call: ToolCallRequest,
+    tools: readonly ToolDefinition[],
+    input: AgentRunInput,
+    signal: AbortSignal,
+    state: RunState,
+  ): Promise<CallOutcome> {
+    if (state.toolCalls >= input.limits.maxToolCalls) {
+      return this.refuse(call, input, state, 'LIMIT_REACHED', TREATMENTS.LIMIT_REACHED.modelSees, []);
+    }
+    state.toolCalls++;
+    const validation = validateToolCall(call, tools);
+    if (!validation.ok) {
+      return this.refuse(call, input, state, validation.code, validation.message, validation.securityEvents);
+    }
+    const securityEvents = validation.securityEvents;
+    if (validation.tool.destructive) {
+      const preview = await this.invoke(call, validation.arguments, input, signal, state, { dryRun: true, securityEvents });
+      if (preview.result.ok) {
+        const dryRun = preview.result.data as DryRunResult;
+        // Nothing ran: the record says so, and shows what would happen on "yes".
+        const record: ToolCallRecord = {
+          ...preview.record,
+          success: false,
+          result: undefined,
+          error: { code: 'CONFIRMATION_REQUIRED', message: dryRun.prompt, details: dryRun.preview },
+        };
+        return { kind: 'confirm', record, dryRun };
+      }
+      return { kind: 'result', record: preview.record, message: preview.message };
+    }
+    const outcome = await this.invoke(call, validation.arguments, input, signal, state, { securityEvents });
+    return { kind: 'result', record: outcome.record, message: outcome.message };
+  }
+
+  /** A call refused before it reached the gateway: audited here, explained to the model. */
+  private async refuse(
+    call: ToolCallRequest,
+    input: AgentRunInput,
+    state: RunState,
+    code: string,
+    message: string,
+    securityEvents: ToolCallContext['securityEvents'] & object,
+  ): Promise<CallOutcome> {
+    const { context } = input;
+    await this.audit.record(
+      {
+        source: context.source,
+        actorId: context.userId,
+        conversationId: context.conversationId,
+        decisionId: context.decisionId,
+        tool: call.name,
+        arguments: call.arguments,
+        securityEvents,
+      },
+      { status: TREATMENTS[failureOfToolError(code)].auditStatus, errorCode: code, durationMs: 0 },
+    );
+    state.lastToolErrorCode = code;
+    const error = { code, message };
+    return {
+      kind: 'result',
+      record: { id: call.id, tool: call.name, arguments: call.arguments, success: false, error, durationMs: 0 },
+      message: { role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(error), isError: true },
+    };
+  }
+
+  private async invoke(
+    call: ToolCallRequest,
+    args: ToolArguments,
+    input: AgentRunInput,
+    turnSignal: AbortSignal,
+    state: RunState,
+    extra: Partial<ToolCallContext> = {},
+  ): Promise<{ result: ToolResult; record: ToolCallRecord; message: AgentMessage }> {
+    const started = this.clock.now().getTime();
+    const signal = AbortSignal.any([turnSignal, AbortSignal.timeout(input.limits.toolTimeoutMs)]);
+    let result: ToolResult;
+    try {
+      result = await this.gateway.invoke(call.name, args, { ...input.context, ...extra }, signal);
+    } catch {
+      result = signal.aborted
+        ? { ok: false, code: 'TIMEOUT', message: TREATMENTS.TIMEOUT.modelSees }
+        : { ok: false, code: 'UNAVAILABLE', message: TREATMENTS.UNKNOWN.modelSees };
+    }
+    const durationMs = this.clock.now().getTime() - started;
+    if (result.ok) {
+      state.lastToolErrorCode = null;
+    } else {
+      state.lastToolErrorCode = result.code;
+    }
+    const shown = result.ok
+      ? extra.dryRun
+        ? (result.data as DryRunResult).preview
+        : result.data
+      : { code: result.code, message: result.message, ...(result.details === undefined ? {} : { details: result.details }) };
+    const record: ToolCallRecord = result.ok
+      ? { id: call.id, tool: call.name, arguments: args, success: true, result: shown, durationMs }
+      : { id: call.id, tool: call.name, arguments: args, success: false, error: shown as ToolCallRecord['error'], durationMs };
+    const message: AgentMessage = {
+      role: 'tool',
+      toolCallId: call.id,
+      name: call.name,
+      content: JSON.stringify(shown),
+      isError: !result.ok,
+    };
+    return { result, record, message };
+  }
+
+  private modelFailure(state: RunState, error: unknown, signal: AbortSignal, iteration: number): AgentRunResult {
+    const failureClass = signal.aborted ? 'TIMEOUT' : classifyModelFailure(error);
+    const requestId = error instanceof LanguageModelError ? (error.requestId ?? null) : null;
+    return this.failed(state, failureClass, requestId, iteration);
+  }
+
+  private failed(state: RunState, failureClass: FailureClass, providerRequestId: string | null, iterations: number) {
+    return this.finish(state, {
+      text: TREATMENTS[failureClass].userSees,
+      status: 'error',
+      iterations,
+      failure: { class: failureClass, providerRequestId },
+    });
+  }
+
+  private finish(
+    state: RunState,
+    end: {
+      text: string;
+      status: TurnStatus;
+      iterations: number;
+      failure?: AgentRunResult['failure'];
+      confirmation?: AgentRunResult['confirmation'];
+    },
+  ): AgentRunResult {
+    const text = end.text.trim() || TREATMENTS.UNKNOWN.userSees;
+    return {
+      text,
+      status: end.status,
+      iterations: end.iterations,
+      toolCalls: state.records,
+      usage: state.usage,
+      failure: end.failure ?? null,
+      confirmation: end.confirmation ?? null,
+      decisionType: decisionOf({
+        confirmationRequested: end.confirmation != null,
+        toolsSucceeded: state.records.filter((record) => record.success).length,
+        lastToolErrorCode: state.lastToolErrorCode,
+        finalText: text,
+      }),
+    };
+  }
+
+  private addUsage(state: RunState, usage: TokenUsage): void {
+    state.usage = {
+      promptTokens: state.usage.promptTokens + usage.promptTokens,
+      completionTokens: state.usage.completionTokens + usage.completionTokens,
+    };
+  }
+
+  private async withDeadline(limits: AgentLimits, run: (signal: AbortSignal) => Promise<AgentRunResult>) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), limits.turnTimeoutMs);
+    try {
+      return await run(controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

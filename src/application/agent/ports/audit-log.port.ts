@@ -1,0 +1,30 @@
+import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-call-validation';
+
+export type ToolAuditStatus = 'pending' | 'succeeded' | 'failed' | 'rejected' | 'unknown' | 'confirmation_requested';
+
+/** Who did what through which tool; written by the server, never by the model. */
+export interface ToolAuditEntry {
+  readonly source: 'chat' | 'mcp' | 'outreach';
+  readonly actorId: string;
+  readonly conversationId?: string;
+  readonly decisionId?: string;
+  readonly tool: string;
+  readonly arguments: ToolArguments | string;
+  readonly securityEvents: readonly SecurityEvent[];
+}
+
+export interface ToolAuditOutcome {
+  readonly status: Exclude<ToolAuditStatus, 'pending'>;
+  readonly result?: unknown;
+  readonly errorCode?: string;
+  readonly durationMs: number;
+}
+
+/** The append-only record of tool calls. An outcome row references its pending row. */
+export abstract class AuditLog {
+  /** Commits the pending row before the tool runs. @returns its sequence number. */
+  abstract recordPending(entry: ToolAuditEntry): Promise<number>;
+  abstract recordOutcome(pendingSeq: number, entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void>;
+  /** One row for a call with no side effect, or one refused before it ran. */
+  abstract record(entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void>;
+}

@@ -1,0 +1,13 @@
+import { Injectable } from '@nestjs/common';
+import type { ConversationSummary } from '../../domain/chat/conversation';
+import { ConversationStore, type Page } from './ports/conversation-store.port';
+
+@Injectable()
+export class ListConversationsUseCase {
+  constructor(private readonly store: ConversationStore) {}
+
+  /** Newest first. */
+  execute(input: { userId: string; limit: number; cursor: string | null }): Promise<Page<ConversationSummary>> {
+    return this.store.listConversations(input.userId, input.limit, input.cursor);
+  }
+}

@@ -1,0 +1,80 @@
+import type { PendingAction } from '../../../domain/agent/confirmation';
+import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
+import type { FailureClass } from '../../../domain/agent/failures';
+import type { ConversationSummary, StoredMessage, ToolCallRecord } from '../../../domain/chat/conversation';
+
+export interface TurnContext {
+  /** The last `window` messages, oldest first. */
+  readonly history: readonly StoredMessage[];
+  /** The conversation's unexpired, unused pending action, if any. */
+  readonly pendingAction: PendingAction | null;
+}
+
+export interface DecisionLogEntry {
+  readonly id: string;
+  readonly userId: string;
+  readonly conversationId: string;
+  readonly decisionType: DecisionType;
+  readonly status: TurnStatus;
+  readonly iterations: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly durationMs: number;
+  readonly failureClass: FailureClass | null;
+  readonly providerRequestId: string | null;
+}
+
+export interface FinishedTurn {
+  readonly userId: string;
+  readonly conversationId: string;
+  readonly assistantMessage: {
+    readonly content: string;
+    readonly toolCalls: readonly ToolCallRecord[];
+    readonly decisionType: DecisionType;
+    readonly status: TurnStatus;
+  };
+  readonly decision: DecisionLogEntry;
+  /** A new destructive call waiting for the person's yes. */
+  readonly newPendingAction: Omit<PendingAction, 'id'> | null;
+  /** An earlier pending action the message did not answer: it is dropped. */
+  readonly droppedPendingActionId: string | null;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
+
+/**
+ * Conversations, messages, pending actions and decision logs. Shaped around a chat turn
+ * so that a turn costs few statements: load, start, finish.
+ */
+export abstract class ConversationStore {
+  /** @returns null when the user has no such conversation. */
+  abstract load(userId: string, conversationId: string, window: number, now: Date): Promise<TurnContext | null>;
+  /** Stores the user's message, creating the conversation when `conversationId` is null. */
+  abstract startTurn(input: {
+    userId: string;
+    conversationId: string | null;
+    message: string;
+    now: Date;
+  }): Promise<{ conversationId: string }>;
+  abstract finishTurn(turn: FinishedTurn, now: Date): Promise<void>;
+  /** Resolves the action, once: @returns it, or null when it is gone, resolved or expired. */
+  abstract takePendingAction(
+    id: string,
+    userId: string,
+    resolution: 'confirmed' | 'cancelled',
+    now: Date,
+  ): Promise<PendingAction | null>;
+  abstract listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>>;
+  /** Newest `limit` messages before the cursor, returned oldest first; null if no such conversation. */
+  abstract listMessages(
+    userId: string,
+    conversationId: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<Page<StoredMessage> | null>;
+}

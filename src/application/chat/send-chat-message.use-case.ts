@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import { CONFIRMATION_TTL_MS, interpretConfirmationReply, type PendingAction } from '../../domain/agent/confirmation';
+import type { DecisionType, TurnStatus } from '../../domain/agent/decision';
+import type { AgentMessage } from '../../domain/agent/tools';
+import { ConversationNotFoundError, type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
+import { AgentLoop, type AgentRunInput, type AgentRunResult } from '../agent/agent-loop';
+import { Clock } from '../shared/ports/clock.port';
+import { IdGenerator } from '../shared/ports/id-generator.port';
+import { AgentSettings } from './agent-settings';
+import { toAgentMessages } from './history';
+import { ConversationStore } from './ports/conversation-store.port';
+import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
+
+export interface ChatReply {
+  readonly conversationId: string;
+  readonly response: string;
+  readonly decision: { readonly type: DecisionType; readonly id: string };
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly iterations: number;
+  readonly status: TurnStatus;
+}
+
+const CANCELLED = "Okay, I've cancelled that. Nothing was changed.";
+const ALREADY_HANDLED = 'That request was already handled or has expired, so I did nothing.';
+
+/**
+ * One chat turn, stateless: load the conversation window and any pending confirmation,
+ * store the person's message before the model runs, answer, store the answer with its
+ * tool calls and the decision log. Nothing is kept in memory between turns.
+ */
+@Injectable()
+export class SendChatMessageUseCase {
+  constructor(
+    private readonly store: ConversationStore,
+    private readonly agent: AgentLoop,
+    private readonly settings: AgentSettings,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async execute(input: { userId: string; conversationId?: string; message: string }): Promise<ChatReply> {
+    const message = validMessage(input.message);
+    const started = this.clock.now();
+    const { limits } = this.settings;
+    const loaded = input.conversationId
+      ? await this.store.load(input.userId, input.conversationId, limits.historyWindow, started)
+      : { history: [], pendingAction: null };
+    if (!loaded) throw new ConversationNotFoundError();
+    const { conversationId } = await this.store.startTurn({
+      userId: input.userId,
+      conversationId: input.conversationId ?? null,
+      message,
+      now: started,
+    });
+
+    const decisionId = this.ids.next();
+    const run: AgentRunInput = {
+      systemPrompt: TODO_ASSISTANT_PROMPT,
+      messages: [...toAgentMessages(loaded.history), { role: 'user', content: message } satisfies AgentMessage],
+      context: { userId: input.userId, source: 'chat', conversationId, decisionId },
+      limits,
+    };
+    const pending = loaded.pendingAction;
+    const reply = pending ? interpretConfirmationReply(message) : 'other';
+    let result: AgentRunResult;
+    if (pending && reply !== 'other') {
+      result = await this.answerConfirmation(run, pending, reply);
+    } else {
+      result = await this.agent.run(run);
+    }
+
+    const finished = this.clock.now();
+    await this.store.finishTurn(
+      {
+        userId: input.userId,
+        conversationId,
+        assistantMessage: {
+          content: result.text,
+          toolCalls: result.toolCalls,
+          decisionType: result.decisionType,
+          status: result.status,
+        },
+        decision: {
+          id: decisionId,
+          userId: input.userId,
+          conversationId,
+          decisionType: result.decisionType,
+          status: result.status,
+          iterations: result.iterations,
+          ...this.agent.provider,
+          promptTokens: result.usage.promptTokens,
+          completionTokens: result.usage.completionTokens,
+          durationMs: finished.getTime() - started.getTime(),
+          failureClass: result.failure?.class ?? null,
+          providerRequestId: result.failure?.providerRequestId ?? null,
+        },
+        newPendingAction: result.confirmation && {
+          userId: input.userId,
+          conversationId,
+          tool: result.confirmation.tool,
+          arguments: result.confirmation.arguments,
+          prompt: result.confirmation.prompt,
+          expiresAt: new Date(finished.getTime() + CONFIRMATION_TTL_MS),
+        },
+        // A message that neither confirms nor cancels moves on: the old question lapses.
+        droppedPendingActionId: pending && reply === 'other' ? pending.id : null,
+      },
+      finished,
+    );
+
+    return {
+      conversationId,
+      response: result.text,
+      decision: { type: result.decisionType, id: decisionId },
+      toolCalls: result.toolCalls,
+      iterations: result.iterations,
+      status: result.status,
+    };
+  }
+
+  private async answerConfirmation(
+    run: AgentRunInput,
+    pending: PendingAction,
+    reply: 'confirm' | 'cancel',
+  ): Promise<AgentRunResult> {
+    const resolution = reply === 'confirm' ? 'confirmed' : 'cancelled';
+    // Taking the action is atomic: of two racing "yes" messages, one runs it.
+    const action = await this.store.takePendingAction(pending.id, run.context.userId, resolution, this.clock.now());
+    if (action && reply === 'confirm') return this.agent.runConfirmed(run, action);
+    return {
+      text: action ? CANCELLED : ALREADY_HANDLED,
+      status: 'completed',
+      decisionType: 'RESPOND_ONLY',
+      iterations: 0,
+      toolCalls: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      failure: null,
+      confirmation: null,
+    };
+  }
+}

@@ -1,0 +1,4 @@
+export abstract class IdGenerator {
+  /** A new random UUID. */
+  abstract next(): string;
+}

@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { deletionPrompt } from '../../../domain/agent/confirmation';
+import { notFoundSentence } from '../../../domain/agent/failures';
+import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
+import { DomainValidationError } from '../../../domain/shared/domain-error';
+import { type Task, type TaskChanges, TaskNotFoundError, type TaskPriority, type TaskStatusFilter } from '../../../domain/todo/task';
+import type { DryRunResult } from '../../agent/ports/toolbox.port';
+import { Toolbox } from '../../agent/ports/toolbox.port';
+import type { ToolResult } from '../../agent/ports/tool-gateway.port';
+import { AddTaskUseCase } from '../add-task.use-case';
+import { CompleteTaskUseCase } from '../complete-task.use-case';
+import { DeleteTaskUseCase } from '../delete-task.use-case';
+import { ListTasksUseCase } from '../list-tasks.use-case';
+import { UpdateTaskUseCase } from '../update-task.use-case';
+import { findTasks } from './task-matching';
+import { TODO_TOOLS, type TaskView } from './todo-tool-definitions';
+
+class ToolFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The todo tools, running the same use cases as the task API. */
+@Injectable()
+export class TodoToolbox extends Toolbox {
+  readonly definitions = TODO_TOOLS;
+
+  constructor(
+    private readonly addTask: AddTaskUseCase,
+    private readonly listTasks: ListTasksUseCase,
+    private readonly completeTask: CompleteTaskUseCase,
+    private readonly updateTask: UpdateTaskUseCase,
+    private readonly deleteTask: DeleteTaskUseCase,
+  ) {
+    super();
+  }
+
+  async run(tool: string, args: ToolArguments, userId: string, options: { dryRun: boolean }): Promise<ToolResult> {
+    try {
+      return { ok: true, data: await this.dispatch(tool, args, userId, options.dryRun) };
+    } catch (error) {
+      if (error instanceof ToolFailure) return { ok: false, code: error.code, message: error.message, details: error.details };
+      if (error instanceof TaskNotFoundError) {
+        return { ok: false, code: 'TASK_NOT_FOUND', message: error.message, details: { number: error.taskNumber } };
+      }
+      if (error instanceof DomainValidationError) {
+        return { ok: false, code: 'INVALID_ARGUMENTS', message: error.message, details: { field: error.field } };
+      }
+      throw error;
+    }
+  }
+
+  private async dispatch(tool: string, args: ToolArguments, userId: string, dryRun: boolean): Promise<unknown> {
+    switch (tool) {
+      case 'add_task': {
+        const task = await this.addTask.execute({
+          userId,
+          title: args.title as string,
+          description: args.description as string | undefined,
+          priority: args.priority as TaskPriority | undefined,
+        });
+        return { task: view(task) };
+      }
+      case 'list_tasks': {
+        const status = (args.status as TaskStatusFilter | undefined) ?? 'all';
+        const tasks = await this.listTasks.execute({ userId, status });
+        return { status, count: tasks.length, tasks: tasks.map(view) };
+      }
+      case 'complete_task': {
+        const target = await this.resolveOne(userId, args, { preferPending: true });
+        const task = await this.completeTask.execute({ userId, number: target.number });
+        return { task: view(task), alreadyCompleted: target.completed };
+      }
+      case 'update_task': {
+        const changes: TaskChanges = {
+          title: args.title as string | undefined,
+          description: args.description as string | undefined,
+          priority: args.priority as TaskPriority | undefined,
+        };
+        if (Object.values(changes).every((value) => value === undefined)) {
+          throw new ToolFailure('INVALID_ARGUMENTS', 'Say what to change: title, description or priority.');
+        }
+        const target = await this.resolveOne(userId, args, { preferPending: false });
+        const task = await this.updateTask.execute({ userId, number: target.number, changes });
+        const changed = (['title', 'description', 'priority'] as const).filter((field) => task[field] !== target[field]);
+        return { task: view(task), previousTitle: target.title, changed };
+      }
+      case 'delete_task': {
+        const targets = await this.resolveMany(userId, args);
+        if (dryRun) return this.deletionToConfirm(targets);
+        const deleted = [];
+        for (const target of targets) deleted.push(await this.deleteTask.execute({ userId, number: target.number }));
+        return { deleted: deleted.map(view) };
+      }
+      default:
+        throw new ToolFailure('UNKNOWN_TOOL', `There is no tool named "${tool}".`);
+    }
+  }
+
+  private deletionToConfirm(targets: Task[]): DryRunResult {
+    return {
+      prompt: deletionPrompt(targets.map((task) => task.title)),
+      arguments: { numbers: targets.map((task) => task.number) },
+      preview: { wouldDelete: targets.map(view) },
+    };
+  }
+
+  /** The one task that `number` or `query` designates. */
+  private async resolveOne(userId: string, args: ToolArguments, options: { preferPending: boolean }): Promise<Task> {
+    const tasks = await this.listTasks.execute({ userId, status: 'all' });
+    if (typeof args.number === 'number') {
+      const task = tasks.find((candidate) => candidate.number === args.number);
+      if (!task) throw new TaskNotFoundError(args.number);
+      return task;
+    }
+    if (typeof args.query !== 'string') {
+      throw new ToolFailure('MISSING_TARGET', 'Say which task: its number, or words from its title.');
+    }
+    let matches = findTasks(tasks, args.query);
+    if (options.preferPending && matches.some((task) => !task.completed)) {
+      matches = matches.filter((task) => !task.completed);
+    }
+    if (matches.length === 0) throw new ToolFailure('TASK_NOT_FOUND', notFoundSentence(args.query), { query: args.query });
+    if (matches.length > 1) {
+      throw new ToolFailure('AMBIGUOUS_TASK', `More than one task matches '${args.query}'.`, {
+        query: args.query,
+        candidates: matches.map(view),
+      });
+    }
+    return matches[0];
+  }
+
+  private async resolveMany(userId: string, args: ToolArguments): Promise<Task[]> {
+    if (Array.isArray(args.numbers)) {
+      const tasks = await this.listTasks.execute({ userId, status: 'all' });
+      return [...new Set(args.numbers as number[])].map((taskNumber) => {
+        const task = tasks.find((candidate) => candidate.number === taskNumber);
+        if (!task) throw new TaskNotFoundError(taskNumber);
+        return task;
+      });
+    }
+    if (args.scope === 'completed' || args.scope === 'all') {
+      const tasks = await this.listTasks.execute({ userId, status: args.scope });
+      if (tasks.length === 0) {
+        throw new ToolFailure('TASK_NOT_FOUND', args.scope === 'all' ? 'The list is empty.' : 'No task is completed.', {
+          scope: args.scope,
+        });
+      }
+      return tasks;
+    }
+    return [await this.resolveOne(userId, args, { preferPending: false })];
+  }
+}
+
+export function view(task: Task): TaskView {
+  return {
+    number: task.number,
+    title: task.title,
+    description: task.description,
+    priority: task.priority,
+    completed: task.completed,
+  };
+}

@@ -1,0 +1,60 @@
+import { DomainError, DomainValidationError } from '../shared/domain-error';
+import type { ToolArguments } from '../agent/tool-call-validation';
+import type { DecisionType, TurnStatus } from '../agent/decision';
+
+export const MESSAGE_MAX_LENGTH = 4000;
+
+/** One tool call as it happened in a turn, kept with the assistant's message. */
+export interface ToolCallRecord {
+  readonly id: string;
+  readonly tool: string;
+  readonly arguments: ToolArguments | string;
+  readonly success: boolean;
+  readonly result?: unknown;
+  readonly error?: { readonly code: string; readonly message: string; readonly details?: unknown };
+  readonly durationMs: number;
+}
+
+export interface StoredMessage {
+  readonly id: string;
+  readonly role: 'user' | 'assistant';
+  readonly content: string;
+  readonly toolCalls: readonly ToolCallRecord[];
+  readonly decisionType: DecisionType | null;
+  readonly status: TurnStatus | null;
+  readonly createdAt: Date;
+}
+
+export interface ConversationSummary {
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export class ConversationNotFoundError extends DomainError {
+  readonly code = 'CHAT.CONVERSATION_NOT_FOUND';
+  readonly kind = 'not_found' as const;
+  constructor() {
+    super('Conversation not found');
+  }
+}
+
+export class InvalidMessageError extends DomainValidationError {
+  readonly code = 'CHAT.INVALID_MESSAGE';
+  constructor() {
+    super('message', `message must be 1 to ${MESSAGE_MAX_LENGTH} characters long`);
+  }
+}
+
+export function validMessage(raw: string): string {
+  const message = raw.trim();
+  if (message.length === 0 || message.length > MESSAGE_MAX_LENGTH) throw new InvalidMessageError();
+  return message;
+}
+
+/** A short title for the conversation list, from its first message. */
+export function conversationTitle(firstMessage: string): string {
+  const oneLine = firstMessage.replace(/\s+/g, ' ').trim();
+  return oneLine.length <= 60 ? oneLine : `${oneLine.slice(0, 57)}...`;
+}

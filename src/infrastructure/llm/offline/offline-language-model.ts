@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type Completion,
+  type CompletionRequest,
+  LanguageModel,
+  type TokenUsage,
+} from '../../../application/agent/ports/language-model.port';
+import { LanguageModelBadRequestError, LanguageModelTimeoutError } from '../../../domain/agent/language-model-errors';
+import type { AgentMessage } from '../../../domain/agent/tools';
+import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
+import { type Intent, understand } from './intent';
+import type { TaskTarget } from './phrases';
+import {
+  CLARIFY,
+  composeReply,
+  GREETING,
+  HELP,
+  NOTHING_TO_CONFIRM,
+  OFF_TOPIC,
+  outOfRange,
+  parsed,
+  taskViews,
+  type ToolOutcome,
+  UNAVAILABLE,
+  WHICH_TASK,
+} from './replies';
+
+type Arguments = Readonly<Record<string, unknown>>;
+type Answer = { readonly text: string } | { readonly tool: string; readonly arguments: Arguments };
+/** A tool's arguments, or the question to ask instead when the sentence did not say enough. */
+type Plan = { readonly arguments: Arguments } | { readonly question: string };
+
+/**
+ * Bridle's default model: no key, no network. Rules instead of weights, so it is a pure
+ * function of the request: the same conversation always gets the same answer.
+ */
+@Injectable()
+export class OfflineLanguageModel extends LanguageModel {
+  readonly provider = 'offline';
+  readonly model = 'bridle-offline-1';
+
+  async complete(request: CompletionRequest): Promise<Completion> {
+    // Nothing here waits; being async turns the throws below into rejections, as callers expect.
+    return Promise.resolve(answer(request));
+  }
+}
+
+function answer(request: CompletionRequest): Completion {
+  if (request.signal.aborted) {
+    throw new LanguageModelTimeoutError('The turn ended before the offline model could answer');
+  }
+  if (request.options?.jsonMode) {
+    throw new LanguageModelBadRequestError('The offline model does not answer in JSON mode yet');
+  }
+  const results = trailingToolResults(request.messages);
+  if (results.length > 0) return completion({ text: composeReply(results) }, request);
+  const last = request.messages.at(-1);
+  if (last?.role !== 'user') {
+    throw new LanguageModelBadRequestError('The offline model answers a user message or tool results; the last message is neither');
+  }
+  return completion(respond(understand(last.content), request), request);
+}
+
+/** The results of the last assistant message's tool calls, in call order. */
+function trailingToolResults(messages: readonly AgentMessage[]): ToolOutcome[] {
+  const results: ToolOutcome[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role !== 'tool') break;
+    results.unshift(message);
+  }
+  return results;
+}
+
+function respond(intent: Intent, request: CompletionRequest): Answer {
+  switch (intent.kind) {
+    case 'greeting':
+      return { text: GREETING };
+    case 'help':
+      return { text: HELP };
+    case 'confirmation':
+      return { text: NOTHING_TO_CONFIRM };
+    case 'off_topic':
+      return { text: OFF_TOPIC };
+    case 'unclear':
+      return { text: CLARIFY };
+    case 'add':
+      return call(request, 'add_task', () => ({
+        arguments: { title: intent.title, ...(intent.priority && { priority: intent.priority }) },
+      }));
+    case 'list':
+      return call(request, 'list_tasks', () => ({ arguments: { status: intent.status } }));
+    case 'complete':
+      return call(request, 'complete_task', () => resolve(intent.target, request.messages));
+    case 'update':
+      return call(request, 'update_task', () => {
+        const target = resolve(intent.target, request.messages);
+        return 'question' in target ? target : { arguments: { ...target.arguments, ...intent.edits } };
+      });
+    case 'delete':
+      return call(request, 'delete_task', () => {
+        const { target } = intent;
+        if (target.kind === 'numbers') return { arguments: { numbers: target.numbers } };
+        if (target.kind === 'scope') return { arguments: { scope: target.scope } };
+        return resolve(target, request.messages);
+      });
+  }
+}
+
+/** Checks the tool is on offer before working out its arguments, which may still end in a question. */
+function call(request: CompletionRequest, tool: string, plan: () => Plan): Answer {
+  const offered = request.tools.some((definition) => definition.name === tool);
+  if (!offered || request.options?.toolChoice === 'none') return { text: UNAVAILABLE };
+  const planned = plan();
+  return 'question' in planned ? { text: planned.question } : { tool, arguments: planned.arguments };
+}
+
+function resolve(target: TaskTarget, messages: readonly AgentMessage[]): Plan {
+  switch (target.kind) {
+    case 'number':
+      return { arguments: { number: target.number } };
+    case 'query':
+      return { arguments: { query: target.query } };
+    case 'missing':
+      return { question: WHICH_TASK };
+    case 'position': {
+      const shown = lastListShown(messages);
+      if (shown === undefined || shown.length === 0) return { question: WHICH_TASK };
+      const index = target.position === 'last' ? shown.length - 1 : target.position - 1;
+      const task = shown.at(index);
+      return task && index >= 0 ? { arguments: { number: task.number } } : { question: outOfRange(shown.length) };
+    }
+  }
+}
+
+/** "The second one" means the second line of the most recent list the person was shown. */
+function lastListShown(messages: readonly AgentMessage[]): TaskView[] | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role === 'tool' && message.name === 'list_tasks' && !message.isError) {
+      return taskViews(parsed(message.content).tasks);
+    }
+  }
+  return undefined;
+}
+
+function completion(answer: Answer, request: CompletionRequest): Completion {
+  if ('text' in answer) {
+    return { text: answer.text, toolCalls: [], usage: usage(request, answer.text.length), finishReason: 'stop' };
+  }
+  // Ids only need to be unique within one assistant message and stable across runs.
+  const toolCall = { id: `offline-${request.messages.length}-0`, name: answer.tool, arguments: JSON.stringify(answer.arguments) };
+  return {
+    text: null,
+    toolCalls: [toolCall],
+    usage: usage(request, toolCall.name.length + toolCall.arguments.length),
+    finishReason: 'tool_calls',
+  };
+}
+
+/** A rough 4-characters-per-token estimate, so budgets and logs have numbers to work with. */
+function usage(request: CompletionRequest, answerChars: number): TokenUsage {
+  const promptChars = request.messages.reduce(
+    (sum, message) => sum + (message.content?.length ?? 0),
+    request.systemPrompt.length,
+  );
+  return { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.ceil(answerChars / 4) };
+}

@@ -1,0 +1,186 @@
+import { deletionPrompt } from '../../../domain/agent/confirmation';
+import { notFoundSentence } from '../../../domain/agent/failures';
+import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
+
+export const GREETING =
+  "Hi! I'm Bridle, and I look after your to-do list. I can add tasks, show what's left, mark tasks done, " +
+  "change them or delete them. Try 'add buy milk' or 'what's left?'.";
+
+export const HELP = [
+  "Here's what I can do with your to-do list:",
+  "- Add a task: 'add buy milk' or 'remind me to call mom'",
+  "- List your tasks: 'what's on my list?', 'what's left?' or 'what have I done?'",
+  "- Complete a task: 'mark task 2 done' or 'I did the milk one'",
+  "- Update a task: 'rename task 1 to buy oat milk' or 'make task 3 high priority'",
+  "- Delete tasks: 'delete task 2' or 'clear completed tasks'",
+].join('\n');
+
+export const WHICH_TASK = "Which task do you mean? You can say its number, like 'task 2', or words from its title.";
+export const NOTHING_TO_CONFIRM = "There's nothing waiting for your confirmation right now.";
+export const OFF_TOPIC =
+  'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
+export const CLARIFY =
+  "I'm not sure what you'd like to do. You can say things like 'add buy milk', 'what's left?' or 'mark task 2 done'.";
+export const UNAVAILABLE = "I can't do that right now.";
+
+export function outOfRange(shown: number): string {
+  const tasks = shown === 1 ? '1 task' : `${shown} tasks`;
+  return `The list I showed you has ${tasks}. Which one do you mean?`;
+}
+
+/** One tool message as the model reads it. */
+export interface ToolOutcome {
+  readonly name: string;
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+type Fields = Readonly<Record<string, unknown>>;
+
+function fields(value: unknown): Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Fields) : {};
+}
+
+/** Unparseable content reads as an empty object, so the reply falls back to a generic sentence. */
+export function parsed(content: string): Fields {
+  try {
+    return fields(JSON.parse(content));
+  } catch {
+    return {};
+  }
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function taskView(value: unknown): TaskView | undefined {
+  const task = fields(value);
+  if (typeof task.number !== 'number' || typeof task.title !== 'string') return undefined;
+  return {
+    number: task.number,
+    title: task.title,
+    description: text(task.description) ?? null,
+    priority: text(task.priority) ?? 'medium',
+    completed: task.completed === true,
+  };
+}
+
+export function taskViews(value: unknown): TaskView[] {
+  if (!Array.isArray(value)) return [];
+  return value.map(taskView).filter((task): task is TaskView => task !== undefined);
+}
+
+function quotedList(titles: readonly string[]): string {
+  const quoted = titles.map((title) => `'${title}'`);
+  return quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
+}
+
+function taskLine(task: TaskView): string {
+  const box = task.completed ? '✓' : '☐';
+  const priority = task.priority === 'high' ? ' (high priority)' : '';
+  return `${task.number}. ${box} ${task.title}${priority}`;
+}
+
+const EMPTY_LIST: Readonly<Record<string, string>> = {
+  all: 'Your list is empty.',
+  pending: "Nothing left to do. You're all caught up!",
+  completed: "You haven't completed any tasks yet.",
+};
+const LIST_HEADER: Readonly<Record<string, string>> = {
+  all: 'Here are your tasks:',
+  pending: 'Here are your pending tasks:',
+  completed: 'Here are your completed tasks:',
+};
+
+function listed(result: Fields): string {
+  const status = text(result.status) ?? 'all';
+  const tasks = taskViews(result.tasks);
+  if (tasks.length === 0) return EMPTY_LIST[status] ?? EMPTY_LIST.all;
+  return [LIST_HEADER[status] ?? LIST_HEADER.all, ...tasks.map(taskLine)].join('\n');
+}
+
+function updated(result: Fields): string {
+  const task = taskView(result.task);
+  if (!task) return 'Updated!';
+  const changed = Array.isArray(result.changed) ? result.changed : [];
+  const sentences: string[] = [];
+  if (changed.includes('title')) sentences.push(`'${text(result.previousTitle) ?? task.title}' is now '${task.title}'.`);
+  if (changed.includes('description')) {
+    sentences.push(
+      task.description === null
+        ? `'${task.title}' no longer has a description.`
+        : `'${task.title}' now has the description '${task.description}'.`,
+    );
+  }
+  if (changed.includes('priority')) sentences.push(`'${task.title}' is now ${task.priority} priority.`);
+  if (sentences.length === 0) return `'${task.title}' already looked like that, so nothing changed.`;
+  return `Updated! ${sentences.join(' ')}`;
+}
+
+function deleted(result: Fields): string {
+  if (Array.isArray(result.wouldDelete)) return deletionPrompt(taskViews(result.wouldDelete).map((task) => task.title));
+  const titles = taskViews(result.deleted).map((task) => task.title);
+  if (titles.length === 0) return 'There was nothing to remove.';
+  if (titles.length === 1) return `I've removed '${titles[0]}' from your tasks.`;
+  return `I've removed ${titles.length} tasks: ${quotedList(titles)}.`;
+}
+
+function succeeded(name: string, result: Fields): string {
+  const task = taskView(result.task);
+  switch (name) {
+    case 'add_task':
+      return task ? `Got it! Added '${task.title}' to your list.` : 'Got it! Added that to your list.';
+    case 'list_tasks':
+      return listed(result);
+    case 'complete_task':
+      if (!task) return 'Done!';
+      return result.alreadyCompleted === true
+        ? `'${task.title}' was already complete.`
+        : `Great! I've marked '${task.title}' as complete.`;
+    case 'update_task':
+      return updated(result);
+    case 'delete_task':
+      return deleted(result);
+    default:
+      return 'Done.';
+  }
+}
+
+function notFound(details: Fields): string {
+  const query = text(details.query);
+  if (query !== undefined) return notFoundSentence(query);
+  if (typeof details.number === 'number') return `I couldn't find task ${details.number} in your list.`;
+  if (details.scope === 'all') return 'Your list is already empty.';
+  if (details.scope === 'completed') return "You don't have any completed tasks to remove.";
+  return "I couldn't find that task in your list.";
+}
+
+function failed(error: Fields): string {
+  const details = fields(error.details);
+  // Codes may arrive namespaced ("TODO.TASK_NOT_FOUND"); the last segment is the kind.
+  const code = (text(error.code) ?? '').split('.').pop();
+  switch (code) {
+    case 'TASK_NOT_FOUND':
+      return notFound(details);
+    case 'AMBIGUOUS_TASK': {
+      const candidates = taskViews(details.candidates).map((task) => `${task.number}. ${task.title}`);
+      const query = text(details.query) ?? 'that';
+      return `I found more than one task about '${query}': ${candidates.join(', ')}. Which one did you mean?`;
+    }
+    case 'MISSING_TARGET':
+      return WHICH_TASK;
+    default:
+      return `Sorry, I couldn't do that: ${text(error.message) ?? 'something went wrong.'}`;
+  }
+}
+
+/** The person-facing answer to the results of one round of tool calls, one sentence each. */
+export function composeReply(outcomes: readonly ToolOutcome[]): string {
+  return outcomes
+    .map((outcome) => {
+      const result = parsed(outcome.content);
+      return outcome.isError ? failed(result) : succeeded(outcome.name, result);
+    })
+    .join('\n');
+}

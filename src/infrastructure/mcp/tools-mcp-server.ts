@@ -1,0 +1,69 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
+import type { ToolCallContext } from '../../application/agent/ports/tool-gateway.port';
+import type { ToolDefinition } from '../../domain/agent/tools';
+
+/** Where the server learns whose call it is; see the two resolvers below. */
+export type CallContextResolver = (meta: Record<string, unknown> | undefined, authInfo: AuthInfoLike | undefined) => ToolCallContext | null;
+
+export interface AuthInfoLike {
+  readonly extra?: Record<string, unknown>;
+}
+
+/** `_meta` key under which the in-process agent passes the server-built call context. */
+export const CONTEXT_META_KEY = 'bridle/context';
+
+/**
+ * An MCP server exposing tools through ExecuteToolCallUseCase, which validates, audits and
+ * runs them. Built on the SDK's low-level Server because our tools are defined once as
+ * plain JSON Schema (the same schema every model adapter sends), not as zod shapes.
+ */
+export function createToolsMcpServer(
+  tools: readonly ToolDefinition[],
+  executor: ExecuteToolCallUseCase,
+  resolveContext: CallContextResolver,
+): Server {
+  const server = new Server({ name: 'bridle-tools', version: '0.1.0' }, { capabilities: { tools: {} } });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: { readOnlyHint: !tool.mutates, destructiveHint: tool.destructive, openWorldHint: false },
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const context = resolveContext(request.params._meta, extra.authInfo);
+    if (!context) return errorResult('NOT_AUTHORIZED', 'No authenticated user for this call.');
+    const result = await executor.execute({ tool: request.params.name, arguments: request.params.arguments, context });
+    if (!result.ok) return errorResult(result.code, result.message, result.details);
+    const data = result.data as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
+  });
+
+  return server;
+}
+
+function errorResult(code: string, message: string, details?: unknown): CallToolResult {
+  const error = details === undefined ? { code, message } : { code, message, details };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(error) }], structuredContent: error };
+}
+
+/**
+ * In process, only our own agent holds the client end of the linked transport, so the
+ * context it sends in `_meta` (built by the server from the authenticated request) is
+ * trusted. The model never writes `_meta`.
+ */
+export const inProcessContext: CallContextResolver = (meta) => {
+  const context = meta?.[CONTEXT_META_KEY] as ToolCallContext | undefined;
+  return context && typeof context.userId === 'string' ? context : null;
+};
+
+/** Over HTTP the caller is whoever the bearer token says; `_meta` is ignored. */
+export const bearerContext: CallContextResolver = (_meta, authInfo) => {
+  const userId = authInfo?.extra?.userId;
+  return typeof userId === 'string' ? { userId, source: 'mcp' } : null;
+};

@@ -1,0 +1,261 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import {
+  ConversationStore,
+  type FinishedTurn,
+  type Page,
+  type TurnContext,
+} from '../../../application/chat/ports/conversation-store.port';
+import type { PendingAction } from '../../../domain/agent/confirmation';
+import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
+import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
+import { InvalidCursorError } from '../../../domain/shared/pagination';
+import {
+  ConversationNotFoundError,
+  conversationTitle,
+  type ConversationSummary,
+  type StoredMessage,
+  type ToolCallRecord,
+} from '../../../domain/chat/conversation';
+
+interface MessageRow {
+  seq: string;
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  tool_calls: ToolCallRecord[];
+  decision_type: DecisionType | null;
+  status: TurnStatus | null;
+  created_at: string | Date;
+}
+
+interface PendingRow {
+  id: string;
+  user_id: string;
+  conversation_id: string;
+  tool: string;
+  arguments: ToolArguments;
+  arguments_hash: string;
+  prompt: string;
+  expires_at: string | Date;
+}
+
+const PENDING_COLUMNS = 'id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, expires_at';
+
+/**
+ * Chat state in PostgreSQL. Each method is one statement, so a turn that runs one tool
+ * stays within a small, fixed number of round trips.
+ */
+@Injectable()
+export class TypeOrmConversationStore extends ConversationStore {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async load(userId: string, conversationId: string, window: number, now: Date): Promise<TurnContext | null> {
+    const rows = await this.dataSource.query<{ history: MessageRow[]; pending: PendingRow | null }[]>(
+      `SELECT
+         (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM (
+            SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
+            FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT $3) m) AS history,
+         (SELECT row_to_json(p) FROM (
+            SELECT ${PENDING_COLUMNS} FROM pending_actions
+            WHERE conversation_id = c.id AND resolved_at IS NULL AND expires_at > $4
+            ORDER BY created_at DESC LIMIT 1) p) AS pending
+       FROM conversations c WHERE c.id = $1 AND c.user_id = $2`,
+      [conversationId, userId, window, now],
+    );
+    if (rows.length === 0) return null;
+    const pending = rows[0].pending ? toPendingAction(rows[0].pending) : null;
+    return { history: rows[0].history.map(toStoredMessage), pendingAction: pending };
+  }
+
+  async startTurn(input: { userId: string; conversationId: string | null; message: string; now: Date }) {
+    const { userId, conversationId, message, now } = input;
+    const conversation =
+      conversationId === null
+        ? `INSERT INTO conversations (user_id, title, created_at, updated_at) VALUES ($1, $4, $3, $3) RETURNING id`
+        : `UPDATE conversations SET updated_at = $3 WHERE id = $4 AND user_id = $1 RETURNING id`;
+    const rows = await this.dataSource.query<{ conversation_id: string }[]>(
+      `WITH c AS (${conversation})
+       INSERT INTO messages (conversation_id, role, content, created_at)
+       SELECT id, 'user', $2, $3 FROM c RETURNING conversation_id`,
+      [userId, message, now, conversationId ?? conversationTitle(message)],
+    );
+    if (rows.length === 0) throw new ConversationNotFoundError();
+    return { conversationId: rows[0].conversation_id };
+  }
+
+  async finishTurn(turn: FinishedTurn, now: Date): Promise<void> {
+    const { assistantMessage: message, decision } = turn;
+    const params: unknown[] = [
+      turn.conversationId,
+      message.content,
+      JSON.stringify(message.toolCalls),
+      message.decisionType,
+      message.status,
+      now,
+      decision.id,
+      turn.userId,
+      decision.status,
+      decision.iterations,
+      decision.provider,
+      decision.model,
+      decision.promptTokens,
+      decision.completionTokens,
+      decision.durationMs,
+      decision.failureClass,
+      decision.providerRequestId,
+    ];
+    const parts = [
+      `m AS (INSERT INTO messages (conversation_id, role, content, tool_calls, decision_type, status, created_at)
+             VALUES ($1, 'assistant', $2, $3, $4, $5, $6))`,
+      `d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
+               prompt_tokens, completion_tokens, duration_ms, failure_class, provider_request_id, created_at)
+             VALUES ($7, $8, $1, $4, $9, $10, $11, $12, $13, $14, $15, $16, $17, $6))`,
+    ];
+    if (turn.droppedPendingActionId) {
+      params.push(turn.droppedPendingActionId);
+      parts.push(`x AS (UPDATE pending_actions SET resolved_at = $6, resolution = 'dropped'
+                        WHERE id = $${params.length} AND resolved_at IS NULL)`);
+    }
+    let last = `UPDATE conversations SET updated_at = $6 WHERE id = $1`;
+    if (turn.newPendingAction) {
+      const pending = turn.newPendingAction;
+      params.push(pending.tool, JSON.stringify(pending.arguments), argumentsHash(pending.arguments), pending.prompt, pending.expiresAt);
+      const n = params.length;
+      parts.push(`u AS (${last})`);
+      last = `INSERT INTO pending_actions (user_id, conversation_id, tool, arguments, arguments_hash, prompt, created_at, expires_at)
+              VALUES ($8, $1, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $6, $${n})`;
+    }
+    await this.dataSource.query(`WITH ${parts.join(',\n')}\n${last}`, params);
+  }
+
+  async takePendingAction(
+    id: string,
+    userId: string,
+    resolution: 'confirmed' | 'cancelled',
+    now: Date,
+  ): Promise<PendingAction | null> {
+    const [rows] = await this.dataSource.query<[PendingRow[], number]>(
+      `UPDATE pending_actions SET resolved_at = $3, resolution = $4
+       WHERE id = $1 AND user_id = $2 AND resolved_at IS NULL AND expires_at > $3
+       RETURNING ${PENDING_COLUMNS}`,
+      [id, userId, now, resolution],
+    );
+    return rows.length === 0 ? null : toPendingAction(rows[0]);
+  }
+
+  async listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>> {
+    const after = decodeCursor(cursor, isConversationCursor);
+    const rows = await this.dataSource.query<
+      { id: string; title: string; created_at: Date; updated_at: Date; updated_key: string }[]
+    >(
+      `SELECT id, title, created_at, updated_at, updated_at::text AS updated_key FROM conversations
+       WHERE user_id = $1 ${after ? 'AND (updated_at, id) < ($3::timestamptz, $4::uuid)' : ''}
+       ORDER BY updated_at DESC, id DESC LIMIT $2`,
+      after ? [userId, limit + 1, after[0], after[1]] : [userId, limit + 1],
+    );
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return {
+      items: items.map((row) => ({ id: row.id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at })),
+      nextCursor: rows.length > limit ? encodeCursor([last.updated_key, last.id]) : null,
+    };
+  }
+
+  async listMessages(
+    userId: string,
+    conversationId: string,
+    limit: number,
+    cursor: string | null,
+  ): Promise<Page<StoredMessage> | null> {
+    const before = decodeCursor(cursor, isMessageCursor);
+    const rows = await this.dataSource.query<(MessageRow & { owned: boolean })[]>(
+      `SELECT m.seq, m.id, m.role, m.content, m.tool_calls, m.decision_type, m.status, m.created_at
+       FROM conversations c JOIN messages m ON m.conversation_id = c.id
+       WHERE c.id = $1 AND c.user_id = $2 ${before ? 'AND m.seq < $4' : ''}
+       ORDER BY m.seq DESC LIMIT $3`,
+      before ? [conversationId, userId, limit + 1, before] : [conversationId, userId, limit + 1],
+    );
+    if (rows.length === 0 && !(await this.owns(userId, conversationId))) return null;
+    const page = rows.slice(0, limit);
+    return {
+      items: page.reverse().map(toStoredMessage),
+      nextCursor: rows.length > limit ? encodeCursor(page[0].seq) : null,
+    };
+  }
+
+  private async owns(userId: string, conversationId: string): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(`SELECT 1 FROM conversations WHERE id = $1 AND user_id = $2`, [
+      conversationId,
+      userId,
+    ]);
+    return rows.length > 0;
+  }
+}
+
+function argumentsHash(args: ToolArguments): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('hex');
+}
+
+function toPendingAction(row: PendingRow): PendingAction | null {
+  // The hash binds the stored call to what was shown: a row altered since is not run.
+  if (argumentsHash(row.arguments) !== row.arguments_hash) return null;
+  return {
+    id: row.id,
+    userId: row.user_id,
+    conversationId: row.conversation_id,
+    tool: row.tool,
+    arguments: row.arguments,
+    prompt: row.prompt,
+    expiresAt: new Date(row.expires_at),
+  };
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    role: row.role,
+    content: row.content,
+    toolCalls: row.tool_calls,
+    decisionType: row.decision_type,
+    status: row.status,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+/** @returns null for no cursor; throws InvalidCursorError for one this code did not make. */
+function decodeCursor<T>(cursor: string | null, shape: (value: unknown) => value is T): T | null {
+  if (cursor === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidCursorError();
+  }
+  if (!shape(value)) throw new InvalidCursorError();
+  return value;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function isConversationCursor(value: unknown): value is [string, string] {
+  return (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    typeof value[0] === 'string' &&
+    !Number.isNaN(Date.parse(value[0])) &&
+    typeof value[1] === 'string' &&
+    UUID.test(value[1])
+  );
+}
+
+function isMessageCursor(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{1,18}$/.test(value);
+}

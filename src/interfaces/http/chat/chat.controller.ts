@@ -1,0 +1,82 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
+import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
+import { SendChatMessageUseCase } from '../../../application/chat/send-chat-message.use-case';
+import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
+import { ApiErrors } from '../shared/api-errors.decorator';
+import { UserPathDto } from '../todo/task.dto';
+import {
+  ChatRequestDto,
+  ChatResponseDto,
+  ConversationPageDto,
+  ConversationPathDto,
+  MessageDto,
+  MessagePageDto,
+  PageQueryDto,
+  ToolCallDto,
+} from './chat.dto';
+
+const DEFAULT_PAGE = 20;
+
+@ApiTags('chat')
+@ApiBearerAuth()
+@ApiErrors(400, 401, 403)
+@UseGuards(BearerAuthGuard, OwnUserGuard)
+@Controller('api/:userId')
+export class ChatController {
+  constructor(
+    private readonly sendMessage: SendChatMessageUseCase,
+    private readonly listConversations: ListConversationsUseCase,
+    private readonly listMessages: ListMessagesUseCase,
+  ) {}
+
+  @Post('chat')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Talk to the task assistant',
+    description:
+      'Without conversationId a new conversation starts. Deleting asks for confirmation first: ' +
+      "reply 'yes delete' (or 'yes') to run exactly the proposed deletion, 'no' or 'cancel' to drop it.",
+  })
+  @ApiOkResponse({ type: ChatResponseDto })
+  @ApiErrors(404, 413)
+  async chat(@Param() path: UserPathDto, @Body() body: ChatRequestDto): Promise<ChatResponseDto> {
+    const reply = await this.sendMessage.execute({ userId: path.userId, ...body });
+    return { ...reply, toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)) };
+  }
+
+  @Get('conversations')
+  @ApiOperation({ summary: "The user's conversations, most recently active first" })
+  @ApiOkResponse({ type: ConversationPageDto })
+  async conversations(@Param() path: UserPathDto, @Query() query: PageQueryDto): Promise<ConversationPageDto> {
+    const page = await this.listConversations.execute({
+      userId: path.userId,
+      limit: query.limit ?? DEFAULT_PAGE,
+      cursor: query.cursor ?? null,
+    });
+    return {
+      items: page.items.map((c) => ({
+        id: c.id,
+        title: c.title,
+        createdAt: c.createdAt.toISOString(),
+        updatedAt: c.updatedAt.toISOString(),
+      })),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  @Get('conversations/:conversationId/messages')
+  @ApiOperation({ summary: 'Messages of a conversation, with the tool calls of each answer' })
+  @ApiOkResponse({ type: MessagePageDto })
+  @ApiErrors(404)
+  async messages(@Param() path: ConversationPathDto, @Query() query: PageQueryDto): Promise<MessagePageDto> {
+    const page = await this.listMessages.execute({
+      userId: path.userId,
+      conversationId: path.conversationId,
+      limit: query.limit ?? DEFAULT_PAGE,
+      cursor: query.cursor ?? null,
+    });
+    return { items: page.items.map((message) => MessageDto.of(message)), nextCursor: page.nextCursor };
+  }
+}

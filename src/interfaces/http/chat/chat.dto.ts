@@ -1,0 +1,178 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { DECISION_TYPES, type DecisionType, type TurnStatus } from '../../../domain/agent/decision';
+import { MESSAGE_MAX_LENGTH, type StoredMessage, type ToolCallRecord } from '../../../domain/chat/conversation';
+import { PAGE_LIMIT_MAX } from '../../../domain/shared/pagination';
+import { UserPathDto } from '../todo/task.dto';
+
+const TURN_STATUSES: TurnStatus[] = ['completed', 'max_iterations_reached', 'error'];
+
+export class ChatRequestDto {
+  @ApiProperty({ example: 'add buy milk', minLength: 1, maxLength: MESSAGE_MAX_LENGTH })
+  @MaxLength(MESSAGE_MAX_LENGTH)
+  @MinLength(1)
+  @IsString()
+  message!: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Omit to start a new conversation' })
+  @IsOptional()
+  @IsUUID()
+  conversationId?: string;
+}
+
+export class ToolCallErrorDto {
+  @ApiProperty({ example: 'TASK_NOT_FOUND' })
+  code!: string;
+
+  @ApiProperty()
+  message!: string;
+
+  @ApiPropertyOptional({ type: Object })
+  details?: unknown;
+}
+
+export class ToolCallDto {
+  @ApiProperty({ example: 'add_task' })
+  tool!: string;
+
+  @ApiProperty({ description: 'As validated, or the raw text when it was not valid JSON', oneOf: [{ type: 'object' }, { type: 'string' }] })
+  arguments!: object | string;
+
+  @ApiProperty()
+  success!: boolean;
+
+  @ApiPropertyOptional({ type: Object, description: 'When success is true' })
+  result?: unknown;
+
+  @ApiPropertyOptional({ type: ToolCallErrorDto, description: 'When success is false' })
+  error?: ToolCallErrorDto;
+
+  @ApiProperty()
+  durationMs!: number;
+
+  static of(record: ToolCallRecord): ToolCallDto {
+    return {
+      tool: record.tool,
+      arguments: record.arguments,
+      success: record.success,
+      ...(record.success ? { result: record.result } : { error: record.error }),
+      durationMs: record.durationMs,
+    };
+  }
+}
+
+export class DecisionDto {
+  @ApiProperty({ enum: DECISION_TYPES })
+  type!: DecisionType;
+
+  @ApiProperty({ format: 'uuid', description: 'Links to the decision log and the audit rows of this turn' })
+  id!: string;
+}
+
+export class ChatResponseDto {
+  @ApiProperty({ format: 'uuid' })
+  conversationId!: string;
+
+  @ApiProperty({ example: "Got it! Added 'Buy milk' to your list." })
+  response!: string;
+
+  @ApiProperty({ type: DecisionDto })
+  decision!: DecisionDto;
+
+  @ApiProperty({ type: [ToolCallDto] })
+  toolCalls!: ToolCallDto[];
+
+  @ApiProperty({ description: 'Model calls made in this turn' })
+  iterations!: number;
+
+  @ApiProperty({ enum: TURN_STATUSES })
+  status!: TurnStatus;
+}
+
+export class PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @Max(PAGE_LIMIT_MAX)
+  @Min(1)
+  @IsInt()
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @IsOptional()
+  @MaxLength(200)
+  @IsString()
+  cursor?: string;
+}
+
+export class ConversationPathDto extends UserPathDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID(undefined, { message: 'conversationId must be a UUID' })
+  conversationId!: string;
+}
+
+export class ConversationDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ example: 'add buy milk' })
+  title!: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  updatedAt!: string;
+}
+
+export class ConversationPageDto {
+  @ApiProperty({ type: [ConversationDto] })
+  items!: ConversationDto[];
+
+  @ApiProperty({ type: String, nullable: true })
+  nextCursor!: string | null;
+}
+
+export class MessageDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ enum: ['user', 'assistant'] })
+  role!: 'user' | 'assistant';
+
+  @ApiProperty()
+  content!: string;
+
+  @ApiProperty({ type: [ToolCallDto] })
+  toolCalls!: ToolCallDto[];
+
+  @ApiProperty({ enum: DECISION_TYPES, nullable: true })
+  decisionType!: DecisionType | null;
+
+  @ApiProperty({ enum: TURN_STATUSES, nullable: true })
+  status!: TurnStatus | null;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: string;
+
+  static of(message: StoredMessage): MessageDto {
+    return {
+      id: message.id,
+      role: message.role,
+      content: message.content,
+      toolCalls: message.toolCalls.map((call) => ToolCallDto.of(call)),
+      decisionType: message.decisionType,
+      status: message.status,
+      createdAt: message.createdAt.toISOString(),
+    };
+  }
+}
+
+export class MessagePageDto {
+  @ApiProperty({ type: [MessageDto], description: 'Oldest first' })
+  items!: MessageDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the older messages' })
+  nextCursor!: string | null;
+}

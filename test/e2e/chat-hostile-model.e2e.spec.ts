@@ -1,0 +1,198 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import {
+  LanguageModelBadRequestError,
+  LanguageModelContentFilterError,
+  LanguageModelRateLimitError,
+  LanguageModelTimeoutError,
+  LanguageModelUnavailableError,
+} from '../../src/domain/agent/language-model-errors';
+import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
+
+/**
+ * The model is an untrusted user: a scripted model plays a hostile or broken one against
+ * the real chat endpoint, MCP tools and database.
+ */
+describe('chat with a hostile or failing model', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  const model = new ScriptedLanguageModel();
+  let alice: SignedInUser;
+  let bob: SignedInUser;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, { AGENT_TURN_TIMEOUT_MS: '1500' }, { languageModel: model });
+    alice = await signUpAndIn(sut.http);
+    bob = await signUpAndIn(sut.http);
+    await request(sut.http).post(`/api/${bob.userId}/tasks`).set(bob.auth).send({ title: "Bob's secret" }).expect(201);
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  const chat = async (user: SignedInUser, message: string, conversationId?: string) => {
+    const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId });
+    expect(res.status).toBe(200);
+    return res.body as {
+      conversationId: string;
+      response: string;
+      status: string;
+      iterations: number;
+      decision: { type: string; id: string };
+      toolCalls: { tool: string; success: boolean; error?: { code: string } }[];
+    };
+  };
+
+  const titles = async (user: SignedInUser) =>
+    ((await request(sut.http).get(`/api/${user.userId}/tasks`).set(user.auth).expect(200)).body as { title: string }[]).map(
+      (task) => task.title,
+    );
+
+  const auditRows = (decisionId: string) =>
+    sut.app
+      .get(DataSource)
+      .query<{ tool: string; status: string; error_code: string | null; security_events: unknown[]; actor_id: string }[]>(
+        'SELECT tool, status, error_code, security_events, actor_id FROM audit_log WHERE decision_id = $1 ORDER BY seq',
+        [decisionId],
+      );
+
+  /** Every turn leaves exactly the person's message and the answer they got. */
+  async function expectConsistentHistory(user: SignedInUser, reply: { conversationId: string; response: string }, message: string) {
+    const res = await request(sut.http)
+      .get(`/api/${user.userId}/conversations/${reply.conversationId}/messages`)
+      .set(user.auth)
+      .expect(200);
+    const items = (res.body as { items: { role: string; content: string }[] }).items;
+    expect(items.slice(-2).map((m) => [m.role, m.content])).toEqual([
+      ['user', message],
+      ['assistant', reply.response],
+    ]);
+    expect(items.length % 2).toBe(0);
+  }
+
+  it("ignores another user's id in tool arguments and records the attempt", async () => {
+    model.use((req) =>
+      answeringToolResult(req) ? say('Done.') : callTool('add_task', { title: 'Planted', user_id: bob.userId, ownerId: bob.userId }),
+    );
+    const reply = await chat(alice, 'add planted');
+    expect(reply.status).toBe('completed');
+    expect(await titles(alice)).toContain('Planted');
+    expect(await titles(bob)).toEqual(["Bob's secret"]);
+    const rows = await auditRows(reply.decision.id);
+    expect(rows.map((r) => [r.tool, r.status, r.actor_id])).toEqual([
+      ['add_task', 'pending', alice.userId],
+      ['add_task', 'succeeded', alice.userId],
+    ]);
+    expect(rows[0].security_events).toEqual([
+      { type: 'IDENTITY_ARGUMENT_DISCARDED', field: 'user_id' },
+      { type: 'IDENTITY_ARGUMENT_DISCARDED', field: 'ownerId' },
+    ]);
+    await expectConsistentHistory(alice, reply, 'add planted');
+  });
+
+  it("cannot reach another user's task by number, even with their id", async () => {
+    model.use((req, call) =>
+      call === 1
+        ? callTool('complete_task', { number: 1, userId: bob.userId })
+        : callTool('delete_task', { number: 1, user_id: bob.userId }),
+    );
+    await chat(alice, 'finish task 1');
+    const bobsTasks = await request(sut.http).get(`/api/${bob.userId}/tasks`).set(bob.auth).expect(200);
+    expect(bobsTasks.body).toEqual([expect.objectContaining({ number: 1, title: "Bob's secret", completed: false })]);
+  });
+
+  it('answers an unknown tool with a tool error the model reads, then carries on', async () => {
+    model.use((req) => {
+      const last = req.messages[req.messages.length - 1];
+      if (last.role === 'tool') return say(`The tool said: ${last.content}`);
+      return callTool('drop_database', { really: true });
+    });
+    const reply = await chat(alice, 'do something odd');
+    expect(reply.status).toBe('completed');
+    expect(reply.response).toContain('There is no tool named \\"drop_database\\"');
+    expect(reply.toolCalls).toEqual([expect.objectContaining({ tool: 'drop_database', success: false, error: expect.objectContaining({ code: 'UNKNOWN_TOOL' }) })]);
+    expect((await auditRows(reply.decision.id)).map((r) => [r.tool, r.status, r.error_code])).toEqual([
+      ['drop_database', 'rejected', 'UNKNOWN_TOOL'],
+    ]);
+    await expectConsistentHistory(alice, reply, 'do something odd');
+  });
+
+  it('returns malformed argument JSON to the model, which may correct itself', async () => {
+    model.use((req, call) => {
+      if (call === 1) return callTool('add_task', '{"title": "Fix the', 'bad');
+      if (call === 2) return callTool('add_task', { title: 'Fix the bike' }, 'good');
+      return say('Added it after all.');
+    });
+    const reply = await chat(alice, 'add fix the bike');
+    expect(reply.iterations).toBe(3);
+    expect(reply.toolCalls.map((c) => [c.success, c.error?.code])).toEqual([
+      [false, 'MALFORMED_ARGUMENTS'],
+      [true, undefined],
+    ]);
+    expect(await titles(alice)).toContain('Fix the bike');
+    expect(model.requests[1].messages.at(-1)).toMatchObject({ role: 'tool', isError: true });
+  });
+
+  it('stops a tool-call loop that never ends at the iteration limit', async () => {
+    model.use(() => callTool('list_tasks', { status: 'all' }));
+    const reply = await chat(alice, 'loop forever');
+    expect(reply).toMatchObject({
+      status: 'max_iterations_reached',
+      iterations: 5,
+      response: 'That request is too complex. Could you break it into smaller steps?',
+    });
+    expect(model.requests).toHaveLength(5);
+    await expectConsistentHistory(alice, reply, 'loop forever');
+  });
+
+  it('refuses tool calls past the per-turn limit', async () => {
+    model.use((req) =>
+      answeringToolResult(req)
+        ? say('Listed a lot.')
+        : {
+            text: null,
+            toolCalls: Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, name: 'list_tasks', arguments: '{}' })),
+            usage: { promptTokens: 1, completionTokens: 1 },
+            finishReason: 'tool_calls',
+          },
+    );
+    const reply = await chat(alice, 'list a dozen times');
+    expect(reply.toolCalls.filter((c) => c.success)).toHaveLength(10);
+    expect(reply.toolCalls.slice(10).map((c) => c.error?.code)).toEqual(['LIMIT_REACHED', 'LIMIT_REACHED']);
+  });
+
+  it.each([
+    ['rate limited', new LanguageModelRateLimitError('429'), "I'm currently experiencing high demand. Please try again in a moment."],
+    ['timed out', new LanguageModelTimeoutError('slow'), 'That request took too long. Please try a simpler query.'],
+    ['unavailable', new LanguageModelUnavailableError('503'), "I'm having trouble connecting to my AI service. Please try again."],
+    ['a bad request', new LanguageModelBadRequestError('400'), 'An unexpected error occurred. Please try again.'],
+    ['content filtered', new LanguageModelContentFilterError('filtered'), "I can't help with that request. Could you rephrase it?"],
+    ['an unknown error', new Error('boom'), 'An unexpected error occurred. Please try again.'],
+  ])('turns a model that is %s into its friendly sentence', async (_, error, sentence) => {
+    const before = await titles(alice);
+    model.use(() => Promise.reject(error));
+    const reply = await chat(alice, 'add something');
+    expect(reply).toMatchObject({ status: 'error', response: sentence, toolCalls: [] });
+    expect(await titles(alice)).toEqual(before);
+    await expectConsistentHistory(alice, reply, 'add something');
+    const [decision] = await sut.app
+      .get(DataSource)
+      .query<{ status: string; failure_class: string }[]>('SELECT status, failure_class FROM decision_logs WHERE id = $1', [reply.decision.id]);
+    expect(decision.status).toBe('error');
+  });
+
+  it('gives up on a model that hangs past the turn deadline', async () => {
+    model.use(
+      (req) =>
+        new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+    );
+    const reply = await chat(alice, 'take your time');
+    expect(reply).toMatchObject({ status: 'error', response: 'That request took too long. Please try a simpler query.' });
+  });
+});
