@@ -1,0 +1,72 @@
+import { Client } from 'pg';
+import request from 'supertest';
+import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/**
+ * Counts what reaches the database: every statement goes through node-postgres'
+ * Client#query, on a PostgreSQL server and on PGlite (through its pg adapter) alike.
+ */
+function countStatements(): { statements: string[]; stop: () => void } {
+  const statements: string[] = [];
+  const original = Client.prototype.query;
+  Client.prototype.query = function (this: Client, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string };
+    statements.push(typeof config === 'string' ? config : (config.text ?? '?'));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  return { statements, stop: () => (Client.prototype.query = original) };
+}
+
+describe('SQL statements per chat turn', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  let user: SignedInUser;
+  let conversationId: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db);
+    user = await signUpAndIn(sut.http);
+    conversationId = (await chat('hello')).conversationId;
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  async function chat(message: string): Promise<{ conversationId: string; toolCalls: unknown[]; response: string }> {
+    const res = await request(sut.http)
+      .post(`/api/${user.userId}/chat`)
+      .set(user.auth)
+      .send({ message, conversationId })
+      .expect(200);
+    return res.body as { conversationId: string; toolCalls: unknown[]; response: string };
+  }
+
+  async function statementsOf(message: string): Promise<string[]> {
+    const counter = countStatements();
+    try {
+      const reply = await chat(message);
+      expect(reply.toolCalls).toHaveLength(1);
+    } finally {
+      counter.stop();
+    }
+    return counter.statements;
+  }
+
+  it.each([
+    ['add buy milk', 6],
+    ["what's left?", 5],
+    ['finish task 1', 8],
+    ['add bread', 6],
+    ['delete task 2', 6],
+    ['yes delete', 8],
+  ])('"%s" in an ongoing conversation issues at most %i statements', async (message, budget) => {
+    const statements = await statementsOf(message);
+    expect({ message, count: statements.length }).toEqual({ message, count: Math.min(statements.length, budget) });
+    expect(statements.length).toBeLessThanOrEqual(8);
+  });
+});
