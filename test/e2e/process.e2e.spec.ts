@@ -118,6 +118,48 @@ describe('the service as a process', () => {
     }
   }, 120_000);
 
+  it('keeps a pending deletion across a restart and runs it exactly once on "yes delete"', async () => {
+    let service: Service | undefined = await start(dataDir);
+    try {
+      const credentials = { email: 'chat@example.com', password: 'long enough' };
+      await call(service, 'POST', '/auth/register', credentials);
+      const { accessToken: token, userId } = (await call(service, 'POST', '/auth/login', credentials)).body as {
+        accessToken: string;
+        userId: string;
+      };
+      const chat = async (message: string, conversationId?: string) =>
+        (await call(service!, 'POST', `/api/${userId}/chat`, { message, conversationId }, token)).body as {
+          conversationId: string;
+          response: string;
+        };
+      const titles = async () =>
+        ((await call(service!, 'GET', `/api/${userId}/tasks`, undefined, token)).body as { title: string }[]).map((t) => t.title);
+
+      const added = await chat('add buy milk');
+      expect(added.response).toBe("Got it! Added 'Buy milk' to your list.");
+      expect(await titles()).toEqual(['Buy milk']);
+      const { conversationId } = added;
+      expect((await chat("what's on my list?", conversationId)).response).toBe('Here are your tasks:\n1. ☐ Buy milk');
+      expect((await chat('delete buy milk', conversationId)).response).toBe(
+        "Do you really want to delete 'Buy milk'? Reply 'yes delete' to confirm.",
+      );
+      expect(await titles()).toEqual(['Buy milk']);
+
+      expect(await stop(service)).toBe(0);
+      service = await start(dataDir);
+
+      expect((await chat('yes delete', conversationId)).response).toBe("I've removed 'Buy milk' from your tasks.");
+      expect(await titles()).toEqual([]);
+      expect((await chat('yes delete', conversationId)).response).toBe(
+        "There's nothing waiting for your confirmation right now.",
+      );
+      expect(await stop(service)).toBe(0);
+      service = undefined;
+    } finally {
+      service?.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
   it('refuses to start on bad configuration, naming the variable', async () => {
     const { output, exited } = run({ BRIDLE_DATA_DIR: dataDir, PORT: 'eighty' });
     expect(await exited).toBe(1);
