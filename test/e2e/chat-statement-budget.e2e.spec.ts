@@ -10,13 +10,13 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  */
 function countStatements(): { statements: string[]; stop: () => void } {
   const statements: string[] = [];
-  const original = Client.prototype.query;
-  Client.prototype.query = function (this: Client, ...args: unknown[]) {
+  const original = Reflect.get(Client.prototype, 'query') as (this: Client, ...args: unknown[]) => unknown;
+  Reflect.set(Client.prototype, 'query', function (this: Client, ...args: unknown[]) {
     const config = args[0] as string | { text?: string };
     statements.push(typeof config === 'string' ? config : (config.text ?? '?'));
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  return { statements, stop: () => (Client.prototype.query = original) };
+    return original.apply(this, args);
+  });
+  return { statements, stop: () => Reflect.set(Client.prototype, 'query', original) };
 }
 
 describe('SQL statements per chat turn', () => {

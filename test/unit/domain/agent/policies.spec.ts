@@ -1,0 +1,121 @@
+import { deletionPrompt, interpretConfirmationReply } from '../../../../src/domain/agent/confirmation';
+import { decisionOf } from '../../../../src/domain/agent/decision';
+import { classifyModelFailure, TREATMENTS } from '../../../../src/domain/agent/failures';
+import { schemaViolations } from '../../../../src/domain/agent/json-schema';
+import {
+  LanguageModelContentFilterError,
+  LanguageModelError,
+  LanguageModelRateLimitError,
+  LanguageModelTimeoutError,
+} from '../../../../src/domain/agent/language-model-errors';
+import { canonicalJson, validateToolCall } from '../../../../src/domain/agent/tool-call-validation';
+import { TODO_TOOLS } from '../../../../src/application/todo/tools/todo-tool-definitions';
+
+const call = (name: string, args: string) => ({ id: 'c1', name, arguments: args });
+
+describe(validateToolCall.name, () => {
+  it('accepts a valid call and returns the parsed arguments', () => {
+    expect(validateToolCall(call('add_task', '{"title":"Buy milk","priority":"high"}'), TODO_TOOLS)).toMatchObject({
+      ok: true,
+      arguments: { title: 'Buy milk', priority: 'high' },
+      securityEvents: [],
+    });
+  });
+
+  it('treats empty arguments as an empty object', () => {
+    expect(validateToolCall(call('list_tasks', ''), TODO_TOOLS)).toMatchObject({ ok: true, arguments: {} });
+  });
+
+  it.each([
+    ['an unknown tool', call('drop_tables', '{}'), 'UNKNOWN_TOOL', /no tool named "drop_tables".*add_task/],
+    ['malformed JSON', call('add_task', '{"title": "x"'), 'MALFORMED_ARGUMENTS', /not valid JSON/],
+    ['a JSON array', call('add_task', '[1]'), 'INVALID_ARGUMENTS', /must be a JSON object/],
+    ['a missing required field', call('add_task', '{}'), 'INVALID_ARGUMENTS', /arguments.title is required/],
+    ['a wrong type', call('complete_task', '{"number":"two"}'), 'INVALID_ARGUMENTS', /arguments.number must be a number/],
+    ['a fraction', call('complete_task', '{"number":1.5}'), 'INVALID_ARGUMENTS', /whole number/],
+    ['an enum miss', call('list_tasks', '{"status":"done"}'), 'INVALID_ARGUMENTS', /status must be one of/],
+    ['an extra field', call('list_tasks', '{"limit":5}'), 'INVALID_ARGUMENTS', /arguments.limit is not an accepted argument/],
+    ['a too-long title', call('add_task', JSON.stringify({ title: 'x'.repeat(201) })), 'INVALID_ARGUMENTS', /at most 200/],
+    ['a bad array item', call('delete_task', '{"numbers":[1,0]}'), 'INVALID_ARGUMENTS', /numbers\[1\] must be at least 1/],
+  ])('rejects %s with a message the model can act on', (_, request, code, message) => {
+    const result = validateToolCall(request, TODO_TOOLS);
+    expect(result).toMatchObject({ ok: false, code });
+    expect(result.ok ? '' : result.message).toMatch(message);
+  });
+
+  it('discards identity fields and reports each as a security event', () => {
+    const result = validateToolCall(
+      call('add_task', JSON.stringify({ title: 'x', user_id: 'u2', userId: 'u3', ownerId: 'u4', account: 'u5' })),
+      TODO_TOOLS,
+    );
+    expect(result).toMatchObject({ ok: true, arguments: { title: 'x' } });
+    expect(result.securityEvents.map((event) => event.field)).toEqual(['user_id', 'userId', 'ownerId', 'account']);
+  });
+});
+
+describe(schemaViolations.name, () => {
+  it('reports every problem, each with its path', () => {
+    expect(
+      schemaViolations(
+        { type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer', minimum: 1 } }, required: ['a', 'c'] },
+        { a: 1, b: 0 },
+      ),
+    ).toEqual(['arguments.c is required', 'arguments.a must be a string', 'arguments.b must be at least 1']);
+  });
+});
+
+describe(canonicalJson.name, () => {
+  it('gives equal text for equal values whatever the key order', () => {
+    expect(canonicalJson({ b: [2, { d: 1, c: 2 }], a: 'x' })).toBe(canonicalJson({ a: 'x', b: [2, { c: 2, d: 1 }] }));
+    expect(canonicalJson({ b: 1, a: undefined })).toBe('{"b":1}');
+  });
+});
+
+describe(interpretConfirmationReply.name, () => {
+  it.each(['yes delete', 'Yes', 'yes, delete it', 'y', 'OK', 'confirm', 'go ahead', 'yes please!'])('%j confirms', (text) => {
+    expect(interpretConfirmationReply(text)).toBe('confirm');
+  });
+  it.each(['no', 'No thanks', 'cancel', 'nope', "don't", 'never mind', 'keep it'])('%j cancels', (text) => {
+    expect(interpretConfirmationReply(text)).toBe('cancel');
+  });
+  it.each(['yes delete everything else too', 'add milk', 'what?', 'yesterday', 'not now, add bread'])('%j is a new request', (text) => {
+    expect(interpretConfirmationReply(text)).toBe('other');
+  });
+});
+
+describe(deletionPrompt.name, () => {
+  it('names one task, or counts and names several', () => {
+    expect(deletionPrompt(['Dentist'])).toBe("Do you really want to delete 'Dentist'? Reply 'yes delete' to confirm.");
+    expect(deletionPrompt(['A', 'B', 'C'])).toBe("Do you really want to delete 3 tasks: 'A', 'B' and 'C'? Reply 'yes delete' to confirm.");
+  });
+});
+
+describe(decisionOf.name, () => {
+  const base = { confirmationRequested: false, toolsSucceeded: 0, lastToolErrorCode: null, finalText: 'Hi!' };
+  it('maps turns to decision types', () => {
+    expect(decisionOf(base)).toBe('RESPOND_ONLY');
+    expect(decisionOf({ ...base, toolsSucceeded: 1 })).toBe('INVOKE_TOOL');
+    expect(decisionOf({ ...base, toolsSucceeded: 1, confirmationRequested: true })).toBe('REQUEST_CONFIRMATION');
+    expect(decisionOf({ ...base, lastToolErrorCode: 'AMBIGUOUS_TASK', finalText: 'Which one?' })).toBe('ASK_CLARIFICATION');
+    expect(decisionOf({ ...base, lastToolErrorCode: 'TASK_NOT_FOUND', finalText: 'Not there.' })).toBe('RESPOND_ONLY');
+  });
+});
+
+describe(classifyModelFailure.name, () => {
+  it('maps adapter errors to failure classes with the specified sentences', () => {
+    expect(TREATMENTS[classifyModelFailure(new LanguageModelRateLimitError('x'))].userSees).toBe(
+      "I'm currently experiencing high demand. Please try again in a moment.",
+    );
+    expect(TREATMENTS[classifyModelFailure(new LanguageModelTimeoutError('x'))].userSees).toBe(
+      'That request took too long. Please try a simpler query.',
+    );
+    expect(TREATMENTS[classifyModelFailure(new LanguageModelError('x'))].userSees).toBe(
+      "I'm having trouble connecting to my AI service. Please try again.",
+    );
+    expect(classifyModelFailure(new LanguageModelContentFilterError('x'))).toBe('CONTENT_FILTERED');
+    expect(classifyModelFailure(new TypeError('bug'))).toBe('UNKNOWN');
+    expect(TREATMENTS.UNKNOWN.userSees).toBe('An unexpected error occurred. Please try again.');
+    expect(TREATMENTS.RATE_LIMITED.retryable).toBe(true);
+    expect(TREATMENTS.INVALID_ARGUMENTS.auditStatus).toBe('rejected');
+  });
+});
