@@ -1,8 +1,11 @@
+import { Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import type { ToolCallContext } from '../../application/agent/ports/tool-gateway.port';
 import type { ToolDefinition } from '../../domain/agent/tools';
+
+const logger = new Logger('Tools');
 
 /** Where the server learns whose call it is; see the two resolvers below. */
 export type CallContextResolver = (meta: Record<string, unknown> | undefined, authInfo: AuthInfoLike | undefined) => ToolCallContext | null;
@@ -38,7 +41,14 @@ export function createToolsMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const context = resolveContext(request.params._meta, extra.authInfo);
     if (!context) return errorResult('NOT_AUTHORIZED', 'No authenticated user for this call.');
-    const result = await executor.execute({ tool: request.params.name, arguments: request.params.arguments, context });
+    let result;
+    try {
+      result = await executor.execute({ tool: request.params.name, arguments: request.params.arguments, context });
+    } catch (error) {
+      // A bug, not an outcome: logged with its stack here, never shown to the caller.
+      logger.error({ err: error, tool: request.params.name, userId: context.userId, decisionId: context.decisionId }, 'tool failed unexpectedly');
+      return errorResult('INTERNAL', 'The tool failed unexpectedly.');
+    }
     if (!result.ok) return errorResult(result.code, result.message, result.details);
     const data = result.data as Record<string, unknown>;
     return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };

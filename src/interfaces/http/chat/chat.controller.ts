@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PinoLogger } from 'nestjs-pino';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
 import { SendChatMessageUseCase } from '../../../application/chat/send-chat-message.use-case';
@@ -26,6 +27,7 @@ const DEFAULT_PAGE = 20;
 @Controller('api/:userId')
 export class ChatController {
   constructor(
+    private readonly logger: PinoLogger,
     private readonly sendMessage: SendChatMessageUseCase,
     private readonly listConversations: ListConversationsUseCase,
     private readonly listMessages: ListMessagesUseCase,
@@ -43,6 +45,17 @@ export class ChatController {
   @ApiErrors(404, 413)
   async chat(@Param() path: UserPathDto, @Body() body: ChatRequestDto): Promise<ChatResponseDto> {
     const reply = await this.sendMessage.execute({ userId: path.userId, ...body });
+    // One line per turn; the message itself stays out of the logs.
+    const summary = {
+      decisionId: reply.decision.id,
+      conversationId: reply.conversationId,
+      decision: reply.decision.type,
+      status: reply.status,
+      iterations: reply.iterations,
+      tools: reply.toolCalls.map((call) => `${call.tool}:${call.success ? 'ok' : (call.error?.code ?? 'failed')}`),
+    };
+    if (reply.status === 'completed') this.logger.info(summary, 'chat turn');
+    else this.logger.warn(summary, 'chat turn did not complete');
     return { ...reply, toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)) };
   }
 
