@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,9 @@ import { join } from 'node:path';
  * data folder and a free port, driven over real HTTP.
  */
 const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'main.js');
+/** Its own build output, so that a concurrent `npm run build` cannot pull it away. */
+const OUT_DIR = join(ROOT, 'dist-test');
+const MAIN = join(OUT_DIR, 'main.js');
 
 interface Service {
   readonly child: ChildProcess;
@@ -66,7 +68,11 @@ describe('the service as a process', () => {
   let dataDir: string;
 
   beforeAll(() => {
-    execFileSync(process.execPath, [require.resolve('@nestjs/cli/bin/nest.js'), 'build'], { cwd: ROOT, stdio: 'pipe' });
+    rmSync(OUT_DIR, { recursive: true, force: true });
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT_DIR], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
   }, 120_000);
 
   beforeEach(async () => {
