@@ -1,4 +1,4 @@
-import { JwtService } from '@nestjs/jwt';
+import jwt from 'jsonwebtoken';
 import { JwtAccessTokenService } from '../../../src/infrastructure/security/jwt-access-token.service';
 import { ScryptPasswordHasher } from '../../../src/infrastructure/security/scrypt-password-hasher';
 
@@ -34,14 +34,9 @@ describe(JwtAccessTokenService.name, () => {
   it('refuses forged, expired, foreign-issuer and garbage tokens', async () => {
     const sut = new JwtAccessTokenService(secret, 3600);
     const claims = { sub: principal.userId, email: principal.email, role: 'admin' };
-    const forged = await new JwtService({ secret: 'another-secret-of-thirty-two-characters!' }).signAsync(claims, {
-      issuer: 'bridle',
-    });
-    const expired = await new JwtService({ secret }).signAsync(
-      { ...claims, exp: Math.floor(Date.now() / 1000) - 10 },
-      { issuer: 'bridle' },
-    );
-    const otherIssuer = await new JwtService({ secret }).signAsync(claims, { issuer: 'someone-else' });
+    const forged = jwt.sign(claims, 'another-secret-of-thirty-two-characters!', { issuer: 'bridle' });
+    const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 10 }, secret, { issuer: 'bridle' });
+    const otherIssuer = jwt.sign(claims, secret, { issuer: 'someone-else' });
     const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
     for (const token of [forged, expired, otherIssuer, unsigned, 'garbage', '']) {
       await expect(sut.verify(token)).resolves.toBeNull();
