@@ -218,14 +218,22 @@ export class AgentLoop {
     extra: Partial<ToolCallContext> = {},
   ): Promise<{ result: ToolResult; record: ToolCallRecord; message: AgentMessage }> {
     const started = this.clock.now().getTime();
-    const signal = AbortSignal.any([turnSignal, AbortSignal.timeout(input.limits.toolTimeoutMs)]);
+    // Not AbortSignal.any(): Node keeps a composite signal with listeners alive until it
+    // fires, and the MCP client never removes its listener, so every call leaked.
+    const perCall = new AbortController();
+    const abort = () => perCall.abort();
+    const timer = setTimeout(abort, input.limits.toolTimeoutMs);
+    turnSignal.addEventListener('abort', abort, { once: true });
     let result: ToolResult;
     try {
-      result = await this.gateway.invoke(call.name, args, { ...input.context, ...extra }, signal);
+      result = await this.gateway.invoke(call.name, args, { ...input.context, ...extra }, perCall.signal);
     } catch {
-      result = signal.aborted
+      result = perCall.signal.aborted
         ? { ok: false, code: 'TIMEOUT', message: TREATMENTS.TIMEOUT.modelSees }
         : { ok: false, code: 'UNAVAILABLE', message: TREATMENTS.UNKNOWN.modelSees };
+    } finally {
+      clearTimeout(timer);
+      turnSignal.removeEventListener('abort', abort);
     }
     const durationMs = this.clock.now().getTime() - started;
     if (result.ok) {

@@ -14,11 +14,11 @@ export class CompleteTaskUseCase {
   ) {}
 
   /** Completing a completed task changes nothing and keeps its completion time. */
-  async execute(ref: TaskRef): Promise<Task> {
+  async execute(ref: TaskRef): Promise<{ task: Task; alreadyCompleted: boolean }> {
     const task = await this.getTask.execute(ref);
-    if (task.completed) return task;
+    if (task.completed) return { task, alreadyCompleted: true };
     const completed = changeTask(task, { completed: true }, this.clock.now());
     await this.tasks.save(completed);
-    return completed;
+    return { task: completed, alreadyCompleted: false };
   }
 }

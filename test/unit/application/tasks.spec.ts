@@ -39,8 +39,8 @@ describe(CompleteTaskUseCase.name, () => {
     const first = await sut.execute({ userId: 'u1', number: 1 });
     clock.advance(60_000);
     const again = await sut.execute({ userId: 'u1', number: 1 });
-    expect(first.completedAt).toEqual(new Date('2026-11-22T09:00:00.000Z'));
-    expect(again).toEqual(first);
+    expect(first).toMatchObject({ alreadyCompleted: false, task: { completedAt: new Date('2026-11-22T09:00:00.000Z') } });
+    expect(again).toEqual({ task: first.task, alreadyCompleted: true });
   });
 
   it("treats another user's task as missing", async () => {

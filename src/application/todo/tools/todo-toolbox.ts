@@ -10,6 +10,7 @@ import type { ToolResult } from '../../agent/ports/tool-gateway.port';
 import { AddTaskUseCase } from '../add-task.use-case';
 import { CompleteTaskUseCase } from '../complete-task.use-case';
 import { DeleteTaskUseCase } from '../delete-task.use-case';
+import { GetTaskUseCase } from '../get-task.use-case';
 import { ListTasksUseCase } from '../list-tasks.use-case';
 import { UpdateTaskUseCase } from '../update-task.use-case';
 import { findTasks } from './task-matching';
@@ -33,6 +34,7 @@ export class TodoToolbox extends Toolbox {
   constructor(
     private readonly addTask: AddTaskUseCase,
     private readonly listTasks: ListTasksUseCase,
+    private readonly getTask: GetTaskUseCase,
     private readonly completeTask: CompleteTaskUseCase,
     private readonly updateTask: UpdateTaskUseCase,
     private readonly deleteTask: DeleteTaskUseCase,
@@ -72,9 +74,10 @@ export class TodoToolbox extends Toolbox {
         return { status, count: tasks.length, tasks: tasks.map(view) };
       }
       case 'complete_task': {
-        const target = await this.resolveOne(userId, args, { preferPending: true });
-        const task = await this.completeTask.execute({ userId, number: target.number });
-        return { task: view(task), alreadyCompleted: target.completed };
+        const taskNumber =
+          typeof args.number === 'number' ? args.number : (await this.resolveOne(userId, args, { preferPending: true })).number;
+        const { task, alreadyCompleted } = await this.completeTask.execute({ userId, number: taskNumber });
+        return { task: view(task), alreadyCompleted };
       }
       case 'update_task': {
         const changes: TaskChanges = {
@@ -91,6 +94,14 @@ export class TodoToolbox extends Toolbox {
         return { task: view(task), previousTitle: target.title, changed };
       }
       case 'delete_task': {
+        if (!dryRun && Array.isArray(args.numbers)) {
+          // A confirmed deletion: the delete itself is the existence check.
+          const deleted = [];
+          for (const taskNumber of new Set(args.numbers as number[])) {
+            deleted.push(await this.deleteTask.execute({ userId, number: taskNumber }));
+          }
+          return { deleted: deleted.map(view) };
+        }
         const targets = await this.resolveMany(userId, args);
         if (dryRun) return this.deletionToConfirm(targets);
         const deleted = [];
@@ -112,15 +123,11 @@ export class TodoToolbox extends Toolbox {
 
   /** The one task that `number` or `query` designates. */
   private async resolveOne(userId: string, args: ToolArguments, options: { preferPending: boolean }): Promise<Task> {
-    const tasks = await this.listTasks.execute({ userId, status: 'all' });
-    if (typeof args.number === 'number') {
-      const task = tasks.find((candidate) => candidate.number === args.number);
-      if (!task) throw new TaskNotFoundError(args.number);
-      return task;
-    }
+    if (typeof args.number === 'number') return this.getTask.execute({ userId, number: args.number });
     if (typeof args.query !== 'string') {
       throw new ToolFailure('MISSING_TARGET', 'Say which task: its number, or words from its title.');
     }
+    const tasks = await this.listTasks.execute({ userId, status: 'all' });
     let matches = findTasks(tasks, args.query);
     if (options.preferPending && matches.some((task) => !task.completed)) {
       matches = matches.filter((task) => !task.completed);

@@ -81,7 +81,7 @@ export class TasksController {
   @ApiOkResponse({ type: TaskResponseDto })
   @ApiErrors(404)
   async complete(@Param() path: TaskPathDto): Promise<TaskResponseDto> {
-    return TaskResponseDto.of(await this.completeTask.execute(path));
+    return TaskResponseDto.of((await this.completeTask.execute(path)).task);
   }
 
   @Delete(':number')
