@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CONFIRMATION_TTL_MS, interpretConfirmationReply, type PendingAction } from '../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../domain/agent/decision';
 import type { AgentMessage } from '../../domain/agent/tools';
-import { ConversationNotFoundError, type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
+import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
 import { AgentLoop, type AgentRunInput, type AgentRunResult } from '../agent/agent-loop';
 import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
@@ -24,8 +24,8 @@ const CANCELLED = "Okay, I've cancelled that. Nothing was changed.";
 const ALREADY_HANDLED = 'That request was already handled or has expired, so I did nothing.';
 
 /**
- * One chat turn, stateless: load the conversation window and any pending confirmation,
- * store the person's message before the model runs, answer, store the answer with its
+ * One chat turn, stateless: store the person's message before the model runs while loading
+ * the conversation window and any pending confirmation, answer, store the answer with its
  * tool calls and the decision log. Nothing is kept in memory between turns.
  */
 @Injectable()
@@ -42,16 +42,14 @@ export class SendChatMessageUseCase {
     const message = validMessage(input.message);
     const started = this.clock.now();
     const { limits } = this.settings;
-    const loaded = input.conversationId
-      ? await this.store.load(input.userId, input.conversationId, limits.historyWindow, started)
-      : { history: [], pendingAction: null };
-    if (!loaded) throw new ConversationNotFoundError();
-    const { conversationId } = await this.store.startTurn({
+    const loaded = await this.store.startTurn({
       userId: input.userId,
       conversationId: input.conversationId ?? null,
       message,
+      window: limits.historyWindow,
       now: started,
     });
+    const { conversationId } = loaded;
 
     const decisionId = this.ids.next();
     const run: AgentRunInput = {

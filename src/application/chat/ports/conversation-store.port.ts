@@ -49,18 +49,22 @@ export interface Page<T> {
 
 /**
  * Conversations, messages, pending actions and decision logs. Shaped around a chat turn
- * so that a turn costs few statements: load, start, finish.
+ * so that a turn costs two statements of its own: start and finish.
  */
 export abstract class ConversationStore {
-  /** @returns null when the user has no such conversation. */
-  abstract load(userId: string, conversationId: string, window: number, now: Date): Promise<TurnContext | null>;
-  /** Stores the user's message, creating the conversation when `conversationId` is null. */
+  /**
+   * Stores the person's message (creating the conversation when `conversationId` is null)
+   * and returns what came before it: the last `window` messages and the open pending
+   * action. One statement, so the context is read in the same snapshot it is written.
+   * @throws ConversationNotFoundError when the user has no such conversation.
+   */
   abstract startTurn(input: {
     userId: string;
     conversationId: string | null;
     message: string;
+    window: number;
     now: Date;
-  }): Promise<{ conversationId: string }>;
+  }): Promise<TurnContext & { conversationId: string }>;
   abstract finishTurn(turn: FinishedTurn, now: Date): Promise<void>;
   /** Resolves the action, once: @returns it, or null when it is gone, resolved or expired. */
   abstract takePendingAction(

@@ -5,7 +5,6 @@ import {
   ConversationStore,
   type FinishedTurn,
   type Page,
-  type TurnContext,
 } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingAction } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
@@ -45,7 +44,7 @@ const PENDING_COLUMNS = 'id, user_id, conversation_id, tool, arguments, argument
 
 /**
  * Chat state in PostgreSQL. Each method is one statement, so a turn that runs one tool
- * stays within a small, fixed number of round trips.
+ * costs two statements here (start, finish) besides its tools.
  */
 @Injectable()
 export class TypeOrmConversationStore extends ConversationStore {
@@ -53,38 +52,35 @@ export class TypeOrmConversationStore extends ConversationStore {
     super();
   }
 
-  async load(userId: string, conversationId: string, window: number, now: Date): Promise<TurnContext | null> {
-    const rows = await this.dataSource.query<{ history: MessageRow[]; pending: PendingRow | null }[]>(
-      `SELECT
-         (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM (
-            SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
-            FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT $3) m) AS history,
-         (SELECT row_to_json(p) FROM (
-            SELECT ${PENDING_COLUMNS} FROM pending_actions
-            WHERE conversation_id = c.id AND resolved_at IS NULL AND expires_at > $4
-            ORDER BY created_at DESC LIMIT 1) p) AS pending
-       FROM conversations c WHERE c.id = $1 AND c.user_id = $2`,
-      [conversationId, userId, window, now],
-    );
-    if (rows.length === 0) return null;
-    const pending = rows[0].pending ? toPendingAction(rows[0].pending) : null;
-    return { history: rows[0].history.map(toStoredMessage), pendingAction: pending };
-  }
-
-  async startTurn(input: { userId: string; conversationId: string | null; message: string; now: Date }) {
-    const { userId, conversationId, message, now } = input;
+  async startTurn(input: { userId: string; conversationId: string | null; message: string; window: number; now: Date }) {
+    const { userId, conversationId, message, window, now } = input;
     const conversation =
       conversationId === null
         ? `INSERT INTO conversations (user_id, title, created_at, updated_at) VALUES ($1, $4, $3, $3) RETURNING id`
         : `UPDATE conversations SET updated_at = $3 WHERE id = $4 AND user_id = $1 RETURNING id`;
-    const rows = await this.dataSource.query<{ conversation_id: string }[]>(
-      `WITH c AS (${conversation})
-       INSERT INTO messages (conversation_id, role, content, created_at)
-       SELECT id, 'user', $2, $3 FROM c RETURNING conversation_id`,
-      [userId, message, now, conversationId ?? conversationTitle(message)],
+    // Every part of one statement reads the same snapshot: the history below does not
+    // include the message inserted here, which is what the model must not see twice.
+    const rows = await this.dataSource.query<{ id: string; history: MessageRow[]; pending: PendingRow | null }[]>(
+      `WITH c AS (${conversation}),
+            m AS (INSERT INTO messages (conversation_id, role, content, created_at) SELECT id, 'user', $2, $3 FROM c)
+       SELECT c.id,
+         (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
+            SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
+            FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT $5) h) AS history,
+         (SELECT row_to_json(p) FROM (
+            SELECT ${PENDING_COLUMNS} FROM pending_actions
+            WHERE conversation_id = c.id AND resolved_at IS NULL AND expires_at > $3
+            ORDER BY created_at DESC LIMIT 1) p) AS pending
+       FROM c`,
+      [userId, message, now, conversationId ?? conversationTitle(message), window],
     );
     if (rows.length === 0) throw new ConversationNotFoundError();
-    return { conversationId: rows[0].conversation_id };
+    const [row] = rows;
+    return {
+      conversationId: row.id,
+      history: row.history.map(toStoredMessage),
+      pendingAction: row.pending ? toPendingAction(row.pending) : null,
+    };
   }
 
   async finishTurn(turn: FinishedTurn, now: Date): Promise<void> {

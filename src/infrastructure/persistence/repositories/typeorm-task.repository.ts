@@ -1,26 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/task';
 import { TaskRepository } from '../../../application/todo/ports/task-repository.port';
-import { TaskRecord } from '../records/task.record';
 
-/** Every column, named as TaskRecord's properties, for raw statements with RETURNING. */
+/** Every column, named as the domain Task's properties: rows come back as Tasks. */
 const TASK_COLUMNS = `id, user_id AS "userId", number, title, description, priority, completed,
   created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"`;
 
 @Injectable()
 export class TypeOrmTaskRepository extends TaskRepository {
-  private readonly tasks: Repository<TaskRecord>;
-
   constructor(private readonly dataSource: DataSource) {
     super();
-    this.tasks = dataSource.getRepository(TaskRecord);
   }
 
   async add(userId: string, draft: TaskDraft, now: Date): Promise<Task> {
     // One statement: the counter update row-locks the user, so concurrent adds for one
     // user queue up and each takes the next number; a failed insert rolls the counter back.
-    const rows = await this.dataSource.query<TaskRecord[]>(
+    const rows = await this.dataSource.query<Task[]>(
       `WITH next AS (
          UPDATE users SET task_counter = task_counter + 1 WHERE id = $1 RETURNING task_counter
        )
@@ -30,57 +26,40 @@ export class TypeOrmTaskRepository extends TaskRepository {
       [userId, draft.title, draft.description, draft.priority, now],
     );
     if (rows.length === 0) throw new Error(`Cannot add a task for unknown user ${userId}`);
-    return toTask(rows[0]);
+    return rows[0];
   }
 
   async list(userId: string, status: TaskStatusFilter): Promise<Task[]> {
-    const records = await this.tasks.find({
-      where: status === 'all' ? { userId } : { userId, completed: status === 'completed' },
-      order: { number: 'ASC' },
-    });
-    return records.map(toTask);
+    const rows = await this.dataSource.query<Task[]>(
+      `SELECT ${TASK_COLUMNS} FROM tasks
+       WHERE user_id = $1 ${status === 'all' ? '' : 'AND completed = $2'} ORDER BY number`,
+      status === 'all' ? [userId] : [userId, status === 'completed'],
+    );
+    return rows;
   }
 
   async findByNumber(userId: string, taskNumber: number): Promise<Task | null> {
-    const record = await this.tasks.findOneBy({ userId, number: taskNumber });
-    return record ? toTask(record) : null;
+    const rows = await this.dataSource.query<Task[]>(
+      `SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = $1 AND number = $2`,
+      [userId, taskNumber],
+    );
+    return rows.length === 0 ? null : rows[0];
   }
 
   async save(task: Task): Promise<void> {
-    await this.tasks.update(
-      { id: task.id, userId: task.userId },
-      {
-        title: task.title,
-        description: task.description,
-        priority: task.priority,
-        completed: task.completed,
-        updatedAt: task.updatedAt,
-        completedAt: task.completedAt,
-      },
+    await this.dataSource.query(
+      `UPDATE tasks SET title = $3, description = $4, priority = $5, completed = $6, updated_at = $7, completed_at = $8
+       WHERE id = $1 AND user_id = $2`,
+      [task.id, task.userId, task.title, task.description, task.priority, task.completed, task.updatedAt, task.completedAt],
     );
   }
 
   async remove(userId: string, taskNumber: number): Promise<Task | null> {
     // For DELETE … RETURNING the postgres driver answers [rows, affected count].
-    const [rows] = await this.dataSource.query<[TaskRecord[], number]>(
+    const [rows] = await this.dataSource.query<[Task[], number]>(
       `DELETE FROM tasks WHERE user_id = $1 AND number = $2 RETURNING ${TASK_COLUMNS}`,
       [userId, taskNumber],
     );
-    return rows.length === 0 ? null : toTask(rows[0]);
+    return rows.length === 0 ? null : rows[0];
   }
-}
-
-function toTask(record: TaskRecord): Task {
-  return {
-    id: record.id,
-    userId: record.userId,
-    number: record.number,
-    title: record.title,
-    description: record.description,
-    priority: record.priority,
-    completed: record.completed,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-    completedAt: record.completedAt,
-  };
 }
