@@ -1,5 +1,5 @@
-/** Three suites: unit (pure, fast), persistence (adapters against a real database),
- * e2e (the real AppModule over HTTP). persistence and e2e run on PGlite by default and
+/** Four suites: unit (pure, fast), integration (adapters against local fake provider
+ * servers), persistence (adapters against a real database), e2e (the real AppModule over HTTP). persistence and e2e run on PGlite by default and
  * against a PostgreSQL server when TEST_POSTGRES_URL is set (see test/support/database.ts). */
 const shared = {
   transform: {
@@ -24,6 +24,7 @@ module.exports = {
   testTimeout: 30_000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
+    { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.spec.ts'] },
     { ...shared, displayName: 'persistence', testMatch: ['<rootDir>/test/persistence/**/*.spec.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.spec.ts'] },
   ],

@@ -170,5 +170,11 @@ describe('the service as a process', () => {
     const { output, exited } = run({ BRIDLE_DATA_DIR: dataDir, PORT: 'eighty' });
     expect(await exited).toBe(1);
     expect(output()).toContain('Bridle could not start: Invalid configuration: PORT must be a whole number');
+
+    const keyless = run({ BRIDLE_DATA_DIR: dataDir, LLM_PROVIDER: 'openai', OPENAI_MODEL: 'gpt-4o-mini' });
+    expect(await keyless.exited).toBe(1);
+    expect(keyless.output()).toContain(
+      'Bridle could not start: Invalid configuration: OPENAI_API_KEY is required when LLM_PROVIDER=openai',
+    );
   });
 });

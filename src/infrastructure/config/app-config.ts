@@ -5,8 +5,28 @@ import { normalizeEmail } from '../../domain/identity/user';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const LLM_PROVIDERS = ['offline'] as const;
+export const LLM_PROVIDERS = ['offline', 'openai', 'azure-openai'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+
+/** Which language model, and what its adapter needs. Keys live here and nowhere else. */
+export type LlmSettings = (
+  | { readonly provider: 'offline' }
+  | { readonly provider: 'openai'; readonly apiKey: string; readonly model: string; readonly baseUrl: string | undefined }
+  | {
+      readonly provider: 'azure-openai';
+      readonly apiKey: string;
+      readonly endpoint: string;
+      readonly deployment: string;
+      readonly apiVersion: string;
+    }
+) & {
+  /** One HTTP attempt; the turn's deadline still bounds everything. */
+  readonly timeoutMs: number;
+  /** Retries after a rate limit or a server error (0–2). */
+  readonly maxRetries: number;
+  /** A retry-after longer than this is not waited for: the failure is reported instead. */
+  readonly retryMaxWaitMs: number;
+};
 
 export type DatabaseSettings =
   | { readonly kind: 'embedded'; readonly dataDir: string }
@@ -26,7 +46,7 @@ export class AppConfig {
   readonly adminEmails!: ReadonlySet<string>;
   readonly logLevel!: LogLevel;
   readonly authRateLimitPerMinute!: number;
-  readonly llmProvider!: LlmProvider;
+  readonly llm!: LlmSettings;
   readonly agentLimits!: AgentLimits;
   /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
   readonly mcpAllowedHosts!: ReadonlySet<string>;
@@ -75,7 +95,7 @@ export function loadConfig(env: Env): AppConfig {
     adminEmails: adminEmails(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     authRateLimitPerMinute: integer(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
-    llmProvider: oneOf(env, 'LLM_PROVIDER', LLM_PROVIDERS, 'offline'),
+    llm: llmSettings(env),
     agentLimits: {
       maxIterations: integer(env, 'AGENT_MAX_ITERATIONS', 5, 1, 20),
       maxToolCalls: integer(env, 'AGENT_MAX_TOOL_CALLS', 10, 1, 50),
@@ -109,6 +129,50 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
     throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function llmSettings(env: Env): LlmSettings {
+  const common = {
+    timeoutMs: integer(env, 'LLM_TIMEOUT_MS', 20_000, 1_000, 300_000),
+    maxRetries: integer(env, 'LLM_MAX_RETRIES', 2, 0, 2),
+    retryMaxWaitMs: integer(env, 'LLM_RETRY_MAX_WAIT_MS', 5_000, 0, 60_000),
+  };
+  const provider = oneOf(env, 'LLM_PROVIDER', LLM_PROVIDERS, 'offline');
+  switch (provider) {
+    case 'offline':
+      return { provider, ...common };
+    case 'openai':
+      return {
+        provider,
+        apiKey: required(env, 'OPENAI_API_KEY', 'when LLM_PROVIDER=openai'),
+        model: required(env, 'OPENAI_MODEL', 'when LLM_PROVIDER=openai (e.g. gpt-4o-mini)'),
+        baseUrl: url(env, 'OPENAI_BASE_URL'),
+        ...common,
+      };
+    case 'azure-openai':
+      return {
+        provider,
+        apiKey: required(env, 'AZURE_OPENAI_API_KEY', 'when LLM_PROVIDER=azure-openai'),
+        endpoint: url(env, 'AZURE_OPENAI_ENDPOINT') ?? required(env, 'AZURE_OPENAI_ENDPOINT', 'when LLM_PROVIDER=azure-openai'),
+        deployment: required(env, 'AZURE_OPENAI_DEPLOYMENT', 'when LLM_PROVIDER=azure-openai'),
+        apiVersion: required(env, 'AZURE_OPENAI_API_VERSION', 'when LLM_PROVIDER=azure-openai (e.g. 2024-10-21)'),
+        ...common,
+      };
+  }
+}
+
+function required(env: Env, name: string, when: string): string {
+  const value = text(env, name);
+  if (value === undefined) throw new ConfigError(name, `is required ${when}`);
+  return value;
+}
+
+function url(env: Env, name: string): string | undefined {
+  const value = text(env, name);
+  if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) {
+    throw new ConfigError(name, 'must be an http:// or https:// URL');
+  }
+  return value;
 }
 
 function list(env: Env, name: string, fallback: string[]): ReadonlySet<string> {

@@ -1,11 +1,33 @@
 import type { LanguageModel } from '../../application/agent/ports/language-model.port';
 import type { AppConfig } from '../config/app-config';
 import { OfflineLanguageModel } from './offline/offline-language-model';
+import { OpenAiLanguageModel } from './openai/openai-language-model';
+import OpenAI, { AzureOpenAI } from 'openai';
 
-/** The model LLM_PROVIDER names. */
+/**
+ * The model LLM_PROVIDER names. SDK retries are off: the adapter retries itself, so that a
+ * wait never outlives the turn's deadline.
+ */
 export function createLanguageModel(config: AppConfig): LanguageModel {
-  switch (config.llmProvider) {
+  const { llm } = config;
+  switch (llm.provider) {
     case 'offline':
       return new OfflineLanguageModel();
+    case 'openai':
+      return new OpenAiLanguageModel(
+        new OpenAI({ apiKey: llm.apiKey, baseURL: llm.baseUrl, maxRetries: 0 }),
+        { provider: 'openai', model: llm.model, retry: llm },
+      );
+    case 'azure-openai':
+      return new OpenAiLanguageModel(
+        new AzureOpenAI({
+          apiKey: llm.apiKey,
+          endpoint: llm.endpoint,
+          deployment: llm.deployment,
+          apiVersion: llm.apiVersion,
+          maxRetries: 0,
+        }),
+        { provider: 'azure-openai', model: llm.deployment, retry: llm },
+      );
   }
 }

@@ -20,6 +20,23 @@ describe(loadConfig.name, () => {
     });
   });
 
+  it('reads an OpenAI-compatible provider, and never puts its key in an error', () => {
+    expect(
+      loadConfig({ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-secret', OPENAI_MODEL: 'llama3', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }).llm,
+    ).toEqual({
+      provider: 'openai',
+      apiKey: 'sk-secret',
+      model: 'llama3',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      timeoutMs: 20_000,
+      maxRetries: 2,
+      retryMaxWaitMs: 5_000,
+    });
+    expect(() => loadConfig({ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-secret' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('sk-secret') as string }),
+    );
+  });
+
   it('normalises ADMIN_EMAILS', () => {
     expect([...loadConfig({ ADMIN_EMAILS: ' Root@Example.com, ops@example.com ,' }).adminEmails]).toEqual([
       'root@example.com',
@@ -36,6 +53,14 @@ describe(loadConfig.name, () => {
     [{ ADMIN_EMAILS: 'root@example.com, nobody' }, 'ADMIN_EMAILS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ JWT_EXPIRES_IN: '5' }, 'JWT_EXPIRES_IN'],
+    [{ LLM_PROVIDER: 'skynet' }, 'LLM_PROVIDER'],
+    [{ LLM_PROVIDER: 'openai' }, 'OPENAI_API_KEY'],
+    [{ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-x' }, 'OPENAI_MODEL'],
+    [{ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-x', OPENAI_MODEL: 'm', OPENAI_BASE_URL: 'localhost:11434' }, 'OPENAI_BASE_URL'],
+    [{ LLM_PROVIDER: 'azure-openai', AZURE_OPENAI_API_KEY: 'k' }, 'AZURE_OPENAI_ENDPOINT'],
+    [{ LLM_PROVIDER: 'azure-openai', AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_ENDPOINT: 'https://x.openai.azure.com' }, 'AZURE_OPENAI_DEPLOYMENT'],
+    [{ LLM_MAX_RETRIES: '5' }, 'LLM_MAX_RETRIES'],
+    [{ AGENT_MAX_ITERATIONS: '0' }, 'AGENT_MAX_ITERATIONS'],
   ])('refuses %j naming %s', (env, variable) => {
     const attempt = () => loadConfig(env);
     expect(attempt).toThrow(ConfigError);

@@ -1,0 +1,147 @@
+import OpenAI, { type AzureOpenAI } from 'openai';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import {
+  type Completion,
+  type CompletionRequest,
+  type FinishReason,
+  LanguageModel,
+} from '../../../application/agent/ports/language-model.port';
+import {
+  LanguageModelBadRequestError,
+  LanguageModelContentFilterError,
+  LanguageModelRateLimitError,
+  LanguageModelTimeoutError,
+  LanguageModelUnavailableError,
+} from '../../../domain/agent/language-model-errors';
+import type { AgentMessage } from '../../../domain/agent/tools';
+import { type Classified, type RetryPolicy, withRetries } from '../retry';
+
+/**
+ * Chat Completions through the official SDK: OpenAI, Azure OpenAI (the same package), and
+ * any OpenAI-compatible server by base URL (Gemini's compatibility endpoint, Ollama, vLLM,
+ * llama.cpp). Construct the client with `maxRetries: 0`: timeouts and retries happen here,
+ * bounded by the turn's deadline.
+ */
+export class OpenAiLanguageModel extends LanguageModel {
+  readonly provider: string;
+  readonly model: string;
+  private readonly retry: RetryPolicy;
+
+  constructor(
+    private readonly client: OpenAI | AzureOpenAI,
+    options: { provider: string; model: string; retry: RetryPolicy },
+  ) {
+    super();
+    this.provider = options.provider;
+    this.model = options.model;
+    this.retry = options.retry;
+  }
+
+  async complete(request: CompletionRequest): Promise<Completion> {
+    const body = this.body(request);
+    const response = await withRetries(
+      this.retry,
+      request.signal,
+      (signal) => this.client.chat.completions.create(body, { signal }),
+      classifyOpenAiError,
+    );
+    const choice = response.choices[0];
+    if (!choice) throw new LanguageModelUnavailableError('The provider answered with no choice');
+    const finishReason = finishReasonOf(choice.finish_reason);
+    const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
+      call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
+    );
+    if (finishReason === 'content_filter' && !choice.message.content && toolCalls.length === 0) {
+      throw new LanguageModelContentFilterError('The provider filtered the answer');
+    }
+    return {
+      text: choice.message.content ?? null,
+      toolCalls,
+      usage: { promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: response.usage?.completion_tokens ?? 0 },
+      finishReason,
+    };
+  }
+
+  private body(request: CompletionRequest): ChatCompletionCreateParamsNonStreaming {
+    const options = request.options ?? {};
+    const offerTools = request.tools.length > 0 && !options.jsonMode;
+    const tools: ChatCompletionTool[] = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: { ...tool.inputSchema } },
+    }));
+    return {
+      model: this.model,
+      messages: [{ role: 'system', content: request.systemPrompt }, ...request.messages.map(toOpenAiMessage)],
+      ...(offerTools ? { tools, tool_choice: options.toolChoice ?? 'auto' } : {}),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+      ...(options.jsonMode ? { response_format: { type: 'json_object' } } : {}),
+    };
+  }
+}
+
+function toOpenAiMessage(message: AgentMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: message.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        ...(message.toolCalls?.length
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+function finishReasonOf(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content_filter';
+    default:
+      return 'stop';
+  }
+}
+
+/** The SDK's error classes, as the agent core's family, keeping the provider's request id. */
+export function classifyOpenAiError(error: unknown, how: { timedOut: boolean; turnEnded: boolean }): Classified {
+  const requestId = error instanceof OpenAI.APIError ? (error.requestID ?? undefined) : undefined;
+  const options = { cause: error, requestId };
+  const status: number | undefined = error instanceof OpenAI.APIError ? (error.status as number | undefined) : undefined;
+  if (how.turnEnded) return { error: new LanguageModelTimeoutError('The turn ended before the model answered', options), retryable: false };
+  if (how.timedOut || error instanceof OpenAI.APIConnectionTimeoutError) {
+    return { error: new LanguageModelTimeoutError('The model did not answer in time', options), retryable: false };
+  }
+  if (error instanceof OpenAI.RateLimitError) {
+    return { error: new LanguageModelRateLimitError('The provider is rate limiting', options), retryable: true };
+  }
+  if (error instanceof OpenAI.APIConnectionError || (status !== undefined && status >= 500)) {
+    return { error: new LanguageModelUnavailableError(`The provider failed (${status ?? 'no connection'})`, options), retryable: true };
+  }
+  if (error instanceof OpenAI.BadRequestError) {
+    const code = error.code;
+    return code === 'content_filter'
+      ? { error: new LanguageModelContentFilterError('The provider refused the request', options), retryable: false }
+      : { error: new LanguageModelBadRequestError('The provider refused the request (400)', options), retryable: false };
+  }
+  // 401, 403, 404…: a misconfiguration the person cannot fix, and no retry will.
+  return { error: new LanguageModelUnavailableError(`The provider refused the call (${status ?? 'unknown'})`, options), retryable: false };
+}

@@ -1,0 +1,83 @@
+import { LanguageModelTimeoutError } from '../../domain/agent/language-model-errors';
+
+export interface RetryPolicy {
+  /** Budget of one attempt. */
+  readonly timeoutMs: number;
+  /** Retries after the first attempt (0–2). */
+  readonly maxRetries: number;
+  /** A provider's retry-after longer than this is not waited for: the failure is reported at once. */
+  readonly retryMaxWaitMs: number;
+}
+
+/** What the adapter makes of a failed attempt. */
+export interface Classified {
+  readonly error: Error;
+  /** A rate limit or a provider outage; never a refusal of our own request. */
+  readonly retryable: boolean;
+}
+
+/**
+ * Runs `attempt` with a per-attempt timeout, retrying what `classify` calls retryable at
+ * most `maxRetries` times, after the provider's retry-after or an exponential backoff.
+ * Every wait ends when the turn's `signal` aborts, so retries never outlive its deadline.
+ */
+export async function withRetries<T>(
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  attempt: (signal: AbortSignal) => Promise<T>,
+  classify: (error: unknown, how: { timedOut: boolean; turnEnded: boolean }) => Classified,
+): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    const perAttempt = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      perAttempt.abort();
+    }, policy.timeoutMs);
+    const forward = () => perAttempt.abort();
+    signal.addEventListener('abort', forward, { once: true });
+    try {
+      return await attempt(perAttempt.signal);
+    } catch (raw) {
+      const { error, retryable } = classify(raw, { timedOut, turnEnded: signal.aborted });
+      if (!retryable || retry >= policy.maxRetries || signal.aborted) throw error;
+      const asked = retryAfterOf(raw);
+      if (asked !== undefined && asked > policy.retryMaxWaitMs) throw error;
+      await sleep(asked ?? 250 * 2 ** retry, signal);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', forward);
+    }
+  }
+}
+
+/** retry-after-ms or retry-after (seconds or an HTTP date), from an SDK error's headers. */
+export function retryAfterOf(error: unknown): number | undefined {
+  const headers = (error as { headers?: { get?(name: string): string | null } | Record<string, string> }).headers;
+  const get = (name: string): string | null | undefined =>
+    headers && typeof (headers as { get?: unknown }).get === 'function'
+      ? (headers as { get(name: string): string | null }).get(name)
+      : (headers as Record<string, string> | undefined)?.[name];
+  const ms = Number(get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms >= 0 && get('retry-after-ms') != null) return ms;
+  const after = get('retry-after');
+  if (after == null) return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new LanguageModelTimeoutError('The turn ended while waiting to retry'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

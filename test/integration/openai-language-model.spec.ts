@@ -1,0 +1,177 @@
+import OpenAI, { AzureOpenAI } from 'openai';
+import type { CompletionRequest } from '../../src/application/agent/ports/language-model.port';
+import { TODO_TOOLS } from '../../src/application/todo/tools/todo-tool-definitions';
+import {
+  LanguageModelBadRequestError,
+  LanguageModelContentFilterError,
+  LanguageModelRateLimitError,
+  LanguageModelTimeoutError,
+  LanguageModelUnavailableError,
+} from '../../src/domain/agent/language-model-errors';
+import { OpenAiLanguageModel } from '../../src/infrastructure/llm/openai/openai-language-model';
+import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
+
+const KEY = 'sk-test-not-a-real-key';
+const retry = { timeoutMs: 1_000, maxRetries: 2, retryMaxWaitMs: 2_000 };
+
+function request(overrides: Partial<CompletionRequest> = {}): CompletionRequest {
+  return {
+    systemPrompt: 'You manage tasks.',
+    messages: [
+      { role: 'user', content: 'add buy milk' },
+      { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'add_task', arguments: '{"title":"Buy milk"}' }] },
+      { role: 'tool', toolCallId: 'call_1', name: 'add_task', content: '{"task":{"number":1}}', isError: false },
+    ],
+    tools: TODO_TOOLS,
+    options: { temperature: 0.2, maxTokens: 256 },
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+describe(OpenAiLanguageModel.name, () => {
+  let fake: FakeProviderServer;
+  let sut: OpenAiLanguageModel;
+
+  beforeAll(async () => {
+    fake = await FakeProviderServer.start();
+  });
+
+  beforeEach(() => {
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${fake.url}/v1`, maxRetries: 0 });
+    sut = new OpenAiLanguageModel(client, { provider: 'openai', model: 'gpt-test', retry });
+  });
+
+  afterAll(async () => {
+    await fake?.stop();
+  });
+
+  it('sends the system prompt, the conversation, tool results and the tools, and reads tool calls back', async () => {
+    fake.respond(() => ({ json: chatCompletion({ tool_calls: [toolCall('call_2', 'list_tasks', '{"status":"pending"}')] }, 'tool_calls') }));
+    const completion = await sut.complete(request());
+
+    expect(completion).toEqual({
+      text: null,
+      toolCalls: [{ id: 'call_2', name: 'list_tasks', arguments: '{"status":"pending"}' }],
+      usage: { promptTokens: 42, completionTokens: 7 },
+      finishReason: 'tool_calls',
+    });
+    const [sent] = fake.requests;
+    expect(sent.url).toBe('/v1/chat/completions');
+    expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(sent.body).toMatchObject({
+      model: 'gpt-test',
+      temperature: 0.2,
+      max_tokens: 256,
+      tool_choice: 'auto',
+      messages: [
+        { role: 'system', content: 'You manage tasks.' },
+        { role: 'user', content: 'add buy milk' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'add_task', arguments: '{"title":"Buy milk"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"task":{"number":1}}' },
+      ],
+    });
+    const tools = sent.body.tools as { type: string; function: { name: string; parameters: unknown } }[];
+    expect(tools.map((tool) => tool.function.name)).toEqual(TODO_TOOLS.map((tool) => tool.name));
+    expect(tools[0]).toEqual({
+      type: 'function',
+      function: { name: 'add_task', description: TODO_TOOLS[0].description, parameters: TODO_TOOLS[0].inputSchema },
+    });
+  });
+
+  it('asks for one JSON object in JSON mode, without tools', async () => {
+    fake.respond(() => ({ json: chatCompletion({ content: '{"action":"wait"}' }) }));
+    const completion = await sut.complete(request({ options: { jsonMode: true } }));
+    expect(completion.text).toBe('{"action":"wait"}');
+    expect(fake.requests[0].body).toMatchObject({ response_format: { type: 'json_object' } });
+    expect(fake.requests[0].body.tools).toBeUndefined();
+  });
+
+  it('passes malformed tool-call argument JSON through untouched, for the agent to reject', async () => {
+    fake.respond(() => ({ json: chatCompletion({ tool_calls: [toolCall('c', 'add_task', '{"title": "Buy')] }, 'tool_calls') }));
+    await expect(sut.complete(request())).resolves.toMatchObject({ toolCalls: [{ arguments: '{"title": "Buy' }] });
+  });
+
+  it('honours retry-after on 429, then succeeds', async () => {
+    fake.respond((_, i) =>
+      i === 0
+        ? { status: 429, headers: { 'retry-after': '1' }, json: { error: { message: 'slow down' } } }
+        : { json: chatCompletion({ content: 'ok' }) },
+    );
+    const started = Date.now();
+    await expect(sut.complete(request())).resolves.toMatchObject({ text: 'ok' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('gives up on a rate limit after two retries, and at once when retry-after is too long', async () => {
+    fake.respond(() => ({ status: 429, headers: { 'retry-after-ms': '10' }, json: { error: { message: 'no' } } }));
+    await expect(sut.complete(request())).rejects.toThrow(LanguageModelRateLimitError);
+    expect(fake.requests).toHaveLength(3);
+    fake.respond(() => ({ status: 429, headers: { 'retry-after': '60' }, json: { error: { message: 'no' } } }));
+    await expect(sut.complete(request())).rejects.toThrow(LanguageModelRateLimitError);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('retries 503 then succeeds; reports a lasting 500 as unavailable with the request id', async () => {
+    fake.respond((_, i) => (i === 0 ? { status: 503, json: { error: { message: 'busy' } } } : { json: chatCompletion({ content: 'back' }) }));
+    await expect(sut.complete(request())).resolves.toMatchObject({ text: 'back' });
+
+    fake.respond(() => ({ status: 500, headers: { 'x-request-id': 'req_abc123' }, json: { error: { message: 'boom' } } }));
+    const failure = await sut.complete(request()).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LanguageModelUnavailableError);
+    expect(failure).toMatchObject({ requestId: 'req_abc123' });
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('reports a hang past the timeout as a timeout, and a broken connection as unavailable', async () => {
+    fake.respond(() => ({ hang: true }));
+    await expect(sut.complete(request())).rejects.toThrow(LanguageModelTimeoutError);
+    expect(fake.requests).toHaveLength(1);
+    fake.respond(() => ({ destroy: true }));
+    await expect(sut.complete(request())).rejects.toThrow(LanguageModelUnavailableError);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it("stops when the turn's deadline passes, even while waiting to retry", async () => {
+    fake.respond(() => ({ status: 429, headers: { 'retry-after': '2' }, json: { error: { message: 'wait' } } }));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    await expect(sut.complete(request({ signal: controller.signal }))).rejects.toThrow(LanguageModelTimeoutError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('maps refusals: a content filter, and a bad request that is not retried', async () => {
+    fake.respond(() => ({ json: chatCompletion({ content: null }, 'content_filter') }));
+    await expect(sut.complete(request())).rejects.toThrow(LanguageModelContentFilterError);
+    fake.respond(() => ({ status: 400, json: { error: { message: 'bad', code: 'invalid_value' } } }));
+    await expect(sut.complete(request())).rejects.toThrow(LanguageModelBadRequestError);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('never puts the key in what it throws', async () => {
+    fake.respond(() => ({ status: 401, json: { error: { message: 'Incorrect API key provided' } } }));
+    const failure = (await sut.complete(request()).catch((error: unknown) => error)) as Error;
+    expect(failure).toBeInstanceOf(LanguageModelUnavailableError);
+    expect(fake.requests).toHaveLength(1);
+    expect(JSON.stringify({ message: failure.message, stack: failure.stack })).not.toContain(KEY);
+  });
+
+  it('speaks to Azure OpenAI through its deployment path, api-version and api-key header', async () => {
+    const azure = new OpenAiLanguageModel(
+      new AzureOpenAI({ apiKey: KEY, endpoint: fake.url, deployment: 'tasks-gpt', apiVersion: '2024-10-21', maxRetries: 0 }),
+      { provider: 'azure-openai', model: 'tasks-gpt', retry },
+    );
+    fake.respond(() => ({ json: chatCompletion({ content: 'hello from azure' }) }));
+    await expect(azure.complete(request())).resolves.toMatchObject({ text: 'hello from azure' });
+    const [sent] = fake.requests;
+    expect(sent.url).toBe('/openai/deployments/tasks-gpt/chat/completions?api-version=2024-10-21');
+    expect(sent.headers['api-key']).toBe(KEY);
+    expect(sent.body.messages).toEqual(expect.arrayContaining([{ role: 'system', content: 'You manage tasks.' }]));
+  });
+});
