@@ -1,9 +1,11 @@
 import OpenAI, { AzureOpenAI } from 'openai';
+import { completeJson } from '../../src/application/agent/complete-json';
 import type { CompletionRequest } from '../../src/application/agent/ports/language-model.port';
 import { TODO_TOOLS } from '../../src/application/todo/tools/todo-tool-definitions';
 import {
   LanguageModelBadRequestError,
   LanguageModelContentFilterError,
+  LanguageModelInvalidJsonError,
   LanguageModelRateLimitError,
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
@@ -89,6 +91,16 @@ describe(OpenAiLanguageModel.name, () => {
     expect(completion.text).toBe('{"action":"wait"}');
     expect(fake.requests[0].body).toMatchObject({ response_format: { type: 'json_object' } });
     expect(fake.requests[0].body.tools).toBeUndefined();
+  });
+
+  it('recovers from a non-JSON JSON-mode answer by re-asking once, then reports a typed failure', async () => {
+    const check = (value: unknown) => ({ ok: true as const, value });
+    fake.respond((_, i) => ({ json: chatCompletion({ content: i === 0 ? 'I think you should wait.' : '{"action":"wait"}' }) }));
+    await expect(completeJson(sut, request({ options: {} }), check)).resolves.toMatchObject({ value: { action: 'wait' }, attempts: 2 });
+    expect((fake.requests[1].body.messages as { role: string; content: string }[]).at(-1)?.content).toContain('not valid JSON');
+
+    fake.respond(() => ({ json: chatCompletion({ content: 'still prose' }) }));
+    await expect(completeJson(sut, request({ options: {} }), check)).rejects.toThrow(LanguageModelInvalidJsonError);
   });
 
   it('passes malformed tool-call argument JSON through untouched, for the agent to reject', async () => {

@@ -2,6 +2,7 @@ import {
   LanguageModelBadRequestError,
   LanguageModelContentFilterError,
   LanguageModelError,
+  LanguageModelInvalidJsonError,
   LanguageModelRateLimitError,
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
@@ -113,6 +114,7 @@ export function classifyModelFailure(error: unknown): FailureClass {
   if (error instanceof LanguageModelUnavailableError) return 'PROVIDER_UNAVAILABLE';
   if (error instanceof LanguageModelContentFilterError) return 'CONTENT_FILTERED';
   if (error instanceof LanguageModelBadRequestError) return 'BAD_MODEL_REQUEST';
+  if (error instanceof LanguageModelInvalidJsonError) return 'BAD_MODEL_REQUEST';
   if (error instanceof LanguageModelError) return 'PROVIDER_UNAVAILABLE';
   if (error instanceof Error && error.name === 'AbortError') return 'TIMEOUT';
   return 'UNKNOWN';

@@ -21,3 +21,13 @@ export class LanguageModelTimeoutError extends LanguageModelError {}
 export class LanguageModelUnavailableError extends LanguageModelError {}
 export class LanguageModelBadRequestError extends LanguageModelError {}
 export class LanguageModelContentFilterError extends LanguageModelError {}
+
+/** A JSON-mode answer that was still not one valid object after one re-ask. */
+export class LanguageModelInvalidJsonError extends LanguageModelError {
+  constructor(
+    message: string,
+    readonly problems: readonly string[],
+  ) {
+    super(message);
+  }
+}
