@@ -46,7 +46,7 @@ class ToolGatewayLifecycle implements OnApplicationShutdown {
     },
     {
       provide: AgentSettings,
-      useFactory: (config: AppConfig): AgentSettings => ({ limits: config.agentLimits }),
+      useFactory: (config: AppConfig): AgentSettings => ({ limits: config.agentLimits, pricing: config.llmPricing }),
       inject: [AppConfig],
     },
     AgentLoop,

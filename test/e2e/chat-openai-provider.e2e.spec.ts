@@ -36,7 +36,13 @@ describe.each([
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
     db = await createTestDatabase();
-    sut = await startTestApp(db, { ...providerEnv(fake.url), LLM_TIMEOUT_MS: '1000', LLM_RETRY_MAX_WAIT_MS: '100' });
+    sut = await startTestApp(db, {
+      ...providerEnv(fake.url),
+      LLM_TIMEOUT_MS: '1000',
+      LLM_RETRY_MAX_WAIT_MS: '100',
+      LLM_PRICE_INPUT_PER_1K: '0.5',
+      LLM_PRICE_OUTPUT_PER_1K: '1.5',
+    });
     user = await signUpAndIn(sut.http);
   });
 
@@ -76,11 +82,12 @@ describe.each([
 
     const [decision] = await sut.app
       .get(DataSource)
-      .query<{ provider: string; model: string; prompt_tokens: number; completion_tokens: number }[]>(
-        'SELECT provider, model, prompt_tokens, completion_tokens FROM decision_logs WHERE id = $1',
+      .query<{ provider: string; model: string; prompt_tokens: number; completion_tokens: number; cost: string }[]>(
+        'SELECT provider, model, prompt_tokens, completion_tokens, cost FROM decision_logs WHERE id = $1',
         [reply.decision.id],
       );
-    expect(decision).toMatchObject({ model: 'gpt-test', prompt_tokens: 84, completion_tokens: 14 });
+    // Two model calls of 42 + 7 tokens each, at 0.5 in and 1.5 out per 1 000 tokens.
+    expect(decision).toMatchObject({ model: 'gpt-test', prompt_tokens: 84, completion_tokens: 14, cost: '0.063000' });
   });
 
   it('lets the model correct malformed tool-call JSON', async () => {

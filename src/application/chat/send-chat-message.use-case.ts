@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CONFIRMATION_TTL_MS, interpretConfirmationReply, type PendingAction } from '../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../domain/agent/decision';
+import { costOf } from '../../domain/agent/pricing';
 import type { AgentMessage } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
 import { AgentLoop, type AgentRunInput, type AgentRunResult } from '../agent/agent-loop';
@@ -88,6 +89,7 @@ export class SendChatMessageUseCase {
           ...this.agent.provider,
           promptTokens: result.usage.promptTokens,
           completionTokens: result.usage.completionTokens,
+          cost: this.settings.pricing && costOf(result.usage, this.settings.pricing),
           durationMs: finished.getTime() - started.getTime(),
           failureClass: result.failure?.class ?? null,
           providerRequestId: result.failure?.providerRequestId ?? null,

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { AgentLimits } from '../../domain/agent/limits';
+import type { TokenPricing } from '../../domain/agent/pricing';
 import { normalizeEmail } from '../../domain/identity/user';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -47,6 +48,7 @@ export class AppConfig {
   readonly logLevel!: LogLevel;
   readonly authRateLimitPerMinute!: number;
   readonly llm!: LlmSettings;
+  readonly llmPricing!: TokenPricing | null;
   readonly agentLimits!: AgentLimits;
   /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
   readonly mcpAllowedHosts!: ReadonlySet<string>;
@@ -96,6 +98,7 @@ export function loadConfig(env: Env): AppConfig {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     authRateLimitPerMinute: integer(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
     llm: llmSettings(env),
+    llmPricing: pricing(env),
     agentLimits: {
       maxIterations: integer(env, 'AGENT_MAX_ITERATIONS', 5, 1, 20),
       maxToolCalls: integer(env, 'AGENT_MAX_TOOL_CALLS', 10, 1, 50),
@@ -159,6 +162,22 @@ function llmSettings(env: Env): LlmSettings {
         ...common,
       };
   }
+}
+
+function pricing(env: Env): TokenPricing | null {
+  const input = decimal(env, 'LLM_PRICE_INPUT_PER_1K');
+  const output = decimal(env, 'LLM_PRICE_OUTPUT_PER_1K');
+  if (input === undefined && output === undefined) return null;
+  if (input === undefined) throw new ConfigError('LLM_PRICE_INPUT_PER_1K', 'is required when LLM_PRICE_OUTPUT_PER_1K is set');
+  if (output === undefined) throw new ConfigError('LLM_PRICE_OUTPUT_PER_1K', 'is required when LLM_PRICE_INPUT_PER_1K is set');
+  return { inputPer1k: input, outputPer1k: output };
+}
+
+function decimal(env: Env, name: string): number | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(name, `must be a non-negative decimal number, got "${raw}"`);
+  return Number(raw);
 }
 
 function required(env: Env, name: string, when: string): string {

@@ -61,6 +61,8 @@ describe(loadConfig.name, () => {
     [{ LLM_PROVIDER: 'azure-openai', AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_ENDPOINT: 'https://x.openai.azure.com' }, 'AZURE_OPENAI_DEPLOYMENT'],
     [{ LLM_MAX_RETRIES: '5' }, 'LLM_MAX_RETRIES'],
     [{ AGENT_MAX_ITERATIONS: '0' }, 'AGENT_MAX_ITERATIONS'],
+    [{ LLM_PRICE_INPUT_PER_1K: '0.15' }, 'LLM_PRICE_OUTPUT_PER_1K'],
+    [{ LLM_PRICE_INPUT_PER_1K: 'cheap', LLM_PRICE_OUTPUT_PER_1K: '1' }, 'LLM_PRICE_INPUT_PER_1K'],
   ])('refuses %j naming %s', (env, variable) => {
     const attempt = () => loadConfig(env);
     expect(attempt).toThrow(ConfigError);

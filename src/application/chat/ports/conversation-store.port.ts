@@ -21,6 +21,7 @@ export interface DecisionLogEntry {
   readonly model: string;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  readonly cost: number | null;
   readonly durationMs: number;
   readonly failureClass: FailureClass | null;
   readonly providerRequestId: string | null;

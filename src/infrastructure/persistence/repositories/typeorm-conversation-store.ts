@@ -103,13 +103,14 @@ export class TypeOrmConversationStore extends ConversationStore {
       decision.durationMs,
       decision.failureClass,
       decision.providerRequestId,
+      decision.cost,
     ];
     const parts = [
       `m AS (INSERT INTO messages (conversation_id, role, content, tool_calls, decision_type, status, created_at)
              VALUES ($1, 'assistant', $2, $3, $4, $5, $6))`,
       `d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
-               prompt_tokens, completion_tokens, duration_ms, failure_class, provider_request_id, created_at)
-             VALUES ($7, $8, $1, $4, $9, $10, $11, $12, $13, $14, $15, $16, $17, $6))`,
+               prompt_tokens, completion_tokens, duration_ms, failure_class, provider_request_id, cost, created_at)
+             VALUES ($7, $8, $1, $4, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $6))`,
     ];
     if (turn.droppedPendingActionId) {
       params.push(turn.droppedPendingActionId);
