@@ -15,7 +15,7 @@ const shared = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|file-type|load-esm)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/support/jest-node-environment.cjs',
 };
 
 module.exports = {

@@ -90,3 +90,12 @@ export function chatCompletion(message: { content?: string | null; tool_calls?: 
 export function toolCall(id: string, name: string, args: string): unknown {
   return { id, type: 'function', function: { name, arguments: args } };
 }
+
+/** A Gemini generateContent response body. */
+export function geminiResponse(parts: unknown[], finishReason = 'STOP'): unknown {
+  return {
+    candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }],
+    usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 5, totalTokenCount: 35 },
+    modelVersion: 'gemini-test',
+  };
+}

@@ -6,7 +6,7 @@ import { normalizeEmail } from '../../domain/identity/user';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const LLM_PROVIDERS = ['offline', 'openai', 'azure-openai'] as const;
+export const LLM_PROVIDERS = ['offline', 'openai', 'azure-openai', 'gemini'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
 /** Which language model, and what its adapter needs. Keys live here and nowhere else. */
@@ -20,6 +20,7 @@ export type LlmSettings = (
       readonly deployment: string;
       readonly apiVersion: string;
     }
+  | { readonly provider: 'gemini'; readonly apiKey: string; readonly model: string; readonly baseUrl: string | undefined }
 ) & {
   /** One HTTP attempt; the turn's deadline still bounds everything. */
   readonly timeoutMs: number;
@@ -159,6 +160,14 @@ function llmSettings(env: Env): LlmSettings {
         endpoint: url(env, 'AZURE_OPENAI_ENDPOINT') ?? required(env, 'AZURE_OPENAI_ENDPOINT', 'when LLM_PROVIDER=azure-openai'),
         deployment: required(env, 'AZURE_OPENAI_DEPLOYMENT', 'when LLM_PROVIDER=azure-openai'),
         apiVersion: required(env, 'AZURE_OPENAI_API_VERSION', 'when LLM_PROVIDER=azure-openai (e.g. 2024-10-21)'),
+        ...common,
+      };
+    case 'gemini':
+      return {
+        provider,
+        apiKey: required(env, 'GEMINI_API_KEY', 'when LLM_PROVIDER=gemini'),
+        model: required(env, 'GEMINI_MODEL', 'when LLM_PROVIDER=gemini (e.g. gemini-2.5-flash)'),
+        baseUrl: url(env, 'GEMINI_BASE_URL'),
         ...common,
       };
   }

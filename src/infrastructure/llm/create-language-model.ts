@@ -2,7 +2,9 @@ import type { LanguageModel } from '../../application/agent/ports/language-model
 import type { AppConfig } from '../config/app-config';
 import { OfflineLanguageModel } from './offline/offline-language-model';
 import { OpenAiLanguageModel } from './openai/openai-language-model';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI, { AzureOpenAI } from 'openai';
+import { GeminiLanguageModel } from './gemini/gemini-language-model';
 
 /**
  * The model LLM_PROVIDER names. SDK retries are off: the adapter retries itself, so that a
@@ -28,6 +30,15 @@ export function createLanguageModel(config: AppConfig): LanguageModel {
           maxRetries: 0,
         }),
         { provider: 'azure-openai', model: llm.deployment, retry: llm },
+      );
+    case 'gemini':
+      return new GeminiLanguageModel(
+        new GoogleGenAI({
+          apiKey: llm.apiKey,
+          httpOptions: { ...(llm.baseUrl ? { baseUrl: llm.baseUrl } : {}), retryOptions: { attempts: 1 } },
+        }),
+        llm.model,
+        llm,
       );
   }
 }

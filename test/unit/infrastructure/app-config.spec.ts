@@ -60,6 +60,8 @@ describe(loadConfig.name, () => {
     [{ LLM_PROVIDER: 'azure-openai', AZURE_OPENAI_API_KEY: 'k' }, 'AZURE_OPENAI_ENDPOINT'],
     [{ LLM_PROVIDER: 'azure-openai', AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_ENDPOINT: 'https://x.openai.azure.com' }, 'AZURE_OPENAI_DEPLOYMENT'],
     [{ LLM_MAX_RETRIES: '5' }, 'LLM_MAX_RETRIES'],
+    [{ LLM_PROVIDER: 'gemini' }, 'GEMINI_API_KEY'],
+    [{ LLM_PROVIDER: 'gemini', GEMINI_API_KEY: 'AIza' }, 'GEMINI_MODEL'],
     [{ AGENT_MAX_ITERATIONS: '0' }, 'AGENT_MAX_ITERATIONS'],
     [{ LLM_PRICE_INPUT_PER_1K: '0.15' }, 'LLM_PRICE_OUTPUT_PER_1K'],
     [{ LLM_PRICE_INPUT_PER_1K: 'cheap', LLM_PRICE_OUTPUT_PER_1K: '1' }, 'LLM_PRICE_INPUT_PER_1K'],

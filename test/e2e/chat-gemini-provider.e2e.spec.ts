@@ -1,0 +1,68 @@
+import request from 'supertest';
+import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { FakeProviderServer, geminiResponse, type RecordedRequest } from '../support/fake-provider-server';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+type GeminiContent = { role: string; parts: { text?: string; functionResponse?: { name: string; response: unknown } }[] };
+
+/** Acts like Gemini: call add_task, then answer once the function response comes back. */
+function addThenConfirm(req: RecordedRequest) {
+  const contents = req.body.contents as GeminiContent[];
+  const last = contents[contents.length - 1];
+  if (last.parts.some((part) => part.functionResponse)) return { json: geminiResponse([{ text: "Got it! Added 'Call the bank' to your list." }]) };
+  return { json: geminiResponse([{ functionCall: { name: 'add_task', args: { title: 'Call the bank' } } }]) };
+}
+
+describe('chat on LLM_PROVIDER=gemini (a local server speaking its wire format)', () => {
+  let fake: FakeProviderServer;
+  let db: TestDatabase;
+  let sut: TestApp;
+  let user: SignedInUser;
+
+  beforeAll(async () => {
+    fake = await FakeProviderServer.start();
+    db = await createTestDatabase();
+    sut = await startTestApp(db, {
+      LLM_PROVIDER: 'gemini',
+      GEMINI_API_KEY: 'AIza-e2e-not-a-real-key',
+      GEMINI_MODEL: 'gemini-test',
+      GEMINI_BASE_URL: fake.url,
+      LLM_TIMEOUT_MS: '1000',
+    });
+    user = await signUpAndIn(sut.http);
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+    await fake?.stop();
+  });
+
+  const chat = (message: string) =>
+    request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message }).expect(200);
+
+  it('runs a tool loop through Gemini function calling', async () => {
+    fake.respond(addThenConfirm);
+    const reply = await chat('add call the bank');
+    expect(reply.body).toMatchObject({ response: "Got it! Added 'Call the bank' to your list.", status: 'completed' });
+    const tasks = await request(sut.http).get(`/api/${user.userId}/tasks`).set(user.auth).expect(200);
+    expect(tasks.body.map((t: { title: string }) => t.title)).toEqual(['Call the bank']);
+
+    const second = fake.requests[1].body as { contents: GeminiContent[]; systemInstruction: unknown };
+    expect(second.systemInstruction).toMatchObject({ parts: [{ text: expect.stringContaining('task assistant') }] });
+    expect(second.contents.at(-1)).toMatchObject({
+      role: 'user',
+      parts: [{ functionResponse: { name: 'add_task', response: { task: expect.objectContaining({ title: 'Call the bank' }) } } }],
+    });
+  });
+
+  it('turns a lasting 429 into the high-demand sentence', async () => {
+    fake.respond(() => ({ status: 429, json: { error: { code: 429, message: 'quota', status: 'RESOURCE_EXHAUSTED' } } }));
+    const reply = await chat('what is left?');
+    expect(reply.body).toMatchObject({
+      status: 'error',
+      response: "I'm currently experiencing high demand. Please try again in a moment.",
+    });
+  });
+});
