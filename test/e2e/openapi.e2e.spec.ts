@@ -61,7 +61,7 @@ describe('OpenAPI document', () => {
         const expected = operation.responses['405'] ? 0 : 1;
         expect({ where, success: success.length }).toEqual({ where, success: expected });
         for (const [status, response] of success) {
-          if (status !== '204') expect({ where, schema: response.content?.['application/json']?.schema }).toEqual({ where, schema: expect.anything() });
+          if (status !== '204') expect({ where, schema: Object.values(response.content ?? {})[0]?.schema }).toEqual({ where, schema: expect.anything() });
         }
         const errors = Object.entries(operation.responses).filter(([s]) => /^[45]/.test(s));
         expect({ where, errors: errors.length > 0 }).toEqual({ where, errors: true });

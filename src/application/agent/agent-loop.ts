@@ -13,12 +13,19 @@ import { LanguageModel, type TokenUsage } from './ports/language-model.port';
 import { type ToolCallContext, ToolGateway, type ToolResult } from './ports/tool-gateway.port';
 import type { DryRunResult } from './ports/toolbox.port';
 
+/** Told about a turn's tool calls as they happen (e.g. to stream them to a client). */
+export interface TurnObserver {
+  toolCall?(call: { readonly tool: string; readonly arguments: ToolArguments | string }): void;
+  toolResult?(record: ToolCallRecord): void;
+}
+
 export interface AgentRunInput {
   readonly systemPrompt: string;
   /** The conversation window, ending with the message to answer. */
   readonly messages: readonly AgentMessage[];
   readonly context: ToolCallContext & { readonly decisionId: string };
   readonly limits: AgentLimits;
+  readonly observer?: TurnObserver;
 }
 
 export interface AgentRunResult {
@@ -75,8 +82,10 @@ export class AgentLoop {
     return this.withDeadline(input.limits, async (signal) => {
       const state: RunState = { records: [], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 1, lastToolErrorCode: null };
       const call: ToolCallRequest = { id: `confirmed-${action.id}`, name: action.tool, arguments: JSON.stringify(action.arguments) };
+      input.observer?.toolCall?.({ tool: action.tool, arguments: action.arguments });
       const outcome = await this.invoke(call, action.arguments, input, signal, state);
       state.records.push(outcome.record);
+      input.observer?.toolResult?.(outcome.record);
       const messages: AgentMessage[] = [...input.messages, { role: 'assistant', content: null, toolCalls: [call] }, outcome.message];
       try {
         const completion = await this.model.complete({
@@ -120,8 +129,10 @@ export class AgentLoop {
 
       messages.push({ role: 'assistant', content: completion.text, toolCalls: completion.toolCalls });
       for (const call of completion.toolCalls) {
+        input.observer?.toolCall?.({ tool: call.name, arguments: call.arguments });
         const outcome = await this.handle(call, tools, input, signal, state);
         state.records.push(outcome.record);
+        input.observer?.toolResult?.(outcome.record);
         if (outcome.kind === 'confirm') {
           // Whatever else the model asked for in this batch waits for the person's answer.
           return this.finish(state, {

@@ -4,7 +4,7 @@ import type { DecisionType, TurnStatus } from '../../domain/agent/decision';
 import { costOf } from '../../domain/agent/pricing';
 import type { AgentMessage } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
-import { AgentLoop, type AgentRunInput, type AgentRunResult } from '../agent/agent-loop';
+import { AgentLoop, type AgentRunInput, type AgentRunResult, type TurnObserver } from '../agent/agent-loop';
 import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
 import { AgentSettings } from './agent-settings';
@@ -39,7 +39,10 @@ export class SendChatMessageUseCase {
     private readonly ids: IdGenerator,
   ) {}
 
-  async execute(input: { userId: string; conversationId?: string; message: string }): Promise<ChatReply> {
+  async execute(
+    input: { userId: string; conversationId?: string; message: string },
+    observer?: TurnObserver,
+  ): Promise<ChatReply> {
     const message = validMessage(input.message);
     const started = this.clock.now();
     const { limits } = this.settings;
@@ -58,6 +61,7 @@ export class SendChatMessageUseCase {
       messages: [...toAgentMessages(loaded.history), { role: 'user', content: message } satisfies AgentMessage],
       context: { userId: input.userId, source: 'chat', conversationId, decisionId },
       limits,
+      observer,
     };
     const pending = loaded.pendingAction;
     const reply = pending ? interpretConfirmationReply(message) : 'other';

@@ -1,9 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PinoLogger } from 'nestjs-pino';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
-import { SendChatMessageUseCase } from '../../../application/chat/send-chat-message.use-case';
+import { type ChatReply, SendChatMessageUseCase } from '../../../application/chat/send-chat-message.use-case';
+import { SseWriter } from './sse-writer';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
@@ -45,6 +47,48 @@ export class ChatController {
   @ApiErrors(404, 413)
   async chat(@Param() path: UserPathDto, @Body() body: ChatRequestDto): Promise<ChatResponseDto> {
     const reply = await this.sendMessage.execute({ userId: path.userId, ...body });
+    this.logTurn(reply);
+    return toResponse(reply);
+  }
+
+  @Post('chat/stream')
+  @ApiOperation({
+    summary: 'Talk to the task assistant, as Server-Sent Events',
+    description:
+      'Events: tool_call {tool, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
+      '(the answer, in pieces); confirmation_required {prompt}; error {message} (a friendly sentence); done ' +
+      '(the same body as POST /chat). The turn is stored the same way when the client disconnects.',
+  })
+  @ApiOkResponse({
+    description: 'An event stream ending with done',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiErrors(404, 413)
+  async stream(@Param() path: UserPathDto, @Body() body: ChatRequestDto, @Res() res: Response): Promise<void> {
+    const sse = new SseWriter(res);
+    try {
+      const reply = await this.sendMessage.execute(
+        { userId: path.userId, ...body },
+        {
+          toolCall: (call) => sse.send('tool_call', call),
+          toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record)),
+        },
+      );
+      this.logTurn(reply);
+      for (const text of reply.response.match(/\S+\s*/g) ?? []) sse.send('delta', { text });
+      if (reply.decision.type === 'REQUEST_CONFIRMATION') sse.send('confirmation_required', { prompt: reply.response });
+      if (reply.status === 'error') sse.send('error', { message: reply.response });
+      sse.send('done', toResponse(reply));
+    } catch (error) {
+      // Before the first event the exception filter still answers with a status (404…).
+      if (!sse.started) throw error;
+      this.logger.error({ err: error }, 'chat stream failed after it started');
+      sse.send('error', { message: 'An unexpected error occurred. Please try again.' });
+    }
+    sse.end();
+  }
+
+  private logTurn(reply: ChatReply): void {
     // One line per turn; the message itself stays out of the logs.
     const summary = {
       decisionId: reply.decision.id,
@@ -56,7 +100,6 @@ export class ChatController {
     };
     if (reply.status === 'completed') this.logger.info(summary, 'chat turn');
     else this.logger.warn(summary, 'chat turn did not complete');
-    return { ...reply, toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)) };
   }
 
   @Get('conversations')
@@ -92,4 +135,8 @@ export class ChatController {
     });
     return { items: page.items.map((message) => MessageDto.of(message)), nextCursor: page.nextCursor };
   }
+}
+
+function toResponse(reply: ChatReply): ChatResponseDto {
+  return { ...reply, toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)) };
 }

@@ -1,0 +1,168 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
+
+interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+function parseSse(text: string): SseEvent[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const lines = block.split('\n');
+      const event = lines.find((line) => line.startsWith('event: '))!.slice(7);
+      const data = JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as Record<string, unknown>;
+      return { event, data };
+    });
+}
+
+describe('POST /api/:userId/chat/stream (offline model)', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  let user: SignedInUser;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db);
+    user = await signUpAndIn(sut.http);
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  const stream = (body: object) =>
+    request(sut.http).post(`/api/${user.userId}/chat/stream`).set(user.auth).send(body).buffer(true).parse((res, done) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => done(null, text));
+    });
+
+  it('streams tool_call, tool_result, the answer in deltas, then done with the plain body', async () => {
+    const res = await stream({ message: 'add buy milk' }).expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    const events = parseSse(res.body as string);
+    const names = events.map((e) => e.event);
+    expect(names[0]).toBe('tool_call');
+    expect(names[1]).toBe('tool_result');
+    expect(names.at(-1)).toBe('done');
+    expect(new Set(names.slice(2, -1))).toEqual(new Set(['delta']));
+    expect(events[0].data).toEqual({ tool: 'add_task', arguments: '{"title":"Buy milk"}' });
+    expect(events[1].data).toMatchObject({ tool: 'add_task', success: true, result: { task: { number: 1, title: 'Buy milk' } } });
+    const text = events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
+    expect(text).toBe("Got it! Added 'Buy milk' to your list.");
+    expect(events.at(-1)!.data).toMatchObject({
+      conversationId: expect.any(String),
+      response: text,
+      decision: { type: 'INVOKE_TOOL', id: expect.any(String) },
+      toolCalls: [expect.objectContaining({ tool: 'add_task', success: true })],
+      status: 'completed',
+    });
+  });
+
+  it('announces a confirmation before done', async () => {
+    const res = await stream({ message: 'delete task 1' }).expect(200);
+    const names = parseSse(res.body as string).map((e) => e.event);
+    expect(names.slice(0, 2)).toEqual(['tool_call', 'tool_result']);
+    expect(names.slice(-2)).toEqual(['confirmation_required', 'done']);
+  });
+
+  it('answers an unknown conversation with an ordinary 404 before any event', async () => {
+    const res = await request(sut.http)
+      .post(`/api/${user.userId}/chat/stream`)
+      .set(user.auth)
+      .send({ message: 'hi', conversationId: randomUUID() });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'CHAT.CONVERSATION_NOT_FOUND' });
+  });
+});
+
+describe('a client that disconnects mid-stream', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  let user: SignedInUser;
+  const model = new ScriptedLanguageModel();
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, {}, { languageModel: model });
+    await sut.app.listen(0, '127.0.0.1');
+    user = await signUpAndIn(sut.http);
+    // Adds a task at once, then takes its time to word the answer.
+    model.use(async (req) => {
+      if (!answeringToolResult(req)) return callTool('add_task', { title: 'Slow one' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return say('Added it.');
+    });
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  async function rowsOf(conversationId: string) {
+    const ds = sut.app.get(DataSource);
+    const messages = await ds.query<{ role: string; content: string }[]>(
+      'SELECT role, content FROM messages WHERE conversation_id = $1 ORDER BY seq',
+      [conversationId],
+    );
+    const decisions = await ds.query<{ decision_type: string; status: string }[]>(
+      'SELECT decision_type, status FROM decision_logs WHERE conversation_id = $1',
+      [conversationId],
+    );
+    const audit = await ds.query<{ tool: string; status: string }[]>(
+      'SELECT tool, status FROM audit_log WHERE conversation_id = $1 ORDER BY seq',
+      [conversationId],
+    );
+    return { messages, decisions, audit };
+  }
+
+  it('leaves the same rows as a completed plain request', async () => {
+    const plain = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message: 'add slow one' }).expect(200);
+    const expected = await rowsOf((plain.body as { conversationId: string }).conversationId);
+
+    const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
+    const firstEvent = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: `/api/${user.userId}/chat/stream`, headers: { ...user.auth, 'content-type': 'application/json' } },
+        (res) => {
+          res.once('data', (chunk: Buffer) => {
+            req.destroy();
+            resolve(chunk.toString());
+          });
+        },
+      );
+      req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+      req.end(JSON.stringify({ message: 'add slow one' }));
+    });
+    expect(firstEvent).toContain('event: tool_call');
+
+    const ds = sut.app.get(DataSource);
+    let conversationId: string | undefined;
+    for (let i = 0; i < 50 && !conversationId; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const rows = await ds.query<{ conversation_id: string }[]>(
+        `SELECT conversation_id FROM messages WHERE role = 'assistant' AND conversation_id <> $1 ORDER BY seq DESC LIMIT 1`,
+        [(plain.body as { conversationId: string }).conversationId],
+      );
+      conversationId = rows[0]?.conversation_id;
+    }
+    expect(conversationId).toBeDefined();
+    expect(await rowsOf(conversationId!)).toEqual(expected);
+    expect(expected.audit).toEqual([
+      { tool: 'add_task', status: 'pending' },
+      { tool: 'add_task', status: 'succeeded' },
+    ]);
+  });
+});
