@@ -4,7 +4,7 @@ import { decisionOf, type DecisionType, type TurnStatus } from '../../domain/age
 import { classifyModelFailure, failureOfToolError, type FailureClass, TREATMENTS } from '../../domain/agent/failures';
 import type { AgentLimits } from '../../domain/agent/limits';
 import { LanguageModelError } from '../../domain/agent/language-model-errors';
-import { type ToolArguments, validateToolCall } from '../../domain/agent/tool-call-validation';
+import { type SecurityEvent, type ToolArguments, validateToolCall } from '../../domain/agent/tool-call-validation';
 import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../domain/agent/tools';
 import type { ToolCallRecord } from '../../domain/chat/conversation';
 import { Clock } from '../shared/ports/clock.port';
@@ -196,7 +196,7 @@ export class AgentLoop {
     state: RunState,
     code: string,
     message: string,
-    securityEvents: ToolCallContext['securityEvents'] & object,
+    securityEvents: readonly SecurityEvent[],
   ): Promise<CallOutcome> {
     const { context } = input;
     await this.audit.record(
