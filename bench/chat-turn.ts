@@ -668,6 +668,7 @@ async function benchDatabase(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+      CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
       JWT_SECRET: randomBytes(36).toString('base64url'),
     };
     let dbName = '';

@@ -35,8 +35,19 @@ export class AppModule {
             autoLogging: { ignore: (req) => req.url === '/health' },
           },
         }),
-        // Only the routes that use ThrottlerGuard (sign-up and sign-in) are limited.
-        ThrottlerModule.forRoot([{ ttl: 60_000, limit: config.authRateLimitPerMinute }]),
+        // Only routes that use ThrottlerGuard are limited: sign-up and sign-in per client
+        // address ('default', so its headers keep their standard names), and chat turns per
+        // authenticated user across the plain and streaming routes ('chat').
+        ThrottlerModule.forRoot([
+          { name: 'default', ttl: 60_000, limit: config.authRateLimitPerMinute },
+          {
+            name: 'chat',
+            ttl: 60_000,
+            limit: config.chatRateLimitPerMinute,
+            getTracker: (req: { principal?: { userId: string }; ip?: string }) => req.principal?.userId ?? req.ip ?? 'unknown',
+            generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
+          },
+        ]),
         PersistenceModule,
         IdentityModule,
         TodoModule,

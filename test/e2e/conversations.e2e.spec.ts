@@ -97,3 +97,30 @@ describe('conversations', () => {
     expect(res.body.message).toMatch(message);
   });
 });
+
+describe('chat rate limit', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, { CHAT_RATE_LIMIT_PER_MINUTE: '3' });
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('limits turns per user, not per address, with the error body', async () => {
+    const [ann, ben] = [await signUpAndIn(sut.http), await signUpAndIn(sut.http)];
+    const chat = (user: SignedInUser, path = 'chat') =>
+      request(sut.http).post(`/api/${user.userId}/${path}`).set(user.auth).send({ message: 'hello' });
+    const statuses = [];
+    for (const path of ['chat', 'chat/stream', 'chat', 'chat']) statuses.push((await chat(ann, path)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await chat(ann);
+    expect(limited.body).toMatchObject({ statusCode: 429, code: 'HTTP.RATE_LIMITED' });
+    await chat(ben).expect(200);
+  });
+});

@@ -26,6 +26,7 @@ export async function startTestApp(
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     AUTH_RATE_LIMIT_PER_MINUTE: '10000',
+    CHAT_RATE_LIMIT_PER_MINUTE: '10000',
     ...(database.settings.kind === 'embedded'
       ? { BRIDLE_DATA_DIR: database.settings.dataDir }
       : { DATABASE_URL: database.settings.url }),

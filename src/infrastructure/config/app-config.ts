@@ -48,6 +48,8 @@ export class AppConfig {
   readonly adminEmails!: ReadonlySet<string>;
   readonly logLevel!: LogLevel;
   readonly authRateLimitPerMinute!: number;
+  /** Chat turns per user per minute (a model call can cost money). */
+  readonly chatRateLimitPerMinute!: number;
   readonly llm!: LlmSettings;
   readonly llmPricing!: TokenPricing | null;
   readonly agentLimits!: AgentLimits;
@@ -98,6 +100,7 @@ export function loadConfig(env: Env): AppConfig {
     adminEmails: adminEmails(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     authRateLimitPerMinute: integer(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
+    chatRateLimitPerMinute: integer(env, 'CHAT_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     llm: llmSettings(env),
     llmPricing: pricing(env),
     agentLimits: {

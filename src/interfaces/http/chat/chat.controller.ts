@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import { PinoLogger } from 'nestjs-pino';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
@@ -37,6 +38,8 @@ export class ChatController {
 
   @Post('chat')
   @HttpCode(200)
+  @UseGuards(ThrottlerGuard)
+  @SkipThrottle({ default: true })
   @ApiOperation({
     summary: 'Talk to the task assistant',
     description:
@@ -44,7 +47,7 @@ export class ChatController {
       "reply 'yes delete' (or 'yes') to run exactly the proposed deletion, 'no' or 'cancel' to drop it.",
   })
   @ApiOkResponse({ type: ChatResponseDto })
-  @ApiErrors(404, 413)
+  @ApiErrors(404, 413, 429)
   async chat(@Param() path: UserPathDto, @Body() body: ChatRequestDto): Promise<ChatResponseDto> {
     const reply = await this.sendMessage.execute({ userId: path.userId, ...body });
     this.logTurn(reply);
@@ -52,6 +55,8 @@ export class ChatController {
   }
 
   @Post('chat/stream')
+  @UseGuards(ThrottlerGuard)
+  @SkipThrottle({ default: true })
   @ApiOperation({
     summary: 'Talk to the task assistant, as Server-Sent Events',
     description:
@@ -63,7 +68,7 @@ export class ChatController {
     description: 'An event stream ending with done',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
-  @ApiErrors(404, 413)
+  @ApiErrors(404, 413, 429)
   async stream(@Param() path: UserPathDto, @Body() body: ChatRequestDto, @Res() res: Response): Promise<void> {
     const sse = new SseWriter(res);
     try {

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ThrottlerGuard } from '@nestjs/throttler';
+import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import type { Principal } from '../../../application/identity/ports/access-token-service.port';
 import { GetAccountUseCase } from '../../../application/identity/get-account.use-case';
 import { LogInUseCase } from '../../../application/identity/log-in.use-case';
@@ -10,6 +10,7 @@ import { ApiErrors } from '../shared/api-errors.decorator';
 import { AccountResponseDto, LoginRequestDto, RegisterRequestDto, TokenResponseDto } from './auth.dto';
 
 @ApiTags('auth')
+@SkipThrottle({ chat: true })
 @Controller('auth')
 export class AuthController {
   constructor(
