@@ -247,11 +247,7 @@ export class AgentLoop {
       turnSignal.removeEventListener('abort', abort);
     }
     const durationMs = this.clock.now().getTime() - started;
-    if (result.ok) {
-      state.lastToolErrorCode = null;
-    } else {
-      state.lastToolErrorCode = result.code;
-    }
+    state.lastToolErrorCode = result.ok ? null : result.code;
     const shown = result.ok
       ? extra.dryRun
         ? (result.data as DryRunResult).preview

@@ -51,17 +51,14 @@ export async function withRetries<T>(
   }
 }
 
-/** retry-after-ms or retry-after (seconds or an HTTP date), from an SDK error's headers. */
+/** retry-after-ms or retry-after (seconds or an HTTP date), from an SDK error's response headers. */
 export function retryAfterOf(error: unknown): number | undefined {
-  const headers = (error as { headers?: { get?(name: string): string | null } | Record<string, string> }).headers;
-  const get = (name: string): string | null | undefined =>
-    headers && typeof (headers as { get?: unknown }).get === 'function'
-      ? (headers as { get(name: string): string | null }).get(name)
-      : (headers as Record<string, string> | undefined)?.[name];
-  const ms = Number(get('retry-after-ms'));
-  if (Number.isFinite(ms) && ms >= 0 && get('retry-after-ms') != null) return ms;
-  const after = get('retry-after');
-  if (after == null) return undefined;
+  const headers = (error as { headers?: { get?: (name: string) => string | null } } | null)?.headers;
+  if (typeof headers?.get !== 'function') return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const after = headers.get('retry-after');
+  if (after === null) return undefined;
   const seconds = Number(after);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(after);

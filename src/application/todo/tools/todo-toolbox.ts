@@ -94,18 +94,13 @@ export class TodoToolbox extends Toolbox {
         return { task: view(task), previousTitle: target.title, changed };
       }
       case 'delete_task': {
-        if (!dryRun && Array.isArray(args.numbers)) {
-          // A confirmed deletion: the delete itself is the existence check.
-          const deleted = [];
-          for (const taskNumber of new Set(args.numbers as number[])) {
-            deleted.push(await this.deleteTask.execute({ userId, number: taskNumber }));
-          }
-          return { deleted: deleted.map(view) };
-        }
-        const targets = await this.resolveMany(userId, args);
-        if (dryRun) return this.deletionToConfirm(targets);
+        if (dryRun) return this.deletionToConfirm(await this.resolveMany(userId, args));
+        // Exact numbers (a confirmed deletion) need no lookup: the delete is the existence check.
+        const numbers = Array.isArray(args.numbers)
+          ? new Set(args.numbers as number[])
+          : (await this.resolveMany(userId, args)).map((task) => task.number);
         const deleted = [];
-        for (const target of targets) deleted.push(await this.deleteTask.execute({ userId, number: target.number }));
+        for (const taskNumber of numbers) deleted.push(await this.deleteTask.execute({ userId, number: taskNumber }));
         return { deleted: deleted.map(view) };
       }
       default:

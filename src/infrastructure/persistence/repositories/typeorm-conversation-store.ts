@@ -10,6 +10,7 @@ import type { PendingAction } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { InvalidCursorError } from '../../../domain/shared/pagination';
+import { isUuid } from '../../../domain/shared/uuid';
 import {
   ConversationNotFoundError,
   conversationTitle,
@@ -240,16 +241,13 @@ function decodeCursor<T>(cursor: string | null, shape: (value: unknown) => value
   return value;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function isConversationCursor(value: unknown): value is [string, string] {
   return (
     Array.isArray(value) &&
     value.length === 2 &&
     typeof value[0] === 'string' &&
     !Number.isNaN(Date.parse(value[0])) &&
-    typeof value[1] === 'string' &&
-    UUID.test(value[1])
+    isUuid(value[1])
   );
 }
 

@@ -4,6 +4,7 @@ import {
   AccessTokenService,
   type Principal,
 } from '../../../application/identity/ports/access-token-service.port';
+import { isUuid } from '../../../domain/shared/uuid';
 import { ApiError } from '../shared/api-error';
 
 type AuthenticatedRequest = Request & { principal?: Principal };
@@ -28,8 +29,6 @@ export class BearerAuthGuard implements CanActivate {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * For routes under `/api/:userId`: the path must name the authenticated user. Runs after
  * BearerAuthGuard, so an anonymous caller learns nothing about the path.
@@ -39,7 +38,7 @@ export class OwnUserGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const userId = req.params.userId;
-    if (typeof userId !== 'string' || !UUID.test(userId)) {
+    if (!isUuid(userId)) {
       throw new ApiError(400, 'VALIDATION.FAILED', 'userId must be a UUID');
     }
     if (userId.toLowerCase() !== req.principal?.userId.toLowerCase()) {
