@@ -1,0 +1,201 @@
+import { schemaViolations } from '../agent/json-schema';
+import type { JsonSchema } from '../agent/tools';
+import { canonicalEmail, canonicalProfileUrl } from './lead';
+import type { ActionKind } from './outreach-task';
+
+/** Profile fields a look-up may ask for. */
+export const PROFILE_FIELDS = ['name', 'headline', 'title', 'company', 'location', 'email'] as const;
+export type ProfileField = (typeof PROFILE_FIELDS)[number];
+
+export const MESSAGE_MAX_LENGTH = 1900;
+export const REASON_MIN_LENGTH = 10;
+export const REASON_MAX_LENGTH = 200;
+/** A cooldown longer than a week is a mistake, not a plan. */
+export const COOLDOWN_MAX_HOURS = 168;
+
+export type ProposedAction =
+  | { readonly action: 'linkedin_scrape_profile'; readonly args: { readonly profileUrl: string; readonly fields: readonly ProfileField[] } }
+  | { readonly action: 'linkedin_send_message'; readonly args: { readonly profileUrl: string; readonly message: string } }
+  | { readonly action: 'send_email'; readonly args: { readonly to: string; readonly subject: string; readonly body: string } }
+  | { readonly action: 'wait_cooldown'; readonly args: { readonly durationHours: number } }
+  | { readonly action: 'refresh_session'; readonly args: { readonly secretName: string } }
+  | { readonly action: 'complete_campaign'; readonly args: { readonly campaignId: string } };
+
+export type ActionName = ProposedAction['action'];
+export type Proposal = ProposedAction & { readonly reason: string };
+
+/** The contract of each accepted action: its arguments, what it does, what it meters. */
+export const ACTION_CONTRACTS: Readonly<
+  Record<ActionName, { readonly description: string; readonly args: JsonSchema; readonly kind: ActionKind | null }>
+> = {
+  linkedin_scrape_profile: {
+    description: 'Look up a LinkedIn profile and read the listed fields',
+    kind: 'profile_lookup',
+    args: {
+      type: 'object',
+      properties: {
+        profileUrl: { type: 'string', maxLength: 200 },
+        fields: { type: 'array', minItems: 1, maxItems: PROFILE_FIELDS.length, items: { type: 'string', enum: [...PROFILE_FIELDS] } },
+      },
+      required: ['profileUrl', 'fields'],
+      additionalProperties: false,
+    },
+  },
+  linkedin_send_message: {
+    description: 'Send a LinkedIn message or connection request',
+    kind: 'linkedin_message',
+    args: {
+      type: 'object',
+      properties: {
+        profileUrl: { type: 'string', maxLength: 200 },
+        message: { type: 'string', minLength: 1, maxLength: MESSAGE_MAX_LENGTH },
+      },
+      required: ['profileUrl', 'message'],
+      additionalProperties: false,
+    },
+  },
+  send_email: {
+    description: 'Send an email to the lead',
+    kind: 'email',
+    args: {
+      type: 'object',
+      properties: {
+        to: { type: 'string', maxLength: 254 },
+        subject: { type: 'string', minLength: 1, maxLength: 200 },
+        body: { type: 'string', minLength: 1, maxLength: 10_000 },
+      },
+      required: ['to', 'subject', 'body'],
+      additionalProperties: false,
+    },
+  },
+  wait_cooldown: {
+    description: 'Pause this task for a number of hours',
+    kind: null,
+    args: {
+      type: 'object',
+      // `reason` inside args is tolerated: seed 000's own fallback example carries one.
+      properties: { durationHours: { type: 'number', minimum: 0.01, maximum: COOLDOWN_MAX_HOURS }, reason: { type: 'string', maxLength: 200 } },
+      required: ['durationHours'],
+      additionalProperties: false,
+    },
+  },
+  refresh_session: {
+    description: 'Fetch a fresh channel session from the secret store, then retry the task',
+    kind: null,
+    args: {
+      type: 'object',
+      properties: { secretName: { type: 'string', minLength: 1, maxLength: 100 } },
+      required: ['secretName'],
+      additionalProperties: false,
+    },
+  },
+  complete_campaign: {
+    description: 'Mark the campaign completed once no task is left',
+    kind: null,
+    args: {
+      type: 'object',
+      properties: { campaignId: { type: 'string', maxLength: 64 } },
+      required: ['campaignId'],
+      additionalProperties: false,
+    },
+  },
+};
+
+export const ACTION_NAMES = Object.keys(ACTION_CONTRACTS) as ActionName[];
+const TOP_LEVEL_FIELDS = new Set(['action', 'args', 'reason']);
+
+export type ProposalCheck = { readonly ok: true; readonly value: Proposal } | { readonly ok: false; readonly problems: string[] };
+
+/**
+ * FR-011: the answer has `action`, `args` and `reason`; the action is in the allowlist;
+ * the args meet its contract; the reason is 10–200 characters; and it is ONE action.
+ * Each problem names its field.
+ */
+export function checkProposal(value: unknown): ProposalCheck {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, problems: ['the answer must be one JSON object with action, args and reason'] };
+  }
+  const record = value as Record<string, unknown>;
+  const problems: string[] = [];
+  if ('actions' in record) problems.push('actions: exactly one action is accepted, not a list');
+  for (const field of Object.keys(record)) {
+    if (!TOP_LEVEL_FIELDS.has(field) && field !== 'actions') problems.push(`${field} is not accepted: answer with action, args and reason only`);
+  }
+  for (const field of TOP_LEVEL_FIELDS) {
+    if (record[field] === undefined) problems.push(`${field} is required`);
+  }
+  const action = record.action;
+  const contract = typeof action === 'string' && Object.hasOwn(ACTION_CONTRACTS, action) ? ACTION_CONTRACTS[action as ActionName] : undefined;
+  if (action !== undefined && !contract) {
+    problems.push(`action must be one of ${ACTION_NAMES.join(', ')}`);
+  }
+  if (contract && record.args !== undefined) {
+    problems.push(...schemaViolations(contract.args, record.args, 'args'));
+    if (problems.length === 0) problems.push(...semanticProblems(action as ActionName, record.args as Record<string, unknown>));
+  }
+  const args = record.args;
+  if (typeof args === 'object' && args !== null && !Array.isArray(args) && ('action' in args || 'actions' in args)) {
+    problems.push('args must not carry a second action');
+  }
+  const reason = record.reason;
+  if (reason !== undefined) {
+    const length = typeof reason === 'string' ? reason.trim().length : -1;
+    if (length < REASON_MIN_LENGTH || length > REASON_MAX_LENGTH) {
+      problems.push(`reason must be a text of ${REASON_MIN_LENGTH} to ${REASON_MAX_LENGTH} characters`);
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
+  return { ok: true, value: normalised(action as ActionName, record.args as Record<string, unknown>, (reason as string).trim()) };
+}
+
+function semanticProblems(action: ActionName, args: Record<string, unknown>): string[] {
+  switch (action) {
+    case 'linkedin_scrape_profile':
+    case 'linkedin_send_message':
+      return canonicalProfileUrl(args.profileUrl) ? [] : ['args.profileUrl must look like https://www.linkedin.com/in/<name>/'];
+    case 'send_email': {
+      const problems = canonicalEmail(args.to) ? [] : ['args.to must be an email address'];
+      if (typeof args.subject === 'string' && /[\r\n]/.test(args.subject)) problems.push('args.subject must be one line');
+      return problems;
+    }
+    case 'refresh_session':
+      return /^[a-z0-9][a-z0-9_-]*$/i.test(args.secretName as string) ? [] : ['args.secretName must be a secret name (letters, digits, - and _)'];
+    case 'wait_cooldown':
+    case 'complete_campaign':
+      return [];
+  }
+}
+
+function normalised(action: ActionName, args: Record<string, unknown>, reason: string): Proposal {
+  switch (action) {
+    case 'linkedin_scrape_profile':
+      return {
+        action,
+        args: { profileUrl: canonicalProfileUrl(args.profileUrl)!, fields: [...new Set(args.fields as ProfileField[])] },
+        reason,
+      };
+    case 'linkedin_send_message':
+      return { action, args: { profileUrl: canonicalProfileUrl(args.profileUrl)!, message: args.message as string }, reason };
+    case 'send_email':
+      return { action, args: { to: canonicalEmail(args.to)!, subject: args.subject as string, body: args.body as string }, reason };
+    case 'wait_cooldown':
+      return { action, args: { durationHours: args.durationHours as number }, reason };
+    case 'refresh_session':
+      return { action, args: { secretName: args.secretName as string }, reason };
+    case 'complete_campaign':
+      return { action, args: { campaignId: args.campaignId as string }, reason };
+  }
+}
+
+/** Who an action reaches, for the do-not-contact list and the idempotency key. */
+export function actionTarget(proposal: ProposedAction): string | null {
+  switch (proposal.action) {
+    case 'linkedin_scrape_profile':
+    case 'linkedin_send_message':
+      return proposal.args.profileUrl;
+    case 'send_email':
+      return proposal.args.to;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,25 @@
+import { DomainValidationError } from '../shared/domain-error';
+import { canonicalEmail, canonicalProfileUrl } from './lead';
+
+export type DoNotContactKind = 'email' | 'linkedin';
+
+export interface DoNotContactEntry {
+  readonly id: string;
+  readonly kind: DoNotContactKind;
+  /** Canonical email or profile URL. */
+  readonly value: string;
+  readonly createdAt: Date;
+}
+
+export class InvalidDoNotContactError extends DomainValidationError {
+  readonly code = 'OUTREACH.INVALID_DO_NOT_CONTACT';
+}
+
+/** An email address or a LinkedIn profile URL, in canonical form. */
+export function doNotContactValue(raw: unknown): { kind: DoNotContactKind; value: string } {
+  const profile = canonicalProfileUrl(raw);
+  if (profile) return { kind: 'linkedin', value: profile };
+  const email = canonicalEmail(raw);
+  if (email) return { kind: 'email', value: email };
+  throw new InvalidDoNotContactError('value', 'value must be an email address or a https://www.linkedin.com/in/<name>/ URL');
+}

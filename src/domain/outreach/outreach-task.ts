@@ -1,0 +1,47 @@
+export const TASK_TYPES = ['ScrapeProfile', 'SendLinkedInMessage', 'SendEmail'] as const;
+export type OutreachTaskType = (typeof TASK_TYPES)[number];
+
+export const TASK_STATUSES = ['Pending', 'InProgress', 'Completed', 'Failed', 'Cancelled'] as const;
+export type OutreachTaskStatus = (typeof TASK_STATUSES)[number];
+
+/** What a quota meters. LinkedIn kinds are limited per person as well as per campaign. */
+export const ACTION_KINDS = ['profile_lookup', 'linkedin_message', 'email'] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** The one channel action each task type is done by, and the quota it draws on. */
+export const TASK_ACTION = {
+  ScrapeProfile: { action: 'linkedin_scrape_profile', kind: 'profile_lookup' },
+  SendLinkedInMessage: { action: 'linkedin_send_message', kind: 'linkedin_message' },
+  SendEmail: { action: 'send_email', kind: 'email' },
+} as const satisfies Record<OutreachTaskType, { action: string; kind: ActionKind }>;
+
+/** A lead's tasks run in this order: look the person up, then message, then email. */
+export const TASK_STEPS: readonly OutreachTaskType[] = TASK_TYPES;
+
+export interface OutreachTask {
+  readonly id: string;
+  readonly campaignId: string;
+  readonly leadId: string;
+  readonly type: OutreachTaskType;
+  readonly step: number;
+  readonly status: OutreachTaskStatus;
+  /** Cycles that claimed this task. */
+  readonly attempts: number;
+  readonly nextRunAt: Date;
+  /** What the last action produced (profile fields, message id) or why it failed. */
+  readonly output: Readonly<Record<string, unknown>> | null;
+  /** Machine-readable reason of the last failure, shown to the planner (e.g. SESSION_EXPIRED). */
+  readonly lastError: string | null;
+  readonly createdAt: Date;
+  readonly completedAt: Date | null;
+}
+
+export const FINISHED_TASK_STATUSES: readonly OutreachTaskStatus[] = ['Completed', 'Failed', 'Cancelled'];
+
+/** Attempts after which a task that keeps failing transiently is failed for good. */
+export const MAX_TASK_ATTEMPTS = 5;
+
+/** 1, 2, 4, 8… minutes, capped at an hour. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(60 * 60_000, 60_000 * 2 ** Math.max(0, attempts - 1));
+}

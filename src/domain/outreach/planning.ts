@@ -1,0 +1,149 @@
+import { canonicalJson } from '../agent/tool-call-validation';
+import { actionTarget, type ActionName, type Proposal } from './actions';
+import type { CampaignStatus } from './campaign';
+import { TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from './outreach-task';
+import { exhaustedScope, type QuotaScope, type QuotaState } from './quota';
+
+/** One earlier task of the campaign, as the planner is shown it (FR-010). */
+export interface RecentResult {
+  readonly type: OutreachTaskType;
+  readonly leadName: string;
+  readonly status: OutreachTaskStatus;
+  readonly durationMs: number;
+}
+
+interface CampaignContext {
+  readonly id: string;
+  readonly name: string;
+  readonly status: CampaignStatus;
+}
+
+/** Everything a cycle knows, reloaded from the database every cycle. */
+export type CycleContext =
+  | {
+      readonly kind: 'task';
+      readonly campaign: CampaignContext;
+      readonly task: {
+        readonly id: string;
+        readonly type: OutreachTaskType;
+        readonly status: OutreachTaskStatus;
+        readonly attempts: number;
+        readonly lastError: string | null;
+      };
+      readonly lead: {
+        readonly name: string;
+        readonly linkedinUrl: string;
+        readonly email: string | null;
+        /** What the profile look-up found, once it has run. */
+        readonly profile: Readonly<Record<string, unknown>> | null;
+      };
+      readonly quota: QuotaState;
+      readonly recent: readonly RecentResult[];
+      /** The lead's email and profile URL that are on the owner's do-not-contact list. */
+      readonly doNotContact: readonly string[];
+      /** Secret names `refresh_session` may ask for. */
+      readonly secretNames: readonly string[];
+    }
+  | {
+      /** No task is left: the only sensible action is completing the campaign. */
+      readonly kind: 'wrap_up';
+      readonly campaign: CampaignContext;
+      readonly openTasks: number;
+      readonly finishedTasks: number;
+      readonly quota: QuotaState;
+      readonly recent: readonly RecentResult[];
+    };
+
+export type ContextCheck =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: 'INVALID_CONTEXT'; readonly problems: readonly string[] }
+  | { readonly ok: false; readonly code: 'DO_NOT_CONTACT'; readonly problems: readonly string[] }
+  | {
+      readonly ok: false;
+      readonly code: 'QUOTA_EXCEEDED';
+      readonly problems: readonly string[];
+      readonly kind: ActionKind;
+      readonly scope: QuotaScope;
+    };
+
+/** Input validation before any model call (seed 000): what must be known, and allowed. */
+export function checkContext(context: CycleContext): ContextCheck {
+  const problems: string[] = [];
+  if (!context.campaign.name) problems.push('the campaign name is missing');
+  if (context.campaign.status !== 'active') problems.push(`the campaign is ${context.campaign.status}, not active`);
+  if (context.kind === 'wrap_up') {
+    if (context.openTasks > 0) problems.push(`${context.openTasks} tasks are still open`);
+    return problems.length ? { ok: false, code: 'INVALID_CONTEXT', problems } : { ok: true };
+  }
+  const { task, lead } = context;
+  if (!task.id) problems.push('the task id is missing');
+  if (!task.type) problems.push('the task type is missing');
+  if (!lead.linkedinUrl) problems.push("the lead's LinkedIn URL is missing");
+  if (task.status !== 'Pending' && task.status !== 'InProgress') problems.push(`the task is ${task.status}`);
+  if (task.type === 'SendEmail' && !lead.email) problems.push('the lead has no email address');
+  if (problems.length) return { ok: false, code: 'INVALID_CONTEXT', problems };
+  if (context.doNotContact.length) {
+    return { ok: false, code: 'DO_NOT_CONTACT', problems: [`${context.doNotContact.join(' and ')} is on the do-not-contact list`] };
+  }
+  const kind = TASK_ACTION[task.type].kind;
+  const scope = exhaustedScope(context.quota, kind);
+  if (scope) {
+    const use = context.quota[kind][scope];
+    return {
+      ok: false,
+      code: 'QUOTA_EXCEEDED',
+      kind,
+      scope,
+      problems: [`the ${scope === 'campaign' ? "campaign's" : "owner's"} daily ${kind} quota (${use.limit}) is used up`],
+    };
+  }
+  return { ok: true };
+}
+
+/** Actions a cycle may take besides the one its task is done by. */
+const ALWAYS_ALLOWED: readonly ActionName[] = ['wait_cooldown', 'refresh_session'];
+
+/** The actions offered to the planner for this context. */
+export function availableActions(context: CycleContext): ActionName[] {
+  return context.kind === 'wrap_up' ? ['complete_campaign'] : [TASK_ACTION[context.task.type].action, ...ALWAYS_ALLOWED];
+}
+
+/**
+ * Whether a well-formed proposal fits this cycle: the task's own action on the task's own
+ * lead, never a do-not-contact target, never completing a campaign with work left.
+ */
+export function fitProblems(proposal: Proposal, context: CycleContext): string[] {
+  const allowed = availableActions(context);
+  if (!allowed.includes(proposal.action)) {
+    if (proposal.action === 'complete_campaign') return ['action complete_campaign is accepted only when no task is left'];
+    return [`action ${proposal.action} does not fit this cycle: expected one of ${allowed.join(', ')}`];
+  }
+  if (context.kind === 'wrap_up') {
+    return proposal.action === 'complete_campaign' && proposal.args.campaignId !== context.campaign.id
+      ? [`args.campaignId must be this campaign, ${context.campaign.id}`]
+      : [];
+  }
+  const target = actionTarget(proposal);
+  if (target !== null && context.doNotContact.includes(target)) return [`${target} is on the do-not-contact list`];
+  switch (proposal.action) {
+    case 'linkedin_scrape_profile':
+    case 'linkedin_send_message':
+      return target === context.lead.linkedinUrl ? [] : [`args.profileUrl must be the task's lead, ${context.lead.linkedinUrl}`];
+    case 'send_email':
+      return target === context.lead.email ? [] : [`args.to must be the task's lead, ${context.lead.email}`];
+    case 'refresh_session':
+      return context.secretNames.includes(proposal.args.secretName)
+        ? []
+        : [`args.secretName must be one of ${context.secretNames.join(', ') || '(none configured)'}`];
+    default:
+      return [];
+  }
+}
+
+/**
+ * What makes two actions the same action: the task and its attempt, the action, its
+ * target and its arguments. The idempotency key is a hash of this text.
+ */
+export function idempotencyMaterial(taskId: string, attempt: number, proposal: Proposal): string {
+  return canonicalJson({ taskId, attempt, action: proposal.action, target: actionTarget(proposal), args: proposal.args });
+}
