@@ -28,7 +28,7 @@ Output format:
 export function outreachUserPrompt(context: CycleContext, now: Date): string {
   const resetHours = hoursUntilReset(now);
   const { quota } = context;
-  const lines: string[] = ['CURRENT TASK:', `- Campaign: ${context.campaign.name} (${context.campaign.id})`];
+  const lines: string[] = ['CURRENT TASK:', `- Campaign: ${oneLine(context.campaign.name)} (${context.campaign.id})`];
   if (context.kind === 'task') {
     const { task, lead } = context;
     lines.push(
@@ -36,7 +36,7 @@ export function outreachUserPrompt(context: CycleContext, now: Date): string {
       `- Task Type: ${task.type}`,
       `- Attempt: ${task.attempts}`,
       `- Last error: ${task.lastError ?? 'none'}`,
-      `- Target Lead: ${lead.name} (${lead.linkedinUrl})`,
+      `- Target Lead: ${oneLine(lead.name)} (${lead.linkedinUrl})`,
       `- Lead email: ${lead.email ?? 'none'}`,
       `- Lead profile: ${profileLine(lead.profile)}`,
     );
@@ -87,9 +87,14 @@ function argsOf(name: ActionName): string {
 function profileLine(profile: Readonly<Record<string, unknown>> | null): string {
   if (!profile) return 'not looked up yet';
   const known = Object.entries(profile).filter(([, value]) => typeof value === 'string' && value !== '');
-  return known.length ? known.map(([field, value]) => `${field}: ${String(value)}`).join('; ') : 'nothing found';
+  return known.length ? known.map(([field, value]) => `${field}: ${oneLine(String(value))}`).join('; ') : 'nothing found';
 }
 
 function recentLine(result: RecentResult): string {
-  return `- ${result.type} for ${result.leadName} - ${result.status} (${result.durationMs}ms)`;
+  return `- ${result.type} for ${oneLine(result.leadName)} - ${result.status} (${result.durationMs}ms)`;
+}
+
+/** Names and scraped text on one line, so that none of them can start a line of their own. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }

@@ -447,9 +447,9 @@ describe(OfflineLanguageModel.name, () => {
     await expect(answerOf(sut, [user('hi')], { tools: [] })).resolves.toEqual(greets);
   });
 
-  it('refuses JSON mode for now', async () => {
+  it('refuses JSON mode except for outreach planning', async () => {
     await expect(sut.complete(request([user('add buy milk')], { options: { jsonMode: true } }))).rejects.toThrow(
-      new LanguageModelBadRequestError('The offline model does not answer in JSON mode yet'),
+      new LanguageModelBadRequestError('The offline model answers in JSON mode only for outreach planning'),
     );
   });
 

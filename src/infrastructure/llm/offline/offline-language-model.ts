@@ -8,7 +8,9 @@ import {
 import { LanguageModelBadRequestError, LanguageModelTimeoutError } from '../../../domain/agent/language-model-errors';
 import type { AgentMessage } from '../../../domain/agent/tools';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
+import { OUTREACH_SYSTEM_PROMPT } from '../../../application/outreach/outreach-planner.prompt';
 import { type Intent, understand } from './intent';
+import { planOutreachAction } from './outreach-planner';
 import type { TaskTarget } from './phrases';
 import {
   CLARIFY,
@@ -49,9 +51,7 @@ function answer(request: CompletionRequest): Completion {
   if (request.signal.aborted) {
     throw new LanguageModelTimeoutError('The turn ended before the offline model could answer');
   }
-  if (request.options?.jsonMode) {
-    throw new LanguageModelBadRequestError('The offline model does not answer in JSON mode yet');
-  }
+  if (request.options?.jsonMode) return completion({ text: outreachPlan(request) }, request);
   const results = trailingToolResults(request.messages);
   if (results.length > 0) return completion({ text: composeReply(results) }, request);
   const last = request.messages.at(-1);
@@ -59,6 +59,17 @@ function answer(request: CompletionRequest): Completion {
     throw new LanguageModelBadRequestError('The offline model answers a user message or tool results; the last message is neither');
   }
   return completion(respond(understand(last.content), request), request);
+}
+
+/** Plans from the first user message: the prompt itself, before any re-ask was appended. */
+function outreachPlan(request: CompletionRequest): string {
+  if (request.systemPrompt !== OUTREACH_SYSTEM_PROMPT) {
+    throw new LanguageModelBadRequestError('The offline model answers in JSON mode only for outreach planning');
+  }
+  const prompt = request.messages.find((message) => message.role === 'user');
+  const plan = prompt && planOutreachAction(prompt.content);
+  if (!plan) throw new LanguageModelBadRequestError('The offline model could not read this outreach prompt');
+  return plan;
 }
 
 /** The results of the last assistant message's tool calls, in call order. */
