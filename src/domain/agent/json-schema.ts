@@ -48,7 +48,8 @@ function objectViolations(schema: JsonSchema, value: unknown, path: string): str
     if (record[name] === undefined) problems.push(`${path}.${name} is required`);
   }
   for (const [name, field] of Object.entries(record)) {
-    const fieldSchema = properties[name];
+    // Own keys only: `constructor` or `__proto__` must not find Object.prototype's.
+    const fieldSchema = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (fieldSchema) problems.push(...schemaViolations(fieldSchema, field, `${path}.${name}`));
     else if (schema.additionalProperties === false) problems.push(`${path}.${name} is not an accepted argument`);
   }

@@ -60,11 +60,14 @@ export function validateToolArguments(tool: ToolDefinition, value: unknown): Too
     return { ok: false, code: 'INVALID_ARGUMENTS', message: 'arguments must be a JSON object', securityEvents: [] };
   }
   const securityEvents: SecurityEvent[] = [];
-  const kept: Record<string, unknown> = {};
+  const entries: [string, unknown][] = [];
   for (const [name, field] of Object.entries(value)) {
     if (isIdentityField(name)) securityEvents.push({ type: 'IDENTITY_ARGUMENT_DISCARDED', field: name });
-    else kept[name] = field;
+    else entries.push([name, field]);
   }
+  // fromEntries defines own properties: a `__proto__` key stays a key (and is refused by
+  // the schema) instead of becoming the prototype that handlers would read through.
+  const kept: Record<string, unknown> = Object.fromEntries(entries);
   const problems = schemaViolations(tool.inputSchema, kept);
   if (problems.length > 0) {
     return { ok: false, code: 'INVALID_ARGUMENTS', message: problems.join('; '), securityEvents };

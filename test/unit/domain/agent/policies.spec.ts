@@ -37,6 +37,9 @@ describe(validateToolCall.name, () => {
     ['an extra field', call('list_tasks', '{"limit":5}'), 'INVALID_ARGUMENTS', /arguments.limit is not an accepted argument/],
     ['a too-long title', call('add_task', JSON.stringify({ title: 'x'.repeat(201) })), 'INVALID_ARGUMENTS', /at most 200/],
     ['a bad array item', call('delete_task', '{"numbers":[1,0]}'), 'INVALID_ARGUMENTS', /numbers\[1\] must be at least 1/],
+    // Names that an ordinary object inherits are arguments like any other, not schemas or prototypes.
+    ['an inherited name', call('complete_task', '{"number":3,"constructor":{}}'), 'INVALID_ARGUMENTS', /arguments.constructor is not an accepted/],
+    ['a __proto__ key', call('complete_task', '{"number":3,"__proto__":{"userId":"victim"}}'), 'INVALID_ARGUMENTS', /arguments.__proto__ is not an accepted/],
   ])('rejects %s with a message the model can act on', (_, request, code, message) => {
     const result = validateToolCall(request, TODO_TOOLS);
     expect(result).toMatchObject({ ok: false, code });
