@@ -13,6 +13,8 @@ export async function completeJson<T>(
   model: LanguageModel,
   request: Omit<CompletionRequest, 'tools'>,
   check: JsonCheck<T>,
+  /** Told of every refused answer (the text, and why), e.g. to audit it. */
+  onRefused?: (text: string | null, problems: readonly string[]) => void,
 ): Promise<{ value: T; usage: TokenUsage; attempts: number }> {
   let messages: readonly AgentMessage[] = request.messages;
   let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
@@ -29,6 +31,7 @@ export async function completeJson<T>(
     };
     const problems = problemsOf(completion.text, check);
     if (problems.ok) return { value: problems.value, usage, attempts: attempt };
+    onRefused?.(completion.text, problems.problems);
     if (attempt === 2) {
       throw new LanguageModelInvalidJsonError('The model did not answer with one valid JSON object', problems.problems);
     }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConversationNotFoundError, type StoredMessage } from '../../domain/chat/conversation';
-import { ConversationStore, type Page } from './ports/conversation-store.port';
+import type { Page } from '../shared/page';
+import { ConversationStore } from './ports/conversation-store.port';
 
 @Injectable()
 export class ListMessagesUseCase {

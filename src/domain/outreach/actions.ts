@@ -151,12 +151,16 @@ export function checkProposal(value: unknown): ProposalCheck {
 function semanticProblems(action: ActionName, args: Record<string, unknown>): string[] {
   switch (action) {
     case 'linkedin_scrape_profile':
-    case 'linkedin_send_message':
       return canonicalProfileUrl(args.profileUrl) ? [] : ['args.profileUrl must look like https://www.linkedin.com/in/<name>/'];
+    case 'linkedin_send_message':
+      return [
+        ...(canonicalProfileUrl(args.profileUrl) ? [] : ['args.profileUrl must look like https://www.linkedin.com/in/<name>/']),
+        ...blank(args, ['message']),
+      ];
     case 'send_email': {
       const problems = canonicalEmail(args.to) ? [] : ['args.to must be an email address'];
-      if (typeof args.subject === 'string' && /[\r\n]/.test(args.subject)) problems.push('args.subject must be one line');
-      return problems;
+      if (typeof args.subject === 'string' && /[\r\n\u0085\u2028\u2029]/.test(args.subject)) problems.push('args.subject must be one line');
+      return [...problems, ...blank(args, ['subject', 'body'])];
     }
     case 'refresh_session':
       return /^[a-z0-9][a-z0-9_-]*$/i.test(args.secretName as string) ? [] : ['args.secretName must be a secret name (letters, digits, - and _)'];
@@ -164,6 +168,11 @@ function semanticProblems(action: ActionName, args: Record<string, unknown>): st
     case 'complete_campaign':
       return [];
   }
+}
+
+/** Text a person reads must say something. */
+function blank(args: Record<string, unknown>, fields: readonly string[]): string[] {
+  return fields.filter((field) => typeof args[field] === 'string' && (args[field]).trim() === '').map((field) => `args.${field} must not be blank`);
 }
 
 function normalised(action: ActionName, args: Record<string, unknown>, reason: string): Proposal {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { AgentLimits } from '../../domain/agent/limits';
 import type { TokenPricing } from '../../domain/agent/pricing';
 import { normalizeEmail } from '../../domain/identity/user';
+import type { ActionKind } from '../../domain/outreach/outreach-task';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -57,6 +58,27 @@ export class AppConfig {
   readonly mcpAllowedHosts!: ReadonlySet<string>;
   /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
   readonly mcpAllowedOrigins!: ReadonlySet<string>;
+  readonly outreach!: OutreachConfig;
+}
+
+/** The outreach controller: its limits, its worker and its channels. */
+export interface OutreachConfig {
+  readonly ownerDailyLimits: Readonly<Record<ActionKind, number>>;
+  readonly leaseMs: number;
+  readonly planTimeoutMs: number;
+  readonly actionTimeoutMs: number;
+  readonly secretNames: readonly string[];
+  /** Run a worker inside the HTTP server process. */
+  readonly worker: boolean;
+  readonly pollIntervalMs: number;
+  readonly sweepIntervalMs: number;
+  /** The sandbox (a simulated network in the database) unless an MCP server is given. */
+  readonly linkedin:
+    | { readonly kind: 'sandbox' }
+    | { readonly kind: 'mcp'; readonly url: string }
+    | { readonly kind: 'mcp'; readonly command: string; readonly args: readonly string[] };
+  /** The sandbox outbox unless an SMTP server is given. */
+  readonly email: { readonly kind: 'sandbox' } | { readonly kind: 'smtp'; readonly url: string; readonly from: string };
 }
 
 export class ConfigError extends Error {
@@ -112,7 +134,43 @@ export function loadConfig(env: Env): AppConfig {
     },
     mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
     mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS', []),
+    outreach: outreachConfig(env),
   });
+}
+
+function outreachConfig(env: Env): OutreachConfig {
+  const mcpUrl = url(env, 'OUTREACH_MCP_URL');
+  const mcpCommand = text(env, 'OUTREACH_MCP_COMMAND');
+  if (mcpUrl !== undefined && mcpCommand !== undefined) {
+    throw new ConfigError('OUTREACH_MCP_COMMAND', 'cannot be set together with OUTREACH_MCP_URL: choose one');
+  }
+  const smtpUrl = text(env, 'SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
+  }
+  const [command, ...args] = (mcpCommand ?? '').split(/\s+/);
+  const secretNames = [...list(env, 'OUTREACH_SECRET_NAMES', ['linkedin-session'])];
+  for (const name of secretNames) {
+    if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) throw new ConfigError('OUTREACH_SECRET_NAMES', `contains "${name}", which is not a secret name`);
+  }
+  return {
+    ownerDailyLimits: {
+      profile_lookup: integer(env, 'OUTREACH_OWNER_DAILY_PROFILE_LOOKUPS', 100, 0, 100_000),
+      linkedin_message: integer(env, 'OUTREACH_OWNER_DAILY_LINKEDIN_MESSAGES', 100, 0, 100_000),
+      email: integer(env, 'OUTREACH_OWNER_DAILY_EMAILS', 100, 0, 100_000),
+    },
+    leaseMs: integer(env, 'OUTREACH_LEASE_MS', 120_000, 1_000, 3_600_000),
+    planTimeoutMs: integer(env, 'OUTREACH_PLAN_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    actionTimeoutMs: integer(env, 'OUTREACH_ACTION_TIMEOUT_MS', 30_000, 100, 600_000),
+    secretNames,
+    worker: oneOf(env, 'OUTREACH_WORKER', ['true', 'false'], 'false') === 'true',
+    pollIntervalMs: integer(env, 'OUTREACH_POLL_INTERVAL_MS', 2_000, 10, 600_000),
+    sweepIntervalMs: integer(env, 'OUTREACH_SWEEP_INTERVAL_MS', 60_000, 100, 3_600_000),
+    linkedin:
+      mcpUrl !== undefined ? { kind: 'mcp', url: mcpUrl } : mcpCommand !== undefined ? { kind: 'mcp', command, args } : { kind: 'sandbox' },
+    email:
+      smtpUrl === undefined ? { kind: 'sandbox' } : { kind: 'smtp', url: smtpUrl, from: text(env, 'SMTP_FROM') ?? 'Bridle <outreach@localhost>' },
+  };
 }
 
 function text(env: Env, name: string): string | undefined {

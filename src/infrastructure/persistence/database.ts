@@ -6,11 +6,12 @@ import { DataDirLock } from './data-dir-lock';
 import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-schema';
 import { ChatAndAudit1763856000000 } from './migrations/1763856000000-chat-and-audit';
 import { DecisionCost1763942400000 } from './migrations/1763942400000-decision-cost';
+import { Outreach1764028800000 } from './migrations/1764028800000-outreach';
 import { UserRecord } from './records/user.record';
 
 const ENTITIES = [UserRecord];
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
-const MIGRATIONS = [InitialSchema1763769600000, ChatAndAudit1763856000000, DecisionCost1763942400000];
+const MIGRATIONS = [InitialSchema1763769600000, ChatAndAudit1763856000000, DecisionCost1763942400000, Outreach1764028800000];
 
 /** An open, migrated database and everything that must be closed with it. */
 export class Database {

@@ -4,6 +4,8 @@ import { Logger } from 'nestjs-pino';
 import { assignRequestId } from './shared/request-id';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/** A CSV of leads (POST /api/:userId/campaigns/:campaignId/leads) may be larger than a JSON body. */
+export const MAX_CSV_BYTES = 2 * 1024 * 1024;
 
 /**
  * Express-level setup the module graph cannot express. The service and the e2e tests
@@ -15,6 +17,7 @@ export function configureHttpApp(app: NestExpressApplication): void {
   app.disable('x-powered-by');
   app.use(assignRequestId);
   app.useBodyParser('json', { limit: MAX_BODY_BYTES });
+  app.useBodyParser('text', { type: 'text/csv', limit: MAX_CSV_BYTES });
 
   const document = SwaggerModule.createDocument(
     app,

@@ -7,6 +7,8 @@ export interface ToolAuditEntry {
   readonly source: 'chat' | 'mcp' | 'outreach';
   readonly actorId: string;
   readonly conversationId?: string;
+  readonly campaignId?: string;
+  readonly outreachTaskId?: string;
   readonly decisionId?: string;
   readonly tool: string;
   readonly arguments: ToolArguments | string;

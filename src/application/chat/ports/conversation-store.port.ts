@@ -1,3 +1,4 @@
+import type { Page } from '../../shared/page';
 import type { PendingAction } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
 import type { FailureClass } from '../../../domain/agent/failures';
@@ -41,11 +42,6 @@ export interface FinishedTurn {
   readonly newPendingAction: Omit<PendingAction, 'id'> | null;
   /** An earlier pending action the message did not answer: it is dropped. */
   readonly droppedPendingActionId: string | null;
-}
-
-export interface Page<T> {
-  readonly items: readonly T[];
-  readonly nextCursor: string | null;
 }
 
 /**

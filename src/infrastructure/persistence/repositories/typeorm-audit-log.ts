@@ -7,10 +7,46 @@ import {
   type ToolAuditStatus,
 } from '../../../application/agent/ports/audit-log.port';
 
+/** Runs one SQL statement: a DataSource, or a transaction's EntityManager. */
+export type Sql = { query<T = unknown>(sql: string, parameters?: unknown[]): Promise<T> };
+
+export type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
+
 const INSERT = `INSERT INTO audit_log
-  (source, actor_id, conversation_id, decision_id, tool, arguments, security_events, status, result, error_code, duration_ms, pending_seq)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  (source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events,
+   status, result, error_code, duration_ms, pending_seq)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
   RETURNING seq`;
+
+/**
+ * Appends one audit row; the only code that writes audit_log, so that every writer (chat,
+ * MCP, outreach, inside or outside a transaction) produces the same rows.
+ * @returns the row's sequence number.
+ */
+export async function appendAuditRow(
+  sql: Sql,
+  entry: ToolAuditEntry,
+  outcome: AuditRowOutcome,
+  pendingSeq: number | null,
+): Promise<number> {
+  const rows = await sql.query<{ seq: string }[]>(INSERT, [
+    entry.source,
+    entry.actorId,
+    entry.conversationId ?? null,
+    entry.campaignId ?? null,
+    entry.outreachTaskId ?? null,
+    entry.decisionId ?? null,
+    entry.tool,
+    JSON.stringify(entry.arguments),
+    JSON.stringify(entry.securityEvents),
+    outcome.status,
+    outcome.result === undefined ? null : JSON.stringify(outcome.result),
+    outcome.errorCode ?? null,
+    outcome.durationMs ?? null,
+    pendingSeq,
+  ]);
+  return Number(rows[0].seq);
+}
 
 @Injectable()
 export class TypeOrmAuditLog extends AuditLog {
@@ -18,37 +54,15 @@ export class TypeOrmAuditLog extends AuditLog {
     super();
   }
 
-  async recordPending(entry: ToolAuditEntry): Promise<number> {
-    return this.insert(entry, { status: 'pending' }, null);
+  recordPending(entry: ToolAuditEntry): Promise<number> {
+    return appendAuditRow(this.dataSource, entry, { status: 'pending' }, null);
   }
 
   async recordOutcome(pendingSeq: number, entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void> {
-    await this.insert(entry, outcome, pendingSeq);
+    await appendAuditRow(this.dataSource, entry, outcome, pendingSeq);
   }
 
   async record(entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void> {
-    await this.insert(entry, outcome, null);
-  }
-
-  private async insert(
-    entry: ToolAuditEntry,
-    outcome: Omit<Partial<ToolAuditOutcome>, 'status'> & { status: ToolAuditStatus },
-    pendingSeq: number | null,
-  ): Promise<number> {
-    const rows = await this.dataSource.query<{ seq: string }[]>(INSERT, [
-      entry.source,
-      entry.actorId,
-      entry.conversationId ?? null,
-      entry.decisionId ?? null,
-      entry.tool,
-      JSON.stringify(entry.arguments),
-      JSON.stringify(entry.securityEvents),
-      outcome.status,
-      outcome.result === undefined ? null : JSON.stringify(outcome.result),
-      outcome.errorCode ?? null,
-      outcome.durationMs ?? null,
-      pendingSeq,
-    ]);
-    return Number(rows[0].seq);
+    await appendAuditRow(this.dataSource, entry, outcome, null);
   }
 }

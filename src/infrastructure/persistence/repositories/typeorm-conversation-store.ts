@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { Page } from '../../../application/shared/page';
+import { decodeCursor, encodeCursor } from '../cursor';
 import {
   ConversationStore,
   type FinishedTurn,
-  type Page,
 } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingAction } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
-import { InvalidCursorError } from '../../../domain/shared/pagination';
 import { isUuid } from '../../../domain/shared/uuid';
 import {
   ConversationNotFoundError,
@@ -222,23 +222,6 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     status: row.status,
     createdAt: new Date(row.created_at),
   };
-}
-
-function encodeCursor(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
-/** @returns null for no cursor; throws InvalidCursorError for one this code did not make. */
-function decodeCursor<T>(cursor: string | null, shape: (value: unknown) => value is T): T | null {
-  if (cursor === null) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidCursorError();
-  }
-  if (!shape(value)) throw new InvalidCursorError();
-  return value;
 }
 
 function isConversationCursor(value: unknown): value is [string, string] {

@@ -1,0 +1,62 @@
+import type { ActionName } from '../../domain/outreach/actions';
+import type { OutreachTaskStatus, OutreachTaskType } from '../../domain/outreach/outreach-task';
+
+export type CycleStatus =
+  /** No task was due and no campaign was ready to complete. */
+  | 'idle'
+  /** The action ran and its effect was verified: the task is Completed. */
+  | 'completed'
+  /** The task waits (cooldown, quota, backoff, fresh session) and will run again. */
+  | 'deferred'
+  /** The task is Failed or Cancelled, with the reason. */
+  | 'failed'
+  /** The action may have happened but this cannot be verified: a person reviews it. */
+  | 'unknown'
+  | 'campaign_completed';
+
+export type CycleCode =
+  | 'NO_TASK'
+  | 'INVALID_CONTEXT'
+  | 'QUOTA_EXCEEDED'
+  | 'DO_NOT_CONTACT'
+  | 'NO_VALID_ACTION'
+  | 'MODEL_UNAVAILABLE'
+  | 'LEASE_LOST'
+  | 'DUPLICATE_ACTION'
+  | 'VERIFICATION_FAILED'
+  | 'SECRET_NOT_FOUND'
+  | 'CHANNEL_ERROR';
+
+/** What one cycle did, step by step: what `POST /campaigns/:id/cycles` answers. */
+export interface CycleOutcome {
+  readonly status: CycleStatus;
+  readonly code: CycleCode | null;
+  /** One sentence for a person. */
+  readonly message: string;
+  readonly decisionId: string | null;
+  readonly campaignId: string | null;
+  readonly task: {
+    readonly id: string;
+    readonly type: OutreachTaskType;
+    readonly leadName: string;
+    readonly status: OutreachTaskStatus;
+    readonly attempts: number;
+    readonly nextRunAt: Date | null;
+  } | null;
+  readonly proposal: {
+    readonly action: ActionName;
+    readonly args: Readonly<Record<string, unknown>>;
+    readonly reason: string;
+    /** 'controller' when the controller decided without asking the model (e.g. quota). */
+    readonly by: 'model' | 'controller';
+  } | null;
+  readonly validation: { readonly accepted: boolean; readonly attempts: number; readonly problems: readonly string[] } | null;
+  readonly execution: {
+    readonly status: 'succeeded' | 'failed' | 'unknown';
+    readonly idempotencyKey: string | null;
+    readonly durationMs: number;
+    readonly errorCode: string | null;
+    readonly result: unknown;
+  } | null;
+  readonly verification: { readonly verified: boolean; readonly detail: string } | null;
+}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import type { Proposal } from '../../domain/outreach/actions';
+import { EmailChannel, LinkedInChannel, type ChannelLookup, type ChannelRecord } from './ports/channels.port';
+
+export type ChannelAction = Extract<Proposal, { action: 'linkedin_scrape_profile' | 'linkedin_send_message' | 'send_email' }>;
+
+export interface Verification {
+  readonly verified: boolean;
+  readonly detail: string;
+  /** What the task keeps as its output once verified. */
+  readonly output: Readonly<Record<string, unknown>>;
+}
+
+/** Profile fields a look-up must find; an email is often hidden, so it may be missing. */
+const OPTIONAL_PROFILE_FIELDS = new Set(['email']);
+
+/** The channels behind the actions that reach people, and how their effect is verified. */
+@Injectable()
+export class OutreachChannels {
+  constructor(
+    private readonly linkedin: LinkedInChannel,
+    private readonly email: EmailChannel,
+  ) {}
+
+  static isChannelAction(proposal: Proposal): proposal is ChannelAction {
+    return proposal.action === 'linkedin_scrape_profile' || proposal.action === 'linkedin_send_message' || proposal.action === 'send_email';
+  }
+
+  nameFor(proposal: ChannelAction): string {
+    return proposal.action === 'send_email' ? this.email.name : this.linkedin.name;
+  }
+
+  async perform(proposal: ChannelAction, idempotencyKey: string, signal: AbortSignal): Promise<ChannelRecord> {
+    switch (proposal.action) {
+      case 'linkedin_scrape_profile':
+        return { kind: 'profile', profile: await this.linkedin.scrapeProfile({ ...proposal.args, idempotencyKey, signal }) };
+      case 'linkedin_send_message':
+        return { kind: 'message', ...(await this.linkedin.sendMessage({ ...proposal.args, idempotencyKey, signal })) };
+      case 'send_email':
+        return { kind: 'message', ...(await this.email.send({ ...proposal.args, idempotencyKey, signal })) };
+    }
+  }
+
+  /** What the channel did under the key; a failing look-up is 'unknowable', never a throw. */
+  async lookup(proposal: ChannelAction, idempotencyKey: string): Promise<ChannelLookup> {
+    try {
+      return await (proposal.action === 'send_email' ? this.email : this.linkedin).find(idempotencyKey);
+    } catch {
+      return 'unknowable';
+    }
+  }
+
+  /**
+   * The evidence a task needs to be Completed: the profile's fields are there; a message
+   * or email was accepted and the channel finds it by its key.
+   */
+  async verify(proposal: ChannelAction, idempotencyKey: string, record: ChannelRecord): Promise<Verification> {
+    if (proposal.action === 'linkedin_scrape_profile') {
+      if (record.kind !== 'profile') return { verified: false, detail: 'the channel returned no profile', output: {} };
+      const missing = proposal.args.fields.filter((field) => !OPTIONAL_PROFILE_FIELDS.has(field) && !record.profile[field]);
+      return missing.length
+        ? { verified: false, detail: `the profile lacks ${missing.join(', ')}`, output: { profile: record.profile } }
+        : { verified: true, detail: `profile fields present: ${proposal.args.fields.join(', ')}`, output: { profile: record.profile } };
+    }
+    if (record.kind !== 'message') return { verified: false, detail: 'the channel returned no message id', output: {} };
+    const found = await this.lookup(proposal, idempotencyKey);
+    if (found === 'unknowable') {
+      return {
+        verified: true,
+        detail: `accepted as ${record.messageId}; this channel cannot be asked by key, so acceptance is the evidence`,
+        output: { messageId: record.messageId },
+      };
+    }
+    return found?.kind === 'message'
+      ? { verified: true, detail: `accepted as ${found.messageId} and found by its key`, output: { messageId: found.messageId } }
+      : { verified: false, detail: 'the channel accepted the message but does not find it by its key', output: { messageId: record.messageId } };
+  }
+}

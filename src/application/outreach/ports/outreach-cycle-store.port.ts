@@ -1,0 +1,133 @@
+import type { Proposal } from '../../../domain/outreach/actions';
+import type { CycleContext } from '../../../domain/outreach/planning';
+import type { ActionKind, OutreachTaskStatus } from '../../../domain/outreach/outreach-task';
+import type { QuotaScope } from '../../../domain/outreach/quota';
+import type { ToolAuditEntry, ToolAuditOutcome } from '../../agent/ports/audit-log.port';
+
+/** A task one worker holds: `attempts` (incremented by the claim) is the claim's token. */
+export interface ClaimedTask {
+  readonly taskId: string;
+  readonly campaignId: string;
+  readonly ownerId: string;
+  readonly workerId: string;
+  readonly attempts: number;
+}
+
+export type TaskCycleContext = Extract<CycleContext, { kind: 'task' }>;
+export type WrapUpContext = Extract<CycleContext, { kind: 'wrap_up' }>;
+
+/** Where a cycle leaves its task. */
+export interface TaskRelease {
+  readonly status: Exclude<OutreachTaskStatus, 'InProgress'>;
+  /** When a Pending task is due again. */
+  readonly nextRunAt?: Date;
+  readonly output?: Readonly<Record<string, unknown>> | null;
+  readonly lastError?: string | null;
+}
+
+export interface BeginAction {
+  readonly claim: ClaimedTask;
+  readonly decisionId: string;
+  readonly proposal: Proposal;
+  readonly kind: ActionKind;
+  readonly channel: string;
+  /** domain/outreach/planning.ts idempotencyMaterial; the store hashes it into the key. */
+  readonly idempotencyMaterial: string;
+  readonly limits: Readonly<Record<QuotaScope, number>>;
+  readonly day: string;
+  readonly now: Date;
+  readonly leaseMs: number;
+  readonly audit: ToolAuditEntry;
+}
+
+export type BeginResult =
+  | { readonly status: 'reserved'; readonly actionId: string; readonly idempotencyKey: string; readonly pendingSeq: number }
+  | { readonly status: 'quota_exceeded'; readonly scope: QuotaScope }
+  | { readonly status: 'duplicate'; readonly idempotencyKey: string }
+  /** The claim expired and another worker may hold the task: nothing was written. */
+  | { readonly status: 'lease_lost' };
+
+export interface FinishAction {
+  readonly actionId: string;
+  readonly taskId: string;
+  readonly pendingSeq: number;
+  readonly audit: ToolAuditEntry;
+  readonly outcome: ToolAuditOutcome & { readonly status: 'succeeded' | 'failed' | 'unknown' };
+  readonly task: TaskRelease;
+  readonly now: Date;
+}
+
+/** An action whose worker stopped (or stalled) between its pending row and its outcome. */
+export interface StaleAction {
+  readonly actionId: string;
+  readonly taskId: string;
+  readonly campaignId: string;
+  readonly ownerId: string;
+  readonly decisionId: string;
+  readonly pendingSeq: number;
+  readonly proposal: Proposal;
+  readonly channel: string;
+  readonly idempotencyKey: string;
+}
+
+export interface OutreachDecision {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly campaignId: string;
+  readonly taskId: string | null;
+  /** The action taken, or the code of why none was. */
+  readonly decisionType: string;
+  readonly status: string;
+  readonly iterations: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cost: number | null;
+  readonly durationMs: number;
+  readonly failureClass: string | null;
+  readonly providerRequestId: string | null;
+  readonly createdAt: Date;
+}
+
+/**
+ * The outreach controller's state, shaped around one cycle. Every method is one
+ * transaction; correctness under any number of workers comes from PostgreSQL.
+ */
+export abstract class OutreachCycleStore {
+  /** Claims the most overdue task of an active campaign (FOR UPDATE SKIP LOCKED, with a lease). */
+  abstract claimTask(input: { workerId: string; now: Date; leaseMs: number; campaignId?: string }): Promise<ClaimedTask | null>;
+  /** An active campaign (this one, if given) with no open task left. */
+  abstract findFinishedCampaign(input: { campaignId?: string }): Promise<{ campaignId: string; ownerId: string } | null>;
+  abstract loadTaskContext(
+    claim: ClaimedTask,
+    input: { day: string; ownerLimits: Readonly<Record<ActionKind, number>>; secretNames: readonly string[] },
+  ): Promise<TaskCycleContext | null>;
+  abstract loadWrapUpContext(
+    campaignId: string,
+    input: { day: string; ownerLimits: Readonly<Record<ActionKind, number>> },
+  ): Promise<WrapUpContext | null>;
+  /** Leaves the claimed task as `release` says, if the claim is still held. */
+  abstract releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date): Promise<boolean>;
+  /** Moves every Pending task of `kind` in the exhausted scope to `until`. @returns how many. */
+  abstract deferKind(input: {
+    ownerId: string;
+    campaignId: string;
+    scope: QuotaScope;
+    kind: ActionKind;
+    until: Date;
+    now: Date;
+  }): Promise<number>;
+  /**
+   * In one transaction: checks the claim, reserves one quota slot in both scopes (never
+   * past a limit), appends the pending audit row and the action row with its key.
+   */
+  abstract begin(input: BeginAction): Promise<BeginResult>;
+  /** In one transaction: the action's status, the audit outcome row, the task's new state. */
+  abstract finish(input: FinishAction): Promise<void>;
+  /** Completes the campaign if no task is open. */
+  abstract completeCampaign(campaignId: string, now: Date): Promise<boolean>;
+  abstract recordDecision(decision: OutreachDecision): Promise<void>;
+  /** In-flight actions past their lease, leased anew to the caller so one sweeper handles each. */
+  abstract claimStaleActions(input: { now: Date; leaseMs: number; limit: number }): Promise<StaleAction[]>;
+}

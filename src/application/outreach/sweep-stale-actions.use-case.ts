@@ -1,0 +1,90 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { ToolAuditEntry } from '../agent/ports/audit-log.port';
+import { Clock } from '../shared/ports/clock.port';
+import { OutreachChannels } from './outreach-channels';
+import { OutreachSettings } from './outreach-settings';
+import { OutreachCycleStore, type StaleAction } from './ports/outreach-cycle-store.port';
+
+export interface SweepReport {
+  readonly checked: number;
+  /** Found by their key at the channel and verified: the task is Completed. */
+  readonly confirmed: number;
+  /** Not provably done: recorded `unknown`, the task Failed, for a person to review. */
+  readonly unknown: number;
+}
+
+const BATCH = 50;
+
+/**
+ * Settles actions left in flight past their lease (their worker died or stalled): the
+ * channel is asked whether the action with that key happened. Nothing is ever re-sent,
+ * and the quota slot stays taken.
+ */
+@Injectable()
+export class SweepStaleActionsUseCase {
+  private readonly logger = new Logger(SweepStaleActionsUseCase.name);
+
+  constructor(
+    private readonly store: OutreachCycleStore,
+    private readonly channels: OutreachChannels,
+    private readonly settings: OutreachSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(): Promise<SweepReport> {
+    let checked = 0;
+    let confirmed = 0;
+    for (;;) {
+      const stale = await this.store.claimStaleActions({ now: this.clock.now(), leaseMs: this.settings.leaseMs, limit: BATCH });
+      for (const action of stale) {
+        if (await this.settle(action)) confirmed++;
+      }
+      checked += stale.length;
+      if (stale.length < BATCH) break;
+    }
+    if (checked > 0) this.logger.warn({ msg: 'swept actions left in flight', checked, confirmed, unknown: checked - confirmed });
+    return { checked, confirmed, unknown: checked - confirmed };
+  }
+
+  /** @returns whether the action is confirmed done. */
+  private async settle(action: StaleAction): Promise<boolean> {
+    const { proposal } = action;
+    if (!OutreachChannels.isChannelAction(proposal)) return false;
+    const audit: ToolAuditEntry = {
+      source: 'outreach',
+      actorId: action.ownerId,
+      campaignId: action.campaignId,
+      outreachTaskId: action.taskId,
+      decisionId: action.decisionId,
+      tool: proposal.action,
+      arguments: proposal.args,
+      securityEvents: [],
+    };
+    const found = await this.channels.lookup(proposal, action.idempotencyKey);
+    const verification = found && found !== 'unknowable' ? await this.channels.verify(proposal, action.idempotencyKey, found) : null;
+    const now = this.clock.now();
+    if (verification?.verified) {
+      await this.store.finish({
+        actionId: action.actionId,
+        taskId: action.taskId,
+        pendingSeq: action.pendingSeq,
+        audit,
+        outcome: { status: 'succeeded', result: { ...verification.output, sweptAfterLease: true }, durationMs: 0 },
+        task: { status: 'Completed', output: verification.output, lastError: null },
+        now,
+      });
+      return true;
+    }
+    const why = found === 'unknowable' ? 'the channel cannot be asked by key' : found === null ? 'the channel has no record of the key' : verification!.detail;
+    await this.store.finish({
+      actionId: action.actionId,
+      taskId: action.taskId,
+      pendingSeq: action.pendingSeq,
+      audit,
+      outcome: { status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail: why, review: true }, durationMs: 0 },
+      task: { status: 'Failed', lastError: 'UNKNOWN_OUTCOME', output: { detail: why, review: 'the action may have happened; check before retrying' } },
+      now,
+    });
+    return false;
+  }
+}

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { LinkedInChannel, type ChannelCall, type ChannelLookup, type Profile } from '../../../application/outreach/ports/channels.port';
+import type { ProfileField } from '../../../domain/outreach/actions';
+import { ChannelError } from '../../../domain/outreach/channel-errors';
+import { profileSlug } from '../../../domain/outreach/lead';
+import { raise, takeFault } from './sandbox-faults';
+
+const TITLES = ['CTO', 'VP Engineering', 'Head of Platform', 'Engineering Manager', 'Chief Product Officer', 'Staff Engineer'];
+const COMPANIES = ['Acme Corp', 'Globex', 'Initech', 'Umbrella Labs', 'Hooli', 'Stark Industries', 'Wayne Enterprises'];
+const CITIES = ['Berlin', 'London', 'Paris', 'Amsterdam', 'Lisbon', 'Madrid', 'Stockholm'];
+
+/**
+ * A simulated LinkedIn stored in the database, so a campaign runs end to end with no
+ * account: profiles are derived from the URL, every message is recorded once per
+ * idempotency key (a repeated key counts a call and sends nothing), and faults can be set.
+ */
+@Injectable()
+export class SandboxLinkedInChannel extends LinkedInChannel {
+  readonly name = 'sandbox';
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async scrapeProfile(input: ChannelCall & { profileUrl: string; fields: readonly ProfileField[] }): Promise<Profile> {
+    const fault = await this.precheck(input.profileUrl, input.signal);
+    const full = sandboxProfile(input.profileUrl);
+    const profile = Object.fromEntries(input.fields.map((field) => [field, full[field] ?? null]));
+    const result = await this.record(input.idempotencyKey, 'profile', input.profileUrl, null, { profile });
+    if (fault === 'HANG_AFTER') await raise(fault, input.signal);
+    return result.profile as Profile;
+  }
+
+  async sendMessage(input: ChannelCall & { profileUrl: string; message: string }): Promise<{ messageId: string }> {
+    const fault = await this.precheck(input.profileUrl, input.signal);
+    const messageId = `sandbox-${input.idempotencyKey.slice(0, 24)}`;
+    if (fault === 'UNVERIFIABLE') return { messageId };
+    const result = await this.record(input.idempotencyKey, 'message', input.profileUrl, input.message, { messageId });
+    if (fault === 'HANG_AFTER') await raise(fault, input.signal);
+    return { messageId: result.messageId as string };
+  }
+
+  async find(idempotencyKey: string): Promise<ChannelLookup> {
+    const rows = await this.dataSource.query<{ kind: 'profile' | 'message'; result: Record<string, unknown> }[]>(
+      `SELECT kind, result FROM sandbox_linkedin_actions WHERE idempotency_key = $1`,
+      [idempotencyKey],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return row.kind === 'profile'
+      ? { kind: 'profile', profile: row.result.profile as Profile }
+      : { kind: 'message', messageId: row.result.messageId as string };
+  }
+
+  async useSession(session: string): Promise<void> {
+    if (!session) throw new ChannelError('SESSION_EXPIRED', 'An empty session is no session', 'no');
+    await this.dataSource.query(`DELETE FROM sandbox_faults WHERE channel = 'linkedin' AND code = 'SESSION_EXPIRED'`);
+  }
+
+  /** Applies a fault set for this profile, except HANG_AFTER and UNVERIFIABLE, which act later. */
+  private async precheck(profileUrl: string, signal: AbortSignal) {
+    if (signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the call', 'no');
+    const fault = await takeFault(this.dataSource, 'linkedin', profileUrl);
+    if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, signal);
+    return fault;
+  }
+
+  /** Records the effect once per key; a repeated key only counts the call. */
+  private async record(
+    idempotencyKey: string,
+    kind: 'profile' | 'message',
+    profileUrl: string,
+    message: string | null,
+    result: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const rows = await this.dataSource.query<{ result: Record<string, unknown> }[]>(
+      `INSERT INTO sandbox_linkedin_actions (idempotency_key, kind, profile_url, message, result) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_linkedin_actions.calls + 1
+       RETURNING result`,
+      [idempotencyKey, kind, profileUrl, message, JSON.stringify(result)],
+    );
+    return rows[0].result;
+  }
+}
+
+/** A plausible, deterministic profile for a profile URL. */
+export function sandboxProfile(profileUrl: string): Readonly<Record<ProfileField, string>> {
+  const slug = profileSlug(profileUrl);
+  const words = slug.split(/[-_]+/).filter((word) => /[a-z]/i.test(word) && !/^[0-9a-f]{6,}$/i.test(word));
+  const name = (words.length ? words : [slug]).map((word) => word[0].toUpperCase() + word.slice(1)).join(' ');
+  const hash = createHash('sha256').update(slug).digest();
+  const title = TITLES[hash[0] % TITLES.length];
+  const company = COMPANIES[hash[1] % COMPANIES.length];
+  return {
+    name,
+    headline: `${title} at ${company}`,
+    title,
+    company,
+    location: CITIES[hash[2] % CITIES.length],
+    email: `${slug.replace(/[^a-z0-9.-]/gi, '')}@example.com`,
+  };
+}

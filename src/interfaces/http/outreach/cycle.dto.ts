@@ -1,0 +1,71 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsUUID } from 'class-validator';
+import type { CycleOutcome } from '../../../application/outreach/cycle-outcome';
+import { ACTION_NAMES } from '../../../domain/outreach/actions';
+import { TASK_STATUSES, TASK_TYPES } from '../../../domain/outreach/outreach-task';
+import { UserPathDto } from '../todo/task.dto';
+
+export class CampaignCyclePathDto extends UserPathDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  campaignId!: string;
+}
+
+export class CycleTaskDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: TASK_TYPES }) type!: string;
+  @ApiProperty() leadName!: string;
+  @ApiProperty({ enum: TASK_STATUSES, description: 'After the cycle' }) status!: string;
+  @ApiProperty() attempts!: number;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When a Pending task is due again' })
+  nextRunAt!: Date | null;
+}
+
+export class CycleProposalDto {
+  @ApiProperty({ enum: ACTION_NAMES }) action!: string;
+  @ApiProperty({ type: Object }) args!: Record<string, unknown>;
+  @ApiProperty() reason!: string;
+  @ApiProperty({ enum: ['model', 'controller'], description: "'controller' when it decided without the model (quota)" })
+  by!: string;
+}
+
+export class CycleValidationDto {
+  @ApiProperty() accepted!: boolean;
+  @ApiProperty({ description: 'Answers asked for (one re-ask at most)' }) attempts!: number;
+  @ApiProperty({ type: [String], description: 'Why refused answers were refused' }) problems!: string[];
+}
+
+export class CycleExecutionDto {
+  @ApiProperty({ enum: ['succeeded', 'failed', 'unknown'] }) status!: string;
+  @ApiProperty({ type: String, nullable: true }) idempotencyKey!: string | null;
+  @ApiProperty() durationMs!: number;
+  @ApiProperty({ type: String, nullable: true }) errorCode!: string | null;
+  @ApiPropertyOptional({ type: Object, nullable: true }) result?: unknown;
+}
+
+export class CycleVerificationDto {
+  @ApiProperty() verified!: boolean;
+  @ApiProperty() detail!: string;
+}
+
+export class CycleOutcomeDto {
+  @ApiProperty({ enum: ['idle', 'completed', 'deferred', 'failed', 'unknown', 'campaign_completed'] }) status!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'QUOTA_EXCEEDED' }) code!: string | null;
+  @ApiProperty() message!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) decisionId!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) campaignId!: string | null;
+  @ApiProperty({ type: CycleTaskDto, nullable: true }) task!: CycleTaskDto | null;
+  @ApiProperty({ type: CycleProposalDto, nullable: true }) proposal!: CycleProposalDto | null;
+  @ApiProperty({ type: CycleValidationDto, nullable: true }) validation!: CycleValidationDto | null;
+  @ApiProperty({ type: CycleExecutionDto, nullable: true }) execution!: CycleExecutionDto | null;
+  @ApiProperty({ type: CycleVerificationDto, nullable: true }) verification!: CycleVerificationDto | null;
+
+  static of(outcome: CycleOutcome): CycleOutcomeDto {
+    return {
+      ...outcome,
+      task: outcome.task && { ...outcome.task },
+      proposal: outcome.proposal && { ...outcome.proposal, args: { ...outcome.proposal.args } },
+      validation: outcome.validation && { ...outcome.validation, problems: [...outcome.validation.problems] },
+    };
+  }
+}

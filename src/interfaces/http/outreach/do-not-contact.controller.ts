@@ -1,0 +1,49 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AddDoNotContactUseCase } from '../../../application/outreach/campaigns/add-do-not-contact.use-case';
+import { ListDoNotContactUseCase } from '../../../application/outreach/campaigns/list-do-not-contact.use-case';
+import { RemoveDoNotContactUseCase } from '../../../application/outreach/campaigns/remove-do-not-contact.use-case';
+import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
+import { ApiErrors } from '../shared/api-errors.decorator';
+import { UserPathDto } from '../todo/task.dto';
+import { DoNotContactEntryDto, DoNotContactPathDto, DoNotContactRequestDto } from './campaign.dto';
+
+@ApiTags('do-not-contact')
+@ApiBearerAuth()
+@ApiErrors(400, 401, 403)
+@UseGuards(BearerAuthGuard, OwnUserGuard)
+@Controller('api/:userId/do-not-contact')
+export class DoNotContactController {
+  constructor(
+    private readonly listEntries: ListDoNotContactUseCase,
+    private readonly addEntry: AddDoNotContactUseCase,
+    private readonly removeEntry: RemoveDoNotContactUseCase,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Emails and LinkedIn profiles no campaign of the user may reach, newest first' })
+  @ApiOkResponse({ type: [DoNotContactEntryDto] })
+  async list(@Param() path: UserPathDto): Promise<DoNotContactEntryDto[]> {
+    return (await this.listEntries.execute(path)).map((entry) => DoNotContactEntryDto.of(entry));
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Add an email address or a LinkedIn profile URL',
+    description: 'Idempotent: a value already listed (in any spelling) answers the existing entry.',
+  })
+  @ApiCreatedResponse({ type: DoNotContactEntryDto })
+  @ApiErrors(413)
+  async add(@Param() path: UserPathDto, @Body() body: DoNotContactRequestDto): Promise<DoNotContactEntryDto> {
+    return DoNotContactEntryDto.of(await this.addEntry.execute({ userId: path.userId, value: body.value }));
+  }
+
+  @Delete(':entryId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove an entry' })
+  @ApiNoContentResponse({ description: 'Removed' })
+  @ApiErrors(404)
+  async remove(@Param() path: DoNotContactPathDto): Promise<void> {
+    await this.removeEntry.execute(path);
+  }
+}

@@ -1,0 +1,90 @@
+import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { OutreachChannels } from '../application/outreach/outreach-channels';
+import { OutreachWorker } from '../application/outreach/outreach-worker';
+import { EmailChannel, LinkedInChannel, SecretStore } from '../application/outreach/ports/channels.port';
+import { OutreachCycleStore } from '../application/outreach/ports/outreach-cycle-store.port';
+import { RunOutreachCycleUseCase } from '../application/outreach/run-outreach-cycle.use-case';
+import { SweepStaleActionsUseCase } from '../application/outreach/sweep-stale-actions.use-case';
+import { AppConfig } from '../infrastructure/config/app-config';
+import { SmtpEmailChannel } from '../infrastructure/outreach/email/smtp-email-channel';
+import { TypeOrmEmailDeliveryLog } from '../infrastructure/outreach/email/typeorm-email-delivery-log';
+import { McpLinkedInChannel } from '../infrastructure/outreach/linkedin/mcp-linkedin-channel';
+import { SandboxEmailChannel } from '../infrastructure/outreach/sandbox/sandbox-email-channel';
+import { SandboxLinkedInChannel } from '../infrastructure/outreach/sandbox/sandbox-linkedin-channel';
+import { EnvironmentSecretStore, SandboxSecretStore } from '../infrastructure/outreach/secret-stores';
+import { TypeOrmOutreachCycleStore } from '../infrastructure/persistence/repositories/typeorm-outreach-cycle-store';
+import { ModelModule } from './model.module';
+
+/** Runs an outreach worker inside this process when OUTREACH_WORKER=true; closes channels on shutdown. */
+@Injectable()
+class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Outreach');
+  private readonly stop = new AbortController();
+  private running: Promise<void> | undefined;
+
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    private readonly worker: OutreachWorker,
+    private readonly linkedin: LinkedInChannel,
+    private readonly email: EmailChannel,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.outreach.worker) return;
+    this.running = this.worker.run(this.config.outreach, this.stop.signal);
+    this.logger.log('An outreach worker runs in this process (OUTREACH_WORKER=true)');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stop.abort();
+    await this.running;
+    if (this.linkedin instanceof McpLinkedInChannel) await this.linkedin.close();
+    if (this.email instanceof SmtpEmailChannel) this.email.close();
+  }
+}
+
+/**
+ * The outreach controller: cycles, the sweeper, the worker, and the channels they act
+ * through. No HTTP here: worker processes load it as it is.
+ */
+@Module({
+  imports: [ModelModule],
+  providers: [
+    { provide: OutreachCycleStore, useClass: TypeOrmOutreachCycleStore },
+    {
+      provide: LinkedInChannel,
+      useFactory: (config: AppConfig, dataSource: DataSource): LinkedInChannel | Promise<LinkedInChannel> => {
+        const target = config.outreach.linkedin;
+        if (target.kind === 'sandbox') return new SandboxLinkedInChannel(dataSource);
+        return McpLinkedInChannel.connect('url' in target ? { url: target.url } : { command: target.command, args: target.args }, {
+          timeoutMs: config.outreach.actionTimeoutMs,
+        });
+      },
+      inject: [AppConfig, DataSource],
+    },
+    {
+      provide: EmailChannel,
+      useFactory: (config: AppConfig, dataSource: DataSource): EmailChannel => {
+        const target = config.outreach.email;
+        if (target.kind === 'sandbox') return new SandboxEmailChannel(dataSource);
+        const domain = /@([^>\s]+)>?\s*$/.exec(target.from)?.[1] ?? 'bridle.local';
+        return new SmtpEmailChannel({ url: target.url, from: target.from, messageIdDomain: domain }, new TypeOrmEmailDeliveryLog(dataSource));
+      },
+      inject: [AppConfig, DataSource],
+    },
+    {
+      provide: SecretStore,
+      useFactory: (config: AppConfig): SecretStore =>
+        config.outreach.linkedin.kind === 'sandbox' ? new SandboxSecretStore(config.outreach.secretNames) : new EnvironmentSecretStore(),
+      inject: [AppConfig],
+    },
+    OutreachChannels,
+    RunOutreachCycleUseCase,
+    SweepStaleActionsUseCase,
+    OutreachWorker,
+    OutreachLifecycle,
+  ],
+  exports: [RunOutreachCycleUseCase],
+})
+export class OutreachModule {}

@@ -1,0 +1,17 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from '../infrastructure/config/app-config';
+import { CoreModule } from './core.module';
+import { loggingModule } from './logging';
+import { OutreachModule } from './outreach.module';
+import { PersistenceModule } from './persistence.module';
+
+/** A worker process: the outreach controller without HTTP. */
+@Module({})
+export class WorkerModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [CoreModule.register(config), loggingModule(config), PersistenceModule, OutreachModule],
+    };
+  }
+}

@@ -1,0 +1,34 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { loadConfig } from './infrastructure/config/app-config';
+import { WorkerModule } from './modules/worker.module';
+
+/** `npm run worker`: one outreach worker process. Run as many as you like against one PostgreSQL. */
+async function main(): Promise<void> {
+  const loaded = loadConfig(process.env);
+  const config = Object.assign(Object.create(Object.getPrototypeOf(loaded) as object) as typeof loaded, loaded, {
+    outreach: { ...loaded.outreach, worker: true },
+  });
+  const app = await NestFactory.createApplicationContext(WorkerModule.register(config), { bufferLogs: true, abortOnError: false });
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  await app.init();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.log(`${signal} received: finishing the current cycle, then stopping`);
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error(error, 'Shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Bridle worker could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,249 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { LanguageModelUnavailableError } from '../../src/domain/agent/language-model-errors';
+import { ScriptedLanguageModel } from '../fakes/scripted-language-model';
+import { signUpAndIn } from '../support/accounts';
+import { type CycleBody, leads, runCycle, startedCampaign } from '../support/outreach';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/** The outreach controller over HTTP, on the offline planner and the sandbox channels. */
+describe('outreach cycles', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  let sql: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    // A short action deadline, so the hanging-channel cases end quickly.
+    sut = await startTestApp(db, { OUTREACH_ACTION_TIMEOUT_MS: '400', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    sql = sut.app.get(DataSource);
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  async function runUntil(user: Awaited<ReturnType<typeof signUpAndIn>>, campaignId: string, stop: (c: CycleBody) => boolean, max = 200) {
+    const outcomes: CycleBody[] = [];
+    for (let i = 0; i < max; i++) {
+      const outcome = await runCycle(sut.http, user, campaignId);
+      outcomes.push(outcome);
+      if (stop(outcome)) return outcomes;
+    }
+    throw new Error(`no stop after ${max} cycles: ${JSON.stringify(outcomes.at(-1))}`);
+  }
+
+  it("runs seed 000's campaign of 5 leads to completion, every action audited before it ran", async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'CTO Outreach Q1', leads(5, 'seed'));
+
+    const outcomes = await runUntil(user, campaignId, (c) => c.status === 'campaign_completed');
+
+    // Per lead: look-up, message, email; then the model completes the campaign.
+    expect(outcomes.map((c) => c.status)).toEqual([...Array(15).fill('completed'), 'campaign_completed']);
+    expect(outcomes.filter((c) => c.proposal?.action === 'linkedin_scrape_profile')).toHaveLength(5);
+    expect(outcomes.filter((c) => c.proposal?.action === 'linkedin_send_message')).toHaveLength(5);
+    expect(outcomes.filter((c) => c.proposal?.action === 'send_email')).toHaveLength(5);
+    expect(outcomes.at(-1)!.proposal).toEqual(expect.objectContaining({ action: 'complete_campaign', args: { campaignId } }));
+    for (const outcome of outcomes.slice(0, 15)) {
+      expect(outcome.verification).toEqual({ verified: true, detail: expect.any(String) });
+      expect(outcome.execution).toEqual(expect.objectContaining({ status: 'succeeded', idempotencyKey: expect.stringMatching(/^[0-9a-f]{64}$/) }));
+    }
+
+    // Every executed action has a pending audit row, and its outcome row comes after it.
+    const actions = await sql.query<{ action: string; pending: string; outcome: string | null; pending_status: string }[]>(
+      `SELECT a.action, a.pending_audit_seq AS pending, p.status AS pending_status,
+         (SELECT o.seq FROM audit_log o WHERE o.pending_seq = a.pending_audit_seq) AS outcome
+       FROM outreach_actions a JOIN audit_log p ON p.seq = a.pending_audit_seq WHERE a.campaign_id = $1`,
+      [campaignId],
+    );
+    expect(actions).toHaveLength(15);
+    for (const action of actions) {
+      expect(action.pending_status).toBe('pending');
+      expect(Number(action.outcome)).toBeGreaterThan(Number(action.pending));
+    }
+    const [campaign] = await sql.query<{ status: string }[]>(`SELECT status FROM campaigns WHERE id = $1`, [campaignId]);
+    expect(campaign.status).toBe('completed');
+    const decisions = await sql.query<{ n: string }[]>(`SELECT count(*) AS n FROM decision_logs WHERE campaign_id = $1`, [campaignId]);
+    expect(Number(decisions[0].n)).toBe(16);
+    // The sandbox got each message once.
+    const sent = await sql.query<{ n: string; calls: string }[]>(
+      `SELECT count(*) AS n, max(calls) AS calls FROM sandbox_linkedin_actions WHERE profile_url LIKE 'https://www.linkedin.com/in/seed-%'`,
+    );
+    expect(sent[0]).toEqual({ n: '10', calls: 1 });
+  });
+
+  it('executes exactly 50 profile look-ups a day; the next cycle waits until the next UTC midnight', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Sixty look-ups', leads(60, 'quota', { email: false }));
+
+    const outcomes: CycleBody[] = [];
+    for (let i = 0; i < 50; i++) outcomes.push(await runCycle(sut.http, user, campaignId));
+    expect(outcomes.every((c) => c.status === 'completed' && c.proposal?.action === 'linkedin_scrape_profile')).toBe(true);
+
+    const before = Date.now();
+    const next = await runCycle(sut.http, user, campaignId);
+    const midnight = Date.UTC(new Date(before).getUTCFullYear(), new Date(before).getUTCMonth(), new Date(before).getUTCDate() + 1);
+    expect(next).toEqual(expect.objectContaining({ status: 'deferred', code: 'QUOTA_EXCEEDED' }));
+    expect(next.proposal).toEqual(expect.objectContaining({ action: 'wait_cooldown', by: 'controller' }));
+    const hours = next.proposal!.args.durationHours as number;
+    expect(before + hours * 3_600_000).toBeGreaterThanOrEqual(midnight - 1_000);
+    expect(before + hours * 3_600_000).toBeLessThan(midnight + 60_000);
+    expect(new Date(next.task!.nextRunAt!).getTime()).toBe(midnight);
+
+    const scraped = await sql.query<{ n: string }[]>(
+      `SELECT count(*) AS n FROM outreach_actions WHERE campaign_id = $1 AND action = 'linkedin_scrape_profile'`,
+      [campaignId],
+    );
+    expect(Number(scraped[0].n)).toBe(50);
+    // The other look-ups wait for midnight too, so cycles go on with the messages.
+    const waiting = await sql.query<{ n: string }[]>(
+      `SELECT count(*) AS n FROM outreach_tasks WHERE campaign_id = $1 AND type = 'ScrapeProfile' AND status = 'Pending' AND next_run_at = $2`,
+      [campaignId, new Date(midnight)],
+    );
+    expect(Number(waiting[0].n)).toBe(10);
+    expect((await runCycle(sut.http, user, campaignId)).proposal?.action).toBe('linkedin_send_message');
+  });
+
+  it('never contacts anyone on the do-not-contact list', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Careful', leads(1, 'dnc'));
+    await request(sut.http).post(`/api/${user.userId}/do-not-contact`).set(user.auth).send({ value: 'https://www.linkedin.com/in/dnc-1/' }).expect(201);
+
+    const outcome = await runCycle(sut.http, user, campaignId);
+
+    expect(outcome).toEqual(expect.objectContaining({ status: 'failed', code: 'DO_NOT_CONTACT' }));
+    const tasks = await sql.query<{ status: string }[]>(`SELECT status FROM outreach_tasks WHERE campaign_id = $1`, [campaignId]);
+    expect(tasks.map((t) => t.status)).toEqual(['Cancelled', 'Cancelled', 'Cancelled']);
+    const reached = await sql.query<unknown[]>(`SELECT 1 FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/dnc-1/'`);
+    expect(reached).toHaveLength(0);
+    const audit = await sql.query<{ status: string; error_code: string }[]>(`SELECT status, error_code FROM audit_log WHERE campaign_id = $1`, [campaignId]);
+    expect(audit).toEqual([{ status: 'rejected', error_code: 'DO_NOT_CONTACT' }]);
+  });
+
+  it('refreshes an expired session from the secret store, then retries; the secret is never recorded', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Session', leads(1, 'session'));
+    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/session-1/', 'SESSION_EXPIRED')`);
+
+    const expired = await runCycle(sut.http, user, campaignId);
+    expect(expired).toEqual(expect.objectContaining({ status: 'deferred', code: 'CHANNEL_ERROR' }));
+    expect(expired.execution).toEqual(expect.objectContaining({ status: 'failed', errorCode: 'SESSION_EXPIRED' }));
+
+    const refresh = await runCycle(sut.http, user, campaignId);
+    expect(refresh.proposal).toEqual(expect.objectContaining({ action: 'refresh_session', args: { secretName: 'linkedin-session' } }));
+    expect(refresh.execution).toEqual(expect.objectContaining({ status: 'succeeded' }));
+
+    const retried = await runCycle(sut.http, user, campaignId);
+    expect(retried).toEqual(expect.objectContaining({ status: 'completed' }));
+    expect(retried.proposal?.action).toBe('linkedin_scrape_profile');
+    const rows = await sql.query<{ text: string }[]>(`SELECT arguments::text || coalesce(result::text, '') AS text FROM audit_log WHERE campaign_id = $1`, [campaignId]);
+    expect(rows.map((r) => r.text).join()).not.toContain('sandbox-session-');
+  });
+
+  it('asks the channel after a timeout: an action that happened completes, never sent twice', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Slow', leads(1, 'slow', { email: false }));
+    expect((await runCycle(sut.http, user, campaignId)).status).toBe('completed');
+    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/slow-1/', 'HANG_AFTER')`);
+
+    const outcome = await runCycle(sut.http, user, campaignId);
+
+    expect(outcome).toEqual(expect.objectContaining({ status: 'completed' }));
+    expect(outcome.verification).toEqual(expect.objectContaining({ verified: true }));
+    const messages = await sql.query<{ calls: number }[]>(`SELECT calls FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/slow-1/' AND kind = 'message'`);
+    expect(messages).toEqual([{ calls: 1 }]);
+  });
+
+  it('fails a task whose effect cannot be verified, with the reason audited', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Unverifiable', leads(1, 'ghost', { email: false }));
+    expect((await runCycle(sut.http, user, campaignId)).status).toBe('completed');
+    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/ghost-1/', 'UNVERIFIABLE')`);
+
+    const outcome = await runCycle(sut.http, user, campaignId);
+
+    expect(outcome).toEqual(expect.objectContaining({ status: 'failed', code: 'VERIFICATION_FAILED' }));
+    expect(outcome.task?.status).toBe('Failed');
+    const [row] = await sql.query<{ status: string; error_code: string }[]>(
+      `SELECT status, error_code FROM audit_log WHERE campaign_id = $1 AND tool = 'linkedin_send_message' AND status <> 'pending'`,
+      [campaignId],
+    );
+    expect(row).toEqual({ status: 'failed', error_code: 'VERIFICATION_FAILED' });
+  });
+
+  it('runs cycles only for the owner of an active campaign', async () => {
+    const owner = await signUpAndIn(sut.http);
+    const stranger = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, owner, 'Mine', leads(1, 'mine'));
+
+    await request(sut.http).post(`/api/${stranger.userId}/campaigns/${campaignId}/cycles`).set(stranger.auth).expect(404);
+    await request(sut.http).post(`/api/${owner.userId}/campaigns/${campaignId}/cycles`).set(stranger.auth).expect(403);
+    await request(sut.http).post(`/api/${owner.userId}/campaigns/not-a-uuid/cycles`).set(owner.auth).expect(400);
+    await request(sut.http).post(`/api/${owner.userId}/campaigns/${campaignId}/pause`).set(owner.auth).expect(200);
+    const paused = await request(sut.http).post(`/api/${owner.userId}/campaigns/${campaignId}/cycles`).set(owner.auth).expect(409);
+    expect(paused.body).toEqual(expect.objectContaining({ code: 'OUTREACH.CAMPAIGN_STATE' }));
+  });
+});
+
+describe('outreach cycles when the model cannot be reached', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  const model = new ScriptedLanguageModel();
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, {}, { languageModel: model });
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('leaves the task Pending with a backoff, and records the decision', async () => {
+    model.use(() => {
+      throw new LanguageModelUnavailableError('down', { requestId: 'req-42' });
+    });
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Offline day', leads(1, 'down'));
+    const before = Date.now();
+
+    const outcome = await runCycle(sut.http, user, campaignId);
+
+    expect(outcome).toEqual(expect.objectContaining({ status: 'deferred', code: 'MODEL_UNAVAILABLE' }));
+    expect(outcome.task).toEqual(expect.objectContaining({ status: 'Pending', attempts: 1 }));
+    expect(new Date(outcome.task!.nextRunAt!).getTime()).toBeGreaterThanOrEqual(before + 60_000);
+    const sql = sut.app.get(DataSource);
+    const [decision] = await sql.query<{ failure_class: string; provider_request_id: string }[]>(
+      `SELECT failure_class, provider_request_id FROM decision_logs WHERE campaign_id = $1`,
+      [campaignId],
+    );
+    expect(decision).toEqual({ failure_class: 'PROVIDER_UNAVAILABLE', provider_request_id: 'req-42' });
+    // A waiting task is not due: the next cycle has nothing to do.
+    expect((await runCycle(sut.http, user, campaignId)).status).toBe('idle');
+  });
+
+  it('refuses a proposal that breaks the contract twice: NO_VALID_ACTION, each refusal audited', async () => {
+    model.use(() => ({ text: JSON.stringify({ actions: [{ action: 'send_email' }] }), toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 }, finishReason: 'stop' }));
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Chatty model', leads(1, 'chatty'));
+
+    const outcome = await runCycle(sut.http, user, campaignId);
+
+    expect(outcome).toEqual(expect.objectContaining({ status: 'deferred', code: 'NO_VALID_ACTION' }));
+    const sql = sut.app.get(DataSource);
+    const rows = await sql.query<{ status: string; error_code: string; result: { problems: string[] } }[]>(
+      `SELECT status, error_code, result FROM audit_log WHERE campaign_id = $1 ORDER BY seq`,
+      [campaignId],
+    );
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row).toEqual(expect.objectContaining({ status: 'rejected', error_code: 'INVALID_PROPOSAL' }));
+      expect(row.result.problems).toContain('actions: exactly one action is accepted, not a list');
+    }
+    expect(await sql.query(`SELECT 1 FROM outreach_actions WHERE campaign_id = $1`, [campaignId])).toHaveLength(0);
+  });
+});

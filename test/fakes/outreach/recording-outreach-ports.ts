@@ -1,0 +1,235 @@
+import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/agent/ports/audit-log.port';
+import {
+  EmailChannel,
+  LinkedInChannel,
+  SecretNotFoundError,
+  SecretStore,
+  type ChannelLookup,
+  type ChannelRecord,
+  type Profile,
+} from '../../../src/application/outreach/ports/channels.port';
+import {
+  OutreachCycleStore,
+  type BeginAction,
+  type BeginResult,
+  type ClaimedTask,
+  type FinishAction,
+  type OutreachDecision,
+  type StaleAction,
+  type TaskCycleContext,
+  type TaskRelease,
+  type WrapUpContext,
+} from '../../../src/application/outreach/ports/outreach-cycle-store.port';
+import { IdGenerator } from '../../../src/application/shared/ports/id-generator.port';
+import type { ProfileField } from '../../../src/domain/outreach/actions';
+
+/**
+ * In-memory outreach ports that write what happened, in order, to one shared journal
+ * (`store:begin`, `audit:pending`, `audit:rejected`, `linkedin:sendMessage`, …), so a test
+ * can tell what came before what.
+ */
+export type Journal = string[];
+
+/** Hands out one claimed task with a fixed context; `begin` reserves (its pending audit row) every time. */
+export class SingleTaskCycleStore extends OutreachCycleStore {
+  readonly begun: BeginAction[] = [];
+  readonly finished: FinishAction[] = [];
+  readonly released: TaskRelease[] = [];
+  readonly decisions: OutreachDecision[] = [];
+
+  constructor(
+    private readonly claim: ClaimedTask,
+    private readonly context: TaskCycleContext,
+    private readonly journal: Journal,
+  ) {
+    super();
+  }
+
+  claimTask(): Promise<ClaimedTask | null> {
+    this.journal.push('store:claimTask');
+    return Promise.resolve(this.claim);
+  }
+
+  findFinishedCampaign(): Promise<{ campaignId: string; ownerId: string } | null> {
+    return Promise.resolve(null);
+  }
+
+  loadTaskContext(): Promise<TaskCycleContext | null> {
+    return Promise.resolve(this.context);
+  }
+
+  loadWrapUpContext(): Promise<WrapUpContext | null> {
+    return Promise.resolve(null);
+  }
+
+  releaseTask(_: ClaimedTask, release: TaskRelease): Promise<boolean> {
+    this.journal.push('store:releaseTask');
+    this.released.push(release);
+    return Promise.resolve(true);
+  }
+
+  deferKind(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  begin(input: BeginAction): Promise<BeginResult> {
+    this.journal.push('store:begin');
+    this.begun.push(input);
+    const n = this.begun.length;
+    return Promise.resolve({ status: 'reserved', actionId: `action-${n}`, idempotencyKey: `key-${n}`, pendingSeq: n });
+  }
+
+  finish(input: FinishAction): Promise<void> {
+    this.journal.push('store:finish');
+    this.finished.push(input);
+    return Promise.resolve();
+  }
+
+  completeCampaign(): Promise<boolean> {
+    this.journal.push('store:completeCampaign');
+    return Promise.resolve(false);
+  }
+
+  recordDecision(decision: OutreachDecision): Promise<void> {
+    this.decisions.push(decision);
+    return Promise.resolve();
+  }
+
+  claimStaleActions(): Promise<StaleAction[]> {
+    return Promise.resolve([]);
+  }
+}
+
+export interface ChannelCallRecord {
+  readonly method: string;
+  readonly input: Readonly<Record<string, unknown>>;
+}
+
+/** Finds every profile complete and accepts every message, remembering it by key. */
+export class RecordingLinkedInChannel extends LinkedInChannel {
+  readonly name = 'sandbox';
+  readonly calls: ChannelCallRecord[] = [];
+  private readonly byKey = new Map<string, ChannelRecord>();
+
+  constructor(private readonly journal: Journal) {
+    super();
+  }
+
+  scrapeProfile(input: { profileUrl: string; fields: readonly ProfileField[]; idempotencyKey: string }): Promise<Profile> {
+    this.called('scrapeProfile', { profileUrl: input.profileUrl, fields: input.fields, idempotencyKey: input.idempotencyKey });
+    const profile: Profile = { name: 'Jane Doe', headline: 'CTO at Acme', title: 'CTO', company: 'Acme', location: 'Berlin', email: null };
+    this.byKey.set(input.idempotencyKey, { kind: 'profile', profile });
+    return Promise.resolve(profile);
+  }
+
+  sendMessage(input: { profileUrl: string; message: string; idempotencyKey: string }): Promise<{ messageId: string }> {
+    this.called('sendMessage', { profileUrl: input.profileUrl, message: input.message, idempotencyKey: input.idempotencyKey });
+    const messageId = `li-${input.idempotencyKey}`;
+    this.byKey.set(input.idempotencyKey, { kind: 'message', messageId });
+    return Promise.resolve({ messageId });
+  }
+
+  find(idempotencyKey: string): Promise<ChannelLookup> {
+    this.called('find', { idempotencyKey });
+    return Promise.resolve(this.byKey.get(idempotencyKey) ?? null);
+  }
+
+  useSession(session: string): Promise<void> {
+    this.called('useSession', { session });
+    return Promise.resolve();
+  }
+
+  private called(method: string, input: Record<string, unknown>): void {
+    this.journal.push(`linkedin:${method}`);
+    this.calls.push({ method, input });
+  }
+}
+
+export class RecordingEmailChannel extends EmailChannel {
+  readonly name = 'sandbox';
+  readonly calls: ChannelCallRecord[] = [];
+  private readonly byKey = new Map<string, ChannelRecord>();
+
+  constructor(private readonly journal: Journal) {
+    super();
+  }
+
+  send(input: { to: string; subject: string; body: string; idempotencyKey: string }): Promise<{ messageId: string }> {
+    this.called('send', { to: input.to, subject: input.subject, body: input.body, idempotencyKey: input.idempotencyKey });
+    const messageId = `mail-${input.idempotencyKey}`;
+    this.byKey.set(input.idempotencyKey, { kind: 'message', messageId });
+    return Promise.resolve({ messageId });
+  }
+
+  find(idempotencyKey: string): Promise<ChannelLookup> {
+    this.called('find', { idempotencyKey });
+    return Promise.resolve(this.byKey.get(idempotencyKey) ?? null);
+  }
+
+  private called(method: string, input: Record<string, unknown>): void {
+    this.journal.push(`email:${method}`);
+    this.calls.push({ method, input });
+  }
+}
+
+export class MapSecretStore extends SecretStore {
+  readonly fetched: string[] = [];
+
+  constructor(
+    private readonly secrets: ReadonlyMap<string, string>,
+    private readonly journal: Journal,
+  ) {
+    super();
+  }
+
+  fetch(secretName: string): Promise<string> {
+    this.journal.push('secrets:fetch');
+    this.fetched.push(secretName);
+    const secret = this.secrets.get(secretName);
+    return secret === undefined ? Promise.reject(new SecretNotFoundError(secretName)) : Promise.resolve(secret);
+  }
+}
+
+export interface AuditRow {
+  readonly seq: number;
+  readonly entry: ToolAuditEntry;
+  /** Absent on a pending row. */
+  readonly outcome?: ToolAuditOutcome;
+  readonly pendingSeq?: number;
+}
+
+export class RecordingAuditLog extends AuditLog {
+  readonly rows: AuditRow[] = [];
+
+  constructor(private readonly journal: Journal) {
+    super();
+  }
+
+  recordPending(entry: ToolAuditEntry): Promise<number> {
+    this.journal.push('audit:pending');
+    const seq = this.rows.length + 1;
+    this.rows.push({ seq, entry });
+    return Promise.resolve(seq);
+  }
+
+  recordOutcome(pendingSeq: number, entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void> {
+    this.journal.push(`audit:${outcome.status}`);
+    this.rows.push({ seq: this.rows.length + 1, entry, outcome, pendingSeq });
+    return Promise.resolve();
+  }
+
+  record(entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void> {
+    this.journal.push(`audit:${outcome.status}`);
+    this.rows.push({ seq: this.rows.length + 1, entry, outcome });
+    return Promise.resolve();
+  }
+}
+
+export class SequentialIdGenerator extends IdGenerator {
+  private n = 0;
+
+  next(): string {
+    this.n++;
+    return `00000000-0000-4000-8000-${String(this.n).padStart(12, '0')}`;
+  }
+}

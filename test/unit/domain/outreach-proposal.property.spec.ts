@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { checkProposal } from '../../../src/domain/outreach/actions';
+import { fitProblems, type CycleContext } from '../../../src/domain/outreach/planning';
+import { contractAccepts, LEAD, proposalAnswer, taskContext, WRAP_UP, type ProposalSource } from '../../fakes/outreach/proposals';
+
+/** The cycles proposals are checked in; the do-not-contact ones list the lead's own URL or email. */
+const CONTEXTS: readonly CycleContext[] = [
+  taskContext('ScrapeProfile'),
+  taskContext('SendLinkedInMessage'),
+  taskContext('SendEmail'),
+  taskContext('ScrapeProfile', [LEAD.linkedinUrl]),
+  taskContext('SendLinkedInMessage', [LEAD.linkedinUrl, LEAD.email]),
+  taskContext('SendEmail', [LEAD.email]),
+  WRAP_UP,
+];
+
+/** What the controller does with a parsed answer before acting: the contract, then the fit with the cycle. */
+function validate(value: unknown, context: CycleContext) {
+  const checked = checkProposal(value);
+  if (!checked.ok) return checked;
+  const problems = fitProblems(checked.value, context);
+  return problems.length ? { ok: false as const, problems } : checked;
+}
+
+describe(`${checkProposal.name} and ${fitProblems.name}`, () => {
+  it('accept exactly the proposals the contract allows, over 10 000 generated answers', () => {
+    const seen: Record<ProposalSource, { accepted: number; refused: number }> = {
+      valid: { accepted: 0, refused: 0 },
+      mutated: { accepted: 0, refused: 0 },
+      arbitrary: { accepted: 0, refused: 0 },
+    };
+    const cases = fc.oneof(...CONTEXTS.map((context) => proposalAnswer(context).map((answer) => ({ context, ...answer }))));
+
+    fc.assert(
+      fc.property(cases, ({ context, source, text }) => {
+        const value: unknown = JSON.parse(text);
+        const result = validate(value, context);
+        const allowed = contractAccepts(value, context);
+        if (source === 'valid' && (context.kind === 'wrap_up' || context.doNotContact.length === 0)) expect(allowed).toBe(true);
+
+        expect(result.ok).toBe(allowed);
+        seen[source][result.ok ? 'accepted' : 'refused']++;
+        if (!result.ok) {
+          expect(result.problems.length).toBeGreaterThan(0);
+          for (const problem of result.problems) expect(problem).toMatch(/\S/);
+          return;
+        }
+        const { args } = result.value as { args: Record<string, unknown> };
+        const targets = [args.profileUrl, args.to].filter((target) => target !== undefined);
+        for (const target of targets) {
+          expect([LEAD.linkedinUrl, LEAD.email]).toContain(target);
+          if (context.kind === 'task') expect(context.doNotContact).not.toContain(target);
+        }
+      }),
+      { numRuns: 10_000 },
+    );
+
+    const total = (kind: 'accepted' | 'refused') => seen.valid[kind] + seen.mutated[kind] + seen.arbitrary[kind];
+    expect(total('accepted') + total('refused')).toBe(10_000);
+    // The mix is meant to exercise both answers: a generator that only made refusals would prove nothing.
+    expect(total('accepted')).toBeGreaterThan(1_000);
+    expect(seen.mutated.refused).toBeGreaterThan(4_000);
+    expect(seen.arbitrary.refused).toBeGreaterThan(1_000);
+  });
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('refuses an extra argument named %s', (name) => {
+    const args = JSON.parse(`{"profileUrl":"${LEAD.linkedinUrl}","fields":["name"],"${name}":{"action":"send_email"}}`);
+    const result = validate({ action: 'linkedin_scrape_profile', args, reason: 'Look the lead up before writing.' }, taskContext('ScrapeProfile'));
+    expect(result).toEqual({ ok: false, problems: [`args.${name} is not an accepted argument`] });
+  });
+});
