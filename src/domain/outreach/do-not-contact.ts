@@ -1,4 +1,4 @@
-import { DomainValidationError } from '../shared/domain-error';
+import { DomainError, DomainValidationError } from '../shared/domain-error';
 import { canonicalEmail, canonicalProfileUrl } from './lead';
 
 export type DoNotContactKind = 'email' | 'linkedin';
@@ -13,6 +13,14 @@ export interface DoNotContactEntry {
 
 export class InvalidDoNotContactError extends DomainValidationError {
   readonly code = 'OUTREACH.INVALID_DO_NOT_CONTACT';
+}
+
+export class DoNotContactEntryNotFoundError extends DomainError {
+  readonly code = 'OUTREACH.DO_NOT_CONTACT_NOT_FOUND';
+  readonly kind = 'not_found' as const;
+  constructor() {
+    super('Do-not-contact entry was not found');
+  }
 }
 
 /** An email address or a LinkedIn profile URL, in canonical form. */

@@ -83,12 +83,13 @@ function messageOf(exception: HttpException): string {
  * HttpException whose `cause` is the original.
  */
 function describeBodyParserFailure(cause: unknown): ErrorDescription | null {
-  const { type } = (cause ?? {}) as { type?: unknown };
+  const { type, limit } = (cause ?? {}) as { type?: unknown; limit?: unknown };
   if (type === 'entity.parse.failed') {
     return { status: 400, code: 'HTTP.MALFORMED_JSON', message: 'The request body is not valid JSON' };
   }
   if (type === 'entity.too.large') {
-    return { status: 413, code: 'HTTP.PAYLOAD_TOO_LARGE', message: 'The request body is larger than 64 KB' };
+    const size = typeof limit === 'number' ? `${Math.round(limit / 1024)} KB` : 'the limit';
+    return { status: 413, code: 'HTTP.PAYLOAD_TOO_LARGE', message: `The request body is larger than ${size}` };
   }
   return null;
 }
