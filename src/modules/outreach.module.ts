@@ -16,29 +16,47 @@ import { EnvironmentSecretStore, SandboxSecretStore } from '../infrastructure/ou
 import { TypeOrmOutreachCycleStore } from '../infrastructure/persistence/repositories/typeorm-outreach-cycle-store';
 import { ModelModule } from './model.module';
 
-/** Runs an outreach worker inside this process when OUTREACH_WORKER=true; closes channels on shutdown. */
+/**
+ * Runs an outreach worker inside this process when OUTREACH_WORKER=true; otherwise still
+ * sweeps actions left in flight (at start and periodically), since HTTP-run cycles can be
+ * cut off too. Closes the channels on shutdown.
+ */
 @Injectable()
 class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Outreach');
   private readonly stop = new AbortController();
   private running: Promise<void> | undefined;
+  private sweeping: Promise<unknown> | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly worker: OutreachWorker,
+    private readonly sweeper: SweepStaleActionsUseCase,
     private readonly linkedin: LinkedInChannel,
     private readonly email: EmailChannel,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.config.outreach.worker) return;
-    this.running = this.worker.run(this.config.outreach, this.stop.signal);
-    this.logger.log('An outreach worker runs in this process (OUTREACH_WORKER=true)');
+    if (this.config.outreach.worker) {
+      this.running = this.worker.run(this.config.outreach, this.stop.signal);
+      this.logger.log('An outreach worker runs in this process (OUTREACH_WORKER=true)');
+      return;
+    }
+    const sweep = () => {
+      this.sweeping ??= this.sweeper
+        .run()
+        .catch((error: unknown) => this.logger.error({ msg: 'sweeping actions left in flight failed', err: error }))
+        .finally(() => (this.sweeping = undefined));
+    };
+    sweep();
+    this.timer = setInterval(sweep, this.config.outreach.sweepIntervalMs).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stop.abort();
-    await this.running;
+    clearInterval(this.timer);
+    await Promise.all([this.running, this.sweeping]);
     if (this.linkedin instanceof McpLinkedInChannel) await this.linkedin.close();
     if (this.email instanceof SmtpEmailChannel) this.email.close();
   }

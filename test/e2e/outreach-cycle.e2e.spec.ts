@@ -16,7 +16,11 @@ describe('outreach cycles', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     // A short action deadline, so the hanging-channel cases end quickly.
-    sut = await startTestApp(db, { OUTREACH_ACTION_TIMEOUT_MS: '400', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    sut = await startTestApp(db, {
+      OUTREACH_ACTION_TIMEOUT_MS: '400',
+      OUTREACH_SWEEP_INTERVAL_MS: '200',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    });
     sql = sut.app.get(DataSource);
   });
 
@@ -172,6 +176,45 @@ describe('outreach cycles', () => {
       [campaignId],
     );
     expect(row).toEqual({ status: 'failed', error_code: 'VERIFICATION_FAILED' });
+  });
+
+  it('sweeps, in the server too, an action left in flight: found by its key, it completes its task', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Abandoned', leads(1, 'abandoned', { email: false }));
+    const [task] = await sql.query<{ id: string }[]>(`SELECT id FROM outreach_tasks WHERE campaign_id = $1 AND step = 1`, [campaignId]);
+    const key = 'a'.repeat(64);
+    const profileUrl = 'https://www.linkedin.com/in/abandoned-1/';
+    // What a cycle cut off after the channel acted leaves behind.
+    await sql.query(`UPDATE outreach_tasks SET status = 'InProgress', attempts = 1, lease_owner = 'gone', lease_expires_at = now() - interval '1 minute' WHERE id = $1`, [task.id]);
+    const [pending] = await sql.query<{ seq: string }[]>(
+      `INSERT INTO audit_log (source, actor_id, campaign_id, outreach_task_id, tool, arguments, status)
+       VALUES ('outreach', $1, $2, $3, 'linkedin_scrape_profile', $4, 'pending') RETURNING seq`,
+      [user.userId, campaignId, task.id, JSON.stringify({ profileUrl, fields: ['name'] })],
+    );
+    await sql.query(
+      `INSERT INTO outreach_actions (task_id, campaign_id, owner_id, decision_id, action, kind, channel, target, args, idempotency_key,
+         status, pending_audit_seq, lease_expires_at, created_at)
+       VALUES ($1, $2, $3, gen_random_uuid(), 'linkedin_scrape_profile', 'profile_lookup', 'sandbox', $4, $5, $6, 'in_flight', $7,
+         now() - interval '1 minute', now())`,
+      [task.id, campaignId, user.userId, profileUrl, JSON.stringify({ profileUrl, fields: ['name'] }), key, pending.seq],
+    );
+    await sql.query(`INSERT INTO sandbox_linkedin_actions (idempotency_key, kind, profile_url, result) VALUES ($1, 'profile', $2, $3)`, [
+      key,
+      profileUrl,
+      JSON.stringify({ profile: { name: 'Abandoned' } }),
+    ]);
+
+    const deadline = Date.now() + 5_000;
+    let status = 'in_flight';
+    while (status === 'in_flight' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      [{ status }] = await sql.query<{ status: string }[]>(`SELECT status FROM outreach_actions WHERE idempotency_key = $1`, [key]);
+    }
+
+    expect(status).toBe('succeeded');
+    expect(await sql.query(`SELECT status FROM outreach_tasks WHERE id = $1`, [task.id])).toEqual([{ status: 'Completed' }]);
+    expect(await sql.query(`SELECT status FROM audit_log WHERE pending_seq = $1`, [pending.seq])).toEqual([{ status: 'succeeded' }]);
+    expect(await sql.query(`SELECT calls FROM sandbox_linkedin_actions WHERE idempotency_key = $1`, [key])).toEqual([{ calls: 1 }]);
   });
 
   it('runs cycles only for the owner of an active campaign', async () => {

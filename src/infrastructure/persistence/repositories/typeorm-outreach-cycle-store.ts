@@ -13,7 +13,7 @@ import {
   type TaskRelease,
   type WrapUpContext,
 } from '../../../application/outreach/ports/outreach-cycle-store.port';
-import type { Proposal } from '../../../domain/outreach/actions';
+import { actionTarget, type Proposal } from '../../../domain/outreach/actions';
 import type { CampaignStatus } from '../../../domain/outreach/campaign';
 import type { RecentResult } from '../../../domain/outreach/planning';
 import { TASK_TYPES, TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
@@ -231,7 +231,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
             input.proposal.action,
             input.kind,
             input.channel,
-            targetOf(input.proposal),
+            actionTarget(input.proposal) ?? '',
             JSON.stringify({ ...input.proposal.args }),
             idempotencyKey,
             pendingSeq,
@@ -389,16 +389,4 @@ function campaignOf(row: CampaignRow) {
     ownerId: row.owner_id,
     dailyLimits: { profile_lookup: row.limit_profile_lookup, linkedin_message: row.limit_linkedin_message, email: row.limit_email },
   };
-}
-
-function targetOf(proposal: Proposal): string {
-  switch (proposal.action) {
-    case 'linkedin_scrape_profile':
-    case 'linkedin_send_message':
-      return proposal.args.profileUrl;
-    case 'send_email':
-      return proposal.args.to;
-    default:
-      return '';
-  }
 }
