@@ -6,6 +6,7 @@ import {
   type ToolAuditOutcome,
   type ToolAuditStatus,
 } from '../../../application/agent/ports/audit-log.port';
+import { redact } from '../../../domain/audit/redaction';
 
 /** Runs one SQL statement: a DataSource, or a transaction's EntityManager. */
 export type Sql = { query<T = unknown>(sql: string, parameters?: unknown[]): Promise<T> };
@@ -37,10 +38,11 @@ export async function appendAuditRow(
     entry.outreachTaskId ?? null,
     entry.decisionId ?? null,
     entry.tool,
-    JSON.stringify(entry.arguments),
+    // Secrets never enter the table: masked here, by the domain's one policy.
+    JSON.stringify(redact(entry.arguments)),
     JSON.stringify(entry.securityEvents),
     outcome.status,
-    outcome.result === undefined ? null : JSON.stringify(outcome.result),
+    outcome.result === undefined ? null : JSON.stringify(redact(outcome.result)),
     outcome.errorCode ?? null,
     outcome.durationMs ?? null,
     pendingSeq,
