@@ -3,6 +3,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { AppConfig } from '../infrastructure/config/app-config';
 import { HealthController } from '../interfaces/http/health/health.controller';
+import { MetricsController } from '../interfaces/http/metrics/metrics.controller';
 import { HttpErrorFilter } from '../interfaces/http/shared/http-error.filter';
 import { createValidationPipe } from '../interfaces/http/shared/validation';
 import { CampaignsModule } from './campaigns.module';
@@ -42,7 +43,7 @@ export class AppModule {
         ChatModule,
         McpModule,
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

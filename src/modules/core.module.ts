@@ -1,10 +1,12 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { OutreachSettings } from '../application/outreach/outreach-settings';
 import { Clock } from '../application/shared/ports/clock.port';
+import { Metrics } from '../application/shared/ports/metrics.port';
 import { AppConfig } from '../infrastructure/config/app-config';
+import { PrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics';
 import { SystemClock } from '../infrastructure/system-clock';
 
-/** What every module may need: the validated configuration, the clock, the outreach settings. */
+/** What every module may need: the validated configuration, the clock, metrics, the outreach settings. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -15,8 +17,9 @@ export class CoreModule {
         { provide: AppConfig, useValue: config },
         { provide: Clock, useClass: SystemClock },
         { provide: OutreachSettings, useValue: config.outreach satisfies OutreachSettings },
+        { provide: Metrics, useFactory: () => new PrometheusMetrics() },
       ],
-      exports: [AppConfig, Clock, OutreachSettings],
+      exports: [AppConfig, Clock, OutreachSettings, Metrics],
     };
   }
 }

@@ -3,15 +3,22 @@ import { AuditLog } from '../application/agent/ports/audit-log.port';
 import { LanguageModel } from '../application/agent/ports/language-model.port';
 import { AgentSettings } from '../application/chat/agent-settings';
 import { IdGenerator } from '../application/shared/ports/id-generator.port';
+import { Metrics } from '../application/shared/ports/metrics.port';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { createLanguageModel } from '../infrastructure/llm/create-language-model';
-import { TypeOrmAuditLog } from '../infrastructure/persistence/repositories/typeorm-audit-log';
+import { MeteredLanguageModel } from '../infrastructure/llm/metered-language-model';
+import { AuditAppender, TypeOrmAuditLog } from '../infrastructure/persistence/repositories/typeorm-audit-log';
 import { RandomIdGenerator } from '../infrastructure/random-id-generator';
 
 /** What both products decide with: the language model, its settings, the audit log, ids. */
 @Module({
   providers: [
-    { provide: LanguageModel, useFactory: createLanguageModel, inject: [AppConfig] },
+    {
+      provide: LanguageModel,
+      useFactory: (config: AppConfig, metrics: Metrics) => new MeteredLanguageModel(createLanguageModel(config), metrics),
+      inject: [AppConfig, Metrics],
+    },
+    AuditAppender,
     { provide: AuditLog, useClass: TypeOrmAuditLog },
     { provide: IdGenerator, useClass: RandomIdGenerator },
     {
@@ -20,6 +27,6 @@ import { RandomIdGenerator } from '../infrastructure/random-id-generator';
       inject: [AppConfig],
     },
   ],
-  exports: [LanguageModel, AuditLog, IdGenerator, AgentSettings],
+  exports: [LanguageModel, AuditAppender, AuditLog, IdGenerator, AgentSettings],
 })
 export class ModelModule {}

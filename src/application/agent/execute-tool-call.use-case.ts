@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { failureOfToolError, TREATMENTS } from '../../domain/agent/failures';
 import { validateToolArguments } from '../../domain/agent/tool-call-validation';
 import { Clock } from '../shared/ports/clock.port';
+import { Metrics } from '../shared/ports/metrics.port';
 import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from './ports/audit-log.port';
 import type { ToolCallContext, ToolResult } from './ports/tool-gateway.port';
 import { Toolbox } from './ports/toolbox.port';
@@ -16,6 +17,7 @@ export class ExecuteToolCallUseCase {
     private readonly toolbox: Toolbox,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {}
 
   /** @throws only what the toolbox did not expect, after auditing it as failed. */
@@ -47,6 +49,7 @@ export class ExecuteToolCallUseCase {
     const started = this.clock.now().getTime();
     const finish = (outcome: Omit<ToolAuditOutcome, 'durationMs'>) => {
       const complete = { ...outcome, durationMs: this.clock.now().getTime() - started };
+      this.metrics.toolCall(audited.tool, complete.status, complete.durationMs / 1000);
       return pendingSeq === null ? this.audit.record(audited, complete) : this.audit.recordOutcome(pendingSeq, audited, complete);
     };
 
@@ -66,6 +69,7 @@ export class ExecuteToolCallUseCase {
   }
 
   private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }): Promise<ToolResult> {
+    this.metrics.toolCall(entry.tool, 'rejected', 0);
     await this.audit.record(entry, { status: 'rejected', errorCode: refusal.code, durationMs: 0 });
     return refusal;
   }

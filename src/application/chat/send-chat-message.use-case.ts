@@ -7,6 +7,7 @@ import { type ToolCallRecord, validMessage } from '../../domain/chat/conversatio
 import { AgentLoop, type AgentRunInput, type AgentRunResult, type TurnObserver } from '../agent/agent-loop';
 import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
+import { Metrics } from '../shared/ports/metrics.port';
 import { AgentSettings } from './agent-settings';
 import { toAgentMessages } from './history';
 import { ConversationStore } from './ports/conversation-store.port';
@@ -37,6 +38,7 @@ export class SendChatMessageUseCase {
     private readonly settings: AgentSettings,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly metrics: Metrics,
   ) {}
 
   async execute(
@@ -112,6 +114,7 @@ export class SendChatMessageUseCase {
       finished,
     );
 
+    this.metrics.chatTurn(result.status, (finished.getTime() - started.getTime()) / 1000);
     return {
       conversationId,
       response: result.text,

@@ -13,6 +13,7 @@ import { LanguageModel, type TokenUsage } from '../agent/ports/language-model.po
 import { AgentSettings } from '../chat/agent-settings';
 import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
+import { Metrics } from '../shared/ports/metrics.port';
 import type { CycleCode, CycleOutcome, CycleStatus } from './cycle-outcome';
 import { OUTREACH_SYSTEM_PROMPT, outreachUserPrompt } from './outreach-planner.prompt';
 import { OutreachChannels, type ChannelAction } from './outreach-channels';
@@ -61,6 +62,7 @@ export class RunOutreachCycleUseCase {
     private readonly agentSettings: AgentSettings,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Works the most overdue task (of `campaignId`, if given), or completes a finished campaign. */
@@ -90,6 +92,7 @@ export class RunOutreachCycleUseCase {
   private async recorded(cycle: Cycle, work: (cycle: Cycle) => Promise<CycleOutcome>): Promise<CycleOutcome> {
     const result = { ...(await work(cycle)), decisionId: cycle.decisionId, campaignId: cycle.campaignId };
     const pricing = this.agentSettings.pricing;
+    const durationMs = this.clock.now().getTime() - cycle.started.getTime();
     await this.store.recordDecision({
       id: cycle.decisionId,
       ownerId: cycle.ownerId,
@@ -103,11 +106,12 @@ export class RunOutreachCycleUseCase {
       promptTokens: cycle.usage.promptTokens,
       completionTokens: cycle.usage.completionTokens,
       cost: pricing && cycle.planningAttempts > 0 ? costOf(cycle.usage, pricing) : null,
-      durationMs: this.clock.now().getTime() - cycle.started.getTime(),
+      durationMs,
       failureClass: cycle.failureClass,
       providerRequestId: cycle.providerRequestId,
       createdAt: cycle.started,
     });
+    this.metrics.outreachCycle(result.status, result.code, durationMs / 1000);
     this.logger.log({ msg: 'outreach cycle', decisionId: cycle.decisionId, campaignId: cycle.campaignId, taskId: result.task?.id, status: result.status, code: result.code });
     return result;
   }
@@ -153,6 +157,7 @@ export class RunOutreachCycleUseCase {
         durationMs: 0,
       });
       if (contextCheck.code === 'QUOTA_EXCEEDED') {
+        this.metrics.quotaRejection(contextCheck.kind, contextCheck.scope);
         const until = nextUtcMidnight(now);
         const deferred = await this.store.deferKind({ ownerId: claim.ownerId, campaignId: claim.campaignId, scope: contextCheck.scope, kind: contextCheck.kind, until, now });
         return leave(
@@ -370,6 +375,7 @@ export class RunOutreachCycleUseCase {
         ? { status: 'Pending', nextRunAt: nextUtcMidnight(now), lastError: 'QUOTA_EXCEEDED' }
         : { status: 'Failed', lastError: 'DUPLICATE_ACTION' };
       if (quota) {
+        this.metrics.quotaRejection(kind, begun.scope);
         await this.store.deferKind({ ownerId: claim.ownerId, campaignId: claim.campaignId, scope: begun.scope, kind, until: nextUtcMidnight(now), now });
       }
       await this.store.releaseTask(claim, release, this.clock.now());
@@ -446,6 +452,7 @@ export class RunOutreachCycleUseCase {
   ): Promise<CycleOutcome> {
     const now = this.clock.now();
     const durationMs = now.getTime() - action.started;
+    this.metrics.toolCall(action.audited.tool, result.status, durationMs / 1000);
     await this.store.finish({
       actionId: action.actionId,
       taskId: claim.taskId,

@@ -8,6 +8,7 @@ import type { ToolResult } from '../../../src/application/agent/ports/tool-gatew
 import { Toolbox } from '../../../src/application/agent/ports/toolbox.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
 import { FixedClock } from '../../fakes/fixed-clock';
+import { RecordingMetrics } from '../../fakes/recording-metrics';
 
 class AuditRows extends AuditLog {
   readonly rows: { seq: number; status: string; pendingSeq?: number; entry: ToolAuditEntry; outcome?: ToolAuditOutcome }[] = [];
@@ -44,7 +45,8 @@ class StubToolbox extends Toolbox {
 function setup(answer: () => Promise<ToolResult> = () => Promise.resolve({ ok: true, data: { task: {} } })) {
   const audit = new AuditRows();
   const toolbox = new StubToolbox(audit, answer);
-  return { audit, toolbox, sut: new ExecuteToolCallUseCase(toolbox, audit, new FixedClock()) };
+  const metrics = new RecordingMetrics();
+  return { audit, toolbox, metrics, sut: new ExecuteToolCallUseCase(toolbox, audit, new FixedClock(), metrics) };
 }
 
 const context = { userId: 'u1', source: 'mcp' as const };

@@ -19,6 +19,7 @@ import {
   type Journal,
 } from '../../fakes/outreach/recording-outreach-ports';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
+import { RecordingMetrics } from '../../fakes/recording-metrics';
 
 const CLAIM = { taskId: 'task-1', campaignId: taskContext('ScrapeProfile').campaign.id, ownerId: 'owner-1', workerId: 'worker-1', attempts: 1 };
 const SETTINGS: OutreachSettings = {
@@ -58,6 +59,7 @@ async function runCycle(type: OutreachTaskType, answers: readonly (string | null
     AGENT_SETTINGS,
     new FixedClock(),
     new SequentialIdGenerator(),
+    new RecordingMetrics(),
   );
   const outcome = await sut.run({ workerId: CLAIM.workerId });
   return { outcome, journal, store, linkedin, email, secrets, audit, asked: model.requests.length };

@@ -6,6 +6,7 @@ import {
   type ToolAuditOutcome,
   type ToolAuditStatus,
 } from '../../../application/agent/ports/audit-log.port';
+import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { redact } from '../../../domain/audit/redaction';
 
 /** Runs one SQL statement: a DataSource, or a transaction's EntityManager. */
@@ -20,51 +21,56 @@ const INSERT = `INSERT INTO audit_log
   RETURNING seq`;
 
 /**
- * Appends one audit row; the only code that writes audit_log, so that every writer (chat,
- * MCP, outreach, inside or outside a transaction) produces the same rows.
- * @returns the row's sequence number.
+ * Appends audit rows: the only code that writes audit_log, so that every writer (chat, MCP,
+ * outreach, admin reads; inside or outside a transaction) produces the same rows. The
+ * database chains them (migration 1764115200000).
  */
-export async function appendAuditRow(
-  sql: Sql,
-  entry: ToolAuditEntry,
-  outcome: AuditRowOutcome,
-  pendingSeq: number | null,
-): Promise<number> {
-  const rows = await sql.query<{ seq: string }[]>(INSERT, [
-    entry.source,
-    entry.actorId,
-    entry.conversationId ?? null,
-    entry.campaignId ?? null,
-    entry.outreachTaskId ?? null,
-    entry.decisionId ?? null,
-    entry.tool,
-    // Secrets never enter the table: masked here, by the domain's one policy.
-    JSON.stringify(redact(entry.arguments)),
-    JSON.stringify(entry.securityEvents),
-    outcome.status,
-    outcome.result === undefined ? null : JSON.stringify(redact(outcome.result)),
-    outcome.errorCode ?? null,
-    outcome.durationMs ?? null,
-    pendingSeq,
-  ]);
-  return Number(rows[0].seq);
+@Injectable()
+export class AuditAppender {
+  constructor(private readonly metrics: Metrics) {}
+
+  /** @returns the row's sequence number. */
+  async append(sql: Sql, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Promise<number> {
+    const rows = await sql.query<{ seq: string }[]>(INSERT, [
+      entry.source,
+      entry.actorId,
+      entry.conversationId ?? null,
+      entry.campaignId ?? null,
+      entry.outreachTaskId ?? null,
+      entry.decisionId ?? null,
+      entry.tool,
+      // Secrets never enter the table: masked here, by the domain's one policy.
+      JSON.stringify(redact(entry.arguments)),
+      JSON.stringify(entry.securityEvents),
+      outcome.status,
+      outcome.result === undefined ? null : JSON.stringify(redact(outcome.result)),
+      outcome.errorCode ?? null,
+      outcome.durationMs ?? null,
+      pendingSeq,
+    ]);
+    this.metrics.auditRowAppended(entry.source, outcome.status);
+    return Number(rows[0].seq);
+  }
 }
 
 @Injectable()
 export class TypeOrmAuditLog extends AuditLog {
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly appender: AuditAppender,
+  ) {
     super();
   }
 
   recordPending(entry: ToolAuditEntry): Promise<number> {
-    return appendAuditRow(this.dataSource, entry, { status: 'pending' }, null);
+    return this.appender.append(this.dataSource, entry, { status: 'pending' }, null);
   }
 
   async recordOutcome(pendingSeq: number, entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void> {
-    await appendAuditRow(this.dataSource, entry, outcome, pendingSeq);
+    await this.appender.append(this.dataSource, entry, outcome, pendingSeq);
   }
 
   async record(entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void> {
-    await appendAuditRow(this.dataSource, entry, outcome, null);
+    await this.appender.append(this.dataSource, entry, outcome, null);
   }
 }

@@ -19,7 +19,7 @@ import type { RecentResult } from '../../../domain/outreach/planning';
 import { TASK_TYPES, TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
 import type { QuotaScope } from '../../../domain/outreach/quota';
 import { readQuota, reserveSlot } from './quota-ledger';
-import { appendAuditRow, type Sql } from './typeorm-audit-log';
+import { AuditAppender, type Sql } from './typeorm-audit-log';
 
 const OPEN = `('Pending', 'InProgress')`;
 
@@ -45,7 +45,10 @@ class Rollback extends Error {
 
 @Injectable()
 export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditAppender,
+  ) {
     super();
   }
 
@@ -217,7 +220,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
           const reserved = await reserveSlot(manager, { scope, scopeId, kind: input.kind, day: input.day, limit: input.limits[scope] });
           if (!reserved) throw new Rollback({ status: 'quota_exceeded', scope });
         }
-        const pendingSeq = await appendAuditRow(manager, input.audit, { status: 'pending' }, null);
+        const pendingSeq = await this.audit.append(manager, input.audit, { status: 'pending' }, null);
         const inserted = await manager.query<{ id: string }[]>(
           `INSERT INTO outreach_actions (task_id, campaign_id, owner_id, decision_id, action, kind, channel, target, args,
              idempotency_key, status, pending_audit_seq, lease_expires_at, created_at)
@@ -263,7 +266,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
       );
       // Someone (the sweeper) settled it first: its record stands.
       if (rows.length === 0) return;
-      await appendAuditRow(manager, input.audit, input.outcome, input.pendingSeq);
+      await this.audit.append(manager, input.audit, input.outcome, input.pendingSeq);
       await manager.query(`UPDATE outreach_tasks SET ${TASK_RELEASE_SET} WHERE id = $1`, releaseParameters(input.taskId, input.task, input.now));
       await settleLead(manager, input.taskId, input.task, input.now);
     });

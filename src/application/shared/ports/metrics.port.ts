@@ -1,0 +1,11 @@
+/** What the service counts and times for operators (`GET /metrics`). Durations in seconds. */
+export abstract class Metrics {
+  abstract chatTurn(status: string, seconds: number): void;
+  abstract outreachCycle(status: string, code: string | null, seconds: number): void;
+  abstract toolCall(tool: string, status: string, seconds: number): void;
+  abstract modelCall(provider: string, outcome: 'ok' | 'error', seconds: number, tokens: { prompt: number; completion: number }): void;
+  abstract quotaRejection(kind: string, scope: string): void;
+  abstract auditRowAppended(source: string, status: string): void;
+  /** Everything counted so far, in Prometheus text format. */
+  abstract render(): Promise<string>;
+}
