@@ -1,6 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Metrics } from '../../../application/shared/ports/metrics.port';
+import { ApiErrors } from '../shared/api-errors.decorator';
 
 @ApiTags('operations')
 @Controller('metrics')
@@ -8,6 +9,7 @@ export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
 
   @Get()
+  @ApiErrors(500)
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({

@@ -8,8 +8,9 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'The token does not belong to this user',
   404: 'No such resource',
   409: 'Conflicts with existing data',
-  413: 'Request body larger than 64 KB',
+  413: 'Request body too large (64 KB of JSON, 2 MB of CSV)',
   429: 'Too many requests; retry later',
+  500: 'Unexpected failure; its correlationId finds it in the logs',
   503: 'A dependency is unavailable',
 };
 
