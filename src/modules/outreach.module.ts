@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OutreachChannels } from '../application/outreach/outreach-channels';
@@ -39,7 +40,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
 
   onApplicationBootstrap(): void {
     if (this.config.outreach.worker) {
-      this.running = this.worker.run(this.config.outreach, this.stop.signal);
+      this.running = this.worker.run(this.config.outreach, this.stop.signal, `${hostname().slice(0, 40)}:${process.pid}`);
       this.logger.log('An outreach worker runs in this process (OUTREACH_WORKER=true)');
       return;
     }

@@ -23,8 +23,9 @@ export class OutreachWorker {
     private readonly ids: IdGenerator,
   ) {}
 
-  async run(timing: WorkerTiming, signal: AbortSignal): Promise<void> {
-    const workerId = `worker-${process.pid}-${this.ids.next().slice(0, 8)}`;
+  /** @param name says where it runs (host and process), for the logs and the task leases. */
+  async run(timing: WorkerTiming, signal: AbortSignal, name: string): Promise<void> {
+    const workerId = `${name}-${this.ids.next().slice(0, 8)}`;
     this.logger.log({ msg: 'outreach worker started', workerId });
     let lastSweep = 0;
     while (!signal.aborted) {
