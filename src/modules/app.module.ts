@@ -6,6 +6,7 @@ import { HealthController } from '../interfaces/http/health/health.controller';
 import { MetricsController } from '../interfaces/http/metrics/metrics.controller';
 import { HttpErrorFilter } from '../interfaces/http/shared/http-error.filter';
 import { createValidationPipe } from '../interfaces/http/shared/validation';
+import { AdminModule } from './admin.module';
 import { CampaignsModule } from './campaigns.module';
 import { ChatModule } from './chat.module';
 import { CoreModule } from './core.module';
@@ -42,6 +43,7 @@ export class AppModule {
         CampaignsModule,
         ChatModule,
         McpModule,
+        AdminModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [

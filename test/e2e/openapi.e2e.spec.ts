@@ -68,7 +68,8 @@ describe('OpenAPI document', () => {
         for (const [, error] of errors) {
           expect(error.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ErrorResponseDto' });
         }
-        const protectedRoute = path.startsWith('/api/') || path === '/auth/me' || (path === '/mcp' && method === 'post');
+        const protectedRoute =
+          path.startsWith('/api/') || path.startsWith('/admin/') || path === '/auth/me' || (path === '/mcp' && method === 'post');
         expect({ where, secured: Boolean(operation.security?.length) }).toEqual({ where, secured: protectedRoute });
         // Commands named by their path (complete, start, pause, run a cycle) take no body.
         if (['post', 'patch'].includes(method) && !/\/(complete|start|pause|cycles)$/.test(path)) {

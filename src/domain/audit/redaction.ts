@@ -24,7 +24,9 @@ const SECRET_KEY_ENDINGS = [
 
 /** Secrets recognisable by their shape wherever they appear in a text. */
 const SECRET_SHAPES: readonly RegExp[] = [
-  /\bBearer\s+[A-Za-z0-9._~+/-]+=*/gi, // an Authorization header value
+  // Authorization header values, 8 characters or more: "Bearer of bad news" stays, while a
+  // word that could be a token is masked (an audit log errs on the side of masking).
+  /\b[Bb]earer\s+[A-Za-z0-9._~+/-]{8,}=*/g,
   /\bBasic\s+[A-Za-z0-9+/]{8,}=*/g,
   /\bsk-[A-Za-z0-9_-]{8,}/g, // OpenAI-style API keys (sk-…, sk-proj-…)
   /\bAIza[0-9A-Za-z_-]{30,}/g, // Google API keys

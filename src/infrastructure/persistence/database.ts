@@ -8,11 +8,19 @@ import { ChatAndAudit1763856000000 } from './migrations/1763856000000-chat-and-a
 import { DecisionCost1763942400000 } from './migrations/1763942400000-decision-cost';
 import { Outreach1764028800000 } from './migrations/1764028800000-outreach';
 import { AuditChain1764115200000 } from './migrations/1764115200000-audit-chain';
+import { AuditReadIndexes1764201600000 } from './migrations/1764201600000-audit-read-indexes';
 import { UserRecord } from './records/user.record';
 
 const ENTITIES = [UserRecord];
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
-const MIGRATIONS = [InitialSchema1763769600000, ChatAndAudit1763856000000, DecisionCost1763942400000, Outreach1764028800000, AuditChain1764115200000];
+const MIGRATIONS = [
+  InitialSchema1763769600000,
+  ChatAndAudit1763856000000,
+  DecisionCost1763942400000,
+  Outreach1764028800000,
+  AuditChain1764115200000,
+  AuditReadIndexes1764201600000,
+];
 
 /** An open, migrated database and everything that must be closed with it. */
 export class Database {

@@ -67,6 +67,8 @@ export class AuditChain1764115200000 implements MigrationInterface {
         RETURN NEW;
       END $$`);
     await db.query(`CREATE TRIGGER audit_log_chain BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_chain()`);
+    // The trigger alone numbers rows; a column default would spend a number per row too.
+    await db.query(`ALTER TABLE audit_log ALTER COLUMN seq DROP DEFAULT`);
     await db.query(`
       CREATE FUNCTION audit_log_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
@@ -83,6 +85,7 @@ export class AuditChain1764115200000 implements MigrationInterface {
   async down(db: QueryRunner): Promise<void> {
     await db.query(`DROP TRIGGER audit_log_no_truncate ON audit_log`);
     await db.query(`DROP TRIGGER audit_log_append_only ON audit_log`);
+    await db.query(`ALTER TABLE audit_log ALTER COLUMN seq SET DEFAULT nextval(pg_get_serial_sequence('audit_log', 'seq'))`);
     await db.query(`DROP TRIGGER audit_log_chain ON audit_log`);
     await db.query(`DROP FUNCTION audit_log_refuse_change()`);
     await db.query(`DROP FUNCTION audit_log_chain()`);

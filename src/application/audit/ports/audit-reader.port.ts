@@ -1,0 +1,136 @@
+import type { TurnStatus } from '../../../domain/agent/decision';
+import type { ToolAuditEntry, ToolAuditStatus } from '../../agent/ports/audit-log.port';
+import type { CycleStatus } from '../../outreach/cycle-outcome';
+import type { Page } from '../../shared/page';
+
+export type AuditSource = ToolAuditEntry['source'];
+/** A decision log row's status: a chat turn's, or an outreach cycle's. */
+export type DecisionStatus = TurnStatus | CycleStatus;
+
+// Records keyed by the union, so that adding a source or status elsewhere fails to compile here.
+const SOURCES: Record<AuditSource, true> = { chat: true, mcp: true, outreach: true, admin: true };
+const STATUSES: Record<ToolAuditStatus, true> = {
+  pending: true,
+  succeeded: true,
+  failed: true,
+  rejected: true,
+  unknown: true,
+  confirmation_requested: true,
+};
+const DECISION_STATUSES_SET: Record<DecisionStatus, true> = {
+  completed: true,
+  max_iterations_reached: true,
+  error: true,
+  idle: true,
+  deferred: true,
+  failed: true,
+  unknown: true,
+  campaign_completed: true,
+};
+
+export const AUDIT_SOURCES = Object.keys(SOURCES) as readonly AuditSource[];
+export const AUDIT_STATUSES = Object.keys(STATUSES) as readonly ToolAuditStatus[];
+export const DECISION_STATUSES = Object.keys(DECISION_STATUSES_SET) as readonly DecisionStatus[];
+
+/** Every field narrows; `from` is inclusive and `to` exclusive, on the row's creation time. */
+export interface AuditFilter {
+  readonly actorId?: string;
+  readonly source?: AuditSource;
+  readonly tool?: string;
+  readonly status?: ToolAuditStatus;
+  readonly conversationId?: string;
+  readonly campaignId?: string;
+  readonly decisionId?: string;
+  readonly from?: Date;
+  readonly to?: Date;
+}
+
+/** The filters of AuditFilter that a decision log row has; actorId is the decision's user. */
+export interface DecisionFilter {
+  readonly actorId?: string;
+  readonly status?: DecisionStatus;
+  readonly conversationId?: string;
+  readonly campaignId?: string;
+  readonly decisionId?: string;
+  readonly from?: Date;
+  readonly to?: Date;
+}
+
+/** One audit_log row as stored: arguments and result were redacted when written. */
+export interface AuditRecord {
+  readonly seq: number;
+  readonly createdAt: Date;
+  readonly source: AuditSource;
+  readonly actorId: string;
+  readonly conversationId: string | null;
+  readonly campaignId: string | null;
+  readonly outreachTaskId: string | null;
+  readonly decisionId: string | null;
+  readonly tool: string;
+  readonly arguments: unknown;
+  readonly status: ToolAuditStatus;
+  readonly result: unknown;
+  readonly errorCode: string | null;
+  readonly durationMs: number | null;
+  readonly securityEvents: readonly unknown[];
+  /** For an outcome row, the seq of its pending row. */
+  readonly pendingSeq: number | null;
+  readonly hash: string;
+  readonly prevHash: string;
+}
+
+/** One decision log row: a chat turn (conversationId) or an outreach cycle (campaignId). */
+export interface DecisionRecord {
+  readonly id: string;
+  readonly createdAt: Date;
+  readonly actorId: string;
+  readonly conversationId: string | null;
+  readonly campaignId: string | null;
+  readonly outreachTaskId: string | null;
+  readonly decisionType: string;
+  readonly status: string;
+  readonly iterations: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cost: number | null;
+  readonly durationMs: number;
+  readonly failureClass: string | null;
+  readonly providerRequestId: string | null;
+}
+
+export interface DecisionWithToolCalls extends DecisionRecord {
+  /** Its audit rows, in sequence order. */
+  readonly toolCalls: readonly AuditRecord[];
+}
+
+export interface ChainVerification {
+  readonly verified: boolean;
+  readonly checkedRows: number;
+  /** The first row whose prev_hash or hash does not hold; null when verified. */
+  readonly firstBadSeq: number | null;
+  /** The last checked row's hash (null for an empty log): keep it elsewhere to detect a rewritten tail. */
+  readonly headHash: string | null;
+}
+
+/** The admin's read side of the audit log and the decision log. */
+export abstract class AuditReader {
+  /**
+   * Newest first by seq. The cursor is the last seq returned, so a page never moves
+   * while rows are appended: new rows only ever get higher numbers.
+   * @throws InvalidCursorError for a cursor this reader did not make.
+   */
+  abstract list(filter: AuditFilter, limit: number, cursor: string | null): Promise<Page<AuditRecord>>;
+  abstract get(seq: number): Promise<AuditRecord | null>;
+  /** Newest first by (created_at, id). @throws InvalidCursorError as list does. */
+  abstract listDecisions(filter: DecisionFilter, limit: number, cursor: string | null): Promise<Page<DecisionRecord>>;
+  abstract getDecision(id: string): Promise<DecisionWithToolCalls | null>;
+  /**
+   * The matching rows oldest first (seq ascending), up to the newest row when iteration
+   * began, read in batches: never the whole table in memory. Stop iterating to stop reading.
+   */
+  abstract export(filter: AuditFilter): AsyncIterable<AuditRecord>;
+  /** Walks the whole chain in seq order, checking each row's links and hash in the database. */
+  abstract verify(): Promise<ChainVerification>;
+}

@@ -1,0 +1,95 @@
+import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ExportAuditLogUseCase } from '../../../application/audit/export-audit-log.use-case';
+import { GetAuditLogUseCase } from '../../../application/audit/get-audit-log.use-case';
+import { ListAuditLogsUseCase } from '../../../application/audit/list-audit-logs.use-case';
+import { VerifyAuditChainUseCase } from '../../../application/audit/verify-audit-chain.use-case';
+import type { Principal } from '../../../application/identity/ports/access-token-service.port';
+import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
+import { ApiErrors } from '../shared/api-errors.decorator';
+import { AdminGuard, ApiAdminOnly } from './admin.guard';
+import {
+  ADMIN_PAGE_DEFAULT,
+  AuditFilterQueryDto,
+  AuditPageQueryDto,
+  AuditRowDto,
+  AuditRowPageDto,
+  AuditSeqPathDto,
+  ChainVerificationDto,
+  toAuditFilter,
+} from './admin.dto';
+import { writeNdjson } from './ndjson';
+
+/** The audit log, for admins. Each read appends an audit row of its own (source admin). */
+@ApiTags('admin')
+@ApiBearerAuth()
+@ApiErrors(401)
+@ApiAdminOnly
+@UseGuards(BearerAuthGuard, AdminGuard)
+@Controller('admin/audit-logs')
+export class AdminAuditLogsController {
+  constructor(
+    private readonly listLogs: ListAuditLogsUseCase,
+    private readonly getLog: GetAuditLogUseCase,
+    private readonly exportLog: ExportAuditLogUseCase,
+    private readonly verifyChain: VerifyAuditChainUseCase,
+  ) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Audit rows, newest first',
+    description: 'Every tool call and outreach action, and every admin read. Pages stay stable while rows are appended.',
+  })
+  @ApiOkResponse({ type: AuditRowPageDto })
+  @ApiErrors(400)
+  async list(@Query() query: AuditPageQueryDto, @CurrentPrincipal() admin: Principal): Promise<AuditRowPageDto> {
+    const page = await this.listLogs.execute({
+      adminId: admin.userId,
+      filter: toAuditFilter(query),
+      limit: query.limit ?? ADMIN_PAGE_DEFAULT,
+      cursor: query.cursor ?? null,
+    });
+    return { items: page.items.map((row) => AuditRowDto.of(row)), nextCursor: page.nextCursor };
+  }
+
+  // Before ':seq', so that Express does not take 'export' and 'verify' for sequence numbers.
+  @Get('export')
+  @ApiOperation({
+    summary: 'The filtered audit rows as NDJSON',
+    description:
+      'One AuditRowDto per line, oldest first, up to the newest row when the export began; streamed as the client ' +
+      'reads it. The export is audited before the first row is read, and its outcome (row count) when it ends.',
+  })
+  @ApiOkResponse({
+    description: 'application/x-ndjson: one AuditRowDto per line',
+    content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+  })
+  @ApiErrors(400)
+  async export(@Query() query: AuditFilterQueryDto, @CurrentPrincipal() admin: Principal, @Res() res: Response): Promise<void> {
+    const rows = this.exportLog.execute({ adminId: admin.userId, filter: toAuditFilter(query) });
+    await writeNdjson(res, rows, (row) => AuditRowDto.of(row));
+  }
+
+  @Get('verify')
+  @ApiOperation({
+    summary: 'Check the hash chain',
+    description:
+      "Walks every row in sequence order: its prevHash must be the previous row's hash (64 zeros for the first) " +
+      'and its hash must be recomputed from its content. A row altered or deleted by going around the database ' +
+      'triggers makes verified false and names the first bad row.',
+  })
+  @ApiOkResponse({ type: ChainVerificationDto })
+  verify(@CurrentPrincipal() admin: Principal): Promise<ChainVerificationDto> {
+    return this.verifyChain.execute({ adminId: admin.userId });
+  }
+
+  @Get(':seq')
+  @ApiOperation({ summary: 'One audit row' })
+  @ApiOkResponse({ type: AuditRowDto })
+  @ApiErrors(400, 404)
+  async get(@Param() path: AuditSeqPathDto, @CurrentPrincipal() admin: Principal): Promise<AuditRowDto> {
+    return AuditRowDto.of(await this.getLog.execute({ adminId: admin.userId, seq: path.seq }));
+  }
+}
+

@@ -1,0 +1,52 @@
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { GetDecisionUseCase } from '../../../application/audit/get-decision.use-case';
+import { ListDecisionsUseCase } from '../../../application/audit/list-decisions.use-case';
+import type { Principal } from '../../../application/identity/ports/access-token-service.port';
+import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
+import { ApiErrors } from '../shared/api-errors.decorator';
+import { AdminGuard, ApiAdminOnly } from './admin.guard';
+import {
+  ADMIN_PAGE_DEFAULT,
+  DecisionLogDetailDto,
+  DecisionLogDto,
+  DecisionLogPageDto,
+  DecisionPageQueryDto,
+  DecisionPathDto,
+  toDecisionFilter,
+} from './admin.dto';
+
+/** The decision log (one row per chat turn or outreach cycle), for admins; each read is audited. */
+@ApiTags('admin')
+@ApiBearerAuth()
+@ApiErrors(400, 401)
+@ApiAdminOnly
+@UseGuards(BearerAuthGuard, AdminGuard)
+@Controller('admin/decisions')
+export class AdminDecisionsController {
+  constructor(
+    private readonly listDecisions: ListDecisionsUseCase,
+    private readonly getDecision: GetDecisionUseCase,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Decisions, newest first', description: 'Chat turns and outreach cycles, with their model usage.' })
+  @ApiOkResponse({ type: DecisionLogPageDto })
+  async list(@Query() query: DecisionPageQueryDto, @CurrentPrincipal() admin: Principal): Promise<DecisionLogPageDto> {
+    const page = await this.listDecisions.execute({
+      adminId: admin.userId,
+      filter: toDecisionFilter(query),
+      limit: query.limit ?? ADMIN_PAGE_DEFAULT,
+      cursor: query.cursor ?? null,
+    });
+    return { items: page.items.map((decision) => DecisionLogDto.of(decision)), nextCursor: page.nextCursor };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One decision with its tool calls (its audit rows, in order)' })
+  @ApiOkResponse({ type: DecisionLogDetailDto })
+  @ApiErrors(404)
+  async get(@Param() path: DecisionPathDto, @CurrentPrincipal() admin: Principal): Promise<DecisionLogDetailDto> {
+    return DecisionLogDetailDto.withToolCalls(await this.getDecision.execute({ adminId: admin.userId, id: path.id }));
+  }
+}

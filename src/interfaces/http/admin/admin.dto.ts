@@ -1,0 +1,307 @@
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import type { ToolAuditStatus } from '../../../application/agent/ports/audit-log.port';
+import {
+  AUDIT_SOURCES,
+  AUDIT_STATUSES,
+  type AuditFilter,
+  type AuditRecord,
+  type AuditSource,
+  type ChainVerification,
+  DECISION_STATUSES,
+  type DecisionFilter,
+  type DecisionRecord,
+  type DecisionStatus,
+  type DecisionWithToolCalls,
+} from '../../../application/audit/ports/audit-reader.port';
+import { PAGE_LIMIT_MAX } from '../../../domain/shared/pagination';
+
+export const ADMIN_PAGE_DEFAULT = 50;
+const ISO_TIME = { strict: true, strictSeparator: true } as const;
+const TIME_DESCRIPTION = 'ISO 8601, e.g. 2025-11-24T09:00:00Z; compared with the row creation time';
+
+/** The filters that audit rows and decisions share. */
+class CommonFilterQueryDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'The user the call or decision was made for' })
+  @IsOptional()
+  @IsUUID(undefined, { message: 'actorId must be a UUID' })
+  actorId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID(undefined, { message: 'conversationId must be a UUID' })
+  conversationId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID(undefined, { message: 'campaignId must be a UUID' })
+  campaignId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID(undefined, { message: 'decisionId must be a UUID' })
+  decisionId?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: `Inclusive. ${TIME_DESCRIPTION}` })
+  @IsOptional()
+  @IsISO8601(ISO_TIME, { message: 'from must be an ISO 8601 date-time' })
+  from?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: `Exclusive. ${TIME_DESCRIPTION}` })
+  @IsOptional()
+  @IsISO8601(ISO_TIME, { message: 'to must be an ISO 8601 date-time' })
+  to?: string;
+}
+
+export class AuditFilterQueryDto extends CommonFilterQueryDto {
+  @ApiPropertyOptional({ enum: AUDIT_SOURCES })
+  @IsOptional()
+  @IsIn(AUDIT_SOURCES)
+  source?: AuditSource;
+
+  @ApiPropertyOptional({ example: 'add_task', description: 'A tool name, or admin.audit_logs.list and the like for admin reads' })
+  @IsOptional()
+  @Matches(/^[\w.:-]+$/, { message: 'tool must be a tool name (letters, digits, _ . : -)' })
+  @MaxLength(64)
+  @IsString()
+  tool?: string;
+
+  @ApiPropertyOptional({ enum: AUDIT_STATUSES })
+  @IsOptional()
+  @IsIn(AUDIT_STATUSES)
+  status?: ToolAuditStatus;
+}
+
+class PageQueryFields {
+  @ApiPropertyOptional({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: ADMIN_PAGE_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @Max(PAGE_LIMIT_MAX)
+  @Min(1)
+  @IsInt()
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
+  @IsOptional()
+  @MaxLength(200)
+  @IsString()
+  cursor?: string;
+}
+
+export class AuditPageQueryDto extends IntersectionType(AuditFilterQueryDto, PageQueryFields) {}
+
+export class DecisionPageQueryDto extends IntersectionType(CommonFilterQueryDto, PageQueryFields) {
+  @ApiPropertyOptional({ enum: DECISION_STATUSES, description: "A chat turn's or an outreach cycle's status" })
+  @IsOptional()
+  @IsIn(DECISION_STATUSES)
+  status?: DecisionStatus;
+}
+
+export class AuditSeqPathDto {
+  @ApiProperty({ description: 'The row sequence number', minimum: 1, example: 42 })
+  @Type(() => Number)
+  @Max(Number.MAX_SAFE_INTEGER)
+  @Min(1)
+  @IsInt({ message: 'seq must be a whole number' })
+  seq!: number;
+}
+
+export class DecisionPathDto {
+  @ApiProperty({ format: 'uuid', description: 'The decision id a chat turn or an outreach cycle answered' })
+  @IsUUID(undefined, { message: 'id must be a UUID' })
+  id!: string;
+}
+
+export class AuditRowDto {
+  @ApiProperty({ example: 42, description: 'Increases in chain order; pages are cut by it' })
+  seq!: number;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ enum: AUDIT_SOURCES })
+  source!: AuditSource;
+
+  @ApiProperty({ format: 'uuid', description: 'The user the call was made for (for admin reads, the admin)' })
+  actorId!: string;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  conversationId!: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  campaignId!: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  outreachTaskId!: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The chat turn or outreach cycle it belongs to' })
+  decisionId!: string | null;
+
+  @ApiProperty({ example: 'add_task' })
+  tool!: string;
+
+  @ApiProperty({ description: 'As called, secrets masked; the raw text when it was not JSON', oneOf: [{ type: 'object' }, { type: 'string' }] })
+  arguments!: unknown;
+
+  @ApiProperty({ enum: AUDIT_STATUSES })
+  status!: ToolAuditStatus;
+
+  @ApiProperty({ type: Object, nullable: true, description: 'What the tool answered, secrets masked' })
+  result!: unknown;
+
+  @ApiProperty({ type: String, nullable: true, example: 'TASK_NOT_FOUND' })
+  errorCode!: string | null;
+
+  @ApiProperty({ type: Number, nullable: true })
+  durationMs!: number | null;
+
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'e.g. a model-supplied user id that was discarded' })
+  securityEvents!: unknown[];
+
+  @ApiProperty({ type: Number, nullable: true, description: 'For an outcome row, the seq of its pending row' })
+  pendingSeq!: number | null;
+
+  @ApiProperty({ description: 'sha256(prevHash ‖ canonical row), hex' })
+  hash!: string;
+
+  @ApiProperty({ description: "The previous row's hash; 64 zeros for the first row" })
+  prevHash!: string;
+
+  static of(row: AuditRecord): AuditRowDto {
+    return { ...row, createdAt: row.createdAt.toISOString(), securityEvents: [...row.securityEvents] };
+  }
+}
+
+export class AuditRowPageDto {
+  @ApiProperty({ type: [AuditRowDto], description: 'Newest first' })
+  items!: AuditRowDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the older rows' })
+  nextCursor!: string | null;
+}
+
+export class DecisionLogDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'uuid', description: 'The user the turn or cycle ran for' })
+  actorId!: string;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'Set for a chat turn' })
+  conversationId!: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'Set for an outreach cycle' })
+  campaignId!: string | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  outreachTaskId!: string | null;
+
+  @ApiProperty({ example: 'INVOKE_TOOL', description: "A chat turn's decision type, or the cycle's action or code" })
+  decisionType!: string;
+
+  @ApiProperty({ example: 'completed' })
+  status!: string;
+
+  @ApiProperty({ description: 'Model calls made' })
+  iterations!: number;
+
+  @ApiProperty({ example: 'offline' })
+  provider!: string;
+
+  @ApiProperty()
+  model!: string;
+
+  @ApiProperty()
+  promptTokens!: number;
+
+  @ApiProperty()
+  completionTokens!: number;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Null when no prices are configured' })
+  cost!: number | null;
+
+  @ApiProperty()
+  durationMs!: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  failureClass!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  providerRequestId!: string | null;
+
+  static of(decision: DecisionRecord): DecisionLogDto {
+    return {
+      id: decision.id,
+      createdAt: decision.createdAt.toISOString(),
+      actorId: decision.actorId,
+      conversationId: decision.conversationId,
+      campaignId: decision.campaignId,
+      outreachTaskId: decision.outreachTaskId,
+      decisionType: decision.decisionType,
+      status: decision.status,
+      iterations: decision.iterations,
+      provider: decision.provider,
+      model: decision.model,
+      promptTokens: decision.promptTokens,
+      completionTokens: decision.completionTokens,
+      cost: decision.cost,
+      durationMs: decision.durationMs,
+      failureClass: decision.failureClass,
+      providerRequestId: decision.providerRequestId,
+    };
+  }
+}
+
+export class DecisionLogPageDto {
+  @ApiProperty({ type: [DecisionLogDto], description: 'Newest first' })
+  items!: DecisionLogDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the older decisions' })
+  nextCursor!: string | null;
+}
+
+export class DecisionLogDetailDto extends DecisionLogDto {
+  @ApiProperty({ type: [AuditRowDto], description: 'Its audit rows, in sequence order' })
+  toolCalls!: AuditRowDto[];
+
+  static withToolCalls(decision: DecisionWithToolCalls): DecisionLogDetailDto {
+    return { ...DecisionLogDto.of(decision), toolCalls: decision.toolCalls.map((row) => AuditRowDto.of(row)) };
+  }
+}
+
+export class ChainVerificationDto implements ChainVerification {
+  @ApiProperty({ description: 'Every row links to the one before it and hashes to its stored hash' })
+  verified!: boolean;
+
+  @ApiProperty()
+  checkedRows!: number;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'The first row that does not hold (altered, or after a deleted one)' })
+  firstBadSeq!: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The last row hash; keep it elsewhere to detect a rewritten tail' })
+  headHash!: string | null;
+}
+
+export function toAuditFilter(query: AuditFilterQueryDto): AuditFilter {
+  return { ...commonFilter(query), source: query.source, tool: query.tool, status: query.status };
+}
+
+export function toDecisionFilter(query: DecisionPageQueryDto): DecisionFilter {
+  return { ...commonFilter(query), status: query.status };
+}
+
+function commonFilter(query: CommonFilterQueryDto): AuditFilter & DecisionFilter {
+  return {
+    actorId: query.actorId,
+    conversationId: query.conversationId,
+    campaignId: query.campaignId,
+    decisionId: query.decisionId,
+    from: query.from === undefined ? undefined : new Date(query.from),
+    to: query.to === undefined ? undefined : new Date(query.to),
+  };
+}

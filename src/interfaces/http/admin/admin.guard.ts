@@ -1,0 +1,24 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { Principal } from '../../../application/identity/ports/access-token-service.port';
+import { ApiError } from '../shared/api-error';
+import { ErrorResponseDto } from '../shared/error-response.dto';
+
+/**
+ * For /admin routes, after BearerAuthGuard: only a principal whose token carries the admin
+ * role (its email is in ADMIN_EMAILS) passes.
+ */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const principal = context.switchToHttp().getRequest<Request & { principal?: Principal }>().principal;
+    if (principal?.role !== 'admin') {
+      throw new ApiError(403, 'AUTH.FORBIDDEN', 'Only an admin may read the audit trail');
+    }
+    return true;
+  }
+}
+
+/** Documents AdminGuard's refusal (the shared 403 text speaks of another user's data). */
+export const ApiAdminOnly = ApiResponse({ status: 403, description: 'The token is not an admin’s', type: ErrorResponseDto });

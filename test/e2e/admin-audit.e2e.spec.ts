@@ -1,0 +1,525 @@
+import { randomUUID } from 'node:crypto';
+import { get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Express } from 'express';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { signUpAndIn, type SignedInUser, uniqueEmail } from '../support/accounts';
+import { leads, runCycle, startedCampaign } from '../support/outreach';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+interface AuditItem {
+  seq: number;
+  createdAt: string;
+  source: string;
+  actorId: string;
+  conversationId: string | null;
+  campaignId: string | null;
+  outreachTaskId: string | null;
+  decisionId: string | null;
+  tool: string;
+  arguments: unknown;
+  status: string;
+  result: unknown;
+  errorCode: string | null;
+  durationMs: number | null;
+  securityEvents: unknown[];
+  pendingSeq: number | null;
+  hash: string;
+  prevHash: string;
+}
+
+const ITEM_KEYS = [
+  'seq', 'createdAt', 'source', 'actorId', 'conversationId', 'campaignId', 'outreachTaskId', 'decisionId', 'tool',
+  'arguments', 'status', 'result', 'errorCode', 'durationMs', 'securityEvents', 'pendingSeq', 'hash', 'prevHash',
+];
+const SECRETS = ['sk-abcdefghijklmnop1234', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLXBhcnQ', 'hunter2-very-secret'];
+
+/** The admin read side of the audit log, over HTTP, with chat, MCP and outreach writing to it. */
+describe('admin audit API', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  let sql: DataSource;
+  let mcpUrl: URL;
+  let admin: SignedInUser;
+  let ada: SignedInUser;
+  let bob: SignedInUser;
+  let carol: SignedInUser;
+  let eve: SignedInUser;
+  const clients: Client[] = [];
+  /** What the seeding produced: the ids the filters are tried with. */
+  const seeded = { conversationId: '', chatDecisionId: '', campaignId: '', cycleDecisionId: '' };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const adminEmail = uniqueEmail();
+    sut = await startTestApp(db, { ADMIN_EMAILS: adminEmail });
+    sql = sut.app.get(DataSource);
+    await sut.app.listen(0, '127.0.0.1');
+    const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
+    mcpUrl = new URL(`http://127.0.0.1:${port}/mcp`);
+    admin = await signUpAndIn(sut.http, adminEmail);
+    [ada, bob, carol, eve] = [
+      await signUpAndIn(sut.http),
+      await signUpAndIn(sut.http),
+      await signUpAndIn(sut.http),
+      await signUpAndIn(sut.http),
+    ];
+
+    // A chat turn for Ada, MCP calls for Bob (one refused), outreach cycles for Carol.
+    const turn = await chat(ada, 'add buy milk');
+    expect(turn.toolCalls).toEqual([expect.objectContaining({ tool: 'add_task', success: true })]);
+    seeded.conversationId = turn.conversationId;
+    seeded.chatDecisionId = turn.decision.id;
+    await chat(ada, "what's left?", seeded.conversationId);
+    const bobs = await mcpClient(bob);
+    await bobs.callTool({ name: 'add_task', arguments: { title: 'Call the plumber' } });
+    await bobs.callTool({ name: 'list_tasks', arguments: {} });
+    expect(await bobs.callTool({ name: 'add_task', arguments: { title: 7 } })).toMatchObject({ isError: true });
+    seeded.campaignId = await startedCampaign(sut.http, carol, 'Admin audit', leads(2, 'audit'));
+    for (let i = 0; i < 3; i++) {
+      const cycle = await runCycle(sut.http, carol, seeded.campaignId);
+      expect(cycle.status).toBe('completed');
+      seeded.cycleDecisionId = cycle.decisionId!;
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  async function chat(user: SignedInUser, message: string, conversationId?: string) {
+    const res = await request(sut.http)
+      .post(`/api/${user.userId}/chat`)
+      .set(user.auth)
+      .send({ message, ...(conversationId ? { conversationId } : {}) })
+      .expect(200);
+    return res.body as { conversationId: string; decision: { id: string }; toolCalls: { tool: string; success: boolean }[] };
+  }
+
+  async function mcpClient(user: SignedInUser): Promise<Client> {
+    const client = new Client({ name: 'admin-audit-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: user.auth } }));
+    clients.push(client);
+    return client;
+  }
+
+  const get = (path: string, user: SignedInUser = admin) => request(sut.http).get(path).set(user.auth);
+
+  /** Every page of a list route, following nextCursor. */
+  async function allPages<T>(path: string, query: Record<string, string>, limit = 7): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const params = new URLSearchParams({ ...query, limit: String(limit), ...(cursor ? { cursor } : {}) });
+      const res = await get(`${path}?${params.toString()}`).expect(200);
+      items.push(...(res.body.items as T[]));
+      cursor = res.body.nextCursor as string | null;
+    } while (cursor);
+    return items;
+  }
+
+  async function exportText(query: string): Promise<{ status: number; type: string; text: string }> {
+    const res = await get(`/admin/audit-logs/export${query}`)
+      .buffer(true)
+      .parse((stream, done) => {
+        let text = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => (text += chunk));
+        stream.on('end', () => done(null, text));
+      });
+    return { status: res.status, type: String(res.headers['content-type']), text: res.body as string };
+  }
+
+  async function headSeq(): Promise<number> {
+    const [row] = await sql.query<{ head: string | null }[]>(`SELECT max(seq) AS head FROM audit_log`);
+    return Number(row.head ?? 0);
+  }
+
+  async function seqsWhere(condition: string, params: unknown[], head: number): Promise<number[]> {
+    const rows = await sql.query<{ seq: string }[]>(
+      `SELECT seq FROM audit_log WHERE ${condition} AND seq <= $${params.length + 1} ORDER BY seq DESC`,
+      [...params, head],
+    );
+    return rows.map((row) => Number(row.seq));
+  }
+
+  it('refuses every /admin route to a non-admin with 403, and to a caller without a token with 401', async () => {
+    const concrete: Record<string, string> = {
+      'GET /admin/audit-logs': '/admin/audit-logs',
+      'GET /admin/audit-logs/export': '/admin/audit-logs/export',
+      'GET /admin/audit-logs/verify': '/admin/audit-logs/verify',
+      'GET /admin/audit-logs/:seq': '/admin/audit-logs/1',
+      'GET /admin/decisions': '/admin/decisions',
+      'GET /admin/decisions/:id': `/admin/decisions/${seeded.chatDecisionId}`,
+    };
+    // Every route the server mounts under /admin, so that a new one cannot be left open.
+    expect(mountedRoutes(sut.app.getHttpAdapter().getInstance()).filter((r) => r.includes(' /admin')).sort()).toEqual(
+      Object.keys(concrete).sort(),
+    );
+    const before = await headSeq();
+    for (const path of Object.values(concrete)) {
+      const refused = await get(`${path}?source=nonsense`, eve);
+      expect({ path, status: refused.status, body: refused.body }).toEqual({
+        path,
+        status: 403,
+        body: expect.objectContaining({ statusCode: 403, code: 'AUTH.FORBIDDEN' }),
+      });
+      const anonymous = await request(sut.http).get(path);
+      expect({ path, status: anonymous.status, code: anonymous.body.code }).toEqual({ path, status: 401, code: 'AUTH.UNAUTHENTICATED' });
+    }
+    expect(await headSeq()).toBe(before);
+  });
+
+  it('records every admin read in the log itself, as source admin with the filters as arguments', async () => {
+    const since = await headSeq();
+    await get(`/admin/audit-logs?source=mcp&limit=3`).expect(200);
+    await get(`/admin/audit-logs/${since}`).expect(200);
+    await get(`/admin/audit-logs/${since + 1_000_000}`).expect(404);
+    await get(`/admin/audit-logs/verify`).expect(200);
+    await get(`/admin/decisions?actorId=${ada.userId}`).expect(200);
+    await get(`/admin/decisions/${seeded.chatDecisionId}`).expect(200);
+    expect((await exportText(`?source=chat`)).status).toBe(200);
+
+    const reads = await allPages<AuditItem>('/admin/audit-logs', { source: 'admin', actorId: admin.userId });
+    const after = reads.filter((row) => row.seq > since).reverse();
+    expect(after.map((row) => [row.tool, row.status, row.arguments])).toEqual([
+      ['admin.audit_logs.list', 'succeeded', { source: 'mcp', limit: 3, cursor: null }],
+      ['admin.audit_logs.get', 'succeeded', { seq: since }],
+      ['admin.audit_logs.get', 'failed', { seq: since + 1_000_000 }],
+      ['admin.audit_logs.verify', 'succeeded', {}],
+      ['admin.decisions.list', 'succeeded', { actorId: ada.userId, limit: 50, cursor: null }],
+      ['admin.decisions.get', 'succeeded', { id: seeded.chatDecisionId }],
+      ['admin.audit_logs.export', 'pending', { source: 'chat' }],
+      ['admin.audit_logs.export', 'succeeded', { source: 'chat' }],
+      // The reads made by allPages itself, before its last page.
+      ...after.slice(8).map(() => ['admin.audit_logs.list', 'succeeded', expect.objectContaining({ source: 'admin' })]),
+    ]);
+    expect(after[2].errorCode).toBe('AUDIT.ROW_NOT_FOUND');
+    expect(after[3].result).toEqual(expect.objectContaining({ verified: true }));
+    expect(after[7]).toEqual(expect.objectContaining({ pendingSeq: after[6].seq, result: { rows: expect.any(Number) } }));
+    for (const row of after) expect(row).toEqual(expect.objectContaining({ source: 'admin', actorId: admin.userId }));
+  });
+
+  it('shows chat turns, MCP calls and outreach actions, in the item shape', async () => {
+    const items = await allPages<AuditItem>('/admin/audit-logs', {}, 100);
+    expect(Object.keys(items[0]).sort()).toEqual([...ITEM_KEYS].sort());
+    expect(items.map((row) => row.seq)).toEqual([...items.map((row) => row.seq)].sort((a, b) => b - a));
+
+    const chatAdd = items.find((row) => row.source === 'chat' && row.tool === 'add_task' && row.status === 'succeeded');
+    expect(chatAdd).toEqual(
+      expect.objectContaining({
+        actorId: ada.userId,
+        conversationId: seeded.conversationId,
+        decisionId: seeded.chatDecisionId,
+        arguments: { title: 'Buy milk' },
+        durationMs: expect.any(Number),
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        prevHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      }),
+    );
+    expect(items.filter((row) => row.source === 'mcp' && row.actorId === bob.userId).map((row) => [row.tool, row.status])).toEqual(
+      expect.arrayContaining([
+        ['add_task', 'succeeded'],
+        ['list_tasks', 'succeeded'],
+        ['add_task', 'rejected'],
+      ]),
+    );
+    const outreach = items.filter((row) => row.source === 'outreach');
+    expect(outreach.length).toBeGreaterThanOrEqual(6);
+    for (const row of outreach) {
+      expect(row).toEqual(expect.objectContaining({ actorId: carol.userId, campaignId: seeded.campaignId, outreachTaskId: expect.any(String) }));
+    }
+    const outcome = outreach.find((row) => row.pendingSeq !== null)!;
+    expect(outreach.find((row) => row.seq === outcome.pendingSeq)).toEqual(expect.objectContaining({ status: 'pending' }));
+
+    const one = await get(`/admin/audit-logs/${chatAdd!.seq}`).expect(200);
+    expect(one.body).toEqual(chatAdd);
+  });
+
+  it('filters by each filter, alone and together, across pages', async () => {
+    const rows = await sql.query<{ created_at: string }[]>(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at FROM audit_log
+       WHERE source = 'mcp' ORDER BY seq`,
+    );
+    const from = rows[0].created_at;
+    const to = new Date(Date.parse(rows[rows.length - 1].created_at) + 1).toISOString();
+    const cases: [Record<string, string>, string, unknown[]][] = [
+      [{ actorId: ada.userId }, 'actor_id = $1', [ada.userId]],
+      [{ source: 'chat' }, 'source = $1', ['chat']],
+      [{ source: 'mcp' }, 'source = $1', ['mcp']],
+      [{ source: 'outreach' }, 'source = $1', ['outreach']],
+      [{ tool: 'add_task' }, 'tool = $1', ['add_task']],
+      [{ status: 'rejected' }, 'status = $1', ['rejected']],
+      [{ status: 'pending' }, 'status = $1', ['pending']],
+      [{ conversationId: seeded.conversationId }, 'conversation_id = $1', [seeded.conversationId]],
+      [{ campaignId: seeded.campaignId }, 'campaign_id = $1', [seeded.campaignId]],
+      [{ decisionId: seeded.cycleDecisionId }, 'decision_id = $1', [seeded.cycleDecisionId]],
+      [{ from, to }, 'created_at >= $1 AND created_at < $2', [from, to]],
+      [{ source: 'mcp', actorId: bob.userId, tool: 'add_task', status: 'succeeded' }, "source = 'mcp' AND actor_id = $1 AND tool = 'add_task' AND status = 'succeeded'", [bob.userId]],
+    ];
+    for (const [query, condition, params] of cases) {
+      const head = await headSeq();
+      const items = await allPages<AuditItem>('/admin/audit-logs', query, 3);
+      const expected = await seqsWhere(condition, params, head);
+      expect({ query, seqs: items.map((row) => row.seq).filter((seq) => seq <= head) }).toEqual({ query, seqs: expected });
+      expect({ query, found: expected.length > 0 }).toEqual({ query, found: true });
+    }
+  });
+
+  it('lists decisions, newest first, filtered and paged, and shows one with its tool calls', async () => {
+    const mine = await allPages<{ id: string; actorId: string; conversationId: string | null; status: string }>('/admin/decisions', {
+      actorId: ada.userId,
+    }, 1);
+    expect(mine.map((d) => d.actorId)).toEqual([ada.userId, ada.userId]);
+    expect(mine[1]).toEqual(
+      expect.objectContaining({ id: seeded.chatDecisionId, conversationId: seeded.conversationId, decisionType: 'INVOKE_TOOL', status: 'completed' }),
+    );
+    const cycles = await allPages<{ id: string; campaignId: string }>('/admin/decisions', { campaignId: seeded.campaignId }, 2);
+    expect(cycles).toHaveLength(3);
+    expect(cycles[0]).toEqual(expect.objectContaining({ id: seeded.cycleDecisionId, campaignId: seeded.campaignId, outreachTaskId: expect.any(String) }));
+    expect(new Set(cycles.map((d) => d.id)).size).toBe(3);
+    expect(await allPages('/admin/decisions', { conversationId: seeded.conversationId })).toHaveLength(2);
+    expect(await allPages('/admin/decisions', { decisionId: seeded.chatDecisionId })).toEqual([expect.objectContaining({ id: seeded.chatDecisionId })]);
+    expect(await allPages('/admin/decisions', { status: 'error' })).toEqual([]);
+    expect(await allPages('/admin/decisions', { from: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
+    expect(await allPages('/admin/decisions', { to: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(5);
+
+    const cycle = await get(`/admin/decisions/${seeded.cycleDecisionId}`).expect(200);
+    expect(cycle.body).toEqual(expect.objectContaining({ id: seeded.cycleDecisionId, campaignId: seeded.campaignId }));
+    const calls = cycle.body.toolCalls as AuditItem[];
+    expect(calls.map((row) => row.status)).toEqual(['pending', 'succeeded']);
+    expect(calls[1].pendingSeq).toBe(calls[0].seq);
+    for (const row of calls) expect(row).toEqual(expect.objectContaining({ decisionId: seeded.cycleDecisionId, source: 'outreach' }));
+
+    const turn = await get(`/admin/decisions/${seeded.chatDecisionId}`).expect(200);
+    expect((turn.body.toolCalls as AuditItem[]).map((row) => [row.tool, row.status])).toEqual([
+      ['add_task', 'pending'],
+      ['add_task', 'succeeded'],
+    ]);
+    const missing = await get(`/admin/decisions/${randomUUID()}`);
+    expect([missing.status, missing.body.code]).toEqual([404, 'AUDIT.DECISION_NOT_FOUND']);
+  });
+
+  it.each([
+    ['/admin/audit-logs?actorId=nope', /actorId must be a UUID/],
+    ['/admin/audit-logs?conversationId=1', /conversationId must be a UUID/],
+    ['/admin/audit-logs?campaignId=x', /campaignId must be a UUID/],
+    ['/admin/audit-logs?decisionId=x', /decisionId must be a UUID/],
+    ['/admin/audit-logs?source=email', /source must be one of/],
+    ['/admin/audit-logs?status=done', /status must be one of/],
+    ['/admin/audit-logs?tool=drop%20table', /tool must be a tool name/],
+    ['/admin/audit-logs?from=yesterday', /from must be an ISO 8601 date-time/],
+    ['/admin/audit-logs?to=2025-13-01', /to must be an ISO 8601 date-time/],
+    ['/admin/audit-logs?limit=0', /limit must not be less than 1/],
+    ['/admin/audit-logs?limit=101', /limit must not be greater than 100/],
+    ['/admin/audit-logs?cursor=garbage', /cursor is not one this API returned/],
+    ['/admin/audit-logs?userId=x', /userId: unknown field/],
+    ['/admin/audit-logs/export?source=email', /source must be one of/],
+    ['/admin/audit-logs/export?limit=5', /limit: unknown field/],
+    ['/admin/audit-logs/abc', /seq must be a whole number/],
+    ['/admin/decisions?status=pending', /status must be one of/],
+    ['/admin/decisions?tool=add_task', /tool: unknown field/],
+    [`/admin/decisions?cursor=${Buffer.from('["x","y"]').toString('base64url')}`, /cursor is not one this API returned/],
+    ['/admin/decisions/123', /id must be a UUID/],
+  ])('answers %s with 400 naming the field', async (path, message) => {
+    const res = await get(path);
+    expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: expect.stringMatching(/^VALIDATION\./) });
+    expect(res.body.message).toMatch(message);
+  });
+
+  it('keeps cursor pages stable while 4 writers append: no duplicates, no gaps', async () => {
+    const first = await get('/admin/audit-logs?limit=3').expect(200);
+    const top = (first.body.items as AuditItem[])[0].seq;
+    const seen: number[] = (first.body.items as AuditItem[]).map((row) => row.seq);
+    let cursor = first.body.nextCursor as string | null;
+
+    const [dan, fay] = [await signUpAndIn(sut.http), await signUpAndIn(sut.http)];
+    const campaign = await startedCampaign(sut.http, dan, 'Concurrent', leads(15, 'concurrent'));
+    const mcp = await mcpClient(fay);
+    const headBeforeWriters = await headSeq();
+    let stop = false;
+    const writer = async (step: (i: number) => Promise<unknown>) => {
+      for (let i = 0; i < 40 && !stop; i++) await step(i);
+    };
+    const writers = Promise.all([
+      writer((i) => chat(ada, `add concurrent chore ${i}`)),
+      writer((i) => chat(dan, `add another chore ${i}`)),
+      writer((i) => mcp.callTool({ name: 'add_task', arguments: { title: `mcp chore ${i}` } })),
+      writer(() => runCycle(sut.http, dan, campaign)),
+    ]);
+    try {
+      while (cursor) {
+        const page = await get(`/admin/audit-logs?limit=3&cursor=${cursor}`).expect(200);
+        seen.push(...(page.body.items as AuditItem[]).map((row) => row.seq));
+        cursor = page.body.nextCursor as string | null;
+      }
+    } finally {
+      stop = true;
+      await writers;
+    }
+
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual([...seen].sort((a, b) => b - a));
+    expect(seen).toEqual(await seqsWhere('TRUE', [], top));
+    // The writers appended from every source, and did so before the last page was read
+    // (that read's own row is the admin's newest).
+    const appended = await sql.query<{ source: string; before_last_page: boolean }[]>(
+      `SELECT source, bool_or(seq < (SELECT max(seq) FROM audit_log WHERE source = 'admin' AND actor_id = $2)) AS before_last_page
+       FROM audit_log WHERE seq > $1 AND source <> 'admin' GROUP BY source ORDER BY source`,
+      [headBeforeWriters, admin.userId],
+    );
+    expect(appended.map((row) => row.source)).toEqual(['chat', 'mcp', 'outreach']);
+    expect(appended.some((row) => row.before_last_page)).toBe(true);
+  });
+
+  it('exports the filtered rows as NDJSON, oldest first', async () => {
+    const head = await headSeq();
+    const { status, type, text } = await exportText(`?source=outreach&campaignId=${seeded.campaignId}`);
+    expect(status).toBe(200);
+    expect(type).toMatch(/^application\/x-ndjson/);
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as AuditItem);
+    expect(lines.map((row) => row.seq)).toEqual(
+      (await seqsWhere(`source = 'outreach' AND campaign_id = $1`, [seeded.campaignId], head)).reverse(),
+    );
+    for (const row of lines) {
+      expect(Object.keys(row).sort()).toEqual([...ITEM_KEYS].sort());
+      expect(row).toEqual(expect.objectContaining({ source: 'outreach', campaignId: seeded.campaignId }));
+    }
+    const listed = await get(`/admin/audit-logs/${lines[0].seq}`).expect(200);
+    expect(lines[0]).toEqual(listed.body);
+
+    const all = await exportText('');
+    const seqs = all.text.trimEnd().split('\n').map((line) => (JSON.parse(line) as AuditItem).seq);
+    expect(seqs.length).toBeGreaterThan(lines.length);
+    expect(seqs).toEqual(await seqsWhere('TRUE', [], seqs[seqs.length - 1]).then((expected) => expected.reverse()));
+
+    const none = await exportText(`?actorId=${randomUUID()}`);
+    expect([none.status, none.text]).toEqual([200, '']);
+  });
+
+  it('never stores, lists or exports a secret placed in tool arguments', async () => {
+    const since = await headSeq();
+    const client = await mcpClient(bob);
+    await client.callTool({ name: 'add_task', arguments: { title: `rotate key ${SECRETS[0]} today` } });
+    await client.callTool({ name: 'add_task', arguments: { title: 'with a key', apiKey: SECRETS[2] } });
+    await client.callTool({ name: 'add_task', arguments: { title: `call with Bearer ${SECRETS[1]}` } });
+    const turn = await chat(ada, `add check token ${SECRETS[0]}`);
+    expect(turn.toolCalls).toEqual([expect.objectContaining({ tool: 'add_task' })]);
+
+    const raw = await sql.query<{ seq: string; row: string }[]>(`SELECT seq, a::text AS row FROM audit_log a`);
+    expect(raw.filter((r) => Number(r.seq) > since && r.row.includes('[REDACTED]')).length).toBeGreaterThanOrEqual(4);
+    const listed = JSON.stringify(await allPages('/admin/audit-logs', {}, 100));
+    const exported = (await exportText('')).text;
+    for (const secret of SECRETS) {
+      expect(raw.filter((r) => r.row.includes(secret))).toEqual([]);
+      expect(listed.includes(secret)).toBe(false);
+      expect(exported.includes(secret)).toBe(false);
+    }
+    expect(listed).toContain('rotate key [REDACTED] today');
+    expect(listed).toContain('"apiKey":"[REDACTED]"');
+  });
+
+  it('stops reading when the client of an export leaves, and records the export as aborted', async () => {
+    // 20 MB of rows: far more than the socket buffers between the server and this client hold.
+    await sql.query(
+      `INSERT INTO audit_log (source, actor_id, tool, arguments, status, duration_ms, security_events)
+       SELECT 'mcp', $1, 'list_tasks', jsonb_build_object('padding', repeat(md5(i::text), 625), 'i', i), 'succeeded', 1, '[]'
+       FROM generate_series(1, 1000) i`,
+      [bob.userId],
+    );
+    const total = (await seqsWhere('TRUE', [], await headSeq())).length;
+    const since = await headSeq();
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpGet(new URL('/admin/audit-logs/export', mcpUrl), { headers: admin.auth }, (res) => {
+        // A client that reads nothing for a while, then leaves.
+        res.pause();
+        setTimeout(() => {
+          req.destroy();
+          resolve(res.statusCode ?? 0);
+        }, 300);
+      });
+      req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+    });
+    expect(status).toBe(200);
+
+    let outcome: { status: string; error_code: string; result: { rows: number } } | undefined;
+    for (let i = 0; i < 100 && !outcome; i++) {
+      [outcome] = await sql.query(
+        `SELECT status, error_code, result FROM audit_log WHERE seq > $1 AND tool = 'admin.audit_logs.export' AND pending_seq IS NOT NULL`,
+        [since],
+      );
+      if (!outcome) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(outcome).toEqual({ status: 'failed', error_code: 'EXPORT_ABORTED', result: { rows: expect.any(Number) } });
+    // Backpressure: the server read little more than what the socket buffers hold.
+    expect(outcome!.result.rows).toBeLessThan(total / 2);
+  });
+
+  it('verifies an untouched chain', async () => {
+    const [expected] = await sql.query<{ n: string; head: string }[]>(
+      `SELECT count(*) AS n, (SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1) AS head FROM audit_log`,
+    );
+    const res = await get('/admin/audit-logs/verify').expect(200);
+    expect(res.body).toEqual({ verified: true, checkedRows: Number(expected.n), firstBadSeq: null, headHash: expected.head });
+  });
+
+  it('refuses a plain UPDATE, DELETE or TRUNCATE in the database', async () => {
+    const seq = await headSeq();
+    await expect(sql.query(`UPDATE audit_log SET status = 'failed' WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
+    await expect(sql.query(`DELETE FROM audit_log WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
+    await expect(sql.query(`TRUNCATE audit_log`)).rejects.toThrow(/append-only/);
+    expect((await get('/admin/audit-logs/verify').expect(200)).body.verified).toBe(true);
+  });
+
+  it('finds a row altered around the trigger, and the row after one deleted around it', async () => {
+    const [victim] = await sql.query<{ seq: string; arguments: string }[]>(
+      `SELECT seq, arguments::text AS arguments FROM audit_log WHERE source = 'mcp' AND tool = 'add_task' ORDER BY seq LIMIT 1`,
+    );
+    const asOwner = async (statement: string, params: unknown[]) => {
+      await sql.query(`ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only`);
+      try {
+        await sql.query(statement, params);
+      } finally {
+        await sql.query(`ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only`);
+      }
+    };
+
+    await asOwner(`UPDATE audit_log SET arguments = '{"title": "Something innocent"}' WHERE seq = $1`, [victim.seq]);
+    const altered = await get('/admin/audit-logs/verify').expect(200);
+    expect(altered.body).toEqual(expect.objectContaining({ verified: false, firstBadSeq: Number(victim.seq) }));
+
+    // Put back exactly as it was, the chain holds again: verify reads the content, not a flag.
+    await asOwner(`UPDATE audit_log SET arguments = $2::jsonb WHERE seq = $1`, [victim.seq, victim.arguments]);
+    expect((await get('/admin/audit-logs/verify').expect(200)).body).toEqual(expect.objectContaining({ verified: true, firstBadSeq: null }));
+
+    const [gone] = await sql.query<{ seq: string; next: string }[]>(
+      `SELECT a.seq, (SELECT min(n.seq) FROM audit_log n WHERE n.seq > a.seq) AS next FROM audit_log a
+       WHERE a.source = 'chat' AND NOT EXISTS (SELECT 1 FROM audit_log o WHERE o.pending_seq = a.seq)
+       ORDER BY a.seq LIMIT 1`,
+    );
+    await asOwner(`DELETE FROM audit_log WHERE seq = $1`, [gone.seq]);
+    const deleted = await get('/admin/audit-logs/verify').expect(200);
+    expect(deleted.body).toEqual(expect.objectContaining({ verified: false, firstBadSeq: Number(gone.next) }));
+    await get(`/admin/audit-logs/${gone.seq}`).expect(404);
+  });
+});
+
+/** `METHOD /path` for each route registered on the Express app. */
+function mountedRoutes(app: Express): string[] {
+  const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } })
+    .router.stack;
+  return stack
+    .filter((layer) => layer.route)
+    .flatMap((layer) =>
+      Object.keys(layer.route!.methods)
+        .filter((method) => method !== '_all')
+        .map((method) => `${method.toUpperCase()} ${layer.route!.path}`),
+    );
+}

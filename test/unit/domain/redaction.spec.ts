@@ -1,0 +1,91 @@
+import { isSecretKey, REDACTED, redact, redactText } from '../../../src/domain/audit/redaction';
+
+describe(redact.name, () => {
+  it.each(['apiKey', 'api_key', 'API-KEY', 'password', 'sessionToken', 'Authorization', 'cookie', 'client_secret', 'privateKey'])(
+    'masks the value of a %s field at any depth',
+    (key) => {
+      const input = { [key]: 'plain-looking value', nested: { deeper: { [key]: 'another value' } }, list: [{ [key]: 42 }] };
+      expect(redact(input)).toEqual({
+        [key]: REDACTED,
+        nested: { deeper: { [key]: REDACTED } },
+        list: [{ [key]: REDACTED }],
+      });
+    },
+  );
+
+  it('keeps fields that only name a secret or count tokens', () => {
+    const input = { secretName: 'LINKEDIN_SESSION', promptTokens: 12, sessionId: 'abc', tokenCount: 3, passwordPolicy: 'strong' };
+    expect(redact(input)).toEqual(input);
+    expect(isSecretKey('secretName')).toBe(false);
+  });
+
+  it('keeps an empty or missing secret as it is, so its absence stays visible', () => {
+    expect(redact({ password: null, apiKey: '', token: undefined })).toEqual({ password: null, apiKey: '', token: undefined });
+  });
+
+  it.each([
+    ['an OpenAI key', 'use sk-abcdefghijklmnop1234 for it', 'use [REDACTED] for it'],
+    ['a project key', 'key=sk-proj-AbC_dEf-1234567890xyz end', 'key=[REDACTED] end'],
+    ['a bearer token', 'header Authorization: Bearer abc.DEF-ghi_123== sent', 'header Authorization: [REDACTED] sent'],
+    [
+      'a JWT',
+      'token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJl here',
+      'token [REDACTED] here',
+    ],
+    ['a Google API key', `call with AIza${'x'.repeat(35)} please`, 'call with [REDACTED] please'],
+    ['a URL password', 'connect to postgres://bridle:s3cr3t-pass@db.example:5432/app now', 'connect to postgres://bridle:[REDACTED]@db.example:5432/app now'],
+    ['a LinkedIn session cookie', 'Cookie: li_at=AQEDAR1234567890abcdef; lang=en', 'Cookie: [REDACTED]; lang=en'],
+    ['a GitHub token', `push with ghp_${'a1'.repeat(12)}`, 'push with [REDACTED]'],
+    ['an AWS access key id', 'id AKIAABCDEFGHIJKLMNOP ok', 'id [REDACTED] ok'],
+  ])('masks %s inside longer text', (_, text, masked) => {
+    expect(redactText(text)).toBe(masked);
+    expect(redact({ title: text })).toEqual({ title: masked });
+  });
+
+  it('leaves ordinary text and values untouched', () => {
+    const input = {
+      title: 'Buy milk',
+      description: 'ask for the task-abcdefghijklmnop list at https://example.com/path?q=1',
+      url: 'https://user@example.com/',
+      priority: 3,
+      done: false,
+      tags: ['home', 'errands'],
+    };
+    expect(redact(input)).toEqual(input);
+  });
+
+  it('masks inside arrays, of strings and of objects', () => {
+    expect(redact(['fine', 'sk-abcdefghijklmnop1234', { token: 'x' }, [{ nested: 'Bearer abcdefgh' }]])).toEqual([
+      'fine',
+      REDACTED,
+      { token: REDACTED },
+      [{ nested: REDACTED }],
+    ]);
+  });
+
+  it('masks a bare string, and returns other primitives as they are', () => {
+    expect(redact('Bearer abcdefgh')).toBe(REDACTED);
+    expect(redact(7)).toBe(7);
+    expect(redact(null)).toBeNull();
+  });
+
+  it('leaves prose that merely starts like a credential', () => {
+    expect(redactText('Bearer of bad news')).toBe('Bearer of bad news');
+  });
+
+  it('does not change its input', () => {
+    const input = { apiKey: 'sk-abcdefghijklmnop1234', list: ['sk-abcdefghijklmnop1234'] };
+    const copy = structuredClone(input);
+    redact(input);
+    expect(input).toEqual(copy);
+  });
+
+  it('cuts a structure nested deeper than its limit, and keeps one within it', () => {
+    const nest = (depth: number): unknown => (depth === 0 ? 'leaf' : { a: nest(depth - 1) });
+    const reach = (value: unknown, depth: number): unknown => (depth === 0 ? value : reach((value as { a: unknown }).a, depth - 1));
+    expect(redact(nest(20))).toEqual(nest(20));
+    const deep = redact(nest(40));
+    expect(reach(deep, 31)).toEqual(expect.objectContaining({ a: REDACTED }));
+    expect(JSON.stringify(deep)).not.toContain('leaf');
+  });
+});
