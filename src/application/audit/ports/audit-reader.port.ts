@@ -1,3 +1,4 @@
+import type { DecisionMeasures } from '../../agent/decision-measures';
 import type { TurnStatus } from '../../../domain/agent/decision';
 import type { ToolAuditEntry, ToolAuditStatus } from '../../agent/ports/audit-log.port';
 import type { CycleStatus } from '../../outreach/cycle-outcome';
@@ -80,7 +81,7 @@ export interface AuditRecord {
 }
 
 /** One decision log row: a chat turn (conversationId) or an outreach cycle (campaignId). */
-export interface DecisionRecord {
+export interface DecisionRecord extends DecisionMeasures {
   readonly id: string;
   readonly createdAt: Date;
   readonly actorId: string;
@@ -89,15 +90,6 @@ export interface DecisionRecord {
   readonly outreachTaskId: string | null;
   readonly decisionType: string;
   readonly status: string;
-  readonly iterations: number;
-  readonly provider: string;
-  readonly model: string;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly cost: number | null;
-  readonly durationMs: number;
-  readonly failureClass: string | null;
-  readonly providerRequestId: string | null;
 }
 
 export interface DecisionWithToolCalls extends DecisionRecord {

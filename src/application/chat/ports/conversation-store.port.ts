@@ -1,3 +1,4 @@
+import type { DecisionMeasures } from '../../agent/decision-measures';
 import type { Page } from '../../shared/page';
 import type { PendingAction } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
@@ -11,21 +12,13 @@ export interface TurnContext {
   readonly pendingAction: PendingAction | null;
 }
 
-export interface DecisionLogEntry {
+export interface DecisionLogEntry extends DecisionMeasures {
   readonly id: string;
   readonly userId: string;
   readonly conversationId: string;
   readonly decisionType: DecisionType;
   readonly status: TurnStatus;
-  readonly iterations: number;
-  readonly provider: string;
-  readonly model: string;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly cost: number | null;
-  readonly durationMs: number;
   readonly failureClass: FailureClass | null;
-  readonly providerRequestId: string | null;
 }
 
 export interface FinishedTurn {

@@ -1,3 +1,4 @@
+import type { DecisionMeasures } from '../../agent/decision-measures';
 import type { Proposal } from '../../../domain/outreach/actions';
 import type { CycleContext } from '../../../domain/outreach/planning';
 import type { ActionKind, OutreachTaskStatus } from '../../../domain/outreach/outreach-task';
@@ -70,7 +71,7 @@ export interface StaleAction {
   readonly idempotencyKey: string;
 }
 
-export interface OutreachDecision {
+export interface OutreachDecision extends DecisionMeasures {
   readonly id: string;
   readonly ownerId: string;
   readonly campaignId: string;
@@ -78,15 +79,6 @@ export interface OutreachDecision {
   /** The action taken, or the code of why none was. */
   readonly decisionType: string;
   readonly status: string;
-  readonly iterations: number;
-  readonly provider: string;
-  readonly model: string;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly cost: number | null;
-  readonly durationMs: number;
-  readonly failureClass: string | null;
-  readonly providerRequestId: string | null;
   readonly createdAt: Date;
 }
 

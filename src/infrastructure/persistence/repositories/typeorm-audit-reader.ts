@@ -12,8 +12,7 @@ import {
   type DecisionWithToolCalls,
 } from '../../../application/audit/ports/audit-reader.port';
 import type { Page } from '../../../application/shared/page';
-import { isUuid } from '../../../domain/shared/uuid';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 
 interface AuditRow {
   seq: string;
@@ -141,7 +140,7 @@ export class TypeOrmAuditReader extends AuditReader {
   }
 
   async listDecisions(filter: DecisionFilter, limit: number, cursor: string | null): Promise<Page<DecisionRecord>> {
-    const after = decodeCursor(cursor, isDecisionCursor);
+    const after = decodeCursor(cursor, isTimeAndIdCursor);
     const where = decisionConditions(filter);
     if (after) {
       where.params.push(after[0], after[1]);
@@ -268,16 +267,4 @@ function toDecisionRecord(row: DecisionRow): DecisionRecord {
   };
 }
 
-function isSeqCursor(value: unknown): value is string {
-  return typeof value === 'string' && /^\d{1,18}$/.test(value);
-}
 
-function isDecisionCursor(value: unknown): value is [string, string] {
-  return (
-    Array.isArray(value) &&
-    value.length === 2 &&
-    typeof value[0] === 'string' &&
-    !Number.isNaN(Date.parse(value[0])) &&
-    isUuid(value[1])
-  );
-}

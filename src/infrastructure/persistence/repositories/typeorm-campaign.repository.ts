@@ -25,7 +25,7 @@ import {
 } from '../../../domain/outreach/outreach-task';
 import type { QuotaState } from '../../../domain/outreach/quota';
 import { isUuid } from '../../../domain/shared/uuid';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { decodeCursor, encodeCursor, isTimeAndIdCursor, isTimestamp } from '../cursor';
 import { readQuota } from './quota-ledger';
 
 interface CampaignRow {
@@ -357,13 +357,7 @@ function toDoNotContactEntry(row: DoNotContactRow): DoNotContactEntry {
   return { id: row.id, kind: row.kind, value: row.value, createdAt: new Date(row.created_at) };
 }
 
-function isTimestamp(value: unknown): value is string {
-  return typeof value === 'string' && !Number.isNaN(Date.parse(value));
-}
 
-function isTimeAndIdCursor(value: unknown): value is [string, string] {
-  return Array.isArray(value) && value.length === 2 && isTimestamp(value[0]) && isUuid(value[1]);
-}
 
 function isTaskCursor(value: unknown): value is [string, string, number] {
   return (

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Page } from '../../../application/shared/page';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import {
   ConversationStore,
   type FinishedTurn,
@@ -10,7 +10,6 @@ import {
 import type { PendingAction } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
-import { isUuid } from '../../../domain/shared/uuid';
 import {
   ConversationNotFoundError,
   conversationTitle,
@@ -146,7 +145,7 @@ export class TypeOrmConversationStore extends ConversationStore {
   }
 
   async listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>> {
-    const after = decodeCursor(cursor, isConversationCursor);
+    const after = decodeCursor(cursor, isTimeAndIdCursor);
     const rows = await this.dataSource.query<
       { id: string; title: string; created_at: Date; updated_at: Date; updated_key: string }[]
     >(
@@ -169,7 +168,7 @@ export class TypeOrmConversationStore extends ConversationStore {
     limit: number,
     cursor: string | null,
   ): Promise<Page<StoredMessage> | null> {
-    const before = decodeCursor(cursor, isMessageCursor);
+    const before = decodeCursor(cursor, isSeqCursor);
     const rows = await this.dataSource.query<(MessageRow & { owned: boolean })[]>(
       `SELECT m.seq, m.id, m.role, m.content, m.tool_calls, m.decision_type, m.status, m.created_at
        FROM conversations c JOIN messages m ON m.conversation_id = c.id
@@ -224,16 +223,4 @@ function toStoredMessage(row: MessageRow): StoredMessage {
   };
 }
 
-function isConversationCursor(value: unknown): value is [string, string] {
-  return (
-    Array.isArray(value) &&
-    value.length === 2 &&
-    typeof value[0] === 'string' &&
-    !Number.isNaN(Date.parse(value[0])) &&
-    isUuid(value[1])
-  );
-}
 
-function isMessageCursor(value: unknown): value is string {
-  return typeof value === 'string' && /^\d{1,18}$/.test(value);
-}

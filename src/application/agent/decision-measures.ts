@@ -1,0 +1,14 @@
+/** What every decision-log row measures, whichever product decided (chat turn, outreach cycle). */
+export interface DecisionMeasures {
+  /** Model calls the decision took. */
+  readonly iterations: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Null when no prices are configured. */
+  readonly cost: number | null;
+  readonly durationMs: number;
+  readonly failureClass: string | null;
+  readonly providerRequestId: string | null;
+}
