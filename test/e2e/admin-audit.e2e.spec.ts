@@ -193,7 +193,7 @@ describe('admin audit API', () => {
       ['admin.audit_logs.get', 'succeeded', { seq: since }],
       ['admin.audit_logs.get', 'failed', { seq: since + 1_000_000 }],
       ['admin.audit_logs.verify', 'succeeded', {}],
-      ['admin.decisions.list', 'succeeded', { actorId: ada.userId, limit: 50, cursor: null }],
+      ['admin.decisions.list', 'succeeded', { actorId: ada.userId, limit: 20, cursor: null }],
       ['admin.decisions.get', 'succeeded', { id: seeded.chatDecisionId }],
       ['admin.audit_logs.export', 'pending', { source: 'chat' }],
       ['admin.audit_logs.export', 'succeeded', { source: 'chat' }],

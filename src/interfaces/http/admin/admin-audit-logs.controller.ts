@@ -10,7 +10,6 @@ import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { AdminGuard, ApiAdminOnly } from './admin.guard';
 import {
-  ADMIN_PAGE_DEFAULT,
   AuditFilterQueryDto,
   AuditPageQueryDto,
   AuditRowDto,
@@ -20,6 +19,7 @@ import {
   toAuditFilter,
 } from './admin.dto';
 import { writeNdjson } from './ndjson';
+import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
 
 /** The audit log, for admins. Each read appends an audit row of its own (source admin). */
 @ApiTags('admin')
@@ -47,7 +47,7 @@ export class AdminAuditLogsController {
     const page = await this.listLogs.execute({
       adminId: admin.userId,
       filter: toAuditFilter(query),
-      limit: query.limit ?? ADMIN_PAGE_DEFAULT,
+      limit: query.limit ?? PAGE_LIMIT_DEFAULT,
       cursor: query.cursor ?? null,
     });
     return { items: page.items.map((row) => AuditRowDto.of(row)), nextCursor: page.nextCursor };

@@ -7,7 +7,6 @@ import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { AdminGuard, ApiAdminOnly } from './admin.guard';
 import {
-  ADMIN_PAGE_DEFAULT,
   DecisionLogDetailDto,
   DecisionLogDto,
   DecisionLogPageDto,
@@ -15,6 +14,7 @@ import {
   DecisionPathDto,
   toDecisionFilter,
 } from './admin.dto';
+import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
 
 /** The decision log (one row per chat turn or outreach cycle), for admins; each read is audited. */
 @ApiTags('admin')
@@ -36,7 +36,7 @@ export class AdminDecisionsController {
     const page = await this.listDecisions.execute({
       adminId: admin.userId,
       filter: toDecisionFilter(query),
-      limit: query.limit ?? ADMIN_PAGE_DEFAULT,
+      limit: query.limit ?? PAGE_LIMIT_DEFAULT,
       cursor: query.cursor ?? null,
     });
     return { items: page.items.map((decision) => DecisionLogDto.of(decision)), nextCursor: page.nextCursor };

@@ -15,9 +15,8 @@ import {
   type DecisionStatus,
   type DecisionWithToolCalls,
 } from '../../../application/audit/ports/audit-reader.port';
-import { PAGE_LIMIT_MAX } from '../../../domain/shared/pagination';
+import { PageQueryDto } from '../shared/page-query.dto';
 
-export const ADMIN_PAGE_DEFAULT = 50;
 const ISO_TIME = { strict: true, strictSeparator: true } as const;
 const TIME_DESCRIPTION = 'ISO 8601, e.g. 2025-11-24T09:00:00Z; compared with the row creation time';
 
@@ -73,25 +72,9 @@ export class AuditFilterQueryDto extends CommonFilterQueryDto {
   status?: ToolAuditStatus;
 }
 
-class PageQueryFields {
-  @ApiPropertyOptional({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: ADMIN_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(PAGE_LIMIT_MAX)
-  @Min(1)
-  @IsInt()
-  limit?: number;
+export class AuditPageQueryDto extends IntersectionType(AuditFilterQueryDto, PageQueryDto) {}
 
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional()
-  @MaxLength(200)
-  @IsString()
-  cursor?: string;
-}
-
-export class AuditPageQueryDto extends IntersectionType(AuditFilterQueryDto, PageQueryFields) {}
-
-export class DecisionPageQueryDto extends IntersectionType(CommonFilterQueryDto, PageQueryFields) {
+export class DecisionPageQueryDto extends IntersectionType(CommonFilterQueryDto, PageQueryDto) {
   @ApiPropertyOptional({ enum: DECISION_STATUSES, description: "A chat turn's or an outreach cycle's status" })
   @IsOptional()
   @IsIn(DECISION_STATUSES)

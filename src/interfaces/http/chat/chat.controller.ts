@@ -17,11 +17,10 @@ import {
   ConversationPathDto,
   MessageDto,
   MessagePageDto,
-  PageQueryDto,
   ToolCallDto,
 } from './chat.dto';
+import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 
-const DEFAULT_PAGE = 20;
 
 @ApiTags('chat')
 @ApiBearerAuth()
@@ -113,7 +112,7 @@ export class ChatController {
   async conversations(@Param() path: UserPathDto, @Query() query: PageQueryDto): Promise<ConversationPageDto> {
     const page = await this.listConversations.execute({
       userId: path.userId,
-      limit: query.limit ?? DEFAULT_PAGE,
+      limit: query.limit ?? PAGE_LIMIT_DEFAULT,
       cursor: query.cursor ?? null,
     });
     return {
@@ -135,7 +134,7 @@ export class ChatController {
     const page = await this.listMessages.execute({
       userId: path.userId,
       conversationId: path.conversationId,
-      limit: query.limit ?? DEFAULT_PAGE,
+      limit: query.limit ?? PAGE_LIMIT_DEFAULT,
       cursor: query.cursor ?? null,
     });
     return { items: page.items.map((message) => MessageDto.of(message)), nextCursor: page.nextCursor };

@@ -1,9 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { DECISION_TYPES, type DecisionType, type TurnStatus } from '../../../domain/agent/decision';
 import { MESSAGE_MAX_LENGTH, type StoredMessage, type ToolCallRecord } from '../../../domain/chat/conversation';
-import { PAGE_LIMIT_MAX } from '../../../domain/shared/pagination';
 import { UserPathDto } from '../todo/task.dto';
 
 const TURN_STATUSES: TurnStatus[] = ['completed', 'max_iterations_reached', 'error'];
@@ -88,22 +86,6 @@ export class ChatResponseDto {
 
   @ApiProperty({ enum: TURN_STATUSES })
   status!: TurnStatus;
-}
-
-export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(PAGE_LIMIT_MAX)
-  @Min(1)
-  @IsInt()
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page' })
-  @IsOptional()
-  @MaxLength(200)
-  @IsString()
-  cursor?: string;
 }
 
 export class ConversationPathDto extends UserPathDto {

@@ -20,7 +20,6 @@ import { ListCampaignsUseCase } from '../../../application/outreach/campaigns/li
 import { PauseCampaignUseCase } from '../../../application/outreach/campaigns/pause-campaign.use-case';
 import { StartCampaignUseCase } from '../../../application/outreach/campaigns/start-campaign.use-case';
 import { UpdateCampaignUseCase } from '../../../application/outreach/campaigns/update-campaign.use-case';
-import { PageQueryDto } from '../chat/chat.dto';
 import { MAX_CSV_BYTES } from '../configure-http-app';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiError } from '../shared/api-error';
@@ -40,8 +39,8 @@ import {
   LeadImportReportDto,
   UpdateCampaignRequestDto,
 } from './campaign.dto';
+import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 
-const DEFAULT_PAGE = 20;
 
 const CSV_EXAMPLE =
   'name,linkedinUrl,email\n' +
@@ -83,7 +82,7 @@ export class CampaignsController {
   async list(@Param() path: UserPathDto, @Query() query: PageQueryDto): Promise<CampaignPageDto> {
     const page = await this.listCampaigns.execute({
       userId: path.userId,
-      limit: query.limit ?? DEFAULT_PAGE,
+      limit: query.limit ?? PAGE_LIMIT_DEFAULT,
       cursor: query.cursor ?? null,
     });
     return { items: page.items.map((campaign) => CampaignResponseDto.of(campaign)), nextCursor: page.nextCursor };
@@ -175,7 +174,7 @@ export class CampaignsController {
   @ApiOkResponse({ type: CampaignTaskPageDto })
   @ApiErrors(404)
   async tasks(@Param() path: CampaignPathDto, @Query() query: PageQueryDto): Promise<CampaignTaskPageDto> {
-    const page = await this.listTasks.execute({ ...path, limit: query.limit ?? DEFAULT_PAGE, cursor: query.cursor ?? null });
+    const page = await this.listTasks.execute({ ...path, limit: query.limit ?? PAGE_LIMIT_DEFAULT, cursor: query.cursor ?? null });
     return { items: page.items.map((task) => CampaignTaskDto.of(task)), nextCursor: page.nextCursor };
   }
 
