@@ -257,16 +257,16 @@ function validArgs(action: string, context: CycleContext): Arbitrary<JsonObject>
       return fc.record({
         profileUrl,
         message: fc.oneof(
-          fc.string({ minLength: 1, maxLength: 300 }),
-          fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }).filter((m) => m.length <= 1900),
+          fc.string({ minLength: 1, maxLength: 300 }).filter(said),
+          fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }).filter((m) => m.length <= 1900 && said(m)),
           fc.constantFrom('x', 'm'.repeat(1900), 'Hi Jane,\nshall we talk about Q4?'),
         ),
       });
     case 'send_email':
       return fc.record({
         to: fc.constantFrom(...LEAD_EMAIL_SPELLINGS),
-        subject: fc.oneof(fc.string({ minLength: 1, maxLength: 200 }), fc.constantFrom('s', 's'.repeat(200), 'Quick question, Jane')),
-        body: fc.oneof(fc.string({ minLength: 1, maxLength: 500 }), fc.constantFrom('b', 'b'.repeat(10_000), 'Hi Jane,\r\n\r\nBest, Sam')),
+        subject: fc.oneof(fc.string({ minLength: 1, maxLength: 200 }).filter(said), fc.constantFrom('s', 's'.repeat(200), 'Quick question, Jane')),
+        body: fc.oneof(fc.string({ minLength: 1, maxLength: 500 }).filter(said), fc.constantFrom('b', 'b'.repeat(10_000), 'Hi Jane,\r\n\r\nBest, Sam')),
       });
     case 'wait_cooldown':
       return fc.record(
