@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AdminReadRecorder } from './admin-read-recorder';
-import { AuditRowNotFoundError } from './audit-errors';
+import { AuditRowNotFoundError } from '../../domain/audit/audit-errors';
 import { AuditReader, type AuditRecord } from './ports/audit-reader.port';
 
 @Injectable()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AdminReadRecorder } from './admin-read-recorder';
-import { DecisionNotFoundError } from './audit-errors';
+import { DecisionNotFoundError } from '../../domain/audit/audit-errors';
 import { AuditReader, type DecisionWithToolCalls } from './ports/audit-reader.port';
 
 @Injectable()

@@ -1,4 +1,4 @@
-import { DomainError } from '../../domain/shared/domain-error';
+import { DomainError } from '../shared/domain-error';
 
 export class AuditRowNotFoundError extends DomainError {
   readonly code = 'AUDIT.ROW_NOT_FOUND';
