@@ -19,6 +19,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web console runs in the browser and is type-checked by web/tsconfig.json.
+    files: ['web/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -1,5 +1,6 @@
-/** Four suites: unit (pure, fast), integration (adapters against local fake provider
- * servers), persistence (adapters against a real database), e2e (the real AppModule over HTTP). persistence and e2e run on PGlite by default and
+/** Five suites: unit (pure, fast), integration (adapters against local fake provider
+ * servers), persistence (adapters against a real database), e2e (the real AppModule over HTTP),
+ * browser (the web console in Chromium). persistence and e2e run on PGlite by default and
  * against a PostgreSQL server when TEST_POSTGRES_URL is set (see test/support/database.ts). */
 const shared = {
   transform: {
@@ -27,5 +28,7 @@ module.exports = {
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.spec.ts'] },
     { ...shared, displayName: 'persistence', testMatch: ['<rootDir>/test/persistence/**/*.spec.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.spec.ts'] },
+    // The web console in Chromium (playwright-core) against the real app on a socket.
+    { ...shared, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.spec.ts'] },
   ],
 };

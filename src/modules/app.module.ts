@@ -15,6 +15,7 @@ import { loggingModule } from './logging';
 import { McpModule } from './mcp.module';
 import { PersistenceModule } from './persistence.module';
 import { TodoModule } from './todo.module';
+import { WebModule } from './web.module';
 
 @Module({})
 export class AppModule {
@@ -44,6 +45,7 @@ export class AppModule {
         ChatModule,
         McpModule,
         AdminModule,
+        WebModule.register(),
       ],
       controllers: [HealthController, MetricsController],
       providers: [

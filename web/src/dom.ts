@@ -1,0 +1,18 @@
+type Child = Node | string | null | undefined | false;
+type Props = Record<string, string | boolean | ((event: Event) => void)>;
+
+/** Creates an element: `on*` props become listeners, booleans toggle attributes, text is escaped. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (typeof value === 'function') element.addEventListener(key.slice(2).toLowerCase(), value);
+    else if (typeof value === 'boolean') element.toggleAttribute(key, value);
+    else element.setAttribute(key, value);
+  }
+  for (const child of children) if (child) element.append(child);
+  return element;
+}

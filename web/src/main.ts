@@ -1,0 +1,318 @@
+import './style.css';
+import {
+  ApiError,
+  type ChatEvent,
+  type Conversation,
+  type Message,
+  type Session,
+  type Task,
+  type ToolCall,
+  listConversations,
+  listMessages,
+  listTasks,
+  loadSession,
+  login,
+  register,
+  saveSession,
+  streamChat,
+} from './api';
+import { h } from './dom';
+
+const root = document.getElementById('app')!;
+
+function errorText(error: unknown): string {
+  return error instanceof ApiError ? error.message : 'Something went wrong. Please try again.';
+}
+
+function render(): void {
+  const session = loadSession();
+  root.replaceChildren(...(session ? consoleView(session) : [h('main', {}, authView())]));
+}
+
+function authView(notice?: string): HTMLElement {
+  const email = h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'username', required: true });
+  const password = h('input', {
+    id: 'password',
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    minlength: '8',
+    required: true,
+  });
+  const status = h('div', { 'aria-live': 'polite' }, notice && h('p', { class: 'notice' }, notice));
+  const form = h(
+    'form',
+    { class: 'auth', 'aria-labelledby': 'auth-title' },
+    h('h1', { id: 'auth-title' }, 'Bridle console'),
+    h('label', { for: 'email' }, 'Email'),
+    email,
+    h('label', { for: 'password' }, 'Password (at least 8 characters)'),
+    password,
+    status,
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', value: 'login' }, 'Sign in'),
+      h('button', { type: 'submit', value: 'register', class: 'secondary' }, 'Create account'),
+    ),
+  );
+  form.addEventListener('submit', (event: SubmitEvent) => {
+    event.preventDefault();
+    const action = (event.submitter as HTMLButtonElement | null)?.value ?? 'login';
+    status.replaceChildren();
+    void (async () => {
+      try {
+        if (action === 'register') {
+          await register(email.value, password.value);
+          password.value = '';
+          status.replaceChildren(h('p', { class: 'notice' }, 'Account created. Sign in with your new password.'));
+          password.focus();
+        } else {
+          saveSession(await login(email.value, password.value));
+          render();
+        }
+      } catch (error) {
+        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, errorText(error)));
+      }
+    })();
+  });
+  return form;
+}
+
+function toolCard(call: ToolCall): HTMLElement {
+  // A delete the assistant holds back until the person confirms is not a failure to show in red.
+  const awaiting = call.error?.code === 'CONFIRMATION_REQUIRED';
+  const outcome = call.success ? 'done' : awaiting ? 'awaiting your confirmation' : `failed: ${call.error?.code ?? 'error'}`;
+  const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments, null, 2);
+  const detail = call.success ? JSON.stringify(call.result ?? null, null, 2) : (call.error?.message ?? '');
+  return h(
+    'details',
+    { class: 'tool-card' },
+    h(
+      'summary',
+      {},
+      h('strong', {}, call.tool),
+      ' · ',
+      h('span', { class: call.success || awaiting ? '' : 'failed' }, outcome),
+      ` · ${call.durationMs} ms`,
+    ),
+    h('pre', {}, `arguments: ${args}\n${call.success ? 'result' : 'error'}: ${detail}`),
+  );
+}
+
+function consoleView(session: Session): HTMLElement[] {
+  let conversationId: string | undefined;
+  let busy = false;
+
+  const conversationList = h('ul', { class: 'plain conversations' });
+  const taskList = h('ul', { class: 'plain tasks', 'aria-live': 'polite' });
+  const taskStatus = h('div');
+  const log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+  const input = h('input', { id: 'chat-message', name: 'message', autocomplete: 'off', maxlength: '2000', required: true });
+  const sendButton = h('button', { type: 'submit' }, 'Send');
+  const composer = h(
+    'form',
+    { class: 'composer' },
+    h('div', {}, h('label', { for: 'chat-message' }, 'Message'), input),
+    sendButton,
+  );
+
+  function signOut(): void {
+    saveSession(null);
+    render();
+  }
+
+  function failed(error: unknown): boolean {
+    if (error instanceof ApiError && error.status === 401) {
+      signOut();
+      return true;
+    }
+    return false;
+  }
+
+  async function refreshTasks(): Promise<void> {
+    try {
+      const tasks = await listTasks(session);
+      taskStatus.replaceChildren();
+      taskList.replaceChildren(
+        ...(tasks.length === 0 ? [h('li', {}, 'No tasks yet.')] : tasks.map((task) => taskItem(task))),
+      );
+    } catch (error) {
+      if (!failed(error)) taskStatus.replaceChildren(h('p', { class: 'error', role: 'alert' }, errorText(error)));
+    }
+  }
+
+  function taskItem(task: Task): HTMLElement {
+    return h(
+      'li',
+      { 'data-number': String(task.number) },
+      h('span', { class: 'number' }, `${task.number}.`),
+      h('span', { class: task.completed ? 'done' : '' }, task.title),
+      task.completed && h('span', { class: 'visually-hidden' }, '(completed)'),
+      h('span', { class: 'priority' }, task.priority),
+    );
+  }
+
+  async function refreshConversations(): Promise<void> {
+    try {
+      const conversations = await listConversations(session);
+      conversationList.replaceChildren(...conversations.map((c) => conversationItem(c)));
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  function conversationItem(conversation: Conversation): HTMLElement {
+    return h(
+      'li',
+      {},
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-current': String(conversation.id === conversationId),
+          title: conversation.title,
+          onclick: () => void openConversation(conversation.id),
+        },
+        conversation.title,
+      ),
+    );
+  }
+
+  async function openConversation(id: string | undefined): Promise<void> {
+    if (busy) return;
+    conversationId = id;
+    log.replaceChildren();
+    void refreshConversations();
+    if (!id) return input.focus();
+    try {
+      const messages = await listMessages(session, id);
+      messages.forEach((message, index) => log.append(messageView(message, index === messages.length - 1)));
+      log.scrollTop = log.scrollHeight;
+    } catch (error) {
+      if (!failed(error)) log.append(h('p', { class: 'error', role: 'alert' }, errorText(error)));
+    }
+  }
+
+  function messageView(message: Message, last: boolean): HTMLElement {
+    const bubble = h('div', { class: `message ${message.role}` });
+    message.toolCalls.forEach((call) => bubble.append(toolCard(call)));
+    bubble.append(h('p', {}, message.content));
+    if (last && message.decisionType === 'REQUEST_CONFIRMATION') bubble.append(confirmation());
+    return bubble;
+  }
+
+  function confirmation(): HTMLElement {
+    return h(
+      'div',
+      { class: 'confirm' },
+      h('button', { type: 'button', onclick: () => void send('yes') }, 'Yes, delete'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => void send('no') }, 'Cancel'),
+    );
+  }
+
+  async function send(message: string): Promise<void> {
+    if (busy || message.trim() === '') return;
+    busy = true;
+    sendButton.disabled = true;
+    log.querySelectorAll('.confirm').forEach((element) => element.remove());
+    log.append(h('div', { class: 'message user' }, h('p', {}, message)));
+    const bubble = h('div', { class: 'message assistant', 'aria-busy': 'true' });
+    const answer = h('p', {}, '…');
+    const cards = new Map<string, HTMLElement>();
+    let text = '';
+    bubble.append(answer);
+    log.append(bubble);
+    const onEvent = (event: ChatEvent): void => {
+      switch (event.event) {
+        case 'tool_call': {
+          const pending = h('p', { class: 'tool-card' }, `Running ${event.data.tool}…`);
+          cards.set(event.data.tool, pending);
+          answer.before(pending);
+          break;
+        }
+        case 'tool_result': {
+          const card = toolCard(event.data);
+          const pending = cards.get(event.data.tool);
+          if (pending) pending.replaceWith(card);
+          else answer.before(card);
+          cards.delete(event.data.tool);
+          break;
+        }
+        case 'delta':
+          text += event.data.text;
+          answer.textContent = text;
+          break;
+        case 'confirmation_required':
+          bubble.append(confirmation());
+          break;
+        case 'error':
+          answer.textContent = event.data.message;
+          answer.className = 'error';
+          answer.setAttribute('role', 'alert');
+          break;
+        case 'done':
+          conversationId = event.data.conversationId;
+          if (!text && answer.className !== 'error') answer.textContent = event.data.response;
+          break;
+      }
+      log.scrollTop = log.scrollHeight;
+    };
+    try {
+      await streamChat(session, message, conversationId, onEvent);
+    } catch (error) {
+      if (failed(error)) return;
+      answer.textContent = errorText(error);
+      answer.className = 'error';
+      answer.setAttribute('role', 'alert');
+    } finally {
+      bubble.removeAttribute('aria-busy');
+      busy = false;
+      sendButton.disabled = false;
+    }
+    await Promise.all([refreshTasks(), refreshConversations()]);
+  }
+
+  composer.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const message = input.value;
+    input.value = '';
+    void send(message).then(() => input.focus());
+  });
+
+  void refreshTasks();
+  void refreshConversations();
+
+  return [
+    h(
+      'header',
+      {},
+      h('h1', {}, 'Bridle'),
+      // Campaigns and Audit join this navigation in the next slices of the console.
+      h('nav', { 'aria-label': 'Main' }, h('a', { href: '#chat', 'aria-current': 'page' }, 'Chat')),
+      h('span', { class: 'who' }, session.email),
+      h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'),
+    ),
+    h(
+      'main',
+      { class: 'console', id: 'chat' },
+      h(
+        'aside',
+        { 'aria-labelledby': 'conversations-title' },
+        h('h2', { id: 'conversations-title' }, 'Conversations'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => void openConversation(undefined) }, 'New conversation'),
+        conversationList,
+      ),
+      h('section', { 'aria-labelledby': 'chat-title' }, h('h2', { id: 'chat-title' }, 'Chat'), log, composer),
+      h(
+        'aside',
+        { 'aria-labelledby': 'tasks-title' },
+        h('h2', { id: 'tasks-title' }, 'Tasks'),
+        taskStatus,
+        taskList,
+      ),
+    ),
+  ];
+}
+
+render();
