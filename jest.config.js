@@ -29,6 +29,11 @@ module.exports = {
     { ...shared, displayName: 'persistence', testMatch: ['<rootDir>/test/persistence/**/*.spec.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.spec.ts'] },
     // The web console in Chromium (playwright-core) against the real app on a socket.
-    { ...shared, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.spec.ts'],
+      globalSetup: '<rootDir>/test/support/browser.ts',
+    },
   ],
 };

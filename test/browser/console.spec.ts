@@ -1,26 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import { type Browser, type Page, chromium } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { WEB_CONSOLE_ROOT } from '../../src/modules/web.module';
-
-const ROOT = join(__dirname, '..', '..');
-const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** A fresh clone has no web/dist: build it once, before the app decides what to serve. */
-function ensureWebBuild(): void {
-  if (existsSync(join(WEB_CONSOLE_ROOT, 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'web'], { cwd: ROOT, stdio: 'pipe' });
-}
-
-// playwright-core has no web-first assertions: wait for the state, then assert with Jest.
-const shown = (locator: Locator) => locator.waitFor({ state: 'visible', timeout: 15_000 });
-const gone = (locator: Locator) => locator.waitFor({ state: 'detached', timeout: 15_000 });
+import { CHROMIUM, SCREENSHOTS, shown, gone } from '../support/browser';
 
 describe('web console in Chromium', () => {
   let db: TestDatabase;
@@ -39,11 +23,6 @@ describe('web console in Chromium', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium not found at ${CHROMIUM}: install it with \`apt-get install chromium\` (or set CHROMIUM_PATH)`);
-    }
-    ensureWebBuild();
-    mkdirSync(SCREENSHOTS, { recursive: true });
     db = await createTestDatabase();
     sut = await startTestApp(db);
     await sut.app.listen(0, '127.0.0.1');

@@ -84,13 +84,20 @@ function friendly(status: number, body: unknown): string {
   return text;
 }
 
-async function send(method: string, path: string, session: Session | null, body?: unknown): Promise<Response> {
+async function send(
+  method: string,
+  path: string,
+  session: Session | null,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<Response> {
   const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = contentType;
   if (session) headers.authorization = `Bearer ${session.token}`;
+  const requestBody = body === undefined ? undefined : contentType === 'application/json' ? JSON.stringify(body) : (body as string);
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, { method, headers, body: requestBody });
   } catch {
     throw new ApiError(0, 'Cannot reach Bridle. Check your connection and try again.');
   }
@@ -101,8 +108,14 @@ async function send(method: string, path: string, session: Session | null, body?
   return res;
 }
 
-async function json<T>(method: string, path: string, session: Session | null, body?: unknown): Promise<T> {
-  return (await (await send(method, path, session, body)).json()) as T;
+async function json<T>(
+  method: string,
+  path: string,
+  session: Session | null,
+  body?: unknown,
+  contentType?: string,
+): Promise<T> {
+  return (await (await send(method, path, session, body, contentType)).json()) as T;
 }
 
 export async function register(email: string, password: string): Promise<void> {
@@ -125,6 +138,110 @@ export async function listConversations(session: Session): Promise<Conversation[
 export async function listMessages(session: Session, conversationId: string): Promise<Message[]> {
   const path = `/api/${session.userId}/conversations/${conversationId}/messages?limit=50`;
   return (await json<{ items: Message[] }>('GET', path, session)).items;
+}
+
+export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed';
+export type QuotaKind = 'profile_lookup' | 'linkedin_message' | 'email';
+export const QUOTA_KINDS: readonly QuotaKind[] = ['profile_lookup', 'linkedin_message', 'email'];
+
+export interface Campaign {
+  id: string;
+  name: string;
+  status: CampaignStatus;
+  dailyLimits: Record<QuotaKind, number>;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export interface QuotaUse {
+  used: number;
+  limit: number;
+}
+
+export interface CampaignDetails extends Campaign {
+  leads: number;
+  tasks: Record<'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Cancelled', number>;
+  usage: {
+    day: string;
+    resetsAt: string;
+    kinds: Record<QuotaKind, { campaign: QuotaUse; owner: QuotaUse; remaining: number }>;
+  };
+}
+
+export interface LeadImportReport {
+  imported: number;
+  duplicates: { line: number | null; linkedinUrl: string }[];
+  errors: { line: number; field: string | null; message: string }[];
+}
+
+export interface CampaignTask {
+  id: string;
+  leadId: string;
+  leadName: string;
+  leadLinkedinUrl: string;
+  type: 'ScrapeProfile' | 'SendLinkedInMessage' | 'SendEmail';
+  step: number;
+  status: 'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Cancelled';
+  attempts: number;
+  nextRunAt: string;
+  lastError: string | null;
+  completedAt: string | null;
+}
+
+export interface CycleOutcome {
+  status: string;
+  code: string | null;
+  message: string;
+  task: { type: string; leadName: string; status: string; attempts: number } | null;
+  proposal: { action: string; args: Record<string, unknown>; reason: string; by: string } | null;
+  validation: { accepted: boolean; attempts: number; problems: string[] } | null;
+  execution: { status: string; durationMs: number; errorCode: string | null } | null;
+  verification: { verified: boolean; detail: string } | null;
+}
+
+const campaignsPath = (session: Session, id?: string): string =>
+  `/api/${session.userId}/campaigns${id ? `/${encodeURIComponent(id)}` : ''}`;
+
+export async function listCampaigns(session: Session): Promise<Campaign[]> {
+  return (await json<{ items: Campaign[] }>('GET', `${campaignsPath(session)}?limit=100`, session)).items;
+}
+
+export async function createCampaign(session: Session, name: string): Promise<Campaign> {
+  return json<Campaign>('POST', campaignsPath(session), session, { name });
+}
+
+export async function getCampaign(session: Session, id: string): Promise<CampaignDetails> {
+  return json<CampaignDetails>('GET', campaignsPath(session, id), session);
+}
+
+export async function importLeadsCsv(session: Session, id: string, csv: string): Promise<LeadImportReport> {
+  return json<LeadImportReport>('POST', `${campaignsPath(session, id)}/leads`, session, csv, 'text/csv');
+}
+
+export async function setCampaignRunning(session: Session, id: string, running: boolean): Promise<Campaign> {
+  return json<Campaign>('POST', `${campaignsPath(session, id)}/${running ? 'start' : 'pause'}`, session);
+}
+
+export async function runCycle(session: Session, id: string): Promise<CycleOutcome> {
+  return json<CycleOutcome>('POST', `${campaignsPath(session, id)}/cycles`, session);
+}
+
+/** Every task of the campaign, following the cursor. */
+export async function listCampaignTasks(session: Session, id: string): Promise<CampaignTask[]> {
+  const tasks: CampaignTask[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const page: { items: CampaignTask[]; nextCursor: string | null } = await json(
+      'GET',
+      `${campaignsPath(session, id)}/tasks?limit=100${query}`,
+      session,
+    );
+    tasks.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor && tasks.length < 5000);
+  return tasks;
 }
 
 /** Runs one chat turn over Server-Sent Events, calling `onEvent` as each event arrives. */

@@ -16,6 +16,7 @@ import {
   saveSession,
   streamChat,
 } from './api';
+import { campaignsView } from './campaigns';
 import { h } from './dom';
 
 const root = document.getElementById('app')!;
@@ -24,9 +25,37 @@ function errorText(error: unknown): string {
   return error instanceof ApiError ? error.message : 'Something went wrong. Please try again.';
 }
 
+type PageName = 'chat' | 'campaigns';
+
+function currentPage(): PageName {
+  return location.hash === '#campaigns' ? 'campaigns' : 'chat';
+}
+
+function signOut(): void {
+  saveSession(null);
+  render();
+}
+
 function render(): void {
   const session = loadSession();
-  root.replaceChildren(...(session ? consoleView(session) : [h('main', {}, authView())]));
+  if (!session) return root.replaceChildren(h('main', {}, authView()));
+  const page = currentPage();
+  const main = page === 'campaigns' ? campaignsView(session, signOut) : consoleView(session);
+  root.replaceChildren(headerView(session, page), main);
+}
+
+function headerView(session: Session, page: PageName): HTMLElement {
+  const link = (name: PageName, text: string): HTMLElement =>
+    h('a', { href: `#${name}`, ...(page === name ? { 'aria-current': 'page' } : {}) }, text);
+  return h(
+    'header',
+    {},
+    h('h1', {}, 'Bridle'),
+    // The audit log joins this navigation in the next slice of the console.
+    h('nav', { 'aria-label': 'Main' }, link('chat', 'Chat'), link('campaigns', 'Campaigns')),
+    h('span', { class: 'who' }, session.email),
+    h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'),
+  );
 }
 
 function authView(notice?: string): HTMLElement {
@@ -100,7 +129,7 @@ function toolCard(call: ToolCall): HTMLElement {
   );
 }
 
-function consoleView(session: Session): HTMLElement[] {
+function consoleView(session: Session): HTMLElement {
   let conversationId: string | undefined;
   let busy = false;
 
@@ -116,11 +145,6 @@ function consoleView(session: Session): HTMLElement[] {
     h('div', {}, h('label', { for: 'chat-message' }, 'Message'), input),
     sendButton,
   );
-
-  function signOut(): void {
-    saveSession(null);
-    render();
-  }
 
   function failed(error: unknown): boolean {
     if (error instanceof ApiError && error.status === 401) {
@@ -283,36 +307,26 @@ function consoleView(session: Session): HTMLElement[] {
   void refreshTasks();
   void refreshConversations();
 
-  return [
+  return h(
+    'main',
+    { class: 'console', id: 'chat' },
     h(
-      'header',
-      {},
-      h('h1', {}, 'Bridle'),
-      // Campaigns and Audit join this navigation in the next slices of the console.
-      h('nav', { 'aria-label': 'Main' }, h('a', { href: '#chat', 'aria-current': 'page' }, 'Chat')),
-      h('span', { class: 'who' }, session.email),
-      h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'),
+      'aside',
+      { 'aria-labelledby': 'conversations-title' },
+      h('h2', { id: 'conversations-title' }, 'Conversations'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => void openConversation(undefined) }, 'New conversation'),
+      conversationList,
     ),
+    h('section', { 'aria-labelledby': 'chat-title' }, h('h2', { id: 'chat-title' }, 'Chat'), log, composer),
     h(
-      'main',
-      { class: 'console', id: 'chat' },
-      h(
-        'aside',
-        { 'aria-labelledby': 'conversations-title' },
-        h('h2', { id: 'conversations-title' }, 'Conversations'),
-        h('button', { type: 'button', class: 'secondary', onclick: () => void openConversation(undefined) }, 'New conversation'),
-        conversationList,
-      ),
-      h('section', { 'aria-labelledby': 'chat-title' }, h('h2', { id: 'chat-title' }, 'Chat'), log, composer),
-      h(
-        'aside',
-        { 'aria-labelledby': 'tasks-title' },
-        h('h2', { id: 'tasks-title' }, 'Tasks'),
-        taskStatus,
-        taskList,
-      ),
+      'aside',
+      { 'aria-labelledby': 'tasks-title' },
+      h('h2', { id: 'tasks-title' }, 'Tasks'),
+      taskStatus,
+      taskList,
     ),
-  ];
+  );
 }
 
+window.addEventListener('hashchange', render);
 render();
