@@ -1,47 +1,26 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { CHROMIUM, SCREENSHOTS, shown } from '../support/browser';
+import { type ConsoleSession, openConsole, shown } from '../support/browser';
 
 describe('web console campaigns in Chromium', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let browser: Browser;
+  let session: ConsoleSession;
   let page: Page;
   let origin: string;
   let tmp: string;
-  const requested: string[] = [];
-  let step = 0;
 
-  /** A full-page screenshot of the step (campaigns-NN-*.png); no error (role=alert) may be showing on it. */
-  async function checkpoint(name: string): Promise<void> {
-    step += 1;
-    await page.screenshot({ path: join(SCREENSHOTS, `campaigns-${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
-    expect(await page.getByRole('alert').count()).toBe(0);
-  }
+  const checkpoint = (name: string) => session.checkpoint(name);
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'bridle-leads-'));
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    await sut.app.listen(0, '127.0.0.1');
-    const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
-    origin = `http://127.0.0.1:${port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    // 375 px: the narrowest phone the console must stay readable on.
-    page = await browser.newPage({ viewport: { width: 375, height: 812 } });
-    page.on('request', (request) => requested.push(request.url()));
+    session = await openConsole('campaigns-');
+    ({ page, origin } = session);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await sut?.close();
-    await db?.dispose();
+    await session?.close();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -119,8 +98,8 @@ describe('web console campaigns in Chromium', () => {
     expect(await page.getByText('Emails: 5 / 50').count()).toBe(1);
     await checkpoint('completed');
 
-    const foreign = requested.filter((url) => new URL(url).origin !== origin);
+    const foreign = session.requested.filter((url) => new URL(url).origin !== origin);
     expect(foreign).toEqual([]);
-    expect(requested.length).toBeGreaterThan(0);
+    expect(session.requested.length).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator } from 'playwright-core';
+import type { AddressInfo } from 'node:net';
+import { type Locator, type Page, chromium } from 'playwright-core';
+import { startTestApp } from './test-app';
+import { createTestDatabase } from './test-database';
 
 const ROOT = join(__dirname, '..', '..');
 export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
@@ -22,3 +25,41 @@ export default function prepareBrowserSuites(): void {
 // playwright-core has no web-first assertions: wait for the state, then assert with Jest.
 export const shown = (locator: Locator) => locator.waitFor({ state: 'visible', timeout: 15_000 });
 export const gone = (locator: Locator) => locator.waitFor({ state: 'detached', timeout: 15_000 });
+
+/** The real app on a socket and a Chromium page on it, recording every request it makes. */
+export interface ConsoleSession {
+  readonly page: Page;
+  readonly origin: string;
+  readonly requested: readonly string[];
+  /** A full-page screenshot `<prefix>NN-<name>.png`; no error (role=alert) may be showing on it. */
+  checkpoint(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openConsole(screenshotPrefix = ''): Promise<ConsoleSession> {
+  const db = await createTestDatabase();
+  const sut = await startTestApp(db);
+  await sut.app.listen(0, '127.0.0.1');
+  const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // 375 px: the narrowest phone the console must stay readable on.
+  const page = await browser.newPage({ viewport: { width: 375, height: 812 } });
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  let step = 0;
+  return {
+    page,
+    origin: `http://127.0.0.1:${port}`,
+    requested,
+    async checkpoint(name) {
+      step += 1;
+      await page.screenshot({ path: join(SCREENSHOTS, `${screenshotPrefix}${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
+      expect(await page.getByRole('alert').count()).toBe(0);
+    },
+    async close() {
+      await browser.close();
+      await sut.close();
+      await db.dispose();
+    },
+  };
+}
