@@ -33,12 +33,17 @@ export interface ConsoleSession {
   readonly requested: readonly string[];
   /** A full-page screenshot `<prefix>NN-<name>.png`; no error (role=alert) may be showing on it. */
   checkpoint(name: string): Promise<void>;
+  /** Creates the account and signs in through the console's own form; resolves once the console shows. */
+  signUp(email: string, password: string): Promise<void>;
+  /** The requests that went anywhere but the app itself (the console must load with no network). */
+  foreignRequests(): string[];
   close(): Promise<void>;
 }
 
-export async function openConsole(screenshotPrefix = ''): Promise<ConsoleSession> {
+/** `env` reaches the app's config, e.g. ADMIN_EMAILS. */
+export async function openConsole(screenshotPrefix = '', env: Record<string, string> = {}): Promise<ConsoleSession> {
   const db = await createTestDatabase();
-  const sut = await startTestApp(db);
+  const sut = await startTestApp(db, env);
   await sut.app.listen(0, '127.0.0.1');
   const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -47,15 +52,27 @@ export async function openConsole(screenshotPrefix = ''): Promise<ConsoleSession
   const requested: string[] = [];
   page.on('request', (request) => requested.push(request.url()));
   let step = 0;
+  const origin = `http://127.0.0.1:${port}`;
   return {
     page,
-    origin: `http://127.0.0.1:${port}`,
+    origin,
     requested,
     async checkpoint(name) {
       step += 1;
       await page.screenshot({ path: join(SCREENSHOTS, `${screenshotPrefix}${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
       expect(await page.getByRole('alert').count()).toBe(0);
     },
+    async signUp(email, password) {
+      await page.goto(origin);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await shown(page.getByText('Account created'));
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await shown(page.getByRole('navigation', { name: 'Main' }));
+    },
+    foreignRequests: () => requested.filter((url) => new URL(url).origin !== origin),
     async close() {
       await browser.close();
       await sut.close();

@@ -1,9 +1,13 @@
 /** The documented HTTP API (README's API table, /docs-json), as the console uses it. */
 
+export type Role = 'user' | 'admin';
+
 export interface Session {
   readonly token: string;
   readonly userId: string;
   readonly email: string;
+  /** From /auth/me at sign-in; the console shows the audit page to admins only (the API enforces it). */
+  readonly role: Role;
 }
 
 export interface Task {
@@ -124,7 +128,9 @@ export async function register(email: string, password: string): Promise<void> {
 
 export async function login(email: string, password: string): Promise<Session> {
   const reply = await json<{ accessToken: string; userId: string }>('POST', '/auth/login', null, { email, password });
-  return { token: reply.accessToken, userId: reply.userId, email };
+  const pending = { token: reply.accessToken, userId: reply.userId, email, role: 'user' as Role };
+  const account = await json<{ email: string; role: Role }>('GET', '/auth/me', pending);
+  return { ...pending, email: account.email, role: account.role };
 }
 
 export async function listTasks(session: Session): Promise<Task[]> {
@@ -242,6 +248,87 @@ export async function listCampaignTasks(session: Session, id: string): Promise<C
     cursor = page.nextCursor;
   } while (cursor && tasks.length < 5000);
   return tasks;
+}
+
+export const AUDIT_SOURCES = ['chat', 'mcp', 'outreach', 'admin'] as const;
+export const AUDIT_STATUSES = ['pending', 'succeeded', 'failed', 'rejected', 'unknown', 'confirmation_requested'] as const;
+
+export interface AuditFilter {
+  source?: (typeof AUDIT_SOURCES)[number];
+  tool?: string;
+  status?: (typeof AUDIT_STATUSES)[number];
+  actorId?: string;
+  decisionId?: string;
+  /** ISO 8601; inclusive. */
+  from?: string;
+  /** ISO 8601; exclusive. */
+  to?: string;
+}
+
+export interface AuditRow {
+  seq: number;
+  createdAt: string;
+  source: (typeof AUDIT_SOURCES)[number];
+  actorId: string;
+  conversationId: string | null;
+  campaignId: string | null;
+  decisionId: string | null;
+  tool: string;
+  arguments: unknown;
+  status: (typeof AUDIT_STATUSES)[number];
+  result: unknown;
+  errorCode: string | null;
+  durationMs: number | null;
+  securityEvents: unknown[];
+  pendingSeq: number | null;
+  hash: string;
+  prevHash: string;
+}
+
+export interface Decision {
+  id: string;
+  createdAt: string;
+  actorId: string;
+  conversationId: string | null;
+  campaignId: string | null;
+  decisionType: string;
+  status: string;
+  iterations: number;
+  provider: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number | null;
+  durationMs: number;
+  failureClass: string | null;
+  toolCalls: AuditRow[];
+}
+
+export interface ChainVerification {
+  verified: boolean;
+  checkedRows: number;
+  firstBadSeq: number | null;
+  headHash: string | null;
+}
+
+/** One page of audit rows, newest first; pass `nextCursor` back for the older ones. */
+export async function listAuditRows(
+  session: Session,
+  filter: AuditFilter,
+  cursor: string | null,
+): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
+  const query = new URLSearchParams({ limit: '25' });
+  for (const [key, value] of Object.entries(filter)) if (value) query.set(key, value as string);
+  if (cursor) query.set('cursor', cursor);
+  return json('GET', `/admin/audit-logs?${query.toString()}`, session);
+}
+
+export async function getDecision(session: Session, id: string): Promise<Decision> {
+  return json<Decision>('GET', `/admin/decisions/${encodeURIComponent(id)}`, session);
+}
+
+export async function verifyAuditChain(session: Session): Promise<ChainVerification> {
+  return json<ChainVerification>('GET', '/admin/audit-logs/verify', session);
 }
 
 /** Runs one chat turn over Server-Sent Events, calling `onEvent` as each event arrives. */

@@ -1,5 +1,4 @@
 import {
-  ApiError,
   type Campaign,
   type CampaignDetails,
   type CampaignTask,
@@ -17,18 +16,13 @@ import {
   setCampaignRunning,
 } from './api';
 import { h } from './dom';
+import { alertBox, sessionEnded } from './feedback';
 
 const KIND_LABELS: Record<QuotaKind, string> = {
   profile_lookup: 'Profile look-ups',
   linkedin_message: 'LinkedIn messages',
   email: 'Emails',
 };
-
-function errorText(error: unknown): string {
-  return error instanceof ApiError ? error.message : 'Something went wrong. Please try again.';
-}
-
-const alertBox = (error: unknown): HTMLElement => h('p', { class: 'error', role: 'alert' }, errorText(error));
 
 /** The Campaigns page: list and create on one side, the chosen campaign's detail on the other. */
 export function campaignsView(session: Session, onUnauthorized: () => void): HTMLElement {
@@ -47,11 +41,8 @@ export function campaignsView(session: Session, onUnauthorized: () => void): HTM
   const detail = h('section', { 'aria-labelledby': 'campaign-title', class: 'campaign-detail' });
 
   function failed(error: unknown): boolean {
-    if (error instanceof ApiError && error.status === 401) {
-      onUnauthorized();
-      return true;
-    }
-    return false;
+    if (sessionEnded(error)) onUnauthorized();
+    return sessionEnded(error);
   }
 
   async function refreshList(): Promise<void> {

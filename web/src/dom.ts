@@ -1,4 +1,4 @@
-type Child = Node | string | null | undefined | false;
+export type Child = Node | string | null | undefined | false;
 type Props = Record<string, string | boolean | ((event: Event) => void)>;
 
 /** Creates an element: `on*` props become listeners, booleans toggle attributes, text is escaped. */
@@ -13,6 +13,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     else if (typeof value === 'boolean') element.toggleAttribute(key, value);
     else element.setAttribute(key, value);
   }
-  for (const child of children) if (child) element.append(child);
+  element.append(...present(...children));
   return element;
 }
+
+/** The children that are there: for `replaceChildren`, which takes no optional ones. */
+export const present = (...children: Child[]): (Node | string)[] => children.filter((child): child is Node | string => !!child);

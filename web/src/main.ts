@@ -1,6 +1,5 @@
 import './style.css';
 import {
-  ApiError,
   type ChatEvent,
   type Conversation,
   type Message,
@@ -16,19 +15,20 @@ import {
   saveSession,
   streamChat,
 } from './api';
+import { auditView } from './audit';
 import { campaignsView } from './campaigns';
 import { h } from './dom';
+import { alertBox, errorText, sessionEnded } from './feedback';
 
 const root = document.getElementById('app')!;
 
-function errorText(error: unknown): string {
-  return error instanceof ApiError ? error.message : 'Something went wrong. Please try again.';
-}
+type PageName = 'chat' | 'campaigns' | 'audit';
 
-type PageName = 'chat' | 'campaigns';
-
-function currentPage(): PageName {
-  return location.hash === '#campaigns' ? 'campaigns' : 'chat';
+/** The page the hash names; the audit page exists for admins only (the API refuses others anyway). */
+function currentPage(session: Session): PageName {
+  if (location.hash === '#campaigns') return 'campaigns';
+  if (location.hash === '#audit' && session.role === 'admin') return 'audit';
+  return 'chat';
 }
 
 function signOut(): void {
@@ -39,8 +39,9 @@ function signOut(): void {
 function render(): void {
   const session = loadSession();
   if (!session) return root.replaceChildren(h('main', {}, authView()));
-  const page = currentPage();
-  const main = page === 'campaigns' ? campaignsView(session, signOut) : consoleView(session);
+  const page = currentPage(session);
+  const main =
+    page === 'campaigns' ? campaignsView(session, signOut) : page === 'audit' ? auditView(session, signOut) : consoleView(session);
   root.replaceChildren(headerView(session, page), main);
 }
 
@@ -51,8 +52,13 @@ function headerView(session: Session, page: PageName): HTMLElement {
     'header',
     {},
     h('h1', {}, 'Bridle'),
-    // The audit log joins this navigation in the next slice of the console.
-    h('nav', { 'aria-label': 'Main' }, link('chat', 'Chat'), link('campaigns', 'Campaigns')),
+    h(
+      'nav',
+      { 'aria-label': 'Main' },
+      link('chat', 'Chat'),
+      link('campaigns', 'Campaigns'),
+      session.role === 'admin' && link('audit', 'Audit'),
+    ),
     h('span', { class: 'who' }, session.email),
     h('button', { type: 'button', class: 'secondary', onclick: signOut }, 'Sign out'),
   );
@@ -101,7 +107,7 @@ function authView(notice?: string): HTMLElement {
           render();
         }
       } catch (error) {
-        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, errorText(error)));
+        status.replaceChildren(alertBox(error));
       }
     })();
   });
@@ -147,11 +153,8 @@ function consoleView(session: Session): HTMLElement {
   );
 
   function failed(error: unknown): boolean {
-    if (error instanceof ApiError && error.status === 401) {
-      signOut();
-      return true;
-    }
-    return false;
+    if (sessionEnded(error)) signOut();
+    return sessionEnded(error);
   }
 
   async function refreshTasks(): Promise<void> {
@@ -162,7 +165,7 @@ function consoleView(session: Session): HTMLElement {
         ...(tasks.length === 0 ? [h('li', {}, 'No tasks yet.')] : tasks.map((task) => taskItem(task))),
       );
     } catch (error) {
-      if (!failed(error)) taskStatus.replaceChildren(h('p', { class: 'error', role: 'alert' }, errorText(error)));
+      if (!failed(error)) taskStatus.replaceChildren(alertBox(error));
     }
   }
 
@@ -214,7 +217,7 @@ function consoleView(session: Session): HTMLElement {
       messages.forEach((message, index) => log.append(messageView(message, index === messages.length - 1)));
       log.scrollTop = log.scrollHeight;
     } catch (error) {
-      if (!failed(error)) log.append(h('p', { class: 'error', role: 'alert' }, errorText(error)));
+      if (!failed(error)) log.append(alertBox(error));
     }
   }
 
