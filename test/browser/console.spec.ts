@@ -18,9 +18,10 @@ describe('web console in Chromium', () => {
     await session?.close();
   });
 
+  const email = uniqueEmail();
+  const password = 'correct horse battery';
+
   it('signs up, signs in, adds a task by chat and deletes it after confirming', async () => {
-    const email = uniqueEmail();
-    const password = 'correct horse battery';
     const tasks = page.getByRole('complementary', { name: 'Tasks' });
     const milk = tasks.getByRole('listitem').filter({ hasText: 'Buy milk' });
 
@@ -60,6 +61,36 @@ describe('web console in Chromium', () => {
     await checkpoint('task-deleted');
 
     expect(session.foreignRequests()).toEqual([]);
+  }, 120_000);
+
+  it('is usable with the keyboard alone: sign out, sign back in, move between pages', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await shown(page.getByRole('heading', { name: 'Bridle console' }));
+    const focused = () => page.evaluate('document.activeElement.id || document.activeElement.textContent');
+
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('email');
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('password');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await shown(page.getByRole('navigation', { name: 'Main' }));
+
+    // From the top of the page: Chat, then Campaigns.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Campaigns');
+    await page.keyboard.press('Enter');
+    await shown(page.getByRole('heading', { name: 'Campaigns' }));
+    // The new page starts at its heading; the next stop is its first field, which Enter submits.
+    expect(await focused()).toBe('campaigns-title');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('campaign-name');
+    await page.keyboard.type('Keyboard campaign');
+    await page.keyboard.press('Enter');
+    await shown(page.getByRole('heading', { name: 'Keyboard campaign' }));
+    await checkpoint('keyboard-only');
     expect(session.requested.length).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -26,6 +26,11 @@ export default function prepareBrowserSuites(): void {
 export const shown = (locator: Locator) => locator.waitFor({ state: 'visible', timeout: 15_000 });
 export const gone = (locator: Locator) => locator.waitFor({ state: 'detached', timeout: 15_000 });
 
+// Evaluated in the page (the test project has no DOM types): the ids or names of controls nobody labelled.
+const UNLABELLED_CONTROLS = `[...document.querySelectorAll('input, select, textarea')]
+  .filter((control) => control.labels.length === 0 && !control.getAttribute('aria-label'))
+  .map((control) => control.id || control.name || control.outerHTML)`;
+
 /** The real app on a socket and a Chromium page on it, recording every request it makes. */
 export interface ConsoleSession {
   readonly page: Page;
@@ -61,6 +66,10 @@ export async function openConsole(screenshotPrefix = '', env: Record<string, str
       step += 1;
       await page.screenshot({ path: join(SCREENSHOTS, `${screenshotPrefix}${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
       expect(await page.getByRole('alert').count()).toBe(0);
+      // Readable at 375 px: nothing wider than the screen (a wide table scrolls inside its own box).
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      // Every form control has a label a screen reader reads out.
+      expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
     },
     async signUp(email, password) {
       await page.goto(origin);

@@ -331,5 +331,11 @@ function consoleView(session: Session): HTMLElement {
   );
 }
 
-window.addEventListener('hashchange', render);
+// A new page takes the focus to its first heading, so keyboard and screen-reader users start there, not at the top.
+window.addEventListener('hashchange', () => {
+  render();
+  const heading = root.querySelector<HTMLElement>('main h2');
+  heading?.setAttribute('tabindex', '-1');
+  heading?.focus();
+});
 render();
