@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { TaskRepository } from '../../src/application/todo/ports/task-repository.port';
 import type { Task, TaskDraft, TaskStatusFilter } from '../../src/domain/todo/task';
 
@@ -36,10 +37,11 @@ export class InMemoryTaskRepository extends TaskRepository {
     return Promise.resolve(this.tasks.find((t) => t.userId === userId && t.number === taskNumber) ?? null);
   }
 
-  save(task: Task): Promise<void> {
-    const index = this.tasks.findIndex((t) => t.id === task.id);
-    if (index >= 0) this.tasks[index] = task;
-    return Promise.resolve();
+  replace(read: Task, updated: Task): Promise<boolean> {
+    const index = this.tasks.findIndex((t) => t.id === read.id && t.userId === read.userId);
+    if (index < 0 || !isDeepStrictEqual(this.tasks[index], read)) return Promise.resolve(false);
+    this.tasks[index] = updated;
+    return Promise.resolve(true);
   }
 
   remove(userId: string, taskNumber: number): Promise<Task | null> {

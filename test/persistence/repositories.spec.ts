@@ -2,7 +2,8 @@ import { type Database, openDatabase } from '../../src/infrastructure/persistenc
 import { TypeOrmTaskRepository } from '../../src/infrastructure/persistence/repositories/typeorm-task.repository';
 import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
 import { EmailAlreadyRegisteredError } from '../../src/domain/identity/user';
-import { draftTask } from '../../src/domain/todo/task';
+import { UpdateTaskUseCase } from '../../src/application/todo/update-task.use-case';
+import { type TaskChanges, draftTask } from '../../src/domain/todo/task';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
@@ -71,7 +72,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       const milk = await tasks.add(carol.id, draftTask({ title: 'Milk', description: '2 l', priority: 'high' }), now);
       await tasks.add(carol.id, draftTask({ title: 'Bread' }), now);
       const later = new Date('2026-11-22T10:00:00.000Z');
-      await tasks.save({ ...milk, completed: true, completedAt: later, updatedAt: later });
+      await expect(tasks.replace(milk, { ...milk, completed: true, completedAt: later, updatedAt: later })).resolves.toBe(true);
 
       await expect(tasks.findByNumber(carol.id, 1)).resolves.toEqual({
         ...milk,
@@ -85,8 +86,52 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
 
       await expect(tasks.findByNumber(dave.id, 1)).resolves.toBeNull();
       await expect(tasks.remove(dave.id, 1)).resolves.toBeNull();
-      await tasks.save({ ...milk, userId: dave.id, title: 'hijacked' });
+      const stored = (await tasks.findByNumber(carol.id, 1))!;
+      await expect(tasks.replace({ ...stored, userId: dave.id }, { ...stored, userId: dave.id, title: 'hijacked' })).resolves.toBe(false);
       await expect(tasks.findByNumber(carol.id, 1)).resolves.toMatchObject({ title: 'Milk' });
+    });
+
+    it('replaces a task only while it still holds what was read (compare and set)', async () => {
+      const erin = await newUser('erin@example.com');
+      const read = await tasks.add(erin.id, draftTask({ title: 'Tea' }), now);
+      const later = new Date('2026-11-22T10:00:00.000Z');
+      // Stale in any one field (null-able ones included), or gone: nothing is written.
+      await expect(tasks.replace({ ...read, description: 'green' }, { ...read, title: 'x' })).resolves.toBe(false);
+      await expect(tasks.replace({ ...read, completedAt: later }, { ...read, title: 'x' })).resolves.toBe(false);
+      await expect(tasks.replace({ ...read, updatedAt: later }, { ...read, title: 'x' })).resolves.toBe(false);
+      await expect(tasks.findByNumber(erin.id, 1)).resolves.toEqual(read);
+      const renamed = { ...read, title: 'Green tea', description: 'sencha', updatedAt: later };
+      await expect(tasks.replace(read, renamed)).resolves.toBe(true);
+      await expect(tasks.replace(read, { ...read, priority: 'high' })).resolves.toBe(false);
+      await expect(tasks.findByNumber(erin.id, 1)).resolves.toEqual(renamed);
+      await tasks.remove(erin.id, 1);
+      await expect(tasks.replace(renamed, { ...renamed, title: 'ghost' })).resolves.toBe(false);
+    });
+
+    it('keeps every field of four updates that all read the task before any of them wrote', async () => {
+      const frank = await newUser('frank@example.com');
+      await tasks.add(frank.id, draftTask({ title: 'Plan trip' }), now);
+      // Each update's first read waits until all four have read: every write but one then meets a changed row.
+      let reads = 0;
+      let allRead!: () => void;
+      const barrier = new Promise<void>((resolve) => (allRead = resolve));
+      const racing = Object.create(tasks) as TypeOrmTaskRepository;
+      racing.findByNumber = async (userId, taskNumber) => {
+        const task = await tasks.findByNumber(userId, taskNumber);
+        if (reads < 4 && ++reads === 4) allRead();
+        await barrier;
+        return task;
+      };
+      const clock = { now: () => new Date('2026-11-22T11:00:00.000Z') };
+      const update = new UpdateTaskUseCase(racing, clock);
+      const changes: TaskChanges[] = [{ title: 'Plan the trip' }, { description: 'Lisbon' }, { priority: 'high' }, { completed: true }];
+      await Promise.all(changes.map((change) => update.execute({ userId: frank.id, number: 1, changes: change })));
+      await expect(tasks.findByNumber(frank.id, 1)).resolves.toMatchObject({
+        title: 'Plan the trip',
+        description: 'Lisbon',
+        priority: 'high',
+        completed: true,
+      });
     });
   });
 });

@@ -51,6 +51,15 @@ export class TaskNotFoundError extends DomainError {
   }
 }
 
+/** The task kept changing under a write, attempt after attempt; nothing was changed by this one. */
+export class TaskBusyError extends DomainError {
+  readonly code = 'TODO.TASK_BUSY';
+  readonly kind = 'conflict' as const;
+  constructor(readonly taskNumber: number) {
+    super(`Task ${taskNumber} is being changed by another request right now; try again`);
+  }
+}
+
 export function draftTask(input: {
   title: string;
   description?: string | null;

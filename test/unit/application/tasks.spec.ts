@@ -4,7 +4,7 @@ import { DeleteTaskUseCase } from '../../../src/application/todo/delete-task.use
 import { GetTaskUseCase } from '../../../src/application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../../../src/application/todo/list-tasks.use-case';
 import { UpdateTaskUseCase } from '../../../src/application/todo/update-task.use-case';
-import { InvalidTaskError, TaskNotFoundError } from '../../../src/domain/todo/task';
+import { InvalidTaskError, type Task, TaskBusyError, TaskNotFoundError } from '../../../src/domain/todo/task';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryTaskRepository } from '../../fakes/in-memory-task.repository';
 
@@ -18,8 +18,8 @@ function setup() {
     add: new AddTaskUseCase(tasks, clock),
     list: new ListTasksUseCase(tasks),
     getTask,
-    update: new UpdateTaskUseCase(getTask, tasks, clock),
-    complete: new CompleteTaskUseCase(getTask, tasks, clock),
+    update: new UpdateTaskUseCase(tasks, clock),
+    complete: new CompleteTaskUseCase(tasks, clock),
     remove: new DeleteTaskUseCase(tasks),
   };
 }
@@ -43,6 +43,15 @@ describe(CompleteTaskUseCase.name, () => {
     expect(again).toEqual({ task: first.task, alreadyCompleted: true });
   });
 
+  it('writes nothing for a task already completed', async () => {
+    const { add, complete: sut, tasks } = setup();
+    await add.execute({ userId: 'u1', title: 'Dentist' });
+    await sut.execute({ userId: 'u1', number: 1 });
+    const replace = jest.spyOn(tasks, 'replace');
+    await sut.execute({ userId: 'u1', number: 1 });
+    expect(replace).not.toHaveBeenCalled();
+  });
+
   it("treats another user's task as missing", async () => {
     const { add, complete: sut } = setup();
     await add.execute({ userId: 'u1', title: 'Dentist' });
@@ -55,9 +64,50 @@ describe(UpdateTaskUseCase.name, () => {
     const { add, update: sut, clock, list } = setup();
     await add.execute({ userId: 'u1', title: 'Dentist' });
     clock.advance(1000);
-    const updated = await sut.execute({ userId: 'u1', number: 1, changes: { priority: 'high', description: 'at 3' } });
+    const { task: updated } = await sut.execute({ userId: 'u1', number: 1, changes: { priority: 'high', description: 'at 3' } });
     expect(updated).toMatchObject({ priority: 'high', description: 'at 3', updatedAt: clock.now() });
     expect(await list.execute({ userId: 'u1', status: 'all' })).toEqual([updated]);
+  });
+
+  it('re-reads and re-applies its change when another writer got in between, keeping both changes', async () => {
+    const { add, update: sut, tasks } = setup();
+    await add.execute({ userId: 'u1', title: 'Dentist' });
+    // Another request renames the task between this update's read and its write.
+    const replace = tasks.replace.bind(tasks);
+    let interfered = false;
+    const writes = jest.spyOn(tasks, 'replace').mockImplementation(async (read: Task, updated: Task) => {
+      if (!interfered) {
+        interfered = true;
+        await replace(read, { ...read, title: 'Dentist at 3' });
+      }
+      return replace(read, updated);
+    });
+    const { task: updated, previous } = await sut.execute({ userId: 'u1', number: 1, changes: { priority: 'high' } });
+    expect(updated).toMatchObject({ title: 'Dentist at 3', priority: 'high' });
+    expect(previous).toMatchObject({ title: 'Dentist at 3', priority: 'medium' });
+    expect(tasks.tasks).toEqual([updated]);
+    expect(writes).toHaveBeenCalledTimes(2); // the first write met the renamed row; the second landed
+  });
+
+  it('gives up with TaskBusyError, writing nothing, when the task changes under every attempt', async () => {
+    const { add, update: sut, tasks } = setup();
+    const stored = await add.execute({ userId: 'u1', title: 'Dentist' });
+    const writes = jest.spyOn(tasks, 'replace').mockResolvedValue(false);
+    await expect(sut.execute({ userId: 'u1', number: 1, changes: { priority: 'high' } })).rejects.toThrow(TaskBusyError);
+    expect(writes).toHaveBeenCalledTimes(10);
+    expect(tasks.tasks).toEqual([stored]);
+  });
+
+  it('reports a task deleted between its read and its write as missing', async () => {
+    const { add, update: sut, tasks, remove } = setup();
+    await add.execute({ userId: 'u1', title: 'Dentist' });
+    const replace = tasks.replace.bind(tasks);
+    jest.spyOn(tasks, 'replace').mockImplementationOnce(async (read: Task, updated: Task) => {
+      await remove.execute({ userId: 'u1', number: 1 });
+      return replace(read, updated);
+    });
+    await expect(sut.execute({ userId: 'u1', number: 1, changes: { priority: 'high' } })).rejects.toThrow(new TaskNotFoundError(1));
+    expect(tasks.tasks).toEqual([]);
   });
 });
 

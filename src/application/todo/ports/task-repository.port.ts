@@ -6,7 +6,11 @@ export abstract class TaskRepository {
   /** The user's tasks in number order. */
   abstract list(userId: string, status: TaskStatusFilter): Promise<Task[]>;
   abstract findByNumber(userId: string, taskNumber: number): Promise<Task | null>;
-  abstract save(task: Task): Promise<void>;
+  /**
+   * Stores `updated` only if the stored task still holds exactly what `read` holds (compare and set).
+   * @returns false when the task changed or went away since it was read; nothing is written then.
+   */
+  abstract replace(read: Task, updated: Task): Promise<boolean>;
   /** @returns the removed task, or null when the user has no such task. */
   abstract remove(userId: string, taskNumber: number): Promise<Task | null>;
 }

@@ -36,6 +36,7 @@ const priority: JsonSchema = { type: 'string', enum: TASK_PRIORITIES };
  *   delete_task   → {deleted: TaskView[]}; in a dry run {wouldDelete: TaskView[]}
  * Errors: {code, message, details?} with code TASK_NOT_FOUND (details {query | number}),
  * AMBIGUOUS_TASK (details {query, candidates: TaskView[]}), MISSING_TARGET,
+ * TASK_BUSY (details {number}: it kept changing under the write; nothing changed),
  * INVALID_ARGUMENTS, UNKNOWN_TOOL, MALFORMED_ARGUMENTS.
  */
 export const TODO_TOOLS: readonly ToolDefinition[] = [

@@ -3,7 +3,7 @@ import { deletionPrompt } from '../../../domain/agent/confirmation';
 import { notFoundSentence } from '../../../domain/agent/failures';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { DomainValidationError } from '../../../domain/shared/domain-error';
-import { type Task, type TaskChanges, TaskNotFoundError, type TaskPriority, type TaskStatusFilter } from '../../../domain/todo/task';
+import { type Task, type TaskChanges, TaskBusyError, TaskNotFoundError, type TaskPriority, type TaskStatusFilter } from '../../../domain/todo/task';
 import type { DryRunResult } from '../../agent/ports/toolbox.port';
 import { Toolbox } from '../../agent/ports/toolbox.port';
 import type { ToolResult } from '../../agent/ports/tool-gateway.port';
@@ -50,6 +50,9 @@ export class TodoToolbox extends Toolbox {
       if (error instanceof TaskNotFoundError) {
         return { ok: false, code: 'TASK_NOT_FOUND', message: error.message, details: { number: error.taskNumber } };
       }
+      if (error instanceof TaskBusyError) {
+        return { ok: false, code: 'TASK_BUSY', message: error.message, details: { number: error.taskNumber } };
+      }
       if (error instanceof DomainValidationError) {
         return { ok: false, code: 'INVALID_ARGUMENTS', message: error.message, details: { field: error.field } };
       }
@@ -89,9 +92,9 @@ export class TodoToolbox extends Toolbox {
           throw new ToolFailure('INVALID_ARGUMENTS', 'Say what to change: title, description or priority.');
         }
         const target = await this.resolveOne(userId, args, { preferPending: false });
-        const task = await this.updateTask.execute({ userId, number: target.number, changes });
-        const changed = (['title', 'description', 'priority'] as const).filter((field) => task[field] !== target[field]);
-        return { task: view(task), previousTitle: target.title, changed };
+        const { task, previous } = await this.updateTask.execute({ userId, number: target.number, changes });
+        const changed = (['title', 'description', 'priority'] as const).filter((field) => task[field] !== previous[field]);
+        return { task: view(task), previousTitle: previous.title, changed };
       }
       case 'delete_task': {
         if (dryRun) return this.deletionToConfirm(await this.resolveMany(userId, args));

@@ -46,12 +46,31 @@ export class TypeOrmTaskRepository extends TaskRepository {
     return rows.length === 0 ? null : rows[0];
   }
 
-  async save(task: Task): Promise<void> {
-    await this.dataSource.query(
+  async replace(read: Task, updated: Task): Promise<boolean> {
+    // The row must still hold every mutable field as read; one statement, so no lock is held across a round trip.
+    const [, changed] = await this.dataSource.query<[unknown[], number]>(
       `UPDATE tasks SET title = $3, description = $4, priority = $5, completed = $6, updated_at = $7, completed_at = $8
-       WHERE id = $1 AND user_id = $2`,
-      [task.id, task.userId, task.title, task.description, task.priority, task.completed, task.updatedAt, task.completedAt],
+       WHERE id = $1 AND user_id = $2
+         AND title = $9 AND description IS NOT DISTINCT FROM $10 AND priority = $11 AND completed = $12
+         AND updated_at = $13 AND completed_at IS NOT DISTINCT FROM $14`,
+      [
+        read.id,
+        read.userId,
+        updated.title,
+        updated.description,
+        updated.priority,
+        updated.completed,
+        updated.updatedAt,
+        updated.completedAt,
+        read.title,
+        read.description,
+        read.priority,
+        read.completed,
+        read.updatedAt,
+        read.completedAt,
+      ],
     );
+    return changed === 1;
   }
 
   async remove(userId: string, taskNumber: number): Promise<Task | null> {

@@ -67,12 +67,12 @@ export class TasksController {
   @Patch(':number')
   @ApiOperation({ summary: 'Change title, description, priority or completion' })
   @ApiOkResponse({ type: TaskResponseDto })
-  @ApiErrors(404, 413)
+  @ApiErrors(404, 409, 413)
   async update(@Param() path: TaskPathDto, @Body() body: UpdateTaskRequestDto): Promise<TaskResponseDto> {
     if (Object.values(body).every((value) => value === undefined)) {
       throw new ApiError(400, 'VALIDATION.FAILED', 'Send at least one of title, description, priority, completed');
     }
-    return TaskResponseDto.of(await this.updateTask.execute({ ...path, changes: body }));
+    return TaskResponseDto.of((await this.updateTask.execute({ ...path, changes: body })).task);
   }
 
   @Post(':number/complete')
