@@ -13,3 +13,16 @@ export class FixedClock extends Clock {
     this.current = new Date(this.current.getTime() + ms);
   }
 }
+
+/** The real time, moved on by `advance`: for a running app whose other parts read the real clock. */
+export class ShiftedClock extends Clock {
+  private offset = 0;
+
+  now(): Date {
+    return new Date(Date.now() + this.offset);
+  }
+
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}

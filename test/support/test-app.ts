@@ -2,6 +2,7 @@ import { Test } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { App } from 'supertest/types';
 import { LanguageModel } from '../../src/application/agent/ports/language-model.port';
+import { Clock } from '../../src/application/shared/ports/clock.port';
 import { type AppConfig, loadConfig } from '../../src/infrastructure/config/app-config';
 import { configureHttpApp } from '../../src/interfaces/http/configure-http-app';
 import { AppModule } from '../../src/modules/app.module';
@@ -20,7 +21,7 @@ export interface TestApp {
 export async function startTestApp(
   database: TestDatabase,
   env: Record<string, string> = {},
-  overrides: { languageModel?: LanguageModel } = {},
+  overrides: { languageModel?: LanguageModel; clock?: Clock } = {},
 ): Promise<TestApp> {
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -34,6 +35,7 @@ export async function startTestApp(
   });
   const builder = Test.createTestingModule({ imports: [AppModule.register(config)] });
   if (overrides.languageModel) builder.overrideProvider(LanguageModel).useValue(overrides.languageModel);
+  if (overrides.clock) builder.overrideProvider(Clock).useValue(overrides.clock);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureHttpApp(app);

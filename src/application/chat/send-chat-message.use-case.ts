@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CONFIRMATION_TTL_MS, interpretConfirmationReply, type PendingAction } from '../../domain/agent/confirmation';
+import { CONFIRMATION_TTL_MS, interpretConfirmationReply, isExpired, type PendingAction } from '../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../domain/agent/decision';
 import { costOf } from '../../domain/agent/pricing';
 import type { AgentMessage } from '../../domain/agent/tools';
@@ -24,6 +24,9 @@ export interface ChatReply {
 
 const CANCELLED = "Okay, I've cancelled that. Nothing was changed.";
 const ALREADY_HANDLED = 'That request was already handled or has expired, so I did nothing.';
+const EXPIRED =
+  `That request expired: I wait ${CONFIRMATION_TTL_MS / 60_000} minutes for an answer, so nothing was changed. ` +
+  'Ask me again if you still want it.';
 
 /**
  * One chat turn, stateless: store the person's message before the model runs while loading
@@ -67,9 +70,10 @@ export class SendChatMessageUseCase {
     };
     const pending = loaded.pendingAction;
     const reply = pending ? interpretConfirmationReply(message) : 'other';
+    const expired = pending !== null && isExpired(pending, started);
     let result: AgentRunResult;
     if (pending && reply !== 'other') {
-      result = await this.answerConfirmation(run, pending, reply);
+      result = expired ? answer(EXPIRED) : await this.answerConfirmation(run, pending, reply);
     } else {
       result = await this.agent.run(run);
     }
@@ -108,8 +112,8 @@ export class SendChatMessageUseCase {
           prompt: result.confirmation.prompt,
           expiresAt: new Date(finished.getTime() + CONFIRMATION_TTL_MS),
         },
-        // A message that neither confirms nor cancels moves on: the old question lapses.
-        droppedPendingActionId: pending && reply === 'other' ? pending.id : null,
+        // A message that neither confirms nor cancels moves on: the old question lapses. An expired one is closed.
+        droppedPendingActionId: pending && (reply === 'other' || expired) ? pending.id : null,
       },
       finished,
     );
@@ -134,15 +138,20 @@ export class SendChatMessageUseCase {
     // Taking the action is atomic: of two racing "yes" messages, one runs it.
     const action = await this.store.takePendingAction(pending.id, run.context.userId, resolution, this.clock.now());
     if (action && reply === 'confirm') return this.agent.runConfirmed(run, action);
-    return {
-      text: action ? CANCELLED : ALREADY_HANDLED,
-      status: 'completed',
-      decisionType: 'RESPOND_ONLY',
-      iterations: 0,
-      toolCalls: [],
-      usage: { promptTokens: 0, completionTokens: 0 },
-      failure: null,
-      confirmation: null,
-    };
+    return answer(action ? CANCELLED : ALREADY_HANDLED);
   }
+}
+
+/** A turn answered without the model or a tool. */
+function answer(text: string): AgentRunResult {
+  return {
+    text,
+    status: 'completed',
+    decisionType: 'RESPOND_ONLY',
+    iterations: 0,
+    toolCalls: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    failure: null,
+    confirmation: null,
+  };
 }

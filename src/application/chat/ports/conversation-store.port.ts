@@ -8,7 +8,7 @@ import type { ConversationSummary, StoredMessage, ToolCallRecord } from '../../.
 export interface TurnContext {
   /** The last `window` messages, oldest first. */
   readonly history: readonly StoredMessage[];
-  /** The conversation's unexpired, unused pending action, if any. */
+  /** The conversation's newest unused pending action, if any, expired or not (an expired one gets its own answer). */
   readonly pendingAction: PendingAction | null;
 }
 

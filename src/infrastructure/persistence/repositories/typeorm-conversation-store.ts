@@ -69,7 +69,7 @@ export class TypeOrmConversationStore extends ConversationStore {
             FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT $5) h) AS history,
          (SELECT row_to_json(p) FROM (
             SELECT ${PENDING_COLUMNS} FROM pending_actions
-            WHERE conversation_id = c.id AND resolved_at IS NULL AND expires_at > $3
+            WHERE conversation_id = c.id AND resolved_at IS NULL
             ORDER BY created_at DESC LIMIT 1) p) AS pending
        FROM c`,
       [userId, message, now, conversationId ?? conversationTitle(message), window],
