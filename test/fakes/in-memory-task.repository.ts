@@ -7,7 +7,8 @@ export class InMemoryTaskRepository extends TaskRepository {
   readonly tasks: Task[] = [];
   private readonly counters = new Map<string, number>();
 
-  add(userId: string, draft: TaskDraft, now: Date): Promise<Task> {
+  add(userId: string, draft: TaskDraft, now: Date, maxTasks: number): Promise<Task | null> {
+    if (this.tasks.filter((task) => task.userId === userId).length >= maxTasks) return Promise.resolve(null);
     const number = (this.counters.get(userId) ?? 0) + 1;
     this.counters.set(userId, number);
     const task: Task = {

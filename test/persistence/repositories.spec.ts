@@ -3,7 +3,7 @@ import { TypeOrmTaskRepository } from '../../src/infrastructure/persistence/repo
 import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
 import { EmailAlreadyRegisteredError } from '../../src/domain/identity/user';
 import { UpdateTaskUseCase } from '../../src/application/todo/update-task.use-case';
-import { type TaskChanges, draftTask } from '../../src/domain/todo/task';
+import { TASKS_PER_USER_MAX, type TaskChanges, type TaskDraft, draftTask } from '../../src/domain/todo/task';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
@@ -25,6 +25,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
     await testDb?.dispose();
   });
 
+  const addTask = async (userId: string, draft: TaskDraft) => (await tasks.add(userId, draft, now, TASKS_PER_USER_MAX))!;
   const newUser = (email: string) => users.create({ email, passwordHash: 'scrypt$x', role: 'user' });
 
   describe(TypeOrmUserRepository.name, () => {
@@ -51,7 +52,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
     it('numbers 50 concurrent adds for one user 1..50 with no gap or repeat', async () => {
       const user = await newUser('busy@example.com');
       const added = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => tasks.add(user.id, draftTask({ title: `task ${i}` }), now)),
+        Array.from({ length: 50 }, (_, i) => addTask(user.id, draftTask({ title: `task ${i}` }))),
       );
       expect(added.map((t) => t.number).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     });
@@ -59,18 +60,18 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
     it('keeps numbering per user and never reuses a deleted number', async () => {
       const ada = await newUser('ada@example.com');
       const bob = await newUser('bob@example.com');
-      await tasks.add(ada.id, draftTask({ title: 'one' }), now);
-      await tasks.add(ada.id, draftTask({ title: 'two' }), now);
-      await expect(tasks.add(bob.id, draftTask({ title: 'bob one' }), now)).resolves.toMatchObject({ number: 1 });
+      await addTask(ada.id, draftTask({ title: 'one' }));
+      await addTask(ada.id, draftTask({ title: 'two' }));
+      await expect(addTask(bob.id, draftTask({ title: 'bob one' }))).resolves.toMatchObject({ number: 1 });
       await expect(tasks.remove(ada.id, 2)).resolves.toMatchObject({ number: 2, title: 'two' });
-      await expect(tasks.add(ada.id, draftTask({ title: 'three' }), now)).resolves.toMatchObject({ number: 3 });
+      await expect(addTask(ada.id, draftTask({ title: 'three' }))).resolves.toMatchObject({ number: 3 });
     });
 
     it("round-trips every field, filters by status, and cannot reach another user's task", async () => {
       const carol = await newUser('carol@example.com');
       const dave = await newUser('dave@example.com');
-      const milk = await tasks.add(carol.id, draftTask({ title: 'Milk', description: '2 l', priority: 'high' }), now);
-      await tasks.add(carol.id, draftTask({ title: 'Bread' }), now);
+      const milk = await addTask(carol.id, draftTask({ title: 'Milk', description: '2 l', priority: 'high' }));
+      await addTask(carol.id, draftTask({ title: 'Bread' }));
       const later = new Date('2026-11-22T10:00:00.000Z');
       await expect(tasks.replace(milk, { ...milk, completed: true, completedAt: later, updatedAt: later })).resolves.toBe(true);
 
@@ -93,7 +94,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
 
     it('replaces a task only while it still holds what was read (compare and set)', async () => {
       const erin = await newUser('erin@example.com');
-      const read = await tasks.add(erin.id, draftTask({ title: 'Tea' }), now);
+      const read = await addTask(erin.id, draftTask({ title: 'Tea' }));
       const later = new Date('2026-11-22T10:00:00.000Z');
       // Stale in any one field (null-able ones included), or gone: nothing is written.
       await expect(tasks.replace({ ...read, description: 'green' }, { ...read, title: 'x' })).resolves.toBe(false);
@@ -108,9 +109,21 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       await expect(tasks.replace(renamed, { ...renamed, title: 'ghost' })).resolves.toBe(false);
     });
 
+    it('adds nothing once the user has the most tasks allowed, and makes room again on a delete', async () => {
+      const gina = await newUser('gina@example.com');
+      const draft = draftTask({ title: 'Stamp' });
+      for (let i = 0; i < 3; i++) await expect(tasks.add(gina.id, draft, now, 3)).resolves.toMatchObject({ number: i + 1 });
+      await expect(tasks.add(gina.id, draft, now, 3)).resolves.toBeNull();
+      expect(await tasks.list(gina.id, 'all')).toHaveLength(3);
+      await tasks.remove(gina.id, 2);
+      // The refused add took no number: the next one is 4.
+      await expect(tasks.add(gina.id, draft, now, 3)).resolves.toMatchObject({ number: 4 });
+      await expect(tasks.add('00000000-0000-4000-8000-000000000000', draft, now, 3)).rejects.toThrow(/unknown user/);
+    });
+
     it('keeps every field of four updates that all read the task before any of them wrote', async () => {
       const frank = await newUser('frank@example.com');
-      await tasks.add(frank.id, draftTask({ title: 'Plan trip' }), now);
+      await addTask(frank.id, draftTask({ title: 'Plan trip' }));
       // Each update's first read waits until all four have read: every write but one then meets a changed row.
       let reads = 0;
       let allRead!: () => void;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { draftTask, type Task, type TaskPriority } from '../../domain/todo/task';
+import { draftTask, type Task, TaskLimitReachedError, type TaskPriority, TASKS_PER_USER_MAX } from '../../domain/todo/task';
 import { Clock } from '../shared/ports/clock.port';
 import { TaskRepository } from './ports/task-repository.port';
 
@@ -16,6 +16,8 @@ export class AddTaskUseCase {
     description?: string | null;
     priority?: TaskPriority;
   }): Promise<Task> {
-    return this.tasks.add(input.userId, draftTask(input), this.clock.now());
+    const task = await this.tasks.add(input.userId, draftTask(input), this.clock.now(), TASKS_PER_USER_MAX);
+    if (!task) throw new TaskLimitReachedError(TASKS_PER_USER_MAX);
+    return task;
   }
 }

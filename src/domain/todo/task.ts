@@ -8,6 +8,8 @@ export type TaskStatusFilter = (typeof TASK_STATUS_FILTERS)[number];
 
 export const TITLE_MAX_LENGTH = 200;
 export const DESCRIPTION_MAX_LENGTH = 2000;
+/** Tasks one person keeps at once (deleting makes room; completed ones count). */
+export const TASKS_PER_USER_MAX = 1000;
 /** Task numbers are stored as PostgreSQL `integer`. */
 export const TASK_NUMBER_MAX = 2_147_483_647;
 
@@ -48,6 +50,14 @@ export class TaskNotFoundError extends DomainError {
   readonly kind = 'not_found' as const;
   constructor(readonly taskNumber: number) {
     super(`Task ${taskNumber} was not found`);
+  }
+}
+
+export class TaskLimitReachedError extends DomainError {
+  readonly code = 'TODO.TASK_LIMIT_REACHED';
+  readonly kind = 'conflict' as const;
+  constructor(readonly limit: number) {
+    super(`You already have ${limit} tasks, the most one list can hold; delete some to make room`);
   }
 }
 

@@ -3,7 +3,8 @@ import { CompleteTaskUseCase } from '../../../src/application/todo/complete-task
 import { DeleteTaskUseCase } from '../../../src/application/todo/delete-task.use-case';
 import { GetTaskUseCase } from '../../../src/application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../../../src/application/todo/list-tasks.use-case';
-import { TodoToolbox } from '../../../src/application/todo/tools/todo-toolbox';
+import { LIST_TOOL_MAX, TodoToolbox } from '../../../src/application/todo/tools/todo-toolbox';
+import { TASKS_PER_USER_MAX } from '../../../src/domain/todo/task';
 import { UpdateTaskUseCase } from '../../../src/application/todo/update-task.use-case';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryTaskRepository } from '../../fakes/in-memory-task.repository';
@@ -50,5 +51,34 @@ describe(`${TodoToolbox.name} update_task`, () => {
       details: { number: 1 },
     });
     expect(tasks.tasks).toEqual(before);
+  });
+});
+
+describe(`${TodoToolbox.name} limits`, () => {
+  it(`lists at most ${LIST_TOOL_MAX} tasks to the model, saying how many more there are`, async () => {
+    const { sut } = setup();
+    for (let i = 1; i <= LIST_TOOL_MAX + 7; i++) await run(sut, 'add_task', { title: `Task ${i}` });
+    const listed = await run(sut, 'list_tasks', {});
+    expect(listed).toMatchObject({ ok: true, data: { status: 'all', count: LIST_TOOL_MAX + 7, more: 7 } });
+    const data = (listed as { data: { tasks: { number: number }[] } }).data;
+    expect(data.tasks.map((task) => task.number)).toEqual(Array.from({ length: LIST_TOOL_MAX }, (_, i) => i + 1));
+    await expect(run(sut, 'list_tasks', { status: 'completed' })).resolves.toEqual({
+      ok: true,
+      data: { status: 'completed', count: 0, tasks: [] },
+    });
+  });
+
+  it(`answers TASK_LIMIT_REACHED once the person has ${TASKS_PER_USER_MAX} tasks, and adds again after a delete`, async () => {
+    const { sut, tasks } = setup();
+    for (let i = 1; i <= TASKS_PER_USER_MAX; i++) await run(sut, 'add_task', { title: `Task ${i}` });
+    await expect(run(sut, 'add_task', { title: 'One too many' })).resolves.toEqual({
+      ok: false,
+      code: 'TASK_LIMIT_REACHED',
+      message: `You already have ${TASKS_PER_USER_MAX} tasks, the most one list can hold; delete some to make room`,
+      details: { limit: TASKS_PER_USER_MAX },
+    });
+    expect(tasks.tasks).toHaveLength(TASKS_PER_USER_MAX);
+    await run(sut, 'delete_task', { numbers: [1] });
+    await expect(run(sut, 'add_task', { title: 'Room again' })).resolves.toMatchObject({ ok: true });
   });
 });

@@ -245,6 +245,11 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
     'Here are your pending tasks:\n2. ☐ Dentist',
   ],
   [
+    'list_tasks, cut short for the model',
+    afterTools({ name: 'list_tasks', result: { status: 'pending', count: 3, tasks: [dentist], more: 2 } }),
+    'Here are your pending tasks:\n2. ☐ Dentist\n…and 2 more: the task list shows them all.',
+  ],
+  [
     'list_tasks, completed',
     afterTools({
       name: 'list_tasks',

@@ -1,8 +1,12 @@
 import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/task';
 
 export abstract class TaskRepository {
-  /** Stores the draft under the user's next task number; numbers never repeat, even under races. */
-  abstract add(userId: string, draft: TaskDraft, now: Date): Promise<Task>;
+  /**
+   * Stores the draft under the user's next task number; numbers never repeat, even under races.
+   * @returns null, storing nothing, when the user already has `maxTasks` tasks (concurrent adds
+   * may each see the count before the others', so a burst can end a few above it).
+   */
+  abstract add(userId: string, draft: TaskDraft, now: Date, maxTasks: number): Promise<Task | null>;
   /** The user's tasks in number order. */
   abstract list(userId: string, status: TaskStatusFilter): Promise<Task[]>;
   abstract findByNumber(userId: string, taskNumber: number): Promise<Task | null>;

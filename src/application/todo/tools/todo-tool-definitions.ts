@@ -30,13 +30,14 @@ const priority: JsonSchema = { type: 'string', enum: TASK_PRIORITIES };
  * Results (JSON) name tasks by number and title, never by internal id:
  *   TaskView = {number, title, description, priority, completed}
  *   add_task      → {task}
- *   list_tasks    → {status, count, tasks: TaskView[]}
+ *   list_tasks    → {status, count, tasks: TaskView[], more?}: the first 50 in number order;
+ *                   `more` says how many of `count` were left out
  *   complete_task → {task, alreadyCompleted}
  *   update_task   → {task, previousTitle, changed: string[]}
  *   delete_task   → {deleted: TaskView[]}; in a dry run {wouldDelete: TaskView[]}
  * Errors: {code, message, details?} with code TASK_NOT_FOUND (details {query | number}),
  * AMBIGUOUS_TASK (details {query, candidates: TaskView[]}), MISSING_TARGET,
- * TASK_BUSY (details {number}: it kept changing under the write; nothing changed),
+ * TASK_LIMIT_REACHED (details {limit}), TASK_BUSY (details {number}: it kept changing under the write; nothing changed),
  * INVALID_ARGUMENTS, UNKNOWN_TOOL, MALFORMED_ARGUMENTS.
  */
 export const TODO_TOOLS: readonly ToolDefinition[] = [

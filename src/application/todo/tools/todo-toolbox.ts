@@ -3,7 +3,7 @@ import { deletionPrompt } from '../../../domain/agent/confirmation';
 import { notFoundSentence } from '../../../domain/agent/failures';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { DomainValidationError } from '../../../domain/shared/domain-error';
-import { type Task, type TaskChanges, TaskBusyError, TaskNotFoundError, type TaskPriority, type TaskStatusFilter } from '../../../domain/todo/task';
+import { type Task, type TaskChanges, TaskBusyError, TaskLimitReachedError, TaskNotFoundError, type TaskPriority, type TaskStatusFilter } from '../../../domain/todo/task';
 import type { DryRunResult } from '../../agent/ports/toolbox.port';
 import { Toolbox } from '../../agent/ports/toolbox.port';
 import type { ToolResult } from '../../agent/ports/tool-gateway.port';
@@ -15,6 +15,9 @@ import { ListTasksUseCase } from '../list-tasks.use-case';
 import { UpdateTaskUseCase } from '../update-task.use-case';
 import { findTasks } from './task-matching';
 import { TODO_TOOLS, type TaskView } from './todo-tool-definitions';
+
+/** Tasks one list_tasks result carries at most, in number order. */
+export const LIST_TOOL_MAX = 50;
 
 class ToolFailure extends Error {
   constructor(
@@ -50,6 +53,9 @@ export class TodoToolbox extends Toolbox {
       if (error instanceof TaskNotFoundError) {
         return { ok: false, code: 'TASK_NOT_FOUND', message: error.message, details: { number: error.taskNumber } };
       }
+      if (error instanceof TaskLimitReachedError) {
+        return { ok: false, code: 'TASK_LIMIT_REACHED', message: error.message, details: { limit: error.limit } };
+      }
       if (error instanceof TaskBusyError) {
         return { ok: false, code: 'TASK_BUSY', message: error.message, details: { number: error.taskNumber } };
       }
@@ -74,7 +80,9 @@ export class TodoToolbox extends Toolbox {
       case 'list_tasks': {
         const status = (args.status as TaskStatusFilter | undefined) ?? 'all';
         const tasks = await this.listTasks.execute({ userId, status });
-        return { status, count: tasks.length, tasks: tasks.map(view) };
+        // The model reads a bounded list; the person's task list (API, console) has them all.
+        const shown = tasks.slice(0, LIST_TOOL_MAX);
+        return { status, count: tasks.length, tasks: shown.map(view), ...(tasks.length > shown.length && { more: tasks.length - shown.length }) };
       }
       case 'complete_task': {
         const taskNumber =

@@ -97,7 +97,9 @@ function listed(result: Fields): string {
   const status = text(result.status) ?? 'all';
   const tasks = taskViews(result.tasks);
   if (tasks.length === 0) return EMPTY_LIST[status] ?? EMPTY_LIST.all;
-  return [LIST_HEADER[status] ?? LIST_HEADER.all, ...tasks.map(taskLine)].join('\n');
+  const more = typeof result.more === 'number' && result.more > 0 ? result.more : 0;
+  const rest = more > 0 ? [`…and ${more} more: the task list shows them all.`] : [];
+  return [LIST_HEADER[status] ?? LIST_HEADER.all, ...tasks.map(taskLine), ...rest].join('\n');
 }
 
 function updated(result: Fields): string {

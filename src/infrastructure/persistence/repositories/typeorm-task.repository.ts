@@ -13,20 +13,25 @@ export class TypeOrmTaskRepository extends TaskRepository {
     super();
   }
 
-  async add(userId: string, draft: TaskDraft, now: Date): Promise<Task> {
+  async add(userId: string, draft: TaskDraft, now: Date, maxTasks: number): Promise<Task | null> {
     // One statement: the counter update row-locks the user, so concurrent adds for one
     // user queue up and each takes the next number; a failed insert rolls the counter back.
+    // The count reads the statement's snapshot, so adds racing at the limit may overshoot it.
     const rows = await this.dataSource.query<Task[]>(
       `WITH next AS (
-         UPDATE users SET task_counter = task_counter + 1 WHERE id = $1 RETURNING task_counter
+         UPDATE users SET task_counter = task_counter + 1
+         WHERE id = $1 AND (SELECT count(*) FROM tasks WHERE user_id = $1) < $6
+         RETURNING task_counter
        )
        INSERT INTO tasks (user_id, number, title, description, priority, completed, created_at, updated_at)
        SELECT $1, task_counter, $2, $3, $4, false, $5, $5 FROM next
        RETURNING ${TASK_COLUMNS}`,
-      [userId, draft.title, draft.description, draft.priority, now],
+      [userId, draft.title, draft.description, draft.priority, now, maxTasks],
     );
-    if (rows.length === 0) throw new Error(`Cannot add a task for unknown user ${userId}`);
-    return rows[0];
+    if (rows.length > 0) return rows[0];
+    const user = await this.dataSource.query<unknown[]>(`SELECT 1 FROM users WHERE id = $1`, [userId]);
+    if (user.length === 0) throw new Error(`Cannot add a task for unknown user ${userId}`);
+    return null;
   }
 
   async list(userId: string, status: TaskStatusFilter): Promise<Task[]> {

@@ -51,7 +51,7 @@ export class TasksController {
   @Post()
   @ApiOperation({ summary: 'Add a task; it gets the next per-user number' })
   @ApiCreatedResponse({ type: TaskResponseDto })
-  @ApiErrors(413)
+  @ApiErrors(409, 413)
   async create(@Param() path: UserPathDto, @Body() body: CreateTaskRequestDto): Promise<TaskResponseDto> {
     return TaskResponseDto.of(await this.addTask.execute({ userId: path.userId, ...body }));
   }
