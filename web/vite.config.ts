@@ -1,7 +1,15 @@
 import { defineConfig } from 'vite';
 
-// Run as `vite build web` from the repository root: web/ is the root, web/dist the output.
+// The service the dev server forwards API calls to (`npm run dev:web`, beside `npm run start:dev`).
+const api = process.env.BRIDLE_API_ORIGIN ?? 'http://localhost:3000';
+
+// Run from the repository root (`vite build web`, `vite web`): web/ is the root, web/dist the output.
 export default defineConfig({
   base: '/',
   build: { outDir: 'dist', emptyOutDir: true },
+  server: {
+    port: 5173,
+    strictPort: true,
+    proxy: Object.fromEntries(['/auth', '/api', '/admin'].map((path) => [path, { target: api, changeOrigin: true }])),
+  },
 });
