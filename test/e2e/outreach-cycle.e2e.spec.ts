@@ -29,6 +29,13 @@ describe('outreach cycles', () => {
     await db?.dispose();
   });
 
+  /** Today's slots used by `kind`, as the campaign's page shows them: [campaign scope, owner scope]. */
+  async function used(user: Awaited<ReturnType<typeof signUpAndIn>>, campaignId: string, kind: string): Promise<[number, number]> {
+    const res = await request(sut.http).get(`/api/${user.userId}/campaigns/${campaignId}`).set(user.auth).expect(200);
+    const usage = (res.body as { usage: { kinds: Record<string, { campaign: { used: number }; owner: { used: number } }> } }).usage;
+    return [usage.kinds[kind].campaign.used, usage.kinds[kind].owner.used];
+  }
+
   async function runUntil(user: Awaited<ReturnType<typeof signUpAndIn>>, campaignId: string, stop: (c: CycleBody) => boolean, max = 200) {
     const outcomes: CycleBody[] = [];
     for (let i = 0; i < max; i++) {
@@ -135,6 +142,8 @@ describe('outreach cycles', () => {
     const expired = await runCycle(sut.http, user, campaignId);
     expect(expired).toEqual(expect.objectContaining({ status: 'deferred', code: 'CHANNEL_ERROR' }));
     expect(expired.execution).toEqual(expect.objectContaining({ status: 'failed', errorCode: 'SESSION_EXPIRED' }));
+    // LinkedIn refused it outright: the slot it reserved is given back.
+    expect(await used(user, campaignId, 'profile_lookup')).toEqual([0, 0]);
 
     const refresh = await runCycle(sut.http, user, campaignId);
     expect(refresh.proposal).toEqual(expect.objectContaining({ action: 'refresh_session', args: { secretName: 'linkedin-session' } }));
@@ -143,6 +152,7 @@ describe('outreach cycles', () => {
     const retried = await runCycle(sut.http, user, campaignId);
     expect(retried).toEqual(expect.objectContaining({ status: 'completed' }));
     expect(retried.proposal?.action).toBe('linkedin_scrape_profile');
+    expect(await used(user, campaignId, 'profile_lookup')).toEqual([1, 1]);
     const rows = await sql.query<{ text: string }[]>(`SELECT arguments::text || coalesce(result::text, '') AS text FROM audit_log WHERE campaign_id = $1`, [campaignId]);
     expect(rows.map((r) => r.text).join()).not.toContain('sandbox-session-');
   });
@@ -176,6 +186,23 @@ describe('outreach cycles', () => {
       [campaignId],
     );
     expect(row).toEqual({ status: 'failed', error_code: 'VERIFICATION_FAILED' });
+    // The channel accepted it, so it may well have been sent: the slot stays used.
+    expect(await used(user, campaignId, 'linkedin_message')).toEqual([1, 1]);
+  });
+
+  it('gives the slot back after a timeout when the channel has no trace of the action', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Lost', leads(1, 'lost', { email: false }));
+    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/lost-1/', 'HANG_BEFORE')`);
+
+    const outcome = await runCycle(sut.http, user, campaignId);
+
+    expect(outcome).toEqual(expect.objectContaining({ status: 'deferred', code: 'CHANNEL_ERROR' }));
+    expect(outcome.execution).toEqual(expect.objectContaining({ status: 'failed', errorCode: 'TIMEOUT' }));
+    expect(await used(user, campaignId, 'profile_lookup')).toEqual([0, 0]);
+    const reached = await sql.query<unknown[]>(`SELECT 1 FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/lost-1/'`);
+    expect(reached).toHaveLength(0);
+    expect(outcome.task).toEqual(expect.objectContaining({ status: 'Pending' }));
   });
 
   it('sweeps, in the server too, an action left in flight: found by its key, it completes its task', async () => {

@@ -402,7 +402,7 @@ export class RunOutreachCycleUseCase {
         const found = await this.channels.lookup(proposal, idempotencyKey);
         if (found !== null && found !== 'unknowable') record = found;
         else if (found === 'unknowable') {
-          return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started }, {
+          return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started, day: utcDay(now) }, {
             status: 'unknown', errorCode: failure.code, result: { error: failure.message },
             task: { status: 'Failed', lastError: 'UNKNOWN_OUTCOME', output: { error: failure.message, review: 'the action may have happened' } },
             cycle: { status: 'unknown', code: 'CHANNEL_ERROR', message: `The ${proposal.action} may or may not have happened (${failure.code}); a person should review it.` },
@@ -415,15 +415,15 @@ export class RunOutreachCycleUseCase {
       const error = failure!;
       const retry = error.retryable && claim.attempts < MAX_TASK_ATTEMPTS;
       const nextRunAt = error.code === 'SESSION_EXPIRED' ? this.clock.now() : new Date(this.clock.now().getTime() + retryDelayMs(claim.attempts));
-      return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started }, {
-        status: 'failed', errorCode: error.code, result: { error: error.message },
+      return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started, day: utcDay(now) }, {
+        status: 'failed', errorCode: error.code, result: { error: error.message }, refundQuota: true,
         task: retry ? { status: 'Pending', nextRunAt, lastError: error.code } : { status: 'Failed', lastError: error.code, output: { error: error.message } },
         cycle: { status: retry ? 'deferred' : 'failed', code: 'CHANNEL_ERROR', message: `${proposal.action} failed: ${error.code}. ${retry ? 'It will be tried again.' : 'The task is failed.'}` },
       });
     }
 
     const verification = await this.channels.verify(proposal, idempotencyKey, record);
-    return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started }, verification.verified
+    return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started, day: utcDay(now) }, verification.verified
       ? {
           status: 'succeeded', errorCode: null, result: verification.output, verification,
           task: { status: 'Completed', output: verification.output, lastError: null },
@@ -440,9 +440,11 @@ export class RunOutreachCycleUseCase {
     claim: ClaimedTask,
     shown: { view: (release: TaskRelease) => CycleOutcome['task'] },
     base: Pick<CycleOutcome, 'proposal' | 'validation'>,
-    action: { actionId: string; pendingSeq: number; idempotencyKey: string; audited: ToolAuditEntry; started: number },
+    action: { actionId: string; pendingSeq: number; idempotencyKey: string; audited: ToolAuditEntry; started: number; day: string },
     result: {
       status: 'succeeded' | 'failed' | 'unknown';
+      /** It certainly did not happen: its quota slot is given back. */
+      refundQuota?: true;
       errorCode: string | null;
       result: unknown;
       verification?: { verified: boolean; detail: string };
@@ -460,6 +462,7 @@ export class RunOutreachCycleUseCase {
       audit: action.audited,
       outcome: { status: result.status, result: result.result, errorCode: result.errorCode ?? undefined, durationMs },
       task: result.task,
+      refundQuota: result.refundQuota ? { day: action.day } : null,
       now,
     });
     return outcome({

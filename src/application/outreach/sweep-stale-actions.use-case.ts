@@ -71,6 +71,7 @@ export class SweepStaleActionsUseCase {
         audit,
         outcome: { status: 'succeeded', result: { ...verification.output, sweptAfterLease: true }, durationMs: 0 },
         task: { status: 'Completed', output: verification.output, lastError: null },
+        refundQuota: null,
         now,
       });
       return true;
@@ -83,6 +84,8 @@ export class SweepStaleActionsUseCase {
       audit,
       outcome: { status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail: why, review: true }, durationMs: 0 },
       task: { status: 'Failed', lastError: 'UNKNOWN_OUTCOME', output: { detail: why, review: 'the action may have happened; check before retrying' } },
+      // Even with no record of the key, the stalled request may still land: its slot stays used.
+      refundQuota: null,
       now,
     });
     return false;

@@ -55,6 +55,11 @@ export interface FinishAction {
   readonly audit: ToolAuditEntry;
   readonly outcome: ToolAuditOutcome & { readonly status: 'succeeded' | 'failed' | 'unknown' };
   readonly task: TaskRelease;
+  /**
+   * Set when the action certainly did not happen (the channel refused it, or found no trace
+   * of it by its key): the slot reserved on `day` is given back in both scopes.
+   */
+  readonly refundQuota: { readonly day: string } | null;
   readonly now: Date;
 }
 

@@ -46,3 +46,14 @@ export async function reserveSlot(
   );
   return rows.length === 1;
 }
+
+/** Gives back the slot `reserveSlot` took on `day` for this action, in both scopes (never below 0). */
+export async function refundSlot(sql: Sql, actionId: string, day: string): Promise<void> {
+  await sql.query(
+    `UPDATE quota_ledger q SET used = q.used - 1
+     FROM outreach_actions a
+     WHERE a.id = $1 AND q.kind = a.kind AND q.day = $2 AND q.used > 0
+       AND ((q.scope = 'campaign' AND q.scope_id = a.campaign_id) OR (q.scope = 'owner' AND q.scope_id = a.owner_id))`,
+    [actionId, day],
+  );
+}

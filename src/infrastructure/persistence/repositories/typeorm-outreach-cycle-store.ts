@@ -18,7 +18,7 @@ import type { CampaignStatus } from '../../../domain/outreach/campaign';
 import type { RecentResult } from '../../../domain/outreach/planning';
 import { TASK_TYPES, TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
 import type { QuotaScope } from '../../../domain/outreach/quota';
-import { readQuota, reserveSlot } from './quota-ledger';
+import { readQuota, refundSlot, reserveSlot } from './quota-ledger';
 import { AuditAppender, type Sql } from './typeorm-audit-log';
 
 const OPEN = `('Pending', 'InProgress')`;
@@ -266,6 +266,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
       );
       // Someone (the sweeper) settled it first: its record stands.
       if (rows.length === 0) return;
+      if (input.refundQuota) await refundSlot(manager, input.actionId, input.refundQuota.day);
       await this.audit.append(manager, input.audit, input.outcome, input.pendingSeq);
       await manager.query(`UPDATE outreach_tasks SET ${TASK_RELEASE_SET} WHERE id = $1`, releaseParameters(input.taskId, input.task, input.now));
       await settleLead(manager, input.taskId, input.task, input.now);
