@@ -97,9 +97,13 @@ export class SmtpEmailChannel extends EmailChannel {
     return { messageId };
   }
 
+  /**
+   * The log holds what the server accepted. No entry cannot prove that nothing went out (the
+   * reply to a sent body may have been lost), so it is 'unknowable', never "not sent".
+   */
   async find(idempotencyKey: string): Promise<ChannelLookup> {
     const known = await this.deliveries.find(idempotencyKey);
-    return known ? { kind: 'message', messageId: known.messageId } : null;
+    return known ? { kind: 'message', messageId: known.messageId } : 'unknowable';
   }
 
   /** Call once, at shutdown; a send in flight finishes on its own connection. */
