@@ -93,4 +93,17 @@ describe('web console in Chromium', () => {
     await checkpoint('keyboard-only');
     expect(session.requested.length).toBeGreaterThan(0);
   }, 120_000);
+
+  it('takes a person whose token no longer holds back to sign-in, saying why', async () => {
+    // What a token past JWT_EXPIRES_IN looks like to the console: the API answers 401.
+    await page.evaluate(`(() => {
+      const stored = JSON.parse(sessionStorage.getItem('bridle.session'));
+      sessionStorage.setItem('bridle.session', JSON.stringify({ ...stored, token: stored.token + 'x' }));
+    })()`);
+    await page.getByRole('link', { name: 'Chat' }).click();
+    await shown(page.getByText('Your session has ended. Please sign in again.'));
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    expect(await page.evaluate(`sessionStorage.getItem('bridle.session')`)).toBeNull();
+    await checkpoint('session-ended');
+  }, 60_000);
 });

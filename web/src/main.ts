@@ -36,12 +36,22 @@ function signOut(): void {
   render();
 }
 
-function render(): void {
+/** The API answered 401 (the token expired or was revoked): back to sign-in, saying why. */
+function sessionExpired(): void {
+  saveSession(null);
+  render('Your session has ended. Please sign in again.');
+}
+
+function render(notice?: string): void {
   const session = loadSession();
-  if (!session) return root.replaceChildren(h('main', {}, authView()));
+  if (!session) return root.replaceChildren(h('main', {}, authView(notice)));
   const page = currentPage(session);
   const main =
-    page === 'campaigns' ? campaignsView(session, signOut) : page === 'audit' ? auditView(session, signOut) : consoleView(session);
+    page === 'campaigns'
+      ? campaignsView(session, sessionExpired)
+      : page === 'audit'
+        ? auditView(session, sessionExpired)
+        : consoleView(session);
   root.replaceChildren(headerView(session, page), main);
 }
 
@@ -153,7 +163,7 @@ function consoleView(session: Session): HTMLElement {
   );
 
   function failed(error: unknown): boolean {
-    if (sessionEnded(error)) signOut();
+    if (sessionEnded(error)) sessionExpired();
     return sessionEnded(error);
   }
 
