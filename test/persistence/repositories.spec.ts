@@ -121,6 +121,29 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       await expect(tasks.add('00000000-0000-4000-8000-000000000000', draft, now, 3)).rejects.toThrow(/unknown user/);
     });
 
+    it('holds the limit exactly when 20 adds race for the last 5 places', async () => {
+      const hank = await newUser('hank@example.com');
+      const added = await Promise.all(Array.from({ length: 20 }, (_, i) => tasks.add(hank.id, draftTask({ title: `t${i}` }), now, 5)));
+      expect(added.filter((task) => task !== null)).toHaveLength(5);
+      expect(await tasks.list(hank.id, 'all')).toHaveLength(5);
+      // A remove that finds nothing frees no place.
+      await expect(tasks.remove(hank.id, 99)).resolves.toBeNull();
+      await expect(tasks.add(hank.id, draftTask({ title: 'late' }), now, 5)).resolves.toBeNull();
+    });
+
+    it("counts a user's existing tasks when the task_count migration runs (and undoes cleanly)", async () => {
+      const ivy = await newUser('ivy@example.com');
+      for (const title of ['a', 'b', 'c']) await addTask(ivy.id, draftTask({ title }));
+      await tasks.remove(ivy.id, 2);
+      expect(database.dataSource.migrations.at(-1)?.name).toBe('TaskCount1764288000000');
+      await database.dataSource.undoLastMigration();
+      await database.dataSource.runMigrations();
+      const [row] = await database.dataSource.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [ivy.id]);
+      expect(row.task_count).toBe(2);
+      await expect(tasks.add(ivy.id, draftTask({ title: 'd' }), now, 3)).resolves.toMatchObject({ number: 4 });
+      await expect(tasks.add(ivy.id, draftTask({ title: 'e' }), now, 3)).resolves.toBeNull();
+    });
+
     it('keeps every field of four updates that all read the task before any of them wrote', async () => {
       const frank = await newUser('frank@example.com');
       await addTask(frank.id, draftTask({ title: 'Plan trip' }));

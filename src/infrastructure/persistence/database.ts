@@ -9,6 +9,7 @@ import { DecisionCost1763942400000 } from './migrations/1763942400000-decision-c
 import { Outreach1764028800000 } from './migrations/1764028800000-outreach';
 import { AuditChain1764115200000 } from './migrations/1764115200000-audit-chain';
 import { AuditReadIndexes1764201600000 } from './migrations/1764201600000-audit-read-indexes';
+import { TaskCount1764288000000 } from './migrations/1764288000000-task-count';
 import { UserRecord } from './records/user.record';
 
 const ENTITIES = [UserRecord];
@@ -20,6 +21,7 @@ const MIGRATIONS = [
   Outreach1764028800000,
   AuditChain1764115200000,
   AuditReadIndexes1764201600000,
+  TaskCount1764288000000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

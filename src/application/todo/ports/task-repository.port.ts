@@ -3,8 +3,8 @@ import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/tas
 export abstract class TaskRepository {
   /**
    * Stores the draft under the user's next task number; numbers never repeat, even under races.
-   * @returns null, storing nothing, when the user already has `maxTasks` tasks (concurrent adds
-   * may each see the count before the others', so a burst can end a few above it).
+   * @returns null, storing nothing, when the user already has `maxTasks` tasks (exactly, even
+   * when adds race).
    */
   abstract add(userId: string, draft: TaskDraft, now: Date, maxTasks: number): Promise<Task | null>;
   /** The user's tasks in number order. */

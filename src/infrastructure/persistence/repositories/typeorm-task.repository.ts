@@ -16,11 +16,11 @@ export class TypeOrmTaskRepository extends TaskRepository {
   async add(userId: string, draft: TaskDraft, now: Date, maxTasks: number): Promise<Task | null> {
     // One statement: the counter update row-locks the user, so concurrent adds for one
     // user queue up and each takes the next number; a failed insert rolls the counter back.
-    // The count reads the statement's snapshot, so adds racing at the limit may overshoot it.
+    // The limit is checked on that locked row, so racing adds cannot pass it either.
     const rows = await this.dataSource.query<Task[]>(
       `WITH next AS (
-         UPDATE users SET task_counter = task_counter + 1
-         WHERE id = $1 AND (SELECT count(*) FROM tasks WHERE user_id = $1) < $6
+         UPDATE users SET task_counter = task_counter + 1, task_count = task_count + 1
+         WHERE id = $1 AND task_count < $6
          RETURNING task_counter
        )
        INSERT INTO tasks (user_id, number, title, description, priority, completed, created_at, updated_at)
@@ -79,9 +79,10 @@ export class TypeOrmTaskRepository extends TaskRepository {
   }
 
   async remove(userId: string, taskNumber: number): Promise<Task | null> {
-    // For DELETE … RETURNING the postgres driver answers [rows, affected count].
-    const [rows] = await this.dataSource.query<[Task[], number]>(
-      `DELETE FROM tasks WHERE user_id = $1 AND number = $2 RETURNING ${TASK_COLUMNS}`,
+    const rows = await this.dataSource.query<Task[]>(
+      `WITH removed AS (DELETE FROM tasks WHERE user_id = $1 AND number = $2 RETURNING ${TASK_COLUMNS}),
+            counted AS (UPDATE users SET task_count = task_count - 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM removed))
+       SELECT * FROM removed`,
       [userId, taskNumber],
     );
     return rows.length === 0 ? null : rows[0];
