@@ -174,6 +174,23 @@ describe('web console campaigns and audit in Chromium', () => {
     expect(await page.getByLabel('Actor', { exact: true }).inputValue()).toBe('');
     expect(await rows.count()).toBe(25);
 
+    // A slow answer for an earlier filter never replaces the answer for the later one.
+    const slowChat = (url: URL) => url.pathname === '/admin/audit-logs' && url.searchParams.get('source') === 'chat';
+    let released!: () => void;
+    const slowAnswered = new Promise<void>((resolve) => (released = resolve));
+    await page.route(slowChat, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await route.continue();
+      released();
+    });
+    await page.getByLabel('Source', { exact: true }).selectOption('chat');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await filter(async () => void (await page.getByLabel('Source', { exact: true }).selectOption('outreach')));
+    await slowAnswered;
+    await page.waitForTimeout(100);
+    expect(new Set(await column('Source'))).toEqual(new Set(['outreach']));
+    await page.unroute(slowChat);
+
     await page.getByRole('button', { name: 'Verify integrity' }).click();
     await shown(page.locator('[data-verified="true"]'));
     expect(await page.locator('[data-verified]').textContent()).toMatch(/^Chain verified: \d+ rows checked, every link and hash holds\. Head hash [0-9a-f]{64}$/);

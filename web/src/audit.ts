@@ -24,6 +24,8 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
   let cursor: string | null = null;
   let shown = 0;
   let loading = false;
+  /** Counts fresh loads; an answer for an older one is dropped. */
+  let generation = 0;
 
   const failed = (error: unknown): boolean => {
     if (sessionEnded(error)) onUnauthorized();
@@ -90,14 +92,19 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
     };
   }
 
-  /** The first page for the current filter (`fresh`), or the next older one. */
+  /**
+   * The first page for the current filter (`fresh`), or the next older one. A fresh load
+   * supersedes any load still under way: only the newest filter's answer is shown.
+   */
   async function load(fresh: boolean): Promise<void> {
-    if (loading) return;
+    if (loading && !fresh) return;
+    const mine = fresh ? ++generation : generation;
     loading = true;
     older.disabled = true;
     table.setAttribute('aria-busy', 'true');
     try {
       const page = await listAuditRows(session, filter, fresh ? null : cursor);
+      if (mine !== generation) return;
       if (fresh) {
         body.replaceChildren();
         shown = 0;
@@ -110,11 +117,13 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
         shown === 0 ? 'No audit rows match these filters.' : `${shown} row${shown === 1 ? '' : 's'}${cursor ? ', older ones below' : ''}.`;
       older.hidden = cursor === null;
     } catch (error) {
-      if (!failed(error)) listStatus.replaceChildren(alertBox(error));
+      if (mine === generation && !failed(error)) listStatus.replaceChildren(alertBox(error));
     } finally {
-      loading = false;
-      older.disabled = false;
-      table.removeAttribute('aria-busy');
+      if (mine === generation) {
+        loading = false;
+        older.disabled = false;
+        table.removeAttribute('aria-busy');
+      }
     }
   }
 
