@@ -10,7 +10,7 @@ import {
   listAuditRows,
   verifyAuditChain,
 } from './api';
-import { type Child, h, present } from './dom';
+import { type Child, h, newestOnly, present } from './dom';
 import { alertBox, sessionEnded } from './feedback';
 
 const COLUMNS = ['#', 'Tool', 'Status', 'Actor', 'Decision', 'Source', 'ms', 'Time'] as const;
@@ -24,8 +24,8 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
   let cursor: string | null = null;
   let shown = 0;
   let loading = false;
-  /** Counts fresh loads; an answer for an older one is dropped. */
-  let generation = 0;
+  const freshLoads = newestOnly();
+  let current = freshLoads.begin();
 
   const failed = (error: unknown): boolean => {
     if (sessionEnded(error)) onUnauthorized();
@@ -98,13 +98,14 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
    */
   async function load(fresh: boolean): Promise<void> {
     if (loading && !fresh) return;
-    const mine = fresh ? ++generation : generation;
+    if (fresh) current = freshLoads.begin();
+    const mine = current;
     loading = true;
     older.disabled = true;
     table.setAttribute('aria-busy', 'true');
     try {
       const page = await listAuditRows(session, filter, fresh ? null : cursor);
-      if (mine !== generation) return;
+      if (!mine()) return;
       if (fresh) {
         body.replaceChildren();
         shown = 0;
@@ -117,9 +118,9 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
         shown === 0 ? 'No audit rows match these filters.' : `${shown} row${shown === 1 ? '' : 's'}${cursor ? ', older ones below' : ''}.`;
       older.hidden = cursor === null;
     } catch (error) {
-      if (mine === generation && !failed(error)) listStatus.replaceChildren(alertBox(error));
+      if (mine() && !failed(error)) listStatus.replaceChildren(alertBox(error));
     } finally {
-      if (mine === generation) {
+      if (mine()) {
         loading = false;
         older.disabled = false;
         table.removeAttribute('aria-busy');

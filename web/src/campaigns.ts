@@ -15,7 +15,7 @@ import {
   runCycle,
   setCampaignRunning,
 } from './api';
-import { h } from './dom';
+import { h, newestOnly } from './dom';
 import { alertBox, sessionEnded } from './feedback';
 
 const KIND_LABELS: Record<QuotaKind, string> = {
@@ -92,17 +92,20 @@ export function campaignsView(session: Session, onUnauthorized: () => void): HTM
     })();
   });
 
+  const shownCampaign = newestOnly();
+
   async function openCampaign(id: string): Promise<void> {
     selectedId = id;
     void refreshList();
+    const current = shownCampaign.begin();
     detail.setAttribute('aria-busy', 'true');
     try {
       const [campaign, tasks] = await Promise.all([getCampaign(session, id), listCampaignTasks(session, id)]);
-      detail.replaceChildren(...detailView(campaign, tasks));
+      if (current()) detail.replaceChildren(...detailView(campaign, tasks));
     } catch (error) {
-      if (!failed(error)) detail.replaceChildren(h('h2', { id: 'campaign-title' }, 'Campaign'), alertBox(error));
+      if (current() && !failed(error)) detail.replaceChildren(h('h2', { id: 'campaign-title' }, 'Campaign'), alertBox(error));
     } finally {
-      detail.removeAttribute('aria-busy');
+      if (current()) detail.removeAttribute('aria-busy');
     }
   }
 

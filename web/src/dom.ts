@@ -19,3 +19,17 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 
 /** The children that are there: for `replaceChildren`, which takes no optional ones. */
 export const present = (...children: Child[]): (Node | string)[] => children.filter((child): child is Node | string => !!child);
+
+/**
+ * For a series of loads into one place: `begin()` starts one and returns whether it is still
+ * the newest, so an answer that arrives after a later load began is dropped, not shown.
+ */
+export function newestOnly(): { begin(): () => boolean } {
+  let generation = 0;
+  return {
+    begin() {
+      const mine = ++generation;
+      return () => mine === generation;
+    },
+  };
+}

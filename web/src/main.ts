@@ -17,7 +17,7 @@ import {
 } from './api';
 import { auditView } from './audit';
 import { campaignsView } from './campaigns';
-import { h } from './dom';
+import { h, newestOnly } from './dom';
 import { alertBox, errorText, sessionEnded } from './feedback';
 
 const root = document.getElementById('app')!;
@@ -216,18 +216,22 @@ function consoleView(session: Session): HTMLElement {
     );
   }
 
+  const history = newestOnly();
+
   async function openConversation(id: string | undefined): Promise<void> {
     if (busy) return;
     conversationId = id;
     log.replaceChildren();
     void refreshConversations();
+    const current = history.begin();
     if (!id) return input.focus();
     try {
       const messages = await listMessages(session, id);
+      if (!current()) return;
       messages.forEach((message, index) => log.append(messageView(message, index === messages.length - 1)));
       log.scrollTop = log.scrollHeight;
     } catch (error) {
-      if (!failed(error)) log.append(alertBox(error));
+      if (current() && !failed(error)) log.append(alertBox(error));
     }
   }
 
