@@ -39,6 +39,6 @@ import { AuthController } from '../interfaces/http/identity/auth.controller';
     BearerAuthGuard,
     OwnUserGuard,
   ],
-  exports: [AccessTokenService, BearerAuthGuard, OwnUserGuard],
+  exports: [AccessTokenService, BearerAuthGuard, OwnUserGuard, IdentitySettings],
 })
 export class IdentityModule {}
