@@ -94,13 +94,38 @@ describe('web console in Chromium', () => {
     expect(session.requested.length).toBeGreaterThan(0);
   }, 120_000);
 
+  it('lists the 20 most recent conversations, and older ones on request', async () => {
+    const { token, userId } = JSON.parse(String(await page.evaluate(`sessionStorage.getItem('bridle.session')`))) as {
+      token: string;
+      userId: string;
+    };
+    for (let i = 1; i <= 21; i++) {
+      const res = await page.request.post(`${origin}/api/${userId}/chat`, {
+        headers: { authorization: `Bearer ${token}` },
+        data: { message: `add errand ${i}` },
+      });
+      expect(res.status()).toBe(200);
+    }
+    await page.getByRole('link', { name: 'Chat' }).click();
+    const conversations = page.getByRole('complementary', { name: 'Conversations' }).getByRole('listitem');
+    const older = page.getByRole('button', { name: 'Show older conversations' });
+    await shown(older);
+    expect(await conversations.count()).toBe(20);
+    expect(await conversations.first().textContent()).toMatch(/errand 21/i);
+    await older.click();
+    await older.waitFor({ state: 'hidden', timeout: 15_000 });
+    // 21 errands, and the conversations of the first test.
+    expect(await conversations.count()).toBeGreaterThan(21);
+    await checkpoint('older-conversations');
+  }, 60_000);
+
   it('takes a person whose token no longer holds back to sign-in, saying why', async () => {
     // What a token past JWT_EXPIRES_IN looks like to the console: the API answers 401.
     await page.evaluate(`(() => {
       const stored = JSON.parse(sessionStorage.getItem('bridle.session'));
       sessionStorage.setItem('bridle.session', JSON.stringify({ ...stored, token: stored.token + 'x' }));
     })()`);
-    await page.getByRole('link', { name: 'Chat' }).click();
+    await page.reload();
     await shown(page.getByText('Your session has ended. Please sign in again.'));
     expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
     expect(await page.evaluate(`sessionStorage.getItem('bridle.session')`)).toBeNull();

@@ -137,8 +137,13 @@ export async function listTasks(session: Session): Promise<Task[]> {
   return json<Task[]>('GET', `/api/${session.userId}/tasks?status=all`, session);
 }
 
-export async function listConversations(session: Session): Promise<Conversation[]> {
-  return (await json<{ items: Conversation[] }>('GET', `/api/${session.userId}/conversations?limit=20`, session)).items;
+/** The most recently active conversations first; pass `nextCursor` back for older ones. */
+export async function listConversations(
+  session: Session,
+  cursor: string | null,
+): Promise<{ items: Conversation[]; nextCursor: string | null }> {
+  const query = `limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+  return json('GET', `/api/${session.userId}/conversations?${query}`, session);
 }
 
 export async function listMessages(session: Session, conversationId: string): Promise<Message[]> {

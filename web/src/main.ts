@@ -190,14 +190,34 @@ function consoleView(session: Session): HTMLElement {
     );
   }
 
-  async function refreshConversations(): Promise<void> {
+  let olderCursor: string | null = null;
+  const olderConversations = h(
+    'button',
+    { type: 'button', class: 'secondary', hidden: true, onclick: () => void loadConversations(false) },
+    'Show older conversations',
+  );
+  const conversationPages = newestOnly();
+  let listCurrent = conversationPages.begin();
+
+  /** The most recent conversations (`fresh`), or the next older page below them. */
+  async function loadConversations(fresh: boolean): Promise<void> {
+    // An older page that arrives after the list was reloaded from the top is dropped.
+    if (fresh) listCurrent = conversationPages.begin();
+    const current = listCurrent;
     try {
-      const conversations = await listConversations(session);
-      conversationList.replaceChildren(...conversations.map((c) => conversationItem(c)));
+      const page = await listConversations(session, fresh ? null : olderCursor);
+      if (!current()) return;
+      const items = page.items.map((c) => conversationItem(c));
+      if (fresh) conversationList.replaceChildren(...items);
+      else conversationList.append(...items);
+      olderCursor = page.nextCursor;
+      olderConversations.hidden = olderCursor === null;
     } catch (error) {
       failed(error);
     }
   }
+
+  const refreshConversations = () => loadConversations(true);
 
   function conversationItem(conversation: Conversation): HTMLElement {
     return h(
@@ -333,6 +353,7 @@ function consoleView(session: Session): HTMLElement {
       h('h2', { id: 'conversations-title' }, 'Conversations'),
       h('button', { type: 'button', class: 'secondary', onclick: () => void openConversation(undefined) }, 'New conversation'),
       conversationList,
+      olderConversations,
     ),
     h('section', { 'aria-labelledby': 'chat-title' }, h('h2', { id: 'chat-title' }, 'Chat'), log, composer),
     h(
