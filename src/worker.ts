@@ -6,10 +6,8 @@ import { WorkerModule } from './modules/worker.module';
 
 /** `npm run worker`: one outreach worker process. Run as many as you like against one PostgreSQL. */
 async function main(): Promise<void> {
-  const loaded = loadConfig(process.env);
-  const config = Object.assign(Object.create(Object.getPrototypeOf(loaded) as object) as typeof loaded, loaded, {
-    outreach: { ...loaded.outreach, worker: true },
-  });
+  // This process is a worker whatever OUTREACH_WORKER says.
+  const config = loadConfig({ ...process.env, OUTREACH_WORKER: 'true' });
   const app = await NestFactory.createApplicationContext(WorkerModule.register(config), { bufferLogs: true, abortOnError: false });
   const logger = app.get(Logger);
   app.useLogger(logger);

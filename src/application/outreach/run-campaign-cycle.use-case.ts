@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CampaignNotFoundError, CampaignStateError } from '../../domain/outreach/campaign';
+import { CampaignStateError } from '../../domain/outreach/campaign';
+import { ownCampaign } from './campaigns/own-campaign';
 import { IdGenerator } from '../shared/ports/id-generator.port';
 import type { CycleOutcome } from './cycle-outcome';
 import { CampaignRepository } from './ports/campaign-repository.port';
@@ -15,8 +16,7 @@ export class RunCampaignCycleUseCase {
   ) {}
 
   async execute(input: { userId: string; campaignId: string }): Promise<CycleOutcome> {
-    const campaign = await this.campaigns.get(input.userId, input.campaignId);
-    if (!campaign) throw new CampaignNotFoundError();
+    const campaign = await ownCampaign(this.campaigns, input);
     if (campaign.status !== 'active') {
       throw new CampaignStateError(`The campaign is ${campaign.status}; only an active campaign runs cycles`);
     }

@@ -345,6 +345,7 @@ export class RunOutreachCycleUseCase {
     shown: { proposed: CycleOutcome['proposal']; validation: CycleOutcome['validation']; view: (release: TaskRelease) => CycleOutcome['task'] },
   ): Promise<CycleOutcome> {
     const now = cycle.started;
+    const day = utcDay(now);
     const kind = TASK_ACTION[context.task.type].kind;
     const begun = await this.store.begin({
       claim,
@@ -354,7 +355,7 @@ export class RunOutreachCycleUseCase {
       channel: this.channels.nameFor(proposal),
       idempotencyMaterial: idempotencyMaterial(claim.taskId, claim.attempts, proposal),
       limits: { campaign: context.quota[kind].campaign.limit, owner: context.quota[kind].owner.limit },
-      day: utcDay(now),
+      day,
       now: this.clock.now(),
       leaseMs: this.settings.leaseMs,
       audit: audited,
@@ -390,6 +391,7 @@ export class RunOutreachCycleUseCase {
 
     const { actionId, idempotencyKey, pendingSeq } = begun;
     const started = this.clock.now().getTime();
+    const action = { actionId, pendingSeq, idempotencyKey, audited, started, day };
     let record: ChannelRecord | null = null;
     let failure: ChannelError | null = null;
     try {
@@ -402,7 +404,7 @@ export class RunOutreachCycleUseCase {
         const found = await this.channels.lookup(proposal, idempotencyKey);
         if (found !== null && found !== 'unknowable') record = found;
         else if (found === 'unknowable') {
-          return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started, day: utcDay(now) }, {
+          return this.finishAction(claim, shown, base, action, {
             status: 'unknown', errorCode: failure.code, result: { error: failure.message },
             task: { status: 'Failed', lastError: 'UNKNOWN_OUTCOME', output: { error: failure.message, review: 'the action may have happened' } },
             cycle: { status: 'unknown', code: 'CHANNEL_ERROR', message: `The ${proposal.action} may or may not have happened (${failure.code}); a person should review it.` },
@@ -415,7 +417,7 @@ export class RunOutreachCycleUseCase {
       const error = failure!;
       const retry = error.retryable && claim.attempts < MAX_TASK_ATTEMPTS;
       const nextRunAt = error.code === 'SESSION_EXPIRED' ? this.clock.now() : new Date(this.clock.now().getTime() + retryDelayMs(claim.attempts));
-      return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started, day: utcDay(now) }, {
+      return this.finishAction(claim, shown, base, action, {
         status: 'failed', errorCode: error.code, result: { error: error.message }, refundQuota: true,
         task: retry ? { status: 'Pending', nextRunAt, lastError: error.code } : { status: 'Failed', lastError: error.code, output: { error: error.message } },
         cycle: { status: retry ? 'deferred' : 'failed', code: 'CHANNEL_ERROR', message: `${proposal.action} failed: ${error.code}. ${retry ? 'It will be tried again.' : 'The task is failed.'}` },
@@ -423,7 +425,7 @@ export class RunOutreachCycleUseCase {
     }
 
     const verification = await this.channels.verify(proposal, idempotencyKey, record);
-    return this.finishAction(claim, shown, base, { actionId, pendingSeq, idempotencyKey, audited, started, day: utcDay(now) }, verification.verified
+    return this.finishAction(claim, shown, base, action, verification.verified
       ? {
           status: 'succeeded', errorCode: null, result: verification.output, verification,
           task: { status: 'Completed', output: verification.output, lastError: null },

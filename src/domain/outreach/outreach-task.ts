@@ -36,8 +36,6 @@ export interface OutreachTask {
   readonly completedAt: Date | null;
 }
 
-export const FINISHED_TASK_STATUSES: readonly OutreachTaskStatus[] = ['Completed', 'Failed', 'Cancelled'];
-
 /** Attempts after which a task that keeps failing transiently is failed for good. */
 export const MAX_TASK_ATTEMPTS = 5;
 

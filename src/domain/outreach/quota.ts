@@ -1,4 +1,4 @@
-import { ACTION_KINDS, type ActionKind } from './outreach-task';
+import type { ActionKind } from './outreach-task';
 
 export type QuotaScope = 'campaign' | 'owner';
 
@@ -22,10 +22,6 @@ export function exhaustedScope(state: QuotaState, kind: ActionKind): QuotaScope 
   if (campaign.used >= campaign.limit) return 'campaign';
   if (owner.used >= owner.limit) return 'owner';
   return null;
-}
-
-export function remainingByKind(state: QuotaState): Record<ActionKind, number> {
-  return Object.fromEntries(ACTION_KINDS.map((kind) => [kind, remainingOf(state, kind)])) as Record<ActionKind, number>;
 }
 
 /** Quotas count per UTC day: `YYYY-MM-DD`. */

@@ -22,6 +22,7 @@ import {
   type OutreachTaskStatus,
   type OutreachTaskType,
   TASK_STATUSES,
+  TASK_STEPS,
 } from '../../../domain/outreach/outreach-task';
 import type { QuotaState } from '../../../domain/outreach/quota';
 import { isUuid } from '../../../domain/shared/uuid';
@@ -232,7 +233,7 @@ export class TypeOrmCampaignRepository extends CampaignRepository {
          tasks AS (
            INSERT INTO outreach_tasks (campaign_id, lead_id, type, step, status, attempts, next_run_at, created_at, updated_at)
            SELECT $1, added.id, step.type, step.n, 'Pending', 0, $5, $5, $5
-           FROM added CROSS JOIN (VALUES ('ScrapeProfile', 1), ('SendLinkedInMessage', 2), ('SendEmail', 3)) AS step (type, n)
+           FROM added CROSS JOIN unnest($6::text[]) WITH ORDINALITY AS step (type, n)
            WHERE step.type <> 'SendEmail' OR added.email IS NOT NULL
          )
          SELECT * FROM added`,
@@ -242,6 +243,7 @@ export class TypeOrmCampaignRepository extends CampaignRepository {
           leads.map((lead) => lead.linkedinUrl),
           leads.map((lead) => lead.email),
           now,
+          TASK_STEPS,
         ],
       );
       const added = rows.map(toLead);
@@ -367,6 +369,6 @@ function isTaskCursor(value: unknown): value is [string, string, number] {
     isUuid(value[1]) &&
     Number.isInteger(value[2]) &&
     (value[2] as number) >= 1 &&
-    (value[2] as number) <= 3
+    (value[2] as number) <= TASK_STEPS.length
   );
 }
