@@ -44,8 +44,8 @@ describe(`the audit chain on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'P
         // Half inside transactions that do more work, as outreach does.
         if (i % 2 === 0) await appender.append(database.dataSource, entry(`w${writer}`, { i }), { status: 'succeeded' }, null);
         else {
-          await database.dataSource.transaction(async (manager) => {
-            await appender.append(manager, entry(`w${writer}`, { i }), { status: 'pending' }, null);
+          await appender.transaction(database.dataSource, async (manager, append) => {
+            await append(entry(`w${writer}`, { i }), { status: 'pending' }, null);
             await manager.query('SELECT pg_sleep(0.001)');
           });
         }

@@ -52,9 +52,10 @@ export class OutreachChannels {
 
   /**
    * The evidence a task needs to be Completed: the profile's fields are there; a message
-   * or email was accepted and the channel finds it by its key.
+   * or email was accepted and the channel finds it by its key. `foundByKey`: the record
+   * came from `lookup` already, so it is that evidence and the channel is not asked again.
    */
-  async verify(proposal: ChannelAction, idempotencyKey: string, record: ChannelRecord): Promise<Verification> {
+  async verify(proposal: ChannelAction, idempotencyKey: string, record: ChannelRecord, foundByKey = false): Promise<Verification> {
     if (proposal.action === 'linkedin_scrape_profile') {
       if (record.kind !== 'profile') return { verified: false, detail: 'the channel returned no profile', output: {} };
       const missing = proposal.args.fields.filter((field) => !OPTIONAL_PROFILE_FIELDS.has(field) && !record.profile[field]);
@@ -63,7 +64,7 @@ export class OutreachChannels {
         : { verified: true, detail: `profile fields present: ${proposal.args.fields.join(', ')}`, output: { profile: record.profile } };
     }
     if (record.kind !== 'message') return { verified: false, detail: 'the channel returned no message id', output: {} };
-    const found = await this.lookup(proposal, idempotencyKey);
+    const found = foundByKey ? record : await this.lookup(proposal, idempotencyKey);
     if (found === 'unknowable') {
       return {
         verified: true,

@@ -5,8 +5,8 @@ import { costOf } from '../../domain/agent/pricing';
 import { ACTION_CONTRACTS, checkProposal, type Proposal } from '../../domain/outreach/actions';
 import { ChannelError } from '../../domain/outreach/channel-errors';
 import { checkContext, fitProblems, idempotencyMaterial, type CycleContext } from '../../domain/outreach/planning';
-import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
-import { hoursUntilReset, nextUtcMidnight, utcDay } from '../../domain/outreach/quota';
+import { type ActionKind, MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
+import { hoursUntilReset, nextUtcMidnight, type QuotaScope, utcDay } from '../../domain/outreach/quota';
 import { completeJson } from '../agent/complete-json';
 import { AuditLog, type ToolAuditEntry } from '../agent/ports/audit-log.port';
 import { LanguageModel, type TokenUsage } from '../agent/ports/language-model.port';
@@ -157,11 +157,9 @@ export class RunOutreachCycleUseCase {
         durationMs: 0,
       });
       if (contextCheck.code === 'QUOTA_EXCEEDED') {
-        this.metrics.quotaRejection(contextCheck.kind, contextCheck.scope);
-        const until = nextUtcMidnight(now);
-        const deferred = await this.store.deferKind({ ownerId: claim.ownerId, campaignId: claim.campaignId, scope: contextCheck.scope, kind: contextCheck.kind, until, now });
+        const { release, deferred } = await this.deferForQuota(claim, contextCheck.kind, contextCheck.scope, now);
         return leave(
-          { status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' },
+          release,
           {
             status: 'deferred',
             code: 'QUOTA_EXCEEDED',
@@ -373,12 +371,8 @@ export class RunOutreachCycleUseCase {
         durationMs: 0,
       });
       const release: TaskRelease = quota
-        ? { status: 'Pending', nextRunAt: nextUtcMidnight(now), lastError: 'QUOTA_EXCEEDED' }
+        ? (await this.deferForQuota(claim, kind, begun.scope, now)).release
         : { status: 'Failed', lastError: 'DUPLICATE_ACTION' };
-      if (quota) {
-        this.metrics.quotaRejection(kind, begun.scope);
-        await this.store.deferKind({ ownerId: claim.ownerId, campaignId: claim.campaignId, scope: begun.scope, kind, until: nextUtcMidnight(now), now });
-      }
       await this.store.releaseTask(claim, release, this.clock.now());
       return outcome({
         ...base,
@@ -424,7 +418,8 @@ export class RunOutreachCycleUseCase {
       });
     }
 
-    const verification = await this.channels.verify(proposal, idempotencyKey, record);
+    // After a failure, the record can only have come from the look-up by key.
+    const verification = await this.channels.verify(proposal, idempotencyKey, record, failure !== null);
     return this.finishAction(claim, shown, base, action, verification.verified
       ? {
           status: 'succeeded', errorCode: null, result: verification.output, verification,
@@ -436,6 +431,23 @@ export class RunOutreachCycleUseCase {
           task: { status: 'Failed', lastError: 'VERIFICATION_FAILED', output: { ...verification.output, detail: verification.detail } },
           cycle: { status: 'failed', code: 'VERIFICATION_FAILED', message: `${proposal.action} could not be verified: ${verification.detail}.` },
         });
+  }
+
+  /**
+   * A quota of `kind` is used up in `scope` for today: counts the rejection and moves every
+   * waiting task of that kind to the next UTC midnight. @returns where this task goes, and
+   * how many others were moved.
+   */
+  private async deferForQuota(
+    claim: ClaimedTask,
+    kind: ActionKind,
+    scope: QuotaScope,
+    now: Date,
+  ): Promise<{ release: TaskRelease; deferred: number }> {
+    this.metrics.quotaRejection(kind, scope);
+    const until = nextUtcMidnight(now);
+    const deferred = await this.store.deferKind({ ownerId: claim.ownerId, campaignId: claim.campaignId, scope, kind, until, now });
+    return { release: { status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' }, deferred };
   }
 
   private async finishAction(

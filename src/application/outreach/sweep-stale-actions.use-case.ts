@@ -61,7 +61,7 @@ export class SweepStaleActionsUseCase {
       securityEvents: [],
     };
     const found = await this.channels.lookup(proposal, action.idempotencyKey);
-    const verification = found && found !== 'unknowable' ? await this.channels.verify(proposal, action.idempotencyKey, found) : null;
+    const verification = found && found !== 'unknowable' ? await this.channels.verify(proposal, action.idempotencyKey, found, true) : null;
     const now = this.clock.now();
     if (verification?.verified) {
       await this.store.finish({

@@ -1,5 +1,5 @@
 import { ChannelError, type ChannelErrorCode } from '../../../domain/outreach/channel-errors';
-import type { Sql } from '../../persistence/repositories/typeorm-audit-log';
+import type { Sql } from '../../persistence/sql';
 
 /**
  * Failures the sandbox can be told to simulate (rows in sandbox_faults): any ChannelError

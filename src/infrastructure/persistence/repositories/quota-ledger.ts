@@ -1,7 +1,7 @@
 import type { DailyLimits } from '../../../domain/outreach/campaign';
 import { ACTION_KINDS, type ActionKind } from '../../../domain/outreach/outreach-task';
 import type { QuotaScope, QuotaState } from '../../../domain/outreach/quota';
-import type { Sql } from './typeorm-audit-log';
+import type { Sql } from '../sql';
 
 /** Today's use of each kind against the campaign's and the owner's limits, from quota_ledger. */
 export async function readQuota(

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import {
   AuditLog,
   type ToolAuditEntry,
@@ -8,11 +8,10 @@ import {
 } from '../../../application/agent/ports/audit-log.port';
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { redact } from '../../../domain/audit/redaction';
+import type { Sql } from '../sql';
 
-/** Runs one SQL statement: a DataSource, or a transaction's EntityManager. */
-export type Sql = { query<T = unknown>(sql: string, parameters?: unknown[]): Promise<T> };
 
-export type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
+type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
 
 const INSERT = `INSERT INTO audit_log
   (source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events,
@@ -20,17 +19,41 @@ const INSERT = `INSERT INTO audit_log
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
   RETURNING seq`;
 
+/** Appends one audit row in the transaction it was handed. @returns the row's sequence number. */
+export type AppendInTransaction = (entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null) => Promise<number>;
+
 /**
  * Appends audit rows: the only code that writes audit_log, so that every writer (chat, MCP,
  * outreach, admin reads; inside or outside a transaction) produces the same rows. The
- * database chains them (migration 1764115200000).
+ * database chains them (migration 1764115200000). Rows are counted for /metrics once
+ * committed, so a rolled-back one never is.
  */
 @Injectable()
 export class AuditAppender {
   constructor(private readonly metrics: Metrics) {}
 
-  /** @returns the row's sequence number. */
-  async append(sql: Sql, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Promise<number> {
+  /** One row on its own (autocommitted). @returns the row's sequence number. */
+  async append(dataSource: DataSource, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Promise<number> {
+    const seq = await this.insert(dataSource, entry, outcome, pendingSeq);
+    this.metrics.auditRowAppended(entry.source, outcome.status);
+    return seq;
+  }
+
+  /** Runs `work` in one transaction on `dataSource`, with `append` writing into it. */
+  async transaction<T>(dataSource: DataSource, work: (manager: EntityManager, append: AppendInTransaction) => Promise<T>): Promise<T> {
+    const appended: [string, string][] = [];
+    const result = await dataSource.transaction((manager) =>
+      work(manager, async (entry, outcome, pendingSeq) => {
+        const seq = await this.insert(manager, entry, outcome, pendingSeq);
+        appended.push([entry.source, outcome.status]);
+        return seq;
+      }),
+    );
+    for (const [source, status] of appended) this.metrics.auditRowAppended(source, status);
+    return result;
+  }
+
+  private async insert(sql: Sql, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Promise<number> {
     const rows = await sql.query<{ seq: string }[]>(INSERT, [
       entry.source,
       entry.actorId,
@@ -48,7 +71,6 @@ export class AuditAppender {
       outcome.durationMs ?? null,
       pendingSeq,
     ]);
-    this.metrics.auditRowAppended(entry.source, outcome.status);
     return Number(rows[0].seq);
   }
 }

@@ -19,7 +19,8 @@ import type { RecentResult } from '../../../domain/outreach/planning';
 import { TASK_TYPES, TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
 import type { QuotaScope } from '../../../domain/outreach/quota';
 import { readQuota, refundSlot, reserveSlot } from './quota-ledger';
-import { AuditAppender, type Sql } from './typeorm-audit-log';
+import type { Sql } from '../sql';
+import { AuditAppender } from './typeorm-audit-log';
 
 const OPEN = `('Pending', 'InProgress')`;
 
@@ -205,7 +206,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
     const idempotencyKey = createHash('sha256').update(input.idempotencyMaterial).digest('hex');
     const leaseExpiresAt = new Date(input.now.getTime() + input.leaseMs);
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.audit.transaction(this.dataSource, async (manager, append) => {
         const [held] = await manager.query<[unknown[], number]>(
           `UPDATE outreach_tasks SET lease_expires_at = $4
            WHERE id = $1 AND lease_owner = $2 AND attempts = $3 AND status = 'InProgress' RETURNING id`,
@@ -220,7 +221,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
           const reserved = await reserveSlot(manager, { scope, scopeId, kind: input.kind, day: input.day, limit: input.limits[scope] });
           if (!reserved) throw new Rollback({ status: 'quota_exceeded', scope });
         }
-        const pendingSeq = await this.audit.append(manager, input.audit, { status: 'pending' }, null);
+        const pendingSeq = await append(input.audit, { status: 'pending' }, null);
         const inserted = await manager.query<{ id: string }[]>(
           `INSERT INTO outreach_actions (task_id, campaign_id, owner_id, decision_id, action, kind, channel, target, args,
              idempotency_key, status, pending_audit_seq, lease_expires_at, created_at)
@@ -252,7 +253,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
   }
 
   async finish(input: FinishAction): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.audit.transaction(this.dataSource, async (manager, append) => {
       const [rows] = await manager.query<[unknown[], number]>(
         `UPDATE outreach_actions SET status = $2, result = $3, error_code = $4, finished_at = $5
          WHERE id = $1 AND status = 'in_flight' RETURNING id`,
@@ -267,7 +268,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
       // Someone (the sweeper) settled it first: its record stands.
       if (rows.length === 0) return;
       if (input.refundQuota) await refundSlot(manager, input.actionId, input.refundQuota.day);
-      await this.audit.append(manager, input.audit, input.outcome, input.pendingSeq);
+      await append(input.audit, input.outcome, input.pendingSeq);
       await manager.query(`UPDATE outreach_tasks SET ${TASK_RELEASE_SET} WHERE id = $1`, releaseParameters(input.taskId, input.task, input.now));
       await settleLead(manager, input.taskId, input.task, input.now);
     });
