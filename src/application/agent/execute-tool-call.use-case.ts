@@ -35,12 +35,13 @@ export class ExecuteToolCallUseCase {
 
     const tool = this.toolbox.definitions.find((definition) => definition.name === input.tool);
     if (!tool) {
-      return this.refuse(entry, { ok: false, code: 'UNKNOWN_TOOL', message: `There is no tool named "${input.tool}".` });
+      // Metrics name only known tools: any name a model or an MCP client makes up would be a new series forever.
+      return this.refuse(entry, { ok: false, code: 'UNKNOWN_TOOL', message: `There is no tool named "${input.tool}".` }, 'unknown');
     }
     const validation = validateToolArguments(tool, input.arguments ?? {});
     const securityEvents = [...entry.securityEvents, ...validation.securityEvents];
     if (!validation.ok) {
-      return this.refuse({ ...entry, securityEvents }, { ok: false, code: validation.code, message: validation.message });
+      return this.refuse({ ...entry, securityEvents }, { ok: false, code: validation.code, message: validation.message }, tool.name);
     }
 
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents };
@@ -68,8 +69,8 @@ export class ExecuteToolCallUseCase {
     return result;
   }
 
-  private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }): Promise<ToolResult> {
-    this.metrics.toolCall(entry.tool, 'rejected', 0);
+  private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }, metricTool: string): Promise<ToolResult> {
+    this.metrics.toolCall(metricTool, 'rejected', null);
     await this.audit.record(entry, { status: 'rejected', errorCode: refusal.code, durationMs: 0 });
     return refusal;
   }

@@ -33,9 +33,9 @@ export class PrometheusMetrics extends Metrics {
     this.cycleSeconds.observe(seconds);
   }
 
-  toolCall(tool: string, status: string, seconds: number): void {
+  toolCall(tool: string, status: string, seconds: number | null): void {
     this.toolCalls.inc({ tool, status });
-    this.toolCallSeconds.observe({ tool }, seconds);
+    if (seconds !== null) this.toolCallSeconds.observe({ tool }, seconds);
   }
 
   modelCall(provider: string, outcome: 'ok' | 'error', seconds: number, tokens: { prompt: number; completion: number }): void {

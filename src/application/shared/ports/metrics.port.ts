@@ -2,7 +2,8 @@
 export abstract class Metrics {
   abstract chatTurn(status: string, seconds: number): void;
   abstract outreachCycle(status: string, code: string | null, seconds: number): void;
-  abstract toolCall(tool: string, status: string, seconds: number): void;
+  /** `seconds` null: refused before it ran, so counted but not timed. */
+  abstract toolCall(tool: string, status: string, seconds: number | null): void;
   abstract modelCall(provider: string, outcome: 'ok' | 'error', seconds: number, tokens: { prompt: number; completion: number }): void;
   abstract quotaRejection(kind: string, scope: string): void;
   abstract auditRowAppended(source: string, status: string): void;
