@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-bench/', 'dist-test/', 'dist-test-workers/', 'node_modules/', 'coverage/', 'data/', 'artifacts/', 'web/dist/'] },
+  { ignores: ['dist/', 'dist-bench/', 'dist-test*/', 'node_modules/', 'coverage/', 'data/', 'artifacts/', 'web/dist/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -16,6 +16,18 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-floating-promises': 'error',
       'no-console': 'error',
+      // One way each for optional fields and numbers from text: see src/interfaces/http/shared/fields.ts.
+      'no-restricted-imports': [
+        'error',
+        { name: 'class-validator', importNames: ['IsOptional'], message: 'Use Optional() or OptionalOrNull() from interfaces/http/shared/fields: IsOptional lets null through.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='Type'] > ArrowFunctionExpression > Identifier[name='Number']",
+          message: 'Use ToInteger() from interfaces/http/shared/fields for numbers from text: Number() takes 0x2 and 4e0.',
+        },
+      ],
     },
   },
   {

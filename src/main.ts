@@ -14,7 +14,7 @@ async function bootstrap(): Promise<void> {
     bufferLogs: true,
     abortOnError: false,
   });
-  configureHttpApp(app);
+  configureHttpApp(app, config);
   const logger = new Logger('Bridle');
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -1,9 +1,11 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AgentLoop } from '../application/agent/agent-loop';
 import { ExecuteToolCallUseCase } from '../application/agent/execute-tool-call.use-case';
+import { ToolCallSettings } from '../application/agent/tool-call-settings';
 import { ToolGateway } from '../application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../application/agent/ports/toolbox.port';
 import { TodoToolbox } from '../application/todo/tools/todo-toolbox';
+import { AppConfig } from '../infrastructure/config/app-config';
 import { connectInProcessToolGateway } from '../infrastructure/mcp/in-process-tool-gateway';
 import type { McpToolGateway } from '../infrastructure/mcp/mcp-tool-gateway';
 import { ModelModule } from './model.module';
@@ -22,12 +24,16 @@ class ToolGatewayLifecycle implements OnApplicationShutdown {
   imports: [ModelModule, TodoModule],
   providers: [
     { provide: Toolbox, useClass: TodoToolbox },
+    {
+      provide: ToolCallSettings,
+      useFactory: (config: AppConfig): ToolCallSettings => ({ mcpDestructiveTools: config.mcpDestructiveTools }),
+      inject: [AppConfig],
+    },
     ExecuteToolCallUseCase,
     {
       provide: ToolGateway,
-      useFactory: (toolbox: Toolbox, executor: ExecuteToolCallUseCase) =>
-        connectInProcessToolGateway(toolbox.definitions, executor),
-      inject: [Toolbox, ExecuteToolCallUseCase],
+      useFactory: (executor: ExecuteToolCallUseCase) => connectInProcessToolGateway(executor),
+      inject: [ExecuteToolCallUseCase],
     },
     {
       provide: ToolGatewayLifecycle,

@@ -1,10 +1,14 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { DataSource } from 'typeorm';
 import type { AppConfig } from '../infrastructure/config/app-config';
 import { HealthController } from '../interfaces/http/health/health.controller';
-import { MetricsController } from '../interfaces/http/metrics/metrics.controller';
+import { MetricsAccess, MetricsController } from '../interfaces/http/metrics/metrics.controller';
 import { HttpErrorFilter } from '../interfaces/http/shared/http-error.filter';
+import { InputBoundaryGuard } from '../interfaces/http/shared/input-boundary.guard';
+import { accountNamed, routeSkips, userOrAddress } from '../interfaces/http/shared/rate-limit';
+import { DatabaseThrottlerStorage } from '../infrastructure/persistence/repositories/database-throttler-storage';
 import { createValidationPipe } from '../interfaces/http/shared/validation';
 import { AdminModule } from './admin.module';
 import { CampaignsModule } from './campaigns.module';
@@ -17,6 +21,9 @@ import { PersistenceModule } from './persistence.module';
 import { TodoModule } from './todo.module';
 import { WebModule } from './web.module';
 
+/** The per-account sign-in window; a block lasts as long, doubling while guessing goes on. */
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
+
 @Module({})
 export class AppModule {
   static register(config: AppConfig): DynamicModule {
@@ -25,19 +32,41 @@ export class AppModule {
       imports: [
         CoreModule.register(config),
         loggingModule(config),
-        // Only routes that use ThrottlerGuard are limited: sign-up and sign-in per client
-        // address ('default', so its headers keep their standard names), and chat turns per
-        // authenticated user across the plain and streaming routes ('chat').
-        ThrottlerModule.forRoot([
-          { name: 'default', ttl: 60_000, limit: config.authRateLimitPerMinute },
-          {
-            name: 'chat',
-            ttl: 60_000,
-            limit: config.chatRateLimitPerMinute,
-            getTracker: (req: { principal?: { userId: string }; ip?: string }) => req.principal?.userId ?? req.ip ?? 'unknown',
-            generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
-          },
-        ]),
+        // Each route names the limits it takes (RateLimit()); the counters live in the database,
+        // so every server process counts the same requests (one upsert per limited request).
+        ThrottlerModule.forRootAsync({
+          imports: [PersistenceModule],
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) => ({
+            storage: new DatabaseThrottlerStorage(dataSource, new Set(['sign-in'])),
+            throttlers: [
+              { name: 'default', ttl: 60_000, limit: config.authRateLimitPerMinute, skipIf: routeSkips('default') },
+              {
+                name: 'sign-in',
+                ttl: SIGN_IN_WINDOW_MS,
+                limit: config.signInAttemptsPerAccount,
+                getTracker: accountNamed,
+                skipIf: routeSkips('sign-in'),
+              },
+              {
+                name: 'chat',
+                ttl: 60_000,
+                limit: config.chatRateLimitPerMinute,
+                getTracker: userOrAddress,
+                generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
+                skipIf: routeSkips('chat'),
+              },
+              {
+                name: 'mcp',
+                ttl: 60_000,
+                limit: config.mcpRateLimitPerMinute,
+                getTracker: userOrAddress,
+                generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
+                skipIf: routeSkips('mcp'),
+              },
+            ],
+          }),
+        }),
         PersistenceModule,
         IdentityModule,
         TodoModule,
@@ -50,6 +79,9 @@ export class AppModule {
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: APP_FILTER, useClass: HttpErrorFilter },
+        { provide: MetricsAccess, useValue: { token: config.metricsToken } satisfies MetricsAccess },
+        // Global, so it runs before every route's own guards and pipes.
+        { provide: APP_GUARD, useClass: InputBoundaryGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
     };

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AuditLog } from '../application/agent/ports/audit-log.port';
 import { LanguageModel } from '../application/agent/ports/language-model.port';
 import { AgentSettings } from '../application/chat/agent-settings';
 import { IdGenerator } from '../application/shared/ports/id-generator.port';
@@ -7,19 +6,18 @@ import { Metrics } from '../application/shared/ports/metrics.port';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { createLanguageModel } from '../infrastructure/llm/create-language-model';
 import { MeteredLanguageModel } from '../infrastructure/llm/metered-language-model';
-import { AuditAppender, TypeOrmAuditLog } from '../infrastructure/persistence/repositories/typeorm-audit-log';
 import { RandomIdGenerator } from '../infrastructure/random-id-generator';
+import { AuditLogModule } from './audit-log.module';
 
 /** What both products decide with: the language model, its settings, the audit log, ids. */
 @Module({
+  imports: [AuditLogModule],
   providers: [
     {
       provide: LanguageModel,
       useFactory: (config: AppConfig, metrics: Metrics) => new MeteredLanguageModel(createLanguageModel(config), metrics),
       inject: [AppConfig, Metrics],
     },
-    AuditAppender,
-    { provide: AuditLog, useClass: TypeOrmAuditLog },
     { provide: IdGenerator, useClass: RandomIdGenerator },
     {
       provide: AgentSettings,
@@ -27,6 +25,6 @@ import { RandomIdGenerator } from '../infrastructure/random-id-generator';
       inject: [AppConfig],
     },
   ],
-  exports: [LanguageModel, AuditAppender, AuditLog, IdGenerator, AgentSettings],
+  exports: [LanguageModel, AuditLogModule, IdGenerator, AgentSettings],
 })
 export class ModelModule {}

@@ -14,6 +14,7 @@ import { McpLinkedInChannel } from '../infrastructure/outreach/linkedin/mcp-link
 import { SandboxEmailChannel } from '../infrastructure/outreach/sandbox/sandbox-email-channel';
 import { SandboxLinkedInChannel } from '../infrastructure/outreach/sandbox/sandbox-linkedin-channel';
 import { EnvironmentSecretStore, SandboxSecretStore } from '../infrastructure/outreach/secret-stores';
+import { PeriodicJob } from '../infrastructure/periodic-job';
 import { TypeOrmOutreachCycleStore } from '../infrastructure/persistence/repositories/typeorm-outreach-cycle-store';
 import { ModelModule } from './model.module';
 
@@ -27,16 +28,17 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly logger = new Logger('Outreach');
   private readonly stop = new AbortController();
   private running: Promise<void> | undefined;
-  private sweeping: Promise<unknown> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly sweeping: PeriodicJob;
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly worker: OutreachWorker,
-    private readonly sweeper: SweepStaleActionsUseCase,
+    sweeper: SweepStaleActionsUseCase,
     private readonly linkedin: LinkedInChannel,
     private readonly email: EmailChannel,
-  ) {}
+  ) {
+    this.sweeping = new PeriodicJob('sweeping actions left in flight', () => sweeper.run(), this.logger);
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.outreach.worker) {
@@ -44,20 +46,12 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
       this.logger.log('An outreach worker runs in this process (OUTREACH_WORKER=true)');
       return;
     }
-    const sweep = () => {
-      this.sweeping ??= this.sweeper
-        .run()
-        .catch((error: unknown) => this.logger.error({ msg: 'sweeping actions left in flight failed', err: error }))
-        .finally(() => (this.sweeping = undefined));
-    };
-    sweep();
-    this.timer = setInterval(sweep, this.config.outreach.sweepIntervalMs).unref();
+    this.sweeping.start(this.config.outreach.sweepIntervalMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stop.abort();
-    clearInterval(this.timer);
-    await Promise.all([this.running, this.sweeping]);
+    await Promise.all([this.running, this.sweeping.stop()]);
     if (this.linkedin instanceof McpLinkedInChannel) await this.linkedin.close();
     if (this.email instanceof SmtpEmailChannel) this.email.close();
   }

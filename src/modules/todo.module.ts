@@ -3,6 +3,7 @@ import { TaskRepository } from '../application/todo/ports/task-repository.port';
 import { AddTaskUseCase } from '../application/todo/add-task.use-case';
 import { CompleteTaskUseCase } from '../application/todo/complete-task.use-case';
 import { DeleteTaskUseCase } from '../application/todo/delete-task.use-case';
+import { DeleteTasksAsShownUseCase } from '../application/todo/delete-tasks-as-shown.use-case';
 import { GetTaskUseCase } from '../application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../application/todo/list-tasks.use-case';
 import { UpdateTaskUseCase } from '../application/todo/update-task.use-case';
@@ -21,7 +22,16 @@ import { IdentityModule } from './identity.module';
     UpdateTaskUseCase,
     CompleteTaskUseCase,
     DeleteTaskUseCase,
+    DeleteTasksAsShownUseCase,
   ],
-  exports: [AddTaskUseCase, ListTasksUseCase, GetTaskUseCase, UpdateTaskUseCase, CompleteTaskUseCase, DeleteTaskUseCase],
+  exports: [
+    AddTaskUseCase,
+    ListTasksUseCase,
+    GetTaskUseCase,
+    UpdateTaskUseCase,
+    CompleteTaskUseCase,
+    DeleteTaskUseCase,
+    DeleteTasksAsShownUseCase,
+  ],
 })
 export class TodoModule {}

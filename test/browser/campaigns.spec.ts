@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
+import { addAdmin } from '../support/admins';
 import { type ConsoleSession, gone, openConsole, shown } from '../support/browser';
 
 // One app and one browser for the whole story: a person works a campaign, then an admin audits it.
@@ -19,7 +20,7 @@ describe('web console campaigns and audit in Chromium', () => {
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'bridle-leads-'));
-    session = await openConsole('campaigns-', { ADMIN_EMAILS: adminEmail });
+    session = await openConsole('campaigns-');
     ({ page, origin } = session);
   }, 120_000);
 
@@ -109,7 +110,12 @@ describe('web console campaigns and audit in Chromium', () => {
 
   it("shows an admin the campaign's actions in the audit table, a decision with its tool calls, and a verified chain", async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await session.signUp(adminEmail, password);
+    // The operator made this account an admin on the server; it signs in through the form.
+    await addAdmin(session.app, adminEmail, password);
+    await page.getByLabel('Email').fill(adminEmail);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await shown(page.getByRole('navigation', { name: 'Main' }));
     await page.getByRole('link', { name: 'Audit' }).click();
     await shown(page.getByRole('heading', { name: 'Audit log' }));
     await shown(page.locator('.audit-table tbody tr').first());

@@ -131,4 +131,16 @@ describe('web console in Chromium', () => {
     expect(await page.evaluate(`sessionStorage.getItem('bridle.session')`)).toBeNull();
     await checkpoint('session-ended');
   }, 60_000);
+
+  it('serves the console and the API docs under a Content-Security-Policy they need nothing outside of', async () => {
+    const res = await page.goto(origin);
+    const policy = res?.headers()['content-security-policy'] ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("style-src 'self';");
+    expect(policy).toContain("frame-ancestors 'none'");
+    await page.goto(`${origin}/docs`);
+    await shown(page.getByRole('heading', { name: /Bridle/ }).first());
+    expect(session.refusedByPolicy()).toEqual([]);
+    await page.goto(origin);
+  }, 60_000);
 });

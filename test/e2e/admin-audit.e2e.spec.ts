@@ -6,7 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Express } from 'express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUpAndIn, type SignedInUser, uniqueEmail } from '../support/accounts';
+import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { signUpAdmin } from '../support/admins';
 import { leads, runCycle, startedCampaign } from '../support/outreach';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -55,13 +56,12 @@ describe('admin audit API', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const adminEmail = uniqueEmail();
-    sut = await startTestApp(db, { ADMIN_EMAILS: adminEmail });
+    sut = await startTestApp(db);
     sql = sut.app.get(DataSource);
     await sut.app.listen(0, '127.0.0.1');
     const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
     mcpUrl = new URL(`http://127.0.0.1:${port}/mcp`);
-    admin = await signUpAndIn(sut.http, adminEmail);
+    admin = await signUpAdmin(sut);
     [ada, bob, carol, eve] = [
       await signUpAndIn(sut.http),
       await signUpAndIn(sut.http),

@@ -57,7 +57,7 @@ describe('POST /api/:userId/chat/stream (offline model)', () => {
     expect(names[1]).toBe('tool_result');
     expect(names.at(-1)).toBe('done');
     expect(new Set(names.slice(2, -1))).toEqual(new Set(['delta']));
-    expect(events[0].data).toEqual({ tool: 'add_task', arguments: '{"title":"Buy milk"}' });
+    expect(events[0].data).toEqual({ tool: 'add_task', arguments: { title: 'Buy milk' } });
     expect(events[1].data).toMatchObject({ tool: 'add_task', success: true, result: { task: { number: 1, title: 'Buy milk' } } });
     const text = events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
     expect(text).toBe("Got it! Added 'Buy milk' to your list.");
@@ -150,10 +150,11 @@ describe('a client that disconnects mid-stream', () => {
 
     const ds = sut.app.get(DataSource);
     let conversationId: string | undefined;
+    // The turn is over when its decision is logged (in the statement that stores its answer).
     for (let i = 0; i < 50 && !conversationId; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const rows = await ds.query<{ conversation_id: string }[]>(
-        `SELECT conversation_id FROM messages WHERE role = 'assistant' AND conversation_id <> $1 ORDER BY seq DESC LIMIT 1`,
+        `SELECT conversation_id FROM decision_logs WHERE conversation_id <> $1 ORDER BY created_at DESC LIMIT 1`,
         [(plain.body as { conversationId: string }).conversationId],
       );
       conversationId = rows[0]?.conversation_id;

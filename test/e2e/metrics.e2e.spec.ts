@@ -66,3 +66,37 @@ describe('GET /metrics', () => {
     expect(at(after, 'bridle_process_cpu_user_seconds_total')).toBeGreaterThan(0);
   });
 });
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  const token = 'scrape-token-0123456789';
+  let db: TestDatabase;
+  let sut: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, { METRICS_TOKEN: token });
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it.each([
+    ['no token', undefined],
+    ['a wrong token', `Bearer ${token}x`],
+    ['the token without its scheme', token],
+    ["a user's access token", 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.x'],
+  ])('answers %s with 401 and no metrics', async (_, authorization) => {
+    const req = request(sut.http).get('/metrics');
+    const res = authorization === undefined ? await req : await req.set('Authorization', authorization);
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ statusCode: 401, code: 'AUTH.UNAUTHENTICATED' });
+    expect(res.text).not.toContain('bridle_');
+  });
+
+  it('serves the metrics to the bearer of the token', async () => {
+    const res = await request(sut.http).get('/metrics').set('Authorization', `Bearer ${token}`).expect(200);
+    expect(parsePrometheus(res.text).size).toBeGreaterThan(0);
+  });
+});

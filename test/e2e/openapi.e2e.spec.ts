@@ -69,8 +69,13 @@ describe('OpenAPI document', () => {
         for (const [, error] of errors) {
           expect(error.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ErrorResponseDto' });
         }
+        // /metrics: when the server has a METRICS_TOKEN.
         const protectedRoute =
-          path.startsWith('/api/') || path.startsWith('/admin/') || path === '/auth/me' || (path === '/mcp' && method === 'post');
+          path.startsWith('/api/') ||
+          path.startsWith('/admin/') ||
+          path === '/auth/me' ||
+          path === '/metrics' ||
+          (path === '/mcp' && method === 'post');
         expect({ where, secured: Boolean(operation.security?.length) }).toEqual({ where, secured: protectedRoute });
         // Commands named by their path (complete, start, pause, run a cycle) take no body.
         if (['post', 'patch'].includes(method) && !/\/(complete|start|pause|cycles)$/.test(path)) {

@@ -9,7 +9,7 @@ describe('accounts and the task API', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    sut = await startTestApp(db, { ADMIN_EMAILS: 'root@example.com' });
+    sut = await startTestApp(db);
   });
 
   afterAll(async () => {
@@ -28,7 +28,7 @@ describe('accounts and the task API', () => {
       .post('/auth/register')
       .send({ email: 'Root@Example.com', password: 'correct horse' })
       .expect(201);
-    expect(reg.body).toEqual({ id: expect.any(String), email: 'root@example.com', role: 'admin' });
+    expect(reg.body).toEqual({ id: expect.any(String), email: 'root@example.com', role: 'user' });
     expect(reg.headers['x-request-id']).toEqual(expect.any(String));
 
     const login = await request(sut.http)

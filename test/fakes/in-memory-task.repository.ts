@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { TaskRepository } from '../../src/application/todo/ports/task-repository.port';
+import { type ShownTask, unchangedSinceShown } from '../../src/domain/todo/deletion';
 import type { Task, TaskDraft, TaskStatusFilter } from '../../src/domain/todo/task';
 
 export class InMemoryTaskRepository extends TaskRepository {
@@ -48,5 +49,13 @@ export class InMemoryTaskRepository extends TaskRepository {
   remove(userId: string, taskNumber: number): Promise<Task | null> {
     const index = this.tasks.findIndex((t) => t.userId === userId && t.number === taskNumber);
     return Promise.resolve(index < 0 ? null : this.tasks.splice(index, 1)[0]);
+  }
+
+  removeAsShown(userId: string, shown: readonly ShownTask[]): Promise<{ removed: true; tasks: Task[] } | { removed: false; current: Task[] }> {
+    const numbers = new Set(shown.map((task) => task.number));
+    const current = this.tasks.filter((t) => t.userId === userId && numbers.has(t.number)).sort((a, b) => a.number - b.number);
+    if (!unchangedSinceShown(shown, current)) return Promise.resolve({ removed: false, current });
+    for (const task of current) this.tasks.splice(this.tasks.indexOf(task), 1);
+    return Promise.resolve({ removed: true, tasks: current });
   }
 }

@@ -22,6 +22,11 @@ export class InMemoryUserRepository extends UserRepository {
     return Promise.resolve(this.users.get(id) ?? null);
   }
 
+  findByRole(role: Role): Promise<User[]> {
+    const found = [...this.users.values()].filter((user) => user.role === role);
+    return Promise.resolve(found.sort((a, b) => a.email.localeCompare(b.email)));
+  }
+
   updateRole(id: string, role: Role): Promise<void> {
     const user = this.users.get(id);
     if (user) this.users.set(id, { ...user, role });

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { INestApplicationContext } from '@nestjs/common';
 import { type Locator, type Page, chromium } from 'playwright-core';
 import { startTestApp } from './test-app';
 import { createTestDatabase } from './test-database';
@@ -34,6 +35,8 @@ const UNLABELLED_CONTROLS = `[...document.querySelectorAll('input, select, texta
 /** The real app on a socket and a Chromium page on it, recording every request it makes. */
 export interface ConsoleSession {
   readonly page: Page;
+  /** The running app, for what the operator does on the server (e.g. test/support/admins.ts). */
+  readonly app: INestApplicationContext;
   readonly origin: string;
   readonly requested: readonly string[];
   /** A full-page screenshot `<prefix>NN-<name>.png`; no error (role=alert) may be showing on it. */
@@ -42,10 +45,12 @@ export interface ConsoleSession {
   signUp(email: string, password: string): Promise<void>;
   /** The requests that went anywhere but the app itself (the console must load with no network). */
   foreignRequests(): string[];
+  /** What the Content-Security-Policy refused so far, as Chromium reported it. */
+  refusedByPolicy(): string[];
   close(): Promise<void>;
 }
 
-/** `env` reaches the app's config, e.g. ADMIN_EMAILS. */
+/** `env` reaches the app's config, e.g. SIGN_UP. */
 export async function openConsole(screenshotPrefix = '', env: Record<string, string> = {}): Promise<ConsoleSession> {
   const db = await createTestDatabase();
   const sut = await startTestApp(db, env);
@@ -56,16 +61,23 @@ export async function openConsole(screenshotPrefix = '', env: Record<string, str
   const page = await browser.newPage({ viewport: { width: 375, height: 812 } });
   const requested: string[] = [];
   page.on('request', (request) => requested.push(request.url()));
+  // Whatever the Content-Security-Policy refused: the console must need nothing it forbids.
+  const refused: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) refused.push(message.text());
+  });
   let step = 0;
   const origin = `http://127.0.0.1:${port}`;
   return {
     page,
+    app: sut.app,
     origin,
     requested,
     async checkpoint(name) {
       step += 1;
       await page.screenshot({ path: join(SCREENSHOTS, `${screenshotPrefix}${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
       expect(await page.getByRole('alert').count()).toBe(0);
+      expect(refused).toEqual([]);
       // Readable at 375 px: nothing wider than the screen (a wide table scrolls inside its own box).
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
       // Every form control has a label a screen reader reads out.
@@ -82,6 +94,7 @@ export async function openConsole(screenshotPrefix = '', env: Record<string, str
       await shown(page.getByRole('navigation', { name: 'Main' }));
     },
     foreignRequests: () => requested.filter((url) => new URL(url).origin !== origin),
+    refusedByPolicy: () => [...refused],
     async close() {
       await browser.close();
       await sut.close();

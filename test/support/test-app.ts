@@ -38,7 +38,7 @@ export async function startTestApp(
   if (overrides.clock) builder.overrideProvider(Clock).useValue(overrides.clock);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
-  configureHttpApp(app);
+  configureHttpApp(app, config);
   await app.init();
   return { app, http: app.getHttpServer() as App, config, close: () => app.close() };
 }

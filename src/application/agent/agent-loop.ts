@@ -1,9 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import type { PendingAction } from '../../domain/agent/confirmation';
+import {
+  BULK_CHANGE,
+  BULK_CHANGES_MAX,
+  bulkChangeArguments,
+  bulkChangeCalls,
+  bulkChangePrompt,
+  CONFIRMATION_STALE,
+  type PendingAction,
+  type PlannedCall,
+} from '../../domain/agent/confirmation';
 import { decisionOf, type DecisionType, type TurnStatus } from '../../domain/agent/decision';
 import { classifyModelFailure, failureOfToolError, type FailureClass, TREATMENTS } from '../../domain/agent/failures';
 import type { AgentLimits } from '../../domain/agent/limits';
 import { LanguageModelError } from '../../domain/agent/language-model-errors';
+import { boundedAnswer, recordedArguments, recordedToolName } from '../../domain/agent/model-output';
 import { type SecurityEvent, type ToolArguments, validateToolCall } from '../../domain/agent/tool-call-validation';
 import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../domain/agent/tools';
 import type { ToolCallRecord } from '../../domain/chat/conversation';
@@ -46,9 +56,12 @@ type CallOutcome =
 
 /** Mutable bookkeeping of one run; never outlives it. */
 interface RunState {
+  readonly maxAnswerBytes: number;
   readonly records: ToolCallRecord[];
   usage: TokenUsage;
   toolCalls: number;
+  /** Calls run this turn that change something the person has (ToolDefinition.changesExisting). */
+  changes: number;
   lastToolErrorCode: string | null;
 }
 
@@ -75,18 +88,41 @@ export class AgentLoop {
   }
 
   /**
-   * Runs a call the person confirmed (exactly the stored one), then lets the model word
-   * the outcome without tools.
+   * Runs what the person confirmed (exactly the stored call, or each call of a bulk change),
+   * then lets the model word the outcome without tools. If the server finds the person's yes
+   * no longer covers what is there, nothing ran: its own words are the answer, with any new
+   * question it asks.
    */
   async runConfirmed(input: AgentRunInput, action: PendingAction): Promise<AgentRunResult> {
     return this.withDeadline(input.limits, async (signal) => {
-      const state: RunState = { records: [], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 1, lastToolErrorCode: null };
-      const call: ToolCallRequest = { id: `confirmed-${action.id}`, name: action.tool, arguments: JSON.stringify(action.arguments) };
-      input.observer?.toolCall?.({ tool: action.tool, arguments: action.arguments });
-      const outcome = await this.invoke(call, action.arguments, input, signal, state);
-      state.records.push(outcome.record);
-      input.observer?.toolResult?.(outcome.record);
-      const messages: AgentMessage[] = [...input.messages, { role: 'assistant', content: null, toolCalls: [call] }, outcome.message];
+      const bulk = action.tool === BULK_CHANGE ? (bulkChangeCalls(action.arguments) ?? []) : null;
+      const planned: PlannedCall[] = bulk ?? [{ tool: action.tool, arguments: action.arguments }];
+      const state = newRunState(input.limits, planned.length);
+      const calls: ToolCallRequest[] = planned.map((call, i) => ({
+        id: bulk ? `confirmed-${action.id}-${i}` : `confirmed-${action.id}`,
+        name: call.tool,
+        arguments: JSON.stringify(call.arguments),
+      }));
+      const results: AgentMessage[] = [];
+      for (const [i, call] of calls.entries()) {
+        input.observer?.toolCall?.({ tool: call.name, arguments: planned[i].arguments });
+        // A bulk change's calls are ordinary changes, run as such: `confirmed` is a deletion's
+        // yes, and no deletion can ride in on one.
+        const outcome = await this.invoke(call, planned[i].arguments, input, signal, state, bulk ? {} : { confirmed: true });
+        state.records.push(outcome.record);
+        input.observer?.toolResult?.(outcome.record);
+        if (!bulk && !outcome.result.ok && outcome.result.code === CONFIRMATION_STALE) {
+          const askAgain = (outcome.result.details as { askAgain?: DryRunResult | null } | undefined)?.askAgain;
+          return this.finish(state, {
+            text: outcome.result.message,
+            status: 'completed',
+            iterations: 0,
+            confirmation: askAgain ? { tool: action.tool, arguments: askAgain.arguments, prompt: askAgain.prompt } : undefined,
+          });
+        }
+        results.push(outcome.message);
+      }
+      const messages: AgentMessage[] = [...input.messages, { role: 'assistant', content: null, toolCalls: calls }, ...results];
       try {
         const completion = await this.model.complete({
           systemPrompt: input.systemPrompt,
@@ -104,7 +140,7 @@ export class AgentLoop {
   }
 
   private async loop(input: AgentRunInput, signal: AbortSignal): Promise<AgentRunResult> {
-    const state: RunState = { records: [], usage: { promptTokens: 0, completionTokens: 0 }, toolCalls: 0, lastToolErrorCode: null };
+    const state = newRunState(input.limits, 0);
     const tools = await this.gateway.listTools();
     const messages = [...input.messages];
 
@@ -127,9 +163,15 @@ export class AgentLoop {
         return this.finish(state, { text: completion.text ?? '', status: 'completed', iterations: iteration });
       }
 
+      const bulk = await this.bulkChange(completion.toolCalls, tools, input, state);
+      if (bulk) {
+        // Nothing of this batch runs before the person's yes.
+        return this.finish(state, { text: bulk.prompt, status: 'completed', iterations: iteration, confirmation: bulk });
+      }
       messages.push({ role: 'assistant', content: completion.text, toolCalls: completion.toolCalls });
       for (const call of completion.toolCalls) {
-        input.observer?.toolCall?.({ tool: call.name, arguments: call.arguments });
+        const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
+        input.observer?.toolCall?.({ tool: recorded.name, arguments: recorded.arguments });
         const outcome = await this.handle(call, tools, input, signal, state);
         state.records.push(outcome.record);
         input.observer?.toolResult?.(outcome.record);
@@ -154,6 +196,43 @@ export class AgentLoop {
     });
   }
 
+  /**
+   * A batch that would take the turn past BULK_CHANGES_MAX changes to existing things becomes
+   * a question: its valid changing calls (within the turn's tool-call budget) are stored to
+   * run on "yes", and recorded here as waiting for it. @returns null when the batch may run.
+   */
+  private async bulkChange(
+    calls: readonly ToolCallRequest[],
+    tools: readonly ToolDefinition[],
+    input: AgentRunInput,
+    state: RunState,
+  ): Promise<NonNullable<AgentRunResult['confirmation']> | null> {
+    const changing = calls.filter((call) => tools.some((tool) => tool.name === call.name && tool.changesExisting));
+    if (state.changes + changing.length <= BULK_CHANGES_MAX) return null;
+    const planned: PlannedCall[] = [];
+    for (const call of changing.slice(0, Math.max(0, input.limits.maxToolCalls - state.toolCalls))) {
+      const validation = validateToolCall(call, tools, input.limits.maxToolArgumentBytes);
+      if (validation.ok) planned.push({ tool: validation.tool.name, arguments: validation.arguments });
+    }
+    if (state.changes + planned.length <= BULK_CHANGES_MAX) return null;
+    const prompt = bulkChangePrompt(planned);
+    for (const call of changing) {
+      const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
+      const record: ToolCallRecord = {
+        id: call.id,
+        tool: recorded.name,
+        arguments: recorded.arguments,
+        success: false,
+        error: { code: 'CONFIRMATION_REQUIRED', message: prompt },
+        durationMs: 0,
+      };
+      input.observer?.toolCall?.({ tool: recorded.name, arguments: recorded.arguments });
+      state.records.push(record);
+      input.observer?.toolResult?.(record);
+    }
+    return { tool: BULK_CHANGE, arguments: bulkChangeArguments(planned), prompt };
+  }
+
   private async handle(
     call: ToolCallRequest,
     tools: readonly ToolDefinition[],
@@ -165,11 +244,12 @@ export class AgentLoop {
       return this.refuse(call, input, state, 'LIMIT_REACHED', TREATMENTS.LIMIT_REACHED.modelSees, []);
     }
     state.toolCalls++;
-    const validation = validateToolCall(call, tools);
+    const validation = validateToolCall(call, tools, input.limits.maxToolArgumentBytes);
     if (!validation.ok) {
       return this.refuse(call, input, state, validation.code, validation.message, validation.securityEvents);
     }
     const securityEvents = validation.securityEvents;
+    if (validation.tool.changesExisting) state.changes++;
     if (validation.tool.destructive) {
       const preview = await this.invoke(call, validation.arguments, input, signal, state, { dryRun: true, securityEvents });
       if (preview.result.ok) {
@@ -189,7 +269,11 @@ export class AgentLoop {
     return { kind: 'result', record: outcome.record, message: outcome.message };
   }
 
-  /** A call refused before it reached the gateway: audited here, explained to the model. */
+  /**
+   * A call refused before it reached the gateway: audited here, explained to the model. What
+   * is recorded is the call made storable and bounded (parsed when it is JSON, so secrets are
+   * masked by key); the raw text never is.
+   */
   private async refuse(
     call: ToolCallRequest,
     input: AgentRunInput,
@@ -199,14 +283,15 @@ export class AgentLoop {
     securityEvents: readonly SecurityEvent[],
   ): Promise<CallOutcome> {
     const { context } = input;
+    const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
     await this.audit.record(
       {
         source: context.source,
         actorId: context.userId,
         conversationId: context.conversationId,
         decisionId: context.decisionId,
-        tool: call.name,
-        arguments: call.arguments,
+        tool: recorded.name,
+        arguments: recorded.arguments,
         securityEvents,
       },
       { status: TREATMENTS[failureOfToolError(code)].auditStatus, errorCode: code, durationMs: 0 },
@@ -215,8 +300,8 @@ export class AgentLoop {
     const error = { code, message };
     return {
       kind: 'result',
-      record: { id: call.id, tool: call.name, arguments: call.arguments, success: false, error, durationMs: 0 },
-      message: { role: 'tool', toolCallId: call.id, name: call.name, content: JSON.stringify(error), isError: true },
+      record: { id: call.id, tool: recorded.name, arguments: recorded.arguments, success: false, error, durationMs: 0 },
+      message: { role: 'tool', toolCallId: call.id, name: recorded.name, content: JSON.stringify(error), isError: true },
     };
   }
 
@@ -291,7 +376,7 @@ export class AgentLoop {
       confirmation?: AgentRunResult['confirmation'];
     },
   ): AgentRunResult {
-    const text = end.text.trim() || TREATMENTS.UNKNOWN.userSees;
+    const text = boundedAnswer(end.text.trim(), state.maxAnswerBytes).text || TREATMENTS.UNKNOWN.userSees;
     return {
       text,
       status: end.status,
@@ -325,4 +410,20 @@ export class AgentLoop {
       clearTimeout(timer);
     }
   }
+}
+
+function newRunState(limits: AgentLimits, toolCalls: number): RunState {
+  return {
+    maxAnswerBytes: limits.maxAnswerBytes,
+    records: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    toolCalls,
+    changes: 0,
+    lastToolErrorCode: null,
+  };
+}
+
+/** A model's call as it may be shown and recorded: see recordedToolName and recordedArguments. */
+async function recordedCall(call: ToolCallRequest, maxArgumentBytes: number): Promise<{ name: string; arguments: ToolArguments | string }> {
+  return { name: recordedToolName(call.name), arguments: await recordedArguments(call.arguments, maxArgumentBytes) };
 }

@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { CONFIRMATION_REQUIRED, confirmInChatMessage, destructiveToolNotice, mayDestroy } from '../../domain/agent/confirmation';
 import { failureOfToolError, TREATMENTS } from '../../domain/agent/failures';
 import { validateToolArguments } from '../../domain/agent/tool-call-validation';
+import type { ToolDefinition } from '../../domain/agent/tools';
 import { Clock } from '../shared/ports/clock.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from './ports/audit-log.port';
 import type { ToolCallContext, ToolResult } from './ports/tool-gateway.port';
 import { Toolbox } from './ports/toolbox.port';
+import { ToolCallSettings } from './tool-call-settings';
 
 /**
  * The server side of every tool call, whoever makes it (the chat agent in process, or an
- * MCP client over HTTP): validate, audit before effect, run, audit the outcome.
+ * MCP client over HTTP): validate, refuse destruction the person has not confirmed
+ * (domain `mayDestroy`), audit before effect, run, audit the outcome.
  */
 @Injectable()
 export class ExecuteToolCallUseCase {
@@ -18,7 +22,14 @@ export class ExecuteToolCallUseCase {
     private readonly audit: AuditLog,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
+    private readonly settings: ToolCallSettings,
   ) {}
+
+  /** The tools as a caller on `source` reads them: a destructive one says what the server does with it there. */
+  definitionsFor(source: 'chat' | 'mcp'): readonly ToolDefinition[] {
+    const notice = destructiveToolNotice(source, this.settings.mcpDestructiveTools);
+    return this.toolbox.definitions.map((tool) => (tool.destructive ? { ...tool, description: `${tool.description} ${notice}` } : tool));
+  }
 
   /** @throws only what the toolbox did not expect, after auditing it as failed. */
   async execute(input: { tool: string; arguments: unknown; context: ToolCallContext }): Promise<ToolResult> {
@@ -38,7 +49,9 @@ export class ExecuteToolCallUseCase {
       // Metrics name only known tools: any name a model or an MCP client makes up would be a new series forever.
       return this.refuse(entry, { ok: false, code: 'UNKNOWN_TOOL', message: `There is no tool named "${input.tool}".` }, 'unknown');
     }
-    const validation = validateToolArguments(tool, input.arguments ?? {});
+    const confirmed = context.confirmed === true;
+    const schema = confirmed && tool.confirmedInputSchema ? { ...tool, inputSchema: tool.confirmedInputSchema } : tool;
+    const validation = validateToolArguments(schema, input.arguments ?? {});
     const securityEvents = [...entry.securityEvents, ...validation.securityEvents];
     if (!validation.ok) {
       return this.refuse({ ...entry, securityEvents }, { ok: false, code: validation.code, message: validation.message }, tool.name);
@@ -46,6 +59,10 @@ export class ExecuteToolCallUseCase {
 
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents };
     const dryRun = context.dryRun === true;
+    if (tool.destructive && !mayDestroy({ source: context.source, dryRun, confirmed }, this.settings.mcpDestructiveTools)) {
+      const message = confirmInChatMessage(this.toolbox.chatRequestFor(tool.name, validation.arguments));
+      return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, tool.name);
+    }
     const pendingSeq = tool.mutates && !dryRun ? await this.audit.recordPending(audited) : null;
     const started = this.clock.now().getTime();
     const finish = (outcome: Omit<ToolAuditOutcome, 'durationMs'>) => {

@@ -51,16 +51,17 @@ export class SendChatMessageUseCase {
     const message = validMessage(input.message);
     const started = this.clock.now();
     const { limits } = this.settings;
+    const decisionId = this.ids.next();
     const loaded = await this.store.startTurn({
       userId: input.userId,
       conversationId: input.conversationId ?? null,
       message,
+      decisionId,
       window: limits.historyWindow,
       now: started,
     });
     const { conversationId } = loaded;
 
-    const decisionId = this.ids.next();
     const run: AgentRunInput = {
       systemPrompt: TODO_ASSISTANT_PROMPT,
       messages: [...toAgentMessages(loaded.history), { role: 'user', content: message } satisfies AgentMessage],

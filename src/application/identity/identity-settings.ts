@@ -1,4 +1,6 @@
+/** `open`: anyone may create an account at POST /auth/register; `closed`: only the operator's command does. */
+export type SignUpPolicy = 'open' | 'closed';
+
 export abstract class IdentitySettings {
-  /** Normalised emails whose accounts hold the admin role. */
-  abstract readonly adminEmails: ReadonlySet<string>;
+  abstract readonly signUp: SignUpPolicy;
 }

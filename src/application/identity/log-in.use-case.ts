@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidCredentialsError, normalizeEmail, roleFor } from '../../domain/identity/user';
-import { IdentitySettings } from './identity-settings';
+import { InvalidCredentialsError, normalizeEmail } from '../../domain/identity/user';
 import { AccessTokenService, type IssuedToken } from './ports/access-token-service.port';
 import { PasswordHasher } from './ports/password-hasher.port';
 import { UserRepository } from './ports/user-repository.port';
@@ -18,7 +17,6 @@ export class LogInUseCase {
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
     private readonly tokens: AccessTokenService,
-    private readonly settings: IdentitySettings,
   ) {}
 
   async execute(input: { email: string; password: string }): Promise<LogInResult> {
@@ -32,9 +30,8 @@ export class LogInUseCase {
     if (!(await this.hasher.verify(input.password, user.passwordHash))) {
       throw new InvalidCredentialsError();
     }
-    const role = roleFor(user.email, this.settings.adminEmails);
-    if (role !== user.role) await this.users.updateRole(user.id, role);
-    const token = await this.tokens.issue({ userId: user.id, email: user.email, role });
+    // The role in the token is informative: BearerAuthGuard reads the account's role on every request.
+    const token = await this.tokens.issue({ userId: user.id, email: user.email, role: user.role });
     return { ...token, userId: user.id };
   }
 

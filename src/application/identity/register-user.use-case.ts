@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { assertAcceptablePassword, normalizeEmail, roleFor } from '../../domain/identity/user';
-import { type AccountView, toAccountView } from './account-view';
+import { SignUpClosedError } from '../../domain/identity/user';
+import type { AccountView } from './account-view';
+import { createAccount } from './create-account';
 import { IdentitySettings } from './identity-settings';
 import { PasswordHasher } from './ports/password-hasher.port';
 import { UserRepository } from './ports/user-repository.port';
 
+/** Self-service sign-up: always the user role, and only while SIGN_UP is open. */
 @Injectable()
 export class RegisterUserUseCase {
   constructor(
@@ -14,13 +16,7 @@ export class RegisterUserUseCase {
   ) {}
 
   async execute(input: { email: string; password: string }): Promise<AccountView> {
-    const email = normalizeEmail(input.email);
-    assertAcceptablePassword(input.password);
-    const user = await this.users.create({
-      email,
-      passwordHash: await this.hasher.hash(input.password),
-      role: roleFor(email, this.settings.adminEmails),
-    });
-    return toAccountView(user);
+    if (this.settings.signUp === 'closed') throw new SignUpClosedError();
+    return createAccount(this.users, this.hasher, input);
   }
 }

@@ -31,12 +31,124 @@ export function isExpired(action: PendingAction, now: Date): boolean {
   return action.expiresAt.getTime() <= now.getTime();
 }
 
-/** "Do you really want to delete 'Dentist'? Reply 'yes delete' to confirm." */
-export function deletionPrompt(titles: readonly string[]): string {
+/** Titles a question or an answer names one by one; past this it names a few and counts the rest. */
+export const TITLES_NAMED_MAX = 10;
+const TITLES_NAMED_WHEN_MANY = 3;
+
+/** "'A', 'B' and 'C'", or "'A', 'B', 'C' and 127 more" for a long list. */
+export function titlesInBrief(titles: readonly string[]): string {
   const quoted = titles.map((title) => `'${title}'`);
-  const what =
-    quoted.length === 1
-      ? quoted[0]
-      : `${quoted.length} tasks: ${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
+  if (quoted.length > TITLES_NAMED_MAX) {
+    return `${quoted.slice(0, TITLES_NAMED_WHEN_MANY).join(', ')} and ${quoted.length - TITLES_NAMED_WHEN_MANY} more`;
+  }
+  return quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
+}
+
+/**
+ * "Do you really want to delete 'Dentist'? Reply 'yes delete' to confirm." A long list asked
+ * for by scope is counted ("all 130 tasks"), not read out.
+ */
+export function deletionPrompt(titles: readonly string[], scope?: 'all' | 'completed'): string {
+  let what: string;
+  if (titles.length === 1) what = `'${titles[0]}'`;
+  else if (scope !== undefined && titles.length > TITLES_NAMED_MAX) {
+    what = `all ${titles.length} ${scope === 'completed' ? 'completed tasks' : 'tasks'}`;
+  } else what = `${titles.length} tasks: ${titlesInBrief(titles)}`;
   return `Do you really want to delete ${what}? Reply 'yes delete' to confirm.`;
+}
+
+/** Calls that change existing things (ToolDefinition.changesExisting) one chat turn makes without asking. */
+export const BULK_CHANGES_MAX = 3;
+
+/** The pending action of a bulk change: its arguments are `{calls}`, run one by one on the person's yes. */
+export const BULK_CHANGE = 'bulk_change';
+
+export interface PlannedCall {
+  readonly tool: string;
+  readonly arguments: ToolArguments;
+}
+
+/** The stored arguments of a bulk change. */
+export function bulkChangeArguments(calls: readonly PlannedCall[]): ToolArguments {
+  return { calls: calls.map((call) => ({ tool: call.tool, arguments: call.arguments })) };
+}
+
+/** The calls of a stored bulk change; null when what is stored is not one. */
+export function bulkChangeCalls(args: ToolArguments): PlannedCall[] | null {
+  const { calls } = args;
+  if (!Array.isArray(calls) || calls.length === 0) return null;
+  const planned: PlannedCall[] = [];
+  for (const call of calls as unknown[]) {
+    const { tool, arguments: callArguments } = (call ?? {}) as { tool?: unknown; arguments?: unknown };
+    if (typeof tool !== 'string' || typeof callArguments !== 'object' || callArguments === null || Array.isArray(callArguments)) return null;
+    planned.push({ tool, arguments: callArguments as ToolArguments });
+  }
+  return planned;
+}
+
+/**
+ * "That's a big action: complete task 1, complete task 2, update 'rent' and complete task 4.
+ * Confirm with 'yes'." Each call is named by its verb (the tool's name without `_task`) and
+ * its target, so the person sees what "yes" runs.
+ */
+export function bulkChangePrompt(calls: readonly PlannedCall[]): string {
+  const steps = calls.map((call) => {
+    const verb = call.tool.replace(/_task$/, '').replace(/_/g, ' ');
+    const { number, query } = call.arguments;
+    const target = typeof number === 'number' ? `task ${number}` : typeof query === 'string' ? `'${query}'` : 'a task';
+    return `${verb} ${target}`;
+  });
+  const named = steps.length > TITLES_NAMED_MAX ? [...steps.slice(0, TITLES_NAMED_WHEN_MANY), `${steps.length - TITLES_NAMED_WHEN_MANY} more`] : steps;
+  const list = named.length === 1 ? named[0] : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}`;
+  return `That's a big action: ${list}. Confirm with 'yes'.`;
+}
+
+/**
+ * A confirmed call that found what the person was asked about changed since: nothing ran.
+ * Its error details may carry a new question about what is there now (`askAgain`).
+ */
+export const CONFIRMATION_STALE = 'CONFIRMATION_STALE';
+/** A destructive call refused because nobody can ask the person for it on this channel. */
+export const CONFIRMATION_REQUIRED = 'CONFIRMATION_REQUIRED';
+
+/** What a destructive tool called over MCP does: refused until confirmed in the chat (default), or run at once. */
+export const MCP_DESTRUCTIVE_TOOL_MODES = ['confirm-in-chat', 'allow'] as const;
+export type McpDestructiveToolMode = (typeof MCP_DESTRUCTIVE_TOOL_MODES)[number];
+
+export interface DestructiveCall {
+  readonly source: 'chat' | 'mcp' | 'outreach';
+  /** Only previews what it would do. */
+  readonly dryRun: boolean;
+  /** Runs exactly what the person said yes to, as the server stored it. */
+  readonly confirmed: boolean;
+}
+
+/**
+ * Destruction needs the person. A dry run changes nothing and a confirmed call carries their
+ * yes; the chat gets that yes by asking. An MCP client has no way to ask them (yet), so its
+ * destructive calls run only when the operator has allowed exactly that.
+ */
+export function mayDestroy(call: DestructiveCall, mcpMode: McpDestructiveToolMode): boolean {
+  if (call.dryRun || call.confirmed) return true;
+  return call.source === 'mcp' && mcpMode === 'allow';
+}
+
+/** What a destructive tool's description adds, so that it tells each channel what the server will do. */
+export function destructiveToolNotice(source: 'chat' | 'mcp', mcpMode: McpDestructiveToolMode): string {
+  if (source === 'chat') return "Always needs the person's confirmation, which the server asks for.";
+  if (mcpMode === 'allow') {
+    return "Over this connection it deletes at once, without asking the person: this server's operator allowed it.";
+  }
+  return (
+    `Over this connection it never deletes: the call is refused with ${CONFIRMATION_REQUIRED}, because this server ` +
+    'cannot ask the person here. The person confirms deletions in the Bridle chat.'
+  );
+}
+
+/** Why a destructive call over MCP did nothing, and how the person can have it done. */
+export function confirmInChatMessage(chatRequest: string | null): string {
+  const how = chatRequest
+    ? `say '${chatRequest}' in the Bridle chat (web console or chat API), then 'yes delete'`
+    : "ask for it in the Bridle chat (web console or chat API), then reply 'yes delete'";
+  return `This needs the person's confirmation and this connection cannot ask for it, so nothing was deleted. To do it, the person can ${how}.`;
 }

@@ -10,6 +10,10 @@ export interface AgentLimits {
   readonly toolTimeoutMs: number;
   /** Stored messages of the conversation the model gets to read. */
   readonly historyWindow: number;
+  /** One tool call's argument text, in bytes: past it the call is refused. */
+  readonly maxToolArgumentBytes: number;
+  /** The model's answer, in bytes: past it the answer is cut with a marker. */
+  readonly maxAnswerBytes: number;
 }
 
 export const DEFAULT_AGENT_LIMITS: AgentLimits = {
@@ -18,4 +22,6 @@ export const DEFAULT_AGENT_LIMITS: AgentLimits = {
   turnTimeoutMs: 30_000,
   toolTimeoutMs: 10_000,
   historyWindow: 20,
+  maxToolArgumentBytes: 16 * 1024,
+  maxAnswerBytes: 8 * 1024,
 };

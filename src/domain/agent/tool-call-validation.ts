@@ -1,3 +1,5 @@
+import { describeInputProblem, findInputProblem } from '../shared/untrusted-input';
+import { recordedToolName, utf8Length } from './model-output';
 import { schemaViolations } from './json-schema';
 import { isIdentityField, type ToolCallRequest, type ToolDefinition } from './tools';
 
@@ -9,7 +11,8 @@ export interface SecurityEvent {
   readonly field: string;
 }
 
-export type ToolRejectionCode = 'UNKNOWN_TOOL' | 'MALFORMED_ARGUMENTS' | 'INVALID_ARGUMENTS';
+export type ToolRejectionCode = 'UNKNOWN_TOOL' | 'MALFORMED_ARGUMENTS' | 'INVALID_ARGUMENTS' | 'ARGUMENTS_TOO_LARGE';
+
 
 export type ToolCallValidation =
   | {
@@ -26,14 +29,30 @@ export type ToolCallValidation =
       readonly securityEvents: readonly SecurityEvent[];
     };
 
-/** Allowlist, JSON parsing, identity stripping and schema check of a model's tool call. */
-export function validateToolCall(call: ToolCallRequest, tools: readonly ToolDefinition[]): ToolCallValidation {
+/**
+ * Allowlist, size limit, JSON parsing, identity stripping and schema check of a model's tool
+ * call. Whatever the model wrote, the answer is a validation, never an exception.
+ */
+export function validateToolCall(
+  call: ToolCallRequest,
+  tools: readonly ToolDefinition[],
+  maxArgumentBytes: number,
+): ToolCallValidation {
   const tool = tools.find((candidate) => candidate.name === call.name);
   if (!tool) {
     return {
       ok: false,
       code: 'UNKNOWN_TOOL',
-      message: `There is no tool named "${call.name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`,
+      message: `There is no tool named "${recordedToolName(call.name)}". Available tools: ${tools.map((t) => t.name).join(', ')}.`,
+      securityEvents: [],
+    };
+  }
+  const bytes = utf8Length(call.arguments);
+  if (bytes > maxArgumentBytes) {
+    return {
+      ok: false,
+      code: 'ARGUMENTS_TOO_LARGE',
+      message: `The arguments for ${tool.name} are ${bytes} bytes; at most ${maxArgumentBytes} are accepted.`,
       securityEvents: [],
     };
   }
@@ -58,6 +77,10 @@ export function validateToolCall(call: ToolCallRequest, tools: readonly ToolDefi
 export function validateToolArguments(tool: ToolDefinition, value: unknown): ToolCallValidation {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, code: 'INVALID_ARGUMENTS', message: 'arguments must be a JSON object', securityEvents: [] };
+  }
+  const unsafe = findInputProblem(value, '');
+  if (unsafe) {
+    return { ok: false, code: 'INVALID_ARGUMENTS', message: describeInputProblem(unsafe), securityEvents: [] };
   }
   const securityEvents: SecurityEvent[] = [];
   const entries: [string, unknown][] = [];

@@ -25,6 +25,16 @@ export interface ToolDefinition {
   readonly mutates: boolean;
   /** Destroys data: never runs from one message; the person must confirm. */
   readonly destructive: boolean;
+  /**
+   * Changes one thing the person already has (completes or edits a task): a chat turn that
+   * would make more than BULK_CHANGES_MAX such calls asks the person first.
+   */
+  readonly changesExisting?: boolean;
+  /**
+   * The arguments of a call the person confirmed, as the server's own dry run built them.
+   * Never offered to a model; without it a confirmed call is checked against `inputSchema`.
+   */
+  readonly confirmedInputSchema?: JsonSchema & { readonly type: 'object' };
 }
 
 /** A tool call exactly as a model proposed it: `arguments` is raw text and may be anything. */

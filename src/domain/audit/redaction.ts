@@ -39,6 +39,16 @@ const SECRET_SHAPES: readonly RegExp[] = [
   /(?<=[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+(?=@)/gi, // the password in a URL's user info
 ];
 
+/**
+ * `password=…`, `"api_key": "…"`, `token: …` in text that is not JSON (a model's broken
+ * arguments, an error message): the value after a secret-named key, quoted or bare.
+ */
+const SECRET_ASSIGNMENT = new RegExp(
+  `(["']?[\\w-]*(?:${SECRET_KEY_ENDINGS.map((ending) => ending.split('').join('[-_]?')).join('|')})["']?\\s*[:=]\\s*)` +
+    `("(?:[^"\\\\]|\\\\.)*"?|'(?:[^'\\\\]|\\\\.)*'?|[^\\s,;&}\\]]+)`,
+  'gi',
+);
+
 const MAX_DEPTH = 32;
 
 export function isSecretKey(key: string): boolean {
@@ -47,7 +57,17 @@ export function isSecretKey(key: string): boolean {
 }
 
 export function redactText(text: string): string {
-  return SECRET_SHAPES.reduce((masked, shape) => masked.replace(shape, REDACTED), text);
+  const shapesMasked = SECRET_SHAPES.reduce((masked, shape) => masked.replace(shape, REDACTED), text);
+  return shapesMasked.replace(SECRET_ASSIGNMENT, (_match, assignment: string, value: string) =>
+    // Already masked by a shape above (the bare match stops short of its closing bracket).
+    value.replace(/^["']/, '').startsWith(REDACTED.slice(0, -1)) ? `${assignment}${value}` : `${assignment}${quoted(value)}`,
+  );
+}
+
+/** The mask, in the value's own quotes, so masked JSON-ish text keeps its shape. */
+function quoted(value: string): string {
+  const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
+  return `${quote}${REDACTED}${quote}`;
 }
 
 /** A copy of `value` with secret-named fields and secret-shaped text masked. */

@@ -15,13 +15,23 @@ export interface ToolCallRecord {
   readonly durationMs: number;
 }
 
+/**
+ * How a stored answer's turn ended: as the agent loop reported, or `interrupted` when the
+ * turn never finished (its process stopped) and the answer was written for it afterwards.
+ */
+export type AnswerStatus = TurnStatus | 'interrupted';
+
+/** The answer a turn gets when it was cut off before it could answer itself. */
+export const INTERRUPTED_ANSWER = 'Sorry, I was interrupted before I could answer. Please check your tasks and try again.';
+
 export interface StoredMessage {
   readonly id: string;
   readonly role: 'user' | 'assistant';
   readonly content: string;
   readonly toolCalls: readonly ToolCallRecord[];
   readonly decisionType: DecisionType | null;
-  readonly status: TurnStatus | null;
+  /** The answer's; null on the person's messages. */
+  readonly status: AnswerStatus | null;
   readonly createdAt: Date;
 }
 

@@ -52,6 +52,24 @@ export class InvalidCredentialsError extends DomainError {
   }
 }
 
+/** Self-service sign-up is switched off: accounts are made by the operator's command. */
+export class SignUpClosedError extends DomainError {
+  readonly code = 'AUTH.SIGN_UP_CLOSED';
+  readonly kind = 'forbidden' as const;
+  constructor() {
+    super('Sign-up is closed: an operator creates accounts');
+  }
+}
+
+/** For the operator, who names accounts by email; never raised to an anonymous caller. */
+export class AccountNotFoundError extends DomainError {
+  readonly code = 'AUTH.ACCOUNT_NOT_FOUND';
+  readonly kind = 'not_found' as const;
+  constructor(readonly email: string) {
+    super(`No account has the email ${email}`);
+  }
+}
+
 /** Emails are compared case-insensitively and stored in their normal form. */
 export function normalizeEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
@@ -67,7 +85,3 @@ export function assertAcceptablePassword(password: string): void {
   }
 }
 
-/** The role follows the operator's admin list, so removing an email revokes admin. */
-export function roleFor(email: string, adminEmails: ReadonlySet<string>): Role {
-  return adminEmails.has(email) ? 'admin' : 'user';
-}

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
+import { MCP_DESTRUCTIVE_TOOL_MODES, type McpDestructiveToolMode } from '../../domain/agent/confirmation';
 import type { AgentLimits } from '../../domain/agent/limits';
 import type { TokenPricing } from '../../domain/agent/pricing';
-import { normalizeEmail } from '../../domain/identity/user';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -46,18 +46,31 @@ export class AppConfig {
   /** Unset means: generate one and keep it in the data folder (refused in production). */
   readonly jwtSecret!: string | undefined;
   readonly jwtExpiresInSeconds!: number;
-  readonly adminEmails!: ReadonlySet<string>;
+  /** `closed`: POST /auth/register is refused; the operator's command creates accounts. */
+  readonly signUp!: 'open' | 'closed';
   readonly logLevel!: LogLevel;
   readonly authRateLimitPerMinute!: number;
   /** Chat turns per user per minute (a model call can cost money). */
   readonly chatRateLimitPerMinute!: number;
+  /** Sign-in attempts per account per 15 minutes, from any address; blocks back off. */
+  readonly signInAttemptsPerAccount!: number;
+  /** POST /mcp requests per user per minute. */
+  readonly mcpRateLimitPerMinute!: number;
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client (false: none). */
+  readonly trustProxy!: boolean | number | string;
+  /** When set, GET /metrics needs `Authorization: Bearer <it>`. */
+  readonly metricsToken!: string | undefined;
   readonly llm!: LlmSettings;
   readonly llmPricing!: TokenPricing | null;
   readonly agentLimits!: AgentLimits;
+  /** How often this process settles chat turns and tool calls cut off before they finished. */
+  readonly chatSweepIntervalMs!: number;
   /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
   readonly mcpAllowedHosts!: ReadonlySet<string>;
   /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
   readonly mcpAllowedOrigins!: ReadonlySet<string>;
+  /** `allow` lets MCP clients run destructive tools without the person; by default they are refused. */
+  readonly mcpDestructiveTools!: McpDestructiveToolMode;
   readonly outreach!: OutreachConfig;
 }
 
@@ -119,10 +132,14 @@ export function loadConfig(env: Env): AppConfig {
       databaseUrl === undefined ? { kind: 'embedded', dataDir } : { kind: 'server', url: databaseUrl },
     jwtSecret,
     jwtExpiresInSeconds: integer(env, 'JWT_EXPIRES_IN', 3600, 60, 30 * 24 * 3600),
-    adminEmails: adminEmails(env),
+    signUp: oneOf(env, 'SIGN_UP', ['open', 'closed'], 'open'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     authRateLimitPerMinute: integer(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
     chatRateLimitPerMinute: integer(env, 'CHAT_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
+    signInAttemptsPerAccount: integer(env, 'SIGN_IN_ATTEMPTS_PER_ACCOUNT', 10, 1, 10_000),
+    mcpRateLimitPerMinute: integer(env, 'MCP_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+    trustProxy: trustProxy(env),
+    metricsToken: secret(env, 'METRICS_TOKEN', 16),
     llm: llmSettings(env),
     llmPricing: pricing(env),
     agentLimits: {
@@ -131,9 +148,13 @@ export function loadConfig(env: Env): AppConfig {
       turnTimeoutMs: integer(env, 'AGENT_TURN_TIMEOUT_MS', 30_000, 1_000, 300_000),
       toolTimeoutMs: integer(env, 'AGENT_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
       historyWindow: integer(env, 'AGENT_HISTORY_WINDOW', 20, 1, 200),
+      maxToolArgumentBytes: integer(env, 'AGENT_MAX_TOOL_ARGUMENT_BYTES', 16 * 1024, 256, 64 * 1024),
+      maxAnswerBytes: integer(env, 'AGENT_MAX_ANSWER_BYTES', 8 * 1024, 256, 64 * 1024),
     },
+    chatSweepIntervalMs: integer(env, 'CHAT_SWEEP_INTERVAL_MS', 60_000, 100, 3_600_000),
     mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
     mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS', []),
+    mcpDestructiveTools: oneOf(env, 'MCP_DESTRUCTIVE_TOOLS', MCP_DESTRUCTIVE_TOOL_MODES, 'confirm-in-chat'),
     outreach: outreachConfig(env),
   });
 }
@@ -264,24 +285,32 @@ function url(env: Env, name: string): string | undefined {
   return value;
 }
 
+/**
+ * TRUST_PROXY: unset or `false` trusts no proxy (the socket's address is the client's); a
+ * number trusts that many hops; otherwise a comma-separated list of addresses, CIDR ranges
+ * or Express's names `loopback`, `linklocal`, `uniquelocal`. `true` (trust anyone to say who
+ * the client is) is refused: it would let every client pick its own rate-limit key.
+ */
+function trustProxy(env: Env): boolean | number | string {
+  const value = text(env, 'TRUST_PROXY');
+  if (value === undefined || value === 'false') return false;
+  if (/^\d+$/.test(value)) return integer(env, 'TRUST_PROXY', 0, 0, 10);
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const bad = entries.find((entry) => !/^(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)$/.test(entry));
+  if (bad !== undefined || entries.length === 0) {
+    throw new ConfigError('TRUST_PROXY', `must be false, a number of hops, or addresses/CIDRs/loopback; "${bad ?? value}" is none of them`);
+  }
+  return entries.join(',');
+}
+
+function secret(env: Env, name: string, minLength: number): string | undefined {
+  const value = text(env, name);
+  if (value !== undefined && value.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters long`);
+  return value;
+}
+
 function list(env: Env, name: string, fallback: string[]): ReadonlySet<string> {
   const raw = text(env, name);
   const entries = raw === undefined ? fallback : raw.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
   return new Set(entries);
-}
-
-function adminEmails(env: Env): ReadonlySet<string> {
-  const entries = (text(env, 'ADMIN_EMAILS') ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  return new Set(
-    entries.map((entry) => {
-      try {
-        return normalizeEmail(entry);
-      } catch {
-        throw new ConfigError('ADMIN_EMAILS', `contains "${entry}", which is not an email address`);
-      }
-    }),
-  );
 }

@@ -3,8 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
 import { type ToolCallContext, ToolGateway, type ToolResult } from '../../application/agent/ports/tool-gateway.port';
-import { CONTEXT_META_KEY } from './tools-mcp-server';
-
+import { CHANGES_EXISTING_META_KEY, CONTEXT_META_KEY } from './tools-mcp-server';
 
 /** The agent's door to tools: an MCP client, connected once, talking to the tools server. */
 export class McpToolGateway extends ToolGateway {
@@ -28,6 +27,7 @@ export class McpToolGateway extends ToolGateway {
       inputSchema: tool.inputSchema,
       mutates: tool.annotations?.readOnlyHint !== true,
       destructive: tool.annotations?.destructiveHint === true,
+      changesExisting: tool._meta?.[CHANGES_EXISTING_META_KEY] === true,
     }));
     return this.tools;
   }

@@ -3,11 +3,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import type { ToolCallContext } from '../../application/agent/ports/tool-gateway.port';
-import type { ToolDefinition } from '../../domain/agent/tools';
 
 const logger = new Logger('Tools');
 
-/** Where the server learns whose call it is; see the two resolvers below. */
+/** Where the server learns whose call it is; see the two channels below. */
 export type CallContextResolver = (meta: Record<string, unknown> | undefined, authInfo: AuthInfoLike | undefined) => ToolCallContext | null;
 
 export interface AuthInfoLike {
@@ -16,25 +15,31 @@ export interface AuthInfoLike {
 
 /** `_meta` key under which the in-process agent passes the server-built call context. */
 export const CONTEXT_META_KEY = 'bridle/context';
+/** A tool's `_meta` key marking it as one that changes an existing task (ToolDefinition.changesExisting). */
+export const CHANGES_EXISTING_META_KEY = 'bridle/changesExisting';
+
+/** Who is at the other end: the tools are described for them, and their calls' context resolved. */
+export interface ToolChannel {
+  readonly source: 'chat' | 'mcp';
+  readonly resolveContext: CallContextResolver;
+}
 
 /**
  * An MCP server exposing tools through ExecuteToolCallUseCase, which validates, audits and
  * runs them. Built on the SDK's low-level Server because our tools are defined once as
  * plain JSON Schema (the same schema every model adapter sends), not as zod shapes.
  */
-export function createToolsMcpServer(
-  tools: readonly ToolDefinition[],
-  executor: ExecuteToolCallUseCase,
-  resolveContext: CallContextResolver,
-): Server {
+export function createToolsMcpServer(executor: ExecuteToolCallUseCase, channel: ToolChannel): Server {
   const server = new Server({ name: 'bridle-tools', version: '0.1.0' }, { capabilities: { tools: {} } });
+  const { resolveContext } = channel;
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((tool) => ({
+    tools: executor.definitionsFor(channel.source).map((tool) => ({
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema,
       annotations: { readOnlyHint: !tool.mutates, destructiveHint: tool.destructive, openWorldHint: false },
+      ...(tool.changesExisting ? { _meta: { [CHANGES_EXISTING_META_KEY]: true } } : {}),
     })),
   }));
 
@@ -63,17 +68,26 @@ function errorResult(code: string, message: string, details?: unknown): CallTool
 }
 
 /**
- * In process, only our own agent holds the client end of the linked transport, so the
+ * In process, only our own chat agent holds the client end of the linked transport, so the
  * context it sends in `_meta` (built by the server from the authenticated request) is
  * trusted. The model never writes `_meta`.
  */
-export const inProcessContext: CallContextResolver = (meta) => {
-  const context = meta?.[CONTEXT_META_KEY] as ToolCallContext | undefined;
-  return context && typeof context.userId === 'string' ? context : null;
+export const inProcessChannel: ToolChannel = {
+  source: 'chat',
+  resolveContext: (meta) => {
+    const context = meta?.[CONTEXT_META_KEY] as ToolCallContext | undefined;
+    return context && typeof context.userId === 'string' ? context : null;
+  },
 };
 
-/** Over HTTP the caller is whoever the bearer token says; `_meta` is ignored. */
-export const bearerContext: CallContextResolver = (_meta, authInfo) => {
-  const userId = authInfo?.extra?.userId;
-  return typeof userId === 'string' ? { userId, source: 'mcp' } : null;
+/**
+ * Over HTTP the caller is whoever the bearer token says; `_meta` is ignored, so such a call
+ * is never a dry run nor a confirmed one.
+ */
+export const bearerChannel: ToolChannel = {
+  source: 'mcp',
+  resolveContext: (_meta, authInfo) => {
+    const userId = authInfo?.extra?.userId;
+    return typeof userId === 'string' ? { userId, source: 'mcp' } : null;
+  },
 };

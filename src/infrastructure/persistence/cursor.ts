@@ -24,8 +24,29 @@ export function isSeqCursor(value: unknown): value is string {
   return typeof value === 'string' && /^\d{1,18}$/.test(value);
 }
 
+/**
+ * `timestamptz::text` as PostgreSQL writes it (ISO DateStyle): `2026-11-22 15:20:00.123456+00`.
+ * Checked field by field, not with `Date.parse`, which takes "1" and "2026-02-30" while
+ * PostgreSQL refuses them: a forged cursor must be a 400, never a failed query.
+ */
+const PG_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?[+-](\d{2})(?::(\d{2}))?$/;
+
 export function isTimestamp(value: unknown): value is string {
-  return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+  const match = typeof value === 'string' ? PG_TIMESTAMP.exec(value) : null;
+  if (!match) return false;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) => Number(part ?? 0));
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    year >= 1 &&
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    hour < 24 &&
+    minute < 60 &&
+    second < 60 &&
+    offsetHours <= 15 &&
+    offsetMinutes < 60
+  );
 }
 
 /** `[timestamp, uuid]`: the sort key of rows ordered by time, then id. */

@@ -10,6 +10,9 @@ import { Outreach1764028800000 } from './migrations/1764028800000-outreach';
 import { AuditChain1764115200000 } from './migrations/1764115200000-audit-chain';
 import { AuditReadIndexes1764201600000 } from './migrations/1764201600000-audit-read-indexes';
 import { TaskCount1764288000000 } from './migrations/1764288000000-task-count';
+import { AdminByOperator1764374400000 } from './migrations/1764374400000-admin-by-operator';
+import { InterruptedTurns1764460800000 } from './migrations/1764460800000-interrupted-turns';
+import { RateLimits1764720000000 } from './migrations/1764720000000-rate-limits';
 import { UserRecord } from './records/user.record';
 
 const ENTITIES = [UserRecord];
@@ -22,6 +25,9 @@ const MIGRATIONS = [
   AuditChain1764115200000,
   AuditReadIndexes1764201600000,
   TaskCount1764288000000,
+  AdminByOperator1764374400000,
+  InterruptedTurns1764460800000,
+  RateLimits1764720000000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

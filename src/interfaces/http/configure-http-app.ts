@@ -1,4 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { json, type RequestHandler, text } from 'express';
+import helmet from 'helmet';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { assignRequestId } from './shared/request-id';
@@ -12,12 +15,16 @@ export const MAX_CSV_BYTES = 2 * 1024 * 1024;
  * both call this, so tests exercise the same stack that runs in production.
  * The app must be created with `{ bodyParser: false }`.
  */
-export function configureHttpApp(app: NestExpressApplication): void {
+export function configureHttpApp(app: NestExpressApplication, options: { trustProxy: boolean | number | string }): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Which proxies may name the client (X-Forwarded-For): the address every per-address limit counts.
+  app.set('trust proxy', options.trustProxy);
   app.use(assignRequestId);
-  app.useBodyParser('json', { limit: MAX_BODY_BYTES });
-  app.useBodyParser('text', { type: 'text/csv', limit: MAX_CSV_BYTES });
+  app.use(securityHeaders());
+  // express's parsers directly: Nest's useBodyParser reserves `verify` for itself.
+  app.use(json({ limit: MAX_BODY_BYTES, verify: refuseInvalidUtf8 }));
+  app.use(text({ type: 'text/csv', limit: MAX_CSV_BYTES, verify: refuseInvalidUtf8 }));
 
   const document = SwaggerModule.createDocument(
     app,
@@ -32,4 +39,39 @@ export function configureHttpApp(app: NestExpressApplication): void {
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}
+
+/**
+ * The console loads only its own scripts, styles and API (no inline code, no CDN, no frames),
+ * so its policy allows exactly that. Swagger UI at /docs writes inline styles: it alone may.
+ */
+const CONTENT_SECURITY_POLICY = {
+  defaultSrc: ["'self'"],
+  baseUri: ["'none'"],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  imgSrc: ["'self'", 'data:'],
+  objectSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  scriptSrcAttr: ["'none'"],
+  styleSrc: ["'self'"],
+};
+
+/** helmet's headers (HSTS, nosniff, frame and referrer policies, …) with the policy above. */
+function securityHeaders(): RequestHandler {
+  const strict = helmet({ contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY } });
+  const docs = helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { ...CONTENT_SECURITY_POLICY, styleSrc: ["'self'", "'unsafe-inline'"] } },
+  });
+  return (req, res, next) => (req.path === '/docs' || req.path.startsWith('/docs/') ? docs : strict)(req, res, next);
+}
+
+/**
+ * Bodies are UTF-8 or refused: the decoder would otherwise turn bad bytes into U+FFFD and
+ * store text the client never sent. `type` is how the error filter recognises it.
+ */
+function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Object.assign(new Error('The request body is not valid UTF-8'), { status: 400, type: 'encoding.invalid' });
 }

@@ -5,11 +5,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Request, Response } from 'express';
 import { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import type { Principal } from '../../application/identity/ports/access-token-service.port';
-import { Toolbox } from '../../application/agent/ports/toolbox.port';
-import { bearerContext, createToolsMcpServer } from '../../infrastructure/mcp/tools-mcp-server';
+import { bearerChannel, createToolsMcpServer } from '../../infrastructure/mcp/tools-mcp-server';
 import { BearerAuthGuard } from '../http/guards/bearer-auth.guard';
 import { ApiError } from '../http/shared/api-error';
 import { ApiErrors } from '../http/shared/api-errors.decorator';
+import { RateLimit } from '../http/shared/rate-limit';
 import { ErrorResponseDto } from '../http/shared/error-response.dto';
 
 export abstract class McpEndpointSettings {
@@ -61,22 +61,21 @@ function hostName(hostHeader: string): string {
 @ApiTags('mcp')
 @Controller('mcp')
 export class McpController {
-  constructor(
-    private readonly executor: ExecuteToolCallUseCase,
-    private readonly toolbox: Toolbox,
-  ) {}
+  constructor(private readonly executor: ExecuteToolCallUseCase) {}
 
   @Post()
+  // Above UseGuards: the limit counts the authenticated user, so it runs after those guards.
+  @RateLimit('mcp')
   @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Model Context Protocol endpoint (stateless Streamable HTTP) serving the task tools' })
   @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' } })
   @ApiOkResponse({ schema: { type: 'object', description: 'The JSON-RPC response' } })
-  @ApiErrors(401, 403, 413)
+  @ApiErrors(401, 403, 413, 429)
   async handle(@Req() req: Request & { principal?: Principal; auth?: AuthInfo }, @Res() res: Response): Promise<void> {
     const principal = req.principal!;
     req.auth = { token: '', clientId: principal.userId, scopes: [], extra: { userId: principal.userId } };
-    const server = createToolsMcpServer(this.toolbox.definitions, this.executor, bearerContext);
+    const server = createToolsMcpServer(this.executor, bearerChannel);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

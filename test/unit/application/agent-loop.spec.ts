@@ -9,6 +9,7 @@ import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-defini
 import { DEFAULT_AGENT_LIMITS } from '../../../src/domain/agent/limits';
 import type { ToolArguments } from '../../../src/domain/agent/tool-call-validation';
 import { FixedClock } from '../../fakes/fixed-clock';
+import type { Completion } from '../../../src/application/agent/ports/language-model.port';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
 
 class FakeGateway extends ToolGateway {
@@ -92,6 +93,97 @@ describe(AgentLoop.name, () => {
     expect(result.toolCalls[0]).toMatchObject({ success: false, error: { code: 'CONFIRMATION_REQUIRED' } });
   });
 
+  it('runs a confirmed call as confirmed, and when it finds things changed since, answers with its new question', async () => {
+    const askAgain = { prompt: 'Since I asked… Do you really want to delete A?', arguments: { tasks: [{ number: 1, title: 'A' }] }, preview: {} };
+    const { sut, model, gateway } = setup(() =>
+      Promise.resolve({ ok: false, code: 'CONFIRMATION_STALE', message: askAgain.prompt, details: { gone: [], renamed: [], askAgain } }),
+    );
+    model.use(() => say('never asked'));
+    const action = {
+      id: 'p1',
+      userId: 'u1',
+      conversationId: 'c1',
+      tool: 'delete_task',
+      arguments: { tasks: [{ number: 1, title: 'A' }, { number: 2, title: 'B' }] },
+      prompt: 'Really?',
+      expiresAt: new Date(),
+    };
+    const result = await sut.runConfirmed(input(), action);
+    expect(gateway.calls).toEqual([{ name: 'delete_task', args: action.arguments, context: expect.objectContaining({ confirmed: true }) }]);
+    expect(model.requests).toHaveLength(0);
+    expect(result).toMatchObject({
+      text: askAgain.prompt,
+      status: 'completed',
+      decisionType: 'REQUEST_CONFIRMATION',
+      confirmation: { tool: 'delete_task', arguments: askAgain.arguments, prompt: askAgain.prompt },
+    });
+    expect(result.toolCalls[0]).toMatchObject({ success: false, error: { code: 'CONFIRMATION_STALE' } });
+  });
+
+  describe('bulk changes', () => {
+    const calls = (...numbers: number[]): Completion => ({
+      text: null,
+      toolCalls: numbers.map((number) => ({ id: `c${number}`, name: 'complete_task', arguments: JSON.stringify({ number }) })),
+      usage: { promptTokens: 1, completionTokens: 1 },
+      finishReason: 'tool_calls',
+    });
+
+    it('runs up to 3 changes in a turn without asking', async () => {
+      const { sut, model, gateway } = setup(() => Promise.resolve({ ok: true, data: {} }));
+      model.use((req) => (answeringToolResult(req) ? say('Done.') : calls(1, 2, 3)));
+      const result = await sut.run(input());
+      expect(gateway.calls.map((call) => call.args)).toEqual([{ number: 1 }, { number: 2 }, { number: 3 }]);
+      expect(result).toMatchObject({ text: 'Done.', confirmation: null });
+    });
+
+    it('asks before a turn that would complete or update more than 3 tasks, and runs none of them', async () => {
+      const { sut, model, gateway } = setup(() => Promise.resolve({ ok: true, data: {} }));
+      model.use(() => ({
+        ...calls(1, 2, 3),
+        toolCalls: [...calls(1, 2, 3).toolCalls, { id: 'u', name: 'update_task', arguments: '{"query":"rent","priority":"high"}' }],
+      }));
+      const result = await sut.run(input());
+      expect(gateway.calls).toEqual([]);
+      const prompt = "That's a big action: complete task 1, complete task 2, complete task 3 and update 'rent'. Confirm with 'yes'.";
+      expect(result).toMatchObject({
+        text: prompt,
+        decisionType: 'REQUEST_CONFIRMATION',
+        confirmation: {
+          tool: 'bulk_change',
+          prompt,
+          arguments: {
+            calls: [
+              { tool: 'complete_task', arguments: { number: 1 } },
+              { tool: 'complete_task', arguments: { number: 2 } },
+              { tool: 'complete_task', arguments: { number: 3 } },
+              { tool: 'update_task', arguments: { query: 'rent', priority: 'high' } },
+            ],
+          },
+        },
+      });
+      expect(result.toolCalls.map((record) => record.error?.code)).toEqual(Array(4).fill('CONFIRMATION_REQUIRED'));
+    });
+
+    it('counts the changes of every batch in the turn', async () => {
+      const { sut, model, gateway } = setup(() => Promise.resolve({ ok: true, data: {} }));
+      model.use((_, n) => (n === 1 ? calls(1, 2) : calls(3, 4)));
+      const result = await sut.run(input());
+      expect(gateway.calls.map((call) => call.args)).toEqual([{ number: 1 }, { number: 2 }]);
+      expect(result.confirmation).toMatchObject({ tool: 'bulk_change', arguments: { calls: [{ arguments: { number: 3 } }, { arguments: { number: 4 } }] } });
+    });
+
+    it('on yes runs each stored call once, as an ordinary change, and lets the model word the outcome', async () => {
+      const { sut, model, gateway } = setup((name) => Promise.resolve({ ok: true, data: { task: { name } } }));
+      model.use((req) => say(`Done: ${req.messages.filter((m) => m.role === 'tool').length} changes.`));
+      const stored = [1, 2, 3, 4].map((number) => ({ tool: 'complete_task', arguments: { number } }));
+      const action = { id: 'p1', userId: 'u1', conversationId: 'c1', tool: 'bulk_change', arguments: { calls: stored }, prompt: 'big', expiresAt: new Date() };
+      const result = await sut.runConfirmed(input(), action);
+      expect(gateway.calls.map((call) => [call.name, call.args, call.context.confirmed])).toEqual(stored.map((call) => [call.tool, call.arguments, undefined]));
+      expect(result).toMatchObject({ text: 'Done: 4 changes.', decisionType: 'INVOKE_TOOL', confirmation: null });
+      expect(result.toolCalls).toHaveLength(4);
+    });
+  });
+
   it('audits calls it refuses itself, passing identity attempts to the gateway for the rest', async () => {
     const { sut, model, audit, gateway } = setup(() => Promise.resolve({ ok: true, data: {} }));
     model.use((req, n) =>
@@ -102,7 +194,7 @@ describe(AgentLoop.name, () => {
     await sut.run(input());
     expect(audit.rows).toEqual([
       {
-        entry: expect.objectContaining({ tool: 'nope', actorId: 'u1', decisionId: 'd1', arguments: '{}' }),
+        entry: expect.objectContaining({ tool: 'nope', actorId: 'u1', decisionId: 'd1', arguments: {} }),
         outcome: expect.objectContaining({ status: 'rejected', errorCode: 'UNKNOWN_TOOL' }),
       },
     ]);

@@ -7,6 +7,8 @@ import {
 import type { ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../../../src/application/agent/ports/toolbox.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
+import type { McpDestructiveToolMode } from '../../../src/domain/agent/confirmation';
+import { TASKS_PER_USER_MAX } from '../../../src/domain/todo/task';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { RecordingMetrics } from '../../fakes/recording-metrics';
 
@@ -42,11 +44,14 @@ class StubToolbox extends Toolbox {
   }
 }
 
-function setup(answer: () => Promise<ToolResult> = () => Promise.resolve({ ok: true, data: { task: {} } })) {
+function setup(
+  answer: () => Promise<ToolResult> = () => Promise.resolve({ ok: true, data: { task: {} } }),
+  mcpDestructiveTools: McpDestructiveToolMode = 'confirm-in-chat',
+) {
   const audit = new AuditRows();
   const toolbox = new StubToolbox(audit, answer);
   const metrics = new RecordingMetrics();
-  return { audit, toolbox, metrics, sut: new ExecuteToolCallUseCase(toolbox, audit, new FixedClock(), metrics) };
+  return { audit, toolbox, metrics, sut: new ExecuteToolCallUseCase(toolbox, audit, new FixedClock(), metrics, { mcpDestructiveTools }) };
 }
 
 const context = { userId: 'u1', source: 'mcp' as const };
@@ -87,6 +92,65 @@ describe(ExecuteToolCallUseCase.name, () => {
     const { sut, audit } = setup(() => Promise.resolve({ ok: false, code: 'TASK_NOT_FOUND', message: 'no', details: { number: 4 } }));
     await sut.execute({ tool: 'complete_task', arguments: { number: 4 }, context });
     expect(audit.rows[1]).toMatchObject({ status: 'failed', outcome: { errorCode: 'TASK_NOT_FOUND', result: { number: 4 } } });
+  });
+
+  it('refuses a destructive call over MCP by default, saying how the person can confirm, and audits the refusal', async () => {
+    const { sut, audit, toolbox, metrics } = setup();
+    jest.spyOn(toolbox, 'chatRequestFor').mockReturnValue('delete task 3');
+    await expect(sut.execute({ tool: 'delete_task', arguments: { number: 3 }, context })).resolves.toEqual({
+      ok: false,
+      code: 'CONFIRMATION_REQUIRED',
+      message:
+        "This needs the person's confirmation and this connection cannot ask for it, so nothing was deleted. " +
+        "To do it, the person can say 'delete task 3' in the Bridle chat (web console or chat API), then 'yes delete'.",
+    });
+    expect(toolbox.runs).toEqual([]);
+    expect(audit.rows.map((r) => [r.status, r.outcome?.errorCode, r.entry.source, r.entry.arguments])).toEqual([
+      ['rejected', 'CONFIRMATION_REQUIRED', 'mcp', { number: 3 }],
+    ]);
+    expect(metrics.calls).toEqual([{ name: 'toolCall', args: ['delete_task', 'rejected', null] }]);
+  });
+
+  it('refuses a destructive chat call that is neither a dry run nor confirmed', async () => {
+    const { sut, toolbox } = setup();
+    const chat = { userId: 'u1', source: 'chat' as const };
+    await expect(sut.execute({ tool: 'delete_task', arguments: { number: 3 }, context: chat })).resolves.toMatchObject({
+      code: 'CONFIRMATION_REQUIRED',
+    });
+    await sut.execute({ tool: 'delete_task', arguments: { tasks: [{ number: 3, title: 'x' }] }, context: { ...chat, confirmed: true } });
+    expect(toolbox.runs).toEqual([{ tool: 'delete_task', dryRun: false, auditedBefore: 2 }]);
+  });
+
+  it('runs a destructive call over MCP once the operator allows it, audited before and after', async () => {
+    const { sut, audit, toolbox } = setup(undefined, 'allow');
+    await expect(sut.execute({ tool: 'delete_task', arguments: { scope: 'all' }, context })).resolves.toMatchObject({ ok: true });
+    expect(toolbox.runs).toEqual([{ tool: 'delete_task', dryRun: false, auditedBefore: 1 }]);
+    expect(audit.rows.map((r) => r.status)).toEqual(['pending', 'succeeded']);
+  });
+
+  it("checks a confirmed call against the server's own schema: the whole list, never offered to a model", async () => {
+    const { sut, toolbox } = setup();
+    const tasks = Array.from({ length: TASKS_PER_USER_MAX }, (_, i) => ({ number: i + 1, title: `Task ${i + 1}` }));
+    const chat = { userId: 'u1', source: 'chat' as const };
+    await expect(sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, confirmed: true } })).resolves.toMatchObject({ ok: true });
+    await expect(sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, dryRun: true } })).resolves.toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+    });
+    await expect(
+      sut.execute({ tool: 'delete_task', arguments: { tasks: [...tasks, { number: 1001, title: 'x' }] }, context: { ...chat, confirmed: true } }),
+    ).resolves.toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+    expect(toolbox.runs).toHaveLength(1);
+  });
+
+  it('describes a destructive tool as the server treats it on each channel', () => {
+    const description = (mode: McpDestructiveToolMode, source: 'chat' | 'mcp') =>
+      setup(undefined, mode).sut.definitionsFor(source).find((tool) => tool.name === 'delete_task')?.description;
+    expect(description('confirm-in-chat', 'chat')).toMatch(/^Delete tasks: .* Always needs the person's confirmation, which the server asks for\.$/);
+    expect(description('allow', 'chat')).toMatch(/which the server asks for\.$/);
+    expect(description('confirm-in-chat', 'mcp')).toMatch(/ Over this connection it never deletes: the call is refused with CONFIRMATION_REQUIRED/);
+    expect(description('allow', 'mcp')).toMatch(/ Over this connection it deletes at once, without asking the person/);
+    expect(setup().sut.definitionsFor('mcp').find((tool) => tool.name === 'add_task')).toBe(TODO_TOOLS[0]);
   });
 
   it('records a crash as failed, then lets it propagate', async () => {

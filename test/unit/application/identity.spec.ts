@@ -1,10 +1,12 @@
 import type { AccessTokenService, Principal } from '../../../src/application/identity/ports/access-token-service.port';
+import type { SignUpPolicy } from '../../../src/application/identity/identity-settings';
 import { LogInUseCase } from '../../../src/application/identity/log-in.use-case';
 import { RegisterUserUseCase } from '../../../src/application/identity/register-user.use-case';
 import {
   EmailAlreadyRegisteredError,
   InvalidCredentialsError,
   InvalidPasswordError,
+  SignUpClosedError,
 } from '../../../src/domain/identity/user';
 import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
 import { PlainTextPasswordHasher } from '../../fakes/plain-text-password-hasher';
@@ -20,17 +22,16 @@ class RecordingTokens implements AccessTokenService {
   }
 }
 
-function setup(adminEmails: string[] = []) {
+function setup(signUp: SignUpPolicy = 'open') {
   const users = new InMemoryUserRepository();
   const hasher = new PlainTextPasswordHasher();
   const tokens = new RecordingTokens();
-  const settings = { adminEmails: new Set(adminEmails) };
   return {
     users,
     hasher,
     tokens,
-    register: new RegisterUserUseCase(users, hasher, settings),
-    logIn: (admins = settings) => new LogInUseCase(users, hasher, tokens, admins),
+    register: new RegisterUserUseCase(users, hasher, { signUp }),
+    logIn: () => new LogInUseCase(users, hasher, tokens),
   };
 }
 
@@ -42,11 +43,18 @@ describe(RegisterUserUseCase.name, () => {
     expect(users.users.get(account.id)?.passwordHash).toBe('plain:long enough');
   });
 
-  it('gives the admin role to listed emails', async () => {
-    const { register: sut } = setup(['boss@example.com']);
-    await expect(sut.execute({ email: 'BOSS@example.com', password: 'long enough' })).resolves.toMatchObject({
-      role: 'admin',
-    });
+  it('gives every account the user role, whatever its address', async () => {
+    const { register: sut } = setup();
+    for (const email of ['admin@example.com', 'root@localhost.localdomain', 'audit-team@example.com']) {
+      await expect(sut.execute({ email, password: 'long enough' })).resolves.toMatchObject({ role: 'user' });
+    }
+  });
+
+  it('refuses everyone while sign-up is closed, before looking at the input', async () => {
+    const { register: sut, users } = setup('closed');
+    await expect(sut.execute({ email: 'ada@example.com', password: 'long enough' })).rejects.toThrow(SignUpClosedError);
+    await expect(sut.execute({ email: 'not an email', password: 'x' })).rejects.toThrow(SignUpClosedError);
+    expect(users.users.size).toBe(0);
   });
 
   it('refuses short passwords and taken emails', async () => {
@@ -86,10 +94,12 @@ describe(LogInUseCase.name, () => {
     expect(hasher.verifications).toBe(3);
   });
 
-  it('follows the current admin list, promoting and demoting at sign-in', async () => {
-    const { register, logIn, users } = setup(['a@example.com']);
+  it("puts the account's stored role in the token and never changes it", async () => {
+    const { register, logIn, users, tokens } = setup();
     const account = await register.execute({ email: 'a@example.com', password: 'long enough' });
-    await logIn({ adminEmails: new Set() }).execute({ email: 'a@example.com', password: 'long enough' });
-    expect(users.users.get(account.id)?.role).toBe('user');
+    await users.updateRole(account.id, 'admin');
+    await logIn().execute({ email: 'a@example.com', password: 'long enough' });
+    expect(tokens.issued).toEqual([{ userId: account.id, email: 'a@example.com', role: 'admin' }]);
+    expect(users.users.get(account.id)?.role).toBe('admin');
   });
 });

@@ -1,6 +1,6 @@
 import { AddTaskUseCase } from '../../../src/application/todo/add-task.use-case';
 import { CompleteTaskUseCase } from '../../../src/application/todo/complete-task.use-case';
-import { DeleteTaskUseCase } from '../../../src/application/todo/delete-task.use-case';
+import { DeleteTasksAsShownUseCase } from '../../../src/application/todo/delete-tasks-as-shown.use-case';
 import { GetTaskUseCase } from '../../../src/application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../../../src/application/todo/list-tasks.use-case';
 import { LIST_TOOL_MAX, TodoToolbox } from '../../../src/application/todo/tools/todo-toolbox';
@@ -18,7 +18,7 @@ function setup() {
     new GetTaskUseCase(tasks),
     new CompleteTaskUseCase(tasks, clock),
     new UpdateTaskUseCase(tasks, clock),
-    new DeleteTaskUseCase(tasks),
+    new DeleteTasksAsShownUseCase(tasks),
   );
   return { sut, tasks };
 }
@@ -80,5 +80,114 @@ describe(`${TodoToolbox.name} limits`, () => {
     expect(tasks.tasks).toHaveLength(TASKS_PER_USER_MAX);
     await run(sut, 'delete_task', { numbers: [1] });
     await expect(run(sut, 'add_task', { title: 'Room again' })).resolves.toMatchObject({ ok: true });
+  });
+});
+
+describe(`${TodoToolbox.name} delete_task`, () => {
+  const dryRun = (sut: TodoToolbox, args: Record<string, unknown>) => sut.run('delete_task', args, 'u1', { dryRun: true });
+  const titles = (tasks: InMemoryTaskRepository) => tasks.tasks.map((task) => task.title);
+
+  async function withTasks(count: number) {
+    const built = setup();
+    for (let i = 1; i <= count; i++) await run(built.sut, 'add_task', { title: `Task ${i}` });
+    return built;
+  }
+
+  it('asks about the tasks it resolved and stores them with the titles shown, changing nothing', async () => {
+    const { sut, tasks } = await withTasks(3);
+    await expect(dryRun(sut, { numbers: [3, 1, 3] })).resolves.toEqual({
+      ok: true,
+      data: {
+        prompt: "Do you really want to delete 2 tasks: 'Task 3' and 'Task 1'? Reply 'yes delete' to confirm.",
+        arguments: { tasks: [{ number: 3, title: 'Task 3' }, { number: 1, title: 'Task 1' }] },
+        preview: { wouldDelete: [expect.objectContaining({ number: 3 }), expect.objectContaining({ number: 1 })] },
+      },
+    });
+    expect(titles(tasks)).toEqual(['Task 1', 'Task 2', 'Task 3']);
+  });
+
+  it(`counts a long list asked for by scope, and deletes all ${TASKS_PER_USER_MAX} on the confirmed call`, async () => {
+    const { sut, tasks } = await withTasks(TASKS_PER_USER_MAX);
+    const asked = await dryRun(sut, { scope: 'all' });
+    expect(asked).toMatchObject({ ok: true, data: { prompt: `Do you really want to delete all ${TASKS_PER_USER_MAX} tasks? Reply 'yes delete' to confirm.` } });
+    const { arguments: confirmed } = (asked as { data: { arguments: Record<string, unknown> } }).data;
+    const done = await run(sut, 'delete_task', confirmed);
+    expect(done).toMatchObject({ ok: true });
+    expect((done as { data: { deleted: unknown[] } }).data.deleted).toHaveLength(TASKS_PER_USER_MAX);
+    expect(tasks.tasks).toEqual([]);
+  });
+
+  it('deletes nothing when a shown task is gone or renamed, and asks again about what is there now', async () => {
+    const { sut, tasks } = await withTasks(3);
+    const shown = [
+      { number: 1, title: 'Task 1' },
+      { number: 2, title: 'Task 2' },
+      { number: 3, title: 'Task 3' },
+    ];
+    await tasks.remove('u1', 2);
+    await run(sut, 'update_task', { number: 3, title: 'Pay rent' });
+
+    const message =
+      "Since I asked, task 2 'Task 2' is gone and task 3 'Task 3' was renamed 'Pay rent', so I deleted nothing. " +
+      "Do you really want to delete 2 tasks: 'Task 1' and 'Pay rent'? Reply 'yes delete' to confirm.";
+    await expect(run(sut, 'delete_task', { tasks: shown })).resolves.toEqual({
+      ok: false,
+      code: 'CONFIRMATION_STALE',
+      message,
+      details: {
+        gone: [{ number: 2, title: 'Task 2' }],
+        renamed: [{ number: 3, was: 'Task 3', now: 'Pay rent' }],
+        askAgain: {
+          prompt: message,
+          arguments: { tasks: [{ number: 1, title: 'Task 1' }, { number: 3, title: 'Pay rent' }] },
+          preview: { wouldDelete: [expect.objectContaining({ number: 1 }), expect.objectContaining({ number: 3, title: 'Pay rent' })] },
+        },
+      },
+    });
+    expect(titles(tasks)).toEqual(['Task 1', 'Pay rent']);
+  });
+
+  it('asks nothing again when every shown task is gone', async () => {
+    const { sut, tasks } = await withTasks(1);
+    await tasks.remove('u1', 1);
+    await expect(run(sut, 'delete_task', { tasks: [{ number: 1, title: 'Task 1' }] })).resolves.toEqual({
+      ok: false,
+      code: 'CONFIRMATION_STALE',
+      message: "Since I asked, task 1 'Task 1' is gone, so I deleted nothing.",
+      details: { gone: [{ number: 1, title: 'Task 1' }], renamed: [], askAgain: null },
+    });
+  });
+
+  it('deletes what a call names at once all or nothing: one missing number deletes none', async () => {
+    const { sut, tasks } = await withTasks(3);
+    await expect(run(sut, 'delete_task', { numbers: [1, 9] })).resolves.toMatchObject({ ok: false, code: 'TASK_NOT_FOUND', details: { number: 9 } });
+    await expect(run(sut, 'delete_task', { scope: 'all' })).resolves.toMatchObject({ ok: true, data: { deleted: [{ number: 1 }, { number: 2 }, { number: 3 }] } });
+    expect(tasks.tasks).toEqual([]);
+  });
+
+  it('answers TASKS_CHANGED, deleting nothing, when a named task changes between the look-up and the delete', async () => {
+    const { sut, tasks } = await withTasks(2);
+    jest.spyOn(tasks, 'removeAsShown').mockResolvedValueOnce({ removed: false, current: [] });
+    await expect(run(sut, 'delete_task', { number: 2 })).resolves.toEqual({
+      ok: false,
+      code: 'TASKS_CHANGED',
+      message: 'The tasks changed while they were being deleted, so nothing was deleted; look at the list again.',
+      details: { gone: [{ number: 2, title: 'Task 2' }], renamed: [] },
+    });
+    expect(titles(tasks)).toEqual(['Task 1', 'Task 2']);
+  });
+
+  it.each([
+    [{ number: 3 }, 'delete task 3'],
+    [{ numbers: [4, 5, 4, 6] }, 'delete tasks 4, 5 and 6'],
+    [{ numbers: [7] }, 'delete task 7'],
+    [{ scope: 'all' }, 'delete everything'],
+    [{ scope: 'completed' }, 'delete all completed tasks'],
+    [{ query: 'dentist' }, 'delete dentist'],
+    [{}, null],
+  ])('tells a caller that cannot ask the person what to say in the chat for %j', (args, sentence) => {
+    const { sut } = setup();
+    expect(sut.chatRequestFor('delete_task', args)).toBe(sentence);
+    expect(sut.chatRequestFor('add_task', { title: 'x' })).toBeNull();
   });
 });

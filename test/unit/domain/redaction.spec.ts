@@ -89,3 +89,18 @@ describe(redact.name, () => {
     expect(JSON.stringify(deep)).not.toContain('leaf');
   });
 });
+
+describe('redactText on text that is not JSON', () => {
+  it.each([
+    ['broken JSON from a model', '{"title":"x","password":"hunter2-secret"', '{"title":"x","password":"[REDACTED]"'],
+    ['key=value pairs', 'title=x api_key=abc123 next', 'title=x api_key=[REDACTED] next'],
+    ['a YAML-ish line', 'db_password: s3cret, host: db', 'db_password: [REDACTED], host: db'],
+    ['single quotes', "{'token': 'abc.def'}", "{'token': '[REDACTED]'}"],
+  ])('masks the value of a secret-named key in %s', (_, text, masked) => {
+    expect(redactText(text)).toBe(masked);
+  });
+
+  it('leaves text without a secret-named key alone', () => {
+    expect(redactText('title: Buy milk, priority: high')).toBe('title: Buy milk, priority: high');
+  });
+});

@@ -3,7 +3,6 @@ import {
   InvalidEmailError,
   InvalidPasswordError,
   normalizeEmail,
-  roleFor,
 } from '../../../src/domain/identity/user';
 
 describe('normalizeEmail', () => {
@@ -24,13 +23,5 @@ describe('assertAcceptablePassword', () => {
     expect(() => assertAcceptablePassword('12345678')).not.toThrow();
     expect(() => assertAcceptablePassword('1234567')).toThrow(InvalidPasswordError);
     expect(() => assertAcceptablePassword('x'.repeat(257))).toThrow(InvalidPasswordError);
-  });
-});
-
-describe('roleFor', () => {
-  it('is admin exactly for listed emails', () => {
-    const admins = new Set(['root@example.com']);
-    expect(roleFor('root@example.com', admins)).toBe('admin');
-    expect(roleFor('ada@example.com', admins)).toBe('user');
   });
 });

@@ -10,7 +10,12 @@ describe(loadConfig.name, () => {
       jwtSecret: undefined,
       database: { kind: 'embedded', dataDir: expect.stringMatching(/\/data$/) },
     });
-    expect([...config.adminEmails]).toEqual([]);
+    expect(config.signUp).toBe('open');
+  });
+
+  it('refuses destructive tools over MCP unless MCP_DESTRUCTIVE_TOOLS=allow', () => {
+    expect(loadConfig({}).mcpDestructiveTools).toBe('confirm-in-chat');
+    expect(loadConfig({ MCP_DESTRUCTIVE_TOOLS: 'allow' }).mcpDestructiveTools).toBe('allow');
   });
 
   it('uses a PostgreSQL server when DATABASE_URL is set', () => {
@@ -37,11 +42,38 @@ describe(loadConfig.name, () => {
     );
   });
 
-  it('normalises ADMIN_EMAILS', () => {
-    expect([...loadConfig({ ADMIN_EMAILS: ' Root@Example.com, ops@example.com ,' }).adminEmails]).toEqual([
-      'root@example.com',
-      'ops@example.com',
-    ]);
+  it('settles interrupted chat turns every minute unless CHAT_SWEEP_INTERVAL_MS says otherwise', () => {
+    expect(loadConfig({}).chatSweepIntervalMs).toBe(60_000);
+    expect(loadConfig({ CHAT_SWEEP_INTERVAL_MS: '500' }).chatSweepIntervalMs).toBe(500);
+  });
+
+  it('reads the limits of untrusted input and their defaults', () => {
+    const defaults = loadConfig({});
+    expect(defaults.agentLimits).toMatchObject({ maxToolArgumentBytes: 16_384, maxAnswerBytes: 8_192 });
+    expect(defaults).toMatchObject({ signInAttemptsPerAccount: 10, mcpRateLimitPerMinute: 120, trustProxy: false, metricsToken: undefined });
+    const set = loadConfig({
+      AGENT_MAX_TOOL_ARGUMENT_BYTES: '1024',
+      AGENT_MAX_ANSWER_BYTES: '2048',
+      SIGN_IN_ATTEMPTS_PER_ACCOUNT: '3',
+      MCP_RATE_LIMIT_PER_MINUTE: '30',
+      METRICS_TOKEN: 'a-long-enough-token',
+    });
+    expect(set.agentLimits).toMatchObject({ maxToolArgumentBytes: 1024, maxAnswerBytes: 2048 });
+    expect(set).toMatchObject({ signInAttemptsPerAccount: 3, mcpRateLimitPerMinute: 30, metricsToken: 'a-long-enough-token' });
+  });
+
+  it.each([
+    ['false', false],
+    ['1', 1],
+    ['loopback', 'loopback'],
+    ['10.0.0.0/8, 192.168.1.7', '10.0.0.0/8,192.168.1.7'],
+  ])('reads TRUST_PROXY=%s', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it('reads SIGN_UP', () => {
+    expect(loadConfig({ SIGN_UP: 'closed' }).signUp).toBe('closed');
+    expect(loadConfig({ SIGN_UP: 'open' }).signUp).toBe('open');
   });
 
   it.each([
@@ -50,7 +82,7 @@ describe(loadConfig.name, () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
-    [{ ADMIN_EMAILS: 'root@example.com, nobody' }, 'ADMIN_EMAILS'],
+    [{ SIGN_UP: 'invite-only' }, 'SIGN_UP'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ JWT_EXPIRES_IN: '5' }, 'JWT_EXPIRES_IN'],
     [{ LLM_PROVIDER: 'skynet' }, 'LLM_PROVIDER'],
@@ -65,6 +97,15 @@ describe(loadConfig.name, () => {
     [{ AGENT_MAX_ITERATIONS: '0' }, 'AGENT_MAX_ITERATIONS'],
     [{ LLM_PRICE_INPUT_PER_1K: '0.15' }, 'LLM_PRICE_OUTPUT_PER_1K'],
     [{ LLM_PRICE_INPUT_PER_1K: 'cheap', LLM_PRICE_OUTPUT_PER_1K: '1' }, 'LLM_PRICE_INPUT_PER_1K'],
+    [{ MCP_DESTRUCTIVE_TOOLS: 'yes' }, 'MCP_DESTRUCTIVE_TOOLS'],
+    [{ CHAT_SWEEP_INTERVAL_MS: '10' }, 'CHAT_SWEEP_INTERVAL_MS'],
+    [{ AGENT_MAX_TOOL_ARGUMENT_BYTES: '10' }, 'AGENT_MAX_TOOL_ARGUMENT_BYTES'],
+    [{ AGENT_MAX_ANSWER_BYTES: '1000000' }, 'AGENT_MAX_ANSWER_BYTES'],
+    [{ SIGN_IN_ATTEMPTS_PER_ACCOUNT: '0' }, 'SIGN_IN_ATTEMPTS_PER_ACCOUNT'],
+    [{ MCP_RATE_LIMIT_PER_MINUTE: 'many' }, 'MCP_RATE_LIMIT_PER_MINUTE'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
   ])('refuses %j naming %s', (env, variable) => {
     const attempt = () => loadConfig(env);
     expect(attempt).toThrow(ConfigError);

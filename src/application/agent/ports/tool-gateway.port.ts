@@ -9,6 +9,8 @@ export interface ToolCallContext {
   readonly decisionId?: string;
   /** Resolve and describe what the call would do, change nothing. */
   readonly dryRun?: boolean;
+  /** Exactly the call the person said yes to, as the server's dry run built it; never set from outside. */
+  readonly confirmed?: boolean;
   /** Found before the call reached the gateway; recorded on the audit row. */
   readonly securityEvents?: readonly SecurityEvent[];
 }

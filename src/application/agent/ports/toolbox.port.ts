@@ -14,4 +14,11 @@ export abstract class Toolbox {
   abstract readonly definitions: readonly ToolDefinition[];
   /** Arguments are already validated against the tool's schema. */
   abstract run(tool: string, args: ToolArguments, userId: string, options: { dryRun: boolean }): Promise<ToolResult>;
+  /**
+   * What the person could say in the chat to ask for this call themselves ("delete task 3"),
+   * told to a caller that cannot ask them; null when there is no such sentence.
+   */
+  chatRequestFor(_tool: string, _args: ToolArguments): string | null {
+    return null;
+  }
 }

@@ -44,17 +44,20 @@ export interface FinishedTurn {
 export abstract class ConversationStore {
   /**
    * Stores the person's message (creating the conversation when `conversationId` is null)
-   * and returns what came before it: the last `window` messages and the open pending
-   * action. One statement, so the context is read in the same snapshot it is written.
+   * and, right after it, the turn's answer-to-be under `decisionId`; returns what came
+   * before: the last `window` finished messages and the open pending action. One
+   * statement, so the context is read in the same snapshot it is written.
    * @throws ConversationNotFoundError when the user has no such conversation.
    */
   abstract startTurn(input: {
     userId: string;
     conversationId: string | null;
     message: string;
+    decisionId: string;
     window: number;
     now: Date;
   }): Promise<TurnContext & { conversationId: string }>;
+  /** Fills in the answer started under `turn.decision.id`, and writes the decision log. */
   abstract finishTurn(turn: FinishedTurn, now: Date): Promise<void>;
   /** Resolves the action, once: @returns it, or null when it is gone, resolved or expired. */
   abstract takePendingAction(

@@ -10,6 +10,9 @@ export abstract class UserRepository {
   /** @throws EmailAlreadyRegisteredError when the email is taken, also under a race. */
   abstract create(user: NewUser): Promise<User>;
   abstract findByEmail(email: string): Promise<User | null>;
+  /** One indexed look-up: it runs on every authenticated request. */
   abstract findById(id: string): Promise<User | null>;
+  /** Ordered by email. */
+  abstract findByRole(role: Role): Promise<User[]>;
   abstract updateRole(id: string, role: Role): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import type { ShownTask } from '../../../domain/todo/deletion';
 import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/task';
 
 export abstract class TaskRepository {
@@ -17,4 +18,12 @@ export abstract class TaskRepository {
   abstract replace(read: Task, updated: Task): Promise<boolean>;
   /** @returns the removed task, or null when the user has no such task. */
   abstract remove(userId: string, taskNumber: number): Promise<Task | null>;
+  /**
+   * Removes every one of `shown` or none, atomically: only while each number still holds the
+   * title shown. @returns the removed tasks, or (nothing removed) what those numbers hold now.
+   */
+  abstract removeAsShown(
+    userId: string,
+    shown: readonly ShownTask[],
+  ): Promise<{ readonly removed: true; readonly tasks: Task[] } | { readonly removed: false; readonly current: Task[] }>;
 }

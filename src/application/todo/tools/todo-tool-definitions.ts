@@ -4,6 +4,7 @@ import {
   TASK_NUMBER_MAX,
   TASK_PRIORITIES,
   TASK_STATUS_FILTERS,
+  TASKS_PER_USER_MAX,
   TITLE_MAX_LENGTH,
 } from '../../../domain/todo/task';
 
@@ -22,6 +23,8 @@ const query: JsonSchema = {
 const title: JsonSchema = { type: 'string', minLength: 1, maxLength: TITLE_MAX_LENGTH };
 const description: JsonSchema = { type: 'string', maxLength: DESCRIPTION_MAX_LENGTH };
 const priority: JsonSchema = { type: 'string', enum: TASK_PRIORITIES };
+/** Enough for what a person names in one sentence; a confirmed deletion may cover the whole list. */
+const NUMBERS_PER_CALL_MAX = 100;
 
 /**
  * The todo tools, defined once. Served over MCP, offered to every model, validated by the
@@ -34,11 +37,17 @@ const priority: JsonSchema = { type: 'string', enum: TASK_PRIORITIES };
  *                   `more` says how many of `count` were left out
  *   complete_task → {task, alreadyCompleted}
  *   update_task   → {task, previousTitle, changed: string[]}
- *   delete_task   → {deleted: TaskView[]}; in a dry run {wouldDelete: TaskView[]}
+ *   delete_task   → {deleted: TaskView[]}, all named tasks or none; in a dry run {wouldDelete: TaskView[]}
  * Errors: {code, message, details?} with code TASK_NOT_FOUND (details {query | number}),
  * AMBIGUOUS_TASK (details {query, candidates: TaskView[]}), MISSING_TARGET,
  * TASK_LIMIT_REACHED (details {limit}), TASK_BUSY (details {number}: it kept changing under the write; nothing changed),
- * INVALID_ARGUMENTS, UNKNOWN_TOOL, MALFORMED_ARGUMENTS.
+ * TASKS_CHANGED (details {gone, renamed}: they changed while being deleted; nothing deleted),
+ * CONFIRMATION_REQUIRED (a destructive call on a channel that cannot ask the person),
+ * CONFIRMATION_STALE (details {gone, renamed, askAgain}: a confirmed deletion found the tasks
+ * changed since the question; nothing deleted), INVALID_ARGUMENTS, UNKNOWN_TOOL, MALFORMED_ARGUMENTS.
+ *
+ * delete_task's description ends with a sentence per channel (what the server does with a
+ * destructive call there), added where the tools are served.
  */
 export const TODO_TOOLS: readonly ToolDefinition[] = [
   {
@@ -74,6 +83,7 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
     },
     mutates: true,
     destructive: false,
+    changesExisting: true,
   },
   {
     name: 'update_task',
@@ -85,20 +95,40 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
     },
     mutates: true,
     destructive: false,
+    changesExisting: true,
   },
   {
     name: 'delete_task',
     description:
       'Delete tasks: one by number or by words from its title, several by numbers, or every ' +
-      'completed task (scope "completed") or every task (scope "all"). Always needs the ' +
-      "person's confirmation, which the server asks for.",
+      'completed task (scope "completed") or every task (scope "all").',
     inputSchema: {
       type: 'object',
       properties: {
         number: taskNumber,
-        numbers: { type: 'array', items: taskNumber, minItems: 1, maxItems: 100 },
+        numbers: { type: 'array', items: taskNumber, minItems: 1, maxItems: NUMBERS_PER_CALL_MAX },
         query,
         scope: { type: 'string', enum: ['completed', 'all'] },
+      },
+      additionalProperties: false,
+    },
+    // The tasks exactly as the question showed them: deleted only if each still holds that title.
+    // `numbers` is what confirmations stored before titles were kept.
+    confirmedInputSchema: {
+      type: 'object',
+      properties: {
+        tasks: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { number: taskNumber, title },
+            required: ['number', 'title'],
+            additionalProperties: false,
+          },
+          minItems: 1,
+          maxItems: TASKS_PER_USER_MAX,
+        },
+        numbers: { type: 'array', items: taskNumber, minItems: 1, maxItems: TASKS_PER_USER_MAX },
       },
       additionalProperties: false,
     },

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { deletionPrompt } from '../../../domain/agent/confirmation';
+import { CONFIRMATION_STALE, deletionPrompt } from '../../../domain/agent/confirmation';
 import { notFoundSentence } from '../../../domain/agent/failures';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { DomainValidationError } from '../../../domain/shared/domain-error';
+import { changesSinceShown, type ShownTask, sinceAsked } from '../../../domain/todo/deletion';
 import { type Task, type TaskChanges, TaskBusyError, TaskLimitReachedError, TaskNotFoundError, type TaskPriority, type TaskStatusFilter } from '../../../domain/todo/task';
 import type { DryRunResult } from '../../agent/ports/toolbox.port';
 import { Toolbox } from '../../agent/ports/toolbox.port';
 import type { ToolResult } from '../../agent/ports/tool-gateway.port';
 import { AddTaskUseCase } from '../add-task.use-case';
 import { CompleteTaskUseCase } from '../complete-task.use-case';
-import { DeleteTaskUseCase } from '../delete-task.use-case';
+import { DeleteTasksAsShownUseCase } from '../delete-tasks-as-shown.use-case';
 import { GetTaskUseCase } from '../get-task.use-case';
 import { ListTasksUseCase } from '../list-tasks.use-case';
 import { UpdateTaskUseCase } from '../update-task.use-case';
@@ -40,7 +41,7 @@ export class TodoToolbox extends Toolbox {
     private readonly getTask: GetTaskUseCase,
     private readonly completeTask: CompleteTaskUseCase,
     private readonly updateTask: UpdateTaskUseCase,
-    private readonly deleteTask: DeleteTaskUseCase,
+    private readonly deleteTasks: DeleteTasksAsShownUseCase,
   ) {
     super();
   }
@@ -64,6 +65,16 @@ export class TodoToolbox extends Toolbox {
       }
       throw error;
     }
+  }
+
+  override chatRequestFor(tool: string, args: ToolArguments): string | null {
+    if (tool !== 'delete_task') return null;
+    const numbers = typeof args.number === 'number' ? [args.number] : Array.isArray(args.numbers) ? [...new Set(args.numbers as number[])] : [];
+    if (numbers.length === 1) return `delete task ${numbers[0]}`;
+    if (numbers.length > 1) return `delete tasks ${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
+    if (args.scope === 'all') return 'delete everything';
+    if (args.scope === 'completed') return 'delete all completed tasks';
+    return typeof args.query === 'string' ? `delete ${args.query}` : null;
   }
 
   private async dispatch(tool: string, args: ToolArguments, userId: string, dryRun: boolean): Promise<unknown> {
@@ -105,26 +116,52 @@ export class TodoToolbox extends Toolbox {
         return { task: view(task), previousTitle: previous.title, changed };
       }
       case 'delete_task': {
-        if (dryRun) return this.deletionToConfirm(await this.resolveMany(userId, args));
-        // Exact numbers (a confirmed deletion) need no lookup: the delete is the existence check.
-        const numbers = Array.isArray(args.numbers)
-          ? new Set(args.numbers as number[])
-          : (await this.resolveMany(userId, args)).map((task) => task.number);
-        const deleted = [];
-        for (const taskNumber of numbers) deleted.push(await this.deleteTask.execute({ userId, number: taskNumber }));
-        return { deleted: deleted.map(view) };
+        const scope = args.scope === 'all' || args.scope === 'completed' ? args.scope : undefined;
+        if (dryRun) return this.deletionToConfirm(await this.resolveMany(userId, args), scope);
+        // Only a confirmed call carries `tasks` (the schema a model sees has no such field).
+        if (Array.isArray(args.tasks)) return this.deleteConfirmed(userId, args.tasks as ShownTask[]);
+        // Named in this very call (an MCP client its operator trusts, or a confirmation stored
+        // with numbers only): resolved now, then deleted all or none.
+        const targets = (await this.resolveMany(userId, args)).map(shownTask);
+        const outcome = await this.deleteTasks.execute({ userId, shown: targets });
+        if (!outcome.deleted) {
+          throw new ToolFailure(
+            'TASKS_CHANGED',
+            'The tasks changed while they were being deleted, so nothing was deleted; look at the list again.',
+            changesSinceShown(targets, outcome.current),
+          );
+        }
+        return { deleted: outcome.tasks.map(view) };
       }
       default:
         throw new ToolFailure('UNKNOWN_TOOL', `There is no tool named "${tool}".`);
     }
   }
 
-  private deletionToConfirm(targets: Task[]): DryRunResult {
+  /**
+   * The question, and the call to run on "yes": the tasks with the titles the question shows,
+   * so that "yes" deletes what the person saw or nothing.
+   */
+  private deletionToConfirm(targets: readonly Task[], scope?: 'all' | 'completed'): DryRunResult {
     return {
-      prompt: deletionPrompt(targets.map((task) => task.title)),
-      arguments: { numbers: targets.map((task) => task.number) },
+      prompt: deletionPrompt(targets.map((task) => task.title), scope),
+      arguments: { tasks: targets.map(shownTask) },
       preview: { wouldDelete: targets.map(view) },
     };
+  }
+
+  /** The person's yes covers the tasks as shown: if any changed, nothing is deleted and they are asked again. */
+  private async deleteConfirmed(userId: string, shown: readonly ShownTask[]): Promise<unknown> {
+    const outcome = await this.deleteTasks.execute({ userId, shown });
+    if (outcome.deleted) return { deleted: outcome.tasks.map(view) };
+    const changes = changesSinceShown(shown, outcome.current);
+    const said = `${sinceAsked(changes)}, so I deleted nothing.`;
+    const askAgain = outcome.current.length > 0 ? this.deletionToConfirm(outcome.current) : null;
+    const message = askAgain ? `${said} ${askAgain.prompt}` : said;
+    throw new ToolFailure(CONFIRMATION_STALE, message, {
+      ...changes,
+      askAgain: askAgain && { ...askAgain, prompt: message },
+    });
   }
 
   /** The one task that `number` or `query` designates. */
@@ -168,6 +205,10 @@ export class TodoToolbox extends Toolbox {
     }
     return [await this.resolveOne(userId, args, { preferPending: false })];
   }
+}
+
+function shownTask(task: Task): ShownTask {
+  return { number: task.number, title: task.title };
 }
 
 export function view(task: Task): TaskView {

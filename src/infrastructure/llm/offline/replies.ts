@@ -1,4 +1,4 @@
-import { deletionPrompt } from '../../../domain/agent/confirmation';
+import { deletionPrompt, titlesInBrief } from '../../../domain/agent/confirmation';
 import { notFoundSentence } from '../../../domain/agent/failures';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
 
@@ -71,11 +71,6 @@ export function taskViews(value: unknown): TaskView[] {
   return value.map(taskView).filter((task): task is TaskView => task !== undefined);
 }
 
-function quotedList(titles: readonly string[]): string {
-  const quoted = titles.map((title) => `'${title}'`);
-  return quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
-}
-
 function taskLine(task: TaskView): string {
   const box = task.completed ? '✓' : '☐';
   const priority = task.priority === 'high' ? ' (high priority)' : '';
@@ -125,7 +120,7 @@ function deleted(result: Fields): string {
   const titles = taskViews(result.deleted).map((task) => task.title);
   if (titles.length === 0) return 'There was nothing to remove.';
   if (titles.length === 1) return `I've removed '${titles[0]}' from your tasks.`;
-  return `I've removed ${titles.length} tasks: ${quotedList(titles)}.`;
+  return `I've removed ${titles.length} tasks: ${titlesInBrief(titles)}.`;
 }
 
 function succeeded(name: string, result: Fields): string {

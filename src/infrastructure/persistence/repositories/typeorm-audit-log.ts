@@ -7,7 +7,8 @@ import {
   type ToolAuditStatus,
 } from '../../../application/agent/ports/audit-log.port';
 import { Metrics } from '../../../application/shared/ports/metrics.port';
-import { redact } from '../../../domain/audit/redaction';
+import { recordedToolName } from '../../../domain/agent/model-output';
+import { jsonColumn } from '../json-column';
 import type { Sql } from '../sql';
 
 
@@ -61,12 +62,13 @@ export class AuditAppender {
       entry.campaignId ?? null,
       entry.outreachTaskId ?? null,
       entry.decisionId ?? null,
-      entry.tool,
+      // A name from an MCP client is recorded as sent, made storable and bounded.
+      recordedToolName(entry.tool),
       // Secrets never enter the table: masked here, by the domain's one policy.
-      JSON.stringify(redact(entry.arguments)),
+      jsonColumn(entry.arguments),
       JSON.stringify(entry.securityEvents),
       outcome.status,
-      outcome.result === undefined ? null : JSON.stringify(redact(outcome.result)),
+      outcome.result === undefined ? null : jsonColumn(outcome.result),
       outcome.errorCode ?? null,
       outcome.durationMs ?? null,
       pendingSeq,

@@ -3,14 +3,16 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Page } from '../../../application/shared/page';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
+import { jsonColumn } from '../json-column';
 import {
   ConversationStore,
   type FinishedTurn,
 } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingAction } from '../../../domain/agent/confirmation';
-import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
+import type { DecisionType } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
 import {
+  type AnswerStatus,
   ConversationNotFoundError,
   conversationTitle,
   type ConversationSummary,
@@ -25,7 +27,7 @@ interface MessageRow {
   content: string;
   tool_calls: ToolCallRecord[];
   decision_type: DecisionType | null;
-  status: TurnStatus | null;
+  status: AnswerStatus | null;
   created_at: string | Date;
 }
 
@@ -41,6 +43,8 @@ interface PendingRow {
 }
 
 const PENDING_COLUMNS = 'id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, expires_at';
+/** The status of an answer whose turn is still running (or died): never shown, never replayed. */
+export const IN_PROGRESS = 'in_progress';
 
 /**
  * Chat state in PostgreSQL. Each method is one statement, so a turn that runs one tool
@@ -52,27 +56,44 @@ export class TypeOrmConversationStore extends ConversationStore {
     super();
   }
 
-  async startTurn(input: { userId: string; conversationId: string | null; message: string; window: number; now: Date }) {
-    const { userId, conversationId, message, window, now } = input;
+  async startTurn(input: {
+    userId: string;
+    conversationId: string | null;
+    message: string;
+    decisionId: string;
+    window: number;
+    now: Date;
+  }) {
+    const { userId, conversationId, message, decisionId, window, now } = input;
+    // The UPDATE row-locks the conversation until this statement commits, so two turns of one
+    // conversation store their pairs one after the other: question, answer, question, answer.
     const conversation =
       conversationId === null
         ? `INSERT INTO conversations (user_id, title, created_at, updated_at) VALUES ($1, $4, $3, $3) RETURNING id`
         : `UPDATE conversations SET updated_at = $3 WHERE id = $4 AND user_id = $1 RETURNING id`;
     // Every part of one statement reads the same snapshot: the history below does not
     // include the message inserted here, which is what the model must not see twice.
+    // The answer's row is stored now, numbered after the question (rows take their numbers
+    // in the ORDER BY's order) and before anything later in the conversation, and filled in
+    // by finishTurn; one left 'in_progress' belongs to a turn that never finished.
     const rows = await this.dataSource.query<{ id: string; history: MessageRow[]; pending: PendingRow | null }[]>(
       `WITH c AS (${conversation}),
-            m AS (INSERT INTO messages (conversation_id, role, content, created_at) SELECT id, 'user', $2, $3 FROM c)
+            m AS (INSERT INTO messages (conversation_id, role, content, status, decision_id, created_at)
+                  SELECT c.id, v.role, v.content, v.status, v.decision_id, $3 FROM c,
+                    (VALUES (1, 'user', $2, NULL, NULL), (2, 'assistant', '', '${IN_PROGRESS}', $6::uuid))
+                      AS v (n, role, content, status, decision_id)
+                  ORDER BY v.n)
        SELECT c.id,
          (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
             SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
-            FROM messages WHERE conversation_id = c.id ORDER BY seq DESC LIMIT $5) h) AS history,
+            FROM messages WHERE conversation_id = c.id AND status IS DISTINCT FROM '${IN_PROGRESS}'
+            ORDER BY seq DESC LIMIT $5) h) AS history,
          (SELECT row_to_json(p) FROM (
             SELECT ${PENDING_COLUMNS} FROM pending_actions
             WHERE conversation_id = c.id AND resolved_at IS NULL
             ORDER BY created_at DESC LIMIT 1) p) AS pending
        FROM c`,
-      [userId, message, now, conversationId ?? conversationTitle(message), window],
+      [userId, message, now, conversationId ?? conversationTitle(message), window, decisionId],
     );
     if (rows.length === 0) throw new ConversationNotFoundError();
     const [row] = rows;
@@ -88,7 +109,7 @@ export class TypeOrmConversationStore extends ConversationStore {
     const params: unknown[] = [
       turn.conversationId,
       message.content,
-      JSON.stringify(message.toolCalls),
+      jsonColumn(message.toolCalls),
       message.decisionType,
       message.status,
       now,
@@ -105,9 +126,11 @@ export class TypeOrmConversationStore extends ConversationStore {
       decision.providerRequestId,
       decision.cost,
     ];
+    // Whatever the row holds (normally 'in_progress'; the sweeper's answer if this turn ran
+    // far past its deadline), the answer the person was given is what stays.
     const parts = [
-      `m AS (INSERT INTO messages (conversation_id, role, content, tool_calls, decision_type, status, created_at)
-             VALUES ($1, 'assistant', $2, $3, $4, $5, $6))`,
+      `m AS (UPDATE messages SET content = $2, tool_calls = $3, decision_type = $4, status = $5, created_at = $6
+             WHERE decision_id = $7 AND conversation_id = $1)`,
       `d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
                prompt_tokens, completion_tokens, duration_ms, failure_class, provider_request_id, cost, created_at)
              VALUES ($7, $8, $1, $4, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $6))`,
@@ -172,7 +195,7 @@ export class TypeOrmConversationStore extends ConversationStore {
     const rows = await this.dataSource.query<(MessageRow & { owned: boolean })[]>(
       `SELECT m.seq, m.id, m.role, m.content, m.tool_calls, m.decision_type, m.status, m.created_at
        FROM conversations c JOIN messages m ON m.conversation_id = c.id
-       WHERE c.id = $1 AND c.user_id = $2 ${before ? 'AND m.seq < $4' : ''}
+       WHERE c.id = $1 AND c.user_id = $2 AND m.status IS DISTINCT FROM '${IN_PROGRESS}' ${before ? 'AND m.seq < $4' : ''}
        ORDER BY m.seq DESC LIMIT $3`,
       before ? [conversationId, userId, limit + 1, before] : [conversationId, userId, limit + 1],
     );

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { ShownTask } from '../../../domain/todo/deletion';
 import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/task';
 import { TaskRepository } from '../../../application/todo/ports/task-repository.port';
 
@@ -86,5 +87,35 @@ export class TypeOrmTaskRepository extends TaskRepository {
       [userId, taskNumber],
     );
     return rows.length === 0 ? null : rows[0];
+  }
+
+  async removeAsShown(
+    userId: string,
+    shown: readonly ShownTask[],
+  ): Promise<{ removed: true; tasks: Task[] } | { removed: false; current: Task[] }> {
+    const byNumber = new Map(shown.map((task) => [task.number, task.title]));
+    if (byNumber.size === 0) return { removed: true, tasks: [] };
+    // One statement. The named rows are locked first (in number order, so two such deletes
+    // queue rather than deadlock); a rename or delete that committed before the lock is seen,
+    // one that comes after waits. Only if every number still holds its title are they deleted.
+    const rows = await this.dataSource.query<(Task & { intact: boolean })[]>(
+      `WITH shown AS (SELECT * FROM unnest($2::int[], $3::text[]) AS s(number, title)),
+            locked AS (
+              SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = $1 AND number = ANY($2::int[]) ORDER BY number FOR UPDATE
+            ),
+            intact AS (
+              SELECT count(*) = $4 AND count(*) = count(*) FILTER (WHERE l.title = s.title) AS ok
+              FROM locked l JOIN shown s ON s.number = l.number
+            ),
+            removed AS (DELETE FROM tasks WHERE id IN (SELECT id FROM locked) AND (SELECT ok FROM intact) RETURNING id),
+            counted AS (
+              UPDATE users SET task_count = task_count - (SELECT count(*) FROM removed)
+              WHERE id = $1 AND (SELECT ok FROM intact)
+            )
+       SELECT locked.*, (SELECT ok FROM intact) AS intact FROM locked ORDER BY number`,
+      [userId, [...byNumber.keys()], [...byNumber.values()], byNumber.size],
+    );
+    const tasks = rows.map(({ intact: _, ...task }) => task);
+    return rows.length > 0 && rows[0].intact ? { removed: true, tasks } : { removed: false, current: tasks };
   }
 }

@@ -34,6 +34,10 @@ export class TypeOrmUserRepository extends UserRepository {
     return record ? toUser(record) : null;
   }
 
+  async findByRole(role: Role): Promise<User[]> {
+    return (await this.users.find({ where: { role }, order: { email: 'ASC' } })).map(toUser);
+  }
+
   async updateRole(id: string, role: Role): Promise<void> {
     await this.users.update({ id }, { role });
   }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+
+import { IsIn, IsInt, IsISO8601, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ToolAuditStatus } from '../../../application/agent/ports/audit-log.port';
 import {
   AUDIT_SOURCES,
@@ -16,6 +16,7 @@ import {
   type DecisionWithToolCalls,
 } from '../../../application/audit/ports/audit-reader.port';
 import { PageQueryDto } from '../shared/page-query.dto';
+import { Optional, ToInteger } from '../shared/fields';
 
 const ISO_TIME = { strict: true, strictSeparator: true } as const;
 const TIME_DESCRIPTION = 'ISO 8601, e.g. 2025-11-24T09:00:00Z; compared with the row creation time';
@@ -23,51 +24,51 @@ const TIME_DESCRIPTION = 'ISO 8601, e.g. 2025-11-24T09:00:00Z; compared with the
 /** The filters that audit rows and decisions share. */
 class CommonFilterQueryDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'The user the call or decision was made for' })
-  @IsOptional()
+  @Optional()
   @IsUUID(undefined, { message: 'actorId must be a UUID' })
   actorId?: string;
 
   @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
+  @Optional()
   @IsUUID(undefined, { message: 'conversationId must be a UUID' })
   conversationId?: string;
 
   @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
+  @Optional()
   @IsUUID(undefined, { message: 'campaignId must be a UUID' })
   campaignId?: string;
 
   @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
+  @Optional()
   @IsUUID(undefined, { message: 'decisionId must be a UUID' })
   decisionId?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: `Inclusive. ${TIME_DESCRIPTION}` })
-  @IsOptional()
+  @Optional()
   @IsISO8601(ISO_TIME, { message: 'from must be an ISO 8601 date-time' })
   from?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: `Exclusive. ${TIME_DESCRIPTION}` })
-  @IsOptional()
+  @Optional()
   @IsISO8601(ISO_TIME, { message: 'to must be an ISO 8601 date-time' })
   to?: string;
 }
 
 export class AuditFilterQueryDto extends CommonFilterQueryDto {
   @ApiPropertyOptional({ enum: AUDIT_SOURCES })
-  @IsOptional()
+  @Optional()
   @IsIn(AUDIT_SOURCES)
   source?: AuditSource;
 
   @ApiPropertyOptional({ example: 'add_task', description: 'A tool name, or admin.audit_logs.list and the like for admin reads' })
-  @IsOptional()
+  @Optional()
   @Matches(/^[\w.:-]+$/, { message: 'tool must be a tool name (letters, digits, _ . : -)' })
   @MaxLength(64)
   @IsString()
   tool?: string;
 
   @ApiPropertyOptional({ enum: AUDIT_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(AUDIT_STATUSES)
   status?: ToolAuditStatus;
 }
@@ -76,14 +77,14 @@ export class AuditPageQueryDto extends IntersectionType(AuditFilterQueryDto, Pag
 
 export class DecisionPageQueryDto extends IntersectionType(CommonFilterQueryDto, PageQueryDto) {
   @ApiPropertyOptional({ enum: DECISION_STATUSES, description: "A chat turn's or an outreach cycle's status" })
-  @IsOptional()
+  @Optional()
   @IsIn(DECISION_STATUSES)
   status?: DecisionStatus;
 }
 
 export class AuditSeqPathDto {
   @ApiProperty({ description: 'The row sequence number', minimum: 1, example: 42 })
-  @Type(() => Number)
+  @ToInteger()
   @Max(Number.MAX_SAFE_INTEGER)
   @Min(1)
   @IsInt({ message: 'seq must be a whole number' })

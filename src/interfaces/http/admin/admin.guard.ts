@@ -1,24 +1,20 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { IdentitySettings } from '../../../application/identity/identity-settings';
 import type { Principal } from '../../../application/identity/ports/access-token-service.port';
-import { roleFor } from '../../../domain/identity/user';
 import { ApiError } from '../shared/api-error';
 import { ErrorResponseDto } from '../shared/error-response.dto';
 
 /**
- * For /admin routes, after BearerAuthGuard: only a principal whose token carries the admin
- * role AND whose email is in ADMIN_EMAILS now passes, so taking an address out of
- * ADMIN_EMAILS (and restarting) ends its admin access at once, not at its next sign-in.
+ * For /admin routes, after BearerAuthGuard, which read the principal's role from the
+ * account now: a role the operator revoked is refused on the next request, whatever token
+ * the account still holds.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
-  constructor(private readonly settings: IdentitySettings) {}
-
   canActivate(context: ExecutionContext): boolean {
     const principal = context.switchToHttp().getRequest<Request & { principal?: Principal }>().principal;
-    if (principal?.role !== 'admin' || roleFor(principal.email, this.settings.adminEmails) !== 'admin') {
+    if (principal?.role !== 'admin') {
       throw new ApiError(403, 'AUTH.FORBIDDEN', 'Only an admin may read the audit trail');
     }
     return true;
@@ -26,4 +22,4 @@ export class AdminGuard implements CanActivate {
 }
 
 /** Documents AdminGuard's refusal (the shared 403 text speaks of another user's data). */
-export const ApiAdminOnly = ApiResponse({ status: 403, description: 'The token is not an admin’s', type: ErrorResponseDto });
+export const ApiAdminOnly = ApiResponse({ status: 403, description: 'The token’s account does not hold the admin role', type: ErrorResponseDto });

@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import { PinoLogger } from 'nestjs-pino';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
@@ -20,6 +19,7 @@ import {
   ToolCallDto,
 } from './chat.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
+import { RateLimit } from '../shared/rate-limit';
 
 
 @ApiTags('chat')
@@ -37,8 +37,7 @@ export class ChatController {
 
   @Post('chat')
   @HttpCode(200)
-  @UseGuards(ThrottlerGuard)
-  @SkipThrottle({ default: true })
+  @RateLimit('chat')
   @ApiOperation({
     summary: 'Talk to the task assistant',
     description:
@@ -54,8 +53,7 @@ export class ChatController {
   }
 
   @Post('chat/stream')
-  @UseGuards(ThrottlerGuard)
-  @SkipThrottle({ default: true })
+  @RateLimit('chat')
   @ApiOperation({
     summary: 'Talk to the task assistant, as Server-Sent Events',
     description:

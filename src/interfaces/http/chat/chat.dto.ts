@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { DECISION_TYPES, type DecisionType, type TurnStatus } from '../../../domain/agent/decision';
-import { MESSAGE_MAX_LENGTH, type StoredMessage, type ToolCallRecord } from '../../../domain/chat/conversation';
+import { type AnswerStatus, MESSAGE_MAX_LENGTH, type StoredMessage, type ToolCallRecord } from '../../../domain/chat/conversation';
 import { UserPathDto } from '../todo/task.dto';
+import { Optional } from '../shared/fields';
 
 const TURN_STATUSES: TurnStatus[] = ['completed', 'max_iterations_reached', 'error'];
+const ANSWER_STATUSES: AnswerStatus[] = [...TURN_STATUSES, 'interrupted'];
 
 export class ChatRequestDto {
   @ApiProperty({ example: 'add buy milk', minLength: 1, maxLength: MESSAGE_MAX_LENGTH })
@@ -14,7 +16,7 @@ export class ChatRequestDto {
   message!: string;
 
   @ApiPropertyOptional({ format: 'uuid', description: 'Omit to start a new conversation' })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   conversationId?: string;
 }
@@ -132,8 +134,12 @@ export class MessageDto {
   @ApiProperty({ enum: DECISION_TYPES, nullable: true })
   decisionType!: DecisionType | null;
 
-  @ApiProperty({ enum: TURN_STATUSES, nullable: true })
-  status!: TurnStatus | null;
+  @ApiProperty({
+    enum: ANSWER_STATUSES,
+    nullable: true,
+    description: "The answer's turn: how it ended, or 'interrupted' when it was cut off and answered afterwards; null on the person's messages",
+  })
+  status!: AnswerStatus | null;
 
   @ApiProperty({ type: String, format: 'date-time' })
   createdAt!: string;

@@ -4,15 +4,24 @@ import {
   AccessTokenService,
   type Principal,
 } from '../../../application/identity/ports/access-token-service.port';
+import { UserRepository } from '../../../application/identity/ports/user-repository.port';
 import { isUuid } from '../../../domain/shared/uuid';
 import { ApiError } from '../shared/api-error';
 
 type AuthenticatedRequest = Request & { principal?: Principal };
 
-/** Accepts only a valid `Authorization: Bearer <token>`; puts the principal on the request. */
+/**
+ * Accepts only a valid `Authorization: Bearer <token>` of an account that exists now, and
+ * puts that account on the request as the principal. A token outlives what it was issued
+ * for (a reset database, a revoked role), so the account and its role are read on every
+ * request, not taken from the token.
+ */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
-  constructor(private readonly tokens: AccessTokenService) {}
+  constructor(
+    private readonly tokens: AccessTokenService,
+    private readonly users: UserRepository,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -20,11 +29,15 @@ export class BearerAuthGuard implements CanActivate {
     if (scheme?.toLowerCase() !== 'bearer' || !token) {
       throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'A bearer token is required: Authorization: Bearer <token>');
     }
-    const principal = await this.tokens.verify(token);
-    if (!principal) {
+    const claimed = await this.tokens.verify(token);
+    if (!claimed) {
       throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'The bearer token is invalid or has expired');
     }
-    req.principal = principal;
+    const user = isUuid(claimed.userId) ? await this.users.findById(claimed.userId) : null;
+    if (!user) {
+      throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'The account for this token no longer exists');
+    }
+    req.principal = { userId: user.id, email: user.email, role: user.role };
     return true;
   }
 }

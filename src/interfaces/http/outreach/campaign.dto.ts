@@ -1,22 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import {
-  Allow,
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-  ValidateNested,
-} from 'class-validator';
+import { Allow, ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import type { CampaignDetails } from '../../../application/outreach/campaigns/get-campaign.use-case';
 import { LEAD_IMPORT_MAX, type LeadImportReport } from '../../../application/outreach/campaigns/import-leads.use-case';
 import type { TaskView } from '../../../application/outreach/ports/campaign-repository.port';
@@ -38,6 +23,7 @@ import {
   type OutreachTaskType,
 } from '../../../domain/outreach/outreach-task';
 import { UserPathDto } from '../todo/task.dto';
+import { Optional } from '../shared/fields';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
@@ -58,7 +44,7 @@ function DailyLimit(kind: ActionKind): PropertyDecorator {
   const message = `dailyLimits.${kind} must be a whole number from 0 to ${DAILY_LIMIT_MAX}`;
   return applyDecorators(
     ApiPropertyOptional({ minimum: 0, maximum: DAILY_LIMIT_MAX, example: DEFAULT_DAILY_LIMIT }),
-    IsOptional(),
+    Optional(),
     Max(DAILY_LIMIT_MAX, { message }),
     Min(0, { message }),
     IsInt({ message }),
@@ -89,7 +75,7 @@ export class CreateCampaignRequestDto {
   name!: string;
 
   @ApiPropertyOptional({ type: DailyLimitsRequestDto, description: DAILY_LIMITS_DESCRIPTION })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => DailyLimitsRequestDto)
   @IsObject({ message: 'dailyLimits must be an object' })
@@ -98,7 +84,7 @@ export class CreateCampaignRequestDto {
 
 export class UpdateCampaignRequestDto {
   @ApiPropertyOptional({ example: 'Q3 founders (EU)', minLength: 1, maxLength: CAMPAIGN_NAME_MAX_LENGTH })
-  @IsOptional()
+  @Optional()
   @Transform(trim)
   @MaxLength(CAMPAIGN_NAME_MAX_LENGTH)
   @MinLength(1, { message: 'name must not be empty' })
@@ -106,7 +92,7 @@ export class UpdateCampaignRequestDto {
   name?: string;
 
   @ApiPropertyOptional({ type: DailyLimitsRequestDto, description: 'Only the kinds given change' })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => DailyLimitsRequestDto)
   @IsObject({ message: 'dailyLimits must be an object' })

@@ -44,7 +44,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const res = http.getResponse<Response>();
     const { status, code, message } = describe(exception);
     if (status >= 500) {
-      this.logger.error({ err: exception, method: req.method, url: req.originalUrl }, 'request failed');
+      this.logger.error({ err: exception, method: req.method, path: req.path }, 'request failed');
     }
     if (res.headersSent) return;
     res.status(status).json({ statusCode: status, code, message, correlationId: requestIdOf(req) });
@@ -86,6 +86,9 @@ function describeBodyParserFailure(cause: unknown): ErrorDescription | null {
   const { type, limit } = (cause ?? {}) as { type?: unknown; limit?: unknown };
   if (type === 'entity.parse.failed') {
     return { status: 400, code: 'HTTP.MALFORMED_JSON', message: 'The request body is not valid JSON' };
+  }
+  if (type === 'encoding.invalid') {
+    return { status: 400, code: 'HTTP.MALFORMED_BODY', message: 'The request body is not valid UTF-8' };
   }
   if (type === 'entity.too.large') {
     const size = typeof limit === 'number' ? `${Math.round(limit / 1024)} KB` : 'the limit';

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import {
   DESCRIPTION_MAX_LENGTH,
   type Task,
@@ -11,6 +11,7 @@ import {
   type TaskStatusFilter,
   TITLE_MAX_LENGTH,
 } from '../../../domain/todo/task';
+import { Optional, OptionalOrNull, ToInteger } from '../shared/fields';
 
 // class-validator reports the decorator nearest the property first (stopAtFirstError), so
 // the type check sits nearest and a wrong type is reported as such, not as a length.
@@ -24,47 +25,47 @@ export class CreateTaskRequestDto {
   @IsString()
   title!: string;
 
-  @ApiPropertyOptional({ example: 'Two litres, semi-skimmed', maxLength: DESCRIPTION_MAX_LENGTH, nullable: true })
-  @IsOptional()
+  @ApiPropertyOptional({ type: String, example: 'Two litres, semi-skimmed', maxLength: DESCRIPTION_MAX_LENGTH, nullable: true })
+  @OptionalOrNull()
   @MaxLength(DESCRIPTION_MAX_LENGTH)
   @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: TASK_PRIORITIES, default: 'medium' })
-  @IsOptional()
+  @Optional()
   @IsIn(TASK_PRIORITIES)
   priority?: TaskPriority;
 }
 
 export class UpdateTaskRequestDto {
   @ApiPropertyOptional({ example: 'Buy oat milk', minLength: 1, maxLength: TITLE_MAX_LENGTH })
-  @IsOptional()
+  @Optional()
   @Transform(trim)
   @MaxLength(TITLE_MAX_LENGTH)
   @MinLength(1, { message: 'title must not be empty' })
   @IsString()
   title?: string;
 
-  @ApiPropertyOptional({ maxLength: DESCRIPTION_MAX_LENGTH, nullable: true, description: 'null clears it' })
-  @ValidateIf((_, value) => value !== null && value !== undefined)
+  @ApiPropertyOptional({ type: String, maxLength: DESCRIPTION_MAX_LENGTH, nullable: true, description: 'null clears it' })
+  @OptionalOrNull()
   @MaxLength(DESCRIPTION_MAX_LENGTH)
   @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: TASK_PRIORITIES })
-  @IsOptional()
+  @Optional()
   @IsIn(TASK_PRIORITIES)
   priority?: TaskPriority;
 
   @ApiPropertyOptional({ description: 'false reopens a completed task' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   completed?: boolean;
 }
 
 export class ListTasksQueryDto {
   @ApiPropertyOptional({ enum: TASK_STATUS_FILTERS, default: 'all' })
-  @IsOptional()
+  @Optional()
   @IsIn(TASK_STATUS_FILTERS)
   status?: TaskStatusFilter;
 }
@@ -77,7 +78,7 @@ export class UserPathDto {
 
 export class TaskPathDto extends UserPathDto {
   @ApiProperty({ description: 'The per-user task number', minimum: 1, example: 1 })
-  @Type(() => Number)
+  @ToInteger()
   @Max(TASK_NUMBER_MAX)
   @Min(1)
   @IsInt({ message: 'number must be a whole number' })

@@ -15,7 +15,7 @@ const call = (name: string, args: string) => ({ id: 'c1', name, arguments: args 
 
 describe(validateToolCall.name, () => {
   it('accepts a valid call and returns the parsed arguments', () => {
-    expect(validateToolCall(call('add_task', '{"title":"Buy milk","priority":"high"}'), TODO_TOOLS)).toMatchObject({
+    expect(validateToolCall(call('add_task', '{"title":"Buy milk","priority":"high"}'), TODO_TOOLS, 16 * 1024)).toMatchObject({
       ok: true,
       arguments: { title: 'Buy milk', priority: 'high' },
       securityEvents: [],
@@ -23,7 +23,7 @@ describe(validateToolCall.name, () => {
   });
 
   it('treats empty arguments as an empty object', () => {
-    expect(validateToolCall(call('list_tasks', ''), TODO_TOOLS)).toMatchObject({ ok: true, arguments: {} });
+    expect(validateToolCall(call('list_tasks', ''), TODO_TOOLS, 16 * 1024)).toMatchObject({ ok: true, arguments: {} });
   });
 
   it.each([
@@ -38,10 +38,15 @@ describe(validateToolCall.name, () => {
     ['a too-long title', call('add_task', JSON.stringify({ title: 'x'.repeat(201) })), 'INVALID_ARGUMENTS', /at most 200/],
     ['a bad array item', call('delete_task', '{"numbers":[1,0]}'), 'INVALID_ARGUMENTS', /numbers\[1\] must be at least 1/],
     // Names that an ordinary object inherits are arguments like any other, not schemas or prototypes.
-    ['an inherited name', call('complete_task', '{"number":3,"constructor":{}}'), 'INVALID_ARGUMENTS', /arguments.constructor is not an accepted/],
-    ['a __proto__ key', call('complete_task', '{"number":3,"__proto__":{"userId":"victim"}}'), 'INVALID_ARGUMENTS', /arguments.__proto__ is not an accepted/],
+    ['an inherited name', call('complete_task', '{"number":3,"constructor":{}}'), 'INVALID_ARGUMENTS', /constructor is a reserved key/],
+    ['a __proto__ key', call('complete_task', '{"number":3,"__proto__":{"userId":"victim"}}'), 'INVALID_ARGUMENTS', /__proto__ is a reserved key/],
+    ['a NUL byte in a title', call('add_task', '{"title":"a\\u0000b"}'), 'INVALID_ARGUMENTS', /title contains a NUL character/],
+    ['a lone surrogate', call('add_task', '{"title":"a\\ud800"}'), 'INVALID_ARGUMENTS', /title contains a lone surrogate/],
+    ['a name with a NUL byte', call('add_task\u0000', '{}'), 'UNKNOWN_TOOL', /no tool named "add_task\uFFFD"/],
+    ['a 1 000-character name', call('x'.repeat(1000), '{}'), 'UNKNOWN_TOOL', /no tool named "x{63}…"/],
+    ['arguments past the byte limit', call('add_task', JSON.stringify({ title: 'x', description: 'y'.repeat(20_000) })), 'ARGUMENTS_TOO_LARGE', /20\d{3} bytes; at most 16384/],
   ])('rejects %s with a message the model can act on', (_, request, code, message) => {
-    const result = validateToolCall(request, TODO_TOOLS);
+    const result = validateToolCall(request, TODO_TOOLS, 16 * 1024);
     expect(result).toMatchObject({ ok: false, code });
     expect(result.ok ? '' : result.message).toMatch(message);
   });
@@ -50,6 +55,7 @@ describe(validateToolCall.name, () => {
     const result = validateToolCall(
       call('add_task', JSON.stringify({ title: 'x', user_id: 'u2', userId: 'u3', ownerId: 'u4', account: 'u5' })),
       TODO_TOOLS,
+      16 * 1024,
     );
     expect(result).toMatchObject({ ok: true, arguments: { title: 'x' } });
     expect(result.securityEvents.map((event) => event.field)).toEqual(['user_id', 'userId', 'ownerId', 'account']);

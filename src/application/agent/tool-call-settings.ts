@@ -1,0 +1,6 @@
+import type { McpDestructiveToolMode } from '../../domain/agent/confirmation';
+
+export abstract class ToolCallSettings {
+  /** What a destructive tool called over MCP does, the person not being there to ask. */
+  abstract readonly mcpDestructiveTools: McpDestructiveToolMode;
+}

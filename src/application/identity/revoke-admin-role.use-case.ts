@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { AuditLog } from '../agent/ports/audit-log.port';
+import { Clock } from '../shared/ports/clock.port';
+import { type AdminRoleChange, type AdminRoleInput, changeAdminRole } from './admin-role';
+import { UserRepository } from './ports/user-repository.port';
+
+/** The operator takes the admin role away; the account's next request, with any token, is refused /admin. */
+@Injectable()
+export class RevokeAdminRoleUseCase {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly auditLog: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  /** @throws AccountNotFoundError, InvalidEmailError */
+  execute(input: AdminRoleInput): Promise<AdminRoleChange> {
+    return changeAdminRole({ users: this.users, auditLog: this.auditLog, clock: this.clock }, 'revoke_admin', input);
+  }
+}

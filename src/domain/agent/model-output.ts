@@ -1,0 +1,59 @@
+import { storableText, storableValue } from '../shared/untrusted-input';
+
+/**
+ * What Bridle keeps of what a language model wrote. The model is an untrusted user: its
+ * text is stored and shown only storable (no NUL, no lone surrogate) and bounded in size.
+ */
+
+/** What a tool name may be: the MCP convention's characters, and short. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const TOOL_NAME_MAX_LENGTH = 64;
+
+export function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
+ * The model's answer as the person reads it and the conversation keeps it: storable, and
+ * past `maxBytes` cut at a character boundary with a marker that says so.
+ */
+export function boundedAnswer(text: string, maxBytes: number): { text: string; cut: boolean; bytes: number } {
+  const storable = storableText(text);
+  const bytes = new TextEncoder().encode(storable);
+  if (bytes.length <= maxBytes) return { text: storable, cut: false, bytes: bytes.length };
+  const kept = new TextDecoder().decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, '');
+  return { text: `${kept}\n\n[The answer was cut: it ran past ${maxBytes} bytes.]`, cut: true, bytes: bytes.length };
+}
+
+/**
+ * A tool name as Bridle may record it, whatever the caller sent: storable, and cut with a
+ * marker to fit the 64 characters a recorded name has.
+ */
+export function recordedToolName(name: string): string {
+  if (TOOL_NAME.test(name)) return name;
+  const text = storableText(name);
+  return text.length <= TOOL_NAME_MAX_LENGTH ? text : `${text.slice(0, TOOL_NAME_MAX_LENGTH - 1)}…`;
+}
+
+/**
+ * A refused call's arguments as Bridle records them: parsed when they are JSON (so secrets
+ * are masked by key like any other arguments), else the text, made storable; past the size
+ * limit only their size and SHA-256. Redaction happens where records are written.
+ */
+export async function recordedArguments(text: string, maxArgumentBytes: number): Promise<Readonly<Record<string, unknown>> | string> {
+  const bytes = utf8Length(text);
+  if (bytes > maxArgumentBytes) return { omitted: 'too large', bytes, sha256: await sha256Hex(text) };
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return storableValue(parsed) as Record<string, unknown>;
+  } catch {
+    // Not JSON: kept as text.
+  }
+  return storableText(text);
+}
+
+/** The standard Web Crypto API, a global of every JavaScript runtime Bridle runs on. */
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,54 @@
+/** A task as the person was shown it when asked to confirm its deletion. */
+export interface ShownTask {
+  readonly number: number;
+  readonly title: string;
+}
+
+/** How the tasks a person was asked about differ from what those numbers hold now. */
+export interface ChangesSinceShown {
+  readonly gone: readonly ShownTask[];
+  readonly renamed: readonly { readonly number: number; readonly was: string; readonly now: string }[];
+}
+
+/**
+ * Compares what the person was shown with what those numbers hold now (`current`: the
+ * tasks that still exist under them).
+ */
+export function changesSinceShown(shown: readonly ShownTask[], current: readonly ShownTask[]): ChangesSinceShown {
+  const now = new Map(current.map((task) => [task.number, task.title]));
+  const gone: ShownTask[] = [];
+  const renamed: { number: number; was: string; now: string }[] = [];
+  for (const task of shown) {
+    const title = now.get(task.number);
+    if (title === undefined) gone.push(task);
+    else if (title !== task.title) renamed.push({ number: task.number, was: task.title, now: title });
+  }
+  return { gone, renamed };
+}
+
+export function unchangedSinceShown(shown: readonly ShownTask[], current: readonly ShownTask[]): boolean {
+  const { gone, renamed } = changesSinceShown(shown, current);
+  return gone.length === 0 && renamed.length === 0;
+}
+
+/** Changes named one by one; past this they are counted. */
+const CHANGES_NAMED_MAX = 3;
+
+/** "Since I asked, task 12 'x' is gone and task 13 'y' was renamed 'z'" (no full stop). */
+export function sinceAsked(changes: ChangesSinceShown): string {
+  const { gone, renamed } = changes;
+  const parts: string[] = [];
+  if (gone.length + renamed.length > CHANGES_NAMED_MAX) {
+    if (gone.length > 0) parts.push(`${gone.length} of those tasks ${gone.length === 1 ? 'is' : 'are'} gone`);
+    if (renamed.length > 0) parts.push(`${renamed.length} ${renamed.length === 1 ? 'was' : 'were'} renamed`);
+  } else {
+    if (gone.length === 1) parts.push(`task ${gone[0].number} '${gone[0].title}' is gone`);
+    if (gone.length > 1) parts.push(`tasks ${joined(gone.map((task) => `${task.number} '${task.title}'`))} are gone`);
+    for (const task of renamed) parts.push(`task ${task.number} '${task.was}' was renamed '${task.now}'`);
+  }
+  return `Since I asked, ${joined(parts)}`;
+}
+
+function joined(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}

@@ -1,0 +1,36 @@
+import { applyDecorators, type ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
+import { ThrottlerGuard } from '@nestjs/throttler';
+
+/**
+ * The named limits (configured in AppModule) and the routes they apply to. A route says
+ * which limits it takes; every other limit skips it. `default` is the per-address limit:
+ * named so that its headers keep their standard names (Retry-After, X-RateLimit-*).
+ */
+export type RateLimitName = 'default' | 'sign-in' | 'chat' | 'mcp';
+
+const LIMITS = 'bridle:rate-limits';
+
+/** Counts the request against each named limit; put it after the route's authentication guards. */
+export function RateLimit(...limits: RateLimitName[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(LIMITS, limits), UseGuards(ThrottlerGuard));
+}
+
+/** For a limit's `skipIf`: true on every route that did not ask for `limit`. */
+export function routeSkips(limit: RateLimitName): (context: ExecutionContext) => boolean {
+  return (context) => {
+    const limits = (Reflect.getMetadata(LIMITS, context.getHandler()) ?? Reflect.getMetadata(LIMITS, context.getClass()) ?? []) as RateLimitName[];
+    return !limits.includes(limit);
+  };
+}
+
+/** Who a limit counts: the signed-in user, else the client's address. */
+export function userOrAddress(req: { principal?: { userId: string }; ip?: string }): string {
+  return req.principal?.userId ?? req.ip ?? 'unknown';
+}
+
+/** Who the per-account sign-in limit counts: the account named in the body, however written. */
+export function accountNamed(req: { body?: { email?: unknown } }): string {
+  const email = req.body?.email;
+  return typeof email === 'string' ? email.trim().toLowerCase() : '';
+}
+

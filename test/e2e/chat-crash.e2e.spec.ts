@@ -1,0 +1,264 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
+import type { DatabaseSettings } from '../../src/infrastructure/config/app-config';
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { TypeOrmAuditReader } from '../../src/infrastructure/persistence/repositories/typeorm-audit-reader';
+import { TEST_JWT_SECRET } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/**
+ * The built service (`node main.js`) SIGKILLed in the middle of a burst of chat turns that
+ * run tools, then started again: its sweeper settles every tool call the kill left pending,
+ * answers every turn it cut off, and the audit chain still verifies. On PGlite (the killed
+ * process's data-folder lock is stale and taken over) and on PostgreSQL.
+ */
+const ROOT = join(__dirname, '..', '..');
+/** Its own build output, so that a concurrent build or another process test cannot pull it away. */
+const OUT_DIR = join(ROOT, 'dist-test-crash');
+const MAIN = join(OUT_DIR, 'main.js');
+const USERS = 3;
+const LOOPS_PER_USER = 4;
+/** Turns answered before the kill: enough that every loop is mid-burst. */
+const ANSWERED_BEFORE_KILL = 24;
+
+interface Service {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  readonly output: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+interface User {
+  readonly userId: string;
+  readonly token: string;
+}
+
+/** Waits for `probe` to give a value, polling; fails with `what` after `timeoutMs`. */
+async function until<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('chat turns cut off by SIGKILL', () => {
+  let db: TestDatabase;
+  let dataDir: string;
+  const children = new Set<ChildProcess>();
+
+  beforeAll(async () => {
+    rmSync(OUT_DIR, { recursive: true, force: true });
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT_DIR], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
+    db = await createTestDatabase();
+    dataDir = await mkdtemp(join(tmpdir(), 'bridle-crash-'));
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await db?.dispose();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    rmSync(OUT_DIR, { recursive: true, force: true });
+  });
+
+  async function start(env: Record<string, string> = {}): Promise<Service> {
+    const settings: DatabaseSettings = db.settings;
+    const child = spawn(process.execPath, [MAIN], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        JWT_SECRET: TEST_JWT_SECRET,
+        AUTH_RATE_LIMIT_PER_MINUTE: '10000',
+        CHAT_RATE_LIMIT_PER_MINUTE: '100000',
+        ...(settings.kind === 'embedded' ? { BRIDLE_DATA_DIR: settings.dataDir } : { BRIDLE_DATA_DIR: dataDir, DATABASE_URL: settings.url }),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => {
+        children.delete(child);
+        resolve(code);
+      }),
+    );
+    let exitCode: number | null | undefined;
+    void exited.then((code) => (exitCode = code));
+    const port = await until(
+      () => {
+        if (exitCode !== undefined) throw new Error(`service exited (${String(exitCode)}):\n${output}`);
+        return Promise.resolve(/Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
+      },
+      'the service to listen',
+      60_000,
+    );
+    return { child, baseUrl: `http://127.0.0.1:${port}`, output: () => output, exited };
+  }
+
+  async function call<T>(service: Service, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T }> {
+    const res = await fetch(`${service.baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  }
+
+  /** Opens the database from this process: possible for PGlite only while no service holds it. */
+  async function withDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {
+    const database = await openDatabase(db.settings);
+    try {
+      return await work(database);
+    } finally {
+      await database.close();
+    }
+  }
+
+  /** Every conversation of the user as role/status pairs, oldest message first. */
+  async function conversationsOf(service: Service, user: User) {
+    const list = await call<{ items: { id: string }[] }>(service, 'GET', `/api/${user.userId}/conversations?limit=100`, undefined, user.token);
+    return Promise.all(
+      list.body.items.map(async ({ id }) => {
+        const page = await call<{ items: { role: string; content: string; status: string | null }[] }>(
+          service,
+          'GET',
+          `/api/${user.userId}/conversations/${id}/messages?limit=100`,
+          undefined,
+          user.token,
+        );
+        return page.body.items;
+      }),
+    );
+  }
+
+  const alternates = (messages: { role: string }[]) =>
+    messages.length % 2 === 0 && messages.every((message, i) => message.role === (i % 2 === 0 ? 'user' : 'assistant'));
+
+  it('settles every tool call and answers every turn the kill cut off, and the audit chain still verifies', async () => {
+    const timings: Record<string, number> = {};
+    let mark = Date.now();
+    const lap = (name: string) => {
+      timings[name] = Date.now() - mark;
+      mark = Date.now();
+    };
+
+    const first = await start();
+    const users: User[] = [];
+    for (let i = 0; i < USERS; i++) {
+      const credentials = { email: `crash-${i}@example.com`, password: 'long enough' };
+      expect((await call(first, 'POST', '/auth/register', credentials)).status).toBe(201);
+      const login = await call<{ accessToken: string; userId: string }>(first, 'POST', '/auth/login', credentials);
+      users.push({ userId: login.body.userId, token: login.body.accessToken });
+    }
+    lap('start and sign up');
+
+    // Loops that each add a task, then mark it done, in their own conversation, until the kill.
+    let answered = 0;
+    let killed = false;
+    const loop = async (user: User, loopIndex: number) => {
+      let conversationId: string | undefined;
+      let lastNumber = 1;
+      for (let turn = 0; !killed; turn++) {
+        const message = turn % 2 === 0 ? `add crash chore ${loopIndex}-${turn}` : `mark task ${lastNumber} done`;
+        const reply = await call<{ conversationId: string; toolCalls: { result?: { task?: { number: number } } }[] }>(
+          first,
+          'POST',
+          `/api/${user.userId}/chat`,
+          { message, conversationId },
+          user.token,
+        ).catch(() => null);
+        if (reply === null) return;
+        expect(reply.status).toBe(200);
+        conversationId = reply.body.conversationId;
+        lastNumber = reply.body.toolCalls[0]?.result?.task?.number ?? lastNumber;
+        answered++;
+      }
+    };
+    const burst = users.flatMap((user, u) => Array.from({ length: LOOPS_PER_USER }, (_, l) => loop(user, u * LOOPS_PER_USER + l)));
+    await until(() => Promise.resolve(answered >= ANSWERED_BEFORE_KILL), `${ANSWERED_BEFORE_KILL} answered turns`);
+    killed = true;
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await Promise.all(burst);
+    lap('burst until the kill');
+
+    const left = await withDatabase(async ({ dataSource }) => {
+      const [row] = await dataSource.query<{ conversations: string; turns: string; calls: string }[]>(
+        `SELECT (SELECT count(*) FROM conversations) AS conversations,
+                (SELECT count(*) FROM messages WHERE status = 'in_progress') AS turns,
+                (SELECT count(*) FROM audit_log p WHERE p.status = 'pending' AND p.source IN ('chat', 'mcp')
+                   AND NOT EXISTS (SELECT 1 FROM audit_log o WHERE o.pending_seq = p.seq)) AS calls`,
+      );
+      return { conversations: Number(row.conversations), turns: Number(row.turns), calls: Number(row.calls) };
+    });
+    // Turns were under way when the process died (a loop whose first turn had not started has no conversation).
+    expect(left.turns).toBeGreaterThan(0);
+    lap('count leftovers');
+
+    const second = await start({ AGENT_TURN_TIMEOUT_MS: '1000', CHAT_SWEEP_INTERVAL_MS: '250' });
+    lap('restart');
+    // Answered only once its tool calls are settled, so a whole history means a settled audit log too.
+    await until(async () => {
+      const conversations = (await Promise.all(users.map((user) => conversationsOf(second, user)))).flat();
+      return conversations.length === left.conversations && conversations.every(alternates);
+    }, 'every conversation to alternate again');
+    lap('sweep');
+
+    const conversations = (await Promise.all(users.map((user) => conversationsOf(second, user)))).flat();
+    const interrupted = conversations.flat().filter((message) => message.status === 'interrupted');
+    expect(interrupted).toHaveLength(left.turns);
+    expect(new Set(interrupted.map((message) => message.content))).toEqual(new Set([INTERRUPTED_ANSWER]));
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(second.output()).toContain('settled chat turns cut off before they finished');
+    // The sweeper's log line carries counts, never what people wrote.
+    const sweepLines = second.output().split('\n').filter((line) => line.includes('settled chat turns cut off'));
+    expect(sweepLines.join('\n')).not.toMatch(/crash chore|mark task/);
+    lap('stop');
+
+    await withDatabase(async ({ dataSource }) => {
+      expect(
+        await dataSource.query(
+          `SELECT p.seq FROM audit_log p WHERE p.status = 'pending' AND p.source IN ('chat', 'mcp')
+           AND NOT EXISTS (SELECT 1 FROM audit_log o WHERE o.pending_seq = p.seq)`,
+        ),
+      ).toEqual([]);
+      expect(await dataSource.query(`SELECT pending_seq FROM audit_log WHERE pending_seq IS NOT NULL GROUP BY pending_seq HAVING count(*) > 1`)).toEqual([]);
+      const swept = await dataSource.query<{ status: string; actor_id: string; result: { task?: { number: number; title: string } } }[]>(
+        `SELECT status, actor_id, result FROM audit_log
+         WHERE error_code = 'UNKNOWN_OUTCOME' OR (result->>'settledAfterCrash')::boolean`,
+      );
+      expect(swept).toHaveLength(left.calls);
+      // A crashed add counted as done names a task that is there, with its title.
+      for (const row of swept.filter((r) => r.result.task)) {
+        const [task] = await dataSource.query<{ title: string }[]>(`SELECT title FROM tasks WHERE user_id = $1 AND number = $2`, [
+          row.actor_id,
+          row.result.task!.number,
+        ]);
+        expect(task?.title).toBe(row.result.task!.title);
+      }
+      expect(await dataSource.query(`SELECT id FROM messages WHERE status = 'in_progress'`)).toEqual([]);
+      await expect(new TypeOrmAuditReader(dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
+    });
+    lap('check the database');
+    process.stdout.write(`chat crash e2e (${db.kind}): ${JSON.stringify({ ...timings, answered, left })}\n`);
+  }, 300_000);
+});

@@ -1,0 +1,121 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { startTestApp } from '../support/test-app';
+import { createTestDatabase } from '../support/test-database';
+
+/** An app listening on a real socket, a person with tasks 1..3, and an SDK client as that person. */
+async function startWith(env: Record<string, string>) {
+  const db = await createTestDatabase();
+  const sut = await startTestApp(db, env);
+  await sut.app.listen(0, '127.0.0.1');
+  const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
+  const user = await signUpAndIn(sut.http);
+  for (const title of ['Buy milk', 'Dentist', 'Call mum']) {
+    await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title }).expect(201);
+  }
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${user.token}` } },
+    }),
+  );
+  return {
+    sut,
+    user,
+    client,
+    titles: async (who: SignedInUser = user) =>
+      ((await request(sut.http).get(`/api/${who.userId}/tasks`).set(who.auth).expect(200)).body as { title: string }[]).map(
+        (task) => task.title,
+      ),
+    deleteAudit: () =>
+      sut.app
+        .get(DataSource)
+        .query<{ source: string; status: string; error_code: string | null; arguments: unknown }[]>(
+          `SELECT source, status, error_code, arguments FROM audit_log WHERE tool = 'delete_task' AND actor_id = $1 ORDER BY seq`,
+          [user.userId],
+        ),
+    close: async () => {
+      await client.close();
+      await sut.close();
+      await db.dispose();
+    },
+  };
+}
+
+describe('POST /mcp delete_task by default (MCP_DESTRUCTIVE_TOOLS unset)', () => {
+  let app: Awaited<ReturnType<typeof startWith>>;
+
+  beforeAll(async () => {
+    app = await startWith({});
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('deletes nothing, by scope or by number, and says why and how the person can confirm', async () => {
+    const all = await app.client.callTool({ name: 'delete_task', arguments: { scope: 'all' } });
+    expect(all.isError).toBe(true);
+    expect(all.structuredContent).toMatchObject({
+      code: 'CONFIRMATION_REQUIRED',
+      message: expect.stringMatching(/cannot ask .*nothing was deleted.*say 'delete everything' in the Bridle chat .*then 'yes delete'/),
+    });
+
+    const one = await app.client.callTool({ name: 'delete_task', arguments: { number: 2 } });
+    expect(one).toMatchObject({ isError: true, structuredContent: { code: 'CONFIRMATION_REQUIRED' } });
+    expect((one.structuredContent as { message: string }).message).toMatch(/say 'delete task 2' in the Bridle chat .*then 'yes delete'/);
+
+    expect(await app.titles()).toEqual(['Buy milk', 'Dentist', 'Call mum']);
+    expect(await app.deleteAudit()).toEqual([
+      { source: 'mcp', status: 'rejected', error_code: 'CONFIRMATION_REQUIRED', arguments: { scope: 'all' } },
+      { source: 'mcp', status: 'rejected', error_code: 'CONFIRMATION_REQUIRED', arguments: { number: 2 } },
+    ]);
+  });
+
+  it('describes delete_task as what this server does with it: refused here, confirmed in the chat', async () => {
+    const { tools } = await app.client.listTools();
+    const description = tools.find((tool) => tool.name === 'delete_task')?.description;
+    expect(description).toMatch(/^Delete tasks: /);
+    expect(description).toMatch(/Over this connection it never deletes: .*CONFIRMATION_REQUIRED/);
+    expect(description).not.toMatch(/which the server asks for/);
+  });
+});
+
+describe('POST /mcp delete_task with MCP_DESTRUCTIVE_TOOLS=allow', () => {
+  let app: Awaited<ReturnType<typeof startWith>>;
+
+  beforeAll(async () => {
+    app = await startWith({ MCP_DESTRUCTIVE_TOOLS: 'allow' });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('says in its description that it deletes without asking', async () => {
+    const { tools } = await app.client.listTools();
+    expect(tools.find((tool) => tool.name === 'delete_task')?.description).toMatch(/deletes at once, without asking the person/);
+  });
+
+  it('deletes exactly the named task, once, and the audit shows it', async () => {
+    const deleted = await app.client.callTool({ name: 'delete_task', arguments: { number: 2 } });
+    expect(deleted.isError).toBeFalsy();
+    expect(deleted.structuredContent).toEqual({
+      deleted: [{ number: 2, title: 'Dentist', description: null, priority: 'medium', completed: false }],
+    });
+    const again = await app.client.callTool({ name: 'delete_task', arguments: { number: 2 } });
+    expect(again).toMatchObject({ isError: true, structuredContent: { code: 'TASK_NOT_FOUND' } });
+
+    expect(await app.titles()).toEqual(['Buy milk', 'Call mum']);
+    expect(await app.deleteAudit()).toEqual([
+      { source: 'mcp', status: 'pending', error_code: null, arguments: { number: 2 } },
+      { source: 'mcp', status: 'succeeded', error_code: null, arguments: { number: 2 } },
+      { source: 'mcp', status: 'pending', error_code: null, arguments: { number: 2 } },
+      { source: 'mcp', status: 'failed', error_code: 'TASK_NOT_FOUND', arguments: { number: 2 } },
+    ]);
+  });
+});

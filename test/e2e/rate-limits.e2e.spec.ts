@@ -1,0 +1,176 @@
+import request from 'supertest';
+import { signUpAndIn, type SignedInUser, uniqueEmail } from '../support/accounts';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+
+const PASSWORD = 'correct horse battery';
+
+/** Sign-in guesses from `addresses` client addresses (as a trusted proxy names them), `each` from every one. */
+async function guess(sut: TestApp, email: string, addresses: number, each: number): Promise<number[]> {
+  const statuses: number[] = [];
+  await Promise.all(
+    Array.from({ length: addresses }, async (_, a) => {
+      for (let i = 0; i < each; i++) {
+        const res = await request(sut.http)
+          .post('/auth/login')
+          .set('X-Forwarded-For', `203.0.113.${a + 1}`)
+          .send({ email, password: `guess-${a}-${i}` });
+        statuses.push(res.status);
+      }
+    }),
+  );
+  return statuses;
+}
+
+describe('sign-in limits per account, across addresses', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, {
+      TRUST_PROXY: 'loopback',
+      AUTH_RATE_LIMIT_PER_MINUTE: '20',
+      SIGN_IN_ATTEMPTS_PER_ACCOUNT: '5',
+    });
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('lets 5 addresses × 30 guesses in a minute get no further than the account limit', async () => {
+    const victim = await signUpAndIn(sut.http);
+    const statuses = await guess(sut, victim.email, 5, 30);
+    const checked = statuses.filter((status) => status === 401);
+    expect(checked.length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(150 - checked.length);
+
+    // The right password during the block gets the same 429: guessing right tells nothing.
+    const blocked = await request(sut.http).post('/auth/login').set('X-Forwarded-For', '198.51.100.7').send({ email: victim.email, password: PASSWORD });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ statusCode: 429, code: 'HTTP.RATE_LIMITED' });
+    expect(Number(blocked.headers['retry-after-sign-in'])).toBeGreaterThan(60);
+  });
+
+  it('counts an account however its email is written', async () => {
+    const email = uniqueEmail();
+    const spellings = [email, email.toUpperCase(), ` ${email} `];
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      statuses.push((await request(sut.http).post('/auth/login').send({ email: spellings[i % 3], password: 'wrong guess' })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+  });
+
+  it('leaves other accounts alone', async () => {
+    const other = await signUpAndIn(sut.http);
+    expect(other.token).toEqual(expect.any(String));
+  });
+});
+
+describe('without TRUST_PROXY', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, { AUTH_RATE_LIMIT_PER_MINUTE: '3' });
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('ignores X-Forwarded-For: made-up addresses are one client, the socket', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await request(sut.http).post('/auth/register').set('X-Forwarded-For', `192.0.2.${i + 1}`).send({ email: 'bad' });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([400, 400, 400, 429]);
+  });
+});
+
+describe('POST /mcp is limited per user', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, { MCP_RATE_LIMIT_PER_MINUTE: '3' });
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('answers 429 past the limit, for that user only', async () => {
+    const [alice, bob] = [await signUpAndIn(sut.http), await signUpAndIn(sut.http)];
+    const list = (user: SignedInUser) =>
+      request(sut.http)
+        .post('/mcp')
+        .set(user.auth)
+        .set('Accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await list(alice)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect((await list(bob)).status).toBe(200);
+  });
+});
+
+// Two server instances, each with its own memory, on one PostgreSQL database. PGlite is
+// one process's database, so this runs in the PostgreSQL pass.
+const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
+
+describeOnPostgres('two servers on one PostgreSQL', () => {
+  let db: TestDatabase;
+  let first: TestApp;
+  let second: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const env = { CHAT_RATE_LIMIT_PER_MINUTE: '4', SIGN_IN_ATTEMPTS_PER_ACCOUNT: '3', AUTH_RATE_LIMIT_PER_MINUTE: '1000', MCP_RATE_LIMIT_PER_MINUTE: '2' };
+    first = await startTestApp(db, env);
+    second = await startTestApp(db, env);
+  });
+
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+    await db?.dispose();
+  });
+
+  it('share the chat, sign-in and MCP limits', async () => {
+    const user = await signUpAndIn(first.http);
+    const servers = [first, second];
+    const chat: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      chat.push((await request(servers[i % 2].http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message: 'list my tasks' })).status);
+    }
+    // Four in all, whichever server took them.
+    expect(chat).toEqual([200, 200, 200, 200, 429, 429]);
+
+    const signIn: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      signIn.push((await request(servers[i % 2].http).post('/auth/login').send({ email: user.email, password: 'wrong guess' })).status);
+    }
+    // Three per account across both servers, the sign-in that began the session included.
+    expect(signIn).toEqual([401, 401, 429, 429, 429]);
+
+    const mcp: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await request(servers[i % 2].http)
+        .post('/mcp')
+        .set(user.auth)
+        .set('Accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: i, method: 'tools/list' });
+      mcp.push(res.status);
+    }
+    expect(mcp).toEqual([200, 200, 429, 429]);
+  });
+});

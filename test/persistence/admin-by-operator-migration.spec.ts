@@ -1,0 +1,58 @@
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+const MIGRATION = 'AdminByOperator1764374400000';
+
+/** Upgrading a database whose admins came from an address list. */
+describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  it('withdraws every admin role, each as an audited revoke_admin in an unbroken chain, and leaves users alone', async () => {
+    const { dataSource } = database;
+    const users = new TypeOrmUserRepository(dataSource);
+    // Back to the schema before this migration (and any after it), with admins made the old way.
+    const laterOnes = dataSource.migrations.length - dataSource.migrations.findIndex((migration) => migration.name === MIGRATION);
+    for (let i = 0; i < laterOnes; i++) await dataSource.undoLastMigration();
+    const squatter = await users.create({ email: 'audit-team@example.com', passwordHash: 'x', role: 'admin' });
+    const ops = await users.create({ email: 'ops@example.com', passwordHash: 'x', role: 'admin' });
+    const ada = await users.create({ email: 'ada@example.com', passwordHash: 'x', role: 'user' });
+
+    await dataSource.runMigrations();
+
+    expect((await users.findByRole('admin')).map((user) => user.email)).toEqual([]);
+    expect((await users.findById(ada.id))?.role).toBe('user');
+    const rows = await dataSource.query<{ actor_id: string; source: string; tool: string; status: string; arguments: unknown; result: unknown }[]>(
+      `SELECT actor_id, source, tool, status, arguments, result FROM audit_log ORDER BY seq`,
+    );
+    expect(rows).toEqual(
+      [squatter, ops].map((user) => ({
+        actor_id: user.id,
+        source: 'admin',
+        tool: 'revoke_admin',
+        status: 'succeeded',
+        arguments: { email: user.email, operator: `migration ${MIGRATION}` },
+        result: { previousRole: 'admin', role: 'user' },
+      })),
+    );
+    const broken = await dataSource.query<unknown[]>(
+      `SELECT seq FROM (
+         SELECT seq, prev_hash, hash, audit_row_hash(prev_hash, a) AS recomputed,
+                coalesce(lag(hash) OVER (ORDER BY seq), repeat('0', 64)) AS previous
+         FROM audit_log a) c
+       WHERE prev_hash <> previous OR hash <> recomputed`,
+    );
+    expect(broken).toEqual([]);
+  });
+});

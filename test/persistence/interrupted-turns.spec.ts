@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
+import type { FinishedTurn } from '../../src/application/chat/ports/conversation-store.port';
+import { settleFromEvidence } from '../../src/application/todo/tools/tool-call-evidence';
+import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
+import { TASKS_PER_USER_MAX, draftTask } from '../../src/domain/todo/task';
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { AuditAppender, TypeOrmAuditLog } from '../../src/infrastructure/persistence/repositories/typeorm-audit-log';
+import { TypeOrmAuditReader } from '../../src/infrastructure/persistence/repositories/typeorm-audit-reader';
+import { TypeOrmConversationStore } from '../../src/infrastructure/persistence/repositories/typeorm-conversation-store';
+import { TypeOrmInterruptedTurnStore } from '../../src/infrastructure/persistence/repositories/typeorm-interrupted-turn-store';
+import { TypeOrmTaskRepository } from '../../src/infrastructure/persistence/repositories/typeorm-task.repository';
+import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
+import { RecordingMetrics } from '../fakes/recording-metrics';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let conversations: TypeOrmConversationStore;
+  let tasks: TypeOrmTaskRepository;
+  let audit: TypeOrmAuditLog;
+  let sut: TypeOrmInterruptedTurnStore;
+  let userId: string;
+  const hourAgo = () => new Date(Date.now() - 3_600_000);
+  const later = () => new Date(Date.now() + 60_000);
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    const appender = new AuditAppender(new RecordingMetrics());
+    conversations = new TypeOrmConversationStore(database.dataSource);
+    tasks = new TypeOrmTaskRepository(database.dataSource);
+    audit = new TypeOrmAuditLog(database.dataSource, appender);
+    sut = new TypeOrmInterruptedTurnStore(database.dataSource, appender);
+    const users = new TypeOrmUserRepository(database.dataSource);
+    userId = (await users.create({ email: 'interrupted@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  const start = (message: string, conversationId: string | null, now = new Date(), decisionId = randomUUID()) =>
+    conversations
+      .startTurn({ userId, conversationId, message, decisionId, window: 20, now })
+      .then((turn) => ({ ...turn, decisionId }));
+
+  const finish = (conversationId: string, decisionId: string, content: string) => {
+    const turn: FinishedTurn = {
+      userId,
+      conversationId,
+      assistantMessage: { content, toolCalls: [], decisionType: 'RESPOND_ONLY', status: 'completed' },
+      decision: {
+        id: decisionId,
+        userId,
+        conversationId,
+        decisionType: 'RESPOND_ONLY',
+        status: 'completed',
+        iterations: 1,
+        provider: 'offline',
+        model: 'offline',
+        promptTokens: 0,
+        completionTokens: 0,
+        cost: null,
+        durationMs: 1,
+        failureClass: null,
+        providerRequestId: null,
+      },
+      newPendingAction: null,
+      droppedPendingActionId: null,
+    };
+    return conversations.finishTurn(turn, new Date());
+  };
+
+  const messages = async (conversationId: string) =>
+    (await conversations.listMessages(userId, conversationId, 100, null))!.items.map((m) => [m.role, m.content, m.status]);
+
+  const chatCall = (decisionId: string, tool: string, args: Record<string, unknown>): ToolAuditEntry => ({
+    source: 'chat',
+    actorId: userId,
+    conversationId: randomUUID(),
+    decisionId,
+    tool,
+    arguments: args,
+    securityEvents: [],
+  });
+
+  const outcomesOf = async (pendingSeq: number) =>
+    database.dataSource.query<{ status: string; result: Record<string, unknown> | null; error_code: string | null }[]>(
+      `SELECT status, result, error_code FROM audit_log WHERE pending_seq = $1`,
+      [pendingSeq],
+    );
+
+  it('keeps each answer in its place after its question, shows none in progress, and fills it in on finish', async () => {
+    const first = await start('first', null);
+    const { conversationId } = first;
+    // A second turn of the conversation starts before the first has answered.
+    const second = await start('second', conversationId);
+    expect(second.history).toEqual([expect.objectContaining({ role: 'user', content: 'first' })]);
+    expect(await messages(conversationId)).toEqual([
+      ['user', 'first', null],
+      ['user', 'second', null],
+    ]);
+
+    await finish(conversationId, second.decisionId, 'answer to second');
+    await finish(conversationId, first.decisionId, 'answer to first');
+    expect(await messages(conversationId)).toEqual([
+      ['user', 'first', null],
+      ['assistant', 'answer to first', 'completed'],
+      ['user', 'second', null],
+      ['assistant', 'answer to second', 'completed'],
+    ]);
+    const third = await start('third', conversationId);
+    expect(third.history.map((m) => m.content)).toEqual(['first', 'answer to first', 'second', 'answer to second']);
+    await finish(conversationId, third.decisionId, 'answer to third');
+  });
+
+  it('answers a turn that never finished once it is past the deadline, in its place, exactly once among racing sweepers', async () => {
+    const cut = await start('add cut off', null, hourAgo());
+    const { conversationId } = cut;
+    const after = await start('what is left?', conversationId, hourAgo());
+    await finish(conversationId, after.decisionId, 'Nothing.');
+    const young = await start('still running', conversationId, new Date());
+
+    const counts = await Promise.all(
+      [0, 1, 2].map(() => sut.answerInterruptedTurns({ startedBefore: new Date(Date.now() - 60_000), content: INTERRUPTED_ANSWER, now: new Date(), limit: 50 })),
+    );
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await messages(conversationId)).toEqual([
+      ['user', 'add cut off', null],
+      ['assistant', INTERRUPTED_ANSWER, 'interrupted'],
+      ['user', 'what is left?', null],
+      ['assistant', 'Nothing.', 'completed'],
+      ['user', 'still running', null],
+    ]);
+    await finish(conversationId, young.decisionId, 'done');
+  });
+
+  it('answers a turn only once none of its tool calls is left pending', async () => {
+    const turn = await start('add milk', null, hourAgo());
+    const seq = await audit.recordPending(chatCall(turn.decisionId, 'add_task', { title: 'Milk' }));
+    const answer = () => sut.answerInterruptedTurns({ startedBefore: later(), content: INTERRUPTED_ANSWER, now: new Date(), limit: 50 });
+
+    expect(await answer()).toBe(0);
+    const [call] = (await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: seq - 1, limit: 10 })).filter((c) => c.pendingSeq === seq);
+    await sut.settleToolCall(call, (evidence) => settleFromEvidence({ ...call.entry, startedAt: call.startedAt }, evidence, 10_000));
+    expect(await answer()).toBe(1);
+    expect((await messages(turn.conversationId)).at(-1)).toEqual(['assistant', INTERRUPTED_ANSWER, 'interrupted']);
+  });
+
+  it('lists chat and MCP calls left pending past the cut-off, and none that is settled, younger or from elsewhere', async () => {
+    const decisionId = randomUUID();
+    const left = await audit.recordPending(chatCall(decisionId, 'complete_task', { number: 1 }));
+    const viaMcp = await audit.recordPending({ ...chatCall(decisionId, 'add_task', { title: 'x' }), source: 'mcp' });
+    const settled = await audit.recordPending(chatCall(decisionId, 'add_task', { title: 'y' }));
+    await audit.recordOutcome(settled, chatCall(decisionId, 'add_task', { title: 'y' }), { status: 'succeeded', durationMs: 3 });
+    const outreach = await audit.recordPending({ ...chatCall(decisionId, 'send_email', {}), source: 'outreach' });
+
+    const listed = await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: left - 1, limit: 10 });
+    expect(listed.map((call) => call.pendingSeq)).toEqual([left, viaMcp]);
+    expect(listed[0]).toMatchObject({
+      startedAt: expect.any(Date),
+      entry: { source: 'chat', actorId: userId, decisionId, tool: 'complete_task', arguments: { number: 1 }, securityEvents: [] },
+    });
+    expect(listed.map((c) => c.pendingSeq)).not.toContain(outreach);
+    expect(await sut.unsettledToolCalls({ startedBefore: hourAgo(), afterSeq: left - 1, limit: 10 })).toEqual([]);
+    expect(await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: left, limit: 1 })).toEqual([
+      expect.objectContaining({ pendingSeq: viaMcp }),
+    ]);
+    for (const call of listed) await sut.settleToolCall(call, () => ({ status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail: 'test', review: true } }));
+  });
+
+  it('settles a crashed add by the task it made, a second identical one as unknown, each once among racing sweepers', async () => {
+    const decisionId = randomUUID();
+    const entry = chatCall(decisionId, 'add_task', { title: 'Buy oat milk' });
+    const firstSeq = await audit.recordPending(entry);
+    await tasks.add(userId, draftTask({ title: 'Buy oat milk' }), new Date(), TASKS_PER_USER_MAX);
+    const secondSeq = await audit.recordPending(entry);
+
+    const calls = (await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: firstSeq - 1, limit: 10 })).filter((c) =>
+      [firstSeq, secondSeq].includes(c.pendingSeq),
+    );
+    expect(calls).toHaveLength(2);
+    const racers = [sut, new TypeOrmInterruptedTurnStore(database.dataSource, new AuditAppender(new RecordingMetrics()))];
+    const settled = await Promise.all(
+      racers.flatMap((store) =>
+        calls.map((call) => store.settleToolCall(call, (evidence) => settleFromEvidence({ ...call.entry, startedAt: call.startedAt }, evidence, 10_000))),
+      ),
+    );
+    expect(settled.filter((outcome) => outcome !== null)).toHaveLength(2);
+
+    const [first] = await outcomesOf(firstSeq);
+    expect(await outcomesOf(firstSeq)).toHaveLength(1);
+    expect(first).toMatchObject({ status: 'succeeded', result: { task: { title: 'Buy oat milk' }, settledAfterCrash: true } });
+    expect(await outcomesOf(secondSeq)).toEqual([
+      { status: 'unknown', error_code: 'UNKNOWN_OUTCOME', result: { detail: 'no task that this call could have added is there', review: true } },
+    ]);
+    expect(await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: firstSeq - 1, limit: 10 })).toEqual([]);
+    await expect(new TypeOrmAuditReader(database.dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
+  });
+
+  it('settles complete and delete by number from the tasks as they are', async () => {
+    const kept = await tasks.add(userId, draftTask({ title: 'Call mum' }), hourAgo(), TASKS_PER_USER_MAX);
+    const gone = await tasks.add(userId, draftTask({ title: 'Old chore' }), hourAgo(), TASKS_PER_USER_MAX);
+    const decisionId = randomUUID();
+    const complete = await audit.recordPending(chatCall(decisionId, 'complete_task', { number: kept!.number }));
+    await tasks.replace(kept!, { ...kept!, completed: true, completedAt: new Date(), updatedAt: new Date() });
+    const remove = await audit.recordPending(chatCall(decisionId, 'delete_task', { numbers: [gone!.number] }));
+    await tasks.remove(userId, gone!.number);
+
+    const calls = (await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: complete - 1, limit: 10 })).filter((c) =>
+      [complete, remove].includes(c.pendingSeq),
+    );
+    for (const call of calls) {
+      await sut.settleToolCall(call, (evidence) => settleFromEvidence({ ...call.entry, startedAt: call.startedAt }, evidence, 10_000));
+    }
+    expect(await outcomesOf(complete)).toEqual([
+      expect.objectContaining({ status: 'succeeded', result: expect.objectContaining({ alreadyCompleted: false, task: expect.objectContaining({ completed: true }) }) }),
+    ]);
+    expect(await outcomesOf(remove)).toEqual([
+      expect.objectContaining({ status: 'succeeded', result: expect.objectContaining({ deletedNumbers: [gone!.number] }) }),
+    ]);
+  });
+});
