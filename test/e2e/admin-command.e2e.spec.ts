@@ -1,14 +1,12 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { buildService, removeBuild, ROOT } from '../support/built-service';
 
 /** The operator's command as built: `node dist/admin.js <command>` against the database the service uses. */
-const ROOT = join(__dirname, '..', '..');
-/** Its own build output, so that a concurrent build for another suite cannot pull it away. */
 const OUT_DIR = join(ROOT, 'dist-test-admin');
 
 interface Run {
@@ -22,18 +20,14 @@ describe('npm run admin (the built command)', () => {
   let sut: TestApp | undefined;
 
   beforeAll(async () => {
-    rmSync(OUT_DIR, { recursive: true, force: true });
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT_DIR], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
+    buildService(OUT_DIR);
     db = await createTestDatabase();
   }, 120_000);
 
   afterAll(async () => {
     await sut?.close();
     await db?.dispose();
-    rmSync(OUT_DIR, { recursive: true, force: true });
+    removeBuild(OUT_DIR);
   });
 
   function admin(args: string[], stdin = ''): Promise<Run> {

@@ -31,13 +31,7 @@ describe('bulk changes in the chat', () => {
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
     db = await createTestDatabase();
-    sut = await startTestApp(db, {
-      LLM_PROVIDER: 'openai',
-      OPENAI_API_KEY: 'sk-e2e-not-a-real-key',
-      OPENAI_MODEL: 'gpt-test',
-      OPENAI_BASE_URL: `${fake.url}/v1`,
-      LLM_MAX_RETRIES: '0',
-    });
+    sut = await startTestApp(db, fake.openAiEnv);
     user = await signUpAndIn(sut.http);
     for (let i = 1; i <= 6; i++) {
       await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title: `Chore ${i}` }).expect(201);

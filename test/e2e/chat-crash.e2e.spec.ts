@@ -1,5 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { type Database, openDatabase } from '../../src/infrastructure/persistenc
 import { TypeOrmAuditReader } from '../../src/infrastructure/persistence/repositories/typeorm-audit-reader';
 import { TEST_JWT_SECRET } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { buildService, removeBuild, ROOT } from '../support/built-service';
 
 /**
  * The built service (`node main.js`) SIGKILLed in the middle of a burst of chat turns that
@@ -16,8 +16,6 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  * answers every turn it cut off, and the audit chain still verifies. On PGlite (the killed
  * process's data-folder lock is stale and taken over) and on PostgreSQL.
  */
-const ROOT = join(__dirname, '..', '..');
-/** Its own build output, so that a concurrent build or another process test cannot pull it away. */
 const OUT_DIR = join(ROOT, 'dist-test-crash');
 const MAIN = join(OUT_DIR, 'main.js');
 const USERS = 3;
@@ -54,11 +52,7 @@ describe('chat turns cut off by SIGKILL', () => {
   const children = new Set<ChildProcess>();
 
   beforeAll(async () => {
-    rmSync(OUT_DIR, { recursive: true, force: true });
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT_DIR], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
+    buildService(OUT_DIR);
     db = await createTestDatabase();
     dataDir = await mkdtemp(join(tmpdir(), 'bridle-crash-'));
   }, 180_000);
@@ -67,7 +61,7 @@ describe('chat turns cut off by SIGKILL', () => {
     for (const child of children) child.kill('SIGKILL');
     await db?.dispose();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
-    rmSync(OUT_DIR, { recursive: true, force: true });
+    removeBuild(OUT_DIR);
   });
 
   async function start(env: Record<string, string> = {}): Promise<Service> {

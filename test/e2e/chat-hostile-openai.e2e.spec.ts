@@ -35,14 +35,7 @@ describe('a hostile model over the OpenAI wire format', () => {
     fake = await FakeProviderServer.start();
     db = await createTestDatabase();
     stdout = captureStdout();
-    sut = await startTestApp(db, {
-      LOG_LEVEL: 'debug',
-      LLM_PROVIDER: 'openai',
-      OPENAI_API_KEY: 'sk-e2e-not-a-real-key',
-      OPENAI_MODEL: 'gpt-test',
-      OPENAI_BASE_URL: `${fake.url}/v1`,
-      LLM_MAX_RETRIES: '0',
-    });
+    sut = await startTestApp(db, { LOG_LEVEL: 'debug', ...fake.openAiEnv });
     user = await signUpAndIn(sut.http);
     admin = await signUpAdmin(sut);
   });

@@ -1,6 +1,5 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -8,12 +7,12 @@ import { signUpAndIn } from '../support/accounts';
 import { leads, startedCampaign } from '../support/outreach';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { buildService, removeBuild, ROOT } from '../support/built-service';
 
 /**
  * Worker processes (`node dist/worker.js`, what `npm run worker` runs) against one
  * PostgreSQL server. PGlite is one process's database, so these run in the PostgreSQL pass.
  */
-const ROOT = join(__dirname, '..', '..');
 const OUT_DIR = join(ROOT, 'dist-test-workers');
 const WORKER = join(OUT_DIR, 'worker.js');
 
@@ -28,8 +27,7 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
   const outputs: (() => string)[] = [];
 
   beforeAll(async () => {
-    rmSync(OUT_DIR, { recursive: true, force: true });
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT_DIR], { cwd: ROOT });
+    buildService(OUT_DIR);
     db = await createTestDatabase();
     sut = await startTestApp(db);
     sql = sut.app.get(DataSource);
@@ -40,7 +38,7 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
     for (const child of children) child.kill('SIGKILL');
     await sut?.close();
     await db?.dispose();
-    rmSync(OUT_DIR, { recursive: true, force: true });
+    removeBuild(OUT_DIR);
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 

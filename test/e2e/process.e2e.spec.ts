@@ -1,15 +1,14 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildService, removeBuild, ROOT } from '../support/built-service';
 
 /**
  * The built service as a newcomer runs it: `node dist/main.js` with no configuration but a
  * data folder and a free port, driven over real HTTP.
  */
-const ROOT = join(__dirname, '..', '..');
-/** Its own build output, so that a concurrent `npm run build` cannot pull it away. */
 const OUT_DIR = join(ROOT, 'dist-test');
 const MAIN = join(OUT_DIR, 'main.js');
 
@@ -68,12 +67,10 @@ describe('the service as a process', () => {
   let dataDir: string;
 
   beforeAll(() => {
-    rmSync(OUT_DIR, { recursive: true, force: true });
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT_DIR], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
+    buildService(OUT_DIR);
   }, 120_000);
+
+  afterAll(() => removeBuild(OUT_DIR));
 
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'bridle-process-'));

@@ -39,6 +39,17 @@ export class FakeProviderServer {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** The configuration that points Bridle's OpenAI adapter (the real SDK) at this server, without retries. */
+  get openAiEnv(): Record<string, string> {
+    return {
+      LLM_PROVIDER: 'openai',
+      OPENAI_API_KEY: 'sk-e2e-not-a-real-key',
+      OPENAI_MODEL: 'gpt-test',
+      OPENAI_BASE_URL: `${this.url}/v1`,
+      LLM_MAX_RETRIES: '0',
+    };
+  }
+
   respond(responder: Responder): void {
     this.responder = responder;
     this.requests.length = 0;
