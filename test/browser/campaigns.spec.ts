@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
 import { addAdmin } from '../support/admins';
-import { type ConsoleSession, gone, openConsole, shown } from '../support/browser';
+import { type ConsoleSession, gone, openConsole, pageUntil, shown } from '../support/browser';
 
 // One app and one browser for the whole story: a person works a campaign, then an admin audits it.
 describe('web console campaigns and audit in Chromium', () => {
@@ -71,13 +71,12 @@ describe('web console campaigns and audit in Chromium', () => {
       await page.getByRole('button', { name: 'Run one cycle' }).click();
       // The page disables its buttons while the cycle runs, then shows the outcome and the refreshed campaign.
       // (A string, evaluated in the page: the test project has no DOM types.)
-      await page.waitForFunction(
+      await pageUntil(
+        page,
         `document.querySelector('.outcome') !== null &&
           document.querySelector('.campaign-detail[aria-busy]') === null &&
           (document.querySelector('[data-status="completed"]') !== null ||
             [...document.querySelectorAll('.campaign-detail .actions button')].some((b) => !b.disabled))`,
-        undefined,
-        { timeout: 15_000 },
       );
       const status = (await page.locator('.outcome dd').first().textContent()) ?? '';
       statuses.push(status);
@@ -126,7 +125,7 @@ describe('web console campaigns and audit in Chromium', () => {
     const filter = async (fill: () => Promise<void>) => {
       await fill();
       await page.getByRole('button', { name: 'Apply filters' }).click();
-      await page.waitForFunction(`document.querySelector('.audit-table[aria-busy]') === null`, undefined, { timeout: 15_000 });
+      await pageUntil(page, `document.querySelector('.audit-table[aria-busy]') === null`);
     };
 
     // All of the owner's outreach rows: 15 actions (a pending row and an outcome row each) and complete_campaign.

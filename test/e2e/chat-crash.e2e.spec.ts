@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { type Database, openDatabase } from '../../src/infrastructure/persistenc
 import { TypeOrmAuditReader } from '../../src/infrastructure/persistence/repositories/typeorm-audit-reader';
 import { TEST_JWT_SECRET } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { buildService, removeBuild, ROOT } from '../support/built-service';
+import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
 
 /**
  * The built service (`node main.js`) SIGKILLed in the middle of a burst of chat turns that
@@ -23,12 +23,7 @@ const LOOPS_PER_USER = 4;
 /** Turns answered before the kill: enough that every loop is mid-burst. */
 const ANSWERED_BEFORE_KILL = 24;
 
-interface Service {
-  readonly child: ChildProcess;
-  readonly baseUrl: string;
-  readonly output: () => string;
-  readonly exited: Promise<number | null>;
-}
+type Service = RunningService;
 
 interface User {
   readonly userId: string;
@@ -66,54 +61,19 @@ describe('chat turns cut off by SIGKILL', () => {
 
   async function start(env: Record<string, string> = {}): Promise<Service> {
     const settings: DatabaseSettings = db.settings;
-    const child = spawn(process.execPath, [MAIN], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        JWT_SECRET: TEST_JWT_SECRET,
-        AUTH_RATE_LIMIT_PER_MINUTE: '10000',
-        CHAT_RATE_LIMIT_PER_MINUTE: '100000',
-        ...(settings.kind === 'embedded' ? { BRIDLE_DATA_DIR: settings.dataDir } : { BRIDLE_DATA_DIR: dataDir, DATABASE_URL: settings.url }),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const service = await startService(MAIN, {
+      JWT_SECRET: TEST_JWT_SECRET,
+      AUTH_RATE_LIMIT_PER_MINUTE: '10000',
+      CHAT_RATE_LIMIT_PER_MINUTE: '100000',
+      ...(settings.kind === 'embedded' ? { BRIDLE_DATA_DIR: settings.dataDir } : { BRIDLE_DATA_DIR: dataDir, DATABASE_URL: settings.url }),
+      ...env,
     });
-    children.add(child);
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => {
-        children.delete(child);
-        resolve(code);
-      }),
-    );
-    let exitCode: number | null | undefined;
-    void exited.then((code) => (exitCode = code));
-    const port = await until(
-      () => {
-        if (exitCode !== undefined) throw new Error(`service exited (${String(exitCode)}):\n${output}`);
-        return Promise.resolve(/Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
-      },
-      'the service to listen',
-      60_000,
-    );
-    return { child, baseUrl: `http://127.0.0.1:${port}`, output: () => output, exited };
+    children.add(service.child);
+    void service.exited.then(() => children.delete(service.child));
+    return service;
   }
 
-  async function call<T>(service: Service, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T }> {
-    const res = await fetch(`${service.baseUrl}${path}`, {
-      method,
-      headers: {
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as T };
-  }
+  const call = callService;
 
   /** Opens the database from this process: possible for PGlite only while no service holds it. */
   async function withDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {

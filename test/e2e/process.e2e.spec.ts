@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildService, removeBuild, ROOT } from '../support/built-service';
+import { buildService, callService, removeBuild, ROOT, type RunningService, spawnService, startService } from '../support/built-service';
 
 /**
  * The built service as a newcomer runs it: `node dist/main.js` with no configuration but a
@@ -12,37 +11,14 @@ import { buildService, removeBuild, ROOT } from '../support/built-service';
 const OUT_DIR = join(ROOT, 'dist-test');
 const MAIN = join(OUT_DIR, 'main.js');
 
-interface Service {
-  readonly child: ChildProcess;
-  readonly baseUrl: string;
-  readonly output: () => string;
+type Service = RunningService;
+
+function run(env: Record<string, string>) {
+  return spawnService(MAIN, env);
 }
 
-function run(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function start(dataDir: string): Promise<Service> {
-  const { child, output, exited } = run({ BRIDLE_DATA_DIR: dataDir });
-  const deadline = Date.now() + 60_000;
-  let exitCode: number | null | undefined;
-  void exited.then((code) => (exitCode = code));
-  while (Date.now() < deadline && exitCode === undefined) {
-    const port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1];
-    if (port) return { child, baseUrl: `http://127.0.0.1:${port}`, output };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`service did not start (exit ${String(exitCode)}):\n${output()}`);
+function start(dataDir: string): Promise<Service> {
+  return startService(MAIN, { BRIDLE_DATA_DIR: dataDir });
 }
 
 async function stop(service: Service): Promise<number | null> {
@@ -51,17 +27,7 @@ async function stop(service: Service): Promise<number | null> {
   return exited;
 }
 
-async function call(service: Service, method: string, path: string, body?: unknown, token?: string) {
-  const res = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const call = callService;
 
 describe('the service as a process', () => {
   let dataDir: string;

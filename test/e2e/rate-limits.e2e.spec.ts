@@ -1,9 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { signUpAndIn, type SignedInUser, uniqueEmail } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
 
 const PASSWORD = 'correct horse battery';
+const MAIN = (dir: string) => join(dir, 'main.js');
 
 /** Sign-in guesses from `addresses` client addresses (as a trusted proxy names them), `each` from every one. */
 async function guess(sut: TestApp, email: string, addresses: number, each: number): Promise<number[]> {
@@ -123,52 +128,70 @@ describe('POST /mcp is limited per user', () => {
   });
 });
 
-// Two server instances, each with its own memory, on one PostgreSQL database. PGlite is
-// one process's database, so this runs in the PostgreSQL pass.
+// Two server processes (the built service, as deployed), each with its own memory, on one
+// PostgreSQL database. PGlite is one process's database, so this runs in the PostgreSQL pass.
 const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
 
-describeOnPostgres('two servers on one PostgreSQL', () => {
+describeOnPostgres('two server processes on one PostgreSQL', () => {
+  const OUT_DIR = join(ROOT, 'dist-test-limits');
   let db: TestDatabase;
-  let first: TestApp;
-  let second: TestApp;
+  let dataDir: string;
+  const servers: RunningService[] = [];
 
   beforeAll(async () => {
+    buildService(OUT_DIR);
     db = await createTestDatabase();
-    const env = { CHAT_RATE_LIMIT_PER_MINUTE: '4', SIGN_IN_ATTEMPTS_PER_ACCOUNT: '3', AUTH_RATE_LIMIT_PER_MINUTE: '1000', MCP_RATE_LIMIT_PER_MINUTE: '2' };
-    first = await startTestApp(db, env);
-    second = await startTestApp(db, env);
-  });
+    if (db.settings.kind !== 'server') throw new Error('PostgreSQL only');
+    dataDir = await mkdtemp(join(tmpdir(), 'bridle-limits-'));
+    const env = {
+      DATABASE_URL: db.settings.url,
+      BRIDLE_DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      CHAT_RATE_LIMIT_PER_MINUTE: '4',
+      SIGN_IN_ATTEMPTS_PER_ACCOUNT: '3',
+      AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+      MCP_RATE_LIMIT_PER_MINUTE: '2',
+    };
+    // One after the other: the first one migrates the database.
+    servers.push(await startService(MAIN(OUT_DIR), env));
+    servers.push(await startService(MAIN(OUT_DIR), env));
+  }, 180_000);
 
   afterAll(async () => {
-    await first?.close();
-    await second?.close();
+    for (const server of servers) server.child.kill('SIGTERM');
+    await Promise.all(servers.map((server) => server.exited));
     await db?.dispose();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    removeBuild(OUT_DIR);
   });
 
   it('share the chat, sign-in and MCP limits', async () => {
-    const user = await signUpAndIn(first.http);
-    const servers = [first, second];
+    const credentials = { email: uniqueEmail(), password: PASSWORD };
+    expect((await callService(servers[0], 'POST', '/auth/register', credentials)).status).toBe(201);
+    const login = await callService<{ accessToken: string; userId: string }>(servers[1], 'POST', '/auth/login', credentials);
+    const { accessToken: token, userId } = login.body;
     const chat: number[] = [];
     for (let i = 0; i < 6; i++) {
-      chat.push((await request(servers[i % 2].http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message: 'list my tasks' })).status);
+      chat.push((await callService(servers[i % 2], 'POST', `/api/${userId}/chat`, { message: 'list my tasks' }, token)).status);
     }
     // Four in all, whichever server took them.
     expect(chat).toEqual([200, 200, 200, 200, 429, 429]);
 
     const signIn: number[] = [];
     for (let i = 0; i < 5; i++) {
-      signIn.push((await request(servers[i % 2].http).post('/auth/login').send({ email: user.email, password: 'wrong guess' })).status);
+      signIn.push((await callService(servers[i % 2], 'POST', '/auth/login', { email: credentials.email, password: 'wrong guess' })).status);
     }
     // Three per account across both servers, the sign-in that began the session included.
     expect(signIn).toEqual([401, 401, 429, 429, 429]);
 
     const mcp: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await request(servers[i % 2].http)
-        .post('/mcp')
-        .set(user.auth)
-        .set('Accept', 'application/json, text/event-stream')
-        .send({ jsonrpc: '2.0', id: i, method: 'tools/list' });
+      const res = await fetch(`${servers[i % 2].baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
+      });
+      await res.arrayBuffer();
       mcp.push(res.status);
     }
     expect(mcp).toEqual([200, 200, 429, 429]);

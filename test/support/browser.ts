@@ -27,6 +27,18 @@ export default function prepareBrowserSuites(): void {
 export const shown = (locator: Locator) => locator.waitFor({ state: 'visible', timeout: 15_000 });
 export const gone = (locator: Locator) => locator.waitFor({ state: 'detached', timeout: 15_000 });
 
+/**
+ * Waits until `expression`, evaluated in the page, is true. Not page.waitForFunction: that
+ * compiles the expression with eval inside the page, which the console's CSP refuses.
+ */
+export async function pageUntil(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting in the page for: ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 // Evaluated in the page (the test project has no DOM types): the ids or names of controls nobody labelled.
 const UNLABELLED_CONTROLS = `[...document.querySelectorAll('input, select, textarea')]
   .filter((control) => control.labels.length === 0 && !control.getAttribute('aria-label'))

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,4 +17,61 @@ export function buildService(dir: string): void {
 
 export function removeBuild(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A built service started as its own OS process, listening on a free port of 127.0.0.1. */
+export interface RunningService {
+  readonly child: ChildProcess;
+  readonly baseUrl: string;
+  /** Its stdout and stderr so far. */
+  readonly output: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+/** Spawns `node <script>` from the repository root with only PATH and `env` (plus HOST and a free PORT). */
+export function spawnService(script: string, env: Record<string, string>): Omit<RunningService, 'baseUrl'> {
+  const child = spawn(process.execPath, [script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** Spawns the service and resolves once it listens; kills it and fails with its output if it does not. */
+export async function startService(script: string, env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+  const service = spawnService(script, env);
+  let exitCode: number | null | undefined;
+  void service.exited.then((code) => (exitCode = code));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && exitCode === undefined) {
+    const port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(service.output())?.[1];
+    if (port) return { ...service, baseUrl: `http://127.0.0.1:${port}` };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  service.child.kill('SIGKILL');
+  throw new Error(`service did not start (exit ${String(exitCode)}):\n${service.output()}`);
+}
+
+/** One JSON request to a running service. */
+export async function callService<T = unknown>(
+  service: Pick<RunningService, 'baseUrl'>,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as T };
 }
