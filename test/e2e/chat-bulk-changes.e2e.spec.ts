@@ -98,3 +98,40 @@ describe('bulk changes in the chat', () => {
     expect(await completed()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });
+
+describe('bulk changes with the offline model', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  let user: SignedInUser;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db);
+    user = await signUpAndIn(sut.http);
+    for (let i = 1; i <= 5; i++) {
+      await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title: `Chore ${i}` }).expect(201);
+    }
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  const chat = async (message: string, conversationId?: string) =>
+    (await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId }).expect(200)).body as {
+      conversationId: string;
+      response: string;
+    };
+
+  it('asks about "finish 1 to 5", then completes all five on "yes"', async () => {
+    const asked = await chat('finish 1 to 5');
+    expect(asked.response).toBe(
+      "That's a big action: complete task 1, complete task 2, complete task 3, complete task 4 and complete task 5. Confirm with 'yes'.",
+    );
+    const done = await chat('yes', asked.conversationId);
+    expect(done.response.split('\n')).toHaveLength(5);
+    const tasks = (await request(sut.http).get(`/api/${user.userId}/tasks?status=completed`).set(user.auth).expect(200)).body as unknown[];
+    expect(tasks).toHaveLength(5);
+  });
+});

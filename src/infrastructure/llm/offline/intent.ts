@@ -5,6 +5,7 @@ import {
   cleanTitle,
   type DeletionTarget,
   parseDeletion,
+  parseSeveral,
   parseTarget,
   priorityOf,
   type TaskTarget,
@@ -25,6 +26,7 @@ export type Intent =
   | { readonly kind: 'add'; readonly title: string; readonly priority?: TaskPriority }
   | { readonly kind: 'list'; readonly status: TaskStatusFilter }
   | { readonly kind: 'complete'; readonly target: TaskTarget }
+  | { readonly kind: 'complete_several'; readonly numbers: readonly number[] }
   | { readonly kind: 'update'; readonly target: TaskTarget; readonly edits: TaskEdits }
   | { readonly kind: 'delete'; readonly target: DeletionTarget };
 
@@ -56,7 +58,10 @@ function listingOf(adjective: string): RegExp {
 }
 
 const list = (status: TaskStatusFilter) => (): Intent => ({ kind: 'list', status });
-const complete = (phrase: string): Intent => ({ kind: 'complete', target: parseTarget(phrase) });
+const complete = (phrase: string): Intent => {
+  const numbers = parseSeveral(phrase);
+  return numbers ? { kind: 'complete_several', numbers } : { kind: 'complete', target: parseTarget(phrase) };
+};
 const update = (phrase: string, edits: TaskEdits): Intent => ({ kind: 'update', target: parseTarget(phrase), edits });
 
 function add(body: string): Intent | undefined {

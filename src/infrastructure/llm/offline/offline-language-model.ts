@@ -28,7 +28,7 @@ import {
 } from './replies';
 
 type Arguments = Readonly<Record<string, unknown>>;
-type Answer = { readonly text: string } | { readonly tool: string; readonly arguments: Arguments };
+type Answer = { readonly text: string } | { readonly calls: readonly { readonly tool: string; readonly arguments: Arguments }[] };
 /** A tool's arguments, or the question to ask instead when the sentence did not say enough. */
 type Plan = { readonly arguments: Arguments } | { readonly question: string };
 
@@ -103,6 +103,11 @@ function respond(intent: Intent, request: CompletionRequest): Answer {
       return call(request, 'list_tasks', () => ({ arguments: { status: intent.status } }));
     case 'complete':
       return call(request, 'complete_task', () => resolve(intent.target, request.messages));
+    case 'complete_several': {
+      // One call a task, in one batch, as a model with parallel tool calls does.
+      if (!offers(request, 'complete_task')) return { text: UNAVAILABLE };
+      return { calls: intent.numbers.map((number) => ({ tool: 'complete_task', arguments: { number } })) };
+    }
     case 'update':
       return call(request, 'update_task', () => {
         const target = resolve(intent.target, request.messages);
@@ -120,10 +125,13 @@ function respond(intent: Intent, request: CompletionRequest): Answer {
 
 /** Checks the tool is on offer before working out its arguments, which may still end in a question. */
 function call(request: CompletionRequest, tool: string, plan: () => Plan): Answer {
-  const offered = request.tools.some((definition) => definition.name === tool);
-  if (!offered || request.options?.toolChoice === 'none') return { text: UNAVAILABLE };
+  if (!offers(request, tool)) return { text: UNAVAILABLE };
   const planned = plan();
-  return 'question' in planned ? { text: planned.question } : { tool, arguments: planned.arguments };
+  return 'question' in planned ? { text: planned.question } : { calls: [{ tool, arguments: planned.arguments }] };
+}
+
+function offers(request: CompletionRequest, tool: string): boolean {
+  return request.options?.toolChoice !== 'none' && request.tools.some((definition) => definition.name === tool);
 }
 
 function resolve(target: TaskTarget, messages: readonly AgentMessage[]): Plan {
@@ -160,11 +168,15 @@ function completion(answer: Answer, request: CompletionRequest): Completion {
     return { text: answer.text, toolCalls: [], usage: usage(request, answer.text.length), finishReason: 'stop' };
   }
   // Ids only need to be unique within one assistant message and stable across runs.
-  const toolCall = { id: `offline-${request.messages.length}-0`, name: answer.tool, arguments: JSON.stringify(answer.arguments) };
+  const toolCalls = answer.calls.map((call, i) => ({
+    id: `offline-${request.messages.length}-${i}`,
+    name: call.tool,
+    arguments: JSON.stringify(call.arguments),
+  }));
   return {
     text: null,
-    toolCalls: [toolCall],
-    usage: usage(request, toolCall.name.length + toolCall.arguments.length),
+    toolCalls,
+    usage: usage(request, toolCalls.reduce((length, call) => length + call.name.length + call.arguments.length, 0)),
     finishReason: 'tool_calls',
   };
 }

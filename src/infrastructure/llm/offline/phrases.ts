@@ -203,17 +203,25 @@ export function parseDeletion(phrase: string): DeletionTarget {
   const text = phrase.trim().replace(LIST_MENTION, '').replace(TRAILING_PUNCTUATION, '');
   if (COMPLETED_TASKS.test(text)) return { kind: 'scope', scope: 'completed' };
   if (ALL_TASKS.test(text)) return { kind: 'scope', scope: 'all' };
+  const numbers = severalNumbers(text);
+  return numbers ? { kind: 'numbers', numbers } : parseTarget(text);
+}
+
+/** "tasks 1, 2 and 5", "3 to 6": the numbers, in the order given; null when the phrase names not several. */
+export function parseSeveral(phrase: string): number[] | null {
+  return severalNumbers(phrase.trim().replace(LIST_MENTION, '').replace(TRAILING_PUNCTUATION, ''));
+}
+
+function severalNumbers(text: string): number[] | null {
   if (SEVERAL_NUMBERS.test(text)) {
     const numbers = [...text.matchAll(/\d+/g)].map((found) => Number.parseInt(found[0], 10));
-    return { kind: 'numbers', numbers: [...new Set(numbers)] };
+    return [...new Set(numbers)];
   }
   const range = NUMBER_RANGE.exec(text);
   if (range) {
     const from = Number.parseInt(range[1], 10);
     const to = Number.parseInt(range[2], 10);
-    if (from < to && to - from < MAX_RANGE) {
-      return { kind: 'numbers', numbers: Array.from({ length: to - from + 1 }, (_, i) => from + i) };
-    }
+    if (from < to && to - from < MAX_RANGE) return Array.from({ length: to - from + 1 }, (_, i) => from + i);
   }
-  return parseTarget(text);
+  return null;
 }
