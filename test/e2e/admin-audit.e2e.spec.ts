@@ -323,7 +323,7 @@ describe('admin audit API', () => {
     ['/admin/audit-logs/export?source=email', /source must be one of/],
     ['/admin/audit-logs/export?limit=5', /limit: unknown field/],
     ['/admin/audit-logs/abc', /seq must be a whole number/],
-    ['/admin/decisions?status=pending', /status must be one of/],
+    ['/admin/decisions?status=running', /status must be one of/],
     ['/admin/decisions?tool=add_task', /tool: unknown field/],
     [`/admin/decisions?cursor=${Buffer.from('["x","y"]').toString('base64url')}`, /cursor is not one this API returned/],
     ['/admin/decisions/123', /id must be a UUID/],

@@ -6,13 +6,14 @@ import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import type { DatabaseSettings } from '../../src/infrastructure/config/app-config';
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
 import { TypeOrmAuditReader } from '../../src/infrastructure/persistence/repositories/typeorm-audit-reader';
+import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
 import { TEST_JWT_SECRET } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
 
 /**
  * The built service (`node main.js`) SIGKILLed in the middle of a burst of chat turns that
- * run tools, then started again: its sweeper settles every tool call the kill left pending,
+ * run tools (the model: a local server speaking OpenAI's wire format), then started again: its sweeper settles every tool call the kill left pending,
  * answers every turn it cut off, and the audit chain still verifies. On PGlite (the killed
  * process's data-folder lock is stale and taken over) and on PostgreSQL.
  */
@@ -43,10 +44,23 @@ async function until<T>(probe: () => Promise<T | undefined | null | false>, what
 
 describe('chat turns cut off by SIGKILL', () => {
   let db: TestDatabase;
+  let model: FakeProviderServer;
   let dataDir: string;
   const children = new Set<ChildProcess>();
 
   beforeAll(async () => {
+    // A model that takes its time over each answer, so that turns are under way whenever the kill comes.
+    model = await FakeProviderServer.start();
+    model.respond((req) => {
+      const messages = req.body.messages as { role: string; content?: string }[];
+      const last = messages[messages.length - 1];
+      if (last.role === 'tool') return { json: chatCompletion({ content: 'Done.' }), delayMs: 150 };
+      const add = /^add (.+)$/.exec(last.content ?? '');
+      const call = add
+        ? toolCall('call_1', 'add_task', JSON.stringify({ title: add[1] }))
+        : toolCall('call_1', 'complete_task', JSON.stringify({ number: Number(/\d+/.exec(last.content ?? '')?.[0] ?? 1) }));
+      return { json: chatCompletion({ tool_calls: [call] }, 'tool_calls'), delayMs: 50 };
+    });
     buildService(OUT_DIR);
     db = await createTestDatabase();
     dataDir = await mkdtemp(join(tmpdir(), 'bridle-crash-'));
@@ -57,11 +71,13 @@ describe('chat turns cut off by SIGKILL', () => {
     await db?.dispose();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
     removeBuild(OUT_DIR);
+    await model?.stop();
   });
 
   async function start(env: Record<string, string> = {}): Promise<Service> {
     const settings: DatabaseSettings = db.settings;
     const service = await startService(MAIN, {
+      ...model.openAiEnv,
       JWT_SECRET: TEST_JWT_SECRET,
       AUTH_RATE_LIMIT_PER_MINUTE: '10000',
       CHAT_RATE_LIMIT_PER_MINUTE: '100000',
@@ -154,14 +170,26 @@ describe('chat turns cut off by SIGKILL', () => {
     lap('burst until the kill');
 
     const left = await withDatabase(async ({ dataSource }) => {
-      const [row] = await dataSource.query<{ conversations: string; turns: string; calls: string }[]>(
+      const [row] = await dataSource.query<{ conversations: string; turns: string; calls: string; pending: string; orphans: string }[]>(
         `SELECT (SELECT count(*) FROM conversations) AS conversations,
                 (SELECT count(*) FROM messages WHERE status = 'in_progress') AS turns,
+                (SELECT count(*) FROM messages m JOIN decision_logs d ON d.id = m.decision_id
+                   WHERE m.status = 'in_progress' AND d.status = 'pending') AS pending,
+                (SELECT count(*) FROM audit_log a WHERE a.decision_id IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM decision_logs d WHERE d.id = a.decision_id)) AS orphans,
                 (SELECT count(*) FROM audit_log p WHERE p.status = 'pending' AND p.source IN ('chat', 'mcp')
                    AND NOT EXISTS (SELECT 1 FROM audit_log o WHERE o.pending_seq = p.seq)) AS calls`,
       );
-      return { conversations: Number(row.conversations), turns: Number(row.turns), calls: Number(row.calls) };
+      return {
+        conversations: Number(row.conversations),
+        turns: Number(row.turns),
+        calls: Number(row.calls),
+        pending: Number(row.pending),
+        orphans: Number(row.orphans),
+      };
     });
+    // Each cut-off turn left its decision pending, and no audit row names a decision that is not there.
+    expect(left).toMatchObject({ pending: left.turns, orphans: 0 });
     // Turns were under way when the process died (a loop whose first turn had not started has no conversation).
     expect(left.turns).toBeGreaterThan(0);
     lap('count leftovers');
@@ -210,6 +238,11 @@ describe('chat turns cut off by SIGKILL', () => {
         expect(task?.title).toBe(row.result.task!.title);
       }
       expect(await dataSource.query(`SELECT id FROM messages WHERE status = 'in_progress'`)).toEqual([]);
+      expect(await dataSource.query(`SELECT id FROM decision_logs WHERE status = 'pending'`)).toEqual([]);
+      const [{ interrupted }] = await dataSource.query<{ interrupted: string }[]>(
+        `SELECT count(*) AS interrupted FROM decision_logs WHERE status = 'interrupted'`,
+      );
+      expect(Number(interrupted)).toBe(left.turns);
       await expect(new TypeOrmAuditReader(dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
     });
     lap('check the database');

@@ -150,11 +150,11 @@ describe('a client that disconnects mid-stream', () => {
 
     const ds = sut.app.get(DataSource);
     let conversationId: string | undefined;
-    // The turn is over when its decision is logged (in the statement that stores its answer).
+    // The turn is over when its decision is no longer pending (completed in the statement that stores its answer).
     for (let i = 0; i < 50 && !conversationId; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const rows = await ds.query<{ conversation_id: string }[]>(
-        `SELECT conversation_id FROM decision_logs WHERE conversation_id <> $1 ORDER BY created_at DESC LIMIT 1`,
+        `SELECT conversation_id FROM decision_logs WHERE conversation_id <> $1 AND status <> 'pending' ORDER BY created_at DESC LIMIT 1`,
         [(plain.body as { conversationId: string }).conversationId],
       );
       conversationId = rows[0]?.conversation_id;

@@ -44,7 +44,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
 
   const start = (message: string, conversationId: string | null, now = new Date(), decisionId = randomUUID()) =>
     conversations
-      .startTurn({ userId, conversationId, message, decisionId, window: 20, now })
+      .startTurn({ userId, conversationId, message, decisionId, model: { provider: 'offline', model: 'test' }, window: 20, now })
       .then((turn) => ({ ...turn, decisionId }));
 
   const finish = (conversationId: string, decisionId: string, content: string) => {
@@ -77,6 +77,14 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
   const messages = async (conversationId: string) =>
     (await conversations.listMessages(userId, conversationId, 100, null))!.items.map((m) => [m.role, m.content, m.status]);
 
+  const decisionOf = async (id: string) =>
+    (
+      await database.dataSource.query<{ decision_type: string; status: string; provider: string; model: string }[]>(
+        `SELECT decision_type, status, provider, model FROM decision_logs WHERE id = $1`,
+        [id],
+      )
+    )[0];
+
   const chatCall = (decisionId: string, tool: string, args: Record<string, unknown>): ToolAuditEntry => ({
     source: 'chat',
     actorId: userId,
@@ -98,6 +106,8 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     const { conversationId } = first;
     // A second turn of the conversation starts before the first has answered.
     const second = await start('second', conversationId);
+    // The decision is there from the start, pending, with who will answer.
+    expect(await decisionOf(first.decisionId)).toEqual({ decision_type: 'PENDING', status: 'pending', provider: 'offline', model: 'test' });
     expect(second.history).toEqual([expect.objectContaining({ role: 'user', content: 'first' })]);
     expect(await messages(conversationId)).toEqual([
       ['user', 'first', null],
@@ -106,6 +116,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
 
     await finish(conversationId, second.decisionId, 'answer to second');
     await finish(conversationId, first.decisionId, 'answer to first');
+    expect(await decisionOf(first.decisionId)).toEqual({ decision_type: 'RESPOND_ONLY', status: 'completed', provider: 'offline', model: 'offline' });
     expect(await messages(conversationId)).toEqual([
       ['user', 'first', null],
       ['assistant', 'answer to first', 'completed'],
@@ -135,6 +146,8 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       ['assistant', 'Nothing.', 'completed'],
       ['user', 'still running', null],
     ]);
+    expect(await decisionOf(cut.decisionId)).toMatchObject({ decision_type: 'RESPOND_ONLY', status: 'interrupted' });
+    expect(await decisionOf(young.decisionId)).toMatchObject({ status: 'pending' });
     await finish(conversationId, young.decisionId, 'done');
   });
 

@@ -10,7 +10,7 @@ export interface RecordedRequest {
 
 /** What the fake answers to one request. */
 export type FakeAnswer =
-  | { readonly status?: number; readonly headers?: Record<string, string>; readonly json: unknown }
+  | { readonly status?: number; readonly headers?: Record<string, string>; readonly json: unknown; readonly delayMs?: number }
   | { readonly hang: true }
   | { readonly destroy: true };
 
@@ -81,6 +81,7 @@ export class FakeProviderServer {
       req.socket.destroy();
       return;
     }
+    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
     res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
     res.end(JSON.stringify(answer.json));
   }

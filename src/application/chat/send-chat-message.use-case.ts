@@ -57,6 +57,7 @@ export class SendChatMessageUseCase {
       conversationId: input.conversationId ?? null,
       message,
       decisionId,
+      model: this.agent.provider,
       window: limits.historyWindow,
       now: started,
     });

@@ -5,8 +5,11 @@ import type { CycleStatus } from '../../outreach/cycle-outcome';
 import type { Page } from '../../shared/page';
 
 export type AuditSource = ToolAuditEntry['source'];
-/** A decision log row's status: a chat turn's, or an outreach cycle's. */
-export type DecisionStatus = TurnStatus | CycleStatus;
+/**
+ * A decision log row's status: a chat turn's (`pending` while it runs, `interrupted` when it
+ * never finished and the sweeper answered for it), or an outreach cycle's.
+ */
+export type DecisionStatus = TurnStatus | 'pending' | 'interrupted' | CycleStatus;
 
 // Records keyed by the union, so that adding a source or status elsewhere fails to compile here.
 const SOURCES: Record<AuditSource, true> = { chat: true, mcp: true, outreach: true, admin: true };
@@ -27,6 +30,8 @@ const DECISION_STATUSES_SET: Record<DecisionStatus, true> = {
   failed: true,
   unknown: true,
   campaign_completed: true,
+  pending: true,
+  interrupted: true,
 };
 
 export const AUDIT_SOURCES = Object.keys(SOURCES) as readonly AuditSource[];

@@ -44,9 +44,11 @@ export interface FinishedTurn {
 export abstract class ConversationStore {
   /**
    * Stores the person's message (creating the conversation when `conversationId` is null)
-   * and, right after it, the turn's answer-to-be under `decisionId`; returns what came
-   * before: the last `window` finished messages and the open pending action. One
-   * statement, so the context is read in the same snapshot it is written.
+   * and, right after it, the turn's answer-to-be and its decision log row (status
+   * `pending`) under `decisionId`; returns what came before: the last `window` finished
+   * messages and the open pending action. One statement, so the context is read in the
+   * same snapshot it is written, and no tool call's audit row can name a decision that is
+   * not there.
    * @throws ConversationNotFoundError when the user has no such conversation.
    */
   abstract startTurn(input: {
@@ -54,10 +56,12 @@ export abstract class ConversationStore {
     conversationId: string | null;
     message: string;
     decisionId: string;
+    /** Who will answer: recorded on the pending decision. */
+    model: { readonly provider: string; readonly model: string };
     window: number;
     now: Date;
   }): Promise<TurnContext & { conversationId: string }>;
-  /** Fills in the answer started under `turn.decision.id`, and writes the decision log. */
+  /** Fills in the answer and completes the decision log row started under `turn.decision.id`. */
   abstract finishTurn(turn: FinishedTurn, now: Date): Promise<void>;
   /** Resolves the action, once: @returns it, or null when it is gone, resolved or expired. */
   abstract takePendingAction(

@@ -45,6 +45,8 @@ interface PendingRow {
 const PENDING_COLUMNS = 'id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, expires_at';
 /** The status of an answer whose turn is still running (or died): never shown, never replayed. */
 export const IN_PROGRESS = 'in_progress';
+/** The decision type of a turn's decision row until the turn ends (status `pending`). */
+export const PENDING_DECISION = 'PENDING';
 
 /**
  * Chat state in PostgreSQL. Each method is one statement, so a turn that runs one tool
@@ -61,10 +63,11 @@ export class TypeOrmConversationStore extends ConversationStore {
     conversationId: string | null;
     message: string;
     decisionId: string;
+    model: { readonly provider: string; readonly model: string };
     window: number;
     now: Date;
   }) {
-    const { userId, conversationId, message, decisionId, window, now } = input;
+    const { userId, conversationId, message, decisionId, model, window, now } = input;
     // The UPDATE row-locks the conversation until this statement commits, so two turns of one
     // conversation store their pairs one after the other: question, answer, question, answer.
     const conversation =
@@ -82,7 +85,10 @@ export class TypeOrmConversationStore extends ConversationStore {
                   SELECT c.id, v.role, v.content, v.status, v.decision_id, $3 FROM c,
                     (VALUES (1, 'user', $2, NULL, NULL), (2, 'assistant', '', '${IN_PROGRESS}', $6::uuid))
                       AS v (n, role, content, status, decision_id)
-                  ORDER BY v.n)
+                  ORDER BY v.n),
+            d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
+                    prompt_tokens, completion_tokens, duration_ms, created_at)
+                  SELECT $6, $1, c.id, '${PENDING_DECISION}', 'pending', 0, $7, $8, 0, 0, 0, $3 FROM c)
        SELECT c.id,
          (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
             SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
@@ -93,7 +99,7 @@ export class TypeOrmConversationStore extends ConversationStore {
             WHERE conversation_id = c.id AND resolved_at IS NULL
             ORDER BY created_at DESC LIMIT 1) p) AS pending
        FROM c`,
-      [userId, message, now, conversationId ?? conversationTitle(message), window, decisionId],
+      [userId, message, now, conversationId ?? conversationTitle(message), window, decisionId, model.provider, model.model],
     );
     if (rows.length === 0) throw new ConversationNotFoundError();
     const [row] = rows;
@@ -131,9 +137,11 @@ export class TypeOrmConversationStore extends ConversationStore {
     const parts = [
       `m AS (UPDATE messages SET content = $2, tool_calls = $3, decision_type = $4, status = $5, created_at = $6
              WHERE decision_id = $7 AND conversation_id = $1)`,
-      `d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
-               prompt_tokens, completion_tokens, duration_ms, failure_class, provider_request_id, cost, created_at)
-             VALUES ($7, $8, $1, $4, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $6))`,
+      // Its created_at stays the turn's start; whatever the sweeper wrote meanwhile gives way too.
+      `d AS (UPDATE decision_logs SET decision_type = $4, status = $9, iterations = $10, provider = $11, model = $12,
+               prompt_tokens = $13, completion_tokens = $14, duration_ms = $15, failure_class = $16,
+               provider_request_id = $17, cost = $18
+             WHERE id = $7 AND user_id = $8)`,
     ];
     if (turn.droppedPendingActionId) {
       params.push(turn.droppedPendingActionId);

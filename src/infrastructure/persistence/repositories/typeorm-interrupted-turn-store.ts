@@ -98,15 +98,22 @@ export class TypeOrmInterruptedTurnStore extends InterruptedTurnStore {
   async answerInterruptedTurns(input: { startedBefore: Date; content: string; now: Date; limit: number }): Promise<number> {
     // SKIP LOCKED: a row another sweeper is answering is its business; the status check on
     // the row itself makes a second answer impossible anyway.
-    const [rows] = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE messages m SET content = $2, status = 'interrupted', decision_type = 'RESPOND_ONLY', created_at = $3
-       WHERE m.status = '${IN_PROGRESS}' AND m.id IN (
-         SELECT s.id FROM messages s
-         WHERE s.status = '${IN_PROGRESS}' AND s.created_at < $1
-           AND NOT EXISTS (SELECT 1 FROM audit_log p
-                           WHERE p.decision_id = s.decision_id AND p.status = 'pending' AND NOT EXISTS (${OUTCOME_OF('p.seq')}))
-         ORDER BY s.created_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-       RETURNING m.id`,
+    // The turn's decision row, pending since it started, says the same in the same statement.
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      `WITH m AS (
+         UPDATE messages m SET content = $2, status = 'interrupted', decision_type = 'RESPOND_ONLY', created_at = $3
+         WHERE m.status = '${IN_PROGRESS}' AND m.id IN (
+           SELECT s.id FROM messages s
+           WHERE s.status = '${IN_PROGRESS}' AND s.created_at < $1
+             AND NOT EXISTS (SELECT 1 FROM audit_log p
+                             WHERE p.decision_id = s.decision_id AND p.status = 'pending' AND NOT EXISTS (${OUTCOME_OF('p.seq')}))
+           ORDER BY s.created_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+         RETURNING m.id, m.decision_id),
+       d AS (
+         UPDATE decision_logs SET status = 'interrupted', decision_type = 'RESPOND_ONLY',
+           duration_ms = least(floor(extract(epoch FROM $3::timestamptz - created_at) * 1000), 2147483647)::int
+         WHERE id IN (SELECT decision_id FROM m) AND status = 'pending')
+       SELECT id FROM m`,
       [input.startedBefore, input.content, input.now, input.limit],
     );
     return rows.length;
