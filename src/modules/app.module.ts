@@ -7,7 +7,7 @@ import { HealthController } from '../interfaces/http/health/health.controller';
 import { MetricsAccess, MetricsController } from '../interfaces/http/metrics/metrics.controller';
 import { HttpErrorFilter } from '../interfaces/http/shared/http-error.filter';
 import { InputBoundaryGuard } from '../interfaces/http/shared/input-boundary.guard';
-import { accountNamed, routeSkips, userOrAddress } from '../interfaces/http/shared/rate-limit';
+import { accountNamed, perUserPerMinute, routeSkips } from '../interfaces/http/shared/rate-limit';
 import { DatabaseThrottlerStorage } from '../infrastructure/persistence/repositories/database-throttler-storage';
 import { createValidationPipe } from '../interfaces/http/shared/validation';
 import { AdminModule } from './admin.module';
@@ -48,22 +48,8 @@ export class AppModule {
                 getTracker: accountNamed,
                 skipIf: routeSkips('sign-in'),
               },
-              {
-                name: 'chat',
-                ttl: 60_000,
-                limit: config.chatRateLimitPerMinute,
-                getTracker: userOrAddress,
-                generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
-                skipIf: routeSkips('chat'),
-              },
-              {
-                name: 'mcp',
-                ttl: 60_000,
-                limit: config.mcpRateLimitPerMinute,
-                getTracker: userOrAddress,
-                generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
-                skipIf: routeSkips('mcp'),
-              },
+              perUserPerMinute('chat', config.chatRateLimitPerMinute),
+              perUserPerMinute('mcp', config.mcpRateLimitPerMinute),
             ],
           }),
         }),

@@ -17,7 +17,7 @@ describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' 
   });
 
   afterAll(async () => {
-    sut?.onModuleDestroy();
+    await sut?.onModuleDestroy();
     await database?.close();
     await testDb?.dispose();
   });

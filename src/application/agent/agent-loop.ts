@@ -170,8 +170,11 @@ export class AgentLoop {
       }
       messages.push({ role: 'assistant', content: completion.text, toolCalls: completion.toolCalls });
       for (const call of completion.toolCalls) {
-        const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
-        input.observer?.toolCall?.({ tool: recorded.name, arguments: recorded.arguments });
+        // Shown as it would be recorded; made so only for an observer (parsing costs on every call).
+        if (input.observer?.toolCall) {
+          const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
+          input.observer.toolCall({ tool: recorded.name, arguments: recorded.arguments });
+        }
         const outcome = await this.handle(call, tools, input, signal, state);
         state.records.push(outcome.record);
         input.observer?.toolResult?.(outcome.record);

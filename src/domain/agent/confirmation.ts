@@ -1,3 +1,4 @@
+import { inBrief, NAMED_ONE_BY_ONE_MAX } from '../shared/words';
 import type { ToolArguments } from './tool-call-validation';
 
 /** A destructive call waiting for the person's yes; single use, bound to everything below. */
@@ -31,17 +32,9 @@ export function isExpired(action: PendingAction, now: Date): boolean {
   return action.expiresAt.getTime() <= now.getTime();
 }
 
-/** Titles a question or an answer names one by one; past this it names a few and counts the rest. */
-export const TITLES_NAMED_MAX = 10;
-const TITLES_NAMED_WHEN_MANY = 3;
-
 /** "'A', 'B' and 'C'", or "'A', 'B', 'C' and 127 more" for a long list. */
 export function titlesInBrief(titles: readonly string[]): string {
-  const quoted = titles.map((title) => `'${title}'`);
-  if (quoted.length > TITLES_NAMED_MAX) {
-    return `${quoted.slice(0, TITLES_NAMED_WHEN_MANY).join(', ')} and ${quoted.length - TITLES_NAMED_WHEN_MANY} more`;
-  }
-  return quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
+  return inBrief(titles.map((title) => `'${title}'`));
 }
 
 /**
@@ -51,7 +44,7 @@ export function titlesInBrief(titles: readonly string[]): string {
 export function deletionPrompt(titles: readonly string[], scope?: 'all' | 'completed'): string {
   let what: string;
   if (titles.length === 1) what = `'${titles[0]}'`;
-  else if (scope !== undefined && titles.length > TITLES_NAMED_MAX) {
+  else if (scope !== undefined && titles.length > NAMED_ONE_BY_ONE_MAX) {
     what = `all ${titles.length} ${scope === 'completed' ? 'completed tasks' : 'tasks'}`;
   } else what = `${titles.length} tasks: ${titlesInBrief(titles)}`;
   return `Do you really want to delete ${what}? Reply 'yes delete' to confirm.`;
@@ -98,9 +91,7 @@ export function bulkChangePrompt(calls: readonly PlannedCall[]): string {
     const target = typeof number === 'number' ? `task ${number}` : typeof query === 'string' ? `'${query}'` : 'a task';
     return `${verb} ${target}`;
   });
-  const named = steps.length > TITLES_NAMED_MAX ? [...steps.slice(0, TITLES_NAMED_WHEN_MANY), `${steps.length - TITLES_NAMED_WHEN_MANY} more`] : steps;
-  const list = named.length === 1 ? named[0] : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}`;
-  return `That's a big action: ${list}. Confirm with 'yes'.`;
+  return `That's a big action: ${inBrief(steps)}. Confirm with 'yes'.`;
 }
 
 /**

@@ -7,13 +7,13 @@
 /** Deeper than any request or tool call Bridle takes; far below what would overflow a stack. */
 export const MAX_INPUT_DEPTH = 32;
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
  * Keys that would reach an object's prototype in code that copies or merges objects. No
  * request or tool argument uses them, so they are refused rather than filtered.
  */
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 export interface InputProblem {
@@ -68,8 +68,8 @@ export function findInputProblem(value: unknown, root: string, maxDepth = MAX_IN
   return null;
 }
 
-// eslint-disable-next-line no-control-regex -- NUL is exactly what this finds.
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** What textProblem finds: a NUL, or a lone surrogate. */
+const UNSTORABLE = new RegExp(`\\u0000|${LONE_SURROGATE.source}`, 'g');
 
 /**
  * Text that can be stored and shown whatever it held: NUL bytes and lone surrogates become

@@ -1,3 +1,5 @@
+import { joinedWithAnd } from '../shared/words';
+
 /** A task as the person was shown it when asked to confirm its deletion. */
 export interface ShownTask {
   readonly number: number;
@@ -43,12 +45,8 @@ export function sinceAsked(changes: ChangesSinceShown): string {
     if (renamed.length > 0) parts.push(`${renamed.length} ${renamed.length === 1 ? 'was' : 'were'} renamed`);
   } else {
     if (gone.length === 1) parts.push(`task ${gone[0].number} '${gone[0].title}' is gone`);
-    if (gone.length > 1) parts.push(`tasks ${joined(gone.map((task) => `${task.number} '${task.title}'`))} are gone`);
+    if (gone.length > 1) parts.push(`tasks ${joinedWithAnd(gone.map((task) => `${task.number} '${task.title}'`))} are gone`);
     for (const task of renamed) parts.push(`task ${task.number} '${task.was}' was renamed '${task.now}'`);
   }
-  return `Since I asked, ${joined(parts)}`;
-}
-
-function joined(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+  return `Since I asked, ${joinedWithAnd(parts)}`;
 }

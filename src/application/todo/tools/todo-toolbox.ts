@@ -3,6 +3,7 @@ import { CONFIRMATION_STALE, deletionPrompt } from '../../../domain/agent/confir
 import { notFoundSentence } from '../../../domain/agent/failures';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { DomainValidationError } from '../../../domain/shared/domain-error';
+import { joinedWithAnd } from '../../../domain/shared/words';
 import { changesSinceShown, type ShownTask, sinceAsked } from '../../../domain/todo/deletion';
 import { type Task, type TaskChanges, TaskBusyError, TaskLimitReachedError, TaskNotFoundError, type TaskPriority, type TaskStatusFilter } from '../../../domain/todo/task';
 import type { DryRunResult } from '../../agent/ports/toolbox.port';
@@ -71,7 +72,7 @@ export class TodoToolbox extends Toolbox {
     if (tool !== 'delete_task') return null;
     const numbers = typeof args.number === 'number' ? [args.number] : Array.isArray(args.numbers) ? [...new Set(args.numbers as number[])] : [];
     if (numbers.length === 1) return `delete task ${numbers[0]}`;
-    if (numbers.length > 1) return `delete tasks ${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
+    if (numbers.length > 1) return `delete tasks ${joinedWithAnd(numbers.map(String))}`;
     if (args.scope === 'all') return 'delete everything';
     if (args.scope === 'completed') return 'delete all completed tasks';
     return typeof args.query === 'string' ? `delete ${args.query}` : null;

@@ -1,6 +1,7 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { DataSource } from 'typeorm';
+import { PeriodicJob } from '../../periodic-job';
 
 /** How many times longer each consecutive block of a backing-off limit lasts, at most: 2^6. */
 const MAX_BACK_OFF_DOUBLINGS = 6;
@@ -19,14 +20,15 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
  * that follows another within 24 hours (up to 64 times), so a patient guesser slows down.
  */
 export class DatabaseThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly sweeping: PeriodicJob;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly backOff: ReadonlySet<string> = new Set(),
   ) {
-    this.sweeper = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
-    this.sweeper.unref();
+    // A failed sweep is logged; the next one tries again (a counter kept longer only costs a row).
+    this.sweeping = new PeriodicJob('sweeping rate limit counters', () => this.sweep(), new Logger(DatabaseThrottlerStorage.name));
+    this.sweeping.start(SWEEP_INTERVAL_MS);
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): ReturnType<ThrottlerStorage['increment']> {
@@ -66,19 +68,17 @@ export class DatabaseThrottlerStorage implements ThrottlerStorage, OnModuleDestr
     };
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.sweeper);
+  /** Waits for a sweep under way, so that the database can close after it. */
+  onModuleDestroy(): Promise<void> {
+    return this.sweeping.stop();
   }
 
   /** Counters whose window and block are long over are forgotten. */
-  private async sweep(): Promise<void> {
-    await this.dataSource
-      .query(
-        `DELETE FROM rate_limits WHERE window_ends < now() - interval '1 hour'
-           AND (blocked_until IS NULL OR blocked_until < now() - interval '${BACK_OFF_MEMORY}')`,
-      )
-      // The next sweep tries again; a counter kept longer only costs a row.
-      .catch((error: unknown) => new Logger(DatabaseThrottlerStorage.name).warn({ msg: 'rate limit sweep failed', err: error }));
+  private sweep(): Promise<unknown> {
+    return this.dataSource.query(
+      `DELETE FROM rate_limits WHERE window_ends < now() - interval '1 hour'
+         AND (blocked_until IS NULL OR blocked_until < now() - interval '${BACK_OFF_MEMORY}')`,
+    );
   }
 }
 

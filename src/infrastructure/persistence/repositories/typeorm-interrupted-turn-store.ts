@@ -7,6 +7,7 @@ import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-ca
 import type { Task } from '../../../domain/todo/task';
 import { AUDIT_CHAIN_LOCK } from '../migrations/1764115200000-audit-chain';
 import { AuditAppender } from './typeorm-audit-log';
+import { TASK_COLUMNS } from './typeorm-task.repository';
 import { IN_PROGRESS } from './typeorm-conversation-store';
 
 interface PendingRow {
@@ -72,9 +73,7 @@ export class TypeOrmInterruptedTurnStore extends InterruptedTurnStore {
       if (settled.length > 0) return null;
       const userId = call.entry.actorId;
       const tasks = await manager.query<Task[]>(
-        `SELECT id, user_id AS "userId", number, title, description, priority, completed,
-                created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"
-         FROM tasks WHERE user_id = $1 ORDER BY number`,
+        `SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = $1 ORDER BY number`,
         [userId],
       );
       const [counter] = await manager.query<{ task_counter: number }[]>(`SELECT task_counter FROM users WHERE id = $1`, [userId]);

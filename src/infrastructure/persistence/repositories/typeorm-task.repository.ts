@@ -5,7 +5,7 @@ import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/tas
 import { TaskRepository } from '../../../application/todo/ports/task-repository.port';
 
 /** Every column, named as the domain Task's properties: rows come back as Tasks. */
-const TASK_COLUMNS = `id, user_id AS "userId", number, title, description, priority, completed,
+export const TASK_COLUMNS = `id, user_id AS "userId", number, title, description, priority, completed,
   created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"`;
 
 @Injectable()

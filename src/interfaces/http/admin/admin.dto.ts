@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-
 import { IsIn, IsInt, IsISO8601, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { ToolAuditStatus } from '../../../application/agent/ports/audit-log.port';
 import {

@@ -1,5 +1,4 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-
 import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PAGE_LIMIT_MAX } from '../../../domain/shared/pagination';
 import { Optional, ToInteger } from './fields';

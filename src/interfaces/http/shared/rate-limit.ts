@@ -1,5 +1,5 @@
 import { applyDecorators, type ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
-import { ThrottlerGuard } from '@nestjs/throttler';
+import { ThrottlerGuard, type ThrottlerOptions } from '@nestjs/throttler';
 
 /**
  * The named limits (configured in AppModule) and the routes they apply to. A route says
@@ -23,9 +23,19 @@ export function routeSkips(limit: RateLimitName): (context: ExecutionContext) =>
   };
 }
 
-/** Who a limit counts: the signed-in user, else the client's address. */
-export function userOrAddress(req: { principal?: { userId: string }; ip?: string }): string {
-  return req.principal?.userId ?? req.ip ?? 'unknown';
+/**
+ * A limit per signed-in user (else per client address) per minute, counted across every
+ * route that takes it (the plain and streaming chat routes share one count).
+ */
+export function perUserPerMinute(name: 'chat' | 'mcp', limit: number): ThrottlerOptions {
+  return {
+    name,
+    ttl: 60_000,
+    limit,
+    getTracker: (req: { principal?: { userId: string }; ip?: string }) => req.principal?.userId ?? req.ip ?? 'unknown',
+    generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
+    skipIf: routeSkips(name),
+  };
 }
 
 /** Who the per-account sign-in limit counts: the account named in the body, however written. */
@@ -33,4 +43,3 @@ export function accountNamed(req: { body?: { email?: unknown } }): string {
   const email = req.body?.email;
   return typeof email === 'string' ? email.trim().toLowerCase() : '';
 }
-

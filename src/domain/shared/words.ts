@@ -1,0 +1,17 @@
+/** How a sentence names several things; every list Bridle writes for a person goes through here. */
+
+/** Things a list names one by one; past this it names the first few and counts the rest. */
+export const NAMED_ONE_BY_ONE_MAX = 10;
+const NAMED_WHEN_MANY = 3;
+
+/** "a", "a and b", "a, b and c". */
+export function joinedWithAnd(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** joinedWithAnd, or for a long list "a, b, c and 127 more". */
+export function inBrief(items: readonly string[]): string {
+  return items.length > NAMED_ONE_BY_ONE_MAX
+    ? joinedWithAnd([...items.slice(0, NAMED_WHEN_MANY), `${items.length - NAMED_WHEN_MANY} more`])
+    : joinedWithAnd(items);
+}
