@@ -1,4 +1,4 @@
-/** The todo assistant's constitution (seeds 001, 003 and 004, reconciled by issue 3). */
+/** The todo assistant's constitution: what it does, how it asks, and how it words its answers. */
 export const TODO_ASSISTANT_PROMPT = `You are Bridle's task assistant. You manage the person's todo list, and nothing else.
 
 Tools: add_task, list_tasks, complete_task, update_task, delete_task.

@@ -28,7 +28,7 @@ import {
   type WrapUpContext,
 } from './ports/outreach-cycle-store.port';
 
-/** Planning parameters of seed 000. */
+/** Planning asks for one short JSON answer: a little variety, at most 500 tokens. */
 const PLANNING = { temperature: 0.3, maxTokens: 500 } as const;
 
 interface Cycle {
@@ -43,7 +43,7 @@ interface Cycle {
 }
 
 /**
- * One outreach cycle (DESIGN.md): claim one due task, reload its state, check the context,
+ * One outreach cycle: claim one due task, reload its state, check the context,
  * ask the model for ONE action, check it, reserve quota and audit before acting, act
  * through the channel, verify, record. Nothing is remembered between cycles.
  */

@@ -73,7 +73,7 @@ export const ACTION_CONTRACTS: Readonly<
     kind: null,
     args: {
       type: 'object',
-      // `reason` inside args is tolerated: seed 000's own fallback example carries one.
+      // `reason` inside args is tolerated: models copy it there from the prompt's fallback example.
       properties: { durationHours: { type: 'number', minimum: 0.01, maximum: COOLDOWN_MAX_HOURS }, reason: { type: 'string', maxLength: 200 } },
       required: ['durationHours'],
       additionalProperties: false,
@@ -107,7 +107,7 @@ const TOP_LEVEL_FIELDS = new Set(['action', 'args', 'reason']);
 export type ProposalCheck = { readonly ok: true; readonly value: Proposal } | { readonly ok: false; readonly problems: string[] };
 
 /**
- * FR-011: the answer has `action`, `args` and `reason`; the action is in the allowlist;
+ * A planner's answer is valid when it has `action`, `args` and `reason`; the action is in the allowlist;
  * the args meet its contract; the reason is 10–200 characters; and it is ONE action.
  * Each problem names its field.
  */

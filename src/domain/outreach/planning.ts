@@ -4,7 +4,7 @@ import type { CampaignStatus } from './campaign';
 import { TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from './outreach-task';
 import { exhaustedScope, type QuotaScope, type QuotaState } from './quota';
 
-/** One earlier task of the campaign, as the planner is shown it (FR-010). */
+/** One earlier task of the campaign, as the planner is shown it (the last 3 finished). */
 export interface RecentResult {
   readonly type: OutreachTaskType;
   readonly leadName: string;
@@ -66,7 +66,7 @@ export type ContextCheck =
       readonly scope: QuotaScope;
     };
 
-/** Input validation before any model call (seed 000): what must be known, and allowed. */
+/** Input validation before any model call: what must be known, and allowed. */
 export function checkContext(context: CycleContext): ContextCheck {
   const problems: string[] = [];
   if (!context.campaign.name) problems.push('the campaign name is missing');

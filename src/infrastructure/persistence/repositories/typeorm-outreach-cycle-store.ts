@@ -163,7 +163,7 @@ export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
     };
   }
 
-  /** FR-010: the campaign's last 3 finished tasks, with the duration of their action. */
+  /** What the planner is shown of the campaign's past: its last 3 finished tasks, with the duration of their action. */
   private async recent(campaignId: string): Promise<RecentResult[]> {
     const rows = await this.dataSource.query<{ type: OutreachTaskType; status: OutreachTaskStatus; lead_name: string; duration_ms: string | null }[]>(
       `SELECT t.type, t.status, l.name AS lead_name,
