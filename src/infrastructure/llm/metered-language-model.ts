@@ -18,10 +18,18 @@ export class MeteredLanguageModel extends LanguageModel {
     return this.inner.model;
   }
 
-  async complete(request: CompletionRequest): Promise<Completion> {
+  complete(request: CompletionRequest): Promise<Completion> {
+    return this.measured(() => this.inner.complete(request));
+  }
+
+  stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
+    return this.measured(() => this.inner.stream(request, onText));
+  }
+
+  private async measured(call: () => Promise<Completion>): Promise<Completion> {
     const started = performance.now();
     try {
-      const completion = await this.inner.complete(request);
+      const completion = await call();
       this.metrics.modelCall(this.provider, 'ok', (performance.now() - started) / 1000, {
         prompt: completion.usage.promptTokens,
         completion: completion.usage.completionTokens,

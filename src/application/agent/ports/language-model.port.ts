@@ -42,4 +42,17 @@ export abstract class LanguageModel {
   abstract readonly provider: string;
   abstract readonly model: string;
   abstract complete(request: CompletionRequest): Promise<Completion>;
+
+  /**
+   * As complete(), telling `onText` each piece of the answer's text as the provider sends
+   * it; tool calls are assembled whole before they are returned. A failure before the first
+   * piece went out is retried like complete()'s; after it, it is thrown (a piece the person
+   * has read cannot be taken back). `onText` never gets an empty piece.
+   * This default, for models that cannot stream, sends the whole text as one piece.
+   */
+  async stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
+    const completion = await this.complete(request);
+    if (completion.text) onText(completion.text);
+    return completion;
+  }
 }
