@@ -21,7 +21,11 @@ import { AuditLogModule } from './audit-log.module';
     { provide: IdGenerator, useClass: RandomIdGenerator },
     {
       provide: AgentSettings,
-      useFactory: (config: AppConfig): AgentSettings => ({ limits: config.agentLimits, pricing: config.llmPricing }),
+      useFactory: (config: AppConfig): AgentSettings => ({
+        limits: config.agentLimits,
+        sampling: config.llmSampling,
+        pricing: config.llmPricing,
+      }),
       inject: [AppConfig],
     },
   ],

@@ -105,7 +105,8 @@ describe('a confirmed deletion (offline model)', () => {
 
     const stale = await chat(user, 'yes delete', asked.conversationId);
     expect(stale.response).toBe("Since I asked, task 2 'Task 2' is gone, so I deleted nothing.");
-    expect(stale.decision.type).toBe('RESPOND_ONLY');
+    // The confirmed call was made, and found nothing left to delete.
+    expect(stale.decision.type).toBe('INVOKE_TOOL');
     expect((await chat(user, 'yes delete', asked.conversationId)).response).toBe("There's nothing waiting for your confirmation right now.");
     expect(await numbers(user)).toEqual([1]);
   });

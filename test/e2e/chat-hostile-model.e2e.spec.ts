@@ -43,6 +43,8 @@ describe('chat with a hostile or failing model', () => {
       conversationId: string;
       response: string;
       status: string;
+      finishReason: string;
+      warning: string | null;
       iterations: number;
       decision: { type: string; id: string };
       toolCalls: { tool: string; success: boolean; error?: { code: string } }[];
@@ -139,21 +141,45 @@ describe('chat with a hostile or failing model', () => {
     expect(model.requests[1].messages.at(-1)).toMatchObject({ role: 'tool', isError: true });
   });
 
-  it('stops a tool-call loop that never ends at the iteration limit', async () => {
-    model.use(() => callTool('list_tasks', { status: 'all' }));
+  it('stops a tool-call loop at the iteration limit and words an answer from what was gathered, with a warning', async () => {
+    await chat(alice, 'add water the plants');
+    model.use((req) =>
+      req.tools.length === 0
+        ? say(`So far I found ${req.messages.filter((m) => m.role === 'tool').length} lists; your first task is 'Water the plants'.`)
+        : callTool('list_tasks', { status: 'all' }),
+    );
     const reply = await chat(alice, 'loop forever');
     expect(reply).toMatchObject({
       status: 'max_iterations_reached',
-      iterations: 5,
-      response: 'That request is too complex. Could you break it into smaller steps?',
+      finishReason: 'max_iterations',
+      warning: 'I reached the limit of steps for one request, so this answer may be incomplete.',
+      iterations: 6,
+      decision: { type: 'INVOKE_TOOL' },
     });
-    expect(model.requests).toHaveLength(5);
+    expect(reply.response).toContain("'Water the plants'");
+    expect(reply.toolCalls.filter((c) => c.success)).toHaveLength(5);
+    // Five calls that could use tools, then one that could not, told why.
+    expect(model.requests).toHaveLength(6);
+    expect(model.requests.slice(0, 5).every((r) => r.tools.length > 0)).toBe(true);
+    expect(model.requests[5]).toMatchObject({ tools: [], options: { toolChoice: 'none' } });
+    expect(model.requests[5].systemPrompt).toContain('You have used every step allowed for this request');
     await expectConsistentHistory(alice, reply, 'loop forever');
   });
 
-  it('refuses tool calls past the per-turn limit', async () => {
+  it('says the limit sentence when the model answers the limit call with nothing usable', async () => {
+    model.use(() => callTool('list_tasks', { status: 'all' }));
+    const reply = await chat(alice, 'loop forever again');
+    expect(reply).toMatchObject({
+      status: 'max_iterations_reached',
+      finishReason: 'max_iterations',
+      response: 'That request is too complex. Could you break it into smaller steps?',
+    });
+    expect(model.requests).toHaveLength(6);
+  });
+
+  it('refuses tool calls past the per-turn limit, then words the answer without tools', async () => {
     model.use((req) =>
-      answeringToolResult(req)
+      req.tools.length === 0
         ? say('Listed a lot.')
         : {
             text: null,
@@ -165,6 +191,8 @@ describe('chat with a hostile or failing model', () => {
     const reply = await chat(alice, 'list a dozen times');
     expect(reply.toolCalls.filter((c) => c.success)).toHaveLength(10);
     expect(reply.toolCalls.slice(10).map((c) => c.error?.code)).toEqual(['LIMIT_REACHED', 'LIMIT_REACHED']);
+    expect(reply).toMatchObject({ status: 'max_iterations_reached', finishReason: 'max_tool_calls', response: 'Listed a lot.', iterations: 2 });
+    expect(reply.warning).toEqual(expect.any(String));
   });
 
   it.each([

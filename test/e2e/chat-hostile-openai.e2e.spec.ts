@@ -119,10 +119,11 @@ describe('a hostile model over the OpenAI wire format', () => {
     expect(Number(stored[0].bytes)).toBeLessThan(16 * 1024);
   });
 
-  it('cuts a 10 MB answer to the configured bound, with a marker', async () => {
+  it('cuts a 10 MB answer to the reply bound (AGENT_MAX_REPLY_CHARS), with a marker and a warning', async () => {
     fake.respond(() => ({ json: chatCompletion({ content: 'z'.repeat(10 * 1024 * 1024) }) }));
     const reply = await chat('say a lot');
-    expect(reply.response).toBe(`${'z'.repeat(8 * 1024)}\n\n[The answer was cut: it ran past 8192 bytes.]`);
+    expect(reply.response).toBe(`${'z'.repeat(498)} …`);
+    expect(reply).toMatchObject({ finishReason: 'stop', warning: 'The answer was shortened.' });
     const history = await storedMessages(reply.conversationId);
     expect(history.at(-1)!.content).toBe(reply.response);
   });

@@ -26,16 +26,16 @@ const one = (say: string, reply: Step['reply'], decision?: Step['decision']): re
 /** What people type, what they read back, and what their list looks like afterwards. */
 const SCENARIOS: Record<string, Scenario> = {
   // adding
-  'add buy eggs': { steps: one('add buy eggs', "Got it! Added 'Buy eggs' to your list.", 'INVOKE_TOOL'), then: [...START, '4 ☐ Buy eggs'] },
-  'Add a task to pay the rent': { steps: one('Add a task to pay the rent', "Got it! Added 'Pay the rent' to your list."), then: [...START, '4 ☐ Pay the rent'] },
-  'remind me to water the plants': { steps: one('remind me to water the plants', "Got it! Added 'Water the plants' to your list."), then: [...START, '4 ☐ Water the plants'] },
+  'add buy eggs': { steps: one('add buy eggs', "Got it! Added 'Buy eggs' to your list. Anything else?", 'INVOKE_TOOL'), then: [...START, '4 ☐ Buy eggs'] },
+  'Add a task to pay the rent': { steps: one('Add a task to pay the rent', "Got it! Added 'Pay the rent' to your list. Anything else?"), then: [...START, '4 ☐ Pay the rent'] },
+  'remind me to water the plants': { steps: one('remind me to water the plants', "Got it! Added 'Water the plants' to your list. Anything else?"), then: [...START, '4 ☐ Water the plants'] },
   'please add renew passport with high priority': {
-    steps: one('please add renew passport with high priority', "Got it! Added 'Renew passport' to your list."),
+    steps: one('please add renew passport with high priority', "Got it! Added 'Renew passport' to your list. Anything else?"),
     then: [...START, '4 ☐ Renew passport high'],
   },
-  'new task: book flights': { steps: one('new task: book flights', "Got it! Added 'Book flights' to your list."), then: [...START, '4 ☐ Book flights'] },
+  'new task: book flights': { steps: one('new task: book flights', "Got it! Added 'Book flights' to your list. Anything else?"), then: [...START, '4 ☐ Book flights'] },
   "can you put 'call the plumber' on my list?": {
-    steps: one("can you put 'call the plumber' on my list?", "Got it! Added 'Call the plumber' to your list."),
+    steps: one("can you put 'call the plumber' on my list?", "Got it! Added 'Call the plumber' to your list. Anything else?"),
     then: [...START, '4 ☐ Call the plumber'],
   },
   // listing
@@ -108,7 +108,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'delete, then something else, then yes': {
     steps: [
       { say: 'remove task 1', reply: /^Do you really want to delete 'Buy milk'/ },
-      { say: 'add buy bread', reply: "Got it! Added 'Buy bread' to your list." },
+      { say: 'add buy bread', reply: "Got it! Added 'Buy bread' to your list. Anything else?" },
       { say: 'yes', reply: "There's nothing waiting for your confirmation right now." },
     ],
     then: [...START, '4 ☐ Buy bread'],

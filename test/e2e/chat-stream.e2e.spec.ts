@@ -60,7 +60,7 @@ describe('POST /api/:userId/chat/stream (offline model)', () => {
     expect(events[0].data).toEqual({ tool: 'add_task', arguments: { title: 'Buy milk' } });
     expect(events[1].data).toMatchObject({ tool: 'add_task', success: true, result: { task: { number: 1, title: 'Buy milk' } } });
     const text = events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
-    expect(text).toBe("Got it! Added 'Buy milk' to your list.");
+    expect(text).toBe("Got it! Added 'Buy milk' to your list. Anything else?");
     expect(events.at(-1)!.data).toMatchObject({
       conversationId: expect.any(String),
       response: text,

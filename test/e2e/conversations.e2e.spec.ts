@@ -45,7 +45,7 @@ describe('conversations', () => {
       ['user', 'hello'],
       ['assistant', expect.stringMatching(/^Hi! /)],
       ['user', 'add bread'],
-      ['assistant', "Got it! Added 'Bread' to your list."],
+      ['assistant', "Got it! Added 'Bread' to your list. Anything else?"],
     ]);
     expect(messages.body.items[3]).toMatchObject({
       decisionType: 'INVOKE_TOOL',

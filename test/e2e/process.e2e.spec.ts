@@ -105,7 +105,7 @@ describe('the service as a process', () => {
         ((await call(service!, 'GET', `/api/${userId}/tasks`, undefined, token)).body as { title: string }[]).map((t) => t.title);
 
       const added = await chat('add buy milk');
-      expect(added.response).toBe("Got it! Added 'Buy milk' to your list.");
+      expect(added.response).toBe("Got it! Added 'Buy milk' to your list. Anything else?");
       expect(await titles()).toEqual(['Buy milk']);
       const { conversationId } = added;
       expect((await chat("what's on my list?", conversationId)).response).toBe('Here are your tasks:\n1. ☐ Buy milk');

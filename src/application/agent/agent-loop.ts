@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   BULK_CHANGE,
   BULK_CHANGES_MAX,
@@ -9,17 +9,18 @@ import {
   type PendingAction,
   type PlannedCall,
 } from '../../domain/agent/confirmation';
-import { decisionOf, type DecisionType, type TurnStatus } from '../../domain/agent/decision';
-import { classifyModelFailure, failureOfToolError, type FailureClass, TREATMENTS } from '../../domain/agent/failures';
-import type { AgentLimits } from '../../domain/agent/limits';
+import { decisionOf, type DecisionType, type TurnFinishReason, type TurnStatus } from '../../domain/agent/decision';
+import { classifyModelFailure, failureOfToolError, type FailureClass, TREATMENTS, WARNINGS } from '../../domain/agent/failures';
+import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
 import { LanguageModelError } from '../../domain/agent/language-model-errors';
-import { boundedAnswer, recordedArguments, recordedToolName } from '../../domain/agent/model-output';
+import { recordedArguments, recordedToolName } from '../../domain/agent/model-output';
+import { Reply } from '../../domain/agent/reply';
 import { type SecurityEvent, type ToolArguments, validateToolCall } from '../../domain/agent/tool-call-validation';
 import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../domain/agent/tools';
 import type { ToolCallRecord } from '../../domain/chat/conversation';
 import { Clock } from '../shared/ports/clock.port';
 import { AuditLog } from './ports/audit-log.port';
-import { LanguageModel, type TokenUsage } from './ports/language-model.port';
+import { type Completion, type CompletionRequest, LanguageModel, type TokenUsage } from './ports/language-model.port';
 import { type ToolCallContext, ToolGateway, type ToolResult } from './ports/tool-gateway.port';
 import type { DryRunResult } from './ports/toolbox.port';
 
@@ -27,6 +28,8 @@ import type { DryRunResult } from './ports/toolbox.port';
 export interface TurnObserver {
   toolCall?(call: { readonly tool: string; readonly arguments: ToolArguments | string }): void;
   toolResult?(record: ToolCallRecord): void;
+  /** A piece of the reply as it is made (the model's tokens as the provider streams them); joined, the pieces are the reply. */
+  text?(piece: string): void;
 }
 
 export interface AgentRunInput {
@@ -35,12 +38,16 @@ export interface AgentRunInput {
   readonly messages: readonly AgentMessage[];
   readonly context: ToolCallContext & { readonly decisionId: string };
   readonly limits: AgentLimits;
+  readonly sampling: ModelSampling;
   readonly observer?: TurnObserver;
 }
 
 export interface AgentRunResult {
   readonly text: string;
   readonly status: TurnStatus;
+  readonly finishReason: TurnFinishReason;
+  /** Set when the answer may be incomplete: a limit was reached, or the answer was cut. */
+  readonly warning: string | null;
   readonly decisionType: DecisionType;
   readonly iterations: number;
   readonly toolCalls: readonly ToolCallRecord[];
@@ -50,13 +57,26 @@ export interface AgentRunResult {
   readonly confirmation: { readonly tool: string; readonly arguments: ToolArguments; readonly prompt: string } | null;
 }
 
+/** Told to the model for the call that words the answer when a limit is reached. */
+const LIMIT_NOTE =
+  'You have used every step allowed for this request, so no more tools can run. Answer now from the results above: ' +
+  'say what was done and what is left, briefly.';
+
+/** Tool errors that mean the call broke (the gateway failed or timed out), not that the tool said no. */
+const BROKEN_TOOL_CALLS = new Set(['UNAVAILABLE', 'TIMEOUT']);
+
+/** Why a model call that asked for no tools ended the turn. */
+function answeredReason(completion: Completion): TurnFinishReason {
+  return completion.finishReason === 'length' || completion.finishReason === 'content_filter' ? completion.finishReason : 'stop';
+}
+
 type CallOutcome =
   | { readonly kind: 'result'; readonly record: ToolCallRecord; readonly message: AgentMessage }
   | { readonly kind: 'confirm'; readonly record: ToolCallRecord; readonly dryRun: DryRunResult };
 
 /** Mutable bookkeeping of one run; never outlives it. */
 interface RunState {
-  readonly maxAnswerBytes: number;
+  readonly reply: Reply;
   readonly records: ToolCallRecord[];
   usage: TokenUsage;
   toolCalls: number;
@@ -72,6 +92,8 @@ interface RunState {
  */
 @Injectable()
 export class AgentLoop {
+  private readonly logger = new Logger(AgentLoop.name);
+
   constructor(
     private readonly model: LanguageModel,
     private readonly gateway: ToolGateway,
@@ -97,7 +119,7 @@ export class AgentLoop {
     return this.withDeadline(input.limits, async (signal) => {
       const bulk = action.tool === BULK_CHANGE ? (bulkChangeCalls(action.arguments) ?? []) : null;
       const planned: PlannedCall[] = bulk ?? [{ tool: action.tool, arguments: action.arguments }];
-      const state = newRunState(input.limits, planned.length);
+      const state = newRunState(input, planned.length);
       const calls: ToolCallRequest[] = planned.map((call, i) => ({
         id: bulk ? `confirmed-${action.id}-${i}` : `confirmed-${action.id}`,
         name: call.tool,
@@ -113,9 +135,10 @@ export class AgentLoop {
         input.observer?.toolResult?.(outcome.record);
         if (!bulk && !outcome.result.ok && outcome.result.code === CONFIRMATION_STALE) {
           const askAgain = (outcome.result.details as { askAgain?: DryRunResult | null } | undefined)?.askAgain;
-          return this.finish(state, {
-            text: outcome.result.message,
+          return this.finish(state, input, {
+            say: outcome.result.message,
             status: 'completed',
+            finishReason: askAgain ? 'confirmation_required' : 'stop',
             iterations: 0,
             confirmation: askAgain ? { tool: action.tool, arguments: askAgain.arguments, prompt: askAgain.prompt } : undefined,
           });
@@ -124,79 +147,135 @@ export class AgentLoop {
       }
       const messages: AgentMessage[] = [...input.messages, { role: 'assistant', content: null, toolCalls: calls }, ...results];
       try {
-        const completion = await this.model.complete({
-          systemPrompt: input.systemPrompt,
-          messages,
-          tools: [],
-          options: { toolChoice: 'none', temperature: 0.2, maxTokens: 512 },
-          signal,
-        });
-        this.addUsage(state, completion.usage);
-        return this.finish(state, { text: completion.text ?? '', status: 'completed', iterations: 1 });
+        const completion = await this.ask(input, state, { systemPrompt: input.systemPrompt, messages, tools: [], toolChoice: 'none', signal }, 1);
+        return this.finish(state, input, { status: 'completed', finishReason: answeredReason(completion), iterations: 1 });
       } catch (error) {
-        return this.modelFailure(state, error, signal, 1);
+        return this.modelFailure(state, input, error, signal, 1);
       }
     });
   }
 
   private async loop(input: AgentRunInput, signal: AbortSignal): Promise<AgentRunResult> {
-    const state = newRunState(input.limits, 0);
+    const state = newRunState(input, 0);
     const tools = await this.gateway.listTools();
     const messages = [...input.messages];
 
     for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {
-      let completion;
+      let completion: Completion;
       try {
-        completion = await this.model.complete({
-          systemPrompt: input.systemPrompt,
-          // A snapshot: the loop goes on appending, the adapter may still be reading.
-          messages: [...messages],
-          tools,
-          options: { temperature: 0.2, maxTokens: 1024 },
-          signal,
-        });
+        // A snapshot of the messages: the loop goes on appending, the adapter may still be reading.
+        completion = await this.ask(input, state, { systemPrompt: input.systemPrompt, messages: [...messages], tools, signal }, iteration);
       } catch (error) {
-        return this.modelFailure(state, error, signal, iteration);
+        return this.modelFailure(state, input, error, signal, iteration);
       }
-      this.addUsage(state, completion.usage);
       if (completion.toolCalls.length === 0) {
-        return this.finish(state, { text: completion.text ?? '', status: 'completed', iterations: iteration });
+        return this.finish(state, input, { status: 'completed', finishReason: answeredReason(completion), iterations: iteration });
       }
 
       const bulk = await this.bulkChange(completion.toolCalls, tools, input, state);
       if (bulk) {
         // Nothing of this batch runs before the person's yes.
-        return this.finish(state, { text: bulk.prompt, status: 'completed', iterations: iteration, confirmation: bulk });
+        return this.finish(state, input, {
+          say: bulk.prompt,
+          status: 'completed',
+          finishReason: 'confirmation_required',
+          iterations: iteration,
+          confirmation: bulk,
+        });
       }
       messages.push({ role: 'assistant', content: completion.text, toolCalls: completion.toolCalls });
+      let overBudget = false;
       for (const call of completion.toolCalls) {
         // Shown as it would be recorded; made so only for an observer (parsing costs on every call).
         if (input.observer?.toolCall) {
           const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
           input.observer.toolCall({ tool: recorded.name, arguments: recorded.arguments });
         }
+        overBudget ||= state.toolCalls >= input.limits.maxToolCalls;
         const outcome = await this.handle(call, tools, input, signal, state);
         state.records.push(outcome.record);
+        this.logToolCall(input, outcome.record);
         input.observer?.toolResult?.(outcome.record);
         if (outcome.kind === 'confirm') {
           // Whatever else the model asked for in this batch waits for the person's answer.
-          return this.finish(state, {
-            text: outcome.dryRun.prompt,
+          return this.finish(state, input, {
+            say: outcome.dryRun.prompt,
             status: 'completed',
+            finishReason: 'confirmation_required',
             iterations: iteration,
             confirmation: { tool: call.name, arguments: outcome.dryRun.arguments, prompt: outcome.dryRun.prompt },
           });
         }
         messages.push(outcome.message);
       }
-      if (signal.aborted) return this.failed(state, 'TIMEOUT', null, iteration);
+      if (signal.aborted) return this.failed(state, input, 'TIMEOUT', null, iteration);
+      if (overBudget) return this.answerAtLimit(input, state, messages, signal, 'max_tool_calls', iteration);
     }
-    return this.finish(state, {
-      text: TREATMENTS.LIMIT_REACHED.userSees,
+    return this.answerAtLimit(input, state, messages, signal, 'max_iterations', input.limits.maxIterations);
+  }
+
+  /**
+   * The model still wanted tools when the turn's model calls or tool calls ran out: one more
+   * call, without tools and inside what is left of the deadline, words an answer from what
+   * was gathered; the turn says it stopped at a limit.
+   */
+  private async answerAtLimit(
+    input: AgentRunInput,
+    state: RunState,
+    messages: readonly AgentMessage[],
+    signal: AbortSignal,
+    reason: 'max_iterations' | 'max_tool_calls',
+    iterations: number,
+  ): Promise<AgentRunResult> {
+    this.logger.warn({ msg: 'agent turn reached a limit', decisionId: input.context.decisionId, reason, iterations, toolCalls: state.toolCalls });
+    const systemPrompt = `${input.systemPrompt}\n\n${LIMIT_NOTE}`;
+    const before = state.reply.value.length;
+    try {
+      await this.ask(input, state, { systemPrompt, messages: [...messages], tools: [], toolChoice: 'none', signal }, iterations + 1);
+    } catch (error) {
+      return this.modelFailure(state, input, error, signal, iterations + 1);
+    }
+    return this.finish(state, input, {
+      say: state.reply.value.length === before ? TREATMENTS.LIMIT_REACHED.userSees : undefined,
       status: 'max_iterations_reached',
-      iterations: input.limits.maxIterations,
-      failure: { class: 'LIMIT_REACHED', providerRequestId: null },
+      finishReason: reason,
+      iterations: iterations + 1,
     });
+  }
+
+  /**
+   * One model call, its words added to the reply as they come: streamed when someone
+   * listens for them, else in one piece; either way the reply is the same.
+   */
+  private async ask(
+    input: AgentRunInput,
+    state: RunState,
+    call: Pick<CompletionRequest, 'systemPrompt' | 'messages' | 'tools' | 'signal'> & { toolChoice?: 'none' },
+    iteration: number,
+  ): Promise<Completion> {
+    const request: CompletionRequest = {
+      systemPrompt: call.systemPrompt,
+      messages: call.messages,
+      tools: call.tools,
+      signal: call.signal,
+      options: { ...input.sampling, ...(call.toolChoice ? { toolChoice: call.toolChoice } : {}) },
+    };
+    state.reply.newParagraph();
+    const completion = input.observer?.text
+      ? await this.model.stream(request, (piece) => state.reply.model(piece))
+      : await this.model.complete(request);
+    if (!input.observer?.text && completion.text) state.reply.model(completion.text);
+    this.addUsage(state, completion.usage);
+    this.logger.log({
+      msg: 'model call',
+      decisionId: input.context.decisionId,
+      iteration,
+      finishReason: completion.finishReason,
+      toolCalls: completion.toolCalls.length,
+      promptTokens: completion.usage.promptTokens,
+      completionTokens: completion.usage.completionTokens,
+    });
+    return completion;
   }
 
   /**
@@ -244,12 +323,12 @@ export class AgentLoop {
     state: RunState,
   ): Promise<CallOutcome> {
     if (state.toolCalls >= input.limits.maxToolCalls) {
-      return this.refuse(call, input, state, 'LIMIT_REACHED', TREATMENTS.LIMIT_REACHED.modelSees, []);
+      return this.refuse(call, input, state, { code: 'LIMIT_REACHED', message: TREATMENTS.LIMIT_REACHED.modelSees }, []);
     }
     state.toolCalls++;
     const validation = validateToolCall(call, tools, input.limits.maxToolArgumentBytes);
     if (!validation.ok) {
-      return this.refuse(call, input, state, validation.code, validation.message, validation.securityEvents);
+      return this.refuse(call, input, state, { code: validation.code, message: validation.message, details: validation.details }, validation.securityEvents);
     }
     const securityEvents = validation.securityEvents;
     if (validation.tool.changesExisting) state.changes++;
@@ -281,10 +360,10 @@ export class AgentLoop {
     call: ToolCallRequest,
     input: AgentRunInput,
     state: RunState,
-    code: string,
-    message: string,
+    error: { readonly code: string; readonly message: string; readonly details?: unknown },
     securityEvents: readonly SecurityEvent[],
   ): Promise<CallOutcome> {
+    const { code } = error;
     const { context } = input;
     const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
     await this.audit.record(
@@ -300,7 +379,6 @@ export class AgentLoop {
       { status: TREATMENTS[failureOfToolError(code)].auditStatus, errorCode: code, durationMs: 0 },
     );
     state.lastToolErrorCode = code;
-    const error = { code, message };
     return {
       kind: 'result',
       record: { id: call.id, tool: recorded.name, arguments: recorded.arguments, success: false, error, durationMs: 0 },
@@ -354,35 +432,61 @@ export class AgentLoop {
     return { result, record, message };
   }
 
-  private modelFailure(state: RunState, error: unknown, signal: AbortSignal, iteration: number): AgentRunResult {
+  private modelFailure(state: RunState, input: AgentRunInput, error: unknown, signal: AbortSignal, iteration: number): AgentRunResult {
     const failureClass = signal.aborted ? 'TIMEOUT' : classifyModelFailure(error);
     const requestId = error instanceof LanguageModelError ? (error.requestId ?? null) : null;
-    return this.failed(state, failureClass, requestId, iteration);
+    const line = {
+      msg: 'model call failed',
+      decisionId: input.context.decisionId,
+      iteration,
+      failureClass,
+      providerRequestId: requestId,
+      provider: this.model.provider,
+      err: error,
+    };
+    // A provider that fails or refuses our request needs someone; limits and deadlines pass.
+    if (TREATMENTS[failureClass].retryable && failureClass !== 'PROVIDER_UNAVAILABLE') this.logger.warn(line);
+    else this.logger.error(line);
+    return this.failed(state, input, failureClass, requestId, iteration);
   }
 
-  private failed(state: RunState, failureClass: FailureClass, providerRequestId: string | null, iterations: number) {
-    return this.finish(state, {
-      text: TREATMENTS[failureClass].userSees,
+  private failed(state: RunState, input: AgentRunInput, failureClass: FailureClass, providerRequestId: string | null, iterations: number) {
+    return this.finish(state, input, {
+      say: TREATMENTS[failureClass].userSees,
       status: 'error',
+      finishReason: failureClass === 'TIMEOUT' ? 'timeout' : 'error',
       iterations,
       failure: { class: failureClass, providerRequestId },
     });
   }
 
+  /** Ends the turn: the server's sentence (if any) closes the reply, which is never empty. */
   private finish(
     state: RunState,
+    input: AgentRunInput,
     end: {
-      text: string;
+      say?: string;
       status: TurnStatus;
+      finishReason: TurnFinishReason;
       iterations: number;
       failure?: AgentRunResult['failure'];
       confirmation?: AgentRunResult['confirmation'];
     },
   ): AgentRunResult {
-    const text = boundedAnswer(end.text.trim(), state.maxAnswerBytes).text || TREATMENTS.UNKNOWN.userSees;
+    const { reply } = state;
+    if (end.say !== undefined) reply.say(end.say);
+    if (reply.value === '') reply.say(TREATMENTS.UNKNOWN.userSees);
+    const warning =
+      end.status === 'max_iterations_reached'
+        ? WARNINGS.LIMIT_REACHED
+        : reply.wasCut || end.finishReason === 'length'
+          ? WARNINGS.SHORTENED
+          : null;
     return {
-      text,
+      text: reply.value,
       status: end.status,
+      finishReason: end.finishReason,
+      warning,
       iterations: end.iterations,
       toolCalls: state.records,
       usage: state.usage,
@@ -390,11 +494,26 @@ export class AgentLoop {
       confirmation: end.confirmation ?? null,
       decisionType: decisionOf({
         confirmationRequested: end.confirmation != null,
+        toolsRequested: state.records.length,
         toolsSucceeded: state.records.filter((record) => record.success).length,
         lastToolErrorCode: state.lastToolErrorCode,
-        finalText: text,
+        finalText: reply.value,
       }),
     };
+  }
+
+  /** One line per tool call; a call that broke (not one the tool refused) needs someone. */
+  private logToolCall(input: AgentRunInput, record: ToolCallRecord): void {
+    const line = {
+      msg: 'tool call',
+      decisionId: input.context.decisionId,
+      tool: record.tool,
+      success: record.success,
+      code: record.error?.code,
+      durationMs: record.durationMs,
+    };
+    if (record.error && BROKEN_TOOL_CALLS.has(record.error.code)) this.logger.error(line);
+    else this.logger.log(line);
   }
 
   private addUsage(state: RunState, usage: TokenUsage): void {
@@ -415,9 +534,9 @@ export class AgentLoop {
   }
 }
 
-function newRunState(limits: AgentLimits, toolCalls: number): RunState {
+function newRunState(input: AgentRunInput, toolCalls: number): RunState {
   return {
-    maxAnswerBytes: limits.maxAnswerBytes,
+    reply: new Reply(input.limits.maxReplyChars, input.observer?.text?.bind(input.observer)),
     records: [],
     usage: { promptTokens: 0, completionTokens: 0 },
     toolCalls,

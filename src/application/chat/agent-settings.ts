@@ -1,8 +1,9 @@
-import type { AgentLimits } from '../../domain/agent/limits';
+import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
 import type { TokenPricing } from '../../domain/agent/pricing';
 
 export abstract class AgentSettings {
   abstract readonly limits: AgentLimits;
+  abstract readonly sampling: ModelSampling;
   /** When set, each decision-log row carries the cost of its tokens. */
   abstract readonly pricing: TokenPricing | null;
 }

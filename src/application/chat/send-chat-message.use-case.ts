@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CONFIRMATION_TTL_MS, interpretConfirmationReply, isExpired, type PendingAction } from '../../domain/agent/confirmation';
-import type { DecisionType, TurnStatus } from '../../domain/agent/decision';
+import type { DecisionType, TurnFinishReason, TurnStatus } from '../../domain/agent/decision';
+import { TREATMENTS } from '../../domain/agent/failures';
 import { costOf } from '../../domain/agent/pricing';
 import type { AgentMessage } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
@@ -20,6 +21,12 @@ export interface ChatReply {
   readonly toolCalls: readonly ToolCallRecord[];
   readonly iterations: number;
   readonly status: TurnStatus;
+  readonly finishReason: TurnFinishReason;
+  readonly warning: string | null;
+  /** The question put to the person, when the turn waits for their yes. */
+  readonly confirmationPrompt: string | null;
+  /** The friendly sentence of the failure, when the turn failed. */
+  readonly error: string | null;
 }
 
 const CANCELLED = "Okay, I've cancelled that. Nothing was changed.";
@@ -68,6 +75,7 @@ export class SendChatMessageUseCase {
       messages: [...toAgentMessages(loaded.history), { role: 'user', content: message } satisfies AgentMessage],
       context: { userId: input.userId, source: 'chat', conversationId, decisionId },
       limits,
+      sampling: this.settings.sampling,
       observer,
     };
     const pending = loaded.pendingAction;
@@ -75,7 +83,7 @@ export class SendChatMessageUseCase {
     const expired = pending !== null && isExpired(pending, started);
     let result: AgentRunResult;
     if (pending && reply !== 'other') {
-      result = expired ? answer(EXPIRED) : await this.answerConfirmation(run, pending, reply);
+      result = expired ? answer(EXPIRED, observer) : await this.answerConfirmation(run, pending, reply);
     } else {
       result = await this.agent.run(run);
     }
@@ -128,6 +136,10 @@ export class SendChatMessageUseCase {
       toolCalls: result.toolCalls,
       iterations: result.iterations,
       status: result.status,
+      finishReason: result.finishReason,
+      warning: result.warning,
+      confirmationPrompt: result.confirmation?.prompt ?? null,
+      error: result.failure ? TREATMENTS[result.failure.class].userSees : null,
     };
   }
 
@@ -140,15 +152,18 @@ export class SendChatMessageUseCase {
     // Taking the action is atomic: of two racing "yes" messages, one runs it.
     const action = await this.store.takePendingAction(pending.id, run.context.userId, resolution, this.clock.now());
     if (action && reply === 'confirm') return this.agent.runConfirmed(run, action);
-    return answer(action ? CANCELLED : ALREADY_HANDLED);
+    return answer(action ? CANCELLED : ALREADY_HANDLED, run.observer);
   }
 }
 
 /** A turn answered without the model or a tool. */
-function answer(text: string): AgentRunResult {
+function answer(text: string, observer: TurnObserver | undefined): AgentRunResult {
+  observer?.text?.(text);
   return {
     text,
     status: 'completed',
+    finishReason: 'stop',
+    warning: null,
     decisionType: 'RESPOND_ONLY',
     iterations: 0,
     toolCalls: [],

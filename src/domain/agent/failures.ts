@@ -102,6 +102,12 @@ export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
   },
 };
 
+/** Said beside an answer that may be incomplete. */
+export const WARNINGS = {
+  LIMIT_REACHED: 'I reached the limit of steps for one request, so this answer may be incomplete.',
+  SHORTENED: 'The answer was shortened.',
+} as const;
+
 /** "I couldn't find a task about '<query>' in your list." */
 export function notFoundSentence(query: string): string {
   return `I couldn't find a task about '${query}' in your list.`;
@@ -139,4 +145,37 @@ const FAILURE_OF_TOOL_ERROR: Readonly<Record<string, FailureClass>> = {
 /** The failure class of a tool's error code; unknown codes are UNKNOWN. */
 export function failureOfToolError(code: string): FailureClass {
   return FAILURE_OF_TOOL_ERROR[code] ?? 'UNKNOWN';
+}
+
+/** What the person calls an argument: "title", "task number". */
+const FIELD_WORDS: Readonly<Record<string, string>> = { number: 'task number', numbers: 'task numbers', query: 'description of the task' };
+
+/**
+ * The sentence a person reads for a tool's error: never its code or schema text. Specific
+ * where the error says enough ("That title is too long: 200 characters at most."), else
+ * the failure class's sentence.
+ */
+export function friendlyToolError(error: { readonly code: string; readonly details?: unknown }): string {
+  const details = typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : {};
+  // Codes may arrive namespaced ("TODO.TASK_BUSY"); the last segment is the kind.
+  const code = error.code.split('.').pop() ?? '';
+  switch (code) {
+    case 'TASK_LIMIT_REACHED':
+      return typeof details.limit === 'number'
+        ? `Your list is full: it holds at most ${details.limit} tasks. Delete some to make room.`
+        : 'Your list is full. Delete some tasks to make room.';
+    case 'TASK_BUSY':
+      return 'That task is being changed right now. Please try again in a moment.';
+    case 'INVALID_ARGUMENTS': {
+      const field = typeof details.field === 'string' && details.field !== 'arguments' ? (FIELD_WORDS[details.field] ?? details.field.replace(/_/g, ' ')) : null;
+      if (field && details.rule === 'too_long') {
+        return typeof details.limit === 'number' ? `That ${field} is too long: ${details.limit} characters at most.` : `That ${field} is too long.`;
+      }
+      if (field && details.rule === 'too_short') return `That ${field} is too short.`;
+      if (field && details.rule === 'required') return `Could you tell me the ${field}?`;
+      return TREATMENTS.INVALID_ARGUMENTS.userSees;
+    }
+    default:
+      return TREATMENTS[failureOfToolError(code)].userSees;
+  }
 }

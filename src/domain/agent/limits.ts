@@ -1,6 +1,12 @@
+/** About how long a reply should be: what a person reads at a glance. */
+export const REPLY_TARGET_CHARS = 500;
+
 /** Bounds on one agent turn; every field is configurable. */
 export interface AgentLimits {
-  /** Model calls in one turn. */
+  /**
+   * Model calls in one turn that may use tools. When the model still wants tools after the
+   * last, one more call without tools words the answer from what was gathered.
+   */
   readonly maxIterations: number;
   /** Tool calls in one turn, over all iterations. */
   readonly maxToolCalls: number;
@@ -12,8 +18,8 @@ export interface AgentLimits {
   readonly historyWindow: number;
   /** One tool call's argument text, in bytes: past it the call is refused. */
   readonly maxToolArgumentBytes: number;
-  /** The model's answer, in bytes: past it the answer is cut with a marker. */
-  readonly maxAnswerBytes: number;
+  /** The model's words in one reply, in characters: past it they are cut at a word with a marker. */
+  readonly maxReplyChars: number;
 }
 
 export const DEFAULT_AGENT_LIMITS: AgentLimits = {
@@ -23,5 +29,15 @@ export const DEFAULT_AGENT_LIMITS: AgentLimits = {
   toolTimeoutMs: 10_000,
   historyWindow: 20,
   maxToolArgumentBytes: 16 * 1024,
-  maxAnswerBytes: 8 * 1024,
+  maxReplyChars: REPLY_TARGET_CHARS,
 };
+
+/** How the model samples its answers in the chat. */
+export interface ModelSampling {
+  /** 0 (the default): the most likely words, so the same request gets the same tool calls. */
+  readonly temperature: number;
+  /** Tokens the model may write in one call. */
+  readonly maxTokens: number;
+}
+
+export const DEFAULT_SAMPLING: ModelSampling = { temperature: 0, maxTokens: 1024 };

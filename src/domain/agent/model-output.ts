@@ -2,7 +2,8 @@ import { storableText, storableValue } from '../shared/untrusted-input';
 
 /**
  * What Bridle keeps of what a language model wrote. The model is an untrusted user: its
- * text is stored and shown only storable (no NUL, no lone surrogate) and bounded in size.
+ * text is stored and shown only storable (no NUL, no lone surrogate) and bounded in size
+ * (its answer's words: see reply.ts).
  */
 
 /** What a tool name may be: the MCP convention's characters, and short. */
@@ -11,18 +12,6 @@ export const TOOL_NAME_MAX_LENGTH = 64;
 
 export function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
-}
-
-/**
- * The model's answer as the person reads it and the conversation keeps it: storable, and
- * past `maxBytes` cut at a character boundary with a marker that says so.
- */
-export function boundedAnswer(text: string, maxBytes: number): { text: string; cut: boolean; bytes: number } {
-  const storable = storableText(text);
-  const bytes = new TextEncoder().encode(storable);
-  if (bytes.length <= maxBytes) return { text: storable, cut: false, bytes: bytes.length };
-  const kept = new TextDecoder().decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, '');
-  return { text: `${kept}\n\n[The answer was cut: it ran past ${maxBytes} bytes.]`, cut: true, bytes: bytes.length };
 }
 
 /**

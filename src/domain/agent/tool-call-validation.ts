@@ -1,6 +1,6 @@
 import { describeInputProblem, findInputProblem } from '../shared/untrusted-input';
 import { recordedToolName, utf8Length } from './model-output';
-import { schemaViolations } from './json-schema';
+import { type SchemaRule, schemaViolations } from './json-schema';
 import { isIdentityField, type ToolCallRequest, type ToolDefinition } from './tools';
 
 export type ToolArguments = Readonly<Record<string, unknown>>;
@@ -26,8 +26,17 @@ export type ToolCallValidation =
       readonly code: ToolRejectionCode;
       /** Addressed to the model, so that it can correct itself. */
       readonly message: string;
+      /** The first broken rule, for the sentence the person reads (friendlyToolError). */
+      readonly details?: ArgumentProblem;
       readonly securityEvents: readonly SecurityEvent[];
     };
+
+/** Which argument broke which rule: `{ field: 'title', rule: 'too_long', limit: 200 }`. */
+export interface ArgumentProblem {
+  readonly field: string;
+  readonly rule: SchemaRule;
+  readonly limit?: number;
+}
 
 /**
  * Allowlist, size limit, JSON parsing, identity stripping and schema check of a model's tool
@@ -93,7 +102,15 @@ export function validateToolArguments(tool: ToolDefinition, value: unknown): Too
   const kept: Record<string, unknown> = Object.fromEntries(entries);
   const problems = schemaViolations(tool.inputSchema, kept);
   if (problems.length > 0) {
-    return { ok: false, code: 'INVALID_ARGUMENTS', message: problems.join('; '), securityEvents };
+    const [first] = problems;
+    const field = /^arguments\.([^.[]+)/.exec(first.path)?.[1] ?? 'arguments';
+    return {
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: problems.map((problem) => problem.message).join('; '),
+      details: { field, rule: first.rule, ...(first.limit === undefined ? {} : { limit: first.limit }) },
+      securityEvents,
+    };
   }
   return { ok: true, tool, arguments: kept, securityEvents };
 }

@@ -130,7 +130,7 @@ export function checkProposal(value: unknown): ProposalCheck {
     problems.push(`action must be one of ${ACTION_NAMES.join(', ')}`);
   }
   if (contract && record.args !== undefined) {
-    problems.push(...schemaViolations(contract.args, record.args, 'args'));
+    problems.push(...schemaViolations(contract.args, record.args, 'args').map((problem) => problem.message));
     if (problems.length === 0) problems.push(...semanticProblems(action as ActionName, record.args as Record<string, unknown>));
   }
   const args = record.args;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { MCP_DESTRUCTIVE_TOOL_MODES, type McpDestructiveToolMode } from '../../domain/agent/confirmation';
-import type { AgentLimits } from '../../domain/agent/limits';
+import { type AgentLimits, DEFAULT_SAMPLING, type ModelSampling, REPLY_TARGET_CHARS } from '../../domain/agent/limits';
 import type { TokenPricing } from '../../domain/agent/pricing';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 
@@ -62,6 +62,7 @@ export class AppConfig {
   readonly metricsToken!: string | undefined;
   readonly llm!: LlmSettings;
   readonly llmPricing!: TokenPricing | null;
+  readonly llmSampling!: ModelSampling;
   readonly agentLimits!: AgentLimits;
   /** How often this process settles chat turns and tool calls cut off before they finished. */
   readonly chatSweepIntervalMs!: number;
@@ -142,6 +143,10 @@ export function loadConfig(env: Env): AppConfig {
     metricsToken: secret(env, 'METRICS_TOKEN', 16),
     llm: llmSettings(env),
     llmPricing: pricing(env),
+    llmSampling: {
+      temperature: decimal(env, 'LLM_TEMPERATURE', { max: 2 }) ?? DEFAULT_SAMPLING.temperature,
+      maxTokens: integer(env, 'LLM_MAX_TOKENS', DEFAULT_SAMPLING.maxTokens, 16, 32_768),
+    },
     agentLimits: {
       maxIterations: integer(env, 'AGENT_MAX_ITERATIONS', 5, 1, 20),
       maxToolCalls: integer(env, 'AGENT_MAX_TOOL_CALLS', 10, 1, 50),
@@ -149,7 +154,7 @@ export function loadConfig(env: Env): AppConfig {
       toolTimeoutMs: integer(env, 'AGENT_TOOL_TIMEOUT_MS', 10_000, 100, 120_000),
       historyWindow: integer(env, 'AGENT_HISTORY_WINDOW', 20, 1, 200),
       maxToolArgumentBytes: integer(env, 'AGENT_MAX_TOOL_ARGUMENT_BYTES', 16 * 1024, 256, 64 * 1024),
-      maxAnswerBytes: integer(env, 'AGENT_MAX_ANSWER_BYTES', 8 * 1024, 256, 64 * 1024),
+      maxReplyChars: integer(env, 'AGENT_MAX_REPLY_CHARS', REPLY_TARGET_CHARS, 100, 8_000),
     },
     chatSweepIntervalMs: integer(env, 'CHAT_SWEEP_INTERVAL_MS', 60_000, 100, 3_600_000),
     mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
@@ -264,11 +269,13 @@ function pricing(env: Env): TokenPricing | null {
   return { inputPer1k: input, outputPer1k: output };
 }
 
-function decimal(env: Env, name: string): number | undefined {
+function decimal(env: Env, name: string, bounds: { max?: number } = {}): number | undefined {
   const raw = text(env, name);
   if (raw === undefined) return undefined;
   if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(name, `must be a non-negative decimal number, got "${raw}"`);
-  return Number(raw);
+  const value = Number(raw);
+  if (bounds.max !== undefined && value > bounds.max) throw new ConfigError(name, `must be at most ${bounds.max}, got "${raw}"`);
+  return value;
 }
 
 function required(env: Env, name: string, when: string): string {

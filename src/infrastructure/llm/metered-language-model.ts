@@ -22,7 +22,7 @@ export class MeteredLanguageModel extends LanguageModel {
     return this.measured(() => this.inner.complete(request));
   }
 
-  stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
+  override stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
     return this.measured(() => this.inner.stream(request, onText));
   }
 

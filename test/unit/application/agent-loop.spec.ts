@@ -6,7 +6,7 @@ import {
 } from '../../../src/application/agent/ports/audit-log.port';
 import { type ToolCallContext, ToolGateway, type ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
-import { DEFAULT_AGENT_LIMITS } from '../../../src/domain/agent/limits';
+import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import type { ToolArguments } from '../../../src/domain/agent/tool-call-validation';
 import { FixedClock } from '../../fakes/fixed-clock';
 import type { Completion } from '../../../src/application/agent/ports/language-model.port';
@@ -47,6 +47,7 @@ const input = (limits = {}): AgentRunInput => ({
   messages: [{ role: 'user', content: 'go' }],
   context: { userId: 'u1', source: 'chat', conversationId: 'c1', decisionId: 'd1' },
   limits: { ...DEFAULT_AGENT_LIMITS, ...limits },
+  sampling: DEFAULT_SAMPLING,
 });
 
 function setup(behave: ConstructorParameters<typeof FakeGateway>[0]) {

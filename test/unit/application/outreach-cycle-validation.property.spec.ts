@@ -5,7 +5,7 @@ import type { AgentSettings } from '../../../src/application/chat/agent-settings
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
 import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
-import { DEFAULT_AGENT_LIMITS } from '../../../src/domain/agent/limits';
+import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import { TASK_TYPES, type OutreachTaskType } from '../../../src/domain/outreach/outreach-task';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { contractAcceptsText, LEAD, proposalAnswer, rawAnswer, SECRET_NAMES, taskContext } from '../../fakes/outreach/proposals';
@@ -29,7 +29,7 @@ const SETTINGS: OutreachSettings = {
   actionTimeoutMs: 60_000,
   secretNames: SECRET_NAMES,
 };
-const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, pricing: null };
+const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null };
 const SECRETS = new Map(SECRET_NAMES.map((name) => [name, `session-of-${name}`]));
 
 /** Channel calls that do something to or for a person; `find` only reads what a key did. */

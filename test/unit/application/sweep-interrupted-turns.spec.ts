@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { UnsettledToolCall } from '../../../src/application/chat/ports/interrupted-turn-store.port';
 import { SweepInterruptedTurnsUseCase } from '../../../src/application/chat/sweep-interrupted-turns.use-case';
-import { DEFAULT_AGENT_LIMITS } from '../../../src/domain/agent/limits';
+import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import { INTERRUPTED_ANSWER } from '../../../src/domain/chat/conversation';
 import type { Task } from '../../../src/domain/todo/task';
 import { FixedClock } from '../../fakes/fixed-clock';
@@ -10,7 +10,7 @@ import { InMemoryInterruptedTurnStore, type OpenTurn } from '../../fakes/in-memo
 const NOW = new Date('2026-11-22T09:00:00.000Z');
 const TURN_MS = 30_000;
 const ago = (ms: number) => new Date(NOW.getTime() - ms);
-const settings = { limits: { ...DEFAULT_AGENT_LIMITS, turnTimeoutMs: TURN_MS, toolTimeoutMs: 10_000 }, pricing: null };
+const settings = { limits: { ...DEFAULT_AGENT_LIMITS, turnTimeoutMs: TURN_MS, toolTimeoutMs: 10_000 }, sampling: DEFAULT_SAMPLING, pricing: null };
 
 function call(pendingSeq: number, tool: string, args: Record<string, unknown>, startedAt = ago(2 * TURN_MS + 1)): UnsettledToolCall {
   return {

@@ -49,16 +49,20 @@ describe(loadConfig.name, () => {
 
   it('reads the limits of untrusted input and their defaults', () => {
     const defaults = loadConfig({});
-    expect(defaults.agentLimits).toMatchObject({ maxToolArgumentBytes: 16_384, maxAnswerBytes: 8_192 });
+    expect(defaults.agentLimits).toMatchObject({ maxToolArgumentBytes: 16_384, maxReplyChars: 500 });
+    expect(defaults.llmSampling).toEqual({ temperature: 0, maxTokens: 1024 });
     expect(defaults).toMatchObject({ signInAttemptsPerAccount: 10, mcpRateLimitPerMinute: 120, trustProxy: false, metricsToken: undefined });
     const set = loadConfig({
       AGENT_MAX_TOOL_ARGUMENT_BYTES: '1024',
-      AGENT_MAX_ANSWER_BYTES: '2048',
+      AGENT_MAX_REPLY_CHARS: '2048',
+      LLM_TEMPERATURE: '0.7',
+      LLM_MAX_TOKENS: '500',
       SIGN_IN_ATTEMPTS_PER_ACCOUNT: '3',
       MCP_RATE_LIMIT_PER_MINUTE: '30',
       METRICS_TOKEN: 'a-long-enough-token',
     });
-    expect(set.agentLimits).toMatchObject({ maxToolArgumentBytes: 1024, maxAnswerBytes: 2048 });
+    expect(set.agentLimits).toMatchObject({ maxToolArgumentBytes: 1024, maxReplyChars: 2048 });
+    expect(set.llmSampling).toEqual({ temperature: 0.7, maxTokens: 500 });
     expect(set).toMatchObject({ signInAttemptsPerAccount: 3, mcpRateLimitPerMinute: 30, metricsToken: 'a-long-enough-token' });
   });
 
@@ -100,7 +104,10 @@ describe(loadConfig.name, () => {
     [{ MCP_DESTRUCTIVE_TOOLS: 'yes' }, 'MCP_DESTRUCTIVE_TOOLS'],
     [{ CHAT_SWEEP_INTERVAL_MS: '10' }, 'CHAT_SWEEP_INTERVAL_MS'],
     [{ AGENT_MAX_TOOL_ARGUMENT_BYTES: '10' }, 'AGENT_MAX_TOOL_ARGUMENT_BYTES'],
-    [{ AGENT_MAX_ANSWER_BYTES: '1000000' }, 'AGENT_MAX_ANSWER_BYTES'],
+    [{ AGENT_MAX_REPLY_CHARS: '1000000' }, 'AGENT_MAX_REPLY_CHARS'],
+    [{ LLM_TEMPERATURE: '2.5' }, 'LLM_TEMPERATURE'],
+    [{ LLM_TEMPERATURE: '-1' }, 'LLM_TEMPERATURE'],
+    [{ LLM_MAX_TOKENS: '4' }, 'LLM_MAX_TOKENS'],
     [{ SIGN_IN_ATTEMPTS_PER_ACCOUNT: '0' }, 'SIGN_IN_ATTEMPTS_PER_ACCOUNT'],
     [{ MCP_RATE_LIMIT_PER_MINUTE: 'many' }, 'MCP_RATE_LIMIT_PER_MINUTE'],
     [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],

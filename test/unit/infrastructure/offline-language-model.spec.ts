@@ -5,13 +5,15 @@ import {
   LanguageModelTimeoutError,
 } from '../../../src/domain/agent/language-model-errors';
 import type { AgentMessage } from '../../../src/domain/agent/tools';
+import { REPLY_TARGET_CHARS } from '../../../src/domain/agent/limits';
 import { OfflineLanguageModel } from '../../../src/infrastructure/llm/offline/offline-language-model';
 
 const WHICH_TASK = "Which task do you mean? You can say its number, like 'task 2', or words from its title.";
 const NOTHING_TO_CONFIRM = "There's nothing waiting for your confirmation right now.";
 const OFF_TOPIC = 'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
 const CLARIFY =
-  "I'm not sure what you'd like to do. You can say things like 'add buy milk', 'what's left?' or 'mark task 2 done'.";
+  "I'm not sure what you'd like to do. Do you want to add a task, see your list or change one? You can say things like " +
+  "'add buy milk', 'what's left?' or 'mark task 2 done'.";
 
 type Expected = { readonly tool: string; readonly args: Record<string, unknown> } | { readonly text: unknown };
 
@@ -206,7 +208,7 @@ const dentist = task(2, 'Dentist');
 
 /** Tool results (or errors) of the last assistant message → the sentence the person reads. */
 const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
-  ['add_task', afterTools({ name: 'add_task', result: { task: milk } }), "Got it! Added 'Buy milk' to your list."],
+  ['add_task', afterTools({ name: 'add_task', result: { task: milk } }), "Got it! Added 'Buy milk' to your list. Anything else?"],
   [
     'list_tasks, all, empty',
     afterTools({ name: 'list_tasks', result: { status: 'all', count: 0, tasks: [] } }),
@@ -349,12 +351,25 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
       name: 'add_task',
       error: { code: 'INVALID_ARGUMENTS', message: 'title must be 1 to 200 characters long', details: { field: 'title' } },
     }),
-    "Sorry, I couldn't do that: title must be 1 to 200 characters long",
+    "I couldn't understand that request. Please try rephrasing.",
+  ],
+  [
+    'INVALID_ARGUMENTS, a title past its schema length',
+    afterTools({
+      name: 'add_task',
+      error: { code: 'INVALID_ARGUMENTS', message: 'arguments.title must be at most 200 characters long', details: { field: 'title', rule: 'too_long', limit: 200 } },
+    }),
+    'That title is too long: 200 characters at most.',
+  ],
+  [
+    'TASK_LIMIT_REACHED',
+    afterTools({ name: 'add_task', error: { code: 'TASK_LIMIT_REACHED', message: 'You already have 500 tasks', details: { limit: 500 } } }),
+    'Your list is full: it holds at most 500 tasks. Delete some to make room.',
   ],
   [
     'UNKNOWN_TOOL',
     afterTools({ name: 'archive_task', error: { code: 'UNKNOWN_TOOL', message: 'There is no tool named "archive_task".' } }),
-    'Sorry, I couldn\'t do that: There is no tool named "archive_task".',
+    "I couldn't do that. Please try rephrasing your request.",
   ],
   [
     'several results, one line each, in call order',
@@ -363,7 +378,7 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
       { name: 'complete_task', error: { code: 'TASK_NOT_FOUND', message: 'Task 9 was not found', details: { number: 9 } } },
       { name: 'add_task', result: { task: dentist } },
     ),
-    "Got it! Added 'Buy milk' to your list.\nI couldn't find task 9 in your list.\nGot it! Added 'Dentist' to your list.",
+    "Got it! Added 'Buy milk' to your list.\nI couldn't find task 9 in your list.\nGot it! Added 'Dentist' to your list. Anything else?",
   ],
 ];
 
@@ -399,6 +414,23 @@ async function answerOf(sut: OfflineLanguageModel, messages: readonly AgentMessa
 
 describe(OfflineLanguageModel.name, () => {
   const sut = new OfflineLanguageModel();
+
+  it('keeps a long list within the reply target, saying how many more there are', async () => {
+    const tasks = Array.from({ length: 40 }, (_, i) => task(i + 1, `A task with a rather long title, number ${i + 1}`));
+    const completion = await sut.complete(request(afterTools({ name: 'list_tasks', result: { status: 'all', count: 45, tasks, more: 5 } })));
+    const text = completion.text!;
+    expect(text.length).toBeLessThanOrEqual(REPLY_TARGET_CHARS);
+    const shownLines = text.split('\n').filter((line) => /^\d+\. /.test(line));
+    expect(shownLines.length).toBeGreaterThan(3);
+    expect(text.split('\n').at(-1)).toBe(`…and ${45 - shownLines.length} more: the task list shows them all.`);
+  });
+
+  it('streams its answer word by word, the pieces joined being the answer', async () => {
+    const pieces: string[] = [];
+    const completion = await sut.stream(request([{ role: 'user', content: 'hello' }]), (piece) => pieces.push(piece));
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(pieces.join('')).toBe(completion.text);
+  });
 
   it('names itself', () => {
     expect(sut.provider).toBe('offline');

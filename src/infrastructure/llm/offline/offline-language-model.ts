@@ -45,6 +45,13 @@ export class OfflineLanguageModel extends LanguageModel {
     // Nothing here waits; being async turns the throws below into rejections, as callers expect.
     return Promise.resolve(answer(request));
   }
+
+  /** Word by word, as a provider streams tokens, so the console streams with no key too. */
+  override async stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
+    const completion = await this.complete(request);
+    for (const word of completion.text?.match(/\s*\S+\s*/g) ?? []) onText(word);
+    return completion;
+  }
 }
 
 function answer(request: CompletionRequest): Completion {

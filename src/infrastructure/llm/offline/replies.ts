@@ -1,5 +1,6 @@
 import { deletionPrompt, titlesInBrief } from '../../../domain/agent/confirmation';
-import { notFoundSentence } from '../../../domain/agent/failures';
+import { friendlyToolError, notFoundSentence } from '../../../domain/agent/failures';
+import { REPLY_TARGET_CHARS } from '../../../domain/agent/limits';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
 
 export const GREETING =
@@ -20,7 +21,8 @@ export const NOTHING_TO_CONFIRM = "There's nothing waiting for your confirmation
 export const OFF_TOPIC =
   'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
 export const CLARIFY =
-  "I'm not sure what you'd like to do. You can say things like 'add buy milk', 'what's left?' or 'mark task 2 done'.";
+  "I'm not sure what you'd like to do. Do you want to add a task, see your list or change one? You can say things like " +
+  "'add buy milk', 'what's left?' or 'mark task 2 done'.";
 export const UNAVAILABLE = "I can't do that right now.";
 
 export function outOfRange(shown: number): string {
@@ -88,13 +90,26 @@ const LIST_HEADER: Readonly<Record<string, string>> = {
   completed: 'Here are your completed tasks:',
 };
 
+/** The list as a reply a person reads at a glance: as many lines as fit, then how many more. */
 function listed(result: Fields): string {
   const status = text(result.status) ?? 'all';
   const tasks = taskViews(result.tasks);
   if (tasks.length === 0) return EMPTY_LIST[status] ?? EMPTY_LIST.all;
-  const more = typeof result.more === 'number' && result.more > 0 ? result.more : 0;
-  const rest = more > 0 ? [`…and ${more} more: the task list shows them all.`] : [];
-  return [LIST_HEADER[status] ?? LIST_HEADER.all, ...tasks.map(taskLine), ...rest].join('\n');
+  const notSent = typeof result.more === 'number' && result.more > 0 ? result.more : 0;
+  const moreLine = (more: number) => `…and ${more} more: the task list shows them all.`;
+  const lines = [LIST_HEADER[status] ?? LIST_HEADER.all];
+  let length = lines[0].length;
+  // Room is kept for the "and N more" line whenever one may be needed.
+  const room = REPLY_TARGET_CHARS - moreLine(tasks.length + notSent).length - 1;
+  for (const [i, task] of tasks.entries()) {
+    const line = taskLine(task);
+    const last = i === tasks.length - 1 && notSent === 0;
+    if (length + 1 + line.length > (last ? REPLY_TARGET_CHARS : room)) break;
+    lines.push(line);
+    length += 1 + line.length;
+  }
+  const more = tasks.length - (lines.length - 1) + notSent;
+  return [...lines, ...(more > 0 ? [moreLine(more)] : [])].join('\n');
 }
 
 function updated(result: Fields): string {
@@ -168,16 +183,20 @@ function failed(error: Fields): string {
     case 'MISSING_TARGET':
       return WHICH_TASK;
     default:
-      return `Sorry, I couldn't do that: ${text(error.message) ?? 'something went wrong.'}`;
+      return friendlyToolError({ code: text(error.code) ?? '', details });
   }
 }
 
-/** The person-facing answer to the results of one round of tool calls, one sentence each. */
+/**
+ * The person-facing answer to the results of one round of tool calls, one sentence each;
+ * after adding a task, the assistant asks whether there is anything else.
+ */
 export function composeReply(outcomes: readonly ToolOutcome[]): string {
-  return outcomes
-    .map((outcome) => {
-      const result = parsed(outcome.content);
-      return outcome.isError ? failed(result) : succeeded(outcome.name, result);
-    })
-    .join('\n');
+  const sentences = outcomes.map((outcome) => {
+    const result = parsed(outcome.content);
+    return outcome.isError ? failed(result) : succeeded(outcome.name, result);
+  });
+  const last = outcomes.at(-1);
+  const added = last !== undefined && !last.isError && last.name === 'add_task';
+  return `${sentences.join('\n')}${added ? ' Anything else?' : ''}`;
 }

@@ -58,8 +58,9 @@ export class ChatController {
     summary: 'Talk to the task assistant, as Server-Sent Events',
     description:
       'Events: tool_call {tool, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
-      '(the answer, in pieces); confirmation_required {prompt}; error {message} (a friendly sentence); done ' +
-      '(the same body as POST /chat). The turn is stored the same way when the client disconnects.',
+      "(the answer in pieces as the model writes them; joined, they are done's response); confirmation_required {prompt}; " +
+      'error {message} (a friendly sentence); done (the same body as POST /chat). The turn is stored the same way when ' +
+      'the client disconnects.',
   })
   @ApiOkResponse({
     description: 'An event stream ending with done',
@@ -74,12 +75,12 @@ export class ChatController {
         {
           toolCall: (call) => sse.send('tool_call', call),
           toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record)),
+          text: (text) => sse.send('delta', { text }),
         },
       );
       this.logTurn(reply);
-      for (const text of reply.response.match(/\S+\s*/g) ?? []) sse.send('delta', { text });
-      if (reply.decision.type === 'REQUEST_CONFIRMATION') sse.send('confirmation_required', { prompt: reply.response });
-      if (reply.status === 'error') sse.send('error', { message: reply.response });
+      if (reply.confirmationPrompt !== null) sse.send('confirmation_required', { prompt: reply.confirmationPrompt });
+      if (reply.error !== null) sse.send('error', { message: reply.error });
       sse.send('done', toResponse(reply));
     } catch (error) {
       // Before the first event the exception filter still answers with a status (404…).
@@ -140,5 +141,14 @@ export class ChatController {
 }
 
 function toResponse(reply: ChatReply): ChatResponseDto {
-  return { ...reply, toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)) };
+  return {
+    conversationId: reply.conversationId,
+    response: reply.response,
+    decision: reply.decision,
+    toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)),
+    iterations: reply.iterations,
+    status: reply.status,
+    finishReason: reply.finishReason,
+    warning: reply.warning,
+  };
 }

@@ -1,11 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
-import { DECISION_TYPES, type DecisionType, type TurnStatus } from '../../../domain/agent/decision';
+import { DECISION_TYPES, type DecisionType, FINISH_REASONS, type TurnFinishReason, TURN_STATUSES, type TurnStatus } from '../../../domain/agent/decision';
 import { type AnswerStatus, MESSAGE_MAX_LENGTH, type StoredMessage, type ToolCallRecord } from '../../../domain/chat/conversation';
 import { UserPathDto } from '../todo/task.dto';
 import { Optional } from '../shared/fields';
 
-const TURN_STATUSES: TurnStatus[] = ['completed', 'max_iterations_reached', 'error'];
 const ANSWER_STATUSES: AnswerStatus[] = [...TURN_STATUSES, 'interrupted'];
 
 export class ChatRequestDto {
@@ -88,6 +87,22 @@ export class ChatResponseDto {
 
   @ApiProperty({ enum: TURN_STATUSES })
   status!: TurnStatus;
+
+  @ApiProperty({
+    enum: FINISH_REASONS,
+    description:
+      'Why the turn ended: stop (answered), length (the answer hit the token limit), content_filter, confirmation_required, ' +
+      'max_iterations or max_tool_calls (a limit was reached; the answer is worded from what was gathered), timeout, error',
+  })
+  finishReason!: TurnFinishReason;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Set when the answer may be incomplete (a limit was reached, the answer was shortened)',
+    example: null,
+  })
+  warning!: string | null;
 }
 
 export class ConversationPathDto extends UserPathDto {

@@ -1,5 +1,5 @@
 import { deletionPrompt, interpretConfirmationReply } from '../../../../src/domain/agent/confirmation';
-import { decisionOf } from '../../../../src/domain/agent/decision';
+import { asksAQuestion, decisionOf } from '../../../../src/domain/agent/decision';
 import { classifyModelFailure, TREATMENTS } from '../../../../src/domain/agent/failures';
 import { schemaViolations } from '../../../../src/domain/agent/json-schema';
 import {
@@ -69,7 +69,11 @@ describe(schemaViolations.name, () => {
         { type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer', minimum: 1 } }, required: ['a', 'c'] },
         { a: 1, b: 0 },
       ),
-    ).toEqual(['arguments.c is required', 'arguments.a must be a string', 'arguments.b must be at least 1']);
+    ).toEqual([
+      { path: 'arguments.c', rule: 'required', message: 'arguments.c is required' },
+      { path: 'arguments.a', rule: 'type', message: 'arguments.a must be a string' },
+      { path: 'arguments.b', rule: 'range', limit: 1, message: 'arguments.b must be at least 1' },
+    ]);
   });
 });
 
@@ -100,13 +104,36 @@ describe(deletionPrompt.name, () => {
 });
 
 describe(decisionOf.name, () => {
-  const base = { confirmationRequested: false, toolsSucceeded: 0, lastToolErrorCode: null, finalText: 'Hi!' };
+  const base = { confirmationRequested: false, toolsRequested: 0, toolsSucceeded: 0, lastToolErrorCode: null, finalText: 'Hi!' };
   it('maps turns to decision types', () => {
     expect(decisionOf(base)).toBe('RESPOND_ONLY');
-    expect(decisionOf({ ...base, toolsSucceeded: 1 })).toBe('INVOKE_TOOL');
-    expect(decisionOf({ ...base, toolsSucceeded: 1, confirmationRequested: true })).toBe('REQUEST_CONFIRMATION');
-    expect(decisionOf({ ...base, lastToolErrorCode: 'AMBIGUOUS_TASK', finalText: 'Which one?' })).toBe('ASK_CLARIFICATION');
-    expect(decisionOf({ ...base, lastToolErrorCode: 'TASK_NOT_FOUND', finalText: 'Not there.' })).toBe('RESPOND_ONLY');
+    expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1 })).toBe('INVOKE_TOOL');
+    expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1, confirmationRequested: true })).toBe('REQUEST_CONFIRMATION');
+    expect(decisionOf({ ...base, toolsRequested: 1, lastToolErrorCode: 'AMBIGUOUS_TASK', finalText: 'Which one?' })).toBe('ASK_CLARIFICATION');
+  });
+
+  it('records a requested tool that failed as INVOKE_TOOL, not as a plain answer', () => {
+    expect(decisionOf({ ...base, toolsRequested: 1, lastToolErrorCode: 'TASK_NOT_FOUND', finalText: 'Not there.' })).toBe('INVOKE_TOOL');
+    expect(decisionOf({ ...base, toolsRequested: 2, lastToolErrorCode: 'INVALID_ARGUMENTS', finalText: 'That title is too long.' })).toBe(
+      'INVOKE_TOOL',
+    );
+  });
+
+  it('records a question put to the person without tools as ASK_CLARIFICATION', () => {
+    expect(decisionOf({ ...base, finalText: 'Which task do you mean?' })).toBe('ASK_CLARIFICATION');
+    expect(decisionOf({ ...base, finalText: "I'm not sure. Do you want to add a task or see your list?" })).toBe('ASK_CLARIFICATION');
+  });
+});
+
+describe(asksAQuestion.name, () => {
+  it.each([
+    ['Which one did you mean?', true],
+    ["Try 'add buy milk' or 'what's left?'.", false],
+    ['Say "what\'s left?" to see them. Anything else?', true],
+    ["I'm done. You're all caught up!", false],
+    ['Hi! How can I help?', true],
+  ])('%s → %s', (text, expected) => {
+    expect(asksAQuestion(text)).toBe(expected);
   });
 });
 
