@@ -8,7 +8,7 @@ import {
   LanguageModelUnavailableError,
 } from '../../src/domain/agent/language-model-errors';
 import { GeminiLanguageModel } from '../../src/infrastructure/llm/gemini/gemini-language-model';
-import { FakeProviderServer, geminiResponse } from '../support/fake-provider-server';
+import { FakeProviderServer, gate, geminiChunk, geminiResponse, geminiStream, within } from '../support/fake-provider-server';
 
 const KEY = 'AIza-test-not-a-real-key';
 
@@ -112,5 +112,102 @@ describe(GeminiLanguageModel.name, () => {
     await expect(sut.complete(request())).rejects.toThrow(LanguageModelUnavailableError);
     fake.respond(() => ({ json: geminiResponse([], 'SAFETY') }));
     await expect(sut.complete(request())).rejects.toThrow(LanguageModelContentFilterError);
+  });
+
+  describe('stream', () => {
+    const hello = [geminiChunk([{ text: 'Hello' }]), geminiChunk([{ text: 'Let me think.', thought: true }, { text: ', world' }]), geminiResponse([{ text: '!' }])];
+
+    it('asks for a stream over SSE, tells each piece of text before the last chunk is written, and returns the whole answer', async () => {
+      const last = gate();
+      fake.respond(() => geminiStream(hello, { until: last.promise }));
+      const pieces: string[] = [];
+      let writtenAtFirstPiece = -1;
+      const streaming = sut.stream(request(), (text) => {
+        if (pieces.length === 0) writtenAtFirstPiece = fake.requests[0].written.length;
+        pieces.push(text);
+        last.open();
+      });
+
+      const completion = await within(5_000, 'stream() did not settle: no piece came before the last chunk (buffered?)', streaming);
+      expect(writtenAtFirstPiece).toBeGreaterThan(0);
+      expect(writtenAtFirstPiece).toBeLessThan(hello.length);
+      expect(pieces).toEqual(['Hello', ', world', '!']);
+      expect(completion).toEqual({ text: 'Hello, world!', toolCalls: [], usage: { promptTokens: 30, completionTokens: 5 }, finishReason: 'stop' });
+      const [sent] = fake.requests;
+      expect(sent.url).toBe('/v1beta/models/gemini-test:streamGenerateContent?alt=sse');
+      expect(sent.headers['x-goog-api-key']).toBe(KEY);
+      expect(sent.body).toMatchObject({
+        systemInstruction: { parts: [{ text: 'You manage tasks.' }] },
+        generationConfig: { temperature: 0.2, maxOutputTokens: 256 },
+        toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
+      });
+    });
+
+    it('returns function calls as tool calls, and tells no text for them', async () => {
+      fake.respond(() =>
+        geminiStream([
+          geminiChunk([{ functionCall: { name: 'add_task', args: { title: 'Milk' } } }]),
+          geminiResponse([{ functionCall: { id: 'fc_2', name: 'list_tasks', args: { status: 'pending' } } }]),
+        ]),
+      );
+      const onText = jest.fn();
+      await expect(sut.stream(request(), onText)).resolves.toEqual({
+        text: null,
+        toolCalls: [
+          { id: 'gemini-call-4-0', name: 'add_task', arguments: '{"title":"Milk"}' },
+          { id: 'fc_2', name: 'list_tasks', arguments: '{"status":"pending"}' },
+        ],
+        usage: { promptTokens: 30, completionTokens: 5 },
+        finishReason: 'tool_calls',
+      });
+      expect(onText).not.toHaveBeenCalled();
+    });
+
+    it('retries a 429 and a 500 that came before the first piece', async () => {
+      for (const failure of [
+        { status: 429, json: { error: { code: 429, message: 'quota', status: 'RESOURCE_EXHAUSTED' } } },
+        { status: 500, json: { error: { code: 500, message: 'boom', status: 'INTERNAL' } } },
+      ]) {
+        fake.respond((_, i) => (i === 0 ? failure : geminiStream(hello)));
+        const pieces: string[] = [];
+        await expect(sut.stream(request(), (text) => pieces.push(text))).resolves.toMatchObject({ text: 'Hello, world!' });
+        expect(fake.requests).toHaveLength(2);
+        expect(pieces).toEqual(['Hello', ', world', '!']);
+      }
+    });
+
+    it('reports a connection broken after the first piece as unavailable, without a retry', async () => {
+      fake.respond(() => geminiStream(hello, { failAfter: 1 }));
+      const pieces: string[] = [];
+      const failure = await sut.stream(request(), (text) => pieces.push(text)).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(LanguageModelUnavailableError);
+      expect(fake.requests).toHaveLength(1);
+      expect(pieces).toEqual(['Hello']);
+    });
+
+    it('reports a stream that ends before its finish reason as unavailable, and a blocked prompt or an empty safety stop as filtered', async () => {
+      fake.respond(() => geminiStream([geminiChunk([{ text: 'Hel' }])]));
+      await expect(sut.stream(request(), () => {})).rejects.toThrow(LanguageModelUnavailableError);
+      expect(fake.requests).toHaveLength(1);
+      fake.respond(() => geminiStream([{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 30 } }]));
+      await expect(sut.stream(request(), () => {})).rejects.toThrow(LanguageModelContentFilterError);
+      fake.respond(() => geminiStream([geminiResponse([], 'SAFETY')]));
+      await expect(sut.stream(request(), () => {})).rejects.toThrow(LanguageModelContentFilterError);
+    });
+
+    it("cancels a stream that hangs mid-way when the turn's deadline passes", async () => {
+      fake.respond(() => geminiStream(hello, { until: new Promise(() => {}) }));
+      const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: fake.url, retryOptions: { attempts: 1 } } });
+      const patient = new GeminiLanguageModel(client, 'gemini-test', { timeoutMs: 60_000, maxRetries: 2, retryMaxWaitMs: 2_000 });
+      const controller = new AbortController();
+      let abortedAt = 0;
+      const streaming = patient.stream(request({ signal: controller.signal }), () => {
+        abortedAt = Date.now();
+        controller.abort();
+      });
+      await expect(within(5_000, 'stream() did not stop on abort', streaming)).rejects.toThrow(LanguageModelTimeoutError);
+      expect(Date.now() - abortedAt).toBeLessThan(500);
+      expect(fake.requests).toHaveLength(1);
+    });
   });
 });

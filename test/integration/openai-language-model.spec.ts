@@ -11,7 +11,19 @@ import {
   LanguageModelUnavailableError,
 } from '../../src/domain/agent/language-model-errors';
 import { OpenAiLanguageModel } from '../../src/infrastructure/llm/openai/openai-language-model';
-import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
+import {
+  chatChunk,
+  chatCompletion,
+  FakeProviderServer,
+  finishChunk,
+  gate,
+  openAiStream,
+  textChunk,
+  toolCall,
+  toolCallChunk,
+  usageChunk,
+  within,
+} from '../support/fake-provider-server';
 
 const KEY = 'sk-test-not-a-real-key';
 const retry = { timeoutMs: 1_000, maxRetries: 2, retryMaxWaitMs: 2_000 };
@@ -185,5 +197,128 @@ describe(OpenAiLanguageModel.name, () => {
     expect(sent.url).toBe('/openai/deployments/tasks-gpt/chat/completions?api-version=2024-10-21');
     expect(sent.headers['api-key']).toBe(KEY);
     expect(sent.body.messages).toEqual(expect.arrayContaining([{ role: 'system', content: 'You manage tasks.' }]));
+  });
+
+  describe('stream', () => {
+    const hello = [chatChunk({ role: 'assistant', content: '' }), textChunk('Hello'), textChunk(', world'), finishChunk('stop'), usageChunk()];
+
+    it('asks for a stream with usage, tells each piece of text before the last chunk is written, and returns the whole answer', async () => {
+      const last = gate();
+      fake.respond(() => openAiStream(hello, { until: last.promise }));
+      const pieces: string[] = [];
+      let writtenAtFirstPiece = -1;
+      const streaming = sut.stream(request(), (text) => {
+        if (pieces.length === 0) writtenAtFirstPiece = fake.requests[0].written.length;
+        pieces.push(text);
+        last.open();
+      });
+
+      const completion = await within(5_000, 'stream() did not settle: no piece came before the last chunk (buffered?)', streaming);
+      expect(writtenAtFirstPiece).toBeGreaterThan(0);
+      expect(writtenAtFirstPiece).toBeLessThan(hello.length);
+      expect(pieces).toEqual(['Hello', ', world']);
+      expect(completion).toEqual({ text: 'Hello, world', toolCalls: [], usage: { promptTokens: 42, completionTokens: 7 }, finishReason: 'stop' });
+      const [sent] = fake.requests;
+      expect(sent.url).toBe('/v1/chat/completions');
+      expect(sent.body).toMatchObject({
+        model: 'gpt-test',
+        stream: true,
+        stream_options: { include_usage: true },
+        temperature: 0.2,
+        max_tokens: 256,
+        tool_choice: 'auto',
+        messages: expect.arrayContaining([{ role: 'system', content: 'You manage tasks.' }]),
+      });
+    });
+
+    it('puts tool calls together from their deltas by index, and tells no text for them', async () => {
+      fake.respond(() =>
+        openAiStream([
+          chatChunk({ role: 'assistant', content: null }),
+          toolCallChunk(0, { id: 'call_a', name: 'add_task' }),
+          toolCallChunk(0, { arguments: '{"title":' }),
+          toolCallChunk(1, { id: 'call_b', name: 'list_tasks' }),
+          toolCallChunk(0, { arguments: '"Buy milk"}' }),
+          toolCallChunk(1, { arguments: '{"status":' }),
+          toolCallChunk(1, { arguments: '"pending"}' }),
+          finishChunk('tool_calls'),
+          usageChunk(50, 12),
+        ]),
+      );
+      const onText = jest.fn();
+      await expect(sut.stream(request(), onText)).resolves.toEqual({
+        text: null,
+        toolCalls: [
+          { id: 'call_a', name: 'add_task', arguments: '{"title":"Buy milk"}' },
+          { id: 'call_b', name: 'list_tasks', arguments: '{"status":"pending"}' },
+        ],
+        usage: { promptTokens: 50, completionTokens: 12 },
+        finishReason: 'tool_calls',
+      });
+      expect(onText).not.toHaveBeenCalled();
+    });
+
+    it('puts tool calls together when the deltas carry no index, as some compatible servers send them', async () => {
+      const call = (id: string | undefined, name: string | undefined, args: string) =>
+        chatChunk({ tool_calls: [{ ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }] });
+      fake.respond(() =>
+        openAiStream([call('call_a', 'add_task', '{"title":'), call(undefined, undefined, '"Milk"}'), call('call_b', 'list_tasks', '{}'), finishChunk('stop'), usageChunk()]),
+      );
+      await expect(sut.stream(request(), () => {})).resolves.toMatchObject({
+        toolCalls: [
+          { id: 'call_a', name: 'add_task', arguments: '{"title":"Milk"}' },
+          { id: 'call_b', name: 'list_tasks', arguments: '{}' },
+        ],
+      });
+    });
+
+    it('retries a 429, a 500 and a broken stream that came before the first piece', async () => {
+      for (const failure of [
+        { status: 429, headers: { 'retry-after-ms': '10' }, json: { error: { message: 'slow down' } } },
+        { status: 500, json: { error: { message: 'boom' } } },
+        openAiStream(hello, { failAfter: 1 }),
+      ]) {
+        fake.respond((_, i) => (i === 0 ? failure : openAiStream(hello)));
+        const pieces: string[] = [];
+        await expect(sut.stream(request(), (text) => pieces.push(text))).resolves.toMatchObject({ text: 'Hello, world' });
+        expect(fake.requests).toHaveLength(2);
+        expect(pieces).toEqual(['Hello', ', world']);
+      }
+    });
+
+    it('reports a connection broken after the first piece as unavailable, without a retry', async () => {
+      fake.respond(() => openAiStream(hello, { failAfter: 2 }));
+      const pieces: string[] = [];
+      const failure = await sut.stream(request(), (text) => pieces.push(text)).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(LanguageModelUnavailableError);
+      expect(fake.requests).toHaveLength(1);
+      expect(pieces).toEqual(['Hello']);
+    });
+
+    it('reports a stream that ends before its finish reason as unavailable, and a filtered empty one as filtered', async () => {
+      fake.respond(() => openAiStream([textChunk('Hel')]));
+      await expect(sut.stream(request(), () => {})).rejects.toThrow(LanguageModelUnavailableError);
+      expect(fake.requests).toHaveLength(1);
+      fake.respond(() => openAiStream([chatChunk({ role: 'assistant', content: '' }), finishChunk('content_filter'), usageChunk()]));
+      await expect(sut.stream(request(), () => {})).rejects.toThrow(LanguageModelContentFilterError);
+    });
+
+    it("cancels a stream that hangs mid-way when the turn's deadline passes", async () => {
+      fake.respond(() => openAiStream([textChunk('Hel'), textChunk('lo')], { until: new Promise(() => {}) }));
+      const patient = new OpenAiLanguageModel(new OpenAI({ apiKey: KEY, baseURL: `${fake.url}/v1`, maxRetries: 0 }), {
+        provider: 'openai',
+        model: 'gpt-test',
+        retry: { ...retry, timeoutMs: 60_000 },
+      });
+      const controller = new AbortController();
+      let abortedAt = 0;
+      const streaming = patient.stream(request({ signal: controller.signal }), () => {
+        abortedAt = Date.now();
+        controller.abort();
+      });
+      await expect(within(5_000, 'stream() did not stop on abort', streaming)).rejects.toThrow(LanguageModelTimeoutError);
+      expect(Date.now() - abortedAt).toBeLessThan(500);
+      expect(fake.requests).toHaveLength(1);
+    });
   });
 });

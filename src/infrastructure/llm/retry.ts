@@ -51,6 +51,38 @@ export async function withRetries<T>(
   }
 }
 
+/**
+ * withRetries for an answer that streams: `attempt` hands every piece of text it reads to
+ * `emit`, which passes it on to `onText` (never an empty one). A failure before the first
+ * piece went out is retried as usual; after it, it is final, still classified: a piece the
+ * person has read cannot be taken back. The per-attempt timeout bounds the whole attempt,
+ * the stream included, as it bounds a whole unstreamed answer: an answer that fits the
+ * budget one way fits it the other.
+ */
+export function withStreamRetries<T>(
+  policy: RetryPolicy,
+  signal: AbortSignal,
+  attempt: (signal: AbortSignal, emit: (text: string) => void) => Promise<T>,
+  classify: (error: unknown, how: { timedOut: boolean; turnEnded: boolean }) => Classified,
+  onText: (text: string) => void,
+): Promise<T> {
+  let sent = false;
+  const emit = (text: string) => {
+    if (!text) return;
+    sent = true;
+    onText(text);
+  };
+  return withRetries(
+    policy,
+    signal,
+    (attemptSignal) => attempt(attemptSignal, emit),
+    (error, how) => {
+      const classified = classify(error, how);
+      return sent ? { error: classified.error, retryable: false } : classified;
+    },
+  );
+}
+
 /** retry-after-ms or retry-after (seconds or an HTTP date), from an SDK error's response headers. */
 export function retryAfterOf(error: unknown): number | undefined {
   const headers = (error as { headers?: { get?: (name: string) => string | null } } | null)?.headers;

@@ -1,4 +1,11 @@
-import { ApiError, type Content, type GenerateContentParameters, type GoogleGenAI, type Part } from '@google/genai';
+import {
+  ApiError,
+  type Content,
+  type GenerateContentParameters,
+  type GenerateContentResponse,
+  type GoogleGenAI,
+  type Part,
+} from '@google/genai';
 import {
   type Completion,
   type CompletionRequest,
@@ -13,7 +20,7 @@ import {
   LanguageModelUnavailableError,
 } from '../../../domain/agent/language-model-errors';
 import type { AgentMessage } from '../../../domain/agent/tools';
-import { type Classified, type RetryPolicy, withRetries } from '../retry';
+import { type Classified, type RetryPolicy, withRetries, withStreamRetries } from '../retry';
 import { toGeminiSchema } from './gemini-schema';
 
 const FILTERED = new Set(['SAFETY', 'PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'RECITATION', 'IMAGE_SAFETY']);
@@ -41,35 +48,28 @@ export class GeminiLanguageModel extends LanguageModel {
       (signal) => this.client.models.generateContent(this.parameters(request, signal)),
       classifyGeminiError,
     );
-    if (response.promptFeedback?.blockReason) throw new LanguageModelContentFilterError('Gemini blocked the prompt');
-    const candidate = response.candidates?.[0];
-    const parts = candidate?.content?.parts ?? [];
-    const calls = parts.flatMap((part, i) =>
-      part.functionCall?.name
-        ? [{ id: part.functionCall.id ?? `gemini-call-${request.messages.length}-${i}`, name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) }]
-        : [],
-    );
-    const text = parts.flatMap((part) => (typeof part.text === 'string' && !part.thought ? [part.text] : [])).join('') || null;
-    const finished = String(candidate?.finishReason ?? '');
-    const finishReason: FinishReason = FILTERED.has(finished)
-      ? 'content_filter'
-      : calls.length > 0
-        ? 'tool_calls'
-        : finished === 'MAX_TOKENS'
-          ? 'length'
-          : 'stop';
-    if (finishReason === 'content_filter' && text === null && calls.length === 0) {
-      throw new LanguageModelContentFilterError('Gemini filtered the answer');
-    }
-    return {
-      text,
-      toolCalls: calls,
-      usage: {
-        promptTokens: response.usageMetadata?.promptTokenCount ?? 0,
-        completionTokens: response.usageMetadata?.candidatesTokenCount ?? 0,
+    return completionOf([response], request);
+  }
+
+  override async stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
+    const chunks = await withStreamRetries(
+      this.retry,
+      request.signal,
+      async (signal, emit) => {
+        const read: GenerateContentResponse[] = [];
+        for await (const chunk of await this.client.models.generateContentStream(this.parameters(request, signal))) {
+          read.push(chunk);
+          emit(textOf(partsOf(chunk)) ?? '');
+        }
+        if (!read.some((chunk) => chunk.promptFeedback?.blockReason || chunk.candidates?.[0]?.finishReason)) {
+          throw new Error('The stream ended before the answer did');
+        }
+        return read;
       },
-      finishReason,
-    };
+      classifyGeminiError,
+      onText,
+    );
+    return completionOf(chunks, request);
   }
 
   private parameters(request: CompletionRequest, signal: AbortSignal): GenerateContentParameters {
@@ -101,6 +101,51 @@ export class GeminiLanguageModel extends LanguageModel {
       } as GenerateContentParameters['config'],
     };
   }
+}
+
+/**
+ * The answer that one response, or the chunks of a stream, make: their parts in order, the
+ * last finish reason and the last usage (each chunk's usage is a running total). A blocked
+ * prompt, or a filtered answer with nothing in it, is a failure.
+ */
+function completionOf(responses: readonly GenerateContentResponse[], request: CompletionRequest): Completion {
+  if (responses.some((response) => response.promptFeedback?.blockReason)) {
+    throw new LanguageModelContentFilterError('Gemini blocked the prompt');
+  }
+  const parts = responses.flatMap(partsOf);
+  const calls = parts.flatMap((part, i) =>
+    part.functionCall?.name
+      ? [{ id: part.functionCall.id ?? `gemini-call-${request.messages.length}-${i}`, name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) }]
+      : [],
+  );
+  const text = textOf(parts);
+  const finished = String(responses.findLast((response) => response.candidates?.[0]?.finishReason)?.candidates?.[0]?.finishReason ?? '');
+  const finishReason: FinishReason = FILTERED.has(finished)
+    ? 'content_filter'
+    : calls.length > 0
+      ? 'tool_calls'
+      : finished === 'MAX_TOKENS'
+        ? 'length'
+        : 'stop';
+  if (finishReason === 'content_filter' && text === null && calls.length === 0) {
+    throw new LanguageModelContentFilterError('Gemini filtered the answer');
+  }
+  const usage = responses.findLast((response) => response.usageMetadata)?.usageMetadata;
+  return {
+    text,
+    toolCalls: calls,
+    usage: { promptTokens: usage?.promptTokenCount ?? 0, completionTokens: usage?.candidatesTokenCount ?? 0 },
+    finishReason,
+  };
+}
+
+function partsOf(response: GenerateContentResponse): Part[] {
+  return response.candidates?.[0]?.content?.parts ?? [];
+}
+
+/** The answer's text in these parts, without the model's thoughts. */
+function textOf(parts: readonly Part[]): string | null {
+  return parts.flatMap((part) => (typeof part.text === 'string' && !part.thought ? [part.text] : [])).join('') || null;
 }
 
 /** Gemini wants the function responses of one model turn together, in one user content. */
@@ -140,7 +185,7 @@ export function classifyGeminiError(error: unknown, how: { timedOut: boolean; tu
   if (how.turnEnded) return { error: new LanguageModelTimeoutError('The turn ended before Gemini answered', options), retryable: false };
   if (how.timedOut) return { error: new LanguageModelTimeoutError('Gemini did not answer in time', options), retryable: false };
   if (!(error instanceof ApiError)) {
-    return { error: new LanguageModelUnavailableError('Could not reach Gemini', options), retryable: true };
+    return { error: new LanguageModelUnavailableError('The connection to Gemini failed', options), retryable: true };
   }
   if (error.status === 429) return { error: new LanguageModelRateLimitError('Gemini is rate limiting', options), retryable: true };
   if (error.status >= 500) return { error: new LanguageModelUnavailableError(`Gemini failed (${error.status})`, options), retryable: true };

@@ -1,6 +1,9 @@
 import OpenAI, { type AzureOpenAI } from 'openai';
+import type { CompletionUsage } from 'openai/resources/completions';
 import type {
+  ChatCompletionChunk,
   ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
@@ -17,8 +20,8 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from '../../../domain/agent/language-model-errors';
-import type { AgentMessage } from '../../../domain/agent/tools';
-import { type Classified, type RetryPolicy, withRetries } from '../retry';
+import type { AgentMessage, ToolCallRequest } from '../../../domain/agent/tools';
+import { type Classified, type RetryPolicy, withRetries, withStreamRetries } from '../retry';
 
 /**
  * Chat Completions through the official SDK: OpenAI, Azure OpenAI (the same package), and
@@ -51,19 +54,36 @@ export class OpenAiLanguageModel extends LanguageModel {
     );
     const choice = response.choices[0];
     if (!choice) throw new LanguageModelUnavailableError('The provider answered with no choice');
-    const finishReason = finishReasonOf(choice.finish_reason);
-    const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
-      call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
-    );
-    if (finishReason === 'content_filter' && !choice.message.content && toolCalls.length === 0) {
-      throw new LanguageModelContentFilterError('The provider filtered the answer');
-    }
-    return {
+    return completionOf({
       text: choice.message.content ?? null,
-      toolCalls,
-      usage: { promptTokens: response.usage?.prompt_tokens ?? 0, completionTokens: response.usage?.completion_tokens ?? 0 },
-      finishReason,
-    };
+      toolCalls: (choice.message.tool_calls ?? []).flatMap((call) =>
+        call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
+      ),
+      finishReason: choice.finish_reason,
+      usage: response.usage,
+    });
+  }
+
+  override async stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
+    const body: ChatCompletionCreateParamsStreaming = { ...this.body(request), stream: true, stream_options: { include_usage: true } };
+    const chunks = await withStreamRetries(
+      this.retry,
+      request.signal,
+      async (signal, emit) => {
+        const read: ChatCompletionChunk[] = [];
+        for await (const chunk of await this.client.chat.completions.create(body, { signal })) {
+          read.push(chunk);
+          emit(chunk.choices[0]?.delta.content ?? '');
+        }
+        // The SDK ends an aborted stream quietly, as if it were complete.
+        signal.throwIfAborted();
+        if (!read.some((chunk) => chunk.choices[0]?.finish_reason)) throw new Error('The stream ended before the answer did');
+        return read;
+      },
+      classifyOpenAiError,
+      onText,
+    );
+    return completionOf(assembled(chunks));
   }
 
   private body(request: CompletionRequest): ChatCompletionCreateParamsNonStreaming {
@@ -107,6 +127,60 @@ function toOpenAiMessage(message: AgentMessage): ChatCompletionMessageParam {
   }
 }
 
+interface Answer {
+  readonly text: string | null;
+  readonly toolCalls: readonly ToolCallRequest[];
+  readonly finishReason: string | null | undefined;
+  readonly usage: CompletionUsage | null | undefined;
+}
+
+/** What the port returns for an answer; a filtered answer with nothing in it is a failure. */
+function completionOf(answer: Answer): Completion {
+  const finishReason = finishReasonOf(answer.finishReason);
+  if (finishReason === 'content_filter' && !answer.text && answer.toolCalls.length === 0) {
+    throw new LanguageModelContentFilterError('The provider filtered the answer');
+  }
+  return {
+    text: answer.text,
+    toolCalls: answer.toolCalls,
+    usage: { promptTokens: answer.usage?.prompt_tokens ?? 0, completionTokens: answer.usage?.completion_tokens ?? 0 },
+    finishReason,
+  };
+}
+
+/**
+ * The answer a stream's chunks make: the text deltas joined; each tool call put together
+ * from the deltas of its index (id and name come once, the arguments in pieces), in the
+ * order they began; the last finish reason, and the usage of the last chunk that has one
+ * (with include_usage, a final chunk without choices).
+ */
+function assembled(chunks: readonly ChatCompletionChunk[]): Answer {
+  let text = '';
+  let finishReason: string | null = null;
+  let usage: CompletionUsage | undefined;
+  const calls = new Map<number | string, ToolCallRequest>();
+  let last: number | string = 0;
+  for (const chunk of chunks) {
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (!choice) continue;
+    text += choice.delta.content ?? '';
+    finishReason = choice.finish_reason ?? finishReason;
+    for (const delta of choice.delta.tool_calls ?? []) {
+      // Some OpenAI-compatible servers (Gemini's) leave the index out: then an id starts a call.
+      const index: number | undefined = delta.index;
+      last = index ?? delta.id ?? last;
+      const call = calls.get(last) ?? { id: '', name: '', arguments: '' };
+      calls.set(last, {
+        id: delta.id ?? call.id,
+        name: delta.function?.name ?? call.name,
+        arguments: call.arguments + (delta.function?.arguments ?? ''),
+      });
+    }
+  }
+  return { text: text || null, toolCalls: [...calls.values()], finishReason, usage };
+}
+
 function finishReasonOf(reason: string | null | undefined): FinishReason {
   switch (reason) {
     case 'tool_calls':
@@ -133,7 +207,9 @@ export function classifyOpenAiError(error: unknown, how: { timedOut: boolean; tu
   if (error instanceof OpenAI.RateLimitError) {
     return { error: new LanguageModelRateLimitError('The provider is rate limiting', options), retryable: true };
   }
-  if (error instanceof OpenAI.APIConnectionError || (status !== undefined && status >= 500)) {
+  // No connection, or (not an APIError) one that broke or ended early while the answer was read.
+  const broken = !(error instanceof OpenAI.APIError) || error instanceof OpenAI.APIConnectionError;
+  if (broken || (status !== undefined && status >= 500)) {
     return { error: new LanguageModelUnavailableError(`The provider failed (${status ?? 'no connection'})`, options), retryable: true };
   }
   if (error instanceof OpenAI.BadRequestError) {
