@@ -7,9 +7,13 @@ import { UserRepository } from '../application/identity/ports/user-repository.po
 import { RevokeAdminRoleUseCase } from '../application/identity/revoke-admin-role.use-case';
 import { TypeOrmUserRepository } from '../infrastructure/persistence/repositories/typeorm-user.repository';
 import { ScryptPasswordHasher } from '../infrastructure/security/scrypt-password-hasher';
+import { DataSource } from 'typeorm';
+import { TokenBudget } from '../application/agent/ports/token-budget.port';
+import { AppConfig } from '../infrastructure/config/app-config';
+import { TokenLedger } from '../infrastructure/persistence/repositories/token-ledger';
 import { AuditLogModule } from './audit-log.module';
 
-/** Accounts and their roles: behind sign-up and sign-in over HTTP, and the operator's command. */
+/** Accounts, their roles and their daily chat budgets: behind sign-up and sign-in over HTTP, and the operator's command. */
 @Module({
   imports: [AuditLogModule],
   providers: [
@@ -19,7 +23,12 @@ import { AuditLogModule } from './audit-log.module';
     GrantAdminRoleUseCase,
     RevokeAdminRoleUseCase,
     ListAdminsUseCase,
+    {
+      provide: TokenBudget,
+      useFactory: (dataSource: DataSource, config: AppConfig) => new TokenLedger(dataSource, config.chatDailyTokenBudget),
+      inject: [DataSource, AppConfig],
+    },
   ],
-  exports: [UserRepository, PasswordHasher, AddUserUseCase, GrantAdminRoleUseCase, RevokeAdminRoleUseCase, ListAdminsUseCase],
+  exports: [TokenBudget, UserRepository, PasswordHasher, AddUserUseCase, GrantAdminRoleUseCase, RevokeAdminRoleUseCase, ListAdminsUseCase],
 })
 export class AccountsModule {}

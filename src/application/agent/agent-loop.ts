@@ -15,6 +15,7 @@ import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
 import { LanguageModelError } from '../../domain/agent/language-model-errors';
 import { recordedArguments, recordedToolName } from '../../domain/agent/model-output';
 import { Reply } from '../../domain/agent/reply';
+import { promptTokensAtMost, TokenBudgetSpentError } from '../../domain/agent/token-budget';
 import { type SecurityEvent, type ToolArguments, validateToolCall } from '../../domain/agent/tool-call-validation';
 import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../domain/agent/tools';
 import type { ToolCallRecord } from '../../domain/chat/conversation';
@@ -23,6 +24,7 @@ import { AuditLog } from './ports/audit-log.port';
 import { type Completion, type CompletionRequest, LanguageModel, type TokenUsage } from './ports/language-model.port';
 import { type ToolCallContext, ToolGateway, type ToolResult } from './ports/tool-gateway.port';
 import type { DryRunResult } from './ports/toolbox.port';
+import type { TokenBudget, TokenReservation } from './ports/token-budget.port';
 
 /** Told about a turn's tool calls as they happen (e.g. to stream them to a client). */
 export interface TurnObserver {
@@ -39,6 +41,8 @@ export interface AgentRunInput {
   readonly context: ToolCallContext & { readonly decisionId: string };
   readonly limits: AgentLimits;
   readonly sampling: ModelSampling;
+  /** The person's daily token budget: each model call reserves from it first. */
+  readonly budget?: TokenBudget;
   readonly observer?: TurnObserver;
 }
 
@@ -260,10 +264,16 @@ export class AgentLoop {
       signal: call.signal,
       options: { ...input.sampling, ...(call.toolChoice ? { toolChoice: call.toolChoice } : {}) },
     };
-    state.reply.newParagraph();
-    const completion = input.observer?.text
-      ? await this.model.stream(request, (piece) => state.reply.model(piece))
-      : await this.model.complete(request);
+    const reservation = await this.reserve(input, request);
+    let completion: Completion | undefined;
+    try {
+      state.reply.newParagraph();
+      completion = input.observer?.text
+        ? await this.model.stream(request, (piece) => state.reply.model(piece))
+        : await this.model.complete(request);
+    } finally {
+      if (reservation) await input.budget!.settle(reservation, completion ? completion.usage.promptTokens + completion.usage.completionTokens : 0);
+    }
     if (!input.observer?.text && completion.text) state.reply.model(completion.text);
     this.addUsage(state, completion.usage);
     this.logger.log({
@@ -432,6 +442,19 @@ export class AgentLoop {
     return { result, record, message };
   }
 
+  /**
+   * Holds the most this call can use against the person's budget.
+   * @throws TokenBudgetSpentError when the day's budget cannot cover it; the model is not called.
+   */
+  private async reserve(input: AgentRunInput, request: CompletionRequest): Promise<TokenReservation | null> {
+    const { budget } = input;
+    if (!budget || budget.dailyLimit === null) return null;
+    const tokens = promptTokensAtMost(request) + input.sampling.maxTokens;
+    const reservation = await budget.reserve(input.context.userId, tokens, this.clock.now());
+    if (!reservation) throw new TokenBudgetSpentError(budget.dailyLimit);
+    return reservation;
+  }
+
   private modelFailure(state: RunState, input: AgentRunInput, error: unknown, signal: AbortSignal, iteration: number): AgentRunResult {
     const failureClass = signal.aborted ? 'TIMEOUT' : classifyModelFailure(error);
     const requestId = error instanceof LanguageModelError ? (error.requestId ?? null) : null;
@@ -444,8 +467,9 @@ export class AgentLoop {
       provider: this.model.provider,
       err: error,
     };
-    // A provider that fails or refuses our request needs someone; limits and deadlines pass.
-    if (TREATMENTS[failureClass].retryable && failureClass !== 'PROVIDER_UNAVAILABLE') this.logger.warn(line);
+    // A provider that fails or refuses our request needs someone; limits, budgets and deadlines pass.
+    if (failureClass === 'BUDGET_SPENT') this.logger.log(line);
+    else if (TREATMENTS[failureClass].retryable && failureClass !== 'PROVIDER_UNAVAILABLE') this.logger.warn(line);
     else this.logger.error(line);
     return this.failed(state, input, failureClass, requestId, iteration);
   }
@@ -454,7 +478,7 @@ export class AgentLoop {
     return this.finish(state, input, {
       say: TREATMENTS[failureClass].userSees,
       status: 'error',
-      finishReason: failureClass === 'TIMEOUT' ? 'timeout' : 'error',
+      finishReason: failureClass === 'TIMEOUT' ? 'timeout' : failureClass === 'BUDGET_SPENT' ? 'budget_spent' : 'error',
       iterations,
       failure: { class: failureClass, providerRequestId },
     });

@@ -5,6 +5,7 @@ import { TREATMENTS } from '../../domain/agent/failures';
 import { costOf } from '../../domain/agent/pricing';
 import type { AgentMessage } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
+import { TokenBudget } from '../agent/ports/token-budget.port';
 import { AgentLoop, type AgentRunInput, type AgentRunResult, type TurnObserver } from '../agent/agent-loop';
 import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
@@ -49,6 +50,7 @@ export class SendChatMessageUseCase {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly metrics: Metrics,
+    private readonly budget: TokenBudget,
   ) {}
 
   async execute(
@@ -76,6 +78,7 @@ export class SendChatMessageUseCase {
       context: { userId: input.userId, source: 'chat', conversationId, decisionId },
       limits,
       sampling: this.settings.sampling,
+      budget: this.budget,
       observer,
     };
     const pending = loaded.pendingAction;
@@ -129,6 +132,7 @@ export class SendChatMessageUseCase {
     );
 
     this.metrics.chatTurn(result.status, (finished.getTime() - started.getTime()) / 1000);
+    if (result.failure?.class === 'BUDGET_SPENT') this.metrics.quotaRejection('chat_tokens', 'user');
     return {
       conversationId,
       response: result.text,

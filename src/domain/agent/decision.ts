@@ -8,7 +8,8 @@ export type TurnStatus = (typeof TURN_STATUSES)[number];
  * Why a turn ended: the model answered (`stop`), its answer ran into the token limit
  * (`length`) or a content filter, the person was asked to confirm, a limit of model calls
  * or tool calls was reached (an answer was still worded from what was gathered), the
- * deadline passed, or the model failed.
+ * deadline passed, the person's daily token budget could not cover another model call,
+ * or the model failed.
  */
 export const FINISH_REASONS = [
   'stop',
@@ -18,6 +19,7 @@ export const FINISH_REASONS = [
   'max_iterations',
   'max_tool_calls',
   'timeout',
+  'budget_spent',
   'error',
 ] as const;
 export type TurnFinishReason = (typeof FINISH_REASONS)[number];

@@ -7,6 +7,7 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from './language-model-errors';
+import { TokenBudgetSpentError } from './token-budget';
 
 export type FailureClass =
   | 'PROVIDER_UNAVAILABLE'
@@ -19,6 +20,7 @@ export type FailureClass =
   | 'INVALID_ARGUMENTS'
   | 'NOT_AUTHORIZED'
   | 'NOT_FOUND'
+  | 'BUDGET_SPENT'
   | 'UNKNOWN';
 
 export type AuditStatus = 'failed' | 'rejected' | 'unknown';
@@ -94,6 +96,14 @@ export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
     userSees: "I couldn't find that task. It may have been deleted.",
     auditStatus: 'failed',
   },
+  BUDGET_SPENT: {
+    retryable: false,
+    modelSees: "The person's daily budget for the assistant is spent.",
+    userSees:
+      "You've used today's allowance for the assistant, so I can't answer right now. It renews at midnight UTC; " +
+      'your tasks are all still in your task list.',
+    auditStatus: 'rejected',
+  },
   UNKNOWN: {
     retryable: false,
     modelSees: 'An unexpected error occurred.',
@@ -115,6 +125,7 @@ export function notFoundSentence(query: string): string {
 
 /** Which failure class an error thrown while calling the model belongs to. */
 export function classifyModelFailure(error: unknown): FailureClass {
+  if (error instanceof TokenBudgetSpentError) return 'BUDGET_SPENT';
   if (error instanceof LanguageModelRateLimitError) return 'RATE_LIMITED';
   if (error instanceof LanguageModelTimeoutError) return 'TIMEOUT';
   if (error instanceof LanguageModelUnavailableError) return 'PROVIDER_UNAVAILABLE';

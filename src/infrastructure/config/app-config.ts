@@ -63,6 +63,8 @@ export class AppConfig {
   readonly llm!: LlmSettings;
   readonly llmPricing!: TokenPricing | null;
   readonly llmSampling!: ModelSampling;
+  /** Chat tokens per person per UTC day; null: no budget. */
+  readonly chatDailyTokenBudget!: number | null;
   readonly agentLimits!: AgentLimits;
   /** How often this process settles chat turns and tool calls cut off before they finished. */
   readonly chatSweepIntervalMs!: number;
@@ -147,6 +149,7 @@ export function loadConfig(env: Env): AppConfig {
       temperature: decimal(env, 'LLM_TEMPERATURE', { max: 2 }) ?? DEFAULT_SAMPLING.temperature,
       maxTokens: integer(env, 'LLM_MAX_TOKENS', DEFAULT_SAMPLING.maxTokens, 16, 32_768),
     },
+    chatDailyTokenBudget: text(env, 'CHAT_DAILY_TOKEN_BUDGET') === undefined ? null : integer(env, 'CHAT_DAILY_TOKEN_BUDGET', 0, 1_000, 1_000_000_000),
     agentLimits: {
       maxIterations: integer(env, 'AGENT_MAX_ITERATIONS', 5, 1, 20),
       maxToolCalls: integer(env, 'AGENT_MAX_TOOL_CALLS', 10, 1, 50),

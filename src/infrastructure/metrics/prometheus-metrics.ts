@@ -15,7 +15,7 @@ export class PrometheusMetrics extends Metrics {
   private readonly modelCalls = this.counter('bridle_model_calls_total', 'Language model calls by provider and outcome', ['provider', 'outcome']);
   private readonly modelCallSeconds = this.histogram('bridle_model_call_seconds', 'Duration of a language model call', ['provider']);
   private readonly tokens = this.counter('bridle_model_tokens_total', 'Tokens by provider and direction', ['provider', 'direction']);
-  private readonly quotaRejections = this.counter('bridle_quota_rejections_total', 'Outreach actions refused by a quota', ['kind', 'scope']);
+  private readonly quotaRejections = this.counter('bridle_quota_rejections_total', 'Outreach actions and chat model calls refused by a quota or budget', ['kind', 'scope']);
   private readonly auditRows = this.counter('bridle_audit_rows_appended_total', 'Rows appended to the audit log', ['source', 'status']);
 
   constructor() {

@@ -13,6 +13,7 @@ import { TaskCount1764288000000 } from './migrations/1764288000000-task-count';
 import { AdminByOperator1764374400000 } from './migrations/1764374400000-admin-by-operator';
 import { InterruptedTurns1764460800000 } from './migrations/1764460800000-interrupted-turns';
 import { RateLimits1764720000000 } from './migrations/1764720000000-rate-limits';
+import { TokenBudget1764806400000 } from './migrations/1764806400000-token-budget';
 import { UserRecord } from './records/user.record';
 
 const ENTITIES = [UserRecord];
@@ -28,6 +29,7 @@ const MIGRATIONS = [
   AdminByOperator1764374400000,
   InterruptedTurns1764460800000,
   RateLimits1764720000000,
+  TokenBudget1764806400000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

@@ -8,7 +8,7 @@ import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { ErrorResponseDto } from '../shared/error-response.dto';
 import { RateLimit } from '../shared/rate-limit';
-import { AccountResponseDto, LoginRequestDto, RegisterRequestDto, TokenResponseDto } from './auth.dto';
+import { AccountResponseDto, LoginRequestDto, MeResponseDto, RegisterRequestDto, TokenResponseDto } from './auth.dto';
 
 @ApiTags('auth')
 @Controller('auth')
@@ -46,9 +46,9 @@ export class AuthController {
   @UseGuards(BearerAuthGuard)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'The account behind the bearer token' })
-  @ApiOkResponse({ type: AccountResponseDto })
+  @ApiOkResponse({ type: MeResponseDto })
   @ApiErrors(401)
-  me(@CurrentPrincipal() principal: Principal): Promise<AccountResponseDto> {
+  me(@CurrentPrincipal() principal: Principal): Promise<MeResponseDto> {
     return this.getAccount.execute({ userId: principal.userId });
   }
 }

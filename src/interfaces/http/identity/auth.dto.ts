@@ -43,6 +43,19 @@ export class AccountResponseDto {
   role!: Role;
 }
 
+export class ChatTokensDto {
+  @ApiProperty({ type: Number, nullable: true, description: 'Chat tokens per UTC day (CHAT_DAILY_TOKEN_BUDGET); null: no budget' })
+  dailyLimit!: number | null;
+
+  @ApiProperty({ description: 'Tokens used today, model calls under way included' })
+  usedToday!: number;
+}
+
+export class MeResponseDto extends AccountResponseDto {
+  @ApiProperty({ type: ChatTokensDto })
+  chatTokens!: ChatTokensDto;
+}
+
 export class TokenResponseDto {
   @ApiProperty({ description: 'JWT to send as `Authorization: Bearer <accessToken>`' })
   accessToken!: string;

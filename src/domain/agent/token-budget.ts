@@ -1,0 +1,33 @@
+import type { AgentMessage, ToolDefinition } from './tools';
+
+/**
+ * An upper bound of a model request's prompt tokens, from its characters: two characters
+ * per token, where English runs near four. A reservation made with it covers what the
+ * provider then reports, so a person's daily budget holds even while turns race.
+ */
+export function promptTokensAtMost(request: {
+  readonly systemPrompt: string;
+  readonly messages: readonly AgentMessage[];
+  readonly tools: readonly ToolDefinition[];
+}): number {
+  let chars = request.systemPrompt.length;
+  for (const message of request.messages) {
+    chars += (message.content?.length ?? 0) + 16;
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length + 16;
+  }
+  for (const tool of request.tools) chars += tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length;
+  return Math.ceil(chars / 2);
+}
+
+/** The day a budget counts in: the UTC date, `2026-11-22`. */
+export function budgetDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** Thrown before a model call that today's budget cannot cover: nothing was sent to the model. */
+export class TokenBudgetSpentError extends Error {
+  constructor(readonly dailyLimit: number) {
+    super(`The daily budget of ${dailyLimit} tokens is spent`);
+    this.name = 'TokenBudgetSpentError';
+  }
+}
