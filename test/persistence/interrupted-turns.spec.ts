@@ -67,9 +67,11 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
         durationMs: 1,
         failureClass: null,
         providerRequestId: null,
+        context: null,
       },
       newPendingAction: null,
       droppedPendingActionId: null,
+      newSummary: null,
     };
     return conversations.finishTurn(turn, new Date());
   };

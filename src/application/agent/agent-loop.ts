@@ -159,6 +159,37 @@ export class AgentLoop {
     });
   }
 
+  /**
+   * One model call without tools that answers `text` under `systemPrompt` (a summary, say),
+   * bounded to `maxChars`, within the turn's deadline and the person's budget.
+   * @returns null when the model failed (logged).
+   */
+  async complete(
+    input: Pick<AgentRunInput, 'context' | 'limits' | 'sampling' | 'budget'>,
+    request: { systemPrompt: string; text: string; maxChars: number; maxTokens: number },
+  ): Promise<{ text: string; usage: TokenUsage } | null> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), input.limits.turnTimeoutMs);
+    const run: AgentRunInput = {
+      ...input,
+      systemPrompt: request.systemPrompt,
+      messages: [{ role: 'user', content: request.text }],
+      sampling: { ...input.sampling, maxTokens: Math.min(input.sampling.maxTokens, request.maxTokens) },
+      limits: { ...input.limits, maxReplyChars: request.maxChars },
+    };
+    const state = newRunState(run, 0);
+    try {
+      const messages = run.messages;
+      await this.ask(run, state, { systemPrompt: run.systemPrompt, messages, tools: [], toolChoice: 'none', signal: controller.signal }, 1);
+      return state.reply.value === '' ? null : { text: state.reply.value, usage: state.usage };
+    } catch (error) {
+      this.modelFailure(state, run, error, controller.signal, 1);
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private async loop(input: AgentRunInput, signal: AbortSignal): Promise<AgentRunResult> {
     const state = newRunState(input, 0);
     const tools = await this.gateway.listTools();

@@ -1,5 +1,13 @@
 import type { AgentMessage } from '../../domain/agent/tools';
+import { estimatedTokens, type WindowTurn } from '../../domain/chat/context-window';
 import type { StoredMessage } from '../../domain/chat/conversation';
+import type { HistoryMessage } from './ports/conversation-store.port';
+
+/**
+ * A stored tool result replayed in a later turn is cut to this many characters: the model
+ * saw it whole in its own turn, and one old list must not fill the window.
+ */
+export const REPLAYED_RESULT_MAX_CHARS = 2_000;
 
 /**
  * Read in place of an answer not stored yet: its turn is still running, or was cut off and
@@ -37,7 +45,7 @@ export function toAgentMessages(history: readonly StoredMessage[]): AgentMessage
           role: 'tool',
           toolCallId: call.id,
           name: call.tool,
-          content: JSON.stringify(call.success ? call.result : call.error),
+          content: replayed(JSON.stringify(call.success ? call.result : call.error) ?? 'null'),
           isError: !call.success,
         }),
       ),
@@ -45,3 +53,38 @@ export function toAgentMessages(history: readonly StoredMessage[]): AgentMessage
     ];
   });
 }
+
+function replayed(content: string): string {
+  return content.length <= REPLAYED_RESULT_MAX_CHARS ? content : `${content.slice(0, REPLAYED_RESULT_MAX_CHARS)}… (cut: ${content.length} characters)`;
+}
+
+/** The stored conversation in exchanges (a person's message and its answer), each as the model reads it. */
+export function windowTurns(history: readonly HistoryMessage[]): WindowTurn[] {
+  const turns: WindowTurn[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const pair = history[i].role === 'user' && history[i + 1]?.role === 'assistant' ? [history[i], history[++i]] : [history[i]];
+    const messages = toAgentMessages(pair);
+    turns.push({
+      firstSeq: pair[0].seq,
+      lastSeq: pair[pair.length - 1].seq,
+      storedMessages: pair.length,
+      messages,
+      tokens: estimatedTokens(messages),
+    });
+  }
+  return turns;
+}
+
+/** The part of a conversation to summarise, as plain text, after the summary made so far. */
+export function transcriptToSummarize(previous: string | null, turns: readonly WindowTurn[]): string {
+  const lines = previous === null ? [] : [`${SUMMARY_SO_FAR}${previous}`, ''];
+  for (const message of turns.flatMap((turn) => turn.messages)) {
+    if (message.role === 'user') lines.push(`${PERSON_SAID}${message.content}`);
+    else if (message.role === 'tool') lines.push(`(${message.name} ${message.isError ? 'failed' : 'ran'}: ${message.content.slice(0, 300)})`);
+    else if (message.content && message.content !== NO_ANSWER_YET) lines.push(`Assistant: ${message.content}`);
+  }
+  return lines.join('\n');
+}
+
+export const SUMMARY_SO_FAR = 'Summary so far: ';
+export const PERSON_SAID = 'Person: ';

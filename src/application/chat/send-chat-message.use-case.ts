@@ -11,8 +11,11 @@ import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { AgentSettings } from './agent-settings';
-import { toAgentMessages } from './history';
-import { ConversationStore } from './ports/conversation-store.port';
+import { transcriptToSummarize, windowTurns } from './history';
+import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS, withSummary } from './conversation-summary.prompt';
+import { estimatedFixedTokens, estimatedTokens, planWindow } from '../../domain/chat/context-window';
+import type { TokenUsage } from '../agent/ports/language-model.port';
+import { type ConversationDigest, ConversationStore, type TurnContext, type TurnContextRecord } from './ports/conversation-store.port';
 import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
 
 export interface ChatReply {
@@ -71,11 +74,13 @@ export class SendChatMessageUseCase {
       now: started,
     });
     const { conversationId } = loaded;
+    const context = { userId: input.userId, source: 'chat' as const, conversationId, decisionId };
+    const window = await this.window(loaded, message, { context, limits, sampling: this.settings.sampling, budget: this.budget });
 
     const run: AgentRunInput = {
-      systemPrompt: TODO_ASSISTANT_PROMPT,
-      messages: [...toAgentMessages(loaded.history), { role: 'user', content: message } satisfies AgentMessage],
-      context: { userId: input.userId, source: 'chat', conversationId, decisionId },
+      systemPrompt: withSummary(TODO_ASSISTANT_PROMPT, window.summary?.content ?? null),
+      messages: [...window.messages, { role: 'user', content: message } satisfies AgentMessage],
+      context,
       limits,
       sampling: this.settings.sampling,
       budget: this.budget,
@@ -92,6 +97,10 @@ export class SendChatMessageUseCase {
     }
 
     const finished = this.clock.now();
+    const usage = {
+      promptTokens: result.usage.promptTokens + window.usage.promptTokens,
+      completionTokens: result.usage.completionTokens + window.usage.completionTokens,
+    };
     await this.store.finishTurn(
       {
         userId: input.userId,
@@ -110,12 +119,13 @@ export class SendChatMessageUseCase {
           status: result.status,
           iterations: result.iterations,
           ...this.agent.provider,
-          promptTokens: result.usage.promptTokens,
-          completionTokens: result.usage.completionTokens,
-          cost: this.settings.pricing && costOf(result.usage, this.settings.pricing),
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          cost: this.settings.pricing && costOf(usage, this.settings.pricing),
           durationMs: finished.getTime() - started.getTime(),
           failureClass: result.failure?.class ?? null,
           providerRequestId: result.failure?.providerRequestId ?? null,
+          context: window.record,
         },
         newPendingAction: result.confirmation && {
           userId: input.userId,
@@ -127,6 +137,7 @@ export class SendChatMessageUseCase {
         },
         // A message that neither confirms nor cancels moves on: the old question lapses. An expired one is closed.
         droppedPendingActionId: pending && (reply === 'other' || expired) ? pending.id : null,
+        newSummary: window.newSummary,
       },
       finished,
     );
@@ -144,6 +155,72 @@ export class SendChatMessageUseCase {
       warning: result.warning,
       confirmationPrompt: result.confirmation?.prompt ?? null,
       error: result.failure ? TREATMENTS[result.failure.class].userSees : null,
+    };
+  }
+
+  /**
+   * What of the conversation the model reads this turn: the latest summary and the newest
+   * exchanges within AGENT_CONTEXT_TOKENS. When the exchanges since the summary no longer
+   * fit, the older ones are summarised first (by the model, within the turn's deadline and
+   * budget) and the summary is stored with the turn; if that fails, the turn goes on with
+   * the newest exchanges and the next turn tries again.
+   */
+  private async window(
+    loaded: TurnContext,
+    message: string,
+    run: Pick<AgentRunInput, 'context' | 'limits' | 'sampling' | 'budget'>,
+  ): Promise<{
+    messages: AgentMessage[];
+    summary: ConversationDigest | null;
+    newSummary: ConversationDigest | null;
+    record: TurnContextRecord;
+    usage: TokenUsage;
+  }> {
+    const { limits } = run;
+    const turns = windowTurns(loaded.history);
+    // A third of the window is left for the tools' definitions and the turn's own calls.
+    const room = (summary: string | null) =>
+      Math.floor((limits.contextTokens * 2) / 3) -
+      estimatedFixedTokens(withSummary(TODO_ASSISTANT_PROMPT, summary), []) -
+      estimatedTokens([{ role: 'user', content: message }]);
+    let summary = loaded.summary;
+    let newSummary: ConversationDigest | null = null;
+    let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+    let plan = planWindow(turns, room(summary?.content ?? null), limits.historyWindow);
+    if (plan.toSummarize.length > 0) {
+      const made = await this.agent.complete(run, {
+        systemPrompt: CONVERSATION_SUMMARY_PROMPT,
+        text: transcriptToSummarize(summary?.content ?? null, plan.toSummarize),
+        maxChars: SUMMARY_MAX_CHARS,
+        maxTokens: Math.ceil(SUMMARY_MAX_CHARS / 2),
+      });
+      if (made) {
+        usage = made.usage;
+        newSummary = {
+          id: this.ids.next(),
+          content: made.text,
+          lastSeq: plan.toSummarize[plan.toSummarize.length - 1].lastSeq,
+          messages: (summary?.messages ?? 0) + plan.toSummarize.reduce((sum, turn) => sum + turn.storedMessages, 0),
+        };
+        summary = newSummary;
+        // The new summary may be longer than the old: the kept exchanges must still fit.
+        plan = planWindow(plan.kept, room(summary.content), limits.historyWindow);
+      }
+    }
+    const kept = plan.kept;
+    const messages = kept.flatMap((turn) => turn.messages);
+    return {
+      messages,
+      summary,
+      newSummary,
+      usage,
+      record: {
+        summaryId: summary?.id ?? null,
+        firstSeq: kept[0]?.firstSeq ?? null,
+        lastSeq: kept[kept.length - 1]?.lastSeq ?? null,
+        messages: kept.reduce((sum, turn) => sum + turn.storedMessages, 0),
+        estimatedTokens: estimatedFixedTokens(withSummary(TODO_ASSISTANT_PROMPT, summary?.content ?? null), []) + estimatedTokens(messages),
+      },
     };
   }
 

@@ -14,8 +14,14 @@ export interface AgentLimits {
   readonly turnTimeoutMs: number;
   /** Budget of one tool call. */
   readonly toolTimeoutMs: number;
-  /** Stored messages of the conversation the model gets to read. */
+  /** Stored messages read per turn at most: past it, the older ones are summarised. */
   readonly historyWindow: number;
+  /**
+   * Tokens (estimated) one model request of a chat turn should hold at most: the stored
+   * conversation gets what the instructions, its summary and the message leave of two
+   * thirds of it; the rest is for the tools and the turn's own calls.
+   */
+  readonly contextTokens: number;
   /** One tool call's argument text, in bytes: past it the call is refused. */
   readonly maxToolArgumentBytes: number;
   /** The model's words in one reply, in characters: past it they are cut at a word with a marker. */
@@ -27,7 +33,8 @@ export const DEFAULT_AGENT_LIMITS: AgentLimits = {
   maxToolCalls: 10,
   turnTimeoutMs: 30_000,
   toolTimeoutMs: 10_000,
-  historyWindow: 20,
+  historyWindow: 100,
+  contextTokens: 8_000,
   maxToolArgumentBytes: 16 * 1024,
   maxReplyChars: REPLY_TARGET_CHARS,
 };

@@ -14,6 +14,7 @@ import { AdminByOperator1764374400000 } from './migrations/1764374400000-admin-b
 import { InterruptedTurns1764460800000 } from './migrations/1764460800000-interrupted-turns';
 import { RateLimits1764720000000 } from './migrations/1764720000000-rate-limits';
 import { TokenBudget1764806400000 } from './migrations/1764806400000-token-budget';
+import { ConversationSummaries1764892800000 } from './migrations/1764892800000-conversation-summaries';
 import { UserRecord } from './records/user.record';
 
 const ENTITIES = [UserRecord];
@@ -30,6 +31,7 @@ const MIGRATIONS = [
   InterruptedTurns1764460800000,
   RateLimits1764720000000,
   TokenBudget1764806400000,
+  ConversationSummaries1764892800000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

@@ -97,9 +97,21 @@ export interface DecisionRecord extends DecisionMeasures {
   readonly status: string;
 }
 
+/** What the model was told in a chat turn: the summary it read, and which stored messages. */
+export interface TurnContextView {
+  readonly summaryId: string | null;
+  readonly summary: string | null;
+  readonly firstSeq: number | null;
+  readonly lastSeq: number | null;
+  readonly messages: number;
+  readonly estimatedTokens: number;
+}
+
 export interface DecisionWithToolCalls extends DecisionRecord {
   /** Its audit rows, in sequence order. */
   readonly toolCalls: readonly AuditRecord[];
+  /** Chat turns: what the model was told besides the message; null for outreach cycles and older turns. */
+  readonly context: TurnContextView | null;
 }
 
 export interface ChainVerification {

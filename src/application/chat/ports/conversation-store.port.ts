@@ -5,9 +5,34 @@ import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
 import type { FailureClass } from '../../../domain/agent/failures';
 import type { ConversationSummary, StoredMessage, ToolCallRecord } from '../../../domain/chat/conversation';
 
+/** A stored message with its place in the conversation. */
+export interface HistoryMessage extends StoredMessage {
+  readonly seq: number;
+}
+
+/** What the model made of a conversation's messages up to and including `lastSeq`. */
+export interface ConversationDigest {
+  readonly id: string;
+  readonly content: string;
+  readonly lastSeq: number;
+  /** Stored messages it covers, from the first. */
+  readonly messages: number;
+}
+
+/** What the model was told in a turn, for the decision log: which summary and which messages. */
+export interface TurnContextRecord {
+  readonly summaryId: string | null;
+  readonly firstSeq: number | null;
+  readonly lastSeq: number | null;
+  readonly messages: number;
+  readonly estimatedTokens: number;
+}
+
 export interface TurnContext {
-  /** The last `window` messages, oldest first. */
-  readonly history: readonly StoredMessage[];
+  /** The finished messages after the latest summary (the last `window` of them), oldest first. */
+  readonly history: readonly HistoryMessage[];
+  /** The conversation's latest summary, if one was made. */
+  readonly summary: ConversationDigest | null;
   /** The conversation's newest unused pending action, if any, expired or not (an expired one gets its own answer). */
   readonly pendingAction: PendingAction | null;
 }
@@ -19,6 +44,7 @@ export interface DecisionLogEntry extends DecisionMeasures {
   readonly decisionType: DecisionType;
   readonly status: TurnStatus;
   readonly failureClass: FailureClass | null;
+  readonly context: TurnContextRecord | null;
 }
 
 export interface FinishedTurn {
@@ -35,6 +61,8 @@ export interface FinishedTurn {
   readonly newPendingAction: Omit<PendingAction, 'id'> | null;
   /** An earlier pending action the message did not answer: it is dropped. */
   readonly droppedPendingActionId: string | null;
+  /** A summary this turn made of the conversation's older part. */
+  readonly newSummary: ConversationDigest | null;
 }
 
 /**
@@ -45,8 +73,8 @@ export abstract class ConversationStore {
   /**
    * Stores the person's message (creating the conversation when `conversationId` is null)
    * and, right after it, the turn's answer-to-be and its decision log row (status
-   * `pending`) under `decisionId`; returns what came before: the last `window` finished
-   * messages and the open pending action. One statement, so the context is read in the
+   * `pending`) under `decisionId`; returns what came before: the latest summary, the last
+   * `window` finished messages after it, and the open pending action. One statement, so the context is read in the
    * same snapshot it is written, and no tool call's audit row can name a decision that is
    * not there.
    * @throws ConversationNotFoundError when the user has no such conversation.

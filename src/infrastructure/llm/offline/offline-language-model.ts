@@ -9,6 +9,8 @@ import { LanguageModelBadRequestError, LanguageModelTimeoutError } from '../../.
 import type { AgentMessage } from '../../../domain/agent/tools';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
 import { OUTREACH_SYSTEM_PROMPT } from '../../../application/outreach/outreach-planner.prompt';
+import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS } from '../../../application/chat/conversation-summary.prompt';
+import { PERSON_SAID, SUMMARY_SO_FAR } from '../../../application/chat/history';
 import { type Intent, understand } from './intent';
 import { planOutreachAction } from './outreach-planner';
 import type { TaskTarget } from './phrases';
@@ -59,6 +61,7 @@ function answer(request: CompletionRequest): Completion {
     throw new LanguageModelTimeoutError('The turn ended before the offline model could answer');
   }
   if (request.options?.jsonMode) return completion({ text: outreachPlan(request) }, request);
+  if (request.systemPrompt === CONVERSATION_SUMMARY_PROMPT) return completion({ text: summaryOf(request) }, request);
   const results = trailingToolResults(request.messages);
   if (results.length > 0) return completion({ text: composeReply(results) }, request);
   const last = request.messages.at(-1);
@@ -66,6 +69,27 @@ function answer(request: CompletionRequest): Completion {
     throw new LanguageModelBadRequestError('The offline model answers a user message or tool results; the last message is neither');
   }
   return completion(respond(understand(last.content), request), request);
+}
+
+/**
+ * A deterministic summary: what the person asked, oldest first, after the summary so far
+ * (cut to leave room), within SUMMARY_MAX_CHARS.
+ */
+function summaryOf(request: CompletionRequest): string {
+  const text = request.messages.find((message) => message.role === 'user')?.content ?? '';
+  const lines = text.split('\n');
+  const previous = lines[0]?.startsWith(SUMMARY_SO_FAR) ? lines[0].slice(SUMMARY_SO_FAR.length) : null;
+  const asked = lines.filter((line) => line.startsWith(PERSON_SAID)).map((line) => `'${line.slice(PERSON_SAID.length).slice(0, 60)}'`);
+  const head = previous === null ? '' : `${previous.slice(0, Math.floor(SUMMARY_MAX_CHARS / 2))} `;
+  let sentence = `${head}Then the person asked:`;
+  let shown = 0;
+  for (const item of asked) {
+    if (sentence.length + item.length + 40 > SUMMARY_MAX_CHARS) break;
+    sentence += `${shown === 0 ? ' ' : '; '}${item}`;
+    shown++;
+  }
+  const rest = asked.length - shown;
+  return `${sentence}${rest > 0 ? ` and ${rest} more` : ''}.`;
 }
 
 /** Plans from the first user message: the prompt itself, before any re-ask was appended. */

@@ -10,6 +10,7 @@ import {
   type DecisionFilter,
   type DecisionRecord,
   type DecisionWithToolCalls,
+  type TurnContextView,
 } from '../../../application/audit/ports/audit-reader.port';
 import type { Page } from '../../../application/shared/page';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
@@ -161,13 +162,23 @@ export class TypeOrmAuditReader extends AuditReader {
   }
 
   async getDecision(id: string): Promise<DecisionWithToolCalls | null> {
-    const decisions = await this.dataSource.query<DecisionRow[]>(`SELECT ${DECISION_COLUMNS} FROM decision_logs WHERE id = $1`, [id]);
+    const decisions = await this.dataSource.query<(DecisionRow & { context: Omit<TurnContextView, 'summary'> | null; summary: string | null })[]>(
+      `SELECT ${DECISION_COLUMNS}, d.context,
+              (SELECT s.content FROM conversation_summaries s WHERE s.id = (d.context->>'summaryId')::uuid) AS summary
+       FROM decision_logs d WHERE id = $1`,
+      [id],
+    );
     if (decisions.length === 0) return null;
+    const [decision] = decisions;
     const calls = await this.dataSource.query<AuditRow[]>(
       `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE decision_id = $1 ORDER BY seq`,
       [id],
     );
-    return { ...toDecisionRecord(decisions[0]), toolCalls: calls.map(toAuditRecord) };
+    return {
+      ...toDecisionRecord(decision),
+      context: decision.context && { ...decision.context, summary: decision.summary },
+      toolCalls: calls.map(toAuditRecord),
+    };
   }
 
   async *export(filter: AuditFilter): AsyncIterable<AuditRecord> {

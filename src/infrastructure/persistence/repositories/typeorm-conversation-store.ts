@@ -31,6 +31,13 @@ interface MessageRow {
   created_at: string | Date;
 }
 
+interface SummaryRow {
+  id: string;
+  content: string;
+  last_seq: string | number;
+  messages: number;
+}
+
 interface PendingRow {
   id: string;
   user_id: string;
@@ -79,7 +86,9 @@ export class TypeOrmConversationStore extends ConversationStore {
     // The answer's row is stored now, numbered after the question (rows take their numbers
     // in the ORDER BY's order) and before anything later in the conversation, and filled in
     // by finishTurn; one left 'in_progress' belongs to a turn that never finished.
-    const rows = await this.dataSource.query<{ id: string; history: MessageRow[]; pending: PendingRow | null }[]>(
+    const rows = await this.dataSource.query<
+      { id: string; history: MessageRow[]; summary: SummaryRow | null; pending: PendingRow | null }[]
+    >(
       `WITH c AS (${conversation}),
             m AS (INSERT INTO messages (conversation_id, role, content, status, decision_id, created_at)
                   SELECT c.id, v.role, v.content, v.status, v.decision_id, $3 FROM c,
@@ -90,9 +99,13 @@ export class TypeOrmConversationStore extends ConversationStore {
                     prompt_tokens, completion_tokens, duration_ms, created_at)
                   SELECT $6, $1, c.id, '${PENDING_DECISION}', 'pending', 0, $7, $8, 0, 0, 0, $3 FROM c)
        SELECT c.id,
+         (SELECT row_to_json(s) FROM (
+            SELECT id, content, last_seq, messages FROM conversation_summaries
+            WHERE conversation_id = c.id ORDER BY last_seq DESC LIMIT 1) s) AS summary,
          (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
             SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
             FROM messages WHERE conversation_id = c.id AND status IS DISTINCT FROM '${IN_PROGRESS}'
+              AND seq > coalesce((SELECT max(last_seq) FROM conversation_summaries WHERE conversation_id = c.id), 0)
             ORDER BY seq DESC LIMIT $5) h) AS history,
          (SELECT row_to_json(p) FROM (
             SELECT ${PENDING_COLUMNS} FROM pending_actions
@@ -105,7 +118,13 @@ export class TypeOrmConversationStore extends ConversationStore {
     const [row] = rows;
     return {
       conversationId: row.id,
-      history: row.history.map(toStoredMessage),
+      history: row.history.map((message) => ({ ...toStoredMessage(message), seq: Number(message.seq) })),
+      summary: row.summary && {
+        id: row.summary.id,
+        content: row.summary.content,
+        lastSeq: Number(row.summary.last_seq),
+        messages: row.summary.messages,
+      },
       pendingAction: row.pending ? toPendingAction(row.pending) : null,
     };
   }
@@ -131,6 +150,7 @@ export class TypeOrmConversationStore extends ConversationStore {
       decision.failureClass,
       decision.providerRequestId,
       decision.cost,
+      decision.context && JSON.stringify(decision.context),
     ];
     // Whatever the row holds (normally 'in_progress'; the sweeper's answer if this turn ran
     // far past its deadline), the answer the person was given is what stays.
@@ -140,9 +160,16 @@ export class TypeOrmConversationStore extends ConversationStore {
       // Its created_at stays the turn's start; whatever the sweeper wrote meanwhile gives way too.
       `d AS (UPDATE decision_logs SET decision_type = $4, status = $9, iterations = $10, provider = $11, model = $12,
                prompt_tokens = $13, completion_tokens = $14, duration_ms = $15, failure_class = $16,
-               provider_request_id = $17, cost = $18
+               provider_request_id = $17, cost = $18, context = $19
              WHERE id = $7 AND user_id = $8)`,
     ];
+    if (turn.newSummary) {
+      const summary = turn.newSummary;
+      params.push(summary.id, summary.content, summary.lastSeq, summary.messages);
+      const n = params.length;
+      parts.push(`s AS (INSERT INTO conversation_summaries (id, conversation_id, decision_id, content, last_seq, messages, created_at)
+                        VALUES ($${n - 3}, $1, $7, $${n - 2}, $${n - 1}, $${n}, $6))`);
+    }
     if (turn.droppedPendingActionId) {
       params.push(turn.droppedPendingActionId);
       parts.push(`x AS (UPDATE pending_actions SET resolved_at = $6, resolution = 'dropped'

@@ -247,12 +247,35 @@ export class DecisionLogPageDto {
   nextCursor!: string | null;
 }
 
+export class TurnContextDto {
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The conversation summary the model read' })
+  summaryId!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The summary's text" })
+  summary!: string | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'First stored message read word for word (its sequence number)' })
+  firstSeq!: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Last stored message read word for word' })
+  lastSeq!: number | null;
+
+  @ApiProperty({ description: 'Stored messages read word for word' })
+  messages!: number;
+
+  @ApiProperty({ description: 'Estimated tokens of the instructions, summary and messages' })
+  estimatedTokens!: number;
+}
+
 export class DecisionLogDetailDto extends DecisionLogDto {
   @ApiProperty({ type: [AuditRowDto], description: 'Its audit rows, in sequence order' })
   toolCalls!: AuditRowDto[];
 
+  @ApiProperty({ type: TurnContextDto, nullable: true, description: 'A chat turn: what the model was told besides the message' })
+  context!: TurnContextDto | null;
+
   static withToolCalls(decision: DecisionWithToolCalls): DecisionLogDetailDto {
-    return { ...DecisionLogDto.of(decision), toolCalls: decision.toolCalls.map((row) => AuditRowDto.of(row)) };
+    return { ...DecisionLogDto.of(decision), toolCalls: decision.toolCalls.map((row) => AuditRowDto.of(row)), context: decision.context };
   }
 }
 

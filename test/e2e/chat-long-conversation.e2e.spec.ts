@@ -1,0 +1,130 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import type { CompletionRequest } from '../../src/application/agent/ports/language-model.port';
+import { CONVERSATION_SUMMARY_PROMPT } from '../../src/application/chat/conversation-summary.prompt';
+import { estimatedFixedTokens, estimatedTokens } from '../../src/domain/chat/context-window';
+import { OfflineLanguageModel } from '../../src/infrastructure/llm/offline/offline-language-model';
+import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { signUpAdmin } from '../support/admins';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { ScriptedLanguageModel } from '../fakes/scripted-language-model';
+
+/** The offline model, every request it gets recorded. */
+class RecordingOfflineModel extends ScriptedLanguageModel {
+  readonly seen: CompletionRequest[] = [];
+  private readonly offline = new OfflineLanguageModel();
+
+  constructor() {
+    super();
+    this.use((req) => {
+      this.seen.push(req);
+      return this.offline.complete(req);
+    });
+  }
+}
+
+/** Every tool result follows the assistant message that called it, and every call gets its result. */
+function orphansIn(messages: CompletionRequest['messages']): string[] {
+  const problems: string[] = [];
+  let open: string[] = [];
+  for (const [i, message] of messages.entries()) {
+    if (message.role === 'tool') {
+      if (!open.includes(message.toolCallId)) problems.push(`message ${i}: a result of ${message.toolCallId} without its call`);
+      open = open.filter((id) => id !== message.toolCallId);
+      continue;
+    }
+    if (open.length > 0) problems.push(`message ${i}: calls ${open.join(', ')} without their results`);
+    open = message.role === 'assistant' ? (message.toolCalls ?? []).map((call) => call.id) : [];
+  }
+  if (open.length > 0) problems.push(`the end: calls ${open.join(', ')} without their results`);
+  return problems;
+}
+
+describe('a 300-turn conversation', () => {
+  const WINDOW = 3_000;
+  const model = new RecordingOfflineModel();
+  let db: TestDatabase;
+  let sut: TestApp;
+  let me: SignedInUser;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, { AGENT_CONTEXT_TOKENS: String(WINDOW), CHAT_RATE_LIMIT_PER_MINUTE: '100000' }, { languageModel: model });
+    me = await signUpAndIn(sut.http);
+  }, 120_000);
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('stays within the token window, summarises the older part, uses the summaries and never orphans a tool message', async () => {
+    const cycle = (k: number) => [
+      `add errand ${k}`,
+      `add chore ${k}`,
+      "what's left?",
+      'finish task 1',
+      'what have I done?',
+      'delete everything',
+      'yes delete',
+      'hello',
+    ];
+    const messages = Array.from({ length: 38 }, (_, k) => cycle(k + 1))
+      .flat()
+      .slice(0, 300);
+    let conversationId: string | undefined;
+    const statuses = new Set<string>();
+    for (const message of messages) {
+      const res = await request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message, conversationId });
+      expect(res.status).toBe(200);
+      conversationId = res.body.conversationId;
+      statuses.add(res.body.status);
+    }
+    expect([...statuses]).toEqual(['completed']);
+
+    // Every request, summaries' included, within the window: by the window's own estimate
+    // (tools counted) and by the token count the offline model reports.
+    expect(model.seen.length).toBeGreaterThan(300);
+    const over = model.seen.filter((req) => estimatedFixedTokens(req.systemPrompt, req.tools) + estimatedTokens(req.messages) > WINDOW);
+    expect(over).toEqual([]);
+    const chat = model.seen.filter((req) => req.systemPrompt !== CONVERSATION_SUMMARY_PROMPT);
+    for (const req of chat) expect(orphansIn(req.messages)).toEqual([]);
+
+    // Summaries were made, stored with their decision and range, each covering more.
+    const summaries = await sut.app
+      .get(DataSource)
+      .query<{ id: string; content: string; last_seq: string; messages: number; decision_id: string }[]>(
+        'SELECT id, content, last_seq, messages, decision_id FROM conversation_summaries WHERE conversation_id = $1 ORDER BY last_seq',
+        [conversationId],
+      );
+    expect(summaries.length).toBeGreaterThanOrEqual(3);
+    expect(model.seen.filter((req) => req.systemPrompt === CONVERSATION_SUMMARY_PROMPT)).toHaveLength(summaries.length);
+    for (const [i, summary] of summaries.entries()) {
+      if (i > 0) {
+        expect(Number(summary.last_seq)).toBeGreaterThan(Number(summaries[i - 1].last_seq));
+        expect(summary.messages).toBeGreaterThan(summaries[i - 1].messages);
+      }
+      // …and read by the turns after it.
+      expect(chat.some((req) => req.systemPrompt.includes(summary.content))).toBe(true);
+    }
+    // The model never reads a message a summary already covers: the window starts after it.
+    const [latest] = summaries.slice(-1);
+    expect(latest.content).toContain("'hello'");
+
+    // An admin sees what the model was told in the last turn.
+    const admin = await signUpAdmin(sut);
+    const [{ id: lastDecision }] = await sut.app
+      .get(DataSource)
+      .query<{ id: string }[]>('SELECT id FROM decision_logs WHERE conversation_id = $1 ORDER BY created_at DESC LIMIT 1', [conversationId]);
+    const decision = await request(sut.http).get(`/admin/decisions/${lastDecision}`).set(admin.auth).expect(200);
+    expect(decision.body.context).toMatchObject({
+      summaryId: latest.id,
+      summary: latest.content,
+      firstSeq: expect.any(Number),
+      messages: expect.any(Number),
+    });
+    expect(decision.body.context.firstSeq).toBeGreaterThan(Number(latest.last_seq));
+    expect(decision.body.context.estimatedTokens).toBeLessThanOrEqual(WINDOW);
+  }, 600_000);
+});
