@@ -64,14 +64,14 @@ const SCENARIOS: Record<string, Scenario> = {
   'complete a completed task': { steps: one('mark task 3 as done', "'Call mum' was already complete.") },
   // updating
   'rename task 1 to buy oat milk': {
-    steps: one('rename task 1 to buy oat milk', "Updated! 'Buy milk' is now 'Buy oat milk'.", 'INVOKE_TOOL'),
+    steps: one('rename task 1 to buy oat milk', "Updated! 'Buy oat milk' now has a new title (it was 'Buy milk').", 'INVOKE_TOOL'),
     then: ['1 ☐ Buy oat milk', ...START.slice(1)],
   },
   'change the description of task 2': {
     steps: one('change the description of task 2 to bring the insurance card', "Updated! 'Dentist appointment' now has the description 'bring the insurance card'."),
   },
   'make task 2 high priority': {
-    steps: one('make task 2 high priority', "Updated! 'Dentist appointment' is now high priority."),
+    steps: one('make task 2 high priority', "Updated! 'Dentist appointment' now has high priority."),
     then: ['1 ☐ Buy milk', '2 ☐ Dentist appointment high', '3 ✓ Call mum'],
   },
   // deleting: always a question first, nothing deleted
@@ -124,7 +124,7 @@ const SCENARIOS: Record<string, Scenario> = {
   // clarification
   'two tasks match': {
     start: ['1 ☐ Call mum', '2 ☐ Call the bank'],
-    steps: one('mark the call one done', "I found more than one task about 'call': 1. Call mum, 2. Call the bank. Which one did you mean?", 'ASK_CLARIFICATION'),
+    steps: one('mark the call one done', "I found multiple tasks about 'call'. Which one: 1. Call mum or 2. Call the bank?", 'ASK_CLARIFICATION'),
   },
   'nothing matches': { steps: one('finish the gym task', "I couldn't find a task about 'gym' in your list.") },
   'unknown number': { steps: one('complete task 9', "I couldn't find task 9 in your list.") },
@@ -137,8 +137,25 @@ const SCENARIOS: Record<string, Scenario> = {
     steps: one("what's the weather today?", 'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.', 'RESPOND_ONLY'),
   },
   'tell me a joke': { steps: one('tell me a joke', /^Sorry, I can only help with your task list/) },
-  gibberish: { steps: one('blorp flibber', /^I'm not sure what you'd like to do\./) },
+  gibberish: { steps: one('blorp flibber', /^I'm not sure what you'd like to do\./, 'ASK_CLARIFICATION') },
+  // the seed's other formats: invalid input, a big action, a long list
+  'a title past 200 characters': {
+    steps: one(`add ${'a very long title '.repeat(14)}`, 'That title is too long: 200 characters at most.', 'INVOKE_TOOL'),
+  },
+  'finish 1 to 4': {
+    start: ['1 ☐ A', '2 ☐ B', '3 ☐ C', '4 ☐ D'],
+    steps: one('finish 1 to 4', /^That's a big action: .*Confirm with 'yes'\.$/s, 'REQUEST_CONFIRMATION'),
+  },
+  'a long list': {
+    start: Array.from({ length: 40 }, (_, i) => `${i + 1} ☐ Errand with a fairly long title, number ${i + 1}`),
+    steps: one("what's on my list?", /^Here are your tasks:\n1\. ☐ Errand with a fairly long title, number 1\n(.+\n)+…and \d+ more: the task list shows them all\.$/),
+  },
 };
+
+/** The bound of a reply (AGENT_MAX_REPLY_CHARS' default); none of these may pass it. */
+const REPLY_BOUND = 500;
+/** What a person must never read: schema paths and rules, error codes, JSON. */
+const RAW = /arguments\.|must be (at|one|a )|[A-Z]{3,}_[A-Z_]+|[{}[\]"]/;
 
 describe('the todo assistant understands people (offline model, real endpoint)', () => {
   let db: TestDatabase;
@@ -193,6 +210,8 @@ describe('the todo assistant understands people (offline model, real endpoint)',
       });
       if (step.decision) expect({ say: step.say, decision: res.body.decision.type }).toEqual({ say: step.say, decision: step.decision });
       expect(res.body.response).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+      expect({ say: step.say, raw: RAW.exec(res.body.response)?.[0] ?? null }).toEqual({ say: step.say, raw: null });
+      expect(res.body.response.length).toBeLessThanOrEqual(REPLY_BOUND);
       conversationId = res.body.conversationId;
     }
     expect(await listOf(user)).toEqual(scenario.then ?? start);

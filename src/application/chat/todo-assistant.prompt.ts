@@ -20,5 +20,5 @@ Replies: short, friendly, plain words, under ${REPLY_TARGET_CHARS} characters; e
 - updated: "Updated! '<title>' now has <changes>."
 - lists: one task per line, "<number>. ☐ <title>" or "<number>. ✓ <title>" when done; at most 10 lines, then "…and <N> more".
 - not found: "I couldn't find a task about '<query>' in your list."
-- unsure which task: "I found more than one task about '<query>'. Which one: <options>?"
-- something missing: "Could you tell me <what is missing>?"`;
+- unsure which task: "I found multiple tasks about '<query>'. Which one: <options>?"
+- something missing: "Could you provide more details about <what is missing>?"`;

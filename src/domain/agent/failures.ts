@@ -183,7 +183,7 @@ export function friendlyToolError(error: { readonly code: string; readonly detai
         return typeof details.limit === 'number' ? `That ${field} is too long: ${details.limit} characters at most.` : `That ${field} is too long.`;
       }
       if (field && details.rule === 'too_short') return `That ${field} is too short.`;
-      if (field && details.rule === 'required') return `Could you tell me the ${field}?`;
+      if (field && details.rule === 'required') return `Could you provide more details about the ${field}?`;
       return TREATMENTS.INVALID_ARGUMENTS.userSees;
     }
     default:

@@ -9,6 +9,11 @@ export function joinedWithAnd(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
+/** "a", "a or b", "a, b or c". */
+export function joinedWithOr(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
 /** joinedWithAnd, or for a long list "a, b, c and 127 more". */
 export function inBrief(items: readonly string[]): string {
   return items.length > NAMED_ONE_BY_ONE_MAX

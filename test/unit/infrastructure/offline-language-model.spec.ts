@@ -274,7 +274,7 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
       name: 'update_task',
       result: { task: task(1, 'Buy oat milk'), previousTitle: 'Buy milk', changed: ['title'] },
     }),
-    "Updated! 'Buy milk' is now 'Buy oat milk'.",
+    "Updated! 'Buy oat milk' now has a new title (it was 'Buy milk').",
   ],
   [
     'update_task, description',
@@ -287,7 +287,7 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
   [
     'update_task, description removed',
     afterTools({ name: 'update_task', result: { task: dentist, previousTitle: 'Dentist', changed: ['description'] } }),
-    "Updated! 'Dentist' no longer has a description.",
+    "Updated! 'Dentist' now has no description.",
   ],
   [
     'update_task, priority',
@@ -295,7 +295,7 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
       name: 'update_task',
       result: { task: task(2, 'Dentist', { priority: 'high' }), previousTitle: 'Dentist', changed: ['priority'] },
     }),
-    "Updated! 'Dentist' is now high priority.",
+    "Updated! 'Dentist' now has high priority.",
   ],
   [
     'update_task, title and priority',
@@ -307,7 +307,7 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
         changed: ['title', 'priority'],
       },
     }),
-    "Updated! 'Buy milk' is now 'Buy oat milk'. 'Buy oat milk' is now low priority.",
+    "Updated! 'Buy oat milk' now has a new title (it was 'Buy milk') and low priority.",
   ],
   ['delete_task, one', afterTools({ name: 'delete_task', result: { deleted: [milk] } }), "I've removed 'Buy milk' from your tasks."],
   [
@@ -338,7 +338,7 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
         details: { query: 'milk', candidates: [milk, task(4, 'Buy oat milk')] },
       },
     }),
-    "I found more than one task about 'milk': 1. Buy milk, 4. Buy oat milk. Which one did you mean?",
+    "I found multiple tasks about 'milk'. Which one: 1. Buy milk or 4. Buy oat milk?",
   ],
   [
     'MISSING_TARGET',

@@ -1,4 +1,5 @@
 import { deletionPrompt, titlesInBrief } from '../../../domain/agent/confirmation';
+import { joinedWithAnd, joinedWithOr } from '../../../domain/shared/words';
 import { friendlyToolError, notFoundSentence } from '../../../domain/agent/failures';
 import { REPLY_TARGET_CHARS } from '../../../domain/agent/limits';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
@@ -112,22 +113,19 @@ function listed(result: Fields): string {
   return [...lines, ...(more > 0 ? [moreLine(more)] : [])].join('\n');
 }
 
+/** "Updated! '<title>' now has <changes>." */
 function updated(result: Fields): string {
   const task = taskView(result.task);
   if (!task) return 'Updated!';
   const changed = Array.isArray(result.changed) ? result.changed : [];
-  const sentences: string[] = [];
-  if (changed.includes('title')) sentences.push(`'${text(result.previousTitle) ?? task.title}' is now '${task.title}'.`);
+  const changes: string[] = [];
+  if (changed.includes('title')) changes.push(`a new title (it was '${text(result.previousTitle) ?? task.title}')`);
   if (changed.includes('description')) {
-    sentences.push(
-      task.description === null
-        ? `'${task.title}' no longer has a description.`
-        : `'${task.title}' now has the description '${task.description}'.`,
-    );
+    changes.push(task.description === null ? 'no description' : `the description '${task.description}'`);
   }
-  if (changed.includes('priority')) sentences.push(`'${task.title}' is now ${task.priority} priority.`);
-  if (sentences.length === 0) return `'${task.title}' already looked like that, so nothing changed.`;
-  return `Updated! ${sentences.join(' ')}`;
+  if (changed.includes('priority')) changes.push(`${task.priority} priority`);
+  if (changes.length === 0) return `'${task.title}' already looked like that, so nothing changed.`;
+  return `Updated! '${task.title}' now has ${joinedWithAnd(changes)}.`;
 }
 
 function deleted(result: Fields): string {
@@ -178,7 +176,7 @@ function failed(error: Fields): string {
     case 'AMBIGUOUS_TASK': {
       const candidates = taskViews(details.candidates).map((task) => `${task.number}. ${task.title}`);
       const query = text(details.query) ?? 'that';
-      return `I found more than one task about '${query}': ${candidates.join(', ')}. Which one did you mean?`;
+      return `I found multiple tasks about '${query}'. Which one: ${joinedWithOr(candidates)}?`;
     }
     case 'MISSING_TARGET':
       return WHICH_TASK;
