@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
 import { captureStdout } from '../support/log-capture';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -45,5 +46,58 @@ describe('what the logs hold', () => {
       path: `/api/${me.userId}/chat`,
     });
     expect(stdout.text()).not.toContain('hunter2-secret');
+  });
+});
+
+describe('what a chat turn logs (a local server speaking OpenAI)', () => {
+  let fake: FakeProviderServer;
+  let db: TestDatabase;
+  let sut: TestApp;
+  let me: SignedInUser;
+  let stdout: ReturnType<typeof captureStdout>;
+
+  beforeAll(async () => {
+    fake = await FakeProviderServer.start();
+    db = await createTestDatabase();
+    stdout = captureStdout();
+    sut = await startTestApp(db, { LOG_LEVEL: 'info', ...fake.openAiEnv });
+    me = await signUpAndIn(sut.http);
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    stdout?.restore();
+    await db?.dispose();
+    await fake?.stop();
+  });
+
+  const lines = () =>
+    stdout
+      .text()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it('one INFO line per model call and per tool call, naming the decision', async () => {
+    fake.respond((req) =>
+      (req.body.messages as { role: string }[]).at(-1)?.role === 'tool'
+        ? { json: chatCompletion({ content: "Got it! Added 'Buy milk' to your list." }) }
+        : { json: chatCompletion({ tool_calls: [toolCall('call_1', 'add_task', '{"title":"Buy milk"}')] }, 'tool_calls') },
+    );
+    const res = await request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: 'add buy milk' }).expect(200);
+    const mine = lines().filter((line) => line.decisionId === res.body.decision.id);
+    expect(mine.filter((line) => line.msg === 'model call').map((line) => [line.level, line.iteration, line.finishReason])).toEqual([
+      [30, 1, 'tool_calls'],
+      [30, 2, 'stop'],
+    ]);
+    expect(mine.filter((line) => line.msg === 'tool call').map((line) => [line.level, line.tool, line.success])).toEqual([[30, 'add_task', true]]);
+  });
+
+  it('a provider 5xx at ERROR, with its failure class and the provider request id', async () => {
+    fake.respond(() => ({ status: 503, headers: { 'x-request-id': 'req_upstream_42' }, json: { error: { message: 'overloaded' } } }));
+    const res = await request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: 'add buy bread' }).expect(200);
+    expect(res.body).toMatchObject({ status: 'error', finishReason: 'error' });
+    const failed = lines().find((line) => line.decisionId === res.body.decision.id && line.msg === 'model call failed');
+    expect(failed).toMatchObject({ level: 50, failureClass: 'PROVIDER_UNAVAILABLE', providerRequestId: 'req_upstream_42', provider: 'openai' });
   });
 });
