@@ -25,7 +25,7 @@ import { AuditLogModule } from './audit-log.module';
     ListAdminsUseCase,
     {
       provide: TokenBudget,
-      useFactory: (dataSource: DataSource, config: AppConfig) => new TokenLedger(dataSource, config.chatDailyTokenBudget),
+      useFactory: (dataSource: DataSource, config: AppConfig) => new TokenLedger(dataSource, config.chatDailyBudget, config.llmPricing),
       inject: [DataSource, AppConfig],
     },
   ],

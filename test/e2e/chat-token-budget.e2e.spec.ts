@@ -71,10 +71,47 @@ describe('a daily token budget per person', () => {
 
     // The account shows it; /metrics counts the refusals; someone else's budget is untouched.
     const account = await request(sut.http).get('/auth/me').set(me.auth).expect(200);
-    expect(account.body.chatTokens).toEqual({ dailyLimit: BUDGET, usedToday: used });
+    expect(account.body.chatBudget).toEqual({ tokens: { dailyLimit: BUDGET, usedToday: used }, cost: { dailyLimit: null, usedToday: 0 } });
     const metrics = await request(sut.http).get('/metrics').expect(200);
-    expect(metrics.text).toMatch(/bridle_quota_rejections_total\{kind="chat_tokens",scope="user"\} [1-9]/);
+    expect(metrics.text).toMatch(/bridle_quota_rejections_total\{kind="chat_budget",scope="user"\} [1-9]/);
     const theirs = await request(sut.http).post(`/api/${other.userId}/chat`).set(other.auth).send({ message: 'add water the plants' }).expect(200);
     expect(theirs.body).toMatchObject({ status: 'completed', finishReason: 'stop' });
+  }, 120_000);
+});
+
+describe('a daily cost budget per person, at the configured prices', () => {
+  // 1 per 1 000 tokens either way: the cost is the tokens / 1 000.
+  const COST_BUDGET = 9;
+  let db: TestDatabase;
+  let sut: TestApp;
+  let me: SignedInUser;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, {
+      CHAT_DAILY_COST_BUDGET: String(COST_BUDGET),
+      LLM_PRICE_INPUT_PER_1K: '1',
+      LLM_PRICE_OUTPUT_PER_1K: '1',
+      LLM_MAX_TOKENS: '256',
+      CHAT_RATE_LIMIT_PER_MINUTE: '1000',
+    });
+    me = await signUpAndIn(sut.http);
+  }, 120_000);
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('holds under concurrent turns, and the account shows what was spent', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: `add errand ${i + 1}` })),
+    );
+    expect(replies.filter((reply) => reply.body.finishReason === 'budget_spent').length).toBeGreaterThan(0);
+    const [row] = await sut.app.get(DataSource).query<{ used: string; cost: string }[]>('SELECT used, cost FROM token_ledger WHERE user_id = $1', [me.userId]);
+    expect(Number(row.cost)).toBeLessThanOrEqual(COST_BUDGET);
+    expect(Number(row.cost)).toBeCloseTo(Number(row.used) / 1000, 5);
+    const account = await request(sut.http).get('/auth/me').set(me.auth).expect(200);
+    expect(account.body.chatBudget.cost).toEqual({ dailyLimit: COST_BUDGET, usedToday: Number(row.cost) });
   }, 120_000);
 });

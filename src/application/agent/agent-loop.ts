@@ -303,7 +303,7 @@ export class AgentLoop {
         ? await this.model.stream(request, (piece) => state.reply.model(piece))
         : await this.model.complete(request);
     } finally {
-      if (reservation) await input.budget!.settle(reservation, completion ? completion.usage.promptTokens + completion.usage.completionTokens : 0);
+      if (reservation) await input.budget!.settle(reservation, completion?.usage ?? { promptTokens: 0, completionTokens: 0 });
     }
     if (!input.observer?.text && completion.text) state.reply.model(completion.text);
     this.addUsage(state, completion.usage);
@@ -479,10 +479,10 @@ export class AgentLoop {
    */
   private async reserve(input: AgentRunInput, request: CompletionRequest): Promise<TokenReservation | null> {
     const { budget } = input;
-    if (!budget || budget.dailyLimit === null) return null;
-    const tokens = promptTokensAtMost(request) + input.sampling.maxTokens;
-    const reservation = await budget.reserve(input.context.userId, tokens, this.clock.now());
-    if (!reservation) throw new TokenBudgetSpentError(budget.dailyLimit);
+    if (!budget?.enabled) return null;
+    const most = { promptTokens: promptTokensAtMost(request), completionTokens: request.options?.maxTokens ?? input.sampling.maxTokens };
+    const reservation = await budget.reserve(input.context.userId, most, this.clock.now());
+    if (!reservation) throw new TokenBudgetSpentError();
     return reservation;
   }
 

@@ -143,7 +143,7 @@ export class SendChatMessageUseCase {
     );
 
     this.metrics.chatTurn(result.status, (finished.getTime() - started.getTime()) / 1000);
-    if (result.failure?.class === 'BUDGET_SPENT') this.metrics.quotaRejection('chat_tokens', 'user');
+    if (result.failure?.class === 'BUDGET_SPENT') this.metrics.quotaRejection('chat_budget', 'user');
     return {
       conversationId,
       response: result.text,

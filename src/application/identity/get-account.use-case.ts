@@ -6,9 +6,12 @@ import { budgetDay } from '../../domain/agent/token-budget';
 import { TokenBudget } from '../agent/ports/token-budget.port';
 import { Clock } from '../shared/ports/clock.port';
 
-/** The account, with how much of today's chat budget it has used. */
+/** The account, with its daily chat budgets and what it used of them today. */
 export interface AccountWithBudget extends AccountView {
-  readonly chatTokens: { readonly dailyLimit: number | null; readonly usedToday: number };
+  readonly chatBudget: {
+    readonly tokens: { readonly dailyLimit: number | null; readonly usedToday: number };
+    readonly cost: { readonly dailyLimit: number | null; readonly usedToday: number };
+  };
 }
 
 @Injectable()
@@ -23,7 +26,14 @@ export class GetAccountUseCase {
   async execute(input: { userId: string }): Promise<AccountWithBudget> {
     const user = await this.users.findById(input.userId);
     if (!user) throw new InvalidCredentialsError();
-    const usedToday = this.budget.dailyLimit === null ? 0 : await this.budget.usedOn(user.id, budgetDay(this.clock.now()));
-    return { ...toAccountView(user), chatTokens: { dailyLimit: this.budget.dailyLimit, usedToday } };
+    const { limits } = this.budget;
+    const used = this.budget.enabled ? await this.budget.usedOn(user.id, budgetDay(this.clock.now())) : { tokens: 0, cost: 0 };
+    return {
+      ...toAccountView(user),
+      chatBudget: {
+        tokens: { dailyLimit: limits.tokens, usedToday: used.tokens },
+        cost: { dailyLimit: limits.cost, usedToday: used.cost },
+      },
+    };
   }
 }

@@ -26,8 +26,8 @@ export function budgetDay(now: Date): string {
 
 /** Thrown before a model call that today's budget cannot cover: nothing was sent to the model. */
 export class TokenBudgetSpentError extends Error {
-  constructor(readonly dailyLimit: number) {
-    super(`The daily budget of ${dailyLimit} tokens is spent`);
+  constructor() {
+    super("The person's daily budget cannot cover another model call");
     this.name = 'TokenBudgetSpentError';
   }
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { MCP_DESTRUCTIVE_TOOL_MODES, type McpDestructiveToolMode } from '../../domain/agent/confirmation';
 import { type AgentLimits, DEFAULT_SAMPLING, type ModelSampling, REPLY_TARGET_CHARS } from '../../domain/agent/limits';
 import type { TokenPricing } from '../../domain/agent/pricing';
+import type { DailyBudgetLimits } from '../../application/agent/ports/token-budget.port';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -63,8 +64,8 @@ export class AppConfig {
   readonly llm!: LlmSettings;
   readonly llmPricing!: TokenPricing | null;
   readonly llmSampling!: ModelSampling;
-  /** Chat tokens per person per UTC day; null: no budget. */
-  readonly chatDailyTokenBudget!: number | null;
+  /** Chat tokens and their cost per person per UTC day; null: no such budget. */
+  readonly chatDailyBudget!: DailyBudgetLimits;
   readonly agentLimits!: AgentLimits;
   /** How often this process settles chat turns and tool calls cut off before they finished. */
   readonly chatSweepIntervalMs!: number;
@@ -149,7 +150,7 @@ export function loadConfig(env: Env): AppConfig {
       temperature: decimal(env, 'LLM_TEMPERATURE', { max: 2 }) ?? DEFAULT_SAMPLING.temperature,
       maxTokens: integer(env, 'LLM_MAX_TOKENS', DEFAULT_SAMPLING.maxTokens, 16, 32_768),
     },
-    chatDailyTokenBudget: text(env, 'CHAT_DAILY_TOKEN_BUDGET') === undefined ? null : integer(env, 'CHAT_DAILY_TOKEN_BUDGET', 0, 1_000, 1_000_000_000),
+    chatDailyBudget: chatDailyBudget(env),
     agentLimits: {
       maxIterations: integer(env, 'AGENT_MAX_ITERATIONS', 5, 1, 20),
       maxToolCalls: integer(env, 'AGENT_MAX_TOOL_CALLS', 10, 1, 50),
@@ -262,6 +263,15 @@ function llmSettings(env: Env): LlmSettings {
         ...common,
       };
   }
+}
+
+function chatDailyBudget(env: Env): DailyBudgetLimits {
+  const tokens = text(env, 'CHAT_DAILY_TOKEN_BUDGET') === undefined ? null : integer(env, 'CHAT_DAILY_TOKEN_BUDGET', 0, 1_000, 1_000_000_000);
+  const cost = decimal(env, 'CHAT_DAILY_COST_BUDGET') ?? null;
+  if (cost !== null && pricing(env) === null) {
+    throw new ConfigError('CHAT_DAILY_COST_BUDGET', 'needs LLM_PRICE_INPUT_PER_1K and LLM_PRICE_OUTPUT_PER_1K to count cost');
+  }
+  return { tokens, cost };
 }
 
 function pricing(env: Env): TokenPricing | null {

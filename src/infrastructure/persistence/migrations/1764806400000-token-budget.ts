@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** token_ledger: each person's chat tokens per UTC day, reserved before a model call and settled after. */
+/** token_ledger: each person's chat tokens and their cost per UTC day, reserved before a model call and settled after. */
 export class TokenBudget1764806400000 implements MigrationInterface {
   name = 'TokenBudget1764806400000';
 
@@ -10,6 +10,7 @@ export class TokenBudget1764806400000 implements MigrationInterface {
         user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
         day date NOT NULL,
         used bigint NOT NULL CHECK (used >= 0),
+        cost numeric(20, 6) NOT NULL DEFAULT 0 CHECK (cost >= 0),
         PRIMARY KEY (user_id, day)
       )`);
   }

@@ -43,17 +43,25 @@ export class AccountResponseDto {
   role!: Role;
 }
 
-export class ChatTokensDto {
-  @ApiProperty({ type: Number, nullable: true, description: 'Chat tokens per UTC day (CHAT_DAILY_TOKEN_BUDGET); null: no budget' })
+export class DailyBudgetDto {
+  @ApiProperty({ type: Number, nullable: true, description: 'Per UTC day; null: no such budget' })
   dailyLimit!: number | null;
 
-  @ApiProperty({ description: 'Tokens used today, model calls under way included' })
+  @ApiProperty({ description: 'Used today, model calls under way included' })
   usedToday!: number;
 }
 
+export class ChatBudgetDto {
+  @ApiProperty({ type: DailyBudgetDto, description: 'Chat tokens (CHAT_DAILY_TOKEN_BUDGET)' })
+  tokens!: DailyBudgetDto;
+
+  @ApiProperty({ type: DailyBudgetDto, description: 'Their cost at the configured prices (CHAT_DAILY_COST_BUDGET)' })
+  cost!: DailyBudgetDto;
+}
+
 export class MeResponseDto extends AccountResponseDto {
-  @ApiProperty({ type: ChatTokensDto })
-  chatTokens!: ChatTokensDto;
+  @ApiProperty({ type: ChatBudgetDto })
+  chatBudget!: ChatBudgetDto;
 }
 
 export class TokenResponseDto {
