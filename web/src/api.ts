@@ -47,6 +47,9 @@ export interface ChatReply {
   toolCalls: ToolCall[];
   decision: { type: string; id: string };
   status: string;
+  finishReason: string;
+  /** Set when the answer may be incomplete. */
+  warning: string | null;
 }
 
 export type ChatEvent =

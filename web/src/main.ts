@@ -315,6 +315,7 @@ function consoleView(session: Session): HTMLElement {
         case 'done':
           conversationId = event.data.conversationId;
           if (!text && answer.className !== 'error') answer.textContent = event.data.response;
+          if (event.data.warning) bubble.append(h('p', { class: 'warning' }, event.data.warning));
           break;
       }
       log.scrollTop = log.scrollHeight;
