@@ -167,3 +167,55 @@ describe('a client that disconnects mid-stream', () => {
     ]);
   });
 });
+
+describe('a streamed turn that reaches the iteration limit', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+  let user: SignedInUser;
+  const model = new ScriptedLanguageModel();
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, {}, { languageModel: model });
+    user = await signUpAndIn(sut.http);
+    // Loops on a tool for as long as tools are offered; words what it found when they are not.
+    model.use((req) =>
+      req.tools.length === 0
+        ? say(`I listed your tasks ${req.messages.filter((m) => m.role === 'tool').length} times: your list is empty.`)
+        : callTool('list_tasks', { status: 'all' }),
+    );
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('streams the answer worded from the results, and done carries the status, finishReason and warning', async () => {
+    const res = await request(sut.http)
+      .post(`/api/${user.userId}/chat/stream`)
+      .set(user.auth)
+      .send({ message: 'keep listing' })
+      .buffer(true)
+      .parse((response, done) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => done(null, text));
+      })
+      .expect(200);
+    const events = parseSse(res.body as string);
+    expect(events.filter((e) => e.event === 'tool_result')).toHaveLength(5);
+    const done = events.at(-1)!;
+    expect(done).toMatchObject({
+      event: 'done',
+      data: {
+        status: 'max_iterations_reached',
+        finishReason: 'max_iterations',
+        warning: 'I reached the limit of steps for one request, so this answer may be incomplete.',
+        response: 'I listed your tasks 5 times: your list is empty.',
+      },
+    });
+    const deltas = events.filter((e) => e.event === 'delta').map((e) => e.data.text as string);
+    expect(deltas.join('')).toBe(done.data.response);
+  });
+});
