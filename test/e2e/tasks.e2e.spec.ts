@@ -44,7 +44,10 @@ describe('accounts and the task API', () => {
 
     const me = await request(sut.http).get('/auth/me').set('Authorization', `Bearer ${login.body.accessToken}`);
     expect(me.status).toBe(200);
-    expect(me.body).toEqual(reg.body);
+    expect(me.body).toEqual({
+      ...reg.body,
+      chatBudget: { tokens: { dailyLimit: null, usedToday: 0 }, cost: { dailyLimit: null, usedToday: 0 } },
+    });
   });
 
   it('refuses a duplicate email with 409 and wrong credentials with one vague 401', async () => {
