@@ -22,7 +22,8 @@ const shared = {
 module.exports = {
   // Global, not per project: opening PGlite (initdb) or creating a database, then signing
   // users up (a deliberately slow hash each), can take seconds in beforeAll.
-  testTimeout: 30_000,
+  // Sized for a loaded 2-core machine, where starting an app on a fresh database took over 30 s.
+  testTimeout: 90_000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.spec.ts'] },

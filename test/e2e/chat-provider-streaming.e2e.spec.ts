@@ -3,9 +3,11 @@ import request from 'supertest';
 import { TREATMENTS } from '../../src/domain/agent/failures';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import {
+  chatChunk,
   chatCompletion,
   type FakeAnswer,
   FakeProviderServer,
+  type FakeStream,
   finishChunk,
   gate,
   geminiChunk,
@@ -22,34 +24,62 @@ import {
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
+/** Bound of every wait: generous for a loaded machine; a wait that would hang fails with a message instead. */
+const BOUND_MS = 10_000;
+const TEST_MS = 60_000;
+
 interface SseEvent {
   readonly event: string;
   readonly data: Record<string, unknown>;
 }
 
-/** A real HTTP client reading the event stream as it arrives. */
+/** A real HTTP client (Node's fetch) reading the event stream piece by piece, as it arrives. */
 class SseClient {
   readonly events: SseEvent[] = [];
+  /** Settles when the server ended the stream, or the client aborted it. */
   readonly finished: Promise<void>;
   private readonly controller = new AbortController();
   private readonly listeners = new Set<() => void>();
+  private ended = false;
 
   constructor(url: string, token: string, body: object) {
-    this.finished = this.read(url, token, body);
+    this.finished = this.read(url, token, body).finally(() => {
+      this.ended = true;
+      this.notify();
+    });
+    // Reported by waitFor and end(); never an unhandled rejection.
+    this.finished.catch(() => undefined);
   }
 
-  /** Resolves once an event matching `match` was read. */
-  async waitFor(match: (event: SseEvent) => boolean, what: string): Promise<SseEvent> {
-    const found = () => this.events.find(match);
+  get names(): string[] {
+    return this.events.map((event) => event.event);
+  }
+
+  get deltas(): string[] {
+    return this.events.filter((event) => event.event === 'delta').map((event) => event.data.text as string);
+  }
+
+  /**
+   * The first event matching `match`, which is called on each event in order as soon as it is
+   * read (so it may record what the provider had sent at that moment).
+   */
+  waitFor(what: string, match: (event: SseEvent) => boolean): Promise<SseEvent> {
+    let seen = 0;
     return within(
-      15_000,
-      `no ${what} reached the client`,
-      new Promise<SseEvent>((resolve) => {
+      BOUND_MS,
+      `${what} did not reach the HTTP client within ${BOUND_MS} ms`,
+      new Promise<SseEvent>((resolve, reject) => {
         const check = () => {
-          const event = found();
-          if (event) {
+          for (; seen < this.events.length; seen++) {
+            if (match(this.events[seen])) {
+              this.listeners.delete(check);
+              resolve(this.events[seen]);
+              return;
+            }
+          }
+          if (this.ended) {
             this.listeners.delete(check);
-            resolve(event);
+            reject(new Error(`the stream ended without ${what}; events: ${this.names.join(', ')}`));
           }
         };
         this.listeners.add(check);
@@ -58,20 +88,35 @@ class SseClient {
     );
   }
 
-  abort(): void {
+  /** The whole stream, once the server ended it. */
+  async end(): Promise<SseEvent[]> {
+    await within(BOUND_MS, `the event stream did not end within ${BOUND_MS} ms; events: ${this.names.join(', ')}`, this.finished);
+    return this.events;
+  }
+
+  /** Leaves mid-stream, as a closed browser tab does. */
+  async abort(): Promise<void> {
     this.controller.abort();
+    await this.finished.catch(() => undefined);
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
   }
 
   private async read(url: string, token: string, body: object): Promise<void> {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: this.controller.signal,
-    });
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
     try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify(body),
+        signal: this.controller.signal,
+      });
+      if (res.status !== 200 || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
+        throw new Error(`POST ${url} answered ${res.status} ${res.headers.get('content-type')}: ${await res.text()}`);
+      }
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
@@ -80,11 +125,7 @@ class SseClient {
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const lines = block.split('\n');
-          const event = lines.find((line) => line.startsWith('event: '))!.slice(7);
-          const data = JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as Record<string, unknown>;
-          this.events.push({ event, data });
-          for (const listener of [...this.listeners]) listener();
+          this.parse(block);
         }
       }
     } catch (error) {
@@ -92,30 +133,42 @@ class SseClient {
     }
   }
 
-  get deltas(): string {
-    return this.events
-      .filter((event) => event.event === 'delta')
-      .map((event) => event.data.text as string)
-      .join('');
+  private parse(block: string): void {
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('event:')) event = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    }
+    if (data.length === 0) return;
+    this.events.push({ event, data: JSON.parse(data.join('\n')) as Record<string, unknown> });
+    this.notify();
   }
 }
 
+/** The model's answer after add_task, in the pieces the provider streams. */
 const ANSWER = ['Got it! ', "Added 'Buy milk' ", 'to your list.'];
+const ANSWER_TEXT = ANSWER.join('');
 
 /** How one provider's wire format says each thing, streamed or not. */
 interface Provider {
   readonly name: string;
   env(fake: FakeProviderServer): Record<string, string>;
+  /** The request asks for a streamed answer. */
   streaming(req: RecordedRequest): boolean;
+  /** The request's last message is a tool result: the model is to word the answer. */
   answeringTool(req: RecordedRequest): boolean;
+  /** An answer asking for add_task {"title":"Buy milk"}. */
   callAddTask(streamed: boolean): FakeAnswer;
-  text(pieces: readonly string[], options?: { until?: Promise<void>; failAfter?: number }): FakeAnswer;
+  /** A streamed text answer in these pieces. */
+  text(pieces: readonly string[], options?: { until?: Promise<void>; failAfter?: number }): FakeStream;
   plainText(text: string): FakeAnswer;
   rateLimited(): FakeAnswer;
 }
 
 const openai: Provider = {
   name: 'openai',
+  // One retry allowed, so that "no retry after a token" is the adapter's choice, not the configuration's.
   env: (fake) => ({ ...fake.openAiEnv, LLM_MAX_RETRIES: '1', LLM_RETRY_MAX_WAIT_MS: '1000' }),
   streaming: (req) => req.body.stream === true,
   answeringTool: (req) => (req.body.messages as { role: string }[]).at(-1)?.role === 'tool',
@@ -129,7 +182,16 @@ const openai: Provider = {
           usageChunk(),
         ])
       : { json: chatCompletion({ tool_calls: [toolCall('call_1', 'add_task', '{"title":"Buy milk"}')] }, 'tool_calls') },
-  text: (pieces, options = {}) => openAiStream([...pieces.map(textChunk), finishChunk('stop'), usageChunk()], options),
+  // The last piece comes with the finish reason and the usage, as OpenAI-compatible servers (Gemini's) send it:
+  // the chunk a gate holds back carries text, so text does arrive after the gate opens.
+  text: (pieces, options = {}) =>
+    openAiStream(
+      [
+        ...pieces.slice(0, -1).map(textChunk),
+        { ...(chatChunk({ content: pieces.at(-1) }, 'stop') as object), usage: (usageChunk() as { usage: unknown }).usage },
+      ],
+      options,
+    ),
   plainText: (text) => ({ json: chatCompletion({ content: text }) }),
   rateLimited: () => ({ status: 429, headers: { 'retry-after-ms': '10' }, json: { error: { message: 'slow down', type: 'rate_limit' } } }),
 };
@@ -144,26 +206,35 @@ const gemini: Provider = {
     LLM_MAX_RETRIES: '1',
     LLM_RETRY_MAX_WAIT_MS: '1000',
   }),
-  streaming: (req) => req.url.includes('streamGenerateContent'),
+  streaming: (req) => req.url.includes(':streamGenerateContent'),
   answeringTool: (req) =>
     (req.body.contents as { parts: { functionResponse?: unknown }[] }[]).at(-1)?.parts.some((part) => part.functionResponse) ?? false,
   callAddTask: (streamed) => {
     const body = geminiResponse([{ functionCall: { id: 'fc_1', name: 'add_task', args: { title: 'Buy milk' } } }]);
     return streamed ? geminiStream([body]) : { json: body };
   },
-  // Every piece but the last without a finish reason; the last one ends the answer.
+  // Every piece but the last without a finish reason; the last one (the gated one) ends the answer.
   text: (pieces, options = {}) =>
     geminiStream([...pieces.slice(0, -1).map((text) => geminiChunk([{ text }])), geminiResponse([{ text: pieces.at(-1) }])], options),
   plainText: (text) => ({ json: geminiResponse([{ text }]) }),
   rateLimited: () => ({ status: 429, json: { error: { code: 429, message: 'quota', status: 'RESOURCE_EXHAUSTED' } } }),
 };
 
-describe.each([openai, gemini])('streaming through POST /chat/stream, LLM_PROVIDER=$name (its real SDK against a local server)', (provider) => {
+/** How many payloads a stream answer writes in all (OpenAI's `[DONE]` included). */
+const payloads = (answer: FakeStream) => answer.stream.length + (answer.done === undefined ? 0 : 1);
+
+type ToolCallBody = { tool: string; arguments: unknown; success: boolean };
+const calls = (toolCalls: unknown) => (toolCalls as ToolCallBody[]).map(({ tool, arguments: args, success }) => ({ tool, args, success }));
+
+describe.each([openai, gemini])('POST /chat/stream with LLM_PROVIDER=$name: its real SDK streaming from a local server', (provider) => {
   let fake: FakeProviderServer;
   let db: TestDatabase;
   let sut: TestApp;
   let me: SignedInUser;
   let base: string;
+  /** Opened and aborted after each test, so that a failing test leaves nothing hanging for afterAll. */
+  const gates: (() => void)[] = [];
+  const clients: SseClient[] = [];
 
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
@@ -172,132 +243,254 @@ describe.each([openai, gemini])('streaming through POST /chat/stream, LLM_PROVID
     await sut.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(sut.app.getHttpServer().address() as AddressInfo).port}`;
     me = await signUpAndIn(sut.http);
-  }, 60_000);
+  }, TEST_MS);
 
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-    await fake?.stop();
+  afterEach(async () => {
+    for (const open of gates.splice(0)) open();
+    await Promise.all(clients.splice(0).map((client) => client.abort()));
   });
 
-  const stream = (message: string, conversationId?: string) =>
-    new SseClient(`${base}/api/${me.userId}/chat/stream`, me.token, { message, ...(conversationId ? { conversationId } : {}) });
+  afterAll(async () => {
+    await fake?.stop();
+    await sut?.close();
+    await db?.dispose();
+  }, TEST_MS);
 
-  /** The stored conversation's answer, once its turn is stored. */
-  async function storedAnswer(conversationId: string) {
+  function chatStream(message: string): SseClient {
+    const client = new SseClient(`${base}/api/${me.userId}/chat/stream`, me.token, { message });
+    clients.push(client);
+    return client;
+  }
+
+  function gated() {
+    const g = gate();
+    gates.push(g.open);
+    return g;
+  }
+
+  const answering = () => fake.requests.filter((req) => provider.answeringTool(req));
+
+  async function messages(conversationId: string): Promise<Record<string, unknown>[]> {
+    const res = await request(sut.http).get(`/api/${me.userId}/conversations/${conversationId}/messages`).set(me.auth).expect(200);
+    return res.body.items as Record<string, unknown>[];
+  }
+
+  /** The conversation's answer, once its turn is stored (its row is listed only then). */
+  function storedAnswer(conversationId: string): Promise<Record<string, unknown>> {
     return within(
-      15_000,
-      'the turn was never stored',
+      BOUND_MS,
+      `the turn of conversation ${conversationId} was not stored within ${BOUND_MS} ms`,
       (async () => {
         for (;;) {
-          const res = await request(sut.http).get(`/api/${me.userId}/conversations/${conversationId}/messages`).set(me.auth).expect(200);
-          const last = (res.body.items as { role: string; status: string | null }[]).at(-1);
-          if (last?.role === 'assistant' && last.status !== 'in_progress') return res.body.items.at(-1) as Record<string, unknown>;
+          const last = (await messages(conversationId)).at(-1);
+          if (last?.role === 'assistant') return last;
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       })(),
     );
   }
 
-  it('sends the first delta before the provider sends its last chunk', async () => {
-    const last = gate();
-    const answer = provider.text(ANSWER, { until: last.promise }) as { stream: readonly string[] };
-    fake.respond((req) => (provider.answeringTool(req) ? (answer) : provider.callAddTask(true)));
-    const client = stream('add buy milk');
-    await client.waitFor((event) => event.event === 'delta', 'delta');
-    const answering = fake.requests.find((req) => provider.answeringTool(req))!;
-    // The provider has not sent its last chunk (it waits for the gate): the delta came from one before it.
-    expect(answering.written.length).toBeLessThan(answer.stream.length);
-    last.open();
-    await within(15_000, 'the stream never ended', client.finished);
-
-    const names = client.events.map((event) => event.event);
-    expect(names.slice(0, 2)).toEqual(['tool_call', 'tool_result']);
-    expect(names.at(-1)).toBe('done');
-    const done = client.events.at(-1)!.data;
-    expect(done).toMatchObject({ status: 'completed', finishReason: 'stop', response: ANSWER.join('').trim() });
-    expect(client.deltas).toBe(done.response);
-    expect(fake.requests.every((req) => provider.streaming(req))).toBe(true);
-  }, 60_000);
-
-  it('retries a 429 that came before the first token', async () => {
-    let answers = 0;
-    fake.respond((req) => {
-      if (!provider.answeringTool(req)) return provider.callAddTask(true);
-      return answers++ === 0 ? provider.rateLimited() : provider.text(ANSWER);
-    });
-    const client = stream('add buy milk');
-    await within(15_000, 'the stream never ended', client.finished);
-    const done = client.events.at(-1)!;
-    expect(done).toMatchObject({ event: 'done', data: { status: 'completed', response: ANSWER.join('').trim() } });
-    expect(fake.requests.filter((req) => provider.answeringTool(req))).toHaveLength(2);
-    expect(client.deltas).toBe(done.data.response);
-  }, 60_000);
-
-  it('ends the stream with the friendly error event when the provider fails after the first token, without a retry', async () => {
-    fake.respond(() => provider.text(['Let me ', 'look ', 'at that.'], { failAfter: 1 }));
-    const client = stream('how are my tasks?');
-    await within(15_000, 'the stream never ended', client.finished);
-    const names = client.events.map((event) => event.event);
-    expect(names[0]).toBe('delta');
-    expect(client.events[0].data.text).toBe('Let me');
-    const error = client.events.find((event) => event.event === 'error');
-    expect(error?.data).toEqual({ message: TREATMENTS.PROVIDER_UNAVAILABLE.userSees });
-    expect(client.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'error', finishReason: 'error' } });
-    expect(fake.requests).toHaveLength(1);
-  }, 60_000);
-
-  it('stores the same turn as the plain endpoint', async () => {
-    fake.respond((req) => {
-      if (!provider.answeringTool(req)) return provider.callAddTask(provider.streaming(req));
-      return provider.streaming(req) ? provider.text(ANSWER) : provider.plainText(ANSWER.join(''));
-    });
-    const plain = await request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: 'add buy milk' }).expect(200);
-    const client = stream('add buy milk');
-    await within(15_000, 'the stream never ended', client.finished);
-    const done = client.events.at(-1)!.data;
-
-    const comparable = (turn: Record<string, unknown>) => ({
-      response: turn.response,
-      status: turn.status,
-      finishReason: turn.finishReason,
-      warning: turn.warning,
-      decision: (turn.decision as { type: string }).type,
-      toolCalls: (turn.toolCalls as { tool: string; arguments: unknown; success: boolean }[]).map(({ tool, arguments: args, success }) => ({
-        tool,
-        args,
-        success,
-      })),
-    });
-    expect(comparable(done)).toEqual(comparable(plain.body));
-    const stored = (message: Record<string, unknown>) => ({
-      content: message.content,
-      decisionType: message.decisionType,
-      status: message.status,
-      toolCalls: (message.toolCalls as { tool: string; arguments: unknown; success: boolean }[]).map(({ tool, arguments: args, success }) => ({
-        tool,
-        args,
-        success,
-      })),
-    });
-    expect(stored(await storedAnswer(done.conversationId as string))).toEqual(stored(await storedAnswer(plain.body.conversationId)));
-  }, 60_000);
-
-  it('stores the whole turn for a client that went away mid-answer', async () => {
-    const last = gate();
-    fake.respond((req) => (provider.answeringTool(req) ? provider.text(ANSWER, { until: last.promise }) : provider.callAddTask(true)));
-    const client = stream('add buy milk');
-    await client.waitFor((event) => event.event === 'delta', 'delta');
-    // The person's message is stored when the turn starts: the conversation is there already.
-    const conversationId = await latestConversation();
-    client.abort();
-    await client.finished;
-    last.open();
-    expect(await storedAnswer(conversationId)).toMatchObject({ content: ANSWER.join('').trim(), status: 'completed' });
-  }, 60_000);
-
-  async function latestConversation(): Promise<string> {
-    const res = await request(sut.http).get(`/api/${me.userId}/conversations`).set(me.auth).expect(200);
-    return res.body.items[0].id as string;
+  async function conversationIds(): Promise<string[]> {
+    const res = await request(sut.http).get(`/api/${me.userId}/conversations?limit=100`).set(me.auth).expect(200);
+    return (res.body.items as { id: string }[]).map((conversation) => conversation.id);
   }
+
+  it(
+    'sends the first delta to the HTTP client before the provider sends its last chunk',
+    async () => {
+      const last = gated();
+      const answer = provider.text(ANSWER, { until: last.promise });
+      fake.respond((req) => (provider.answeringTool(req) ? answer : provider.callAddTask(true)));
+
+      const client = chatStream('add buy milk');
+      // Recorded the moment the delta was read: how much of the answer the provider had written.
+      let writtenAtFirstDelta = -1;
+      const first = await client.waitFor("a delta before the provider's last chunk (is the answer buffered?)", (event) => {
+        if (event.event !== 'delta') return false;
+        writtenAtFirstDelta = answering()[0].written.length;
+        return true;
+      });
+      expect(writtenAtFirstDelta).toBeGreaterThan(0);
+      expect(writtenAtFirstDelta).toBeLessThan(answer.stream.length);
+      expect(ANSWER_TEXT.startsWith(first.data.text as string)).toBe(true);
+      expect(client.names).not.toContain('done');
+      // What the client has read is the start of the answer; the rest waits behind the gate.
+      const readBeforeGate = client.deltas.join('');
+      expect(ANSWER_TEXT.startsWith(readBeforeGate)).toBe(true);
+      expect(readBeforeGate.length).toBeLessThan(ANSWER_TEXT.length);
+
+      last.open();
+      const events = await client.end();
+      expect(answering()[0].written).toHaveLength(payloads(answer));
+      const names = client.names;
+      const firstDelta = names.indexOf('delta');
+      expect(names.indexOf('tool_call')).toBeGreaterThanOrEqual(0);
+      expect(names.indexOf('tool_call')).toBeLessThan(names.indexOf('tool_result'));
+      expect(names.lastIndexOf('tool_result')).toBeLessThan(firstDelta);
+      expect(new Set(names.slice(firstDelta, -1))).toEqual(new Set(['delta']));
+      expect(names.at(-1)).toBe('done');
+      expect(events[names.indexOf('tool_call')].data).toEqual({ tool: 'add_task', arguments: { title: 'Buy milk' } });
+      expect(events[names.indexOf('tool_result')].data).toMatchObject({ tool: 'add_task', success: true });
+
+      const done = events.at(-1)!.data;
+      expect(done).toMatchObject({ status: 'completed', finishReason: 'stop', response: ANSWER_TEXT, warning: null });
+      expect(client.deltas.join('')).toBe(done.response);
+      expect(calls(done.toolCalls)).toEqual([{ tool: 'add_task', args: { title: 'Buy milk' }, success: true }]);
+      // Both model calls were streamed: the tool call's, then the answer's.
+      expect(fake.requests).toHaveLength(2);
+      expect(fake.requests.every((req) => provider.streaming(req))).toBe(true);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'retries a 429 that came before the first token, then streams the answer',
+    async () => {
+      fake.respond((req) => {
+        if (!provider.answeringTool(req)) return provider.callAddTask(true);
+        // This request is already recorded: the first attempt of the answer is refused.
+        return answering().length === 1 ? provider.rateLimited() : provider.text(ANSWER);
+      });
+
+      const client = chatStream('add buy milk');
+      const events = await client.end();
+      const done = events.at(-1)!;
+      expect(done).toMatchObject({ event: 'done', data: { status: 'completed', finishReason: 'stop', response: ANSWER_TEXT } });
+      expect(client.names).not.toContain('error');
+      expect(answering()).toHaveLength(2);
+      expect(answering().every((req) => provider.streaming(req))).toBe(true);
+      expect(client.deltas.join('')).toBe(done.data.response);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'ends the stream with the friendly error event when the provider fails after the first token, and does not retry',
+    async () => {
+      fake.respond((req) =>
+        provider.answeringTool(req) ? provider.text(['Let me ', 'check ', 'that.'], { failAfter: 1 }) : provider.callAddTask(true),
+      );
+
+      const client = chatStream('add buy milk');
+      const events = await client.end();
+      const names = client.names;
+      const sentence = TREATMENTS.PROVIDER_UNAVAILABLE.userSees;
+      expect(sentence).toBe("I'm having trouble connecting to my AI service. Please try again.");
+      // The piece the provider sent reached the client (its trailing space waits for more text).
+      const firstDelta = names.indexOf('delta');
+      expect(firstDelta).toBeGreaterThan(names.lastIndexOf('tool_result'));
+      expect(events[firstDelta].data).toEqual({ text: 'Let me' });
+      // Then the error event after every delta, then done.
+      expect(names.slice(-2)).toEqual(['error', 'done']);
+      expect(names.filter((name) => name === 'error')).toHaveLength(1);
+      expect(names.lastIndexOf('delta')).toBeLessThan(names.indexOf('error'));
+      expect(events.at(-2)!.data).toEqual({ message: sentence });
+      const done = events.at(-1)!.data;
+      expect(done).toMatchObject({ status: 'error', finishReason: 'error' });
+      expect(client.deltas.join('')).toBe(done.response);
+      expect(done.response).toBe(`Let me\n\n${sentence}`);
+      // One request for the answer, though a retry was allowed: a token had gone out.
+      expect(answering()).toHaveLength(1);
+      expect(answering()[0].written).toHaveLength(1);
+      expect(await storedAnswer(done.conversationId as string)).toMatchObject({ content: done.response, status: 'error' });
+    },
+    TEST_MS,
+  );
+
+  it(
+    'stores the same turn as the plain endpoint, and done carries the plain body',
+    async () => {
+      // The same conversation, said in each endpoint's wire format.
+      fake.respond((req) => {
+        if (!provider.answeringTool(req)) return provider.callAddTask(provider.streaming(req));
+        return provider.streaming(req) ? provider.text(ANSWER) : provider.plainText(ANSWER_TEXT);
+      });
+      const plain = await request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: 'add buy milk' }).expect(200);
+      const plainRequests = fake.requests.splice(0);
+      expect(plainRequests).toHaveLength(2);
+      expect(plainRequests.some((req) => provider.streaming(req))).toBe(false);
+
+      const client = chatStream('add buy milk');
+      const events = await client.end();
+      expect(fake.requests).toHaveLength(2);
+      expect(fake.requests.every((req) => provider.streaming(req))).toBe(true);
+      const done = events.at(-1)!;
+      expect(done.event).toBe('done');
+      expect(done.data.conversationId).not.toBe(plain.body.conversationId);
+
+      const comparable = (body: Record<string, unknown>) => ({
+        response: body.response,
+        status: body.status,
+        finishReason: body.finishReason,
+        warning: body.warning,
+        decision: (body.decision as { type: string }).type,
+        toolCalls: calls(body.toolCalls),
+      });
+      expect(comparable(plain.body)).toEqual({
+        response: ANSWER_TEXT,
+        status: 'completed',
+        finishReason: 'stop',
+        warning: null,
+        decision: 'INVOKE_TOOL',
+        toolCalls: [{ tool: 'add_task', args: { title: 'Buy milk' }, success: true }],
+      });
+      expect(comparable(done.data)).toEqual(comparable(plain.body));
+      expect(client.deltas.join('')).toBe(plain.body.response);
+
+      const stored = (message: Record<string, unknown>) => ({
+        content: message.content,
+        decisionType: message.decisionType,
+        status: message.status,
+        toolCalls: calls(message.toolCalls),
+      });
+      const storedPlain = stored(await storedAnswer(plain.body.conversationId));
+      expect(storedPlain).toEqual({
+        content: ANSWER_TEXT,
+        decisionType: 'INVOKE_TOOL',
+        status: 'completed',
+        toolCalls: [{ tool: 'add_task', args: { title: 'Buy milk' }, success: true }],
+      });
+      expect(stored(await storedAnswer(done.data.conversationId as string))).toEqual(storedPlain);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'stores the whole turn for a client that went away mid-answer',
+    async () => {
+      const last = gated();
+      const answer = provider.text(ANSWER, { until: last.promise });
+      fake.respond((req) => (provider.answeringTool(req) ? answer : provider.callAddTask(true)));
+      const before = new Set(await conversationIds());
+
+      const client = chatStream('add buy milk');
+      await client.waitFor('a delta', (event) => event.event === 'delta');
+      // The person's message is stored when the turn starts: its conversation is the new one.
+      const started = (await conversationIds()).filter((id) => !before.has(id));
+      expect(started).toHaveLength(1);
+      const [conversationId] = started;
+
+      await client.abort();
+      expect(client.names).not.toContain('done');
+      const readByClient = client.deltas.join('');
+      expect(readByClient.length).toBeLessThan(ANSWER_TEXT.length);
+      // The answer is not stored while the provider still holds its last chunk.
+      expect((await messages(conversationId)).map((message) => message.role)).toEqual(['user']);
+      expect(answering()[0].written.length).toBeLessThan(answer.stream.length);
+
+      last.open();
+      expect(await storedAnswer(conversationId)).toMatchObject({
+        content: ANSWER_TEXT,
+        status: 'completed',
+        decisionType: 'INVOKE_TOOL',
+        toolCalls: [expect.objectContaining({ tool: 'add_task', arguments: { title: 'Buy milk' }, success: true })],
+      });
+      // The client had left with part of it.
+      expect(ANSWER_TEXT.startsWith(readByClient)).toBe(true);
+      // The provider's answer was read to its end: leaving did not cancel the model call.
+      expect(answering()).toHaveLength(1);
+      expect(answering()[0].written).toHaveLength(payloads(answer));
+    },
+    TEST_MS,
+  );
 });

@@ -69,7 +69,8 @@ export function withStreamRetries<T>(
   let sent = false;
   const emit = (text: string) => {
     if (!text) return;
-    sent = true;
+    // Spaces alone show the person nothing (a reply never starts with them): still retryable.
+    if (/\S/.test(text)) sent = true;
     onText(text);
   };
   return withRetries(

@@ -10,7 +10,7 @@ function classify(error: unknown, how: { timedOut: boolean }): Classified {
 }
 
 describe(withStreamRetries.name, () => {
-  it('retries a failure before the first piece, and never passes on an empty piece', async () => {
+  it('retries a failure before the first piece that is not just spaces, and never passes on an empty piece', async () => {
     const pieces: string[] = [];
     let attempts = 0;
     const result = await withStreamRetries(
@@ -19,6 +19,7 @@ describe(withStreamRetries.name, () => {
       (_signal, emit) => {
         attempts++;
         emit('');
+        emit('\n');
         if (attempts === 1) return Promise.reject(new Error('reset'));
         emit('Hel');
         emit('lo');
@@ -29,7 +30,7 @@ describe(withStreamRetries.name, () => {
     );
     expect(result).toBe('done');
     expect(attempts).toBe(2);
-    expect(pieces).toEqual(['Hel', 'lo']);
+    expect(pieces).toEqual(['\n', '\n', 'Hel', 'lo']);
   });
 
   it('makes a failure after the first piece final, still classified', async () => {
