@@ -168,8 +168,6 @@ export class AgentLoop {
     input: Pick<AgentRunInput, 'context' | 'limits' | 'sampling' | 'budget'>,
     request: { systemPrompt: string; text: string; maxChars: number; maxTokens: number },
   ): Promise<{ text: string; usage: TokenUsage } | null> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), input.limits.turnTimeoutMs);
     const run: AgentRunInput = {
       ...input,
       systemPrompt: request.systemPrompt,
@@ -178,16 +176,15 @@ export class AgentLoop {
       limits: { ...input.limits, maxReplyChars: request.maxChars },
     };
     const state = newRunState(run, 0);
-    try {
-      const messages = run.messages;
-      await this.ask(run, state, { systemPrompt: run.systemPrompt, messages, tools: [], toolChoice: 'none', signal: controller.signal }, 1);
-      return state.reply.value === '' ? null : { text: state.reply.value, usage: state.usage };
-    } catch (error) {
-      this.modelFailure(state, run, error, controller.signal, 1);
-      return null;
-    } finally {
-      clearTimeout(timer);
-    }
+    return this.withDeadline(run.limits, async (signal) => {
+      try {
+        await this.ask(run, state, { systemPrompt: run.systemPrompt, messages: run.messages, tools: [], toolChoice: 'none', signal }, 1);
+        return state.reply.value === '' ? null : { text: state.reply.value, usage: state.usage };
+      } catch (error) {
+        this.modelFailure(state, run, error, signal, 1);
+        return null;
+      }
+    });
   }
 
   private async loop(input: AgentRunInput, signal: AbortSignal): Promise<AgentRunResult> {
@@ -578,7 +575,7 @@ export class AgentLoop {
     };
   }
 
-  private async withDeadline(limits: AgentLimits, run: (signal: AbortSignal) => Promise<AgentRunResult>) {
+  private async withDeadline<T>(limits: AgentLimits, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), limits.turnTimeoutMs);
     try {

@@ -1,4 +1,4 @@
-import type { AgentMessage, ToolDefinition } from './tools';
+import { type AgentMessage, messageCharacters, toolCharacters, type ToolDefinition } from './tools';
 
 /**
  * An upper bound of a model request's prompt tokens, from its characters: two characters
@@ -10,12 +10,8 @@ export function promptTokensAtMost(request: {
   readonly messages: readonly AgentMessage[];
   readonly tools: readonly ToolDefinition[];
 }): number {
-  let chars = request.systemPrompt.length;
-  for (const message of request.messages) {
-    chars += (message.content?.length ?? 0) + 16;
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length + 16;
-  }
-  for (const tool of request.tools) chars += tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length;
+  // 8 characters of framing a message on top of its text, counted as tokens at 2 a token.
+  const chars = request.systemPrompt.length + messageCharacters(request.messages) + 16 * request.messages.length + toolCharacters(request.tools);
   return Math.ceil(chars / 2);
 }
 

@@ -62,3 +62,18 @@ const IDENTITY_FIELD = /^(user|owner|account|actor|principal|tenant)([_-]?id)?$/
 export function isIdentityField(name: string): boolean {
   return IDENTITY_FIELD.test(name);
 }
+
+/** The characters of a conversation as a model request carries it: texts, tool names and arguments. */
+export function messageCharacters(messages: readonly AgentMessage[]): number {
+  let chars = 0;
+  for (const message of messages) {
+    chars += message.content?.length ?? 0;
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length;
+  }
+  return chars;
+}
+
+/** The characters of the tools' definitions as a model request carries them. */
+export function toolCharacters(tools: readonly ToolDefinition[]): number {
+  return tools.reduce((sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length, 0);
+}

@@ -1,4 +1,4 @@
-import type { AgentMessage, ToolDefinition } from '../agent/tools';
+import { type AgentMessage, messageCharacters, toolCharacters, type ToolDefinition } from '../agent/tools';
 
 /**
  * How much of a conversation the model reads, in tokens. Tokens are estimated from
@@ -10,18 +10,12 @@ const CHARS_PER_TOKEN = 4;
 const TOKENS_PER_MESSAGE = 4;
 
 export function estimatedTokens(messages: readonly AgentMessage[]): number {
-  let chars = 0;
-  for (const message of messages) {
-    chars += message.content?.length ?? 0;
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) chars += call.name.length + call.arguments.length;
-  }
-  return Math.ceil(chars / CHARS_PER_TOKEN) + TOKENS_PER_MESSAGE * messages.length;
+  return Math.ceil(messageCharacters(messages) / CHARS_PER_TOKEN) + TOKENS_PER_MESSAGE * messages.length;
 }
 
 /** What every request of a turn carries besides the conversation: the instructions and the tools. */
 export function estimatedFixedTokens(systemPrompt: string, tools: readonly ToolDefinition[]): number {
-  const toolChars = tools.reduce((sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length, 0);
-  return Math.ceil((systemPrompt.length + toolChars) / CHARS_PER_TOKEN);
+  return Math.ceil((systemPrompt.length + toolCharacters(tools)) / CHARS_PER_TOKEN);
 }
 
 /** One exchange of the stored conversation, as the model reads it: never split. */

@@ -31,7 +31,7 @@ export abstract class TokenBudget {
     return this.limits.tokens !== null || this.limits.cost !== null;
   }
 
-  /** @returns the reservation of `most`, or null when a budget cannot cover it (nothing was taken). */
+  /** Only when enabled. @returns the reservation of `most`, or null when a budget cannot cover it (nothing was taken). */
   abstract reserve(userId: string, most: TokenUsage, now: Date): Promise<TokenReservation | null>;
   /** Replaces the reservation with what was used (never more than was reserved: see promptTokensAtMost). */
   abstract settle(reservation: TokenReservation, used: TokenUsage): Promise<void>;

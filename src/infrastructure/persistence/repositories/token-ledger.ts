@@ -29,7 +29,6 @@ export class TokenLedger extends TokenBudget {
     const day = budgetDay(now);
     const tokens = most.promptTokens + most.completionTokens;
     const cost = this.costOf(most);
-    if (!this.enabled) return { userId, day, tokens: 0, cost: 0 };
     const rows = await this.dataSource.query<unknown[]>(
       `INSERT INTO token_ledger AS t (user_id, day, used, cost)
        SELECT $1, $2, $3, $4 WHERE ($5::bigint IS NULL OR $3 <= $5) AND ($6::numeric IS NULL OR $4 <= $6)
@@ -42,7 +41,6 @@ export class TokenLedger extends TokenBudget {
   }
 
   async settle(reservation: TokenReservation, used: TokenUsage): Promise<void> {
-    if (!this.enabled) return;
     const tokens = reservation.tokens - Math.min(used.promptTokens + used.completionTokens, reservation.tokens);
     const cost = reservation.cost - Math.min(this.costOf(used), reservation.cost);
     if (tokens === 0 && cost === 0) return;

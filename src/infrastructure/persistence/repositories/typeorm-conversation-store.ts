@@ -97,15 +97,15 @@ export class TypeOrmConversationStore extends ConversationStore {
                   ORDER BY v.n),
             d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
                     prompt_tokens, completion_tokens, duration_ms, created_at)
-                  SELECT $6, $1, c.id, '${PENDING_DECISION}', 'pending', 0, $7, $8, 0, 0, 0, $3 FROM c)
+                  SELECT $6, $1, c.id, '${PENDING_DECISION}', 'pending', 0, $7, $8, 0, 0, 0, $3 FROM c),
+            s AS (SELECT id, content, last_seq, messages FROM conversation_summaries
+                  WHERE conversation_id = (SELECT id FROM c) ORDER BY last_seq DESC LIMIT 1)
        SELECT c.id,
-         (SELECT row_to_json(s) FROM (
-            SELECT id, content, last_seq, messages FROM conversation_summaries
-            WHERE conversation_id = c.id ORDER BY last_seq DESC LIMIT 1) s) AS summary,
+         (SELECT row_to_json(s) FROM s) AS summary,
          (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
             SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
             FROM messages WHERE conversation_id = c.id AND status IS DISTINCT FROM '${IN_PROGRESS}'
-              AND seq > coalesce((SELECT max(last_seq) FROM conversation_summaries WHERE conversation_id = c.id), 0)
+              AND seq > coalesce((SELECT last_seq FROM s), 0)
             ORDER BY seq DESC LIMIT $5) h) AS history,
          (SELECT row_to_json(p) FROM (
             SELECT ${PENDING_COLUMNS} FROM pending_actions
