@@ -19,22 +19,34 @@ const shared = {
   testEnvironment: '<rootDir>/test/support/jest-node-environment.cjs',
 };
 
+/** One migrated database per run, copied per suite (test/support/database-template.ts). */
+const withDatabase = {
+  globalSetup: '<rootDir>/test/support/database-template.ts',
+  globalTeardown: '<rootDir>/test/support/database-template-teardown.ts',
+};
+
 module.exports = {
-  // Global, not per project: opening PGlite (initdb) or creating a database, then signing
-  // users up (a deliberately slow hash each), can take seconds in beforeAll.
-  // Sized for a loaded 2-core machine, where starting an app on a fresh database took over 30 s.
-  testTimeout: 90_000,
+  // For every test and hook. Sized for a 2-core machine shared with a CPU-bound process,
+  // where a suite's beforeAll (copying the template, starting the app) can take seconds.
+  testTimeout: 60_000,
+  // Both cores: the suites wait on sockets and PGlite as much as they compute. Jest's default
+  // on 2 cores is one worker.
+  maxWorkers: 2,
+  // A worker that has run a few suites holds on to memory (each suite loads Nest, PGlite's
+  // WebAssembly, the SDKs): past this it is replaced, before its collections slow every test.
+  workerIdleMemoryLimit: '700MB',
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.spec.ts'] },
-    { ...shared, displayName: 'persistence', testMatch: ['<rootDir>/test/persistence/**/*.spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.spec.ts'] },
+    { ...shared, ...withDatabase, displayName: 'persistence', testMatch: ['<rootDir>/test/persistence/**/*.spec.ts'] },
+    { ...shared, ...withDatabase, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.spec.ts'] },
     // The web console in Chromium (playwright-core) against the real app on a socket.
     {
       ...shared,
       displayName: 'browser',
       testMatch: ['<rootDir>/test/browser/**/*.spec.ts'],
       globalSetup: '<rootDir>/test/support/browser.ts',
+      globalTeardown: withDatabase.globalTeardown,
     },
   ],
 };

@@ -18,7 +18,7 @@ import { AuditLogModule } from './audit-log.module';
   imports: [AuditLogModule],
   providers: [
     { provide: UserRepository, useClass: TypeOrmUserRepository },
-    { provide: PasswordHasher, useClass: ScryptPasswordHasher },
+    { provide: PasswordHasher, useFactory: () => new ScryptPasswordHasher() },
     AddUserUseCase,
     GrantAdminRoleUseCase,
     RevokeAdminRoleUseCase,

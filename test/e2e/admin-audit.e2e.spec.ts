@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { get as httpGet } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Express } from 'express';
@@ -58,9 +57,7 @@ describe('admin audit API', () => {
     db = await createTestDatabase();
     sut = await startTestApp(db);
     sql = sut.app.get(DataSource);
-    await sut.app.listen(0, '127.0.0.1');
-    const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
-    mcpUrl = new URL(`http://127.0.0.1:${port}/mcp`);
+    mcpUrl = new URL('/mcp', sut.http);
     admin = await signUpAdmin(sut);
     [ada, bob, carol, eve] = [
       await signUpAndIn(sut.http),

@@ -20,8 +20,8 @@ describe('npm run admin (the built command)', () => {
   let sut: TestApp | undefined;
 
   beforeAll(async () => {
-    buildService(OUT_DIR);
-    db = await createTestDatabase();
+    await buildService(OUT_DIR);
+    db = await createTestDatabase({ fresh: true });
   }, 120_000);
 
   afterAll(async () => {

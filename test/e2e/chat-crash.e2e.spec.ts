@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import type { DatabaseSettings } from '../../src/infrastructure/config/app-config';
@@ -8,7 +7,7 @@ import { type Database, openDatabase } from '../../src/infrastructure/persistenc
 import { TypeOrmAuditReader } from '../../src/infrastructure/persistence/repositories/typeorm-audit-reader';
 import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
 import { TEST_JWT_SECRET } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { createTestDatabase, type TestDatabase, testDataRoot } from '../support/test-database';
 import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
 
 /**
@@ -61,9 +60,9 @@ describe('chat turns cut off by SIGKILL', () => {
         : toolCall('call_1', 'complete_task', JSON.stringify({ number: Number(/\d+/.exec(last.content ?? '')?.[0] ?? 1) }));
       return { json: chatCompletion({ tool_calls: [call] }, 'tool_calls'), delayMs: 50 };
     });
-    buildService(OUT_DIR);
+    await buildService(OUT_DIR);
     db = await createTestDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'bridle-crash-'));
+    dataDir = await mkdtemp(join(testDataRoot(), 'bridle-crash-'));
   }, 180_000);
 
   afterAll(async () => {

@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { TREATMENTS } from '../../src/domain/agent/failures';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
@@ -240,8 +239,7 @@ describe.each([openai, gemini])('POST /chat/stream with LLM_PROVIDER=$name: its 
     fake = await FakeProviderServer.start();
     db = await createTestDatabase();
     sut = await startTestApp(db, provider.env(fake));
-    await sut.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(sut.app.getHttpServer().address() as AddressInfo).port}`;
+    base = sut.http;
     me = await signUpAndIn(sut.http);
   }, TEST_MS);
 

@@ -1,5 +1,4 @@
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
@@ -96,7 +95,6 @@ describe('a client that disconnects mid-stream', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     sut = await startTestApp(db, {}, { languageModel: model });
-    await sut.app.listen(0, '127.0.0.1');
     user = await signUpAndIn(sut.http);
     // Adds a task at once, then takes its time to word the answer.
     model.use(async (req) => {
@@ -132,7 +130,7 @@ describe('a client that disconnects mid-stream', () => {
     const plain = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message: 'add slow one' }).expect(200);
     const expected = await rowsOf((plain.body as { conversationId: string }).conversationId);
 
-    const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
+    const { port } = new URL(sut.http);
     const firstEvent = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(
         { host: '127.0.0.1', port, method: 'POST', path: `/api/${user.userId}/chat/stream`, headers: { ...user.auth, 'content-type': 'application/json' } },

@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
@@ -11,15 +10,13 @@ import { createTestDatabase } from '../support/test-database';
 async function startWith(env: Record<string, string>) {
   const db = await createTestDatabase();
   const sut = await startTestApp(db, env);
-  await sut.app.listen(0, '127.0.0.1');
-  const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
   const user = await signUpAndIn(sut.http);
   for (const title of ['Buy milk', 'Dentist', 'Call mum']) {
     await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title }).expect(201);
   }
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+    new StreamableHTTPClientTransport(new URL('/mcp', sut.http), {
       requestInit: { headers: { Authorization: `Bearer ${user.token}` } },
     }),
   );

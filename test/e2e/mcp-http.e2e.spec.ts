@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
@@ -19,9 +18,7 @@ describe('POST /mcp with the SDK client', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     sut = await startTestApp(db);
-    await sut.app.listen(0, '127.0.0.1');
-    const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
-    url = new URL(`http://127.0.0.1:${port}/mcp`);
+    url = new URL('/mcp', sut.http);
     alice = await signUpAndIn(sut.http);
     bob = await signUpAndIn(sut.http);
     await request(sut.http).post(`/api/${bob.userId}/tasks`).set(bob.auth).send({ title: "Bob's plan" }).expect(201);

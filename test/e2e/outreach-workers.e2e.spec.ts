@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { signUpAndIn } from '../support/accounts';
 import { leads, startedCampaign } from '../support/outreach';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { createTestDatabase, type TestDatabase, usingPostgresServer, testDataRoot } from '../support/test-database';
 import { buildService, removeBuild, ROOT } from '../support/built-service';
 
 /**
@@ -27,11 +26,11 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
   const outputs: (() => string)[] = [];
 
   beforeAll(async () => {
-    buildService(OUT_DIR);
+    await buildService(OUT_DIR);
     db = await createTestDatabase();
     sut = await startTestApp(db);
     sql = sut.app.get(DataSource);
-    dataDir = await mkdtemp(join(tmpdir(), 'bridle-workers-'));
+    dataDir = await mkdtemp(join(testDataRoot(), 'bridle-workers-'));
   }, 120_000);
 
   afterAll(async () => {

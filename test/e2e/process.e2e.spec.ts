@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildService, callService, removeBuild, ROOT, type RunningService, spawnService, startService } from '../support/built-service';
+import { testDataRoot } from '../support/test-database';
 
 /**
  * The built service as a newcomer runs it: `node dist/main.js` with no configuration but a
@@ -32,14 +32,14 @@ const call = callService;
 describe('the service as a process', () => {
   let dataDir: string;
 
-  beforeAll(() => {
-    buildService(OUT_DIR);
+  beforeAll(async () => {
+    await buildService(OUT_DIR);
   }, 120_000);
 
   afterAll(() => removeBuild(OUT_DIR));
 
   beforeEach(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'bridle-process-'));
+    dataDir = await mkdtemp(join(testDataRoot(), 'bridle-process-'));
   });
 
   afterEach(async () => {

@@ -1,11 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { signUpAndIn, type SignedInUser, uniqueEmail } from '../support/accounts';
 import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { createTestDatabase, type TestDatabase, usingPostgresServer, testDataRoot } from '../support/test-database';
 
 const PASSWORD = 'correct horse battery';
 const MAIN = (dir: string) => join(dir, 'main.js');
@@ -139,10 +138,10 @@ describeOnPostgres('two server processes on one PostgreSQL', () => {
   const servers: RunningService[] = [];
 
   beforeAll(async () => {
-    buildService(OUT_DIR);
-    db = await createTestDatabase();
+    await buildService(OUT_DIR);
+    db = await createTestDatabase({ fresh: true });
     if (db.settings.kind !== 'server') throw new Error('PostgreSQL only');
-    dataDir = await mkdtemp(join(tmpdir(), 'bridle-limits-'));
+    dataDir = await mkdtemp(join(testDataRoot(), 'bridle-limits-'));
     const env = {
       DATABASE_URL: db.settings.url,
       BRIDLE_DATA_DIR: dataDir,

@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataDirLockedError } from '../../src/infrastructure/persistence/data-dir-lock';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
+import { embeddedDataDir } from '../support/test-database';
 
 /** The embedded mode's own guarantees: one process per folder, data kept across reopen. */
 describe('embedded PGlite data folder', () => {
   let dataDir: string;
 
   beforeEach(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'bridle-embedded-'));
+    dataDir = await embeddedDataDir();
   });
 
   afterEach(async () => {
@@ -32,6 +32,8 @@ describe('embedded PGlite data folder', () => {
   });
 
   it('keeps data across close and reopen, running migrations only once', async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    dataDir = await embeddedDataDir({ fresh: true });
     const first = await openDatabase({ kind: 'embedded', dataDir });
     await first.dataSource.query(`INSERT INTO users (email, password_hash, role) VALUES ('keep@example.com', 'h', 'user')`);
     await first.close();

@@ -239,7 +239,7 @@ describe('opening one fresh database from several processes at once', () => {
   let testDb: TestDatabase;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
+    testDb = await createTestDatabase({ fresh: true });
   });
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
 import { type Locator, type Page, chromium } from 'playwright-core';
+import createDatabaseTemplate from './database-template';
 import { startTestApp } from './test-app';
 import { createTestDatabase } from './test-database';
 
@@ -12,15 +12,17 @@ export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
- * Jest's globalSetup of the browser project: checks Chromium, and builds the console from
- * web/ every run (well under a second), so the suites never test a stale build.
+ * Jest's globalSetup of the browser project: checks Chromium, builds the console from web/
+ * every run (well under a second) so the suites never test a stale build, and makes the
+ * run's database template.
  */
-export default function prepareBrowserSuites(): void {
+export default async function prepareBrowserSuites(): Promise<void> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: install it with \`apt-get install chromium\` (or set CHROMIUM_PATH)`);
   }
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'web'], { cwd: ROOT, stdio: 'pipe' });
   mkdirSync(SCREENSHOTS, { recursive: true });
+  await createDatabaseTemplate();
 }
 
 // playwright-core has no web-first assertions: wait for the state, then assert with Jest.
@@ -66,8 +68,7 @@ export interface ConsoleSession {
 export async function openConsole(screenshotPrefix = '', env: Record<string, string> = {}): Promise<ConsoleSession> {
   const db = await createTestDatabase();
   const sut = await startTestApp(db, env);
-  await sut.app.listen(0, '127.0.0.1');
-  const { port } = (sut.app.getHttpServer() as { address(): AddressInfo }).address();
+  const { port } = new URL(sut.http);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   // 375 px: the narrowest phone the console must stay readable on.
   const page = await browser.newPage({ viewport: { width: 375, height: 812 } });

@@ -1,23 +1,29 @@
 import { Test } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { App } from 'supertest/types';
+import type { AddressInfo } from 'node:net';
 import { LanguageModel } from '../../src/application/agent/ports/language-model.port';
+import { PasswordHasher } from '../../src/application/identity/ports/password-hasher.port';
 import { Clock } from '../../src/application/shared/ports/clock.port';
 import { type AppConfig, loadConfig } from '../../src/infrastructure/config/app-config';
+import { ScryptPasswordHasher } from '../../src/infrastructure/security/scrypt-password-hasher';
 import { configureHttpApp } from '../../src/interfaces/http/configure-http-app';
 import { AppModule } from '../../src/modules/app.module';
 import type { TestDatabase } from './test-database';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
+/** The real hasher at a fraction of the production cost: every suite signs people up. */
+const FAST_SCRYPT = { N: 1024, r: 8, p: 1 };
+
 export interface TestApp {
   readonly app: NestExpressApplication;
-  readonly http: App;
+  /** The app's origin (`http://127.0.0.1:<port>`): supertest takes it, and so does fetch. */
+  readonly http: string;
   readonly config: AppConfig;
   close(): Promise<void>;
 }
 
-/** The real AppModule, configured as `main.ts` does, on the test's own database. */
+/** The real AppModule, configured as `main.ts` does, on the test's own database, with a cheap password hash. */
 export async function startTestApp(
   database: TestDatabase,
   env: Record<string, string> = {},
@@ -34,11 +40,14 @@ export async function startTestApp(
     ...env,
   });
   const builder = Test.createTestingModule({ imports: [AppModule.register(config)] });
+  builder.overrideProvider(PasswordHasher).useValue(new ScryptPasswordHasher(FAST_SCRYPT));
   if (overrides.languageModel) builder.overrideProvider(LanguageModel).useValue(overrides.languageModel);
   if (overrides.clock) builder.overrideProvider(Clock).useValue(overrides.clock);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureHttpApp(app, config);
-  await app.init();
-  return { app, http: app.getHttpServer() as App, config, close: () => app.close() };
+  // Listening once: given the bare server, supertest would listen and close per request.
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return { app, http: `http://127.0.0.1:${port}`, config, close: () => app.close() };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { accessSync, constants } from 'node:fs';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -7,8 +8,12 @@ import type { DatabaseSettings } from '../../src/infrastructure/config/app-confi
 
 /**
  * A database of the test's own. With TEST_POSTGRES_URL (a server URL whose user may
- * CREATE DATABASE) it is a fresh database on that server, dropped afterwards; otherwise
- * an embedded PGlite folder in a temporary directory, deleted afterwards.
+ * CREATE DATABASE) it is a database on that server, dropped afterwards; otherwise an
+ * embedded PGlite folder in a temporary directory, deleted afterwards.
+ *
+ * It starts as a copy of the run's migrated template (see database-template.ts) when
+ * there is one, so a suite does not pay initdb and every migration; `fresh` skips the copy
+ * for a test about start-up itself.
  */
 export interface TestDatabase {
   readonly kind: DatabaseSettings['kind'];
@@ -18,13 +23,38 @@ export interface TestDatabase {
 
 export const usingPostgresServer = Boolean(process.env.TEST_POSTGRES_URL);
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** Set by the global setup for the run: a migrated PGlite folder, or a database name on the server. */
+export const TEMPLATE_ENV = 'BRIDLE_TEST_TEMPLATE';
+
+export async function createTestDatabase(options: { fresh?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_POSTGRES_URL;
-  return adminUrl ? createServerDatabase(adminUrl) : createEmbeddedDatabase();
+  const template = options.fresh ? undefined : process.env[TEMPLATE_ENV];
+  return adminUrl ? createServerDatabase(adminUrl, template) : createEmbeddedDatabase(template);
 }
 
-async function createEmbeddedDatabase(): Promise<TestDatabase> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'bridle-test-'));
+/**
+ * Where embedded test databases live: memory (/dev/shm) where there is one, since PGlite
+ * writes through the file system and a disk's waits were most of a suite's time.
+ */
+export function testDataRoot(): string {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
+}
+
+/** A PGlite folder of the caller's own: the migrated template's copy when the run has one (and `fresh` is not set), else empty. */
+export async function embeddedDataDir(options: { fresh?: boolean } = {}): Promise<string> {
+  const dataDir = await mkdtemp(join(testDataRoot(), 'bridle-test-'));
+  const template = process.env[TEMPLATE_ENV];
+  if (!options.fresh && template && !process.env.TEST_POSTGRES_URL) await cp(template, dataDir, { recursive: true });
+  return dataDir;
+}
+
+async function createEmbeddedDatabase(template: string | undefined): Promise<TestDatabase> {
+  const dataDir = await embeddedDataDir({ fresh: !template });
   return {
     kind: 'embedded',
     settings: { kind: 'embedded', dataDir },
@@ -32,20 +62,36 @@ async function createEmbeddedDatabase(): Promise<TestDatabase> {
   };
 }
 
-async function createServerDatabase(adminUrl: string): Promise<TestDatabase> {
-  const prefix = process.env.TEST_DATABASE_PREFIX ?? 'bridle_test';
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+async function createServerDatabase(adminUrl: string, template: string | undefined): Promise<TestDatabase> {
+  const name = serverDatabaseName();
+  await withAdmin(adminUrl, async (client) => {
+    await client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+    // A test database need not survive a power cut: commits skip the wait for the disk.
+    await client.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+  });
   return {
     kind: 'server',
-    settings: { kind: 'server', url: url.toString() },
-    dispose: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    settings: { kind: 'server', url: serverDatabaseUrl(adminUrl, name) },
+    dispose: () => dropServerDatabase(adminUrl, name),
   };
 }
 
-async function withAdmin(adminUrl: string, run: (client: Client) => Promise<unknown>): Promise<void> {
+export function serverDatabaseName(): string {
+  const prefix = process.env.TEST_DATABASE_PREFIX ?? 'bridle_test';
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+export function serverDatabaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export function dropServerDatabase(adminUrl: string, name: string): Promise<void> {
+  return withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+}
+
+export async function withAdmin(adminUrl: string, run: (client: Client) => Promise<unknown>): Promise<void> {
   const client = new Client({ connectionString: adminUrl });
   await client.connect();
   try {

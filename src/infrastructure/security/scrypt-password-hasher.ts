@@ -1,12 +1,17 @@
 import { randomBytes, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
 import { PasswordHasher } from '../../application/identity/ports/password-hasher.port';
 
 /**
  * One of OWASP's equivalent minimum scrypt settings (N=2^15, r=8, p=3): 32 MiB per hash,
  * a quarter of N=2^17's memory for the same work. `npm run bench` prints its cost.
  */
-const PARAMS = { N: 32768, r: 8, p: 3 } as const;
+export const SCRYPT_PARAMS: ScryptParams = { N: 32768, r: 8, p: 3 };
+
+export interface ScryptParams {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -17,13 +22,20 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   );
 }
 
-/** Hashes are `scrypt$N$r$p$salt$key` (base64url), so parameters can be raised later. */
-@Injectable()
+/**
+ * Hashes are `scrypt$N$r$p$salt$key` (base64url), so parameters can be raised later: a hash
+ * is verified with the parameters it was made with. Cheaper parameters are for tests only.
+ */
 export class ScryptPasswordHasher extends PasswordHasher {
+  constructor(private readonly params: ScryptParams = SCRYPT_PARAMS) {
+    super();
+  }
+
   async hash(password: string): Promise<string> {
+    const { N, r, p } = this.params;
     const salt = randomBytes(16);
-    const key = await derive(password, salt, PARAMS);
-    return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+    const key = await derive(password, salt, this.params);
+    return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
   }
 
   async verify(password: string, hash: string): Promise<boolean> {

@@ -18,6 +18,13 @@ describe(ScryptPasswordHasher.name, () => {
     await expect(sut.verify('hunter3hunter3', hash)).resolves.toBe(false);
     await expect(sut.verify('hunter2hunter2', 'bcrypt$whatever')).resolves.toBe(false);
   });
+
+  it("hashes at OWASP's scrypt minimum by default, and verifies any hash with the parameters it carries", async () => {
+    expect((await sut.hash('hunter2hunter2')).split('$').slice(0, 4)).toEqual(['scrypt', '32768', '8', '3']);
+    const cheap = await new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }).hash('hunter2hunter2');
+    expect(cheap.split('$').slice(0, 4)).toEqual(['scrypt', '1024', '8', '1']);
+    await expect(sut.verify('hunter2hunter2', cheap)).resolves.toBe(true);
+  });
 });
 
 describe(JwtAccessTokenService.name, () => {
