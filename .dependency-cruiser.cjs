@@ -1,4 +1,4 @@
-/** The layer rules of DESIGN.md, checked by `npm run lint`. */
+/** The layer rules (docs/architecture.md), checked by `npm run lint`. */
 module.exports = {
   forbidden: [
     {
@@ -33,11 +33,10 @@ module.exports = {
     {
       name: 'interfaces-reach-adapters-through-ports',
       comment:
-        'Controllers talk to use cases and ports, never to persistence, model clients or config; ' +
-        'the MCP endpoint alone builds the MCP server adapter per request.',
+        'Controllers and the MCP server talk to use cases and ports, never to persistence, model clients or config.',
       severity: 'error',
       from: { path: '^src/interfaces/' },
-      to: { path: '^src/infrastructure/', pathNot: '^src/infrastructure/mcp/tools-mcp-server\\.ts$' },
+      to: { path: '^src/infrastructure/' },
     },
     {
       name: 'no-circular',

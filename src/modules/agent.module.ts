@@ -6,10 +6,21 @@ import { ToolGateway } from '../application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../application/agent/ports/toolbox.port';
 import { TodoToolbox } from '../application/todo/tools/todo-toolbox';
 import { AppConfig } from '../infrastructure/config/app-config';
-import { connectInProcessToolGateway } from '../infrastructure/mcp/in-process-tool-gateway';
-import type { McpToolGateway } from '../infrastructure/mcp/mcp-tool-gateway';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpToolGateway } from '../infrastructure/mcp/mcp-tool-gateway';
+import { createToolsMcpServer, inProcessChannel } from '../interfaces/mcp/tools-mcp-server';
 import { ModelModule } from './model.module';
 import { TodoModule } from './todo.module';
+
+/**
+ * The agent's gateway, linked to a tools server in this process over the SDK's in-memory
+ * transport: the same protocol path as any external MCP client, without a socket.
+ */
+async function connectInProcessToolGateway(executor: ExecuteToolCallUseCase): Promise<McpToolGateway> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createToolsMcpServer(executor, inProcessChannel).connect(serverSide);
+  return McpToolGateway.connect(clientSide);
+}
 
 class ToolGatewayLifecycle implements OnApplicationShutdown {
   constructor(private readonly gateway: McpToolGateway) {}

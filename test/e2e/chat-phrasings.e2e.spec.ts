@@ -138,7 +138,7 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'tell me a joke': { steps: one('tell me a joke', /^Sorry, I can only help with your task list/) },
   gibberish: { steps: one('blorp flibber', /^I'm not sure what you'd like to do\./, 'ASK_CLARIFICATION') },
-  // the seed's other formats: invalid input, a big action, a long list
+  // the other reply formats: invalid input, a big action, a long list
   'a title past 200 characters': {
     steps: one(`add ${'a very long title '.repeat(14)}`, 'That title is too long: 200 characters at most.', 'INVOKE_TOOL'),
   },

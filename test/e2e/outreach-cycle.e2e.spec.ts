@@ -46,7 +46,7 @@ describe('outreach cycles', () => {
     throw new Error(`no stop after ${max} cycles: ${JSON.stringify(outcomes.at(-1))}`);
   }
 
-  it("runs seed 000's campaign of 5 leads to completion, every action audited before it ran", async () => {
+  it('runs a campaign of 5 leads to completion, every action audited before it ran', async () => {
     const user = await signUpAndIn(sut.http);
     const campaignId = await startedCampaign(sut.http, user, 'CTO Outreach Q1', leads(5, 'seed'));
 

@@ -3,7 +3,7 @@ import { availableActions, type CycleContext, type RecentResult } from '../../do
 import { TASK_ACTION } from '../../domain/outreach/outreach-task';
 import { hoursUntilReset, remainingOf } from '../../domain/outreach/quota';
 
-/** Seed 000's system prompt, with Bridle's six actions and their arguments. */
+/** The planner's instructions: exactly one JSON action per cycle, from Bridle's six actions and their arguments. */
 export const OUTREACH_SYSTEM_PROMPT = `You are a LinkedIn outreach automation agent. Your role is to propose ONE atomic action based on the current task context provided by the Controller.
 
 CRITICAL RULES:
@@ -24,7 +24,7 @@ Output format:
   "reason": "1-2 sentence rationale (10-200 characters)"
 }`;
 
-/** Seed 000's user prompt template, filled from the database state of this cycle. */
+/** The planner's message for one cycle, filled from the database state (campaign, lead, task, quota, recent results). */
 export function outreachUserPrompt(context: CycleContext, now: Date): string {
   const resetHours = hoursUntilReset(now);
   const { quota } = context;

@@ -2,8 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
-import { type ToolCallContext, ToolGateway, type ToolResult } from '../../application/agent/ports/tool-gateway.port';
-import { CHANGES_EXISTING_META_KEY, CONTEXT_META_KEY } from './tools-mcp-server';
+import { TOOL_META_KEYS, type ToolCallContext, ToolGateway, type ToolResult } from '../../application/agent/ports/tool-gateway.port';
 
 /** The agent's door to tools: an MCP client, connected once, talking to the tools server. */
 export class McpToolGateway extends ToolGateway {
@@ -27,14 +26,14 @@ export class McpToolGateway extends ToolGateway {
       inputSchema: tool.inputSchema,
       mutates: tool.annotations?.readOnlyHint !== true,
       destructive: tool.annotations?.destructiveHint === true,
-      changesExisting: tool._meta?.[CHANGES_EXISTING_META_KEY] === true,
+      changesExisting: tool._meta?.[TOOL_META_KEYS.changesExisting] === true,
     }));
     return this.tools;
   }
 
   async invoke(name: string, args: ToolArguments, context: ToolCallContext, signal?: AbortSignal): Promise<ToolResult> {
     const result = await this.client.callTool(
-      { name, arguments: { ...args }, _meta: { [CONTEXT_META_KEY]: context } },
+      { name, arguments: { ...args }, _meta: { [TOOL_META_KEYS.context]: context } },
       undefined,
       { signal },
     );

@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Request, Response } from 'express';
 import { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import type { Principal } from '../../application/identity/ports/access-token-service.port';
-import { bearerChannel, createToolsMcpServer } from '../../infrastructure/mcp/tools-mcp-server';
+import { bearerChannel, createToolsMcpServer } from './tools-mcp-server';
 import { BearerAuthGuard } from '../http/guards/bearer-auth.guard';
 import { ApiError } from '../http/shared/api-error';
 import { ApiErrors } from '../http/shared/api-errors.decorator';

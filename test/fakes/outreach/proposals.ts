@@ -5,7 +5,7 @@ import type { OutreachTaskType } from '../../../src/domain/outreach/outreach-tas
 import type { QuotaState } from '../../../src/domain/outreach/quota';
 
 /**
- * Generated planner answers for the outreach validator (issue 5, acceptance 5), and an
+ * Generated planner answers for the outreach validator (docs/guarantees.md), and an
  * oracle that restates the action contract on its own, without the code under test.
  */
 
@@ -36,7 +36,7 @@ export const WRAP_UP: WrapUpContext = { kind: 'wrap_up', campaign: CAMPAIGN, ope
 
 type JsonObject = Record<string, unknown>;
 
-/** The contract, restated: written from issue 5 and seed 000, not from src/. */
+/** The contract, restated from the planner's instructions and docs/api.md, not from src/. */
 const CONTRACT = {
   actions: ['linkedin_scrape_profile', 'linkedin_send_message', 'send_email', 'wait_cooldown', 'refresh_session', 'complete_campaign'],
   byTaskType: { ScrapeProfile: 'linkedin_scrape_profile', SendLinkedInMessage: 'linkedin_send_message', SendEmail: 'send_email' },
@@ -109,7 +109,7 @@ export function contractAccepts(value: unknown, context: CycleContext): boolean 
         said(args.body)
       );
     case 'wait_cooldown':
-      // Seed 000's own fallback example carries a reason inside args.
+      // The planner's instructions show a fallback example with a reason inside args.
       return (
         hasKeys(args, ['durationHours'], ['reason']) &&
         typeof args.durationHours === 'number' &&

@@ -19,6 +19,13 @@ export type ToolResult =
   | { readonly ok: true; readonly data: unknown }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly details?: unknown };
 
+/**
+ * `_meta` keys shared by Bridle's tools server and its gateway: the server-built call
+ * context the in-process agent passes with a call, and a tool's mark that it changes an
+ * existing task (ToolDefinition.changesExisting).
+ */
+export const TOOL_META_KEYS = { context: 'bridle/context', changesExisting: 'bridle/changesExisting' } as const;
+
 /** The agent's only door to data. */
 export abstract class ToolGateway {
   abstract listTools(): Promise<readonly ToolDefinition[]>;

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
-import type { ToolCallContext } from '../../application/agent/ports/tool-gateway.port';
+import { TOOL_META_KEYS, type ToolCallContext } from '../../application/agent/ports/tool-gateway.port';
 
 const logger = new Logger('Tools');
 
@@ -12,11 +12,6 @@ export type CallContextResolver = (meta: Record<string, unknown> | undefined, au
 export interface AuthInfoLike {
   readonly extra?: Record<string, unknown>;
 }
-
-/** `_meta` key under which the in-process agent passes the server-built call context. */
-export const CONTEXT_META_KEY = 'bridle/context';
-/** A tool's `_meta` key marking it as one that changes an existing task (ToolDefinition.changesExisting). */
-export const CHANGES_EXISTING_META_KEY = 'bridle/changesExisting';
 
 /** Who is at the other end: the tools are described for them, and their calls' context resolved. */
 export interface ToolChannel {
@@ -39,7 +34,7 @@ export function createToolsMcpServer(executor: ExecuteToolCallUseCase, channel: 
       description: tool.description,
       inputSchema: tool.inputSchema,
       annotations: { readOnlyHint: !tool.mutates, destructiveHint: tool.destructive, openWorldHint: false },
-      ...(tool.changesExisting ? { _meta: { [CHANGES_EXISTING_META_KEY]: true } } : {}),
+      ...(tool.changesExisting ? { _meta: { [TOOL_META_KEYS.changesExisting]: true } } : {}),
     })),
   }));
 
@@ -75,7 +70,7 @@ function errorResult(code: string, message: string, details?: unknown): CallTool
 export const inProcessChannel: ToolChannel = {
   source: 'chat',
   resolveContext: (meta) => {
-    const context = meta?.[CONTEXT_META_KEY] as ToolCallContext | undefined;
+    const context = meta?.[TOOL_META_KEYS.context] as ToolCallContext | undefined;
     return context && typeof context.userId === 'string' ? context : null;
   },
 };
