@@ -74,11 +74,7 @@ describe("the shell snippets of the README and docs/api.md", () => {
       'linkedin_scrape_profile done and verified: profile fields present: name, headline, title, company, location.',
       'linkedin_scrape_profile done and verified: profile fields present: name, headline, title, company, location.',
       expect.stringMatching(/^linkedin_send_message done and verified: accepted as sandbox-\w+ and found by its key\.$/),
-      'ScrapeProfile Completed',
-      'SendLinkedInMessage Pending',
-      'ScrapeProfile Completed',
-      'SendLinkedInMessage Completed',
-      'SendEmail Pending',
+      '3',
       '19',
       '',
     ]);
