@@ -1,18 +1,12 @@
 /** Five suites: unit (pure, fast), integration (adapters against local fake provider
  * servers), persistence (adapters against a real database), e2e (the real AppModule over HTTP),
  * browser (the web console in Chromium). persistence and e2e run on PGlite by default and
- * against a PostgreSQL server when TEST_POSTGRES_URL is set (see test/support/database.ts). */
+ * against a PostgreSQL server when TEST_POSTGRES_URL is set (see test/support/test-database.ts). */
 const shared = {
   transform: {
-    '^.+\\.(t|j)sx?$': ['@swc/jest', {
-      jsc: {
-        parser: { syntax: 'typescript', decorators: true },
-        transform: { legacyDecorator: true, decoratorMetadata: true },
-        keepClassNames: true,
-        target: 'es2022',
-      },
-      module: { type: 'commonjs' },
-    }],
+    // The same options compile the built service in process suites (test/support/built-service.ts).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- Jest reads this file as CommonJS
+    '^.+\\.(t|j)sx?$': ['@swc/jest', require('./test/support/swc.json')],
   },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|file-type|load-esm)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Options, transformFile } from '@swc/core';
@@ -7,15 +7,9 @@ import { type Options, transformFile } from '@swc/core';
 /** The repository root: the working directory of a built service under test. */
 export const ROOT = join(__dirname, '..', '..');
 
-/** The options the tests' own transform uses (jest.config.js), emitting CommonJS as `nest build` does. */
+/** The options of the tests' own transform (jest.config.js), emitting CommonJS as `nest build` does. */
 const SWC_OPTIONS: Options = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    keepClassNames: true,
-    target: 'es2022',
-  },
-  module: { type: 'commonjs' },
+  ...(JSON.parse(readFileSync(join(__dirname, 'swc.json'), 'utf8')) as Options),
   swcrc: false,
   configFile: false,
 };

@@ -28,8 +28,7 @@ export const TEMPLATE_ENV = 'BRIDLE_TEST_TEMPLATE';
 
 export async function createTestDatabase(options: { fresh?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_POSTGRES_URL;
-  const template = options.fresh ? undefined : process.env[TEMPLATE_ENV];
-  return adminUrl ? createServerDatabase(adminUrl, template) : createEmbeddedDatabase(template);
+  return adminUrl ? createServerDatabase(adminUrl, options.fresh ? undefined : process.env[TEMPLATE_ENV]) : createEmbeddedDatabase(options);
 }
 
 /**
@@ -37,11 +36,17 @@ export async function createTestDatabase(options: { fresh?: boolean } = {}): Pro
  * writes through the file system and a disk's waits were most of a suite's time.
  */
 export function testDataRoot(): string {
+  dataRoot ??= canWrite('/dev/shm') ? '/dev/shm' : tmpdir();
+  return dataRoot;
+}
+let dataRoot: string | undefined;
+
+function canWrite(dir: string): boolean {
   try {
-    accessSync('/dev/shm', constants.W_OK);
-    return '/dev/shm';
+    accessSync(dir, constants.W_OK);
+    return true;
   } catch {
-    return tmpdir();
+    return false;
   }
 }
 
@@ -53,8 +58,8 @@ export async function embeddedDataDir(options: { fresh?: boolean } = {}): Promis
   return dataDir;
 }
 
-async function createEmbeddedDatabase(template: string | undefined): Promise<TestDatabase> {
-  const dataDir = await embeddedDataDir({ fresh: !template });
+async function createEmbeddedDatabase(options: { fresh?: boolean }): Promise<TestDatabase> {
+  const dataDir = await embeddedDataDir(options);
   return {
     kind: 'embedded',
     settings: { kind: 'embedded', dataDir },
