@@ -8,6 +8,7 @@ import {
   LanguageModelUnavailableError,
 } from '../../src/domain/agent/language-model-errors';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { metricSample } from '../support/prometheus';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
@@ -109,7 +110,9 @@ describe('chat with a hostile or failing model', () => {
     expect(bobsTasks.body).toEqual([expect.objectContaining({ number: 1, title: "Bob's secret", completed: false })]);
   });
 
-  it('answers an unknown tool with a tool error the model reads, then carries on', async () => {
+  it('answers an unknown tool with a tool error the model reads, then carries on, audited and counted like any call', async () => {
+    const rejected = 'bridle_tool_calls_total{tool="unknown",status="rejected"}';
+    const before = await metricSample(sut.http, rejected);
     model.use((req) => {
       const last = req.messages[req.messages.length - 1];
       if (last.role === 'tool') return say(`The tool said: ${last.content}`);
@@ -122,10 +125,13 @@ describe('chat with a hostile or failing model', () => {
     expect((await auditRows(reply.decision.id)).map((r) => [r.tool, r.status, r.error_code])).toEqual([
       ['drop_database', 'rejected', 'UNKNOWN_TOOL'],
     ]);
+    expect((await metricSample(sut.http, rejected)) - before).toBe(1);
     await expectConsistentHistory(alice, reply, 'do something odd');
   });
 
-  it('returns malformed argument JSON to the model, which may correct itself', async () => {
+  it('returns malformed argument JSON to the model, which may correct itself; both calls are audited and counted', async () => {
+    const counted = (status: string) => metricSample(sut.http, `bridle_tool_calls_total{tool="add_task",status="${status}"}`);
+    const [rejectedBefore, succeededBefore] = [await counted('rejected'), await counted('succeeded')];
     model.use((req, call) => {
       if (call === 1) return callTool('add_task', '{"title": "Fix the', 'bad');
       if (call === 2) return callTool('add_task', { title: 'Fix the bike' }, 'good');
@@ -139,6 +145,12 @@ describe('chat with a hostile or failing model', () => {
     ]);
     expect(await titles(alice)).toContain('Fix the bike');
     expect(model.requests[1].messages.at(-1)).toMatchObject({ role: 'tool', isError: true });
+    expect((await auditRows(reply.decision.id)).map((r) => [r.tool, r.status, r.error_code])).toEqual([
+      ['add_task', 'rejected', 'MALFORMED_ARGUMENTS'],
+      ['add_task', 'pending', null],
+      ['add_task', 'succeeded', null],
+    ]);
+    expect([(await counted('rejected')) - rejectedBefore, (await counted('succeeded')) - succeededBefore]).toEqual([1, 1]);
   });
 
   it('stops a tool-call loop at the iteration limit and words an answer from what was gathered, with a warning', async () => {

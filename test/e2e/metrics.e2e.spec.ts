@@ -3,19 +3,7 @@ import { signUpAndIn } from '../support/accounts';
 import { leads, runCycle, startedCampaign } from '../support/outreach';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-
-/** Parses Prometheus text format 0.0.4 strictly: every line is a comment or one sample. */
-function parsePrometheus(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*",?)*\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|\+Inf|-Inf))( \d+)?$/;
-  for (const line of text.split('\n')) {
-    if (line === '' || /^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$/.test(line)) continue;
-    const match = sample.exec(line);
-    if (!match) throw new Error(`not Prometheus text: ${JSON.stringify(line)}`);
-    samples.set(`${match[1]}${match[2] ?? ''}`, Number(match[3]));
-  }
-  return samples;
-}
+import { parsePrometheus } from '../support/prometheus';
 
 describe('GET /metrics', () => {
   let db: TestDatabase;

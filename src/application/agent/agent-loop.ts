@@ -10,17 +10,16 @@ import {
   type PlannedCall,
 } from '../../domain/agent/confirmation';
 import { decisionOf, type DecisionType, type TurnFinishReason, type TurnStatus } from '../../domain/agent/decision';
-import { classifyModelFailure, failureOfToolError, type FailureClass, TREATMENTS, WARNINGS } from '../../domain/agent/failures';
+import { classifyModelFailure, type FailureClass, TREATMENTS, WARNINGS } from '../../domain/agent/failures';
 import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
 import { LanguageModelError } from '../../domain/agent/language-model-errors';
 import { recordedArguments, recordedToolName } from '../../domain/agent/model-output';
 import { Reply } from '../../domain/agent/reply';
 import { promptTokensAtMost, TokenBudgetSpentError } from '../../domain/agent/token-budget';
-import { type SecurityEvent, type ToolArguments, validateToolCall } from '../../domain/agent/tool-call-validation';
+import { parseToolCall, type ToolArguments, validateToolArguments, validateToolCall } from '../../domain/agent/tool-call-validation';
 import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../domain/agent/tools';
 import type { ToolCallRecord } from '../../domain/chat/conversation';
 import { Clock } from '../shared/ports/clock.port';
-import { AuditLog } from './ports/audit-log.port';
 import { type Completion, type CompletionRequest, LanguageModel, type TokenUsage } from './ports/language-model.port';
 import { type ToolCallContext, ToolGateway, type ToolResult } from './ports/tool-gateway.port';
 import type { DryRunResult } from './ports/toolbox.port';
@@ -101,7 +100,6 @@ export class AgentLoop {
   constructor(
     private readonly model: LanguageModel,
     private readonly gateway: ToolGateway,
-    private readonly audit: AuditLog,
     private readonly clock: Clock,
   ) {}
 
@@ -353,6 +351,13 @@ export class AgentLoop {
     return { tool: BULK_CHANGE, arguments: bulkChangeArguments(planned), prompt };
   }
 
+  /**
+   * One call of the model's batch, always through the gateway, so that the tool server
+   * validates, audits and counts it like any other: a call the agent cannot send as it is
+   * (over the turn's tool calls, no such tool, arguments not JSON or too large) goes as a
+   * refusal for the server to record. A destructive call goes first as a dry run, and
+   * becomes the person's question.
+   */
   private async handle(
     call: ToolCallRequest,
     tools: readonly ToolDefinition[],
@@ -361,17 +366,18 @@ export class AgentLoop {
     state: RunState,
   ): Promise<CallOutcome> {
     if (state.toolCalls >= input.limits.maxToolCalls) {
-      return this.refuse(call, input, state, { code: 'LIMIT_REACHED', message: TREATMENTS.LIMIT_REACHED.modelSees }, []);
+      return this.refuse(call, input, signal, state, { code: 'LIMIT_REACHED', message: TREATMENTS.LIMIT_REACHED.modelSees });
     }
     state.toolCalls++;
-    const validation = validateToolCall(call, tools, input.limits.maxToolArgumentBytes);
-    if (!validation.ok) {
-      return this.refuse(call, input, state, { code: validation.code, message: validation.message, details: validation.details }, validation.securityEvents);
+    const tool = tools.find((candidate) => candidate.name === call.name);
+    const parsed = tool ? parseToolCall(call, input.limits.maxToolArgumentBytes) : validateToolArguments(tools, call.name, {});
+    if (!parsed.ok) {
+      const { code, message, details } = parsed;
+      return this.refuse(call, input, signal, state, { code, message, ...(details ? { details } : {}) });
     }
-    const securityEvents = validation.securityEvents;
-    if (validation.tool.changesExisting) state.changes++;
-    if (validation.tool.destructive) {
-      const preview = await this.invoke(call, validation.arguments, input, signal, state, { dryRun: true, securityEvents });
+    const args = parsed.arguments as ToolArguments;
+    if (tool?.destructive) {
+      const preview = await this.invoke(call, args, input, signal, state, { dryRun: true });
       if (preview.result.ok) {
         const dryRun = preview.result.data as DryRunResult;
         // Nothing ran: the record says so, and shows what would happen on "yes".
@@ -385,48 +391,33 @@ export class AgentLoop {
       }
       return { kind: 'result', record: preview.record, message: preview.message };
     }
-    const outcome = await this.invoke(call, validation.arguments, input, signal, state, { securityEvents });
+    const outcome = await this.invoke(call, args, input, signal, state);
+    if (outcome.result.ok && tool?.changesExisting) state.changes++;
     return { kind: 'result', record: outcome.record, message: outcome.message };
   }
 
   /**
-   * A call refused before it reached the gateway: audited here, explained to the model. What
-   * is recorded is the call made storable and bounded (parsed when it is JSON, so secrets are
-   * masked by key); the raw text never is.
+   * A call the agent will not send as the model wrote it. It still goes to the tool server,
+   * which records and counts the refusal; what is recorded is the call made storable and
+   * bounded (parsed when it is JSON, so secrets are masked by key), never the raw text.
    */
   private async refuse(
     call: ToolCallRequest,
     input: AgentRunInput,
+    signal: AbortSignal,
     state: RunState,
     error: { readonly code: string; readonly message: string; readonly details?: unknown },
-    securityEvents: readonly SecurityEvent[],
   ): Promise<CallOutcome> {
-    const { code } = error;
-    const { context } = input;
     const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
-    await this.audit.record(
-      {
-        source: context.source,
-        actorId: context.userId,
-        conversationId: context.conversationId,
-        decisionId: context.decisionId,
-        tool: recorded.name,
-        arguments: recorded.arguments,
-        securityEvents,
-      },
-      { status: TREATMENTS[failureOfToolError(code)].auditStatus, errorCode: code, durationMs: 0 },
-    );
-    state.lastToolErrorCode = code;
-    return {
-      kind: 'result',
-      record: { id: call.id, tool: recorded.name, arguments: recorded.arguments, success: false, error, durationMs: 0 },
-      message: { role: 'tool', toolCallId: call.id, name: recorded.name, content: JSON.stringify(error), isError: true },
-    };
+    const outcome = await this.invoke({ ...call, name: recorded.name }, recorded.arguments, input, signal, state, {
+      refusal: { ...error, arguments: recorded.arguments },
+    });
+    return { kind: 'result', record: outcome.record, message: outcome.message };
   }
 
   private async invoke(
-    call: ToolCallRequest,
-    args: ToolArguments,
+    call: Pick<ToolCallRequest, 'id' | 'name'>,
+    args: ToolArguments | string,
     input: AgentRunInput,
     turnSignal: AbortSignal,
     state: RunState,
@@ -441,7 +432,7 @@ export class AgentLoop {
     turnSignal.addEventListener('abort', abort, { once: true });
     let result: ToolResult;
     try {
-      result = await this.gateway.invoke(call.name, args, { ...input.context, ...extra }, perCall.signal);
+      result = await this.gateway.invoke(call.name, typeof args === 'string' ? {} : args, { ...input.context, ...extra }, perCall.signal);
     } catch {
       result = perCall.signal.aborted
         ? { ok: false, code: 'TIMEOUT', message: TREATMENTS.TIMEOUT.modelSees }

@@ -11,9 +11,11 @@ import { Toolbox } from './ports/toolbox.port';
 import { ToolCallSettings } from './tool-call-settings';
 
 /**
- * The server side of every tool call, whoever makes it (the chat agent in process, or an
- * MCP client over HTTP): validate, refuse destruction the person has not confirmed
- * (domain `mayDestroy`), audit before effect, run, audit the outcome.
+ * The server side of every tool call, whoever makes it (the chat agent in process, a
+ * confirmed chat action, or an MCP client over HTTP), and the one place a call is audited
+ * and counted: validate, refuse destruction the person has not confirmed (domain
+ * `mayDestroy`), audit before effect, run, audit the outcome, count it in the metrics. A
+ * call the agent refused before sending (context.refusal) is recorded here the same way.
  */
 @Injectable()
 export class ExecuteToolCallUseCase {
@@ -43,27 +45,30 @@ export class ExecuteToolCallUseCase {
       arguments: (input.arguments ?? {}) as Record<string, unknown>,
       securityEvents: context.securityEvents ?? [],
     };
-
+    // Metrics name only known tools: any name a model or an MCP client makes up would be a new series forever.
     const tool = this.toolbox.definitions.find((definition) => definition.name === input.tool);
-    if (!tool) {
-      // Metrics name only known tools: any name a model or an MCP client makes up would be a new series forever.
-      return this.refuse(entry, { ok: false, code: 'UNKNOWN_TOOL', message: `There is no tool named "${input.tool}".` }, 'unknown');
+    const metricTool = tool?.name ?? 'unknown';
+    if (context.refusal) {
+      const { arguments: recorded, ...refusal } = context.refusal;
+      return this.refuse({ ...entry, arguments: recorded }, { ok: false, ...refusal }, metricTool);
     }
+
     const confirmed = context.confirmed === true;
-    const schema = confirmed && tool.confirmedInputSchema ? { ...tool, inputSchema: tool.confirmedInputSchema } : tool;
-    const validation = validateToolArguments(schema, input.arguments ?? {});
+    const tools = confirmed && tool?.confirmedInputSchema ? [{ ...tool, inputSchema: tool.confirmedInputSchema }] : this.toolbox.definitions;
+    const validation = validateToolArguments(tools, input.tool, input.arguments ?? {});
     const securityEvents = [...entry.securityEvents, ...validation.securityEvents];
     if (!validation.ok) {
-      return this.refuse({ ...entry, securityEvents }, { ok: false, code: validation.code, message: validation.message }, tool.name);
+      const { code, message, details } = validation;
+      return this.refuse({ ...entry, securityEvents }, { ok: false, code, message, ...(details ? { details } : {}) }, metricTool);
     }
-
+    const { tool: definition } = validation;
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents };
     const dryRun = context.dryRun === true;
-    if (tool.destructive && !mayDestroy({ source: context.source, dryRun, confirmed }, this.settings.mcpDestructiveTools)) {
-      const message = confirmInChatMessage(this.toolbox.chatRequestFor(tool.name, validation.arguments));
-      return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, tool.name);
+    if (definition.destructive && !mayDestroy({ source: context.source, dryRun, confirmed }, this.settings.mcpDestructiveTools)) {
+      const message = confirmInChatMessage(this.toolbox.chatRequestFor(definition.name, validation.arguments));
+      return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, definition.name);
     }
-    const pendingSeq = tool.mutates && !dryRun ? await this.audit.recordPending(audited) : null;
+    const pendingSeq = definition.mutates && !dryRun ? await this.audit.recordPending(audited) : null;
     const started = this.clock.now().getTime();
     const finish = (outcome: Omit<ToolAuditOutcome, 'durationMs'>) => {
       const complete = { ...outcome, durationMs: this.clock.now().getTime() - started };
@@ -73,7 +78,7 @@ export class ExecuteToolCallUseCase {
 
     let result: ToolResult;
     try {
-      result = await this.toolbox.run(tool.name, validation.arguments, context.userId, { dryRun });
+      result = await this.toolbox.run(definition.name, validation.arguments, context.userId, { dryRun });
     } catch (error) {
       await finish({ status: 'failed', errorCode: 'INTERNAL' });
       throw error;

@@ -39,51 +39,57 @@ export interface ArgumentProblem {
 }
 
 /**
- * Allowlist, size limit, JSON parsing, identity stripping and schema check of a model's tool
- * call. Whatever the model wrote, the answer is a validation, never an exception.
+ * A model's call as text made a JSON value: size limit and parsing, the checks that belong
+ * to the model's output format. Whatever the model wrote, the answer is a value, never an
+ * exception. The rest of the validation is the tool server's (validateToolArguments).
  */
-export function validateToolCall(
+export function parseToolCall(
   call: ToolCallRequest,
-  tools: readonly ToolDefinition[],
   maxArgumentBytes: number,
-): ToolCallValidation {
-  const tool = tools.find((candidate) => candidate.name === call.name);
-  if (!tool) {
-    return {
-      ok: false,
-      code: 'UNKNOWN_TOOL',
-      message: `There is no tool named "${recordedToolName(call.name)}". Available tools: ${tools.map((t) => t.name).join(', ')}.`,
-      securityEvents: [],
-    };
-  }
+): { readonly ok: true; readonly arguments: unknown } | (ToolCallValidation & { readonly ok: false }) {
+  const name = recordedToolName(call.name);
   const bytes = utf8Length(call.arguments);
   if (bytes > maxArgumentBytes) {
     return {
       ok: false,
       code: 'ARGUMENTS_TOO_LARGE',
-      message: `The arguments for ${tool.name} are ${bytes} bytes; at most ${maxArgumentBytes} are accepted.`,
+      message: `The arguments for ${name} are ${bytes} bytes; at most ${maxArgumentBytes} are accepted.`,
       securityEvents: [],
     };
   }
-  let parsed: unknown;
   try {
-    parsed = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    return { ok: true, arguments: call.arguments.trim() === '' ? {} : JSON.parse(call.arguments) };
   } catch {
     return {
       ok: false,
       code: 'MALFORMED_ARGUMENTS',
-      message: `The arguments for ${tool.name} are not valid JSON. Send one JSON object.`,
+      message: `The arguments for ${name} are not valid JSON. Send one JSON object.`,
       securityEvents: [],
     };
   }
-  return validateToolArguments(tool, parsed);
+}
+
+/** Whether a model's call would pass every check: the tool's name first, then parseToolCall and validateToolArguments. */
+export function validateToolCall(call: ToolCallRequest, tools: readonly ToolDefinition[], maxArgumentBytes: number): ToolCallValidation {
+  if (!tools.some((tool) => tool.name === call.name)) return validateToolArguments(tools, call.name, {});
+  const parsed = parseToolCall(call, maxArgumentBytes);
+  return parsed.ok ? validateToolArguments(tools, call.name, parsed.arguments) : parsed;
 }
 
 /**
- * Drops identity fields (the server alone decides whose data a call touches, and records
+ * The allowlist of tools, then drops identity fields (the server alone decides whose data a call touches, and records
  * the attempt), then checks the rest against the tool's schema.
  */
-export function validateToolArguments(tool: ToolDefinition, value: unknown): ToolCallValidation {
+export function validateToolArguments(tools: readonly ToolDefinition[], name: string, value: unknown): ToolCallValidation {
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (!tool) {
+    return {
+      ok: false,
+      code: 'UNKNOWN_TOOL',
+      message: `There is no tool named "${recordedToolName(name)}". Available tools: ${tools.map((t) => t.name).join(', ')}.`,
+      securityEvents: [],
+    };
+  }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, code: 'INVALID_ARGUMENTS', message: 'arguments must be a JSON object', securityEvents: [] };
   }

@@ -1,9 +1,4 @@
 import { AgentLoop, type AgentRunInput } from '../../../src/application/agent/agent-loop';
-import {
-  AuditLog,
-  type ToolAuditEntry,
-  type ToolAuditOutcome,
-} from '../../../src/application/agent/ports/audit-log.port';
 import { type ToolCallContext, ToolGateway, type ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
 import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
@@ -26,22 +21,6 @@ class FakeGateway extends ToolGateway {
   }
 }
 
-class RecordingAudit extends AuditLog {
-  readonly rows: { entry: ToolAuditEntry; outcome?: ToolAuditOutcome }[] = [];
-  recordPending(entry: ToolAuditEntry) {
-    this.rows.push({ entry });
-    return Promise.resolve(this.rows.length);
-  }
-  recordOutcome(_: number, entry: ToolAuditEntry, outcome: ToolAuditOutcome) {
-    this.rows.push({ entry, outcome });
-    return Promise.resolve();
-  }
-  record(entry: ToolAuditEntry, outcome: ToolAuditOutcome) {
-    this.rows.push({ entry, outcome });
-    return Promise.resolve();
-  }
-}
-
 const input = (limits = {}): AgentRunInput => ({
   systemPrompt: 'test',
   messages: [{ role: 'user', content: 'go' }],
@@ -53,8 +32,7 @@ const input = (limits = {}): AgentRunInput => ({
 function setup(behave: ConstructorParameters<typeof FakeGateway>[0]) {
   const model = new ScriptedLanguageModel();
   const gateway = new FakeGateway(behave);
-  const audit = new RecordingAudit();
-  return { model, gateway, audit, sut: new AgentLoop(model, gateway, audit, new FixedClock()) };
+  return { model, gateway, sut: new AgentLoop(model, gateway, new FixedClock()) };
 }
 
 describe(AgentLoop.name, () => {
@@ -185,23 +163,35 @@ describe(AgentLoop.name, () => {
     });
   });
 
-  it('audits calls it refuses itself, passing identity attempts to the gateway for the rest', async () => {
-    const { sut, model, audit, gateway } = setup(() => Promise.resolve({ ok: true, data: {} }));
+  it('sends every call to the gateway, a call it cannot send as written as a refusal for the tool server to record', async () => {
+    const { sut, model, gateway } = setup(() => Promise.resolve({ ok: true, data: {} }));
     model.use((req, n) =>
       n === 1
-        ? { ...callTool('nope', {}), toolCalls: [{ id: 'a', name: 'nope', arguments: '{}' }, { id: 'b', name: 'list_tasks', arguments: '{"user_id":"u2"}' }] }
+        ? {
+            ...callTool('nope', {}),
+            toolCalls: [
+              { id: 'a', name: 'nope', arguments: '{"x":1}' },
+              { id: 'b', name: 'add_task', arguments: '{"title": "Fix' },
+              { id: 'c', name: 'list_tasks', arguments: '{"user_id":"u2"}' },
+            ],
+          }
         : say('ok'),
     );
-    await sut.run(input());
-    expect(audit.rows).toEqual([
+    const result = await sut.run(input());
+    expect(gateway.calls).toEqual([
       {
-        entry: expect.objectContaining({ tool: 'nope', actorId: 'u1', decisionId: 'd1', arguments: {} }),
-        outcome: expect.objectContaining({ status: 'rejected', errorCode: 'UNKNOWN_TOOL' }),
+        name: 'nope',
+        args: { x: 1 },
+        context: expect.objectContaining({ userId: 'u1', decisionId: 'd1', refusal: expect.objectContaining({ code: 'UNKNOWN_TOOL', arguments: { x: 1 } }) }),
       },
+      {
+        name: 'add_task',
+        args: {},
+        context: expect.objectContaining({ refusal: expect.objectContaining({ code: 'MALFORMED_ARGUMENTS', arguments: '{"title": "Fix' }) }),
+      },
+      // Identity fields are the tool server's to strip and record, as for any caller.
+      { name: 'list_tasks', args: { user_id: 'u2' }, context: expect.not.objectContaining({ refusal: expect.anything() }) },
     ]);
-    expect(gateway.calls[0]).toMatchObject({
-      args: {},
-      context: { userId: 'u1', securityEvents: [{ type: 'IDENTITY_ARGUMENT_DISCARDED', field: 'user_id' }] },
-    });
+    expect(result.toolCalls.map((call) => call.tool)).toEqual(['nope', 'add_task', 'list_tasks']);
   });
 });

@@ -88,6 +88,36 @@ describe(ExecuteToolCallUseCase.name, () => {
     ]);
   });
 
+  it('records and counts a call the agent refused before sending it, with the arguments as recorded, and runs nothing', async () => {
+    const { sut, audit, toolbox, metrics } = setup();
+    const refusal = { code: 'MALFORMED_ARGUMENTS', message: 'not JSON', arguments: '{"title": "Fix' };
+    const chat = { userId: 'u1', source: 'chat' as const, decisionId: 'd1' };
+    await expect(sut.execute({ tool: 'add_task', arguments: {}, context: { ...chat, refusal } })).resolves.toEqual({
+      ok: false,
+      code: 'MALFORMED_ARGUMENTS',
+      message: 'not JSON',
+    });
+    await sut.execute({ tool: 'made_up', arguments: {}, context: { ...chat, refusal: { ...refusal, code: 'UNKNOWN_TOOL', arguments: {} } } });
+    expect(toolbox.runs).toEqual([]);
+    expect(audit.rows.map((r) => [r.entry.tool, r.entry.arguments, r.entry.decisionId, r.status, r.outcome?.errorCode])).toEqual([
+      ['add_task', '{"title": "Fix', 'd1', 'rejected', 'MALFORMED_ARGUMENTS'],
+      ['made_up', {}, 'd1', 'rejected', 'UNKNOWN_TOOL'],
+    ]);
+    expect(metrics.calls).toEqual([
+      { name: 'toolCall', args: ['add_task', 'rejected', null] },
+      { name: 'toolCall', args: ['unknown', 'rejected', null] },
+    ]);
+  });
+
+  it('tells the caller which argument broke which rule', async () => {
+    const { sut } = setup();
+    await expect(sut.execute({ tool: 'add_task', arguments: { title: '' }, context })).resolves.toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      details: { field: 'title' },
+    });
+  });
+
   it('records a tool error with its failure class', async () => {
     const { sut, audit } = setup(() => Promise.resolve({ ok: false, code: 'TASK_NOT_FOUND', message: 'no', details: { number: 4 } }));
     await sut.execute({ tool: 'complete_task', arguments: { number: 4 }, context });

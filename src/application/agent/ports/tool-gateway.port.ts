@@ -13,6 +13,18 @@ export interface ToolCallContext {
   readonly confirmed?: boolean;
   /** Found before the call reached the gateway; recorded on the audit row. */
   readonly securityEvents?: readonly SecurityEvent[];
+  /**
+   * The agent refused this call before sending it (its arguments are not a JSON object, are
+   * too large, name no tool, or the turn's tool calls are spent): nothing runs, the server
+   * records the refusal with the arguments as Bridle keeps them and answers it. Never set
+   * from outside.
+   */
+  readonly refusal?: {
+    readonly code: string;
+    readonly message: string;
+    readonly details?: unknown;
+    readonly arguments: ToolArguments | string;
+  };
 }
 
 export type ToolResult =
