@@ -31,6 +31,16 @@ export default tseslint.config(
     },
   },
   {
+    // Application code logs through its own port (application/shared/ports/logger.port.ts).
+    files: ['src/application/**/*.ts', 'src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { name: '@nestjs/common', importNames: ['Logger'], message: 'Inject the Logger port from application/shared/ports/logger.port.' },
+      ],
+    },
+  },
+  {
     // The web console runs in the browser and is type-checked by web/tsconfig.json.
     files: ['web/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },

@@ -1,12 +1,14 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { OutreachSettings } from '../application/outreach/outreach-settings';
 import { Clock } from '../application/shared/ports/clock.port';
+import { Logger } from '../application/shared/ports/logger.port';
 import { Metrics } from '../application/shared/ports/metrics.port';
 import { AppConfig } from '../infrastructure/config/app-config';
+import { NestLogger } from '../infrastructure/logging/nest-logger';
 import { PrometheusMetrics } from '../infrastructure/metrics/prometheus-metrics';
 import { SystemClock } from '../infrastructure/system-clock';
 
-/** What every module may need: the validated configuration, the clock, metrics, the outreach settings. */
+/** What every module may need: the validated configuration, the clock, metrics, the logger, the outreach settings. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -18,8 +20,9 @@ export class CoreModule {
         { provide: Clock, useClass: SystemClock },
         { provide: OutreachSettings, useValue: config.outreach satisfies OutreachSettings },
         { provide: Metrics, useFactory: () => new PrometheusMetrics() },
+        { provide: Logger, useValue: new NestLogger() },
       ],
-      exports: [AppConfig, Clock, OutreachSettings, Metrics],
+      exports: [AppConfig, Clock, OutreachSettings, Metrics, Logger],
     };
   }
 }

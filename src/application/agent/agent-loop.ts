@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   BULK_CHANGE,
   BULK_CHANGES_MAX,
@@ -24,6 +24,7 @@ import { type Completion, type CompletionRequest, LanguageModel, type TokenUsage
 import { type ToolCallContext, ToolGateway, type ToolResult } from './ports/tool-gateway.port';
 import type { DryRunResult } from './ports/toolbox.port';
 import type { TokenBudget, TokenReservation } from './ports/token-budget.port';
+import { Logger } from '../shared/ports/logger.port';
 
 /** Told about a turn's tool calls as they happen (e.g. to stream them to a client). */
 export interface TurnObserver {
@@ -95,13 +96,16 @@ interface RunState {
  */
 @Injectable()
 export class AgentLoop {
-  private readonly logger = new Logger(AgentLoop.name);
+  private readonly logger: Logger;
 
   constructor(
     private readonly model: LanguageModel,
     private readonly gateway: ToolGateway,
     private readonly clock: Clock,
-  ) {}
+    logger: Logger,
+  ) {
+    this.logger = logger.withContext(AgentLoop.name);
+  }
 
   get provider(): { readonly provider: string; readonly model: string } {
     return { provider: this.model.provider, model: this.model.model };
@@ -302,7 +306,7 @@ export class AgentLoop {
     }
     if (!input.observer?.text && completion.text) state.reply.model(completion.text);
     this.addUsage(state, completion.usage);
-    this.logger.log({
+    this.logger.info({
       msg: 'model call',
       decisionId: input.context.decisionId,
       iteration,
@@ -487,7 +491,7 @@ export class AgentLoop {
       err: error,
     };
     // A provider that fails or refuses our request needs someone; limits, budgets and deadlines pass.
-    if (failureClass === 'BUDGET_SPENT') this.logger.log(line);
+    if (failureClass === 'BUDGET_SPENT') this.logger.info(line);
     else if (TREATMENTS[failureClass].retryable && failureClass !== 'PROVIDER_UNAVAILABLE') this.logger.warn(line);
     else this.logger.error(line);
     return this.failed(state, input, failureClass, requestId, iteration);
@@ -556,7 +560,7 @@ export class AgentLoop {
       durationMs: record.durationMs,
     };
     if (record.error && BROKEN_TOOL_CALLS.has(record.error.code)) this.logger.error(line);
-    else this.logger.log(line);
+    else this.logger.info(line);
   }
 
   private addUsage(state: RunState, usage: TokenUsage): void {

@@ -1,9 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { INTERRUPTED_ANSWER } from '../../domain/chat/conversation';
 import { Clock } from '../shared/ports/clock.port';
 import { settleFromEvidence } from '../todo/tools/tool-call-evidence';
 import { AgentSettings } from './agent-settings';
 import { InterruptedTurnStore } from './ports/interrupted-turn-store.port';
+import { Logger } from '../shared/ports/logger.port';
 
 export interface ChatSweepReport {
   /** Tool calls whose effect is there: recorded `succeeded`, with the evidence. */
@@ -29,13 +30,16 @@ const BATCH = 50;
  */
 @Injectable()
 export class SweepInterruptedTurnsUseCase {
-  private readonly logger = new Logger(SweepInterruptedTurnsUseCase.name);
+  private readonly logger: Logger;
 
   constructor(
     private readonly store: InterruptedTurnStore,
     private readonly settings: AgentSettings,
     private readonly clock: Clock,
-  ) {}
+    logger: Logger,
+  ) {
+    this.logger = logger.withContext(SweepInterruptedTurnsUseCase.name);
+  }
 
   async run(): Promise<ChatSweepReport> {
     const { turnTimeoutMs, toolTimeoutMs } = this.settings.limits;
@@ -62,7 +66,7 @@ export class SweepInterruptedTurnsUseCase {
       if (count < BATCH) break;
     }
     if (succeeded + unknown + answered > 0) {
-      this.logger.log({ msg: 'settled chat turns cut off before they finished', toolCalls: { succeeded, unknown }, answered });
+      this.logger.info({ msg: 'settled chat turns cut off before they finished', toolCalls: { succeeded, unknown }, answered });
     }
     return { succeeded, unknown, answered };
   }

@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { IdGenerator } from '../shared/ports/id-generator.port';
 import { RunOutreachCycleUseCase } from './run-outreach-cycle.use-case';
 import { SweepStaleActionsUseCase } from './sweep-stale-actions.use-case';
+import { Logger } from '../shared/ports/logger.port';
 
 export interface WorkerTiming {
   /** Pause after a cycle found nothing to do. */
@@ -15,18 +16,21 @@ export interface WorkerTiming {
  */
 @Injectable()
 export class OutreachWorker {
-  private readonly logger = new Logger(OutreachWorker.name);
+  private readonly logger: Logger;
 
   constructor(
     private readonly cycle: RunOutreachCycleUseCase,
     private readonly sweeper: SweepStaleActionsUseCase,
     private readonly ids: IdGenerator,
-  ) {}
+    logger: Logger,
+  ) {
+    this.logger = logger.withContext(OutreachWorker.name);
+  }
 
   /** @param name says where it runs (host and process), for the logs and the task leases. */
   async run(timing: WorkerTiming, signal: AbortSignal, name: string): Promise<void> {
     const workerId = `${name}-${this.ids.next().slice(0, 8)}`;
-    this.logger.log({ msg: 'outreach worker started', workerId });
+    this.logger.info({ msg: 'outreach worker started', workerId });
     let lastSweep = 0;
     while (!signal.aborted) {
       try {
@@ -42,7 +46,7 @@ export class OutreachWorker {
         await sleep(timing.pollIntervalMs, signal);
       }
     }
-    this.logger.log({ msg: 'outreach worker stopped', workerId });
+    this.logger.info({ msg: 'outreach worker stopped', workerId });
   }
 }
 

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { classifyModelFailure } from '../../domain/agent/failures';
 import { LanguageModelError, LanguageModelInvalidJsonError } from '../../domain/agent/language-model-errors';
 import { costOf } from '../../domain/agent/pricing';
@@ -27,6 +27,7 @@ import {
   type TaskRelease,
   type WrapUpContext,
 } from './ports/outreach-cycle-store.port';
+import { Logger } from '../shared/ports/logger.port';
 
 /** Planning asks for one short JSON answer: a little variety, at most 500 tokens. */
 const PLANNING = { temperature: 0.3, maxTokens: 500 } as const;
@@ -49,7 +50,7 @@ interface Cycle {
  */
 @Injectable()
 export class RunOutreachCycleUseCase {
-  private readonly logger = new Logger(RunOutreachCycleUseCase.name);
+  private readonly logger: Logger;
 
   constructor(
     private readonly store: OutreachCycleStore,
@@ -63,7 +64,10 @@ export class RunOutreachCycleUseCase {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly metrics: Metrics,
-  ) {}
+    logger: Logger,
+  ) {
+    this.logger = logger.withContext(RunOutreachCycleUseCase.name);
+  }
 
   /** Works the most overdue task (of `campaignId`, if given), or completes a finished campaign. */
   async run(input: { workerId: string; campaignId?: string }): Promise<CycleOutcome> {
@@ -112,7 +116,7 @@ export class RunOutreachCycleUseCase {
       createdAt: cycle.started,
     });
     this.metrics.outreachCycle(result.status, result.code, durationMs / 1000);
-    this.logger.log({ msg: 'outreach cycle', decisionId: cycle.decisionId, campaignId: cycle.campaignId, taskId: result.task?.id, status: result.status, code: result.code });
+    this.logger.info({ msg: 'outreach cycle', decisionId: cycle.decisionId, campaignId: cycle.campaignId, taskId: result.task?.id, status: result.status, code: result.code });
     return result;
   }
 

@@ -1,9 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { ToolAuditEntry } from '../agent/ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import { OutreachChannels } from './outreach-channels';
 import { OutreachSettings } from './outreach-settings';
 import { OutreachCycleStore, type StaleAction } from './ports/outreach-cycle-store.port';
+import { Logger } from '../shared/ports/logger.port';
 
 export interface SweepReport {
   readonly checked: number;
@@ -22,14 +23,17 @@ const BATCH = 50;
  */
 @Injectable()
 export class SweepStaleActionsUseCase {
-  private readonly logger = new Logger(SweepStaleActionsUseCase.name);
+  private readonly logger: Logger;
 
   constructor(
     private readonly store: OutreachCycleStore,
     private readonly channels: OutreachChannels,
     private readonly settings: OutreachSettings,
     private readonly clock: Clock,
-  ) {}
+    logger: Logger,
+  ) {
+    this.logger = logger.withContext(SweepStaleActionsUseCase.name);
+  }
 
   async run(): Promise<SweepReport> {
     let checked = 0;

@@ -4,6 +4,7 @@ import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-defini
 import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import type { ToolArguments } from '../../../src/domain/agent/tool-call-validation';
 import { FixedClock } from '../../fakes/fixed-clock';
+import { RecordingLogger } from '../../fakes/recording-logger';
 import type { Completion } from '../../../src/application/agent/ports/language-model.port';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
 
@@ -32,7 +33,7 @@ const input = (limits = {}): AgentRunInput => ({
 function setup(behave: ConstructorParameters<typeof FakeGateway>[0]) {
   const model = new ScriptedLanguageModel();
   const gateway = new FakeGateway(behave);
-  return { model, gateway, sut: new AgentLoop(model, gateway, new FixedClock()) };
+  return { model, gateway, sut: new AgentLoop(model, gateway, new FixedClock(), new RecordingLogger()) };
 }
 
 describe(AgentLoop.name, () => {

@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import fc from 'fast-check';
 import type { Completion } from '../../../src/application/agent/ports/language-model.port';
 import type { AgentSettings } from '../../../src/application/chat/agent-settings';
@@ -19,6 +18,7 @@ import {
   type Journal,
 } from '../../fakes/outreach/recording-outreach-ports';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
+import { RecordingLogger } from '../../fakes/recording-logger';
 import { RecordingMetrics } from '../../fakes/recording-metrics';
 
 const CLAIM = { taskId: 'task-1', campaignId: taskContext('ScrapeProfile').campaign.id, ownerId: 'owner-1', workerId: 'worker-1', attempts: 1 };
@@ -60,19 +60,13 @@ async function runCycle(type: OutreachTaskType, answers: readonly (string | null
     new FixedClock(),
     new SequentialIdGenerator(),
     new RecordingMetrics(),
+    new RecordingLogger(),
   );
   const outcome = await sut.run({ workerId: CLAIM.workerId });
   return { outcome, journal, store, linkedin, email, secrets, audit, asked: model.requests.length };
 }
 
 describe(RunOutreachCycleUseCase.name, () => {
-  beforeAll(() => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-  });
-
-  afterAll(() => jest.restoreAllMocks());
-
   it('executes no proposal that breaks the contract and audits every refusal with its reasons', async () => {
     const tally = { validated: 0, refused: 0, accepted: 0, acted: 0, noValidAction: 0 };
     const answer = (type: OutreachTaskType) =>

@@ -1,9 +1,9 @@
-import { Logger } from '@nestjs/common';
 import type { UnsettledToolCall } from '../../../src/application/chat/ports/interrupted-turn-store.port';
 import { SweepInterruptedTurnsUseCase } from '../../../src/application/chat/sweep-interrupted-turns.use-case';
 import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import { INTERRUPTED_ANSWER } from '../../../src/domain/chat/conversation';
 import type { Task } from '../../../src/domain/todo/task';
+import { RecordingLogger } from '../../fakes/recording-logger';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryInterruptedTurnStore, type OpenTurn } from '../../fakes/in-memory-interrupted-turn-store';
 
@@ -37,27 +37,25 @@ function task(number: number, title: string, createdAt: Date, changes: Partial<T
 }
 
 describe(SweepInterruptedTurnsUseCase.name, () => {
-  let logged: unknown[];
+  let logger: RecordingLogger;
+  const logged = () => logger.lines.map(({ level, context, line }) => ({ level, context, ...line }));
 
   beforeEach(() => {
-    logged = [];
-    jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void logged.push(message));
+    logger = new RecordingLogger();
   });
-
-  afterEach(() => jest.restoreAllMocks());
 
   it('leaves everything younger than twice the turn budget, which a live turn may still own', async () => {
     const store = new InMemoryInterruptedTurnStore(
       [call(1, 'add_task', { title: 'Milk' }, ago(2 * TURN_MS - 1))],
       [{ decisionId: 'd-1', startedAt: ago(2 * TURN_MS - 1) }],
     );
-    const sut = new SweepInterruptedTurnsUseCase(store, settings, new FixedClock(NOW));
+    const sut = new SweepInterruptedTurnsUseCase(store, settings, new FixedClock(NOW), logger);
 
     await expect(sut.run()).resolves.toEqual({ succeeded: 0, unknown: 0, answered: 0 });
     expect(store.queries[0].startedBefore).toEqual(ago(2 * TURN_MS));
     expect(store.outcomes.size).toBe(0);
     expect(store.turns[0].answer).toBeUndefined();
-    expect(logged).toEqual([]);
+    expect(logged()).toEqual([]);
   });
 
   it('settles each call from the evidence, answers the cut-off turns and logs the counts once, never the words', async () => {
@@ -78,22 +76,30 @@ describe(SweepInterruptedTurnsUseCase.name, () => {
       ],
       { tasks, lastTaskNumber: 2, claimedTaskNumbers: new Set() },
     );
-    const sut = new SweepInterruptedTurnsUseCase(store, settings, new FixedClock(NOW));
+    const sut = new SweepInterruptedTurnsUseCase(store, settings, new FixedClock(NOW), logger);
 
     await expect(sut.run()).resolves.toEqual({ succeeded: 2, unknown: 1, answered: 1 });
     expect(store.outcomes.get(1)).toMatchObject({ status: 'succeeded', result: { task: { number: 1, title: 'Buy milk' } } });
     expect(store.outcomes.get(2)).toMatchObject({ status: 'succeeded', result: { task: { number: 2 }, alreadyCompleted: false } });
     expect(store.outcomes.get(3)).toMatchObject({ status: 'unknown', errorCode: 'UNKNOWN_OUTCOME' });
     expect(store.turns.map((turn: OpenTurn) => turn.answer)).toEqual([INTERRUPTED_ANSWER, undefined]);
-    expect(logged).toEqual([{ msg: 'settled chat turns cut off before they finished', toolCalls: { succeeded: 2, unknown: 1 }, answered: 1 }]);
-    expect(JSON.stringify(logged)).not.toMatch(/milk|Secret|Dentist/i);
+    expect(logged()).toEqual([
+      {
+        level: 'info',
+        context: SweepInterruptedTurnsUseCase.name,
+        msg: 'settled chat turns cut off before they finished',
+        toolCalls: { succeeded: 2, unknown: 1 },
+        answered: 1,
+      },
+    ]);
+    expect(JSON.stringify(logged())).not.toMatch(/milk|Secret|Dentist/i);
   });
 
   it('goes through more calls than one batch, and does not count a call another sweeper settled first', async () => {
     const calls = Array.from({ length: 120 }, (_, i) => call(i + 1, 'delete_task', { scope: 'all' }));
     const store = new InMemoryInterruptedTurnStore(calls);
     for (const seq of [7, 77]) store.settledElsewhere.add(seq);
-    const sut = new SweepInterruptedTurnsUseCase(store, settings, new FixedClock(NOW));
+    const sut = new SweepInterruptedTurnsUseCase(store, settings, new FixedClock(NOW), logger);
 
     await expect(sut.run()).resolves.toEqual({ succeeded: 0, unknown: 118, answered: 0 });
     expect(store.queries.map((query) => query.afterSeq)).toEqual([0, 50, 100]);
