@@ -21,13 +21,13 @@ module.exports = {
       name: 'nothing-imports-interfaces',
       comment: 'Interfaces (HTTP, MCP endpoint, CLI) are entry points: only composition roots wire them.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/interfaces/', '^src/modules/', '^src/(main|worker|admin)\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/interfaces/', '^src/modules/', '^src/(main|worker|admin|openapi)\\.ts$'] },
       to: { path: '^src/interfaces/' },
     },
     {
       name: 'only-composition-roots-import-modules',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/modules/', '^src/(main|worker|admin)\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/modules/', '^src/(main|worker|admin|openapi)\\.ts$'] },
       to: { path: '^src/modules/' },
     },
     {

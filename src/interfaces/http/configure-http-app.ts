@@ -2,8 +2,9 @@ import { isUtf8 } from 'node:buffer';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json, type RequestHandler, text } from 'express';
 import helmet from 'helmet';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import { buildOpenApiDocument } from './openapi';
 import { assignRequestId } from './shared/request-id';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -26,19 +27,7 @@ export function configureHttpApp(app: NestExpressApplication, options: { trustPr
   app.use(json({ limit: MAX_BODY_BYTES, verify: refuseInvalidUtf8 }));
   app.use(text({ type: 'text/csv', limit: MAX_CSV_BYTES, verify: refuseInvalidUtf8 }));
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Bridle')
-      .setDescription(
-        'Let a language model act for people through tools, on rails. Every error body is ' +
-          '`{statusCode, code, message, correlationId}`; correlationId equals the X-Request-Id header.',
-      )
-      .setVersion('0.1.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
 }
 
 /**

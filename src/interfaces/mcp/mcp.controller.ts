@@ -1,5 +1,16 @@
 import { type CanActivate, Controller, Delete, type ExecutionContext, Get, Injectable, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiExcludeEndpoint,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
@@ -54,6 +65,29 @@ function hostName(hostHeader: string): string {
   return host.split(':')[0];
 }
 
+class JsonRpcErrorDto {
+  @ApiProperty({ example: -32000, description: 'The JSON-RPC error code' })
+  code!: number;
+
+  @ApiProperty({ example: 'Not Acceptable: Client must accept both application/json and text/event-stream' })
+  message!: string;
+}
+
+/** What the SDK's transport answers when it refuses a request, instead of the error body of the rest of the API. */
+class JsonRpcErrorResponseDto {
+  @ApiProperty({ enum: ['2.0'] })
+  jsonrpc!: '2.0';
+
+  @ApiProperty({ type: JsonRpcErrorDto })
+  error!: JsonRpcErrorDto;
+
+  @ApiProperty({ type: String, nullable: true, description: 'null: the request was refused before its id was read' })
+  id!: null;
+}
+
+const jsonRpcError = (status: number, description: string) =>
+  ApiResponse({ status, description, schema: { $ref: getSchemaPath(JsonRpcErrorResponseDto) } });
+
 /**
  * The tools, for any MCP client, as the bearer token's user. Stateless Streamable HTTP:
  * every request gets its own server and transport, so any replica can answer it.
@@ -68,10 +102,35 @@ export class McpController {
   @RateLimit('mcp')
   @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Model Context Protocol endpoint (stateless Streamable HTTP) serving the task tools' })
+  @ApiOperation({
+    operationId: 'sendMcpMessage',
+    summary: 'Model Context Protocol endpoint (stateless Streamable HTTP) serving the task tools',
+    description:
+      "The five task tools, as the bearer token's user. Send `Accept: application/json, text/event-stream`. " +
+      'Stateless: every request stands alone, so GET /mcp (an event stream) and DELETE /mcp (ending a session) ' +
+      'answer 405 HTTP.METHOD_NOT_ALLOWED. The transport refuses a request it cannot take with a JSON-RPC error body.',
+  })
+  @ApiExtraModels(JsonRpcErrorResponseDto)
   @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' } })
   @ApiOkResponse({ schema: { type: 'object', description: 'The JSON-RPC response' } })
-  @ApiErrors(401, 403, 413, 429)
+  @ApiErrors(
+    401,
+    {
+      status: 403,
+      description: 'MCP.HOST_NOT_ALLOWED or MCP.ORIGIN_NOT_ALLOWED: the Host or Origin header is not allowed (MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS)',
+    },
+    413,
+    429,
+  )
+  @ApiResponse({
+    status: 400,
+    description:
+      'The error body (VALIDATION.FAILED, HTTP.MALFORMED_JSON) for a body that is not valid JSON, or a JSON-RPC error ' +
+      'for one that is not a JSON-RPC message or names an unsupported MCP-Protocol-Version',
+    schema: { oneOf: [{ $ref: getSchemaPath(ErrorResponseDto) }, { $ref: getSchemaPath(JsonRpcErrorResponseDto) }] },
+  })
+  @jsonRpcError(406, 'JSON-RPC error: the Accept header does not name both application/json and text/event-stream')
+  @jsonRpcError(415, 'JSON-RPC error: the body is not application/json')
   async handle(@Req() req: Request & { principal?: Principal; auth?: AuthInfo }, @Res() res: Response): Promise<void> {
     const principal = req.principal!;
     req.auth = { token: '', clientId: principal.userId, scopes: [], extra: { userId: principal.userId } };
@@ -85,16 +144,16 @@ export class McpController {
     await transport.handleRequest(req, res, req.body);
   }
 
+  // Left out of the API document, where an operation that never succeeds would become a client
+  // function that always fails; POST's description says that both answer 405.
   @Get()
-  @ApiOperation({ summary: 'Not offered: the endpoint is stateless and has no event stream' })
-  @ApiResponse({ status: 405, type: ErrorResponseDto })
+  @ApiExcludeEndpoint()
   stream(): never {
     throw methodNotAllowed('GET');
   }
 
   @Delete()
-  @ApiOperation({ summary: 'Not offered: the endpoint is stateless and has no sessions to end' })
-  @ApiResponse({ status: 405, type: ErrorResponseDto })
+  @ApiExcludeEndpoint()
   endSession(): never {
     throw methodNotAllowed('DELETE');
   }

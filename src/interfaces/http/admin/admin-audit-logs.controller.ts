@@ -38,6 +38,7 @@ export class AdminAuditLogsController {
 
   @Get()
   @ApiOperation({
+    operationId: 'listAuditRows',
     summary: 'Audit rows, newest first',
     description: 'Every tool call and outreach action, and every admin read. Pages stay stable while rows are appended.',
   })
@@ -56,6 +57,7 @@ export class AdminAuditLogsController {
   // Before ':seq', so that Express does not take 'export' and 'verify' for sequence numbers.
   @Get('export')
   @ApiOperation({
+    operationId: 'exportAuditRows',
     summary: 'The filtered audit rows as NDJSON',
     description:
       'One AuditRowDto per line, oldest first, up to the newest row when the export began; streamed as the client ' +
@@ -73,6 +75,7 @@ export class AdminAuditLogsController {
 
   @Get('verify')
   @ApiOperation({
+    operationId: 'verifyAuditChain',
     summary: 'Check the hash chain',
     description:
       "Walks every row in sequence order: its prevHash must be the previous row's hash (64 zeros for the first) " +
@@ -85,7 +88,11 @@ export class AdminAuditLogsController {
   }
 
   @Get(':seq')
-  @ApiOperation({ summary: 'One audit row' })
+  @ApiOperation({
+    operationId: 'getAuditRow',
+    summary: 'One audit row',
+    description: 'The row with this sequence number, arguments and result with their secrets masked.',
+  })
   @ApiOkResponse({ type: AuditRowDto })
   @ApiErrors(400, 404)
   async get(@Param() path: AuditSeqPathDto, @CurrentPrincipal() admin: Principal): Promise<AuditRowDto> {

@@ -30,7 +30,11 @@ export class AdminDecisionsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Decisions, newest first', description: 'Chat turns and outreach cycles, with their model usage.' })
+  @ApiOperation({
+    operationId: 'listDecisions',
+    summary: 'Decisions, newest first',
+    description: 'Chat turns and outreach cycles, with their model usage. One page; pass nextCursor back as cursor for the next one.',
+  })
   @ApiOkResponse({ type: DecisionLogPageDto })
   async list(@Query() query: DecisionPageQueryDto, @CurrentPrincipal() admin: Principal): Promise<DecisionLogPageDto> {
     const page = await this.listDecisions.execute({
@@ -43,7 +47,11 @@ export class AdminDecisionsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One decision with its tool calls (its audit rows, in order)' })
+  @ApiOperation({
+    operationId: 'getDecision',
+    summary: 'One decision with its tool calls (its audit rows, in order)',
+    description: 'A chat turn also carries what the model was told besides the message.',
+  })
   @ApiOkResponse({ type: DecisionLogDetailDto })
   @ApiErrors(404)
   async get(@Param() path: DecisionPathDto, @CurrentPrincipal() admin: Principal): Promise<DecisionLogDetailDto> {

@@ -27,17 +27,17 @@ class CommonFilterQueryDto {
   @IsUUID(undefined, { message: 'actorId must be a UUID' })
   actorId?: string;
 
-  @ApiPropertyOptional({ format: 'uuid' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only those of this chat conversation' })
   @Optional()
   @IsUUID(undefined, { message: 'conversationId must be a UUID' })
   conversationId?: string;
 
-  @ApiPropertyOptional({ format: 'uuid' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only those of this outreach campaign' })
   @Optional()
   @IsUUID(undefined, { message: 'campaignId must be a UUID' })
   campaignId?: string;
 
-  @ApiPropertyOptional({ format: 'uuid' })
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only those of this decision (a chat turn or an outreach cycle)' })
   @Optional()
   @IsUUID(undefined, { message: 'decisionId must be a UUID' })
   decisionId?: string;
@@ -54,7 +54,7 @@ class CommonFilterQueryDto {
 }
 
 export class AuditFilterQueryDto extends CommonFilterQueryDto {
-  @ApiPropertyOptional({ enum: AUDIT_SOURCES })
+  @ApiPropertyOptional({ enum: AUDIT_SOURCES, description: 'Where the call came from' })
   @Optional()
   @IsIn(AUDIT_SOURCES)
   source?: AuditSource;
@@ -66,7 +66,7 @@ export class AuditFilterQueryDto extends CommonFilterQueryDto {
   @IsString()
   tool?: string;
 
-  @ApiPropertyOptional({ enum: AUDIT_STATUSES })
+  @ApiPropertyOptional({ enum: AUDIT_STATUSES, description: "The call's outcome" })
   @Optional()
   @IsIn(AUDIT_STATUSES)
   status?: ToolAuditStatus;

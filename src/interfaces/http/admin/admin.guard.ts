@@ -1,9 +1,8 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Principal } from '../../../application/identity/ports/access-token-service.port';
 import { ApiError } from '../shared/api-error';
-import { ErrorResponseDto } from '../shared/error-response.dto';
+import { ApiErrors } from '../shared/api-errors.decorator';
 
 /**
  * For /admin routes, after BearerAuthGuard, which read the principal's role from the
@@ -22,4 +21,4 @@ export class AdminGuard implements CanActivate {
 }
 
 /** Documents AdminGuard's refusal (the shared 403 text speaks of another user's data). */
-export const ApiAdminOnly = ApiResponse({ status: 403, description: 'The token’s account does not hold the admin role', type: ErrorResponseDto });
+export const ApiAdminOnly = ApiErrors({ status: 403, description: 'AUTH.FORBIDDEN: the token’s account does not hold the admin role' });

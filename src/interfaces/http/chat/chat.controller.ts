@@ -39,6 +39,7 @@ export class ChatController {
   @HttpCode(200)
   @RateLimit('chat')
   @ApiOperation({
+    operationId: 'sendChatMessage',
     summary: 'Talk to the task assistant',
     description:
       'Without conversationId a new conversation starts. Deleting asks for confirmation first: ' +
@@ -55,6 +56,7 @@ export class ChatController {
   @Post('chat/stream')
   @RateLimit('chat')
   @ApiOperation({
+    operationId: 'streamChatMessage',
     summary: 'Talk to the task assistant, as Server-Sent Events',
     description:
       'Events: tool_call {tool, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
@@ -106,7 +108,11 @@ export class ChatController {
   }
 
   @Get('conversations')
-  @ApiOperation({ summary: "The user's conversations, most recently active first" })
+  @ApiOperation({
+    operationId: 'listConversations',
+    summary: "The user's conversations, most recently active first",
+    description: 'One page; pass nextCursor back as cursor for the next one.',
+  })
   @ApiOkResponse({ type: ConversationPageDto })
   async conversations(@Param() path: UserPathDto, @Query() query: PageQueryDto): Promise<ConversationPageDto> {
     const page = await this.listConversations.execute({
@@ -126,7 +132,11 @@ export class ChatController {
   }
 
   @Get('conversations/:conversationId/messages')
-  @ApiOperation({ summary: 'Messages of a conversation, with the tool calls of each answer' })
+  @ApiOperation({
+    operationId: 'listMessages',
+    summary: 'Messages of a conversation, with the tool calls of each answer',
+    description: "The person's messages and the assistant's answers, oldest first. One page; pass nextCursor back as cursor for the next one.",
+  })
   @ApiOkResponse({ type: MessagePageDto })
   @ApiErrors(404)
   async messages(@Param() path: ConversationPathDto, @Query() query: PageQueryDto): Promise<MessagePageDto> {

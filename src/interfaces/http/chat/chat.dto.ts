@@ -106,7 +106,7 @@ export class ChatResponseDto {
 }
 
 export class ConversationPathDto extends UserPathDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: "One of the user's conversations" })
   @IsUUID(undefined, { message: 'conversationId must be a UUID' })
   conversationId!: string;
 }

@@ -18,9 +18,13 @@ export class HealthController {
   constructor(private readonly database: DatabaseProbe) {}
 
   @Get()
-  @ApiOperation({ summary: 'Liveness and database reachability' })
+  @ApiOperation({
+    operationId: 'getHealth',
+    summary: 'Liveness and database reachability',
+    description: 'Answers 200 when the process serves requests and the database answers a query, 503 when it does not.',
+  })
   @ApiOkResponse({ type: HealthResponseDto })
-  @ApiErrors(503)
+  @ApiErrors({ status: 503, description: 'HEALTH.DATABASE_UNAVAILABLE: the database is not answering' })
   async check(): Promise<HealthResponseDto> {
     try {
       await this.database.ping();

@@ -1,12 +1,11 @@
 import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '../../../application/identity/ports/access-token-service.port';
 import { GetAccountUseCase } from '../../../application/identity/get-account.use-case';
 import { LogInUseCase } from '../../../application/identity/log-in.use-case';
 import { RegisterUserUseCase } from '../../../application/identity/register-user.use-case';
 import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
-import { ErrorResponseDto } from '../shared/error-response.dto';
 import { RateLimit } from '../shared/rate-limit';
 import { AccountResponseDto, LoginRequestDto, MeResponseDto, RegisterRequestDto, TokenResponseDto } from './auth.dto';
 
@@ -21,10 +20,21 @@ export class AuthController {
 
   @Post('register')
   @RateLimit('default')
-  @ApiOperation({ summary: 'Create an account (role user)' })
+  @ApiOperation({
+    operationId: 'register',
+    summary: 'Create an account (role user)',
+    description:
+      'The email is compared and stored in lower case. Sign in afterwards (login) for a token. ' +
+      'When the server runs with SIGN_UP=closed, an operator creates accounts instead (403).',
+  })
   @ApiCreatedResponse({ type: AccountResponseDto })
-  @ApiErrors(400, 409, 413, 429)
-  @ApiResponse({ status: 403, description: 'Sign-up is closed (SIGN_UP=closed): AUTH.SIGN_UP_CLOSED', type: ErrorResponseDto })
+  @ApiErrors(
+    400,
+    { status: 403, description: 'AUTH.SIGN_UP_CLOSED: sign-up is closed (SIGN_UP=closed); an operator creates accounts' },
+    { status: 409, description: 'AUTH.EMAIL_TAKEN: an account with this email exists' },
+    413,
+    { status: 429, description: 'HTTP.RATE_LIMITED: too many requests from this address; retry in a minute' },
+  )
   register(@Body() body: RegisterRequestDto): Promise<AccountResponseDto> {
     return this.registerUser.execute(body);
   }
@@ -34,9 +44,20 @@ export class AuthController {
   // Per address, and per account from every address, so that spreading guesses over many
   // addresses gets no further than one account's limit.
   @RateLimit('default', 'sign-in')
-  @ApiOperation({ summary: 'Exchange email and password for a bearer token' })
+  @ApiOperation({
+    operationId: 'login',
+    summary: 'Exchange email and password for a bearer token',
+    description:
+      'The token is a JWT for `Authorization: Bearer <accessToken>`, valid for expiresIn seconds. Attempts are ' +
+      'limited per address and per account, from every address together.',
+  })
   @ApiOkResponse({ type: TokenResponseDto })
-  @ApiErrors(400, 401, 413, 429)
+  @ApiErrors(
+    400,
+    { status: 401, description: 'AUTH.INVALID_CREDENTIALS: wrong email or password (which one is not said)' },
+    413,
+    { status: 429, description: 'HTTP.RATE_LIMITED: too many attempts from this address or for this account; retry later' },
+  )
   async login(@Body() body: LoginRequestDto): Promise<TokenResponseDto> {
     const result = await this.logIn.execute(body);
     return { accessToken: result.accessToken, tokenType: 'Bearer', expiresIn: result.expiresIn, userId: result.userId };
@@ -45,7 +66,11 @@ export class AuthController {
   @Get('me')
   @UseGuards(BearerAuthGuard)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'The account behind the bearer token' })
+  @ApiOperation({
+    operationId: 'getCurrentAccount',
+    summary: 'The account behind the bearer token',
+    description: "Its id, email and role (read now, not from the token), and today's use of its chat budgets.",
+  })
   @ApiOkResponse({ type: MeResponseDto })
   @ApiErrors(401)
   me(@CurrentPrincipal() principal: Principal): Promise<MeResponseDto> {

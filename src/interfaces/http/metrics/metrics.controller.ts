@@ -36,10 +36,11 @@ export class MetricsController {
   @Get()
   @UseGuards(MetricsTokenGuard)
   @ApiBearerAuth()
-  @ApiErrors(401, 500)
+  @ApiErrors({ status: 401, description: 'AUTH.UNAUTHENTICATED: the server has a METRICS_TOKEN and the request did not present it' })
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
+    operationId: 'getMetrics',
     summary: 'Prometheus metrics',
     description:
       'Chat turns and outreach cycles by outcome, tool calls by tool and status, latency histograms of turns, cycles, ' +

@@ -28,13 +28,13 @@ import { Optional } from '../shared/fields';
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
 export class CampaignPathDto extends UserPathDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: "One of the user's campaigns" })
   @IsUUID(undefined, { message: 'campaignId must be a UUID' })
   campaignId!: string;
 }
 
 export class DoNotContactPathDto extends UserPathDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: "An entry of the user's do-not-contact list" })
   @IsUUID(undefined, { message: 'entryId must be a UUID' })
   entryId!: string;
 }

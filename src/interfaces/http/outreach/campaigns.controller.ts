@@ -6,7 +6,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiResponse,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -24,7 +23,6 @@ import { MAX_CSV_BYTES } from '../configure-http-app';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiError } from '../shared/api-error';
 import { ApiErrors } from '../shared/api-errors.decorator';
-import { ErrorResponseDto } from '../shared/error-response.dto';
 import { createValidationPipe } from '../shared/validation';
 import { UserPathDto } from '../todo/task.dto';
 import {
@@ -46,6 +44,9 @@ const CSV_EXAMPLE =
   'name,linkedinUrl,email\n' +
   'Ada Lovelace,https://www.linkedin.com/in/ada-lovelace/,ada@example.com\n' +
   'Alan Turing,https://www.linkedin.com/in/alan-turing/,\n';
+
+/** Each route's description says which state it refuses. */
+const CAMPAIGN_STATE = { status: 409, description: "OUTREACH.CAMPAIGN_STATE: the campaign's state does not allow it" } as const;
 
 @ApiTags('campaigns')
 @ApiBearerAuth()
@@ -69,7 +70,11 @@ export class CampaignsController {
   ) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create a campaign, as a draft' })
+  @ApiOperation({
+    operationId: 'createCampaign',
+    summary: 'Create a campaign, as a draft',
+    description: 'A daily limit not given is the default. Import leads, then start it.',
+  })
   @ApiCreatedResponse({ type: CampaignResponseDto })
   @ApiErrors(413)
   async create(@Param() path: UserPathDto, @Body() body: CreateCampaignRequestDto): Promise<CampaignResponseDto> {
@@ -77,7 +82,11 @@ export class CampaignsController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The user's campaigns, newest first" })
+  @ApiOperation({
+    operationId: 'listCampaigns',
+    summary: "The user's campaigns, newest first",
+    description: 'One page; pass nextCursor back as cursor for the next one.',
+  })
   @ApiOkResponse({ type: CampaignPageDto })
   async list(@Param() path: UserPathDto, @Query() query: PageQueryDto): Promise<CampaignPageDto> {
     const page = await this.listCampaigns.execute({
@@ -89,7 +98,11 @@ export class CampaignsController {
   }
 
   @Get(':campaignId')
-  @ApiOperation({ summary: "A campaign with its lead and task counts and today's quota use" })
+  @ApiOperation({
+    operationId: 'getCampaign',
+    summary: "A campaign with its lead and task counts and today's quota use",
+    description: "Today's use of each daily quota, by this campaign and by all the user's campaigns, and when it resets.",
+  })
   @ApiOkResponse({ type: CampaignDetailsResponseDto })
   @ApiErrors(404)
   async get(@Param() path: CampaignPathDto): Promise<CampaignDetailsResponseDto> {
@@ -97,9 +110,13 @@ export class CampaignsController {
   }
 
   @Patch(':campaignId')
-  @ApiOperation({ summary: 'Rename a campaign or change its daily limits', description: 'A completed campaign cannot be changed (409).' })
+  @ApiOperation({
+    operationId: 'updateCampaign',
+    summary: 'Rename a campaign or change its daily limits',
+    description: 'Send at least one of name, dailyLimits. A completed campaign cannot be changed (409).',
+  })
   @ApiOkResponse({ type: CampaignResponseDto })
-  @ApiErrors(404, 409, 413)
+  @ApiErrors(404, CAMPAIGN_STATE, 413)
   async update(@Param() path: CampaignPathDto, @Body() body: UpdateCampaignRequestDto): Promise<CampaignResponseDto> {
     if (body.name === undefined && body.dailyLimits === undefined) {
       throw new ApiError(400, 'VALIDATION.FAILED', 'Send at least one of name, dailyLimits');
@@ -110,11 +127,12 @@ export class CampaignsController {
   @Delete(':campaignId')
   @HttpCode(204)
   @ApiOperation({
+    operationId: 'deleteCampaign',
     summary: 'Delete a campaign with its leads and tasks',
     description: 'An active campaign is refused (409): pause it first. Its audit rows and the quota it used today stay.',
   })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiErrors(404, 409)
+  @ApiErrors(404, CAMPAIGN_STATE)
   async remove(@Param() path: CampaignPathDto): Promise<void> {
     await this.deleteCampaign.execute(path);
   }
@@ -122,11 +140,12 @@ export class CampaignsController {
   @Post(':campaignId/start')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'startCampaign',
     summary: 'Start (or resume) a campaign: workers begin to work its tasks',
     description: 'Idempotent. A campaign without leads (import some first) or a completed one is refused (409).',
   })
   @ApiOkResponse({ type: CampaignResponseDto })
-  @ApiErrors(404, 409)
+  @ApiErrors(404, CAMPAIGN_STATE)
   async start(@Param() path: CampaignPathDto): Promise<CampaignResponseDto> {
     return CampaignResponseDto.of(await this.startCampaign.execute(path));
   }
@@ -134,11 +153,12 @@ export class CampaignsController {
   @Post(':campaignId/pause')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'pauseCampaign',
     summary: 'Pause a campaign: no new task is claimed',
     description: 'Idempotent; a draft stays a draft. A completed campaign is refused (409).',
   })
   @ApiOkResponse({ type: CampaignResponseDto })
-  @ApiErrors(404, 409)
+  @ApiErrors(404, CAMPAIGN_STATE)
   async pause(@Param() path: CampaignPathDto): Promise<CampaignResponseDto> {
     return CampaignResponseDto.of(await this.pauseCampaign.execute(path));
   }
@@ -146,6 +166,7 @@ export class CampaignsController {
   @Post(':campaignId/leads')
   @ApiExtraModels(ImportLeadsRequestDto)
   @ApiOperation({
+    operationId: 'importLeads',
     summary: 'Import leads from JSON or CSV; each new lead gets its tasks',
     description:
       'application/json: `{leads: [{name, linkedinUrl, email?}]}`, 1 to 1000 leads; one invalid lead refuses the request (400). ' +
@@ -162,15 +183,22 @@ export class CampaignsController {
     },
   })
   @ApiCreatedResponse({ type: LeadImportReportDto })
-  @ApiErrors(404, 409)
-  @ApiResponse({ status: 413, description: 'JSON larger than 64 KB or CSV larger than 2 MB', type: ErrorResponseDto })
-  @ApiResponse({ status: 415, description: 'Neither application/json nor text/csv', type: ErrorResponseDto })
+  @ApiErrors(
+    404,
+    CAMPAIGN_STATE,
+    { status: 413, description: 'HTTP.PAYLOAD_TOO_LARGE: JSON larger than 64 KB or CSV larger than 2 MB' },
+    { status: 415, description: 'HTTP.UNSUPPORTED_MEDIA_TYPE: neither application/json nor text/csv' },
+  )
   async importLeadsFrom(@Param() path: CampaignPathDto, @Req() req: Request): Promise<LeadImportReportDto> {
     return LeadImportReportDto.of(await this.importLeads.execute({ ...path, source: await this.leadSource(req) }));
   }
 
   @Get(':campaignId/tasks')
-  @ApiOperation({ summary: "The campaign's tasks with their lead, in import order then step" })
+  @ApiOperation({
+    operationId: 'listCampaignTasks',
+    summary: "The campaign's tasks with their lead, in import order then step",
+    description: 'Each with its status, attempts, next run and last error. One page; pass nextCursor back as cursor for the next one.',
+  })
   @ApiOkResponse({ type: CampaignTaskPageDto })
   @ApiErrors(404)
   async tasks(@Param() path: CampaignPathDto, @Query() query: PageQueryDto): Promise<CampaignTaskPageDto> {

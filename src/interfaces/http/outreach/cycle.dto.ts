@@ -6,7 +6,7 @@ import { TASK_STATUSES, TASK_TYPES } from '../../../domain/outreach/outreach-tas
 import { UserPathDto } from '../todo/task.dto';
 
 export class CampaignCyclePathDto extends UserPathDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: "One of the user's campaigns" })
   @IsUUID()
   campaignId!: string;
 }

@@ -21,7 +21,11 @@ export class DoNotContactController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Emails and LinkedIn profiles no campaign of the user may reach, newest first' })
+  @ApiOperation({
+    operationId: 'listDoNotContactEntries',
+    summary: 'Emails and LinkedIn profiles no campaign of the user may reach, newest first',
+    description: 'Every entry, in canonical form; no campaign of the user reaches a listed address or profile.',
+  })
   @ApiOkResponse({ type: [DoNotContactEntryDto] })
   async list(@Param() path: UserPathDto): Promise<DoNotContactEntryDto[]> {
     return (await this.listEntries.execute(path)).map((entry) => DoNotContactEntryDto.of(entry));
@@ -29,6 +33,7 @@ export class DoNotContactController {
 
   @Post()
   @ApiOperation({
+    operationId: 'addDoNotContactEntry',
     summary: 'Add an email address or a LinkedIn profile URL',
     description: 'Idempotent: a value already listed (in any spelling) answers the existing entry.',
   })
@@ -40,7 +45,11 @@ export class DoNotContactController {
 
   @Delete(':entryId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Remove an entry' })
+  @ApiOperation({
+    operationId: 'deleteDoNotContactEntry',
+    summary: 'Remove an entry',
+    description: 'Campaigns may reach the address or profile again.',
+  })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiErrors(404)
   async remove(@Param() path: DoNotContactPathDto): Promise<void> {

@@ -7,7 +7,10 @@ import { CampaignCyclePathDto, CycleOutcomeDto } from './cycle.dto';
 
 @ApiTags('campaigns')
 @ApiBearerAuth()
-@ApiErrors(400, 401, 403, 404, 409)
+@ApiErrors(400, 401, 403, 404, {
+  status: 409,
+  description: 'OUTREACH.CAMPAIGN_STATE: the campaign is not active; only an active campaign runs cycles',
+})
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/campaigns/:campaignId/cycles')
 export class OutreachCyclesController {
@@ -16,6 +19,7 @@ export class OutreachCyclesController {
   @Post()
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'runCampaignCycle',
     summary: 'Run one cycle of an active campaign now',
     description:
       'Claims its most overdue task (or, when none is left, completes the campaign), asks the model for ONE action, ' +

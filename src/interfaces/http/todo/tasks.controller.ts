@@ -13,6 +13,7 @@ import { DeleteTaskUseCase } from '../../../application/todo/delete-task.use-cas
 import { GetTaskUseCase } from '../../../application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../../../application/todo/list-tasks.use-case';
 import { UpdateTaskUseCase } from '../../../application/todo/update-task.use-case';
+import { TASKS_PER_USER_MAX } from '../../../domain/todo/task';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { ApiError } from '../shared/api-error';
@@ -24,6 +25,11 @@ import {
   UpdateTaskRequestDto,
   UserPathDto,
 } from './task.dto';
+
+const TASK_BUSY = {
+  status: 409,
+  description: 'TODO.TASK_BUSY: the task kept changing under this request; nothing was changed, try again',
+} as const;
 
 @ApiTags('tasks')
 @ApiBearerAuth()
@@ -41,7 +47,11 @@ export class TasksController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "List the user's tasks in number order" })
+  @ApiOperation({
+    operationId: 'listTasks',
+    summary: "List the user's tasks in number order",
+    description: `All of them (a list holds at most ${TASKS_PER_USER_MAX}), or only the pending or only the completed ones.`,
+  })
   @ApiOkResponse({ type: [TaskResponseDto] })
   async list(@Param() path: UserPathDto, @Query() query: ListTasksQueryDto): Promise<TaskResponseDto[]> {
     const tasks = await this.listTasks.execute({ userId: path.userId, status: query.status ?? 'all' });
@@ -49,15 +59,19 @@ export class TasksController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Add a task; it gets the next per-user number' })
+  @ApiOperation({
+    operationId: 'createTask',
+    summary: 'Add a task; it gets the next per-user number',
+    description: 'The title is trimmed; priority defaults to medium. Numbers are never reused, even after a delete.',
+  })
   @ApiCreatedResponse({ type: TaskResponseDto })
-  @ApiErrors(409, 413)
+  @ApiErrors({ status: 409, description: 'TODO.TASK_LIMIT_REACHED: the list holds the most tasks it may; delete some' }, 413)
   async create(@Param() path: UserPathDto, @Body() body: CreateTaskRequestDto): Promise<TaskResponseDto> {
     return TaskResponseDto.of(await this.addTask.execute({ userId: path.userId, ...body }));
   }
 
   @Get(':number')
-  @ApiOperation({ summary: 'One task by its number' })
+  @ApiOperation({ operationId: 'getTask', summary: 'One task by its number', description: 'The task with this per-user number.' })
   @ApiOkResponse({ type: TaskResponseDto })
   @ApiErrors(404)
   async get(@Param() path: TaskPathDto): Promise<TaskResponseDto> {
@@ -65,9 +79,13 @@ export class TasksController {
   }
 
   @Patch(':number')
-  @ApiOperation({ summary: 'Change title, description, priority or completion' })
+  @ApiOperation({
+    operationId: 'updateTask',
+    summary: 'Change title, description, priority or completion',
+    description: 'Only the fields sent change (at least one); description null clears it, completed false reopens the task.',
+  })
   @ApiOkResponse({ type: TaskResponseDto })
-  @ApiErrors(404, 409, 413)
+  @ApiErrors(404, TASK_BUSY, 413)
   async update(@Param() path: TaskPathDto, @Body() body: UpdateTaskRequestDto): Promise<TaskResponseDto> {
     if (Object.values(body).every((value) => value === undefined)) {
       throw new ApiError(400, 'VALIDATION.FAILED', 'Send at least one of title, description, priority, completed');
@@ -77,16 +95,24 @@ export class TasksController {
 
   @Post(':number/complete')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Mark a task completed (idempotent)' })
+  @ApiOperation({
+    operationId: 'completeTask',
+    summary: 'Mark a task completed (idempotent)',
+    description: 'Completing a completed task changes nothing and keeps its completion time.',
+  })
   @ApiOkResponse({ type: TaskResponseDto })
-  @ApiErrors(404)
+  @ApiErrors(404, TASK_BUSY)
   async complete(@Param() path: TaskPathDto): Promise<TaskResponseDto> {
     return TaskResponseDto.of((await this.completeTask.execute(path)).task);
   }
 
   @Delete(':number')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a task; its number is not reused' })
+  @ApiOperation({
+    operationId: 'deleteTask',
+    summary: 'Delete a task; its number is not reused',
+    description: 'Deletes at once: unlike the chat assistant, the API asks for no confirmation.',
+  })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(404)
   async remove(@Param() path: TaskPathDto): Promise<void> {

@@ -1,0 +1,68 @@
+import type { INestApplication } from '@nestjs/common';
+import {
+  DocumentBuilder,
+  getSchemaPath,
+  type OpenAPIObject,
+  type OperationObject,
+  type ResponseObject,
+  SwaggerModule,
+} from '@nestjs/swagger';
+import { ErrorResponseDto } from './shared/error-response.dto';
+
+/**
+ * The tags every operation is filed under, in the order the docs show them. An operation
+ * whose tag is not here fails the contract test (Spectral's operation-tag-defined).
+ */
+const TAGS: readonly [name: string, description: string][] = [
+  ['auth', 'Accounts: sign up, sign in for a bearer token, and the account behind a token.'],
+  ['tasks', "A user's to-do list. Tasks are addressed by a per-user number that is never reused."],
+  ['chat', 'Talk to the task assistant: it reads and changes tasks through tools, and asks before deleting.'],
+  ['campaigns', 'Outreach campaigns: leads imported from JSON or CSV, worked one action at a time within daily quotas.'],
+  ['do-not-contact', 'Email addresses and LinkedIn profiles that no campaign of the user may reach.'],
+  ['mcp', 'The task tools over the Model Context Protocol, for any MCP client.'],
+  ['admin', 'The audit trail and the decision log, for accounts with the admin role. Every read is itself audited.'],
+  ['health', 'Liveness and database reachability, for load balancers and orchestrators.'],
+  ['operations', 'Prometheus metrics.'],
+];
+
+/**
+ * The OpenAPI document of the app's routes. The server serves it at /docs-json and
+ * `npm run api:types` generates the console's API types from it (src/openapi.ts), so both
+ * call this one function.
+ *
+ * Every operation names its own operationId, camelCase verb and noun (`createTask`,
+ * `listCampaigns`), in its @ApiOperation; the contract test checks the form and that
+ * each is unique.
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('Bridle')
+    .setDescription(
+      'Let a language model act for people through tools, on rails. Every error body is ' +
+        '`{statusCode, code, message, correlationId}`; correlationId equals the X-Request-Id header. ' +
+        'Each operation lists the errors it gives; any of them may also answer 400 (a body that is not valid ' +
+        'JSON or UTF-8, a repeated query parameter), 413 (a JSON body over 64 KB) or 500 (an unexpected failure), ' +
+        'which its `default` response stands for.',
+    )
+    .setVersion('0.1.0')
+    // Relative: the document describes the server that serves it, wherever it is deployed.
+    .addServer('/', 'The server that serves this document')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  for (const [name, description] of TAGS) builder.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, builder.build());
+  for (const path of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation: OperationObject | undefined = path[method];
+      if (operation) operation.responses.default ??= ANY_OTHER_ERROR;
+    }
+  }
+  return document;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** What every route may answer besides the errors it lists (see the document's description). */
+const ANY_OTHER_ERROR: ResponseObject = {
+  description: 'Any other failure: a malformed or oversized body, a repeated query parameter, an unexpected error (500)',
+  content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } },
+};
