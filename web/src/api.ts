@@ -271,7 +271,7 @@ export type ChainVerification = ChainVerificationDto;
 /** The filters of GET /admin/audit-logs, without its paging. */
 export type AuditFilter = Omit<NonNullable<ListAuditRowsData['query']>, 'limit' | 'cursor'>;
 export const AUDIT_SOURCES = every<AuditRow['source']>()(['chat', 'mcp', 'outreach', 'admin']);
-export const AUDIT_STATUSES = every<AuditRow['status']>()(['pending', 'succeeded', 'failed', 'rejected', 'unknown', 'confirmation_requested']);
+export const AUDIT_STATUSES = every<NonNullable<AuditFilter['status']>>()(['pending', 'succeeded', 'failed', 'rejected', 'unknown', 'confirmation_required']);
 
 /** One page of audit rows, newest first; pass `nextCursor` back for the older ones. */
 export async function listAuditRows(session: Session, filter: AuditFilter, cursor: string | null): Promise<AuditRowPageDto> {

@@ -85,7 +85,7 @@ export class ExecuteToolCallUseCase {
     }
     await finish(
       result.ok
-        ? { status: dryRun ? 'confirmation_requested' : 'succeeded', result: result.data }
+        ? { status: dryRun ? 'confirmation_required' : 'succeeded', result: result.data }
         : { status: TREATMENTS[failureOfToolError(result.code)].auditStatus, result: result.details, errorCode: result.code },
     );
     return result;

@@ -71,7 +71,7 @@ describe(ExecuteToolCallUseCase.name, () => {
     const { sut, audit } = setup();
     await sut.execute({ tool: 'list_tasks', arguments: {}, context });
     await sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context: { ...context, dryRun: true } });
-    expect(audit.rows.map((r) => r.status)).toEqual(['succeeded', 'confirmation_requested']);
+    expect(audit.rows.map((r) => r.status)).toEqual(['succeeded', 'confirmation_required']);
   });
 
   it('refuses unknown tools and invalid arguments without running anything', async () => {

@@ -1,6 +1,10 @@
 import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-call-validation';
 
-export type ToolAuditStatus = 'pending' | 'succeeded' | 'failed' | 'rejected' | 'unknown' | 'confirmation_requested';
+/**
+ * A tool call's audit status. `confirmation_required`: a dry run that put a destructive call
+ * to the person, the same name as the turn's `finishReason` and the tool error's code.
+ */
+export type ToolAuditStatus = 'pending' | 'succeeded' | 'failed' | 'rejected' | 'unknown' | 'confirmation_required';
 
 /** Who did what through which tool; written by the server, never by the model. */
 export interface ToolAuditEntry {

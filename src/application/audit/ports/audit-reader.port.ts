@@ -19,7 +19,7 @@ const STATUSES: Record<ToolAuditStatus, true> = {
   failed: true,
   rejected: true,
   unknown: true,
-  confirmation_requested: true,
+  confirmation_required: true,
 };
 const DECISION_STATUSES_SET: Record<DecisionStatus, true> = {
   completed: true,
@@ -36,6 +36,13 @@ const DECISION_STATUSES_SET: Record<DecisionStatus, true> = {
 
 export const AUDIT_SOURCES = Object.keys(SOURCES) as readonly AuditSource[];
 export const AUDIT_STATUSES = Object.keys(STATUSES) as readonly ToolAuditStatus[];
+/**
+ * A status as a row holds it: what Bridle writes, or `confirmation_requested`, the old name of
+ * `confirmation_required` on rows written before the two were one. Rows are hash-chained, so
+ * they keep it; filtering on `confirmation_required` finds both.
+ */
+export type RecordedAuditStatus = ToolAuditStatus | 'confirmation_requested';
+export const RECORDED_AUDIT_STATUSES: readonly RecordedAuditStatus[] = [...AUDIT_STATUSES, 'confirmation_requested'];
 export const DECISION_STATUSES = Object.keys(DECISION_STATUSES_SET) as readonly DecisionStatus[];
 
 /** Every field narrows; `from` is inclusive and `to` exclusive, on the row's creation time. */
@@ -74,7 +81,7 @@ export interface AuditRecord {
   readonly decisionId: string | null;
   readonly tool: string;
   readonly arguments: unknown;
-  readonly status: ToolAuditStatus;
+  readonly status: RecordedAuditStatus;
   readonly result: unknown;
   readonly errorCode: string | null;
   readonly durationMs: number | null;

@@ -4,6 +4,8 @@ import type { ToolAuditStatus } from '../../../application/agent/ports/audit-log
 import {
   AUDIT_SOURCES,
   AUDIT_STATUSES,
+  RECORDED_AUDIT_STATUSES,
+  type RecordedAuditStatus,
   type AuditFilter,
   type AuditRecord,
   type AuditSource,
@@ -127,8 +129,11 @@ export class AuditRowDto {
   @ApiProperty({ description: 'As called, secrets masked; the raw text when it was not JSON', oneOf: [{ type: 'object' }, { type: 'string' }] })
   arguments!: unknown;
 
-  @ApiProperty({ enum: AUDIT_STATUSES })
-  status!: ToolAuditStatus;
+  @ApiProperty({
+    enum: RECORDED_AUDIT_STATUSES,
+    description: 'confirmation_requested is the old name of confirmation_required, kept by rows written before the names were one',
+  })
+  status!: RecordedAuditStatus;
 
   @ApiProperty({ type: Object, nullable: true, description: 'What the tool answered, secrets masked' })
   result!: unknown;
