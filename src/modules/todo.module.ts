@@ -11,27 +11,21 @@ import { TypeOrmTaskRepository } from '../infrastructure/persistence/repositorie
 import { TasksController } from '../interfaces/http/todo/tasks.controller';
 import { IdentityModule } from './identity.module';
 
+/** The task use cases: the HTTP API and the chat's tools run the same ones. */
+const TASK_USE_CASES = [
+  AddTaskUseCase,
+  ListTasksUseCase,
+  GetTaskUseCase,
+  UpdateTaskUseCase,
+  CompleteTaskUseCase,
+  DeleteTaskUseCase,
+  DeleteTasksAsShownUseCase,
+];
+
 @Module({
   imports: [IdentityModule],
   controllers: [TasksController],
-  providers: [
-    { provide: TaskRepository, useClass: TypeOrmTaskRepository },
-    AddTaskUseCase,
-    ListTasksUseCase,
-    GetTaskUseCase,
-    UpdateTaskUseCase,
-    CompleteTaskUseCase,
-    DeleteTaskUseCase,
-    DeleteTasksAsShownUseCase,
-  ],
-  exports: [
-    AddTaskUseCase,
-    ListTasksUseCase,
-    GetTaskUseCase,
-    UpdateTaskUseCase,
-    CompleteTaskUseCase,
-    DeleteTaskUseCase,
-    DeleteTasksAsShownUseCase,
-  ],
+  providers: [{ provide: TaskRepository, useClass: TypeOrmTaskRepository }, ...TASK_USE_CASES],
+  exports: TASK_USE_CASES,
 })
 export class TodoModule {}
