@@ -72,6 +72,14 @@ describe('admin audit API', () => {
     seeded.conversationId = turn.conversationId;
     seeded.chatDecisionId = turn.decision.id;
     await chat(ada, "what's left?", seeded.conversationId);
+    // A delete put to the person (a dry run: confirmation_required), and the same recorded by an
+    // earlier version under the old name, as such rows stay in the chain.
+    await chat(ada, 'delete task 1', seeded.conversationId);
+    await sql.query(
+      `INSERT INTO audit_log (source, actor_id, conversation_id, tool, arguments, security_events, status, duration_ms)
+       VALUES ('chat', $1, $2, 'delete_task', '{"number":1}', '[]', 'confirmation_requested', 3)`,
+      [ada.userId, seeded.conversationId],
+    );
     const bobs = await mcpClient(bob);
     await bobs.callTool({ name: 'add_task', arguments: { title: 'Call the plumber' } });
     await bobs.callTool({ name: 'list_tasks', arguments: {} });
@@ -254,6 +262,7 @@ describe('admin audit API', () => {
       [{ tool: 'add_task' }, 'tool = $1', ['add_task']],
       [{ status: 'rejected' }, 'status = $1', ['rejected']],
       [{ status: 'pending' }, 'status = $1', ['pending']],
+      [{ status: 'confirmation_required' }, "status IN ('confirmation_required', 'confirmation_requested')", []],
       [{ conversationId: seeded.conversationId }, 'conversation_id = $1', [seeded.conversationId]],
       [{ campaignId: seeded.campaignId }, 'campaign_id = $1', [seeded.campaignId]],
       [{ decisionId: seeded.cycleDecisionId }, 'decision_id = $1', [seeded.cycleDecisionId]],
@@ -273,19 +282,19 @@ describe('admin audit API', () => {
     const mine = await allPages<{ id: string; actorId: string; conversationId: string | null; status: string }>('/admin/decisions', {
       actorId: ada.userId,
     }, 1);
-    expect(mine.map((d) => d.actorId)).toEqual([ada.userId, ada.userId]);
-    expect(mine[1]).toEqual(
+    expect(mine.map((d) => d.actorId)).toEqual([ada.userId, ada.userId, ada.userId]);
+    expect(mine[2]).toEqual(
       expect.objectContaining({ id: seeded.chatDecisionId, conversationId: seeded.conversationId, decisionType: 'INVOKE_TOOL', status: 'completed' }),
     );
     const cycles = await allPages<{ id: string; campaignId: string }>('/admin/decisions', { campaignId: seeded.campaignId }, 2);
     expect(cycles).toHaveLength(3);
     expect(cycles[0]).toEqual(expect.objectContaining({ id: seeded.cycleDecisionId, campaignId: seeded.campaignId, outreachTaskId: expect.any(String) }));
     expect(new Set(cycles.map((d) => d.id)).size).toBe(3);
-    expect(await allPages('/admin/decisions', { conversationId: seeded.conversationId })).toHaveLength(2);
+    expect(await allPages('/admin/decisions', { conversationId: seeded.conversationId })).toHaveLength(3);
     expect(await allPages('/admin/decisions', { decisionId: seeded.chatDecisionId })).toEqual([expect.objectContaining({ id: seeded.chatDecisionId })]);
     expect(await allPages('/admin/decisions', { status: 'error' })).toEqual([]);
     expect(await allPages('/admin/decisions', { from: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
-    expect(await allPages('/admin/decisions', { to: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(5);
+    expect(await allPages('/admin/decisions', { to: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(6);
 
     const cycle = await get(`/admin/decisions/${seeded.cycleDecisionId}`).expect(200);
     expect(cycle.body).toEqual(expect.objectContaining({ id: seeded.cycleDecisionId, campaignId: seeded.campaignId }));

@@ -69,8 +69,8 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
         providerRequestId: null,
         context: null,
       },
-      newPendingAction: null,
-      droppedPendingActionId: null,
+      newPendingConfirmation: null,
+      droppedPendingConfirmationId: null,
       newSummary: null,
     };
     return conversations.finishTurn(turn, new Date());

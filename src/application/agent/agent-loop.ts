@@ -6,7 +6,7 @@ import {
   bulkChangeCalls,
   bulkChangePrompt,
   CONFIRMATION_STALE,
-  type PendingAction,
+  type PendingConfirmation,
   type PlannedCall,
 } from '../../domain/agent/confirmation';
 import { decisionOf, type DecisionType, type TurnFinishReason, type TurnStatus } from '../../domain/agent/decision';
@@ -121,7 +121,7 @@ export class AgentLoop {
    * no longer covers what is there, nothing ran: its own words are the answer, with any new
    * question it asks.
    */
-  async runConfirmed(input: AgentRunInput, action: PendingAction): Promise<AgentRunResult> {
+  async runConfirmed(input: AgentRunInput, action: PendingConfirmation): Promise<AgentRunResult> {
     return this.withDeadline(input.limits, async (signal) => {
       const bulk = action.tool === BULK_CHANGE ? (bulkChangeCalls(action.arguments) ?? []) : null;
       const planned: PlannedCall[] = bulk ?? [{ tool: action.tool, arguments: action.arguments }];

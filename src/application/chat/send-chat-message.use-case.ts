@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CONFIRMATION_TTL_MS, interpretConfirmationReply, isExpired, type PendingAction } from '../../domain/agent/confirmation';
+import { CONFIRMATION_TTL_MS, interpretConfirmationReply, isExpired, type PendingConfirmation } from '../../domain/agent/confirmation';
 import type { DecisionType, TurnFinishReason, TurnStatus } from '../../domain/agent/decision';
 import { TREATMENTS } from '../../domain/agent/failures';
 import { costOf } from '../../domain/agent/pricing';
@@ -86,7 +86,7 @@ export class SendChatMessageUseCase {
       budget: this.budget,
       observer,
     };
-    const pending = loaded.pendingAction;
+    const pending = loaded.pendingConfirmation;
     const reply = pending ? interpretConfirmationReply(message) : 'other';
     const expired = pending !== null && isExpired(pending, started);
     let result: AgentRunResult;
@@ -127,7 +127,7 @@ export class SendChatMessageUseCase {
           providerRequestId: result.failure?.providerRequestId ?? null,
           context: window.record,
         },
-        newPendingAction: result.confirmation && {
+        newPendingConfirmation: result.confirmation && {
           userId: input.userId,
           conversationId,
           tool: result.confirmation.tool,
@@ -136,7 +136,7 @@ export class SendChatMessageUseCase {
           expiresAt: new Date(finished.getTime() + CONFIRMATION_TTL_MS),
         },
         // A message that neither confirms nor cancels moves on: the old question lapses. An expired one is closed.
-        droppedPendingActionId: pending && (reply === 'other' || expired) ? pending.id : null,
+        droppedPendingConfirmationId: pending && (reply === 'other' || expired) ? pending.id : null,
         newSummary: window.newSummary,
       },
       finished,
@@ -226,12 +226,12 @@ export class SendChatMessageUseCase {
 
   private async answerConfirmation(
     run: AgentRunInput,
-    pending: PendingAction,
+    pending: PendingConfirmation,
     reply: 'confirm' | 'cancel',
   ): Promise<AgentRunResult> {
     const resolution = reply === 'confirm' ? 'confirmed' : 'cancelled';
     // Taking the action is atomic: of two racing "yes" messages, one runs it.
-    const action = await this.store.takePendingAction(pending.id, run.context.userId, resolution, this.clock.now());
+    const action = await this.store.takePendingConfirmation(pending.id, run.context.userId, resolution, this.clock.now());
     if (action && reply === 'confirm') return this.agent.runConfirmed(run, action);
     return answer(action ? CANCELLED : ALREADY_HANDLED, run.observer);
   }

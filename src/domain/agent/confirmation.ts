@@ -2,7 +2,7 @@ import { inBrief, NAMED_ONE_BY_ONE_MAX } from '../shared/words';
 import type { ToolArguments } from './tool-call-validation';
 
 /** A destructive call waiting for the person's yes; single use, bound to everything below. */
-export interface PendingAction {
+export interface PendingConfirmation {
   readonly id: string;
   readonly userId: string;
   readonly conversationId: string;
@@ -28,7 +28,7 @@ export function interpretConfirmationReply(message: string): ConfirmationReply {
   return 'other';
 }
 
-export function isExpired(action: PendingAction, now: Date): boolean {
+export function isExpired(action: PendingConfirmation, now: Date): boolean {
   return action.expiresAt.getTime() <= now.getTime();
 }
 
@@ -53,7 +53,7 @@ export function deletionPrompt(titles: readonly string[], scope?: 'all' | 'compl
 /** Calls that change existing things (ToolDefinition.changesExisting) one chat turn makes without asking. */
 export const BULK_CHANGES_MAX = 3;
 
-/** The pending action of a bulk change: its arguments are `{calls}`, run one by one on the person's yes. */
+/** The pending confirmation of a bulk change: its arguments are `{calls}`, run one by one on the person's yes. */
 export const BULK_CHANGE = 'bulk_change';
 
 export interface PlannedCall {

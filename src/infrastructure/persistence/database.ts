@@ -15,6 +15,7 @@ import { InterruptedTurns1764460800000 } from './migrations/1764460800000-interr
 import { RateLimits1764720000000 } from './migrations/1764720000000-rate-limits';
 import { TokenBudget1764806400000 } from './migrations/1764806400000-token-budget';
 import { ConversationSummaries1764892800000 } from './migrations/1764892800000-conversation-summaries';
+import { PendingConfirmations1764979200000 } from './migrations/1764979200000-pending-confirmations';
 import { UserRecord } from './records/user.record';
 
 const ENTITIES = [UserRecord];
@@ -32,6 +33,7 @@ const MIGRATIONS = [
   RateLimits1764720000000,
   TokenBudget1764806400000,
   ConversationSummaries1764892800000,
+  PendingConfirmations1764979200000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

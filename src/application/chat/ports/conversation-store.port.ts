@@ -1,6 +1,6 @@
 import type { DecisionMeasures } from '../../agent/decision-measures';
 import type { Page } from '../../shared/page';
-import type { PendingAction } from '../../../domain/agent/confirmation';
+import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
 import type { FailureClass } from '../../../domain/agent/failures';
 import type { ConversationSummary, StoredMessage, ToolCallRecord } from '../../../domain/chat/conversation';
@@ -33,8 +33,8 @@ export interface TurnContext {
   readonly history: readonly HistoryMessage[];
   /** The conversation's latest summary, if one was made. */
   readonly summary: ConversationDigest | null;
-  /** The conversation's newest unused pending action, if any, expired or not (an expired one gets its own answer). */
-  readonly pendingAction: PendingAction | null;
+  /** The conversation's newest unused pending confirmation, if any, expired or not (an expired one gets its own answer). */
+  readonly pendingConfirmation: PendingConfirmation | null;
 }
 
 export interface DecisionLogEntry extends DecisionMeasures {
@@ -58,15 +58,15 @@ export interface FinishedTurn {
   };
   readonly decision: DecisionLogEntry;
   /** A new destructive call waiting for the person's yes. */
-  readonly newPendingAction: Omit<PendingAction, 'id'> | null;
-  /** An earlier pending action the message did not answer: it is dropped. */
-  readonly droppedPendingActionId: string | null;
+  readonly newPendingConfirmation: Omit<PendingConfirmation, 'id'> | null;
+  /** An earlier pending confirmation the message did not answer: it is dropped. */
+  readonly droppedPendingConfirmationId: string | null;
   /** A summary this turn made of the conversation's older part. */
   readonly newSummary: ConversationDigest | null;
 }
 
 /**
- * Conversations, messages, pending actions and decision logs. Shaped around a chat turn
+ * Conversations, messages, pending confirmations and decision logs. Shaped around a chat turn
  * so that a turn costs two statements of its own: start and finish.
  */
 export abstract class ConversationStore {
@@ -74,7 +74,7 @@ export abstract class ConversationStore {
    * Stores the person's message (creating the conversation when `conversationId` is null)
    * and, right after it, the turn's answer-to-be and its decision log row (status
    * `pending`) under `decisionId`; returns what came before: the latest summary, the last
-   * `window` finished messages after it, and the open pending action. One statement, so the context is read in the
+   * `window` finished messages after it, and the open pending confirmation. One statement, so the context is read in the
    * same snapshot it is written, and no tool call's audit row can name a decision that is
    * not there.
    * @throws ConversationNotFoundError when the user has no such conversation.
@@ -92,12 +92,12 @@ export abstract class ConversationStore {
   /** Fills in the answer and completes the decision log row started under `turn.decision.id`. */
   abstract finishTurn(turn: FinishedTurn, now: Date): Promise<void>;
   /** Resolves the action, once: @returns it, or null when it is gone, resolved or expired. */
-  abstract takePendingAction(
+  abstract takePendingConfirmation(
     id: string,
     userId: string,
     resolution: 'confirmed' | 'cancelled',
     now: Date,
-  ): Promise<PendingAction | null>;
+  ): Promise<PendingConfirmation | null>;
   abstract listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>>;
   /** Newest `limit` messages before the cursor, returned oldest first; null if no such conversation. */
   abstract listMessages(

@@ -80,6 +80,14 @@ class Conditions {
     return this;
   }
 
+  /** The column holds one of `values`. */
+  anyOf(column: string, values: readonly string[] | undefined): this {
+    if (values === undefined) return this;
+    this.params.push(values);
+    this.clauses.push(`${column} = ANY($${this.params.length}::text[])`);
+    return this;
+  }
+
   get sql(): string {
     return this.clauses.length === 0 ? 'TRUE' : this.clauses.join(' AND ');
   }
@@ -90,7 +98,8 @@ function auditConditions(filter: AuditFilter): Conditions {
     .add('actor_id', '=', filter.actorId)
     .add('source', '=', filter.source)
     .add('tool', '=', filter.tool)
-    .add('status', '=', filter.status)
+    // Rows written before the names were one say confirmation_requested (see RecordedAuditStatus).
+    .anyOf('status', filter.status === 'confirmation_required' ? ['confirmation_required', 'confirmation_requested'] : filter.status && [filter.status])
     .add('conversation_id', '=', filter.conversationId)
     .add('campaign_id', '=', filter.campaignId)
     .add('decision_id', '=', filter.decisionId)

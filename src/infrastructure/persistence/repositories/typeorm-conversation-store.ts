@@ -8,7 +8,7 @@ import {
   ConversationStore,
   type FinishedTurn,
 } from '../../../application/chat/ports/conversation-store.port';
-import type { PendingAction } from '../../../domain/agent/confirmation';
+import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import type { DecisionType } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
 import {
@@ -108,7 +108,7 @@ export class TypeOrmConversationStore extends ConversationStore {
               AND seq > coalesce((SELECT last_seq FROM s), 0)
             ORDER BY seq DESC LIMIT $5) h) AS history,
          (SELECT row_to_json(p) FROM (
-            SELECT ${PENDING_COLUMNS} FROM pending_actions
+            SELECT ${PENDING_COLUMNS} FROM pending_confirmations
             WHERE conversation_id = c.id AND resolved_at IS NULL
             ORDER BY created_at DESC LIMIT 1) p) AS pending
        FROM c`,
@@ -125,7 +125,7 @@ export class TypeOrmConversationStore extends ConversationStore {
         lastSeq: Number(row.summary.last_seq),
         messages: row.summary.messages,
       },
-      pendingAction: row.pending ? toPendingAction(row.pending) : null,
+      pendingConfirmation: row.pending ? toPendingConfirmation(row.pending) : null,
     };
   }
 
@@ -170,36 +170,36 @@ export class TypeOrmConversationStore extends ConversationStore {
       parts.push(`s AS (INSERT INTO conversation_summaries (id, conversation_id, decision_id, content, last_seq, messages, created_at)
                         VALUES ($${n - 3}, $1, $7, $${n - 2}, $${n - 1}, $${n}, $6))`);
     }
-    if (turn.droppedPendingActionId) {
-      params.push(turn.droppedPendingActionId);
-      parts.push(`x AS (UPDATE pending_actions SET resolved_at = $6, resolution = 'dropped'
+    if (turn.droppedPendingConfirmationId) {
+      params.push(turn.droppedPendingConfirmationId);
+      parts.push(`x AS (UPDATE pending_confirmations SET resolved_at = $6, resolution = 'dropped'
                         WHERE id = $${params.length} AND resolved_at IS NULL)`);
     }
     let last = `UPDATE conversations SET updated_at = $6 WHERE id = $1`;
-    if (turn.newPendingAction) {
-      const pending = turn.newPendingAction;
+    if (turn.newPendingConfirmation) {
+      const pending = turn.newPendingConfirmation;
       params.push(pending.tool, JSON.stringify(pending.arguments), argumentsHash(pending.arguments), pending.prompt, pending.expiresAt);
       const n = params.length;
       parts.push(`u AS (${last})`);
-      last = `INSERT INTO pending_actions (user_id, conversation_id, tool, arguments, arguments_hash, prompt, created_at, expires_at)
+      last = `INSERT INTO pending_confirmations (user_id, conversation_id, tool, arguments, arguments_hash, prompt, created_at, expires_at)
               VALUES ($8, $1, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $6, $${n})`;
     }
     await this.dataSource.query(`WITH ${parts.join(',\n')}\n${last}`, params);
   }
 
-  async takePendingAction(
+  async takePendingConfirmation(
     id: string,
     userId: string,
     resolution: 'confirmed' | 'cancelled',
     now: Date,
-  ): Promise<PendingAction | null> {
+  ): Promise<PendingConfirmation | null> {
     const [rows] = await this.dataSource.query<[PendingRow[], number]>(
-      `UPDATE pending_actions SET resolved_at = $3, resolution = $4
+      `UPDATE pending_confirmations SET resolved_at = $3, resolution = $4
        WHERE id = $1 AND user_id = $2 AND resolved_at IS NULL AND expires_at > $3
        RETURNING ${PENDING_COLUMNS}`,
       [id, userId, now, resolution],
     );
-    return rows.length === 0 ? null : toPendingAction(rows[0]);
+    return rows.length === 0 ? null : toPendingConfirmation(rows[0]);
   }
 
   async listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>> {
@@ -255,7 +255,7 @@ function argumentsHash(args: ToolArguments): string {
   return createHash('sha256').update(canonicalJson(args)).digest('hex');
 }
 
-function toPendingAction(row: PendingRow): PendingAction | null {
+function toPendingConfirmation(row: PendingRow): PendingConfirmation | null {
   // The hash binds the stored call to what was shown: a row altered since is not run.
   if (argumentsHash(row.arguments) !== row.arguments_hash) return null;
   return {
