@@ -5,7 +5,7 @@ import { ListAdminsUseCase } from '../application/identity/list-admins.use-case'
 import { PasswordHasher } from '../application/identity/ports/password-hasher.port';
 import { UserRepository } from '../application/identity/ports/user-repository.port';
 import { RevokeAdminRoleUseCase } from '../application/identity/revoke-admin-role.use-case';
-import { TypeOrmUserRepository } from '../infrastructure/persistence/repositories/typeorm-user.repository';
+import { PostgresUserRepository } from '../infrastructure/persistence/repositories/postgres-user.repository';
 import { ScryptPasswordHasher } from '../infrastructure/security/scrypt-password-hasher';
 import { DataSource } from 'typeorm';
 import { TokenBudget } from '../application/agent/ports/token-budget.port';
@@ -17,7 +17,7 @@ import { AuditLogModule } from './audit-log.module';
 @Module({
   imports: [AuditLogModule],
   providers: [
-    { provide: UserRepository, useClass: TypeOrmUserRepository },
+    { provide: UserRepository, useClass: PostgresUserRepository },
     { provide: PasswordHasher, useFactory: () => new ScryptPasswordHasher() },
     AddUserUseCase,
     GrantAdminRoleUseCase,

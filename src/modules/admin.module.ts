@@ -7,7 +7,7 @@ import { ListAuditLogsUseCase } from '../application/audit/list-audit-logs.use-c
 import { ListDecisionsUseCase } from '../application/audit/list-decisions.use-case';
 import { AuditReader } from '../application/audit/ports/audit-reader.port';
 import { VerifyAuditChainUseCase } from '../application/audit/verify-audit-chain.use-case';
-import { TypeOrmAuditReader } from '../infrastructure/persistence/repositories/typeorm-audit-reader';
+import { PostgresAuditReader } from '../infrastructure/persistence/repositories/postgres-audit-reader';
 import { AdminAuditLogsController } from '../interfaces/http/admin/admin-audit-logs.controller';
 import { AdminDecisionsController } from '../interfaces/http/admin/admin-decisions.controller';
 import { AdminGuard } from '../interfaces/http/admin/admin.guard';
@@ -19,7 +19,7 @@ import { ModelModule } from './model.module';
   imports: [IdentityModule, ModelModule],
   controllers: [AdminAuditLogsController, AdminDecisionsController],
   providers: [
-    { provide: AuditReader, useClass: TypeOrmAuditReader },
+    { provide: AuditReader, useClass: PostgresAuditReader },
     AdminReadRecorder,
     ListAuditLogsUseCase,
     GetAuditLogUseCase,

@@ -12,7 +12,7 @@ import { RemoveDoNotContactUseCase } from '../application/outreach/campaigns/rem
 import { StartCampaignUseCase } from '../application/outreach/campaigns/start-campaign.use-case';
 import { UpdateCampaignUseCase } from '../application/outreach/campaigns/update-campaign.use-case';
 import { CampaignRepository } from '../application/outreach/ports/campaign-repository.port';
-import { TypeOrmCampaignRepository } from '../infrastructure/persistence/repositories/typeorm-campaign.repository';
+import { PostgresCampaignRepository } from '../infrastructure/persistence/repositories/postgres-campaign.repository';
 import { CampaignsController } from '../interfaces/http/outreach/campaigns.controller';
 import { DoNotContactController } from '../interfaces/http/outreach/do-not-contact.controller';
 import { IdentityModule } from './identity.module';
@@ -26,7 +26,7 @@ import { OutreachCyclesController } from '../interfaces/http/outreach/outreach-c
   imports: [IdentityModule, ModelModule, OutreachModule],
   controllers: [CampaignsController, DoNotContactController, OutreachCyclesController],
   providers: [
-    { provide: CampaignRepository, useClass: TypeOrmCampaignRepository },
+    { provide: CampaignRepository, useClass: PostgresCampaignRepository },
     CreateCampaignUseCase,
     ListCampaignsUseCase,
     GetCampaignUseCase,

@@ -14,8 +14,8 @@ import { SendChatMessageUseCase } from '../application/chat/send-chat-message.us
 import { SweepInterruptedTurnsUseCase } from '../application/chat/sweep-interrupted-turns.use-case';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { PeriodicJob } from '../infrastructure/periodic-job';
-import { TypeOrmConversationStore } from '../infrastructure/persistence/repositories/typeorm-conversation-store';
-import { TypeOrmInterruptedTurnStore } from '../infrastructure/persistence/repositories/typeorm-interrupted-turn-store';
+import { PostgresConversationStore } from '../infrastructure/persistence/repositories/postgres-conversation-store';
+import { PostgresInterruptedTurnStore } from '../infrastructure/persistence/repositories/postgres-interrupted-turn-store';
 import { ChatController } from '../interfaces/http/chat/chat.controller';
 import { AgentModule } from './agent.module';
 import { IdentityModule } from './identity.module';
@@ -49,8 +49,8 @@ class ChatSweepLifecycle implements OnApplicationBootstrap, BeforeApplicationShu
   imports: [AgentModule, IdentityModule],
   controllers: [ChatController],
   providers: [
-    { provide: ConversationStore, useClass: TypeOrmConversationStore },
-    { provide: InterruptedTurnStore, useClass: TypeOrmInterruptedTurnStore },
+    { provide: ConversationStore, useClass: PostgresConversationStore },
+    { provide: InterruptedTurnStore, useClass: PostgresInterruptedTurnStore },
     SendChatMessageUseCase,
     ListConversationsUseCase,
     ListMessagesUseCase,

@@ -9,13 +9,13 @@ import { RunOutreachCycleUseCase } from '../application/outreach/run-outreach-cy
 import { SweepStaleActionsUseCase } from '../application/outreach/sweep-stale-actions.use-case';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { SmtpEmailChannel } from '../infrastructure/outreach/email/smtp-email-channel';
-import { TypeOrmEmailDeliveryLog } from '../infrastructure/outreach/email/typeorm-email-delivery-log';
+import { PostgresEmailDeliveryLog } from '../infrastructure/outreach/email/postgres-email-delivery-log';
 import { McpLinkedInChannel } from '../infrastructure/outreach/linkedin/mcp-linkedin-channel';
 import { SandboxEmailChannel } from '../infrastructure/outreach/sandbox/sandbox-email-channel';
 import { SandboxLinkedInChannel } from '../infrastructure/outreach/sandbox/sandbox-linkedin-channel';
 import { EnvironmentSecretStore, SandboxSecretStore } from '../infrastructure/outreach/secret-stores';
 import { PeriodicJob } from '../infrastructure/periodic-job';
-import { TypeOrmOutreachCycleStore } from '../infrastructure/persistence/repositories/typeorm-outreach-cycle-store';
+import { PostgresOutreachCycleStore } from '../infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import { ModelModule } from './model.module';
 
 /**
@@ -64,7 +64,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
 @Module({
   imports: [ModelModule],
   providers: [
-    { provide: OutreachCycleStore, useClass: TypeOrmOutreachCycleStore },
+    { provide: OutreachCycleStore, useClass: PostgresOutreachCycleStore },
     {
       provide: LinkedInChannel,
       useFactory: (config: AppConfig, dataSource: DataSource): LinkedInChannel | Promise<LinkedInChannel> => {
@@ -82,7 +82,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
         const target = config.outreach.email;
         if (target.kind === 'sandbox') return new SandboxEmailChannel(dataSource);
         const domain = /@([^>\s]+)>?\s*$/.exec(target.from)?.[1] ?? 'bridle.local';
-        return new SmtpEmailChannel({ url: target.url, from: target.from, messageIdDomain: domain }, new TypeOrmEmailDeliveryLog(dataSource));
+        return new SmtpEmailChannel({ url: target.url, from: target.from, messageIdDomain: domain }, new PostgresEmailDeliveryLog(dataSource));
       },
       inject: [AppConfig, DataSource],
     },

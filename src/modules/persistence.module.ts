@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseProbe } from '../application/health/ports/database-probe.port';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { Database, openDatabase } from '../infrastructure/persistence/database';
-import { TypeOrmDatabaseProbe } from '../infrastructure/persistence/typeorm-database-probe';
+import { PostgresDatabaseProbe } from '../infrastructure/persistence/postgres-database-probe';
 
 @Injectable()
 class DatabaseLifecycle implements OnApplicationShutdown {
@@ -19,7 +19,7 @@ class DatabaseLifecycle implements OnApplicationShutdown {
   providers: [
     { provide: Database, useFactory: (config: AppConfig) => openDatabase(config.database), inject: [AppConfig] },
     { provide: DataSource, useFactory: (database: Database) => database.dataSource, inject: [Database] },
-    { provide: DatabaseProbe, useClass: TypeOrmDatabaseProbe },
+    { provide: DatabaseProbe, useClass: PostgresDatabaseProbe },
     DatabaseLifecycle,
   ],
   exports: [DataSource, DatabaseProbe],

@@ -7,7 +7,7 @@ import { DeleteTasksAsShownUseCase } from '../application/todo/delete-tasks-as-s
 import { GetTaskUseCase } from '../application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../application/todo/list-tasks.use-case';
 import { UpdateTaskUseCase } from '../application/todo/update-task.use-case';
-import { TypeOrmTaskRepository } from '../infrastructure/persistence/repositories/typeorm-task.repository';
+import { PostgresTaskRepository } from '../infrastructure/persistence/repositories/postgres-task.repository';
 import { TasksController } from '../interfaces/http/todo/tasks.controller';
 import { IdentityModule } from './identity.module';
 
@@ -25,7 +25,7 @@ const TASK_USE_CASES = [
 @Module({
   imports: [IdentityModule],
   controllers: [TasksController],
-  providers: [{ provide: TaskRepository, useClass: TypeOrmTaskRepository }, ...TASK_USE_CASES],
+  providers: [{ provide: TaskRepository, useClass: PostgresTaskRepository }, ...TASK_USE_CASES],
   exports: TASK_USE_CASES,
 })
 export class TodoModule {}

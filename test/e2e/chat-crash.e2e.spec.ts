@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import type { DatabaseSettings } from '../../src/infrastructure/config/app-config';
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
-import { TypeOrmAuditReader } from '../../src/infrastructure/persistence/repositories/typeorm-audit-reader';
+import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
 import { TEST_JWT_SECRET } from '../support/test-app';
 import { createTestDatabase, type TestDatabase, testDataRoot } from '../support/test-database';
@@ -242,7 +242,7 @@ describe('chat turns cut off by SIGKILL', () => {
         `SELECT count(*) AS interrupted FROM decision_logs WHERE status = 'interrupted'`,
       );
       expect(Number(interrupted)).toBe(left.turns);
-      await expect(new TypeOrmAuditReader(dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
+      await expect(new PostgresAuditReader(dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
     });
     lap('check the database');
     process.stdout.write(`chat crash e2e (${db.kind}): ${JSON.stringify({ ...timings, answered, left })}\n`);

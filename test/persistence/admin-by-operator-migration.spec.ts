@@ -1,5 +1,5 @@
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
-import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const MIGRATION = 'AdminByOperator1764374400000';
@@ -21,7 +21,7 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
 
   it('withdraws every admin role, each as an audited revoke_admin in an unbroken chain, and leaves users alone', async () => {
     const { dataSource } = database;
-    const users = new TypeOrmUserRepository(dataSource);
+    const users = new PostgresUserRepository(dataSource);
     // Back to the schema before this migration (and any after it), with admins made the old way.
     const laterOnes = dataSource.migrations.length - dataSource.migrations.findIndex((migration) => migration.name === MIGRATION);
     for (let i = 0; i < laterOnes; i++) await dataSource.undoLastMigration();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
-import { AuditAppender } from '../../src/infrastructure/persistence/repositories/typeorm-audit-log';
+import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 

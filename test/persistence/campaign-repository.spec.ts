@@ -2,22 +2,22 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { CampaignNotFoundError, CampaignStateError, draftCampaign } from '../../src/domain/outreach/campaign';
 import { draftLead, type LeadDraft } from '../../src/domain/outreach/lead';
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
-import { TypeOrmCampaignRepository } from '../../src/infrastructure/persistence/repositories/typeorm-campaign.repository';
-import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
+import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-describe(`${TypeOrmCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: Database;
-  let users: TypeOrmUserRepository;
-  let sut: TypeOrmCampaignRepository;
+  let users: PostgresUserRepository;
+  let sut: PostgresCampaignRepository;
   const now = new Date('2026-11-22T09:00:00.000Z');
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    users = new TypeOrmUserRepository(database.dataSource);
-    sut = new TypeOrmCampaignRepository(database.dataSource);
+    users = new PostgresUserRepository(database.dataSource);
+    sut = new PostgresCampaignRepository(database.dataSource);
   });
 
   afterAll(async () => {

@@ -5,22 +5,22 @@ import { settleFromEvidence } from '../../src/application/todo/tools/tool-call-e
 import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import { TASKS_PER_USER_MAX, draftTask } from '../../src/domain/todo/task';
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
-import { AuditAppender, TypeOrmAuditLog } from '../../src/infrastructure/persistence/repositories/typeorm-audit-log';
-import { TypeOrmAuditReader } from '../../src/infrastructure/persistence/repositories/typeorm-audit-reader';
-import { TypeOrmConversationStore } from '../../src/infrastructure/persistence/repositories/typeorm-conversation-store';
-import { TypeOrmInterruptedTurnStore } from '../../src/infrastructure/persistence/repositories/typeorm-interrupted-turn-store';
-import { TypeOrmTaskRepository } from '../../src/infrastructure/persistence/repositories/typeorm-task.repository';
-import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
+import { AuditAppender, PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
+import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
+import { PostgresInterruptedTurnStore } from '../../src/infrastructure/persistence/repositories/postgres-interrupted-turn-store';
+import { PostgresTaskRepository } from '../../src/infrastructure/persistence/repositories/postgres-task.repository';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: Database;
-  let conversations: TypeOrmConversationStore;
-  let tasks: TypeOrmTaskRepository;
-  let audit: TypeOrmAuditLog;
-  let sut: TypeOrmInterruptedTurnStore;
+  let conversations: PostgresConversationStore;
+  let tasks: PostgresTaskRepository;
+  let audit: PostgresAuditLog;
+  let sut: PostgresInterruptedTurnStore;
   let userId: string;
   const hourAgo = () => new Date(Date.now() - 3_600_000);
   const later = () => new Date(Date.now() + 60_000);
@@ -29,11 +29,11 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
     const appender = new AuditAppender(new RecordingMetrics());
-    conversations = new TypeOrmConversationStore(database.dataSource);
-    tasks = new TypeOrmTaskRepository(database.dataSource);
-    audit = new TypeOrmAuditLog(database.dataSource, appender);
-    sut = new TypeOrmInterruptedTurnStore(database.dataSource, appender);
-    const users = new TypeOrmUserRepository(database.dataSource);
+    conversations = new PostgresConversationStore(database.dataSource);
+    tasks = new PostgresTaskRepository(database.dataSource);
+    audit = new PostgresAuditLog(database.dataSource, appender);
+    sut = new PostgresInterruptedTurnStore(database.dataSource, appender);
+    const users = new PostgresUserRepository(database.dataSource);
     userId = (await users.create({ email: 'interrupted@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
   });
 
@@ -198,7 +198,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       [firstSeq, secondSeq].includes(c.pendingSeq),
     );
     expect(calls).toHaveLength(2);
-    const racers = [sut, new TypeOrmInterruptedTurnStore(database.dataSource, new AuditAppender(new RecordingMetrics()))];
+    const racers = [sut, new PostgresInterruptedTurnStore(database.dataSource, new AuditAppender(new RecordingMetrics()))];
     const settled = await Promise.all(
       racers.flatMap((store) =>
         calls.map((call) => store.settleToolCall(call, (evidence) => settleFromEvidence({ ...call.entry, startedAt: call.startedAt }, evidence, 10_000))),
@@ -213,7 +213,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       { status: 'unknown', error_code: 'UNKNOWN_OUTCOME', result: { detail: 'no task that this call could have added is there', review: true } },
     ]);
     expect(await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: firstSeq - 1, limit: 10 })).toEqual([]);
-    await expect(new TypeOrmAuditReader(database.dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
+    await expect(new PostgresAuditReader(database.dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
   });
 
   it('settles complete and delete by number from the tasks as they are', async () => {

@@ -1,6 +1,6 @@
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
-import { TypeOrmTaskRepository } from '../../src/infrastructure/persistence/repositories/typeorm-task.repository';
-import { TypeOrmUserRepository } from '../../src/infrastructure/persistence/repositories/typeorm-user.repository';
+import { PostgresTaskRepository } from '../../src/infrastructure/persistence/repositories/postgres-task.repository';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { EmailAlreadyRegisteredError } from '../../src/domain/identity/user';
 import { UpdateTaskUseCase } from '../../src/application/todo/update-task.use-case';
 import { TASKS_PER_USER_MAX, type TaskChanges, type TaskDraft, draftTask } from '../../src/domain/todo/task';
@@ -9,15 +9,15 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: Database;
-  let users: TypeOrmUserRepository;
-  let tasks: TypeOrmTaskRepository;
+  let users: PostgresUserRepository;
+  let tasks: PostgresTaskRepository;
   const now = new Date('2026-11-22T09:00:00.000Z');
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    users = new TypeOrmUserRepository(database.dataSource);
-    tasks = new TypeOrmTaskRepository(database.dataSource);
+    users = new PostgresUserRepository(database.dataSource);
+    tasks = new PostgresTaskRepository(database.dataSource);
   });
 
   afterAll(async () => {
@@ -28,7 +28,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
   const addTask = async (userId: string, draft: TaskDraft) => (await tasks.add(userId, draft, now, TASKS_PER_USER_MAX))!;
   const newUser = (email: string) => users.create({ email, passwordHash: 'scrypt$x', role: 'user' });
 
-  describe(TypeOrmUserRepository.name, () => {
+  describe(PostgresUserRepository.name, () => {
     it('creates, finds by email and id, and updates the role', async () => {
       const created = await newUser('find-me@example.com');
       expect(created).toMatchObject({ email: 'find-me@example.com', role: 'user', passwordHash: 'scrypt$x' });
@@ -48,7 +48,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
     });
   });
 
-  describe(TypeOrmTaskRepository.name, () => {
+  describe(PostgresTaskRepository.name, () => {
     it('numbers 50 concurrent adds for one user 1..50 with no gap or repeat', async () => {
       const user = await newUser('busy@example.com');
       const added = await Promise.all(
@@ -214,7 +214,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       let reads = 0;
       let allRead!: () => void;
       const barrier = new Promise<void>((resolve) => (allRead = resolve));
-      const racing = Object.create(tasks) as TypeOrmTaskRepository;
+      const racing = Object.create(tasks) as PostgresTaskRepository;
       racing.findByNumber = async (userId, taskNumber) => {
         const task = await tasks.findByNumber(userId, taskNumber);
         if (reads < 4 && ++reads === 4) allRead();

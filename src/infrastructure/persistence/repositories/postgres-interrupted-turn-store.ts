@@ -6,9 +6,9 @@ import type { SettledOutcome, TaskEvidence } from '../../../application/todo/too
 import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-call-validation';
 import type { Task } from '../../../domain/todo/task';
 import { AUDIT_CHAIN_LOCK } from '../migrations/1764115200000-audit-chain';
-import { AuditAppender } from './typeorm-audit-log';
-import { TASK_COLUMNS } from './typeorm-task.repository';
-import { IN_PROGRESS } from './typeorm-conversation-store';
+import { AuditAppender } from './postgres-audit-log';
+import { TASK_COLUMNS } from './postgres-task.repository';
+import { IN_PROGRESS } from './postgres-conversation-store';
 
 interface PendingRow {
   seq: string;
@@ -32,7 +32,7 @@ const OUTCOME_OF = (pending: string) => `SELECT 1 FROM audit_log o WHERE o.pendi
  * own process answering after its deadline still appends what really happened, after.
  */
 @Injectable()
-export class TypeOrmInterruptedTurnStore extends InterruptedTurnStore {
+export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly appender: AuditAppender,

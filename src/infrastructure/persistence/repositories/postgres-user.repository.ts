@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../postgres-errors';
 import { UserRecord } from '../records/user.record';
 
 @Injectable()
-export class TypeOrmUserRepository extends UserRepository {
+export class PostgresUserRepository extends UserRepository {
   private readonly users: Repository<UserRecord>;
 
   constructor(dataSource: DataSource) {

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { EmailDeliveryLog } from './smtp-email-channel';
 
 /** The SMTP adapter's record of accepted deliveries, in email_deliveries. */
-export class TypeOrmEmailDeliveryLog implements EmailDeliveryLog {
+export class PostgresEmailDeliveryLog implements EmailDeliveryLog {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(idempotencyKey: string): Promise<{ messageId: string } | null> {

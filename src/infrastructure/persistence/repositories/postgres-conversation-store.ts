@@ -60,7 +60,7 @@ export const PENDING_DECISION = 'PENDING';
  * costs two statements here (start, finish) besides its tools.
  */
 @Injectable()
-export class TypeOrmConversationStore extends ConversationStore {
+export class PostgresConversationStore extends ConversationStore {
   constructor(private readonly dataSource: DataSource) {
     super();
   }

@@ -9,7 +9,7 @@ export const TASK_COLUMNS = `id, user_id AS "userId", number, title, description
   created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"`;
 
 @Injectable()
-export class TypeOrmTaskRepository extends TaskRepository {
+export class PostgresTaskRepository extends TaskRepository {
   constructor(private readonly dataSource: DataSource) {
     super();
   }

@@ -125,7 +125,7 @@ function decisionConditions(filter: DecisionFilter): Conditions {
  * or a verification bounded by the newest seq at its start reads a fixed set in batches.
  */
 @Injectable()
-export class TypeOrmAuditReader extends AuditReader {
+export class PostgresAuditReader extends AuditReader {
   constructor(private readonly dataSource: DataSource) {
     super();
   }

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseProbe } from '../../application/health/ports/database-probe.port';
 
 @Injectable()
-export class TypeOrmDatabaseProbe extends DatabaseProbe {
+export class PostgresDatabaseProbe extends DatabaseProbe {
   constructor(private readonly dataSource: DataSource) {
     super();
   }

@@ -20,7 +20,7 @@ import { TASK_TYPES, TASK_ACTION, type ActionKind, type OutreachTaskStatus, type
 import type { QuotaScope } from '../../../domain/outreach/quota';
 import { readQuota, refundSlot, reserveSlot } from './quota-ledger';
 import type { Sql } from '../sql';
-import { AuditAppender } from './typeorm-audit-log';
+import { AuditAppender } from './postgres-audit-log';
 
 const OPEN = `('Pending', 'InProgress')`;
 
@@ -45,7 +45,7 @@ class Rollback extends Error {
 }
 
 @Injectable()
-export class TypeOrmOutreachCycleStore extends OutreachCycleStore {
+export class PostgresOutreachCycleStore extends OutreachCycleStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditAppender,

@@ -78,7 +78,7 @@ export class AuditAppender {
 }
 
 @Injectable()
-export class TypeOrmAuditLog extends AuditLog {
+export class PostgresAuditLog extends AuditLog {
   constructor(
     private readonly dataSource: DataSource,
     private readonly appender: AuditAppender,

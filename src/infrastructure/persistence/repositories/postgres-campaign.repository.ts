@@ -97,7 +97,7 @@ const LIMIT_COLUMN: Readonly<Record<ActionKind, string>> = {
  * campaign id the caller has already resolved through get(ownerId, …).
  */
 @Injectable()
-export class TypeOrmCampaignRepository extends CampaignRepository {
+export class PostgresCampaignRepository extends CampaignRepository {
   constructor(private readonly dataSource: DataSource) {
     super();
   }
