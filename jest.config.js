@@ -8,7 +8,7 @@ const shared = {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- Jest reads this file as CommonJS
     '^.+\\.(t|j)sx?$': ['@swc/jest', require('./test/support/swc.json')],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|file-type|load-esm)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|file-type|load-esm|sql-template-tag)/)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: '<rootDir>/test/support/jest-node-environment.cjs',
 };

@@ -4,10 +4,10 @@ import type { ToolAuditEntry } from '../../../application/agent/ports/audit-log.
 import { InterruptedTurnStore, type UnsettledToolCall } from '../../../application/chat/ports/interrupted-turn-store.port';
 import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
 import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-call-validation';
-import type { Task } from '../../../domain/todo/task';
 import { AUDIT_CHAIN_LOCK } from '../migrations/1764115200000-audit-chain';
 import { AuditAppender } from './postgres-audit-log';
-import { TASK_COLUMNS } from './postgres-task.repository';
+import { selectRows, sql } from '../sql';
+import { TASK_COLUMNS, TASK_ROW } from './postgres-task.repository';
 import { IN_PROGRESS } from './postgres-conversation-store';
 
 interface PendingRow {
@@ -72,10 +72,7 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
       const settled = await manager.query<unknown[]>(OUTCOME_OF('$1'), [call.pendingSeq]);
       if (settled.length > 0) return null;
       const userId = call.entry.actorId;
-      const tasks = await manager.query<Task[]>(
-        `SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = $1 ORDER BY number`,
-        [userId],
-      );
+      const tasks = await selectRows(manager, sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} ORDER BY number`, TASK_ROW);
       const [counter] = await manager.query<{ task_counter: number }[]>(`SELECT task_counter FROM users WHERE id = $1`, [userId]);
       // The outcome of a succeeded add names its task (the tool's result, or this sweeper's).
       const claimed = await manager.query<{ number: number }[]>(

@@ -1,12 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { z } from 'zod';
 import type { ShownTask } from '../../../domain/todo/deletion';
-import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/task';
+import { TASK_PRIORITIES, type Task, type TaskDraft, type TaskStatusFilter } from '../../../domain/todo/task';
 import { TaskRepository } from '../../../application/todo/ports/task-repository.port';
+import { changeRows, raw, selectRow, selectRows, sql } from '../sql';
 
 /** Every column, named as the domain Task's properties: rows come back as Tasks. */
-export const TASK_COLUMNS = `id, user_id AS "userId", number, title, description, priority, completed,
-  created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"`;
+export const TASK_COLUMNS = raw(`id, user_id AS "userId", number, title, description, priority, completed,
+  created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"`);
+
+/** A row of TASK_COLUMNS. */
+export const TASK_ROW = z.object({
+  id: z.string(),
+  userId: z.string(),
+  number: z.number().int(),
+  title: z.string(),
+  description: z.string().nullable(),
+  priority: z.enum(TASK_PRIORITIES),
+  completed: z.boolean(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+  completedAt: z.date().nullable(),
+}) satisfies z.ZodType<Task>;
 
 @Injectable()
 export class PostgresTaskRepository extends TaskRepository {
@@ -18,75 +34,56 @@ export class PostgresTaskRepository extends TaskRepository {
     // One statement: the counter update row-locks the user, so concurrent adds for one
     // user queue up and each takes the next number; a failed insert rolls the counter back.
     // The limit is checked on that locked row, so racing adds cannot pass it either.
-    const rows = await this.dataSource.query<Task[]>(
-      `WITH next AS (
-         UPDATE users SET task_counter = task_counter + 1, task_count = task_count + 1
-         WHERE id = $1 AND task_count < $6
-         RETURNING task_counter
-       )
-       INSERT INTO tasks (user_id, number, title, description, priority, completed, created_at, updated_at)
-       SELECT $1, task_counter, $2, $3, $4, false, $5, $5 FROM next
-       RETURNING ${TASK_COLUMNS}`,
-      [userId, draft.title, draft.description, draft.priority, now, maxTasks],
+    const task = await selectRow(
+      this.dataSource,
+      sql`WITH next AS (
+            UPDATE users SET task_counter = task_counter + 1, task_count = task_count + 1
+            WHERE id = ${userId} AND task_count < ${maxTasks}
+            RETURNING task_counter
+          )
+          INSERT INTO tasks (user_id, number, title, description, priority, completed, created_at, updated_at)
+          SELECT ${userId}, task_counter, ${draft.title}, ${draft.description}, ${draft.priority}, false, ${now}, ${now} FROM next
+          RETURNING ${TASK_COLUMNS}`,
+      TASK_ROW,
     );
-    if (rows.length > 0) return rows[0];
-    const user = await this.dataSource.query<unknown[]>(`SELECT 1 FROM users WHERE id = $1`, [userId]);
-    if (user.length === 0) throw new Error(`Cannot add a task for unknown user ${userId}`);
+    if (task) return task;
+    const user = await selectRow(this.dataSource, sql`SELECT 1 AS found FROM users WHERE id = ${userId}`, z.object({ found: z.number() }));
+    if (!user) throw new Error(`Cannot add a task for unknown user ${userId}`);
     return null;
   }
 
-  async list(userId: string, status: TaskStatusFilter): Promise<Task[]> {
-    const rows = await this.dataSource.query<Task[]>(
-      `SELECT ${TASK_COLUMNS} FROM tasks
-       WHERE user_id = $1 ${status === 'all' ? '' : 'AND completed = $2'} ORDER BY number`,
-      status === 'all' ? [userId] : [userId, status === 'completed'],
-    );
-    return rows;
+  list(userId: string, status: TaskStatusFilter): Promise<Task[]> {
+    const completed = status === 'all' ? sql`` : sql`AND completed = ${status === 'completed'}`;
+    return selectRows(this.dataSource, sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} ${completed} ORDER BY number`, TASK_ROW);
   }
 
-  async findByNumber(userId: string, taskNumber: number): Promise<Task | null> {
-    const rows = await this.dataSource.query<Task[]>(
-      `SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = $1 AND number = $2`,
-      [userId, taskNumber],
-    );
-    return rows.length === 0 ? null : rows[0];
+  findByNumber(userId: string, taskNumber: number): Promise<Task | null> {
+    return selectRow(this.dataSource, sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} AND number = ${taskNumber}`, TASK_ROW);
   }
 
   async replace(read: Task, updated: Task): Promise<boolean> {
     // The row must still hold every mutable field as read; one statement, so no lock is held across a round trip.
-    const [, changed] = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE tasks SET title = $3, description = $4, priority = $5, completed = $6, updated_at = $7, completed_at = $8
-       WHERE id = $1 AND user_id = $2
-         AND title = $9 AND description IS NOT DISTINCT FROM $10 AND priority = $11 AND completed = $12
-         AND updated_at = $13 AND completed_at IS NOT DISTINCT FROM $14`,
-      [
-        read.id,
-        read.userId,
-        updated.title,
-        updated.description,
-        updated.priority,
-        updated.completed,
-        updated.updatedAt,
-        updated.completedAt,
-        read.title,
-        read.description,
-        read.priority,
-        read.completed,
-        read.updatedAt,
-        read.completedAt,
-      ],
+    const changed = await changeRows(
+      this.dataSource,
+      sql`UPDATE tasks
+          SET title = ${updated.title}, description = ${updated.description}, priority = ${updated.priority},
+              completed = ${updated.completed}, updated_at = ${updated.updatedAt}, completed_at = ${updated.completedAt}
+          WHERE id = ${read.id} AND user_id = ${read.userId}
+            AND title = ${read.title} AND description IS NOT DISTINCT FROM ${read.description}
+            AND priority = ${read.priority} AND completed = ${read.completed}
+            AND updated_at = ${read.updatedAt} AND completed_at IS NOT DISTINCT FROM ${read.completedAt}`,
     );
     return changed === 1;
   }
 
-  async remove(userId: string, taskNumber: number): Promise<Task | null> {
-    const rows = await this.dataSource.query<Task[]>(
-      `WITH removed AS (DELETE FROM tasks WHERE user_id = $1 AND number = $2 RETURNING ${TASK_COLUMNS}),
-            counted AS (UPDATE users SET task_count = task_count - 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM removed))
-       SELECT * FROM removed`,
-      [userId, taskNumber],
+  remove(userId: string, taskNumber: number): Promise<Task | null> {
+    return selectRow(
+      this.dataSource,
+      sql`WITH removed AS (DELETE FROM tasks WHERE user_id = ${userId} AND number = ${taskNumber} RETURNING ${TASK_COLUMNS}),
+               counted AS (UPDATE users SET task_count = task_count - 1 WHERE id = ${userId} AND EXISTS (SELECT 1 FROM removed))
+          SELECT * FROM removed`,
+      TASK_ROW,
     );
-    return rows.length === 0 ? null : rows[0];
   }
 
   async removeAsShown(
@@ -95,25 +92,27 @@ export class PostgresTaskRepository extends TaskRepository {
   ): Promise<{ removed: true; tasks: Task[] } | { removed: false; current: Task[] }> {
     const byNumber = new Map(shown.map((task) => [task.number, task.title]));
     if (byNumber.size === 0) return { removed: true, tasks: [] };
+    const numbers = [...byNumber.keys()];
     // One statement. The named rows are locked first (in number order, so two such deletes
     // queue rather than deadlock); a rename or delete that committed before the lock is seen,
     // one that comes after waits. Only if every number still holds its title are they deleted.
-    const rows = await this.dataSource.query<(Task & { intact: boolean })[]>(
-      `WITH shown AS (SELECT * FROM unnest($2::int[], $3::text[]) AS s(number, title)),
-            locked AS (
-              SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = $1 AND number = ANY($2::int[]) ORDER BY number FOR UPDATE
-            ),
-            intact AS (
-              SELECT count(*) = $4 AND count(*) = count(*) FILTER (WHERE l.title = s.title) AS ok
-              FROM locked l JOIN shown s ON s.number = l.number
-            ),
-            removed AS (DELETE FROM tasks WHERE id IN (SELECT id FROM locked) AND (SELECT ok FROM intact) RETURNING id),
-            counted AS (
-              UPDATE users SET task_count = task_count - (SELECT count(*) FROM removed)
-              WHERE id = $1 AND (SELECT ok FROM intact)
-            )
-       SELECT locked.*, (SELECT ok FROM intact) AS intact FROM locked ORDER BY number`,
-      [userId, [...byNumber.keys()], [...byNumber.values()], byNumber.size],
+    const rows = await selectRows(
+      this.dataSource,
+      sql`WITH shown AS (SELECT * FROM unnest(${numbers}::int[], ${[...byNumber.values()]}::text[]) AS s(number, title)),
+               locked AS (
+                 SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} AND number = ANY(${numbers}::int[]) ORDER BY number FOR UPDATE
+               ),
+               intact AS (
+                 SELECT count(*) = ${byNumber.size} AND count(*) = count(*) FILTER (WHERE l.title = s.title) AS ok
+                 FROM locked l JOIN shown s ON s.number = l.number
+               ),
+               removed AS (DELETE FROM tasks WHERE id IN (SELECT id FROM locked) AND (SELECT ok FROM intact) RETURNING id),
+               counted AS (
+                 UPDATE users SET task_count = task_count - (SELECT count(*) FROM removed)
+                 WHERE id = ${userId} AND (SELECT ok FROM intact)
+               )
+          SELECT locked.*, (SELECT ok FROM intact) AS intact FROM locked ORDER BY number`,
+      TASK_ROW.extend({ intact: z.boolean() }),
     );
     const tasks = rows.map(({ intact: _, ...task }) => task);
     return rows.length > 0 && rows[0].intact ? { removed: true, tasks } : { removed: false, current: tasks };
