@@ -16,9 +16,7 @@ import { RateLimits1764720000000 } from './migrations/1764720000000-rate-limits'
 import { TokenBudget1764806400000 } from './migrations/1764806400000-token-budget';
 import { ConversationSummaries1764892800000 } from './migrations/1764892800000-conversation-summaries';
 import { PendingConfirmations1764979200000 } from './migrations/1764979200000-pending-confirmations';
-import { UserRecord } from './records/user.record';
 
-const ENTITIES = [UserRecord];
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
   InitialSchema1763769600000,
@@ -110,7 +108,8 @@ async function openEmbedded(dataDir: string): Promise<Database> {
 function common(): DataSourceOptions & { type: 'postgres' } {
   return {
     type: 'postgres',
-    entities: ENTITIES,
+    // No entities: adapters write SQL (sql.ts); TypeORM runs the connection, transactions and migrations.
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
     synchronize: false,

@@ -1,54 +1,54 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
 import { EmailAlreadyRegisteredError, type Role, type User } from '../../../domain/identity/user';
 import { type NewUser, UserRepository } from '../../../application/identity/ports/user-repository.port';
 import { isUniqueViolation } from '../postgres-errors';
-import { UserRecord } from '../records/user.record';
+import { changeRows, raw, selectRow, selectRows, sql } from '../sql';
+
+const USER_COLUMNS = raw(`id, email, role, password_hash AS "passwordHash", created_at AS "createdAt"`);
+
+const USER_ROW = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(['user', 'admin'] satisfies Role[]),
+  passwordHash: z.string(),
+  createdAt: z.date(),
+}) satisfies z.ZodType<User>;
 
 @Injectable()
 export class PostgresUserRepository extends UserRepository {
-  private readonly users: Repository<UserRecord>;
-
-  constructor(dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource) {
     super();
-    this.users = dataSource.getRepository(UserRecord);
   }
 
   async create(user: NewUser): Promise<User> {
     try {
-      await this.users.insert({ email: user.email, passwordHash: user.passwordHash, role: user.role });
+      const created = await selectRow(
+        this.dataSource,
+        sql`INSERT INTO users (email, password_hash, role) VALUES (${user.email}, ${user.passwordHash}, ${user.role}) RETURNING ${USER_COLUMNS}`,
+        USER_ROW,
+      );
+      return created!;
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_key')) throw new EmailAlreadyRegisteredError();
       throw error;
     }
-    return toUser(await this.users.findOneByOrFail({ email: user.email }));
   }
 
-  async findByEmail(email: string): Promise<User | null> {
-    const record = await this.users.findOneBy({ email });
-    return record ? toUser(record) : null;
+  findByEmail(email: string): Promise<User | null> {
+    return selectRow(this.dataSource, sql`SELECT ${USER_COLUMNS} FROM users WHERE email = ${email}`, USER_ROW);
   }
 
-  async findById(id: string): Promise<User | null> {
-    const record = await this.users.findOneBy({ id });
-    return record ? toUser(record) : null;
+  findById(id: string): Promise<User | null> {
+    return selectRow(this.dataSource, sql`SELECT ${USER_COLUMNS} FROM users WHERE id = ${id}`, USER_ROW);
   }
 
-  async findByRole(role: Role): Promise<User[]> {
-    return (await this.users.find({ where: { role }, order: { email: 'ASC' } })).map(toUser);
+  findByRole(role: Role): Promise<User[]> {
+    return selectRows(this.dataSource, sql`SELECT ${USER_COLUMNS} FROM users WHERE role = ${role} ORDER BY email`, USER_ROW);
   }
 
   async updateRole(id: string, role: Role): Promise<void> {
-    await this.users.update({ id }, { role });
+    await changeRows(this.dataSource, sql`UPDATE users SET role = ${role} WHERE id = ${id}`);
   }
-}
-
-function toUser(record: UserRecord): User {
-  return {
-    id: record.id,
-    email: record.email,
-    role: record.role,
-    passwordHash: record.passwordHash,
-    createdAt: record.createdAt,
-  };
 }
