@@ -1,4 +1,5 @@
 import eslint from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -19,7 +20,11 @@ export default tseslint.config(
       // One way each for optional fields and numbers from text: see src/interfaces/http/shared/fields.ts.
       'no-restricted-imports': [
         'error',
-        { name: 'class-validator', importNames: ['IsOptional'], message: 'Use Optional() or OptionalOrNull() from interfaces/http/shared/fields: IsOptional lets null through.' },
+        {
+          name: 'class-validator',
+          importNames: ['IsOptional'],
+          message: 'Use Optional() or OptionalOrNull() from interfaces/http/shared/fields: IsOptional lets null through.',
+        },
       ],
       'no-restricted-syntax': [
         'error',
@@ -57,4 +62,6 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.cjs', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  // Layout is Prettier's (npm run format; checked by npm run lint): no lint rule argues with it.
+  prettier,
 );
