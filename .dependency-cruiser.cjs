@@ -32,8 +32,7 @@ module.exports = {
     },
     {
       name: 'interfaces-reach-adapters-through-ports',
-      comment:
-        'Controllers and the MCP server talk to use cases and ports, never to persistence, model clients or config.',
+      comment: 'Controllers and the MCP server talk to use cases and ports, never to persistence, model clients or config.',
       severity: 'error',
       from: { path: '^src/interfaces/' },
       to: { path: '^src/infrastructure/' },

@@ -346,7 +346,8 @@ async function turn(agent: Agent, port: number, worker: Worker, phase: Phase, st
       stats.firstFailures.push(reply ? `HTTP ${reply.status} on ${kind}: ${reply.body.slice(0, 300)}` : `${kind}: ${String(error)}`);
     }
     worker.step = 0;
-    if (stats.failures > failureBudget) throw new Error(`more than 1 % of the turns failed (${stats.failures}): ${stats.firstFailures.join(' | ')}`);
+    if (stats.failures > failureBudget)
+      throw new Error(`more than 1 % of the turns failed (${stats.failures}): ${stats.firstFailures.join(' | ')}`);
   }
   if (phase.measured) {
     stats.latencies[kind].push(elapsed);
@@ -505,7 +506,8 @@ async function waitForQuietMachine(out: (text: string) => void): Promise<number>
       out(`  the machine is still ${busyPct.toFixed(0)} % busy with other work after ${QUIET_WAIT_MS / 1000} s: measuring anyway`);
       return round(busyPct, 1);
     }
-    if (!told) out(`  the machine is ${busyPct.toFixed(0)} % busy with other work: waiting up to ${QUIET_WAIT_MS / 1000} s for it to calm down…`);
+    if (!told)
+      out(`  the machine is ${busyPct.toFixed(0)} % busy with other work: waiting up to ${QUIET_WAIT_MS / 1000} s for it to calm down…`);
     told = true;
     await sleep(4_000);
   }
@@ -816,7 +818,8 @@ async function benchDatabase(
 
 function summarise(values: readonly number[]): LatencySummary {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]);
+  const at = (q: number) =>
+    sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
   const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
   return {
     p50: round(at(0.5), 2),
@@ -871,7 +874,12 @@ function table(result: RunResult): string {
   const lines = [
     `chat turn on ${title}${result.profiled ? ' — UNDER --cpu-prof (figures inflated by the profiler)' : ''}: ` +
       `${result.workers} workers, ${result.warmupTurns} warm-up + ${result.measuredTurns} measured turns${note}`,
-    row('throughput', `${result.turnsPerSecond.toFixed(1)} turns/s (${result.seconds.toFixed(2)} s)`, `≥ ${TARGETS.turnsPerSecond} turns/s`, mark(v.throughput)),
+    row(
+      'throughput',
+      `${result.turnsPerSecond.toFixed(1)} turns/s (${result.seconds.toFixed(2)} s)`,
+      `≥ ${TARGETS.turnsPerSecond} turns/s`,
+      mark(v.throughput),
+    ),
     row('latency p50', ms(result.latencyMs.p50)),
     row('latency p95', ms(result.latencyMs.p95), `≤ ${TARGETS.p95Ms} ms`, mark(v.p95)),
     row('latency p99', ms(result.latencyMs.p99)),

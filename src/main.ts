@@ -35,8 +35,7 @@ async function bootstrap(): Promise<void> {
 
   await app.listen(config.port, config.host);
   const { port } = (app.getHttpServer() as { address(): AddressInfo }).address();
-  const database =
-    config.database.kind === 'embedded' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL server (DATABASE_URL)';
+  const database = config.database.kind === 'embedded' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL server (DATABASE_URL)';
   logger.log(`Listening on http://${config.host}:${port} (API docs at /docs), database: ${database}`);
 }
 

@@ -1,11 +1,4 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  Module,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { ListConversationsUseCase } from '../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../application/chat/list-messages.use-case';
 import { ConversationStore } from '../application/chat/ports/conversation-store.port';

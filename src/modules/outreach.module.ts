@@ -82,7 +82,10 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
         const target = config.outreach.email;
         if (target.kind === 'sandbox') return new SandboxEmailChannel(dataSource);
         const domain = /@([^>\s]+)>?\s*$/.exec(target.from)?.[1] ?? 'bridle.local';
-        return new SmtpEmailChannel({ url: target.url, from: target.from, messageIdDomain: domain }, new PostgresEmailDeliveryLog(dataSource));
+        return new SmtpEmailChannel(
+          { url: target.url, from: target.from, messageIdDomain: domain },
+          new PostgresEmailDeliveryLog(dataSource),
+        );
       },
       inject: [AppConfig, DataSource],
     },

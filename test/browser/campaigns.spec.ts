@@ -34,7 +34,9 @@ describe('web console campaigns and audit in Chromium', () => {
     writeFileSync(
       csv,
       'name,linkedinUrl,email\n' +
-        Array.from({ length: 5 }, (_, i) => `Lead ${i + 1},https://www.linkedin.com/in/cto-lead-${i + 1}/,cto${i + 1}@example.com`).join('\n') +
+        Array.from({ length: 5 }, (_, i) => `Lead ${i + 1},https://www.linkedin.com/in/cto-lead-${i + 1}/,cto${i + 1}@example.com`).join(
+          '\n',
+        ) +
         '\n',
     );
 
@@ -198,7 +200,9 @@ describe('web console campaigns and audit in Chromium', () => {
 
     await page.getByRole('button', { name: 'Verify integrity' }).click();
     await shown(page.locator('[data-verified="true"]'));
-    expect(await page.locator('[data-verified]').textContent()).toMatch(/^Chain verified: \d+ rows checked, every link and hash holds\. Head hash [0-9a-f]{64}$/);
+    expect(await page.locator('[data-verified]').textContent()).toMatch(
+      /^Chain verified: \d+ rows checked, every link and hash holds\. Head hash [0-9a-f]{64}$/,
+    );
     await checkpoint('audit-verified');
 
     expect(session.foreignRequests()).toEqual([]);

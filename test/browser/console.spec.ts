@@ -44,7 +44,9 @@ describe('web console in Chromium', () => {
     await page.getByLabel('Message').press('Enter');
     await shown(milk);
     expect(await milk.textContent()).toMatch(/^1\.\s*Buy milk/);
-    expect(await page.locator('details.tool-card summary').filter({ hasText: 'add_task' }).textContent()).toMatch(/add_task · done · \d+ ms/);
+    expect(await page.locator('details.tool-card summary').filter({ hasText: 'add_task' }).textContent()).toMatch(
+      /add_task · done · \d+ ms/,
+    );
     await checkpoint('task-added');
 
     await page.getByLabel('Message').fill('delete buy milk');

@@ -33,8 +33,24 @@ interface AuditItem {
 }
 
 const ITEM_KEYS = [
-  'seq', 'createdAt', 'source', 'actorId', 'conversationId', 'campaignId', 'outreachTaskId', 'decisionId', 'tool',
-  'arguments', 'status', 'result', 'errorCode', 'durationMs', 'securityEvents', 'pendingSeq', 'hash', 'prevHash',
+  'seq',
+  'createdAt',
+  'source',
+  'actorId',
+  'conversationId',
+  'campaignId',
+  'outreachTaskId',
+  'decisionId',
+  'tool',
+  'arguments',
+  'status',
+  'result',
+  'errorCode',
+  'durationMs',
+  'securityEvents',
+  'pendingSeq',
+  'hash',
+  'prevHash',
 ];
 const SECRETS = ['sk-abcdefghijklmnop1234', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLXBhcnQ', 'hunter2-very-secret'];
 
@@ -164,9 +180,11 @@ describe('admin audit API', () => {
       'GET /admin/decisions/:id': `/admin/decisions/${seeded.chatDecisionId}`,
     };
     // Every route the server mounts under /admin, so that a new one cannot be left open.
-    expect(mountedRoutes(sut.app.getHttpAdapter().getInstance()).filter((r) => r.includes(' /admin')).sort()).toEqual(
-      Object.keys(concrete).sort(),
-    );
+    expect(
+      mountedRoutes(sut.app.getHttpAdapter().getInstance())
+        .filter((r) => r.includes(' /admin'))
+        .sort(),
+    ).toEqual(Object.keys(concrete).sort());
     const before = await headSeq();
     for (const path of Object.values(concrete)) {
       const refused = await get(`${path}?source=nonsense`, eve);
@@ -238,7 +256,9 @@ describe('admin audit API', () => {
     const outreach = items.filter((row) => row.source === 'outreach');
     expect(outreach.length).toBeGreaterThanOrEqual(6);
     for (const row of outreach) {
-      expect(row).toEqual(expect.objectContaining({ actorId: carol.userId, campaignId: seeded.campaignId, outreachTaskId: expect.any(String) }));
+      expect(row).toEqual(
+        expect.objectContaining({ actorId: carol.userId, campaignId: seeded.campaignId, outreachTaskId: expect.any(String) }),
+      );
     }
     const outcome = outreach.find((row) => row.pendingSeq !== null)!;
     expect(outreach.find((row) => row.seq === outcome.pendingSeq)).toEqual(expect.objectContaining({ status: 'pending' }));
@@ -267,7 +287,11 @@ describe('admin audit API', () => {
       [{ campaignId: seeded.campaignId }, 'campaign_id = $1', [seeded.campaignId]],
       [{ decisionId: seeded.cycleDecisionId }, 'decision_id = $1', [seeded.cycleDecisionId]],
       [{ from, to }, 'created_at >= $1 AND created_at < $2', [from, to]],
-      [{ source: 'mcp', actorId: bob.userId, tool: 'add_task', status: 'succeeded' }, "source = 'mcp' AND actor_id = $1 AND tool = 'add_task' AND status = 'succeeded'", [bob.userId]],
+      [
+        { source: 'mcp', actorId: bob.userId, tool: 'add_task', status: 'succeeded' },
+        "source = 'mcp' AND actor_id = $1 AND tool = 'add_task' AND status = 'succeeded'",
+        [bob.userId],
+      ],
     ];
     for (const [query, condition, params] of cases) {
       const head = await headSeq();
@@ -279,19 +303,32 @@ describe('admin audit API', () => {
   });
 
   it('lists decisions, newest first, filtered and paged, and shows one with its tool calls', async () => {
-    const mine = await allPages<{ id: string; actorId: string; conversationId: string | null; status: string }>('/admin/decisions', {
-      actorId: ada.userId,
-    }, 1);
+    const mine = await allPages<{ id: string; actorId: string; conversationId: string | null; status: string }>(
+      '/admin/decisions',
+      {
+        actorId: ada.userId,
+      },
+      1,
+    );
     expect(mine.map((d) => d.actorId)).toEqual([ada.userId, ada.userId, ada.userId]);
     expect(mine[2]).toEqual(
-      expect.objectContaining({ id: seeded.chatDecisionId, conversationId: seeded.conversationId, decisionType: 'INVOKE_TOOL', status: 'completed' }),
+      expect.objectContaining({
+        id: seeded.chatDecisionId,
+        conversationId: seeded.conversationId,
+        decisionType: 'INVOKE_TOOL',
+        status: 'completed',
+      }),
     );
     const cycles = await allPages<{ id: string; campaignId: string }>('/admin/decisions', { campaignId: seeded.campaignId }, 2);
     expect(cycles).toHaveLength(3);
-    expect(cycles[0]).toEqual(expect.objectContaining({ id: seeded.cycleDecisionId, campaignId: seeded.campaignId, outreachTaskId: expect.any(String) }));
+    expect(cycles[0]).toEqual(
+      expect.objectContaining({ id: seeded.cycleDecisionId, campaignId: seeded.campaignId, outreachTaskId: expect.any(String) }),
+    );
     expect(new Set(cycles.map((d) => d.id)).size).toBe(3);
     expect(await allPages('/admin/decisions', { conversationId: seeded.conversationId })).toHaveLength(3);
-    expect(await allPages('/admin/decisions', { decisionId: seeded.chatDecisionId })).toEqual([expect.objectContaining({ id: seeded.chatDecisionId })]);
+    expect(await allPages('/admin/decisions', { decisionId: seeded.chatDecisionId })).toEqual([
+      expect.objectContaining({ id: seeded.chatDecisionId }),
+    ]);
     expect(await allPages('/admin/decisions', { status: 'error' })).toEqual([]);
     expect(await allPages('/admin/decisions', { from: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
     expect(await allPages('/admin/decisions', { to: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(6);
@@ -390,7 +427,10 @@ describe('admin audit API', () => {
     expect(status).toBe(200);
     expect(type).toMatch(/^application\/x-ndjson/);
     expect(text.endsWith('\n')).toBe(true);
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as AuditItem);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditItem);
     expect(lines.map((row) => row.seq)).toEqual(
       (await seqsWhere(`source = 'outreach' AND campaign_id = $1`, [seeded.campaignId], head)).reverse(),
     );
@@ -402,7 +442,10 @@ describe('admin audit API', () => {
     expect(lines[0]).toEqual(listed.body);
 
     const all = await exportText('');
-    const seqs = all.text.trimEnd().split('\n').map((line) => (JSON.parse(line) as AuditItem).seq);
+    const seqs = all.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as AuditItem).seq);
     expect(seqs.length).toBeGreaterThan(lines.length);
     expect(seqs).toEqual(await seqsWhere('TRUE', [], seqs[seqs.length - 1]).then((expected) => expected.reverse()));
 
@@ -503,7 +546,9 @@ describe('admin audit API', () => {
 
     // Put back exactly as it was, the chain holds again: verify reads the content, not a flag.
     await asOwner(`UPDATE audit_log SET arguments = $2::jsonb WHERE seq = $1`, [victim.seq, victim.arguments]);
-    expect((await get('/admin/audit-logs/verify').expect(200)).body).toEqual(expect.objectContaining({ verified: true, firstBadSeq: null }));
+    expect((await get('/admin/audit-logs/verify').expect(200)).body).toEqual(
+      expect.objectContaining({ verified: true, firstBadSeq: null }),
+    );
 
     const [gone] = await sql.query<{ seq: string; next: string }[]>(
       `SELECT a.seq, (SELECT min(n.seq) FROM audit_log n WHERE n.seq > a.seq) AS next FROM audit_log a
@@ -519,8 +564,7 @@ describe('admin audit API', () => {
 
 /** `METHOD /path` for each route registered on the Express app. */
 function mountedRoutes(app: Express): string[] {
-  const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } })
-    .router.stack;
+  const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router.stack;
   return stack
     .filter((layer) => layer.route)
     .flatMap((layer) =>

@@ -55,7 +55,11 @@ describe('npm run admin (the built command)', () => {
   it('creates accounts, grants, lists and revokes the admin role, audited, with clear answers and exit statuses', async () => {
     // On a database nobody has used yet: the command runs the migrations itself.
     const added = await admin(['add-user', 'Ada@Example.com']);
-    expect(added).toEqual({ status: 0, stdout: expect.stringMatching(/^Created ada@example\.com \(account [0-9a-f-]{36}, role user\)\.\n/), stderr: '' });
+    expect(added).toEqual({
+      status: 0,
+      stdout: expect.stringMatching(/^Created ada@example\.com \(account [0-9a-f-]{36}, role user\)\.\n/),
+      stderr: '',
+    });
     const password = /^Password, shown this once: (\S+)$/m.exec(added.stdout)?.[1] ?? '';
     expect(password.length).toBeGreaterThanOrEqual(20);
     const piped = await admin(['add-user', 'bob@example.com', '--password-stdin'], 'a passphrase from stdin\n');
@@ -65,7 +69,9 @@ describe('npm run admin (the built command)', () => {
     const granted = await admin(['grant', 'ada@example.com']);
     expect(granted).toEqual({
       status: 0,
-      stdout: expect.stringMatching(/^ada@example\.com \(account [0-9a-f-]{36}\) is now an admin, from its next request\. Recorded in the audit log\.\n$/),
+      stdout: expect.stringMatching(
+        /^ada@example\.com \(account [0-9a-f-]{36}\) is now an admin, from its next request\. Recorded in the audit log\.\n$/,
+      ),
       stderr: '',
     });
     expect((await admin(['grant', 'ada@example.com'])).stdout).toContain('was already an admin; nothing changed');
@@ -76,9 +82,15 @@ describe('npm run admin (the built command)', () => {
       stdout: '',
       stderr: 'No account has the email nobody@example.com (AUTH.ACCOUNT_NOT_FOUND)\n',
     });
-    expect(await admin(['revoke', 'nobody@example.com'])).toMatchObject({ status: 1, stderr: expect.stringContaining('No account has the email') });
+    expect(await admin(['revoke', 'nobody@example.com'])).toMatchObject({
+      status: 1,
+      stderr: expect.stringContaining('No account has the email'),
+    });
     expect(await admin(['add-user', 'ada@example.com'])).toMatchObject({ status: 1, stderr: expect.stringContaining('AUTH.EMAIL_TAKEN') });
-    expect(await admin(['promote', 'ada@example.com'])).toMatchObject({ status: 2, stderr: expect.stringContaining('Unknown command "promote"') });
+    expect(await admin(['promote', 'ada@example.com'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('Unknown command "promote"'),
+    });
     expect(await admin(['grant'])).toMatchObject({ status: 2, stderr: expect.stringContaining('Usage: npm run admin') });
 
     // The service, with sign-up closed, on the same database: the operator's accounts sign in.
@@ -91,7 +103,11 @@ describe('npm run admin (the built command)', () => {
       arguments: unknown;
     }[];
     expect(rows.map((row) => [row.tool, row.status, row.arguments])).toEqual(
-      Array.from({ length: 4 }, (_, i) => ['grant_admin', i % 2 === 0 ? 'succeeded' : 'pending', { email: 'ada@example.com', operator: userInfo().username }]),
+      Array.from({ length: 4 }, (_, i) => [
+        'grant_admin',
+        i % 2 === 0 ? 'succeeded' : 'pending',
+        { email: 'ada@example.com', operator: userInfo().username },
+      ]),
     );
     if (db.kind === 'embedded') {
       // One process per embedded data folder: the command says so while the service runs.

@@ -39,8 +39,8 @@ describe('granting and revoking the admin role', () => {
     await request(sut.http).get('/admin/audit-logs').set(ada.auth).expect(200);
     expect((await request(sut.http).get('/auth/me').set(ada.auth).expect(200)).body).toMatchObject({ role: 'admin' });
 
-    const rows = (await request(sut.http).get(`/admin/audit-logs?actorId=${ada.userId}&tool=grant_admin`).set(ada.auth).expect(200))
-      .body.items as AuditItem[];
+    const rows = (await request(sut.http).get(`/admin/audit-logs?actorId=${ada.userId}&tool=grant_admin`).set(ada.auth).expect(200)).body
+      .items as AuditItem[];
     expect(rows.map((row) => [row.source, row.tool, row.status, row.arguments, row.result])).toEqual([
       ['admin', 'grant_admin', 'succeeded', { email: ada.email, operator: 'test' }, { previousRole: 'user', role: 'admin' }],
       ['admin', 'grant_admin', 'pending', { email: ada.email, operator: 'test' }, null],
@@ -60,8 +60,8 @@ describe('granting and revoking the admin role', () => {
     // Another admin reads the revocation, and the chain holds with both changes in it.
     const bob = await signUpAndIn(sut.http);
     await grantAdmin(sut.app, bob.email);
-    const revoked = (await request(sut.http).get(`/admin/audit-logs?actorId=${ada.userId}&source=admin`).set(bob.auth).expect(200))
-      .body.items as AuditItem[];
+    const revoked = (await request(sut.http).get(`/admin/audit-logs?actorId=${ada.userId}&source=admin`).set(bob.auth).expect(200)).body
+      .items as AuditItem[];
     expect(revoked.map((row) => [row.tool, row.status])).toEqual([
       ['revoke_admin', 'succeeded'],
       ['revoke_admin', 'pending'],

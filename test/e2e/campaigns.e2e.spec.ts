@@ -76,9 +76,16 @@ describe('campaigns, leads and the do-not-contact list', () => {
   const create = async (user: SignedInUser, body: object = { name: 'Outreach' }): Promise<CampaignBody> =>
     (await request(sut.http).post(campaigns(user)).set(user.auth).send(body).expect(201)).body;
   const importJson = (user: SignedInUser, campaignId: string, leads: unknown) =>
-    request(sut.http).post(`${campaigns(user)}/${campaignId}/leads`).set(user.auth).send({ leads });
+    request(sut.http)
+      .post(`${campaigns(user)}/${campaignId}/leads`)
+      .set(user.auth)
+      .send({ leads });
   const importCsv = (user: SignedInUser, campaignId: string, text: string) =>
-    request(sut.http).post(`${campaigns(user)}/${campaignId}/leads`).set(user.auth).set('Content-Type', 'text/csv').send(text);
+    request(sut.http)
+      .post(`${campaigns(user)}/${campaignId}/leads`)
+      .set(user.auth)
+      .set('Content-Type', 'text/csv')
+      .send(text);
   const sql = <T>(query: string, parameters: unknown[]) => sut.app.get(DataSource).query<T>(query, parameters);
 
   async function allTasks(user: SignedInUser, campaignId: string): Promise<TaskBody[]> {
@@ -112,9 +119,15 @@ describe('campaigns, leads and the do-not-contact list', () => {
     expect(second.dailyLimits).toEqual({ profile_lookup: 50, linkedin_message: 50, email: 10 });
     const third = await create(user, { name: 'US' });
 
-    const first = await request(sut.http).get(`${campaigns(user)}?limit=2`).set(user.auth).expect(200);
+    const first = await request(sut.http)
+      .get(`${campaigns(user)}?limit=2`)
+      .set(user.auth)
+      .expect(200);
     expect(first.body.items.map((c: CampaignBody) => c.id)).toEqual([third.id, second.id]);
-    const rest = await request(sut.http).get(`${campaigns(user)}?limit=2&cursor=${first.body.nextCursor}`).set(user.auth).expect(200);
+    const rest = await request(sut.http)
+      .get(`${campaigns(user)}?limit=2&cursor=${first.body.nextCursor}`)
+      .set(user.auth)
+      .expect(200);
     expect(rest.body).toEqual({ items: [created.body], nextCursor: null });
 
     const patched = await request(sut.http)
@@ -123,13 +136,29 @@ describe('campaigns, leads and the do-not-contact list', () => {
       .send({ name: 'EU (north)', dailyLimits: { linkedin_message: 20 } })
       .expect(200);
     expect(patched.body).toMatchObject({ name: 'EU (north)', dailyLimits: { profile_lookup: 50, linkedin_message: 20, email: 10 } });
-    const read = await request(sut.http).get(`${campaigns(user)}/${second.id}`).set(user.auth).expect(200);
-    expect(read.body).toMatchObject({ ...patched.body, leads: 0, tasks: { Pending: 0, InProgress: 0, Completed: 0, Failed: 0, Cancelled: 0 } });
+    const read = await request(sut.http)
+      .get(`${campaigns(user)}/${second.id}`)
+      .set(user.auth)
+      .expect(200);
+    expect(read.body).toMatchObject({
+      ...patched.body,
+      leads: 0,
+      tasks: { Pending: 0, InProgress: 0, Completed: 0, Failed: 0, Cancelled: 0 },
+    });
 
-    await request(sut.http).delete(`${campaigns(user)}/${second.id}`).set(user.auth).expect(204);
-    const gone = await request(sut.http).get(`${campaigns(user)}/${second.id}`).set(user.auth).expect(404);
+    await request(sut.http)
+      .delete(`${campaigns(user)}/${second.id}`)
+      .set(user.auth)
+      .expect(204);
+    const gone = await request(sut.http)
+      .get(`${campaigns(user)}/${second.id}`)
+      .set(user.auth)
+      .expect(404);
     expect(gone.body).toMatchObject({ statusCode: 404, code: 'OUTREACH.CAMPAIGN_NOT_FOUND' });
-    await request(sut.http).delete(`${campaigns(user)}/${second.id}`).set(user.auth).expect(404);
+    await request(sut.http)
+      .delete(`${campaigns(user)}/${second.id}`)
+      .set(user.auth)
+      .expect(404);
   });
 
   it("hides another user's campaigns: 404 on one's own path, 403 on theirs, 401 with no token", async () => {
@@ -141,9 +170,14 @@ describe('campaigns, leads and the do-not-contact list', () => {
       request(sut.http).delete(mine).set(eve.auth),
       request(sut.http).post(`${mine}/start`).set(eve.auth),
       request(sut.http).post(`${mine}/pause`).set(eve.auth),
-      request(sut.http).post(`${mine}/leads`).set(eve.auth).send({ leads: [{ name: 'X', linkedinUrl: profile('xxx') }] }),
+      request(sut.http)
+        .post(`${mine}/leads`)
+        .set(eve.auth)
+        .send({ leads: [{ name: 'X', linkedinUrl: profile('xxx') }] }),
       request(sut.http).get(`${mine}/tasks`).set(eve.auth),
-      request(sut.http).get(`${campaigns(eve)}/${randomUUID()}`).set(eve.auth),
+      request(sut.http)
+        .get(`${campaigns(eve)}/${randomUUID()}`)
+        .set(eve.auth),
     ];
     for (const res of await Promise.all(attempts)) {
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 404, code: 'OUTREACH.CAMPAIGN_NOT_FOUND' });
@@ -151,7 +185,9 @@ describe('campaigns, leads and the do-not-contact list', () => {
     const list = await request(sut.http).get(campaigns(eve)).set(eve.auth).expect(200);
     expect(list.body.items.map((c: CampaignBody) => c.id)).not.toContain(campaign.id);
 
-    const theirs = await request(sut.http).get(`${campaigns(ada)}/${campaign.id}`).set(eve.auth);
+    const theirs = await request(sut.http)
+      .get(`${campaigns(ada)}/${campaign.id}`)
+      .set(eve.auth);
     expect(theirs.status).toBe(403);
     expect(theirs.body).toMatchObject({ code: 'AUTH.FORBIDDEN' });
     const anonymous = await request(sut.http).get(`${campaigns(ada)}/${campaign.id}`);
@@ -160,16 +196,34 @@ describe('campaigns, leads and the do-not-contact list', () => {
     await request(sut.http).get(`/api/${ada.userId}/do-not-contact`).set(eve.auth).expect(403);
     await request(sut.http).get(`/api/${ada.userId}/do-not-contact`).expect(401);
 
-    await request(sut.http).get(`${campaigns(ada)}/${campaign.id}`).set(ada.auth).expect(200);
+    await request(sut.http)
+      .get(`${campaigns(ada)}/${campaign.id}`)
+      .set(ada.auth)
+      .expect(200);
   });
 
   it.each([
     ['no name', 'post', {}, /name must be a string/],
     ['a blank name', 'post', { name: '   ' }, /name must not be empty/],
     ['a name too long', 'post', { name: 'x'.repeat(121) }, /name must be shorter than or equal to 120 characters/],
-    ['a negative email limit', 'post', { name: 'a', dailyLimits: { email: -1 } }, /dailyLimits\.email must be a whole number from 0 to 10000/],
-    ['a fractional look-up limit', 'post', { name: 'a', dailyLimits: { profile_lookup: 1.5 } }, /dailyLimits\.profile_lookup must be a whole number/],
-    ['a limit as a string', 'post', { name: 'a', dailyLimits: { linkedin_message: '5' } }, /dailyLimits\.linkedin_message must be a whole number/],
+    [
+      'a negative email limit',
+      'post',
+      { name: 'a', dailyLimits: { email: -1 } },
+      /dailyLimits\.email must be a whole number from 0 to 10000/,
+    ],
+    [
+      'a fractional look-up limit',
+      'post',
+      { name: 'a', dailyLimits: { profile_lookup: 1.5 } },
+      /dailyLimits\.profile_lookup must be a whole number/,
+    ],
+    [
+      'a limit as a string',
+      'post',
+      { name: 'a', dailyLimits: { linkedin_message: '5' } },
+      /dailyLimits\.linkedin_message must be a whole number/,
+    ],
     ['a limit past the maximum', 'patch', { dailyLimits: { email: 10_001 } }, /dailyLimits\.email must be a whole number from 0 to 10000/],
     // An optional field may be left out, never null: the DTO refuses it like any other wrong type.
     ['a null limit', 'patch', { dailyLimits: { email: null } }, /dailyLimits\.email must be a whole number/],
@@ -178,15 +232,21 @@ describe('campaigns, leads and the do-not-contact list', () => {
     ['an unknown field', 'post', { name: 'a', status: 'active' }, /status: unknown field, not allowed/],
     ['an empty change', 'patch', {}, /at least one of name, dailyLimits/],
     ['a blank new name', 'patch', { name: '' }, /name must not be empty/],
-  ] as [string, 'post' | 'patch', object, RegExp, string?][])('refuses %s with 400 naming the field', async (_, method, body, message, code = 'VALIDATION.FAILED') => {
-    const campaign = await create(ada);
-    const res =
-      method === 'post'
-        ? await request(sut.http).post(campaigns(ada)).set(ada.auth).send(body)
-        : await request(sut.http).patch(`${campaigns(ada)}/${campaign.id}`).set(ada.auth).send(body);
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ statusCode: 400, code, message: expect.stringMatching(message) });
-  });
+  ] as [string, 'post' | 'patch', object, RegExp, string?][])(
+    'refuses %s with 400 naming the field',
+    async (_, method, body, message, code = 'VALIDATION.FAILED') => {
+      const campaign = await create(ada);
+      const res =
+        method === 'post'
+          ? await request(sut.http).post(campaigns(ada)).set(ada.auth).send(body)
+          : await request(sut.http)
+              .patch(`${campaigns(ada)}/${campaign.id}`)
+              .set(ada.auth)
+              .send(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ statusCode: 400, code, message: expect.stringMatching(message) });
+    },
+  );
 
   it('refuses bad paths, page sizes and cursors with 400', async () => {
     const campaign = await create(ada);
@@ -199,7 +259,11 @@ describe('campaigns, leads and the do-not-contact list', () => {
     ];
     for (const [path, message] of cases) {
       const res = await request(sut.http).get(path).set(ada.auth);
-      expect({ path, status: res.status, message: res.body.message }).toEqual({ path, status: 400, message: expect.stringMatching(message) });
+      expect({ path, status: res.status, message: res.body.message }).toEqual({
+        path,
+        status: 400,
+        message: expect.stringMatching(message),
+      });
     }
   });
 
@@ -255,18 +319,44 @@ describe('campaigns, leads and the do-not-contact list', () => {
       errors: [],
     });
     expect(await allTasks(ada, campaign.id)).toHaveLength(9);
-    const read = await request(sut.http).get(`${campaigns(ada)}/${campaign.id}`).set(ada.auth).expect(200);
+    const read = await request(sut.http)
+      .get(`${campaigns(ada)}/${campaign.id}`)
+      .set(ada.auth)
+      .expect(200);
     expect(read.body).toMatchObject({ leads: 4, tasks: { Pending: 9 } });
   });
 
   it.each([
-    ['an invalid lead, naming it', [{ name: 'A', linkedinUrl: profile('aaa') }, { name: 'B', linkedinUrl: 'https://example.com/b' }], 'OUTREACH.INVALID_LEAD', /leads\[1\]: linkedinUrl must look like/],
-    ['a lead with a bad email', [{ name: 'A', linkedinUrl: profile('aaa'), email: 'nope' }], 'OUTREACH.INVALID_LEAD', /leads\[0\]: email must be a valid email/],
+    [
+      'an invalid lead, naming it',
+      [
+        { name: 'A', linkedinUrl: profile('aaa') },
+        { name: 'B', linkedinUrl: 'https://example.com/b' },
+      ],
+      'OUTREACH.INVALID_LEAD',
+      /leads\[1\]: linkedinUrl must look like/,
+    ],
+    [
+      'a lead with a bad email',
+      [{ name: 'A', linkedinUrl: profile('aaa'), email: 'nope' }],
+      'OUTREACH.INVALID_LEAD',
+      /leads\[0\]: email must be a valid email/,
+    ],
     ['a lead with no name', [{ linkedinUrl: profile('aaa') }], 'OUTREACH.INVALID_LEAD', /leads\[0\]: name must be 1 to 200 characters/],
-    ['a lead with an unknown field', [{ name: 'A', linkedinUrl: profile('aaa'), phone: '1' }], 'VALIDATION.FAILED', /leads\.0\.phone: unknown field/],
+    [
+      'a lead with an unknown field',
+      [{ name: 'A', linkedinUrl: profile('aaa'), phone: '1' }],
+      'VALIDATION.FAILED',
+      /leads\.0\.phone: unknown field/,
+    ],
     ['an empty list', [], 'VALIDATION.FAILED', /leads must contain at least 1 elements/],
     // As short as leads get, so that 1001 of them fit in the 64 KB a JSON body may have.
-    ['more than 1000 leads', Array.from({ length: 1001 }, (_, i) => ({ name: 'L', linkedinUrl: `https://linkedin.com/in/${i}xx` })), 'VALIDATION.FAILED', /leads must contain no more than 1000 elements/],
+    [
+      'more than 1000 leads',
+      Array.from({ length: 1001 }, (_, i) => ({ name: 'L', linkedinUrl: `https://linkedin.com/in/${i}xx` })),
+      'VALIDATION.FAILED',
+      /leads must contain no more than 1000 elements/,
+    ],
     ['leads that are not a list', 'everyone', 'VALIDATION.FAILED', /leads must be an array/],
   ])('refuses JSON with %s, importing nothing', async (_, leads, code, message) => {
     const campaign = await create(ada);
@@ -304,7 +394,10 @@ describe('campaigns, leads and the do-not-contact list', () => {
     for (let i = 0; i < tasks.length; i++) {
       if (tasks[i].step > 1) expect(tasks[i - 1]).toMatchObject({ leadLinkedinUrl: tasks[i].leadLinkedinUrl, step: tasks[i].step - 1 });
     }
-    const read = await request(sut.http).get(`${campaigns(ada)}/${campaign.id}`).set(ada.auth).expect(200);
+    const read = await request(sut.http)
+      .get(`${campaigns(ada)}/${campaign.id}`)
+      .set(ada.auth)
+      .expect(200);
     expect(read.body).toMatchObject({ leads: 93, tasks: { Pending: csv.tasks, InProgress: 0, Completed: 0 } });
 
     const again = await importCsv(ada, campaign.id, csv.text);
@@ -329,7 +422,10 @@ describe('campaigns, leads and the do-not-contact list', () => {
     const empty = await importCsv(ada, campaign.id, '');
     expect(empty.status).toBe(201);
     expect(empty.body.errors).toEqual([{ line: 1, field: null, message: expect.stringMatching(/the file is empty/) }]);
-    const noBody = await request(sut.http).post(`${campaigns(ada)}/${campaign.id}/leads`).set(ada.auth).set('Content-Type', 'application/json');
+    const noBody = await request(sut.http)
+      .post(`${campaigns(ada)}/${campaign.id}/leads`)
+      .set(ada.auth)
+      .set('Content-Type', 'application/json');
     expect(noBody.status).toBe(400);
     expect(noBody.body).toMatchObject({ code: 'VALIDATION.FAILED', message: expect.stringMatching(/leads must be an array/) });
 
@@ -389,7 +485,10 @@ describe('campaigns, leads and the do-not-contact list', () => {
   it("shows today's usage against the campaign's and the owner's limits, and what remains", async () => {
     const user = await signUpAndIn(sut.http);
     const campaign = await create(user, { name: 'Usage', dailyLimits: { email: 120 } });
-    const fresh = await request(sut.http).get(`${campaigns(user)}/${campaign.id}`).set(user.auth).expect(200);
+    const fresh = await request(sut.http)
+      .get(`${campaigns(user)}/${campaign.id}`)
+      .set(user.auth)
+      .expect(200);
     const today = new Date().toISOString().slice(0, 10);
     expect(fresh.body.usage).toEqual({
       day: today,
@@ -408,7 +507,10 @@ describe('campaigns, leads and the do-not-contact list', () => {
          ('owner', $2, 'linkedin_message', $3, 70, 100)`,
       [campaign.id, user.userId, today],
     );
-    const used = await request(sut.http).get(`${campaigns(user)}/${campaign.id}`).set(user.auth).expect(200);
+    const used = await request(sut.http)
+      .get(`${campaigns(user)}/${campaign.id}`)
+      .set(user.auth)
+      .expect(200);
     expect(used.body.usage.kinds).toEqual({
       profile_lookup: { campaign: { used: 10, limit: 50 }, owner: { used: 10, limit: 100 }, remaining: 40 },
       linkedin_message: { campaign: { used: 0, limit: 50 }, owner: { used: 70, limit: 100 }, remaining: 30 },
@@ -425,28 +527,42 @@ describe('campaigns, leads and the do-not-contact list', () => {
       expect(email.body).toEqual({ id: expect.any(String), kind: 'email', value: 'ada@example.com', createdAt: expect.any(String) });
       const again = await request(sut.http).post(list(user)).set(user.auth).send({ value: 'ada@example.com' }).expect(201);
       expect(again.body).toEqual(email.body);
-      const linkedin = await request(sut.http)
-        .post(list(user))
-        .set(user.auth)
-        .send({ value: 'https://linkedin.com/in/Ada-L' })
-        .expect(201);
+      const linkedin = await request(sut.http).post(list(user)).set(user.auth).send({ value: 'https://linkedin.com/in/Ada-L' }).expect(201);
       expect(linkedin.body).toMatchObject({ kind: 'linkedin', value: profile('ada-l') });
 
       const listed = await request(sut.http).get(list(user)).set(user.auth).expect(200);
       expect(listed.body).toEqual([linkedin.body, email.body]);
       expect((await request(sut.http).get(list(eve)).set(eve.auth).expect(200)).body).toEqual([]);
 
-      const foreign = await request(sut.http).delete(`${list(eve)}/${email.body.id}`).set(eve.auth);
+      const foreign = await request(sut.http)
+        .delete(`${list(eve)}/${email.body.id}`)
+        .set(eve.auth);
       expect(foreign.status).toBe(404);
       expect(foreign.body).toMatchObject({ code: 'OUTREACH.DO_NOT_CONTACT_NOT_FOUND' });
-      await request(sut.http).delete(`${list(user)}/${email.body.id}`).set(user.auth).expect(204);
-      await request(sut.http).delete(`${list(user)}/${email.body.id}`).set(user.auth).expect(404);
+      await request(sut.http)
+        .delete(`${list(user)}/${email.body.id}`)
+        .set(user.auth)
+        .expect(204);
+      await request(sut.http)
+        .delete(`${list(user)}/${email.body.id}`)
+        .set(user.auth)
+        .expect(404);
       expect((await request(sut.http).get(list(user)).set(user.auth).expect(200)).body).toEqual([linkedin.body]);
     });
 
     it.each([
-      ['a value that is neither an email nor a profile', { value: 'ada' }, 'OUTREACH.INVALID_DO_NOT_CONTACT', /value must be an email address or a https:\/\/www\.linkedin\.com\/in\/<name>\/ URL/],
-      ['a company page', { value: 'https://www.linkedin.com/company/acme/' }, 'OUTREACH.INVALID_DO_NOT_CONTACT', /value must be an email address/],
+      [
+        'a value that is neither an email nor a profile',
+        { value: 'ada' },
+        'OUTREACH.INVALID_DO_NOT_CONTACT',
+        /value must be an email address or a https:\/\/www\.linkedin\.com\/in\/<name>\/ URL/,
+      ],
+      [
+        'a company page',
+        { value: 'https://www.linkedin.com/company/acme/' },
+        'OUTREACH.INVALID_DO_NOT_CONTACT',
+        /value must be an email address/,
+      ],
       ['a number', { value: 42 }, 'VALIDATION.FAILED', /value must be a string/],
       ['no value', {}, 'VALIDATION.FAILED', /value must be a string/],
     ])('refuses %s with 400', async (_, body, code, message) => {
@@ -456,7 +572,9 @@ describe('campaigns, leads and the do-not-contact list', () => {
     });
 
     it('refuses an entry id that is not a UUID', async () => {
-      const res = await request(sut.http).delete(`${list(ada)}/nope`).set(ada.auth);
+      const res = await request(sut.http)
+        .delete(`${list(ada)}/nope`)
+        .set(ada.auth);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ message: 'entryId must be a UUID' });
     });

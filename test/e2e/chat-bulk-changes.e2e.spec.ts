@@ -34,7 +34,11 @@ describe('bulk changes in the chat', () => {
     sut = await startTestApp(db, fake.openAiEnv);
     user = await signUpAndIn(sut.http);
     for (let i = 1; i <= 6; i++) {
-      await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title: `Chore ${i}` }).expect(201);
+      await request(sut.http)
+        .post(`/api/${user.userId}/tasks`)
+        .set(user.auth)
+        .send({ title: `Chore ${i}` })
+        .expect(201);
     }
   });
 
@@ -47,15 +51,22 @@ describe('bulk changes in the chat', () => {
   async function chat(message: string, conversationId?: string) {
     const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId });
     expect(res.status).toBe(200);
-    return res.body as { conversationId: string; response: string; decision: { type: string }; toolCalls: { success: boolean; error?: { code: string } }[] };
+    return res.body as {
+      conversationId: string;
+      response: string;
+      decision: { type: string };
+      toolCalls: { success: boolean; error?: { code: string } }[];
+    };
   }
 
   const completed = async () =>
-    ((await request(sut.http).get(`/api/${user.userId}/tasks?status=completed`).set(user.auth).expect(200)).body as { number: number }[]).map(
-      (task) => task.number,
-    );
+    (
+      (await request(sut.http).get(`/api/${user.userId}/tasks?status=completed`).set(user.auth).expect(200)).body as { number: number }[]
+    ).map((task) => task.number);
   const completions = () =>
-    sut.app.get(DataSource).query<{ status: string }[]>(`SELECT status FROM audit_log WHERE tool = 'complete_task' AND status <> 'pending'`);
+    sut.app
+      .get(DataSource)
+      .query<{ status: string }[]>(`SELECT status FROM audit_log WHERE tool = 'complete_task' AND status <> 'pending'`);
 
   it('completes 3 tasks in one turn without asking', async () => {
     fake.respond(completes([1, 2, 3]));
@@ -67,7 +78,9 @@ describe('bulk changes in the chat', () => {
   it('asks before completing 4, changes nothing until "yes", then completes exactly those once', async () => {
     fake.respond(completes([3, 4, 5, 6]));
     const asked = await chat('finish 3 to 6');
-    expect(asked.response).toBe("That's a big action: complete task 3, complete task 4, complete task 5 and complete task 6. Confirm with 'yes'.");
+    expect(asked.response).toBe(
+      "That's a big action: complete task 3, complete task 4, complete task 5 and complete task 6. Confirm with 'yes'.",
+    );
     expect(asked.decision.type).toBe('REQUEST_CONFIRMATION');
     expect(asked.toolCalls.map((call) => call.error?.code)).toEqual(Array(4).fill('CONFIRMATION_REQUIRED'));
     expect(await completed()).toEqual([1, 2, 3]);
@@ -109,7 +122,11 @@ describe('bulk changes with the offline model', () => {
     sut = await startTestApp(db);
     user = await signUpAndIn(sut.http);
     for (let i = 1; i <= 5; i++) {
-      await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title: `Chore ${i}` }).expect(201);
+      await request(sut.http)
+        .post(`/api/${user.userId}/tasks`)
+        .set(user.auth)
+        .send({ title: `Chore ${i}` })
+        .expect(201);
     }
   });
 

@@ -23,8 +23,12 @@ describe('a deletion confirmed after it expired (offline model)', () => {
   });
 
   const chat = async (message: string, conversationId?: string) =>
-    (await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId }).expect(200))
-      .body as { conversationId: string; response: string; toolCalls: unknown[]; decision: { type: string } };
+    (await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId }).expect(200)).body as {
+      conversationId: string;
+      response: string;
+      toolCalls: unknown[];
+      decision: { type: string };
+    };
   const titles = async () =>
     ((await request(sut.http).get(`/api/${user.userId}/tasks`).set(user.auth).expect(200)).body as { title: string }[]).map(
       (task) => task.title,

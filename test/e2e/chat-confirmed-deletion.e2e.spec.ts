@@ -32,14 +32,17 @@ describe('a confirmed deletion (offline model)', () => {
   async function userWith(count: number): Promise<SignedInUser> {
     const user = await signUpAndIn(sut.http);
     for (let i = 1; i <= count; i++) {
-      await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title: `Task ${i}` }).expect(201);
+      await request(sut.http)
+        .post(`/api/${user.userId}/tasks`)
+        .set(user.auth)
+        .send({ title: `Task ${i}` })
+        .expect(201);
     }
     return user;
   }
 
   const chat = async (user: SignedInUser, message: string, conversationId?: string): Promise<Turn> =>
-    (await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId }).expect(200))
-      .body as Turn;
+    (await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId }).expect(200)).body as Turn;
   const numbers = async (user: SignedInUser) =>
     ((await request(sut.http).get(`/api/${user.userId}/tasks`).set(user.auth).expect(200)).body as { number: number }[]).map(
       (task) => task.number,
@@ -64,7 +67,9 @@ describe('a confirmed deletion (offline model)', () => {
         "Do you really want to delete 2 tasks: 'Task 11' and 'Task 13'? Reply 'yes delete' to confirm.",
     );
     expect(stale.decision.type).toBe('REQUEST_CONFIRMATION');
-    expect(stale.toolCalls).toEqual([expect.objectContaining({ tool: 'delete_task', success: false, error: expect.objectContaining({ code: 'CONFIRMATION_STALE' }) })]);
+    expect(stale.toolCalls).toEqual([
+      expect.objectContaining({ tool: 'delete_task', success: false, error: expect.objectContaining({ code: 'CONFIRMATION_STALE' }) }),
+    ]);
     expect(await numbers(user)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]);
     expect(await auditOf(stale.decision.id)).toEqual([
       { status: 'pending', error_code: null },
@@ -107,7 +112,9 @@ describe('a confirmed deletion (offline model)', () => {
     expect(stale.response).toBe("Since I asked, task 2 'Task 2' is gone, so I deleted nothing.");
     // The confirmed call was made, and found nothing left to delete.
     expect(stale.decision.type).toBe('INVOKE_TOOL');
-    expect((await chat(user, 'yes delete', asked.conversationId)).response).toBe("There's nothing waiting for your confirmation right now.");
+    expect((await chat(user, 'yes delete', asked.conversationId)).response).toBe(
+      "There's nothing waiting for your confirmation right now.",
+    );
     expect(await numbers(user)).toEqual([1]);
   });
 

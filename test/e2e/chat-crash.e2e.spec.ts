@@ -102,7 +102,13 @@ describe('chat turns cut off by SIGKILL', () => {
 
   /** Every conversation of the user as role/status pairs, oldest message first. */
   async function conversationsOf(service: Service, user: User) {
-    const list = await call<{ items: { id: string }[] }>(service, 'GET', `/api/${user.userId}/conversations?limit=100`, undefined, user.token);
+    const list = await call<{ items: { id: string }[] }>(
+      service,
+      'GET',
+      `/api/${user.userId}/conversations?limit=100`,
+      undefined,
+      user.token,
+    );
     return Promise.all(
       list.body.items.map(async ({ id }) => {
         const page = await call<{ items: { role: string; content: string; status: string | null }[] }>(
@@ -211,7 +217,10 @@ describe('chat turns cut off by SIGKILL', () => {
     expect(await second.exited).toBe(0);
     expect(second.output()).toContain('settled chat turns cut off before they finished');
     // The sweeper's log line carries counts, never what people wrote.
-    const sweepLines = second.output().split('\n').filter((line) => line.includes('settled chat turns cut off'));
+    const sweepLines = second
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('settled chat turns cut off'));
     expect(sweepLines.join('\n')).not.toMatch(/crash chore|mark task/);
     lap('stop');
 
@@ -222,7 +231,9 @@ describe('chat turns cut off by SIGKILL', () => {
            AND NOT EXISTS (SELECT 1 FROM audit_log o WHERE o.pending_seq = p.seq)`,
         ),
       ).toEqual([]);
-      expect(await dataSource.query(`SELECT pending_seq FROM audit_log WHERE pending_seq IS NOT NULL GROUP BY pending_seq HAVING count(*) > 1`)).toEqual([]);
+      expect(
+        await dataSource.query(`SELECT pending_seq FROM audit_log WHERE pending_seq IS NOT NULL GROUP BY pending_seq HAVING count(*) > 1`),
+      ).toEqual([]);
       const swept = await dataSource.query<{ status: string; actor_id: string; result: { task?: { number: number; title: string } } }[]>(
         `SELECT status, actor_id, result FROM audit_log
          WHERE error_code = 'UNKNOWN_OUTCOME' OR (result->>'settledAfterCrash')::boolean`,

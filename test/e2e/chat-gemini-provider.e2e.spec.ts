@@ -10,7 +10,8 @@ type GeminiContent = { role: string; parts: { text?: string; functionResponse?: 
 function addThenConfirm(req: RecordedRequest) {
   const contents = req.body.contents as GeminiContent[];
   const last = contents[contents.length - 1];
-  if (last.parts.some((part) => part.functionResponse)) return { json: geminiResponse([{ text: "Got it! Added 'Call the bank' to your list." }]) };
+  if (last.parts.some((part) => part.functionResponse))
+    return { json: geminiResponse([{ text: "Got it! Added 'Call the bank' to your list." }]) };
   return { json: geminiResponse([{ functionCall: { name: 'add_task', args: { title: 'Call the bank' } } }]) };
 }
 
@@ -39,8 +40,7 @@ describe('chat on LLM_PROVIDER=gemini (a local server speaking its wire format)'
     await fake?.stop();
   });
 
-  const chat = (message: string) =>
-    request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message }).expect(200);
+  const chat = (message: string) => request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message }).expect(200);
 
   it('runs a tool loop through Gemini function calling', async () => {
     fake.respond(addThenConfirm);

@@ -121,7 +121,9 @@ describe('chat with a hostile or failing model', () => {
     const reply = await chat(alice, 'do something odd');
     expect(reply.status).toBe('completed');
     expect(reply.response).toContain('There is no tool named \\"drop_database\\"');
-    expect(reply.toolCalls).toEqual([expect.objectContaining({ tool: 'drop_database', success: false, error: expect.objectContaining({ code: 'UNKNOWN_TOOL' }) })]);
+    expect(reply.toolCalls).toEqual([
+      expect.objectContaining({ tool: 'drop_database', success: false, error: expect.objectContaining({ code: 'UNKNOWN_TOOL' }) }),
+    ]);
     expect((await auditRows(reply.decision.id)).map((r) => [r.tool, r.status, r.error_code])).toEqual([
       ['drop_database', 'rejected', 'UNKNOWN_TOOL'],
     ]);
@@ -203,7 +205,12 @@ describe('chat with a hostile or failing model', () => {
     const reply = await chat(alice, 'list a dozen times');
     expect(reply.toolCalls.filter((c) => c.success)).toHaveLength(10);
     expect(reply.toolCalls.slice(10).map((c) => c.error?.code)).toEqual(['LIMIT_REACHED', 'LIMIT_REACHED']);
-    expect(reply).toMatchObject({ status: 'max_iterations_reached', finishReason: 'max_tool_calls', response: 'Listed a lot.', iterations: 2 });
+    expect(reply).toMatchObject({
+      status: 'max_iterations_reached',
+      finishReason: 'max_tool_calls',
+      response: 'Listed a lot.',
+      iterations: 2,
+    });
     expect(reply.warning).toEqual(expect.any(String));
   });
 
@@ -223,14 +230,15 @@ describe('chat with a hostile or failing model', () => {
     await expectConsistentHistory(alice, reply, 'add something');
     const [decision] = await sut.app
       .get(DataSource)
-      .query<{ status: string; failure_class: string }[]>('SELECT status, failure_class FROM decision_logs WHERE id = $1', [reply.decision.id]);
+      .query<{ status: string; failure_class: string }[]>('SELECT status, failure_class FROM decision_logs WHERE id = $1', [
+        reply.decision.id,
+      ]);
     expect(decision.status).toBe('error');
   });
 
   it('gives up on a model that hangs past the turn deadline', async () => {
     model.use(
-      (req) =>
-        new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+      (req) => new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
     );
     const reply = await chat(alice, 'take your time');
     expect(reply).toMatchObject({ status: 'error', response: 'That request took too long. Please try a simpler query.' });

@@ -50,7 +50,12 @@ describe('a hostile model over the OpenAI wire format', () => {
   async function chat(message: string) {
     const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message });
     expect(res.status).toBe(200);
-    return res.body as { conversationId: string; response: string; status: string; toolCalls: { tool: string; arguments: unknown; success: boolean; error?: { code: string } }[] };
+    return res.body as {
+      conversationId: string;
+      response: string;
+      status: string;
+      toolCalls: { tool: string; arguments: unknown; success: boolean; error?: { code: string } }[];
+    };
   }
 
   async function storedMessages(conversationId: string) {
@@ -59,22 +64,34 @@ describe('a hostile model over the OpenAI wire format', () => {
   }
 
   const auditRows = () =>
-    sut.app.get(DataSource).query<{ tool: string; arguments: unknown; status: string; error_code: string | null }[]>(
-      `SELECT tool, arguments, status, error_code FROM audit_log WHERE source = 'chat' ORDER BY seq`,
-    );
+    sut.app
+      .get(DataSource)
+      .query<{ tool: string; arguments: unknown; status: string; error_code: string | null }[]>(
+        `SELECT tool, arguments, status, error_code FROM audit_log WHERE source = 'chat' ORDER BY seq`,
+      );
 
   it('records a refused call with a secret argument masked', async () => {
     fake.respond(oneCallThenAnswer('add_task', '{"title":"x","password":"hunter2-refused"}', 'I could not add that.'));
     const reply = await chat('add x');
-    expect(reply.toolCalls).toEqual([expect.objectContaining({ tool: 'add_task', success: false, error: expect.objectContaining({ code: 'INVALID_ARGUMENTS' }) })]);
+    expect(reply.toolCalls).toEqual([
+      expect.objectContaining({ tool: 'add_task', success: false, error: expect.objectContaining({ code: 'INVALID_ARGUMENTS' }) }),
+    ]);
     expect(reply.toolCalls[0].arguments).toEqual({ title: 'x', password: 'hunter2-refused' });
-    expect((await auditRows()).at(-1)).toMatchObject({ tool: 'add_task', status: 'rejected', arguments: { title: 'x', password: '[REDACTED]' } });
+    expect((await auditRows()).at(-1)).toMatchObject({
+      tool: 'add_task',
+      status: 'rejected',
+      arguments: { title: 'x', password: '[REDACTED]' },
+    });
   });
 
   it('records broken JSON arguments as text with the secret masked', async () => {
     fake.respond(oneCallThenAnswer('add_task', '{"title":"x","password":"hunter2-broken"', 'That went wrong.'));
     await chat('add x again');
-    expect((await auditRows()).at(-1)).toMatchObject({ status: 'rejected', error_code: 'MALFORMED_ARGUMENTS', arguments: '{"title":"x","password":"[REDACTED]"' });
+    expect((await auditRows()).at(-1)).toMatchObject({
+      status: 'rejected',
+      error_code: 'MALFORMED_ARGUMENTS',
+      arguments: '{"title":"x","password":"[REDACTED]"',
+    });
   });
 
   it('masks a secret in the text of accepted arguments', async () => {
@@ -100,7 +117,9 @@ describe('a hostile model over the OpenAI wire format', () => {
     fake.respond(oneCallThenAnswer(name, '{}', 'Sorry, I could not do that.'));
     const reply = await chat(`use a tool with ${name.length} characters`);
     expect(reply.response).toBe('Sorry, I could not do that.');
-    expect(reply.toolCalls).toEqual([expect.objectContaining({ tool: recorded, success: false, error: expect.objectContaining({ code: 'UNKNOWN_TOOL' }) })]);
+    expect(reply.toolCalls).toEqual([
+      expect.objectContaining({ tool: recorded, success: false, error: expect.objectContaining({ code: 'UNKNOWN_TOOL' }) }),
+    ]);
     expect((await auditRows()).at(-1)).toMatchObject({ tool: recorded, status: 'rejected', error_code: 'UNKNOWN_TOOL' });
     const history = await storedMessages(reply.conversationId);
     expect(history.map((message) => message.role)).toEqual(['user', 'assistant']);
@@ -111,11 +130,18 @@ describe('a hostile model over the OpenAI wire format', () => {
     fake.respond(oneCallThenAnswer('add_task', huge, 'That was too much.'));
     const reply = await chat('add something huge');
     expect(reply.toolCalls[0]).toMatchObject({ success: false, error: { code: 'ARGUMENTS_TOO_LARGE' } });
-    expect(reply.toolCalls[0].arguments).toEqual({ omitted: 'too large', bytes: Buffer.byteLength(huge), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect((await auditRows()).at(-1)).toMatchObject({ error_code: 'ARGUMENTS_TOO_LARGE', arguments: { omitted: 'too large', bytes: Buffer.byteLength(huge) } });
-    const stored = await sut.app.get(DataSource).query<{ bytes: number }[]>(
-      `SELECT max(octet_length(tool_calls::text)) AS bytes FROM messages`,
-    );
+    expect(reply.toolCalls[0].arguments).toEqual({
+      omitted: 'too large',
+      bytes: Buffer.byteLength(huge),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect((await auditRows()).at(-1)).toMatchObject({
+      error_code: 'ARGUMENTS_TOO_LARGE',
+      arguments: { omitted: 'too large', bytes: Buffer.byteLength(huge) },
+    });
+    const stored = await sut.app
+      .get(DataSource)
+      .query<{ bytes: number }[]>(`SELECT max(octet_length(tool_calls::text)) AS bytes FROM messages`);
     expect(Number(stored[0].bytes)).toBeLessThan(16 * 1024);
   });
 

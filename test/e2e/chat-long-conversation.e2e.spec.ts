@@ -116,7 +116,9 @@ describe('a 300-turn conversation', () => {
     const admin = await signUpAdmin(sut);
     const [{ id: lastDecision }] = await sut.app
       .get(DataSource)
-      .query<{ id: string }[]>('SELECT id FROM decision_logs WHERE conversation_id = $1 ORDER BY created_at DESC LIMIT 1', [conversationId]);
+      .query<{ id: string }[]>('SELECT id FROM decision_logs WHERE conversation_id = $1 ORDER BY created_at DESC LIMIT 1', [
+        conversationId,
+      ]);
     const decision = await request(sut.http).get(`/admin/decisions/${lastDecision}`).set(admin.auth).expect(200);
     expect(decision.body.context).toMatchObject({
       summaryId: latest.id,

@@ -78,7 +78,11 @@ describe.each([
     expect(first.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('task assistant') });
     expect(first.messages.at(-1)).toEqual({ role: 'user', content: 'please add buy milk' });
     expect(first.tools).toHaveLength(5);
-    expect(second.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: expect.stringContaining('"title":"Buy milk"') });
+    expect(second.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: expect.stringContaining('"title":"Buy milk"'),
+    });
 
     const [decision] = await sut.app
       .get(DataSource)
@@ -102,8 +106,16 @@ describe.each([
   });
 
   it.each([
-    ['429 with retry-after', { status: 429, headers: { 'retry-after-ms': '20' }, json: { error: { message: 'slow' } } }, "I'm currently experiencing high demand. Please try again in a moment."],
-    ['500', { status: 500, headers: { 'x-request-id': 'req_e2e_500' }, json: { error: { message: 'boom' } } }, "I'm having trouble connecting to my AI service. Please try again."],
+    [
+      '429 with retry-after',
+      { status: 429, headers: { 'retry-after-ms': '20' }, json: { error: { message: 'slow' } } },
+      "I'm currently experiencing high demand. Please try again in a moment.",
+    ],
+    [
+      '500',
+      { status: 500, headers: { 'x-request-id': 'req_e2e_500' }, json: { error: { message: 'boom' } } },
+      "I'm having trouble connecting to my AI service. Please try again.",
+    ],
     ['a hang past the timeout', { hang: true } as const, 'That request took too long. Please try a simpler query.'],
     ['a broken connection', { destroy: true } as const, "I'm having trouble connecting to my AI service. Please try again."],
   ])('answers %s with its sentence, keeping the history consistent', async (what, answer, sentence) => {

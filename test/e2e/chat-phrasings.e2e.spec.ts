@@ -26,14 +26,26 @@ const one = (say: string, reply: Step['reply'], decision?: Step['decision']): re
 /** What people type, what they read back, and what their list looks like afterwards. */
 const SCENARIOS: Record<string, Scenario> = {
   // adding
-  'add buy eggs': { steps: one('add buy eggs', "Got it! Added 'Buy eggs' to your list. Anything else?", 'INVOKE_TOOL'), then: [...START, '4 ☐ Buy eggs'] },
-  'Add a task to pay the rent': { steps: one('Add a task to pay the rent', "Got it! Added 'Pay the rent' to your list. Anything else?"), then: [...START, '4 ☐ Pay the rent'] },
-  'remind me to water the plants': { steps: one('remind me to water the plants', "Got it! Added 'Water the plants' to your list. Anything else?"), then: [...START, '4 ☐ Water the plants'] },
+  'add buy eggs': {
+    steps: one('add buy eggs', "Got it! Added 'Buy eggs' to your list. Anything else?", 'INVOKE_TOOL'),
+    then: [...START, '4 ☐ Buy eggs'],
+  },
+  'Add a task to pay the rent': {
+    steps: one('Add a task to pay the rent', "Got it! Added 'Pay the rent' to your list. Anything else?"),
+    then: [...START, '4 ☐ Pay the rent'],
+  },
+  'remind me to water the plants': {
+    steps: one('remind me to water the plants', "Got it! Added 'Water the plants' to your list. Anything else?"),
+    then: [...START, '4 ☐ Water the plants'],
+  },
   'please add renew passport with high priority': {
     steps: one('please add renew passport with high priority', "Got it! Added 'Renew passport' to your list. Anything else?"),
     then: [...START, '4 ☐ Renew passport high'],
   },
-  'new task: book flights': { steps: one('new task: book flights', "Got it! Added 'Book flights' to your list. Anything else?"), then: [...START, '4 ☐ Book flights'] },
+  'new task: book flights': {
+    steps: one('new task: book flights', "Got it! Added 'Book flights' to your list. Anything else?"),
+    then: [...START, '4 ☐ Book flights'],
+  },
   "can you put 'call the plumber' on my list?": {
     steps: one("can you put 'call the plumber' on my list?", "Got it! Added 'Call the plumber' to your list. Anything else?"),
     then: [...START, '4 ☐ Call the plumber'],
@@ -55,12 +67,18 @@ const SCENARIOS: Record<string, Scenario> = {
     steps: one('mark the milk one done', "Great! I've marked 'Buy milk' as complete."),
     then: ['1 ✓ Buy milk', '2 ☐ Dentist appointment', '3 ✓ Call mum'],
   },
-  'complete task #1': { steps: one('complete task #1', "Great! I've marked 'Buy milk' as complete."), then: ['1 ✓ Buy milk', ...START.slice(1)] },
+  'complete task #1': {
+    steps: one('complete task #1', "Great! I've marked 'Buy milk' as complete."),
+    then: ['1 ✓ Buy milk', ...START.slice(1)],
+  },
   'check off the dentist appointment': {
     steps: one('check off the dentist appointment', "Great! I've marked 'Dentist appointment' as complete."),
     then: ['1 ☐ Buy milk', '2 ✓ Dentist appointment', '3 ✓ Call mum'],
   },
-  'tick off task 1': { steps: one('tick off task 1', "Great! I've marked 'Buy milk' as complete."), then: ['1 ✓ Buy milk', ...START.slice(1)] },
+  'tick off task 1': {
+    steps: one('tick off task 1', "Great! I've marked 'Buy milk' as complete."),
+    then: ['1 ✓ Buy milk', ...START.slice(1)],
+  },
   'complete a completed task': { steps: one('mark task 3 as done', "'Call mum' was already complete.") },
   // updating
   'rename task 1 to buy oat milk': {
@@ -68,7 +86,10 @@ const SCENARIOS: Record<string, Scenario> = {
     then: ['1 ☐ Buy oat milk', ...START.slice(1)],
   },
   'change the description of task 2': {
-    steps: one('change the description of task 2 to bring the insurance card', "Updated! 'Dentist appointment' now has the description 'bring the insurance card'."),
+    steps: one(
+      'change the description of task 2 to bring the insurance card',
+      "Updated! 'Dentist appointment' now has the description 'bring the insurance card'.",
+    ),
   },
   'make task 2 high priority': {
     steps: one('make task 2 high priority', "Updated! 'Dentist appointment' now has high priority."),
@@ -76,12 +97,21 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   // deleting: always a question first, nothing deleted
   'delete the dentist task': {
-    steps: one('delete the dentist task', "Do you really want to delete 'Dentist appointment'? Reply 'yes delete' to confirm.", 'REQUEST_CONFIRMATION'),
+    steps: one(
+      'delete the dentist task',
+      "Do you really want to delete 'Dentist appointment'? Reply 'yes delete' to confirm.",
+      'REQUEST_CONFIRMATION',
+    ),
   },
   'remove task 1': { steps: one('remove task 1', "Do you really want to delete 'Buy milk'? Reply 'yes delete' to confirm.") },
-  'delete all completed tasks': { steps: one('delete all completed tasks', "Do you really want to delete 'Call mum'? Reply 'yes delete' to confirm.") },
+  'delete all completed tasks': {
+    steps: one('delete all completed tasks', "Do you really want to delete 'Call mum'? Reply 'yes delete' to confirm."),
+  },
   'delete everything': {
-    steps: one('delete everything', "Do you really want to delete 3 tasks: 'Buy milk', 'Dentist appointment' and 'Call mum'? Reply 'yes delete' to confirm."),
+    steps: one(
+      'delete everything',
+      "Do you really want to delete 3 tasks: 'Buy milk', 'Dentist appointment' and 'Call mum'? Reply 'yes delete' to confirm.",
+    ),
   },
   // confirming and cancelling
   'delete, then yes delete': {
@@ -93,7 +123,10 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'delete several, then yes': {
     steps: [
-      { say: 'delete tasks 1 and 3', reply: "Do you really want to delete 2 tasks: 'Buy milk' and 'Call mum'? Reply 'yes delete' to confirm." },
+      {
+        say: 'delete tasks 1 and 3',
+        reply: "Do you really want to delete 2 tasks: 'Buy milk' and 'Call mum'? Reply 'yes delete' to confirm.",
+      },
       { say: 'yes', reply: "I've removed 2 tasks: 'Buy milk' and 'Call mum'." },
     ],
     then: ['2 ☐ Dentist appointment'],
@@ -124,7 +157,11 @@ const SCENARIOS: Record<string, Scenario> = {
   // clarification
   'two tasks match': {
     start: ['1 ☐ Call mum', '2 ☐ Call the bank'],
-    steps: one('mark the call one done', "I found multiple tasks about 'call'. Which one: 1. Call mum or 2. Call the bank?", 'ASK_CLARIFICATION'),
+    steps: one(
+      'mark the call one done',
+      "I found multiple tasks about 'call'. Which one: 1. Call mum or 2. Call the bank?",
+      'ASK_CLARIFICATION',
+    ),
   },
   'nothing matches': { steps: one('finish the gym task', "I couldn't find a task about 'gym' in your list.") },
   'unknown number': { steps: one('complete task 9', "I couldn't find task 9 in your list.") },
@@ -134,7 +171,11 @@ const SCENARIOS: Record<string, Scenario> = {
   help: { steps: one('help', /add/i, 'RESPOND_ONLY') },
   'what can you do?': { steps: one('what can you do?', /delet/i) },
   "what's the weather today?": {
-    steps: one("what's the weather today?", 'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.', 'RESPOND_ONLY'),
+    steps: one(
+      "what's the weather today?",
+      'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.',
+      'RESPOND_ONLY',
+    ),
   },
   'tell me a joke': { steps: one('tell me a joke', /^Sorry, I can only help with your task list/) },
   gibberish: { steps: one('blorp flibber', /^I'm not sure what you'd like to do\./, 'ASK_CLARIFICATION') },
@@ -148,7 +189,10 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'a long list': {
     start: Array.from({ length: 40 }, (_, i) => `${i + 1} ☐ Errand with a fairly long title, number ${i + 1}`),
-    steps: one("what's on my list?", /^Here are your tasks:\n1\. ☐ Errand with a fairly long title, number 1\n(.+\n)+…and \d+ more: the task list shows them all\.$/),
+    steps: one(
+      "what's on my list?",
+      /^Here are your tasks:\n1\. ☐ Errand with a fairly long title, number 1\n(.+\n)+…and \d+ more: the task list shows them all\.$/,
+    ),
   },
 };
 
@@ -199,10 +243,7 @@ describe('the todo assistant understands people (offline model, real endpoint)',
     const user = await userWith(start);
     let conversationId: string | undefined;
     for (const step of scenario.steps) {
-      const res = await request(sut.http)
-        .post(`/api/${user.userId}/chat`)
-        .set(user.auth)
-        .send({ message: step.say, conversationId });
+      const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message: step.say, conversationId });
       expect({ say: step.say, status: res.status, turn: res.body.status }).toEqual({ say: step.say, status: 200, turn: 'completed' });
       expect({ say: step.say, reply: res.body.response }).toEqual({
         say: step.say,

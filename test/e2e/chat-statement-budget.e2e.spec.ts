@@ -38,11 +38,7 @@ describe('SQL statements per chat turn', () => {
   });
 
   async function chat(message: string): Promise<{ conversationId: string; toolCalls: unknown[]; response: string }> {
-    const res = await request(sut.http)
-      .post(`/api/${user.userId}/chat`)
-      .set(user.auth)
-      .send({ message, conversationId })
-      .expect(200);
+    const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId }).expect(200);
     return res.body as { conversationId: string; toolCalls: unknown[]; response: string };
   }
 

@@ -41,11 +41,16 @@ describe('POST /api/:userId/chat/stream (offline model)', () => {
   });
 
   const stream = (body: object) =>
-    request(sut.http).post(`/api/${user.userId}/chat/stream`).set(user.auth).send(body).buffer(true).parse((res, done) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => done(null, text));
-    });
+    request(sut.http)
+      .post(`/api/${user.userId}/chat/stream`)
+      .set(user.auth)
+      .send(body)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      });
 
   it('streams tool_call, tool_result, the answer in deltas, then done with the plain body', async () => {
     const res = await stream({ message: 'add buy milk' }).expect(200);
@@ -58,7 +63,10 @@ describe('POST /api/:userId/chat/stream (offline model)', () => {
     expect(new Set(names.slice(2, -1))).toEqual(new Set(['delta']));
     expect(events[0].data).toEqual({ tool: 'add_task', arguments: { title: 'Buy milk' } });
     expect(events[1].data).toMatchObject({ tool: 'add_task', success: true, result: { task: { number: 1, title: 'Buy milk' } } });
-    const text = events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
+    const text = events
+      .filter((e) => e.event === 'delta')
+      .map((e) => e.data.text)
+      .join('');
     expect(text).toBe("Got it! Added 'Buy milk' to your list. Anything else?");
     expect(events.at(-1)!.data).toMatchObject({
       conversationId: expect.any(String),
@@ -133,7 +141,13 @@ describe('a client that disconnects mid-stream', () => {
     const { port } = new URL(sut.http);
     const firstEvent = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port, method: 'POST', path: `/api/${user.userId}/chat/stream`, headers: { ...user.auth, 'content-type': 'application/json' } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/api/${user.userId}/chat/stream`,
+          headers: { ...user.auth, 'content-type': 'application/json' },
+        },
         (res) => {
           res.once('data', (chunk: Buffer) => {
             req.destroy();

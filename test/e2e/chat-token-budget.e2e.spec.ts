@@ -44,7 +44,10 @@ describe('a daily token budget per person', () => {
     })();
     const replies = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: `add errand number ${i + 1}` }),
+        request(sut.http)
+          .post(`/api/${me.userId}/chat`)
+          .set(me.auth)
+          .send({ message: `add errand number ${i + 1}` }),
       ),
     );
     running = false;
@@ -66,7 +69,9 @@ describe('a daily token budget per person', () => {
     // What the ledger holds is exactly what the decisions of the day record.
     const [{ tokens }] = await sut.app
       .get(DataSource)
-      .query<{ tokens: string }[]>('SELECT sum(prompt_tokens + completion_tokens) AS tokens FROM decision_logs WHERE user_id = $1', [me.userId]);
+      .query<{ tokens: string }[]>('SELECT sum(prompt_tokens + completion_tokens) AS tokens FROM decision_logs WHERE user_id = $1', [
+        me.userId,
+      ]);
     expect(used).toBe(Number(tokens));
 
     // The account shows it; /metrics counts the refusals; someone else's budget is untouched.
@@ -74,7 +79,11 @@ describe('a daily token budget per person', () => {
     expect(account.body.chatBudget).toEqual({ tokens: { dailyLimit: BUDGET, usedToday: used }, cost: { dailyLimit: null, usedToday: 0 } });
     const metrics = await request(sut.http).get('/metrics').expect(200);
     expect(metrics.text).toMatch(/bridle_quota_rejections_total\{kind="chat_budget",scope="user"\} [1-9]/);
-    const theirs = await request(sut.http).post(`/api/${other.userId}/chat`).set(other.auth).send({ message: 'add water the plants' }).expect(200);
+    const theirs = await request(sut.http)
+      .post(`/api/${other.userId}/chat`)
+      .set(other.auth)
+      .send({ message: 'add water the plants' })
+      .expect(200);
     expect(theirs.body).toMatchObject({ status: 'completed', finishReason: 'stop' });
   }, 120_000);
 });
@@ -105,10 +114,17 @@ describe('a daily cost budget per person, at the configured prices', () => {
 
   it('holds under concurrent turns, and the account shows what was spent', async () => {
     const replies = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: `add errand ${i + 1}` })),
+      Array.from({ length: 12 }, (_, i) =>
+        request(sut.http)
+          .post(`/api/${me.userId}/chat`)
+          .set(me.auth)
+          .send({ message: `add errand ${i + 1}` }),
+      ),
     );
     expect(replies.filter((reply) => reply.body.finishReason === 'budget_spent').length).toBeGreaterThan(0);
-    const [row] = await sut.app.get(DataSource).query<{ used: string; cost: string }[]>('SELECT used, cost FROM token_ledger WHERE user_id = $1', [me.userId]);
+    const [row] = await sut.app
+      .get(DataSource)
+      .query<{ used: string; cost: string }[]>('SELECT used, cost FROM token_ledger WHERE user_id = $1', [me.userId]);
     expect(Number(row.cost)).toBeLessThanOrEqual(COST_BUDGET);
     expect(Number(row.cost)).toBeCloseTo(Number(row.used) / 1000, 5);
     const account = await request(sut.http).get('/auth/me').set(me.auth).expect(200);

@@ -51,9 +51,7 @@ describe('a valid token whose account does not exist', () => {
     const userId = randomUUID();
     const path = route.replace(':userId', userId);
     const call = method === 'GET' ? request(sut.http).get(path) : request(sut.http).post(path).send(body);
-    const res = await call
-      .set('Authorization', `Bearer ${tokenFor(userId)}`)
-      .set('Accept', 'application/json, text/event-stream');
+    const res = await call.set('Authorization', `Bearer ${tokenFor(userId)}`).set('Accept', 'application/json, text/event-stream');
     expect({ status: res.status, body: res.body }).toEqual({
       status: 401,
       body: {
@@ -66,7 +64,9 @@ describe('a valid token whose account does not exist', () => {
   });
 
   it('gives an admin claim in a token of no account no admin access', async () => {
-    const res = await request(sut.http).get('/admin/audit-logs').set('Authorization', `Bearer ${tokenFor(randomUUID(), 'admin')}`);
+    const res = await request(sut.http)
+      .get('/admin/audit-logs')
+      .set('Authorization', `Bearer ${tokenFor(randomUUID(), 'admin')}`);
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 401, code: 'AUTH.UNAUTHENTICATED' });
   });
 

@@ -107,7 +107,14 @@ describe('hostile input on every route of the OpenAPI document', () => {
   it('covers the routes it should', () => {
     const routes = operations(doc).map(({ method, template }) => `${method} ${template}`);
     expect(routes.length).toBeGreaterThanOrEqual(33);
-    expect(routes).toEqual(expect.arrayContaining(['POST /api/{userId}/tasks', 'POST /mcp', 'GET /admin/decisions', 'PATCH /api/{userId}/campaigns/{campaignId}']));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'POST /api/{userId}/tasks',
+        'POST /mcp',
+        'GET /admin/decisions',
+        'PATCH /api/{userId}/campaigns/{campaignId}',
+      ]),
+    );
   });
 
   it('answers no hostile request with a 500, refuses each hostile value naming its field, and changes nothing', async () => {
@@ -121,7 +128,10 @@ describe('hostile input on every route of the OpenAPI document', () => {
       let req = request(sut.http)[c.method as 'get'](c.path).set('Authorization', `Bearer ${token}`);
       if (c.path === '/mcp') req = req.set('Accept', 'application/json, text/event-stream');
       if (c.body !== undefined) {
-        req = req.set('Content-Type', c.contentType ?? 'application/json').serialize((data: unknown) => data as string).send(c.body);
+        req = req
+          .set('Content-Type', c.contentType ?? 'application/json')
+          .serialize((data: unknown) => data as string)
+          .send(c.body);
       }
       const res = await req;
       const body = res.body as { message?: unknown } | undefined;
@@ -184,7 +194,12 @@ describe('hostile input on every route of the OpenAPI document', () => {
       const name = param.name;
       const value = ids[name] ?? 'x';
       cases.push({ ...base, what: `NUL in path ${name}`, path: path({ [name]: `${value}%00` }), expect: { kind: 'refused', field: name } });
-      cases.push({ ...base, what: `invalid UTF-8 in path ${name}`, path: path({ [name]: `${value}%ED%A0%80` }), expect: { kind: 'not-accepted' } });
+      cases.push({
+        ...base,
+        what: `invalid UTF-8 in path ${name}`,
+        path: path({ [name]: `${value}%ED%A0%80` }),
+        expect: { kind: 'not-accepted' },
+      });
       cases.push({ ...base, what: `overlong path ${name}`, path: path({ [name]: 'a'.repeat(5000) }), expect: { kind: 'not-accepted' } });
       if (resolve(param.schema)?.type === 'number' || resolve(param.schema)?.type === 'integer') {
         for (const number of NON_CANONICAL_NUMBERS) {
@@ -199,46 +214,96 @@ describe('hostile input on every route of the OpenAPI document', () => {
       const example = sample(schema);
       const valid = typeof example === 'string' || typeof example === 'number' ? String(example) : 'x';
       cases.push({ ...base, what: `NUL in query ${name}`, path: path({}, `${name}=a%00b`), expect: { kind: 'refused', field: name } });
-      cases.push({ ...base, what: `lone surrogate in query ${name}`, path: path({}, `${name}=%ED%A0%80`), expect: { kind: 'not-accepted' } });
-      cases.push({ ...base, what: `query ${name} twice`, path: path({}, `${name}=${valid}&${name}=${valid}`), expect: { kind: 'refused', field: name } });
+      cases.push({
+        ...base,
+        what: `lone surrogate in query ${name}`,
+        path: path({}, `${name}=%ED%A0%80`),
+        expect: { kind: 'not-accepted' },
+      });
+      cases.push({
+        ...base,
+        what: `query ${name} twice`,
+        path: path({}, `${name}=${valid}&${name}=${valid}`),
+        expect: { kind: 'refused', field: name },
+      });
       cases.push({ ...base, what: `query ${name} bracketed`, path: path({}, `${name}[a]=1`), expect: { kind: 'not-accepted' } });
       if (schema.type === 'number' || schema.type === 'integer') {
         for (const number of NON_CANONICAL_NUMBERS) {
-          cases.push({ ...base, what: `query ${name}=${number}`, path: path({}, `${name}=${number}`), expect: { kind: 'refused', field: name } });
+          cases.push({
+            ...base,
+            what: `query ${name}=${number}`,
+            path: path({}, `${name}=${number}`),
+            expect: { kind: 'refused', field: name },
+          });
         }
       }
       if (name === 'cursor') {
         for (const cursor of FORGED_CURSORS) {
-          cases.push({ ...base, what: `forged cursor ${cursor}`, path: path({}, `cursor=${cursor}`), expect: { kind: 'refused', field: 'cursor' } });
+          cases.push({
+            ...base,
+            what: `forged cursor ${cursor}`,
+            path: path({}, `cursor=${cursor}`),
+            expect: { kind: 'refused', field: 'cursor' },
+          });
         }
       }
       if (schema.format === 'date-time') {
         for (const time of ['2026-02-30T00:00:00Z', '1', '0000-01-01T00:00:00Z', '275760-09-13T00:00:01Z']) {
-          cases.push({ ...base, what: `query ${name}=${time}`, path: path({}, `${name}=${encodeURIComponent(time)}`), expect: { kind: 'refused', field: name } });
+          cases.push({
+            ...base,
+            what: `query ${name}=${time}`,
+            path: path({}, `${name}=${encodeURIComponent(time)}`),
+            expect: { kind: 'refused', field: name },
+          });
         }
       }
     }
     if (queryParams.length > 0) {
-      cases.push({ ...base, what: '__proto__ in the query', path: path({}, '__proto__=1'), expect: { kind: 'refused', field: '__proto__' } });
+      cases.push({
+        ...base,
+        what: '__proto__ in the query',
+        path: path({}, '__proto__=1'),
+        expect: { kind: 'refused', field: '__proto__' },
+      });
     }
 
     if (validBody !== undefined) {
       const target = path();
-      const raw = (what: string, text: string, expect: Case['expect'], contentType?: string): Case => ({ ...base, what, path: target, body: text, contentType, expect });
-      cases.push({ ...base, what: 'invalid UTF-8 bytes', path: target, body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]) as unknown as string, expect: { kind: 'refused', field: 'UTF-8' } });
+      const raw = (what: string, text: string, expect: Case['expect'], contentType?: string): Case => ({
+        ...base,
+        what,
+        path: target,
+        body: text,
+        contentType,
+        expect,
+      });
+      cases.push({
+        ...base,
+        what: 'invalid UTF-8 bytes',
+        path: target,
+        body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]) as unknown as string,
+        expect: { kind: 'refused', field: 'UTF-8' },
+      });
       // JSON-RPC has its own answers to odd messages (an empty batch is 202): there, only no 500.
-      for (const text of ['[]', '"text"', '42', 'null', 'true', '{', '']) cases.push(raw(`body ${text || '(empty)'}`, text, { kind: mcp ? 'no-500' : 'not-accepted' }));
+      for (const text of ['[]', '"text"', '42', 'null', 'true', '{', ''])
+        cases.push(raw(`body ${text || '(empty)'}`, text, { kind: mcp ? 'no-500' : 'not-accepted' }));
       for (const key of ['__proto__', 'constructor', 'prototype']) {
         const rest = JSON.stringify(validBody).slice(1, -1);
         cases.push(raw(`${key} key`, `{"${key}":{"polluted":true}${rest ? `,${rest}` : ''}}`, { kind: 'refused', field: key }));
       }
       for (const [field, value] of leaves(validBody)) {
-        const replace = (replacement: string) => JSON.stringify(replaced(validBody, field, MARKER)).replace(JSON.stringify(MARKER), replacement);
+        const replace = (replacement: string) =>
+          JSON.stringify(replaced(validBody, field, MARKER)).replace(JSON.stringify(MARKER), replacement);
         const top = field.split(/[.[]/)[0];
         if (typeof value === 'string') {
           cases.push(raw(`NUL in ${field}`, replace(JSON.stringify(`a${NUL}b`)), { kind: 'refused', field }));
           cases.push(raw(`lone surrogate in ${field}`, replace(JSON.stringify(`a${LONE_SURROGATE}b`)), { kind: 'refused', field }));
-          cases.push(raw(`NUL in a key beside ${field}`, replace(`${JSON.stringify(value)},${JSON.stringify(`x${NUL}`)}:1`), { kind: 'refused', field: 'key contains a NUL' }));
+          cases.push(
+            raw(`NUL in a key beside ${field}`, replace(`${JSON.stringify(value)},${JSON.stringify(`x${NUL}`)}:1`), {
+              kind: 'refused',
+              field: 'key contains a NUL',
+            }),
+          );
         }
         cases.push(raw(`${field} nested 1 500 deep`, replace(DEEP), { kind: 'refused', field: top }));
         if (mcp) continue;
@@ -296,7 +361,9 @@ function replaced(value: unknown, path: string, replacement: unknown, at = ''): 
   if (at === path) return replacement;
   if (Array.isArray(value)) return value.map((item, index) => replaced(item, path, replacement, `${at}[${index}]`));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, replaced(field, path, replacement, at ? `${at}.${key}` : key)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, field]) => [key, replaced(field, path, replacement, at ? `${at}.${key}` : key)]),
+    );
   }
   return value;
 }

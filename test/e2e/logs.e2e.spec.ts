@@ -29,7 +29,10 @@ describe('what the logs hold', () => {
     // Refused (an unknown query field), and logged all the same.
     await request(sut.http).get(`/api/${me.userId}/tasks?status=pending&access_token=${me.token}`).set(me.auth).expect(400);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const line = stdout.text().split('\n').find((entry) => entry.includes('"statusCode":400') && entry.includes('status=pending'));
+    const line = stdout
+      .text()
+      .split('\n')
+      .find((entry) => entry.includes('"statusCode":400') && entry.includes('status=pending'));
     expect(line).toContain('access_token=[REDACTED]');
     expect(stdout.text()).not.toContain(me.token);
   });
@@ -37,10 +40,16 @@ describe('what the logs hold', () => {
   it('logs an unexpected error as its class, code and message, never the query parameters', async () => {
     // A database that refuses this one message: the turn fails in SQL holding the text.
     await sut.app.get(DataSource).query(`ALTER TABLE messages ADD CONSTRAINT refuse_hunter CHECK (content NOT LIKE '%hunter2%')`);
-    const res = await request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: 'remember my password hunter2-secret' });
+    const res = await request(sut.http)
+      .post(`/api/${me.userId}/chat`)
+      .set(me.auth)
+      .send({ message: 'remember my password hunter2-secret' });
     expect(res.status).toBe(500);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const line = stdout.text().split('\n').find((entry) => entry.includes('request failed'));
+    const line = stdout
+      .text()
+      .split('\n')
+      .find((entry) => entry.includes('request failed'));
     expect(JSON.parse(line!)).toMatchObject({
       err: { type: 'QueryFailedError', code: '23514', message: expect.stringContaining('refuse_hunter') },
       path: `/api/${me.userId}/chat`,
@@ -90,7 +99,9 @@ describe('what a chat turn logs (a local server speaking OpenAI)', () => {
       [30, 1, 'tool_calls'],
       [30, 2, 'stop'],
     ]);
-    expect(mine.filter((line) => line.msg === 'tool call').map((line) => [line.level, line.tool, line.success])).toEqual([[30, 'add_task', true]]);
+    expect(mine.filter((line) => line.msg === 'tool call').map((line) => [line.level, line.tool, line.success])).toEqual([
+      [30, 'add_task', true],
+    ]);
   });
 
   it('a provider 5xx at ERROR, with its failure class and the provider request id', async () => {
@@ -98,6 +109,11 @@ describe('what a chat turn logs (a local server speaking OpenAI)', () => {
     const res = await request(sut.http).post(`/api/${me.userId}/chat`).set(me.auth).send({ message: 'add buy bread' }).expect(200);
     expect(res.body).toMatchObject({ status: 'error', finishReason: 'error' });
     const failed = lines().find((line) => line.decisionId === res.body.decision.id && line.msg === 'model call failed');
-    expect(failed).toMatchObject({ level: 50, failureClass: 'PROVIDER_UNAVAILABLE', providerRequestId: 'req_upstream_42', provider: 'openai' });
+    expect(failed).toMatchObject({
+      level: 50,
+      failureClass: 'PROVIDER_UNAVAILABLE',
+      providerRequestId: 'req_upstream_42',
+      provider: 'openai',
+    });
   });
 });

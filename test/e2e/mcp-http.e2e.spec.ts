@@ -88,7 +88,10 @@ describe('POST /mcp with the SDK client', () => {
   it('answers bad arguments and unknown tools with an error result, not a failure', async () => {
     const client = await connect(alice.token);
     const bad = await client.callTool({ name: 'add_task', arguments: { title: 7 } });
-    expect(bad).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_ARGUMENTS', message: 'arguments.title must be a string' } });
+    expect(bad).toMatchObject({
+      isError: true,
+      structuredContent: { code: 'INVALID_ARGUMENTS', message: 'arguments.title must be a string' },
+    });
     const unknown = await client.callTool({ name: 'drop_tables', arguments: {} });
     expect(unknown).toMatchObject({ isError: true, structuredContent: { code: 'UNKNOWN_TOOL' } });
   });
@@ -99,9 +102,13 @@ describe('POST /mcp with the SDK client', () => {
   });
 
   it('checks Host and Origin, and answers other methods with 405', async () => {
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-    const post = () =>
-      request(sut.http).post('/mcp').set(alice.auth).set('Accept', 'application/json, text/event-stream');
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const post = () => request(sut.http).post('/mcp').set(alice.auth).set('Accept', 'application/json, text/event-stream');
     const rebound = await post().set('Host', 'evil.example').send(initialize);
     expect(rebound.status).toBe(403);
     expect(rebound.body).toMatchObject({ code: 'MCP.HOST_NOT_ALLOWED' });

@@ -28,7 +28,9 @@ describe('GET /metrics', () => {
   it('parses as Prometheus text, and its counters move with chat turns, tool calls, cycles and quota rejections', async () => {
     const user = await signUpAndIn(sut.http);
     const busyCampaign = await startedCampaign(sut.http, user, 'Metered', leads(1, 'metered', { email: false }));
-    const closedCampaign = await startedCampaign(sut.http, user, 'No look-ups today', leads(1, 'closed', { email: false }), { profile_lookup: 0 });
+    const closedCampaign = await startedCampaign(sut.http, user, 'No look-ups today', leads(1, 'closed', { email: false }), {
+      profile_lookup: 0,
+    });
     const before = await scrape();
     const at = (samples: Map<string, number>, key: string) => samples.get(key) ?? 0;
 

@@ -62,9 +62,7 @@ describe('OpenAPI document', () => {
   it('is a valid OpenAPI 3 document with the bearer scheme', async () => {
     expect(doc.openapi).toMatch(/^3\./);
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
-    expect(Object.values(doc.components.securitySchemes ?? {})).toContainEqual(
-      expect.objectContaining({ type: 'http', scheme: 'bearer' }),
-    );
+    expect(Object.values(doc.components.securitySchemes ?? {})).toContainEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
   });
 
   it("passes Spectral's OAS ruleset with no error and no warning", async () => {
@@ -108,7 +106,8 @@ describe('OpenAPI document', () => {
         const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
         expect({ where, success: success.length }).toEqual({ where, success: 1 });
         for (const [status, response] of success) {
-          if (status !== '204') expect({ where, schema: Object.values(response.content ?? {})[0]?.schema }).toEqual({ where, schema: expect.anything() });
+          if (status !== '204')
+            expect({ where, schema: Object.values(response.content ?? {})[0]?.schema }).toEqual({ where, schema: expect.anything() });
         }
         const errors = Object.entries(operation.responses).filter(([s]) => /^[45]/.test(s));
         expect({ where, errors: errors.length > 0 }).toEqual({ where, errors: true });
@@ -172,8 +171,7 @@ function describeFinding(result: ISpectralDiagnostic): string {
 
 /** `METHOD /path` for each route registered on the Express app. */
 function mountedRoutes(app: Express): string[] {
-  const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } })
-    .router.stack;
+  const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router.stack;
   return stack
     .filter((layer) => layer.route && !UNDOCUMENTED.test(layer.route.path))
     .flatMap((layer) =>

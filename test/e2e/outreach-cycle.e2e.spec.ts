@@ -60,7 +60,9 @@ describe('outreach cycles', () => {
     expect(outcomes.at(-1)!.proposal).toEqual(expect.objectContaining({ action: 'complete_campaign', args: { campaignId } }));
     for (const outcome of outcomes.slice(0, 15)) {
       expect(outcome.verification).toEqual({ verified: true, detail: expect.any(String) });
-      expect(outcome.execution).toEqual(expect.objectContaining({ status: 'succeeded', idempotencyKey: expect.stringMatching(/^[0-9a-f]{64}$/) }));
+      expect(outcome.execution).toEqual(
+        expect.objectContaining({ status: 'succeeded', idempotencyKey: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+      );
     }
 
     // Every executed action has a pending audit row, and its outcome row comes after it.
@@ -121,23 +123,34 @@ describe('outreach cycles', () => {
   it('never contacts anyone on the do-not-contact list', async () => {
     const user = await signUpAndIn(sut.http);
     const campaignId = await startedCampaign(sut.http, user, 'Careful', leads(1, 'dnc'));
-    await request(sut.http).post(`/api/${user.userId}/do-not-contact`).set(user.auth).send({ value: 'https://www.linkedin.com/in/dnc-1/' }).expect(201);
+    await request(sut.http)
+      .post(`/api/${user.userId}/do-not-contact`)
+      .set(user.auth)
+      .send({ value: 'https://www.linkedin.com/in/dnc-1/' })
+      .expect(201);
 
     const outcome = await runCycle(sut.http, user, campaignId);
 
     expect(outcome).toEqual(expect.objectContaining({ status: 'failed', code: 'DO_NOT_CONTACT' }));
     const tasks = await sql.query<{ status: string }[]>(`SELECT status FROM outreach_tasks WHERE campaign_id = $1`, [campaignId]);
     expect(tasks.map((t) => t.status)).toEqual(['Cancelled', 'Cancelled', 'Cancelled']);
-    const reached = await sql.query<unknown[]>(`SELECT 1 FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/dnc-1/'`);
+    const reached = await sql.query<unknown[]>(
+      `SELECT 1 FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/dnc-1/'`,
+    );
     expect(reached).toHaveLength(0);
-    const audit = await sql.query<{ status: string; error_code: string }[]>(`SELECT status, error_code FROM audit_log WHERE campaign_id = $1`, [campaignId]);
+    const audit = await sql.query<{ status: string; error_code: string }[]>(
+      `SELECT status, error_code FROM audit_log WHERE campaign_id = $1`,
+      [campaignId],
+    );
     expect(audit).toEqual([{ status: 'rejected', error_code: 'DO_NOT_CONTACT' }]);
   });
 
   it('refreshes an expired session from the secret store, then retries; the secret is never recorded', async () => {
     const user = await signUpAndIn(sut.http);
     const campaignId = await startedCampaign(sut.http, user, 'Session', leads(1, 'session'));
-    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/session-1/', 'SESSION_EXPIRED')`);
+    await sql.query(
+      `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/session-1/', 'SESSION_EXPIRED')`,
+    );
 
     const expired = await runCycle(sut.http, user, campaignId);
     expect(expired).toEqual(expect.objectContaining({ status: 'deferred', code: 'CHANNEL_ERROR' }));
@@ -153,7 +166,10 @@ describe('outreach cycles', () => {
     expect(retried).toEqual(expect.objectContaining({ status: 'completed' }));
     expect(retried.proposal?.action).toBe('linkedin_scrape_profile');
     expect(await used(user, campaignId, 'profile_lookup')).toEqual([1, 1]);
-    const rows = await sql.query<{ text: string }[]>(`SELECT arguments::text || coalesce(result::text, '') AS text FROM audit_log WHERE campaign_id = $1`, [campaignId]);
+    const rows = await sql.query<{ text: string }[]>(
+      `SELECT arguments::text || coalesce(result::text, '') AS text FROM audit_log WHERE campaign_id = $1`,
+      [campaignId],
+    );
     expect(rows.map((r) => r.text).join()).not.toContain('sandbox-session-');
   });
 
@@ -161,13 +177,17 @@ describe('outreach cycles', () => {
     const user = await signUpAndIn(sut.http);
     const campaignId = await startedCampaign(sut.http, user, 'Slow', leads(1, 'slow', { email: false }));
     expect((await runCycle(sut.http, user, campaignId)).status).toBe('completed');
-    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/slow-1/', 'HANG_AFTER')`);
+    await sql.query(
+      `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/slow-1/', 'HANG_AFTER')`,
+    );
 
     const outcome = await runCycle(sut.http, user, campaignId);
 
     expect(outcome).toEqual(expect.objectContaining({ status: 'completed' }));
     expect(outcome.verification).toEqual(expect.objectContaining({ verified: true }));
-    const messages = await sql.query<{ calls: number }[]>(`SELECT calls FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/slow-1/' AND kind = 'message'`);
+    const messages = await sql.query<{ calls: number }[]>(
+      `SELECT calls FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/slow-1/' AND kind = 'message'`,
+    );
     expect(messages).toEqual([{ calls: 1 }]);
   });
 
@@ -175,7 +195,9 @@ describe('outreach cycles', () => {
     const user = await signUpAndIn(sut.http);
     const campaignId = await startedCampaign(sut.http, user, 'Unverifiable', leads(1, 'ghost', { email: false }));
     expect((await runCycle(sut.http, user, campaignId)).status).toBe('completed');
-    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/ghost-1/', 'UNVERIFIABLE')`);
+    await sql.query(
+      `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/ghost-1/', 'UNVERIFIABLE')`,
+    );
 
     const outcome = await runCycle(sut.http, user, campaignId);
 
@@ -193,14 +215,18 @@ describe('outreach cycles', () => {
   it('gives the slot back after a timeout when the channel has no trace of the action', async () => {
     const user = await signUpAndIn(sut.http);
     const campaignId = await startedCampaign(sut.http, user, 'Lost', leads(1, 'lost', { email: false }));
-    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/lost-1/', 'HANG_BEFORE')`);
+    await sql.query(
+      `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/lost-1/', 'HANG_BEFORE')`,
+    );
 
     const outcome = await runCycle(sut.http, user, campaignId);
 
     expect(outcome).toEqual(expect.objectContaining({ status: 'deferred', code: 'CHANNEL_ERROR' }));
     expect(outcome.execution).toEqual(expect.objectContaining({ status: 'failed', errorCode: 'TIMEOUT' }));
     expect(await used(user, campaignId, 'profile_lookup')).toEqual([0, 0]);
-    const reached = await sql.query<unknown[]>(`SELECT 1 FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/lost-1/'`);
+    const reached = await sql.query<unknown[]>(
+      `SELECT 1 FROM sandbox_linkedin_actions WHERE profile_url = 'https://www.linkedin.com/in/lost-1/'`,
+    );
     expect(reached).toHaveLength(0);
     expect(outcome.task).toEqual(expect.objectContaining({ status: 'Pending' }));
   });
@@ -212,7 +238,10 @@ describe('outreach cycles', () => {
     const key = 'a'.repeat(64);
     const profileUrl = 'https://www.linkedin.com/in/abandoned-1/';
     // What a cycle cut off after the channel acted leaves behind.
-    await sql.query(`UPDATE outreach_tasks SET status = 'InProgress', attempts = 1, lease_owner = 'gone', lease_expires_at = now() - interval '1 minute' WHERE id = $1`, [task.id]);
+    await sql.query(
+      `UPDATE outreach_tasks SET status = 'InProgress', attempts = 1, lease_owner = 'gone', lease_expires_at = now() - interval '1 minute' WHERE id = $1`,
+      [task.id],
+    );
     const [pending] = await sql.query<{ seq: string }[]>(
       `INSERT INTO audit_log (source, actor_id, campaign_id, outreach_task_id, tool, arguments, status)
        VALUES ('outreach', $1, $2, $3, 'linkedin_scrape_profile', $4, 'pending') RETURNING seq`,
@@ -297,7 +326,12 @@ describe('outreach cycles when the model cannot be reached', () => {
   });
 
   it('refuses a proposal that breaks the contract twice: NO_VALID_ACTION, each refusal audited', async () => {
-    model.use(() => ({ text: JSON.stringify({ actions: [{ action: 'send_email' }] }), toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 }, finishReason: 'stop' }));
+    model.use(() => ({
+      text: JSON.stringify({ actions: [{ action: 'send_email' }] }),
+      toolCalls: [],
+      usage: { promptTokens: 1, completionTokens: 1 },
+      finishReason: 'stop',
+    }));
     const user = await signUpAndIn(sut.http);
     const campaignId = await startedCampaign(sut.http, user, 'Chatty model', leads(1, 'chatty'));
 

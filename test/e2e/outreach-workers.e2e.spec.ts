@@ -126,7 +126,12 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
       { kind: 'linkedin_message', used: 50 },
       { kind: 'profile_lookup', used: 50 },
     ]);
-    expect(await count(`SELECT count(*) AS n FROM (SELECT task_id FROM outreach_actions WHERE campaign_id = $1 GROUP BY task_id HAVING count(*) > 1) d`, [campaignId])).toBe(0);
+    expect(
+      await count(
+        `SELECT count(*) AS n FROM (SELECT task_id FROM outreach_actions WHERE campaign_id = $1 GROUP BY task_id HAVING count(*) > 1) d`,
+        [campaignId],
+      ),
+    ).toBe(0);
     expect(
       await count(
         `SELECT count(*) AS n FROM (SELECT profile_url, kind FROM sandbox_linkedin_actions WHERE profile_url LIKE '%/crowd-%' GROUP BY profile_url, kind HAVING count(*) > 1 OR max(calls) > 1) d`,
@@ -151,7 +156,9 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
 
     // 1. Killed after the channel recorded the look-up: the sweeper finds it by key and completes the task.
     const sentId = await startedCampaign(sut.http, user, 'Killed after', leads(1, 'kill-after', { email: false }));
-    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/kill-after-1/', 'HANG_AFTER')`);
+    await sql.query(
+      `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/kill-after-1/', 'HANG_AFTER')`,
+    );
     const first = startWorker(env);
     const key = await until(async () => {
       const rows = await sql.query<{ idempotency_key: string }[]>(
@@ -166,7 +173,9 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
 
     const second = startWorker(env);
     await until(
-      async () => (await sql.query<{ status: string }[]>(`SELECT status FROM outreach_actions WHERE idempotency_key = $1`, [key]))[0]?.status === 'succeeded',
+      async () =>
+        (await sql.query<{ status: string }[]>(`SELECT status FROM outreach_actions WHERE idempotency_key = $1`, [key]))[0]?.status ===
+        'succeeded',
       'the sweeper to confirm the action',
     );
     second.child.kill('SIGTERM');
@@ -177,11 +186,18 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
       [key],
     );
     expect(task.status).toBe('Completed');
-    expect(await count(`SELECT count(*) AS n FROM audit_log WHERE pending_seq = (SELECT pending_audit_seq FROM outreach_actions WHERE idempotency_key = $1)`, [key])).toBe(1);
+    expect(
+      await count(
+        `SELECT count(*) AS n FROM audit_log WHERE pending_seq = (SELECT pending_audit_seq FROM outreach_actions WHERE idempotency_key = $1)`,
+        [key],
+      ),
+    ).toBe(1);
 
     // 2. Killed before the channel was reached: nothing to find, so it is `unknown` for a person — never re-sent.
     const lostId = await startedCampaign(sut.http, user, 'Killed before', leads(1, 'kill-before', { email: false }));
-    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/kill-before-1/', 'HANG_BEFORE')`);
+    await sql.query(
+      `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/kill-before-1/', 'HANG_BEFORE')`,
+    );
     const third = startWorker(env);
     const lostKey = await until(async () => {
       const rows = await sql.query<{ idempotency_key: string }[]>(
@@ -196,7 +212,9 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
 
     const fourth = startWorker(env);
     await until(
-      async () => (await sql.query<{ status: string }[]>(`SELECT status FROM outreach_actions WHERE idempotency_key = $1`, [lostKey]))[0]?.status === 'unknown',
+      async () =>
+        (await sql.query<{ status: string }[]>(`SELECT status FROM outreach_actions WHERE idempotency_key = $1`, [lostKey]))[0]?.status ===
+        'unknown',
       'the sweeper to settle the action',
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -208,6 +226,11 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
       [lostId],
     );
     expect(tasks[0]).toEqual({ type: 'ScrapeProfile', status: 'Failed', last_error: 'UNKNOWN_OUTCOME' });
-    expect(await count(`SELECT count(*) AS n FROM outreach_actions a JOIN outreach_tasks t ON t.id = a.task_id WHERE t.campaign_id = $1 AND t.type = 'ScrapeProfile'`, [lostId])).toBe(1);
+    expect(
+      await count(
+        `SELECT count(*) AS n FROM outreach_actions a JOIN outreach_tasks t ON t.id = a.task_id WHERE t.campaign_id = $1 AND t.type = 'ScrapeProfile'`,
+        [lostId],
+      ),
+    ).toBe(1);
   }, 180_000);
 });

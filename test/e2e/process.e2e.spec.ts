@@ -119,9 +119,7 @@ describe('the service as a process', () => {
 
       expect((await chat('yes delete', conversationId)).response).toBe("I've removed 'Buy milk' from your tasks.");
       expect(await titles()).toEqual([]);
-      expect((await chat('yes delete', conversationId)).response).toBe(
-        "There's nothing waiting for your confirmation right now.",
-      );
+      expect((await chat('yes delete', conversationId)).response).toBe("There's nothing waiting for your confirmation right now.");
       expect(await stop(service)).toBe(0);
       service = undefined;
     } finally {

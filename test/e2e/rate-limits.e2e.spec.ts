@@ -52,7 +52,10 @@ describe('sign-in limits per account, across addresses', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(150 - checked.length);
 
     // The right password during the block gets the same 429: guessing right tells nothing.
-    const blocked = await request(sut.http).post('/auth/login').set('X-Forwarded-For', '198.51.100.7').send({ email: victim.email, password: PASSWORD });
+    const blocked = await request(sut.http)
+      .post('/auth/login')
+      .set('X-Forwarded-For', '198.51.100.7')
+      .send({ email: victim.email, password: PASSWORD });
     expect(blocked.status).toBe(429);
     expect(blocked.body).toMatchObject({ statusCode: 429, code: 'HTTP.RATE_LIMITED' });
     expect(Number(blocked.headers['retry-after-sign-in'])).toBeGreaterThan(60);
@@ -63,7 +66,13 @@ describe('sign-in limits per account, across addresses', () => {
     const spellings = [email, email.toUpperCase(), ` ${email} `];
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      statuses.push((await request(sut.http).post('/auth/login').send({ email: spellings[i % 3], password: 'wrong guess' })).status);
+      statuses.push(
+        (
+          await request(sut.http)
+            .post('/auth/login')
+            .send({ email: spellings[i % 3], password: 'wrong guess' })
+        ).status,
+      );
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
@@ -91,7 +100,10 @@ describe('without TRUST_PROXY', () => {
   it('ignores X-Forwarded-For: made-up addresses are one client, the socket', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await request(sut.http).post('/auth/register').set('X-Forwarded-For', `192.0.2.${i + 1}`).send({ email: 'bad' });
+      const res = await request(sut.http)
+        .post('/auth/register')
+        .set('X-Forwarded-For', `192.0.2.${i + 1}`)
+        .send({ email: 'bad' });
       statuses.push(res.status);
     }
     expect(statuses).toEqual([400, 400, 400, 429]);

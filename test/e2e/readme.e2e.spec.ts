@@ -17,7 +17,9 @@ function snippets(file: string, heading: string): string {
 function bash(script: string, origin: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // --norc: bash reads .bashrc when its input is a socket, as Node's pipes are.
-    const child = spawn('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], { env: { PATH: process.env.PATH ?? '', BRIDLE: origin } });
+    const child = spawn('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], {
+      env: { PATH: process.env.PATH ?? '', BRIDLE: origin },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -30,7 +32,7 @@ function bash(script: string, origin: string): Promise<{ status: number | null; 
  * The README's tour and the docs' curl session, run as written by bash against the real app:
  * a newcomer's first minutes, and the smoke test of `npm run test:fast`.
  */
-describe("the shell snippets of the README and docs/api.md", () => {
+describe('the shell snippets of the README and docs/api.md', () => {
   let db: TestDatabase;
   let sut: TestApp;
 

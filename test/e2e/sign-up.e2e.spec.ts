@@ -53,9 +53,6 @@ describe('signing up', () => {
         correlationId: res.headers['x-request-id'],
       },
     });
-    await request(sut.http)
-      .post('/auth/login')
-      .send({ email: existing.email, password: 'correct horse battery' })
-      .expect(200);
+    await request(sut.http).post('/auth/login').send({ email: existing.email, password: 'correct horse battery' }).expect(200);
   });
 });

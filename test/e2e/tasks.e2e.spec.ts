@@ -24,17 +24,11 @@ describe('accounts and the task API', () => {
   });
 
   it('registers, signs in and tells who the token belongs to', async () => {
-    const reg = await request(sut.http)
-      .post('/auth/register')
-      .send({ email: 'Root@Example.com', password: 'correct horse' })
-      .expect(201);
+    const reg = await request(sut.http).post('/auth/register').send({ email: 'Root@Example.com', password: 'correct horse' }).expect(201);
     expect(reg.body).toEqual({ id: expect.any(String), email: 'root@example.com', role: 'user' });
     expect(reg.headers['x-request-id']).toEqual(expect.any(String));
 
-    const login = await request(sut.http)
-      .post('/auth/login')
-      .send({ email: 'root@example.com', password: 'correct horse' })
-      .expect(200);
+    const login = await request(sut.http).post('/auth/login').send({ email: 'root@example.com', password: 'correct horse' }).expect(200);
     expect(login.body).toEqual({
       accessToken: expect.any(String),
       tokenType: 'Bearer',
@@ -58,9 +52,7 @@ describe('accounts and the task API', () => {
     expect(dup.body).toMatchObject({ statusCode: 409, code: 'AUTH.EMAIL_TAKEN' });
 
     const wrongPassword = await request(sut.http).post('/auth/login').send({ email, password: 'wrong horse' });
-    const unknownEmail = await request(sut.http)
-      .post('/auth/login')
-      .send({ email: 'ghost@example.com', password: 'correct horse' });
+    const unknownEmail = await request(sut.http).post('/auth/login').send({ email: 'ghost@example.com', password: 'correct horse' });
     for (const res of [wrongPassword, unknownEmail]) {
       expect(res.status).toBe(401);
       expect(res.body).toEqual({
@@ -105,17 +97,11 @@ describe('accounts and the task API', () => {
     const done = await request(sut.http).post(`${base}/1/complete`).set(auth).expect(200);
     expect(done.body).toMatchObject({ number: 1, completed: true, completedAt: expect.any(String) });
 
-    const patched = await request(sut.http)
-      .patch(`${base}/2`)
-      .set(auth)
-      .send({ title: 'Dentist (moved)', description: null })
-      .expect(200);
+    const patched = await request(sut.http).patch(`${base}/2`).set(auth).send({ title: 'Dentist (moved)', description: null }).expect(200);
     expect(patched.body).toMatchObject({ title: 'Dentist (moved)', description: null, priority: 'high' });
 
     const titles = async (status: string) =>
-      (await request(sut.http).get(`${base}?status=${status}`).set(auth).expect(200)).body.map(
-        (t: { title: string }) => t.title,
-      );
+      (await request(sut.http).get(`${base}?status=${status}`).set(auth).expect(200)).body.map((t: { title: string }) => t.title);
     expect(await titles('all')).toEqual(['Buy milk', 'Dentist (moved)', 'Call mum']);
     expect(await titles('pending')).toEqual(['Dentist (moved)', 'Call mum']);
     expect(await titles('completed')).toEqual(['Buy milk']);
@@ -145,7 +131,10 @@ describe('accounts and the task API', () => {
     const { userId, auth } = await signUpAndIn(sut.http);
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        request(sut.http).post(`/api/${userId}/tasks`).set(auth).send({ title: `Task ${i}` }),
+        request(sut.http)
+          .post(`/api/${userId}/tasks`)
+          .set(auth)
+          .send({ title: `Task ${i}` }),
       ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(50).fill(201));

@@ -51,7 +51,10 @@ export class InMemoryTaskRepository extends TaskRepository {
     return Promise.resolve(index < 0 ? null : this.tasks.splice(index, 1)[0]);
   }
 
-  removeAsShown(userId: string, shown: readonly ShownTask[]): Promise<{ removed: true; tasks: Task[] } | { removed: false; current: Task[] }> {
+  removeAsShown(
+    userId: string,
+    shown: readonly ShownTask[],
+  ): Promise<{ removed: true; tasks: Task[] } | { removed: false; current: Task[] }> {
     const numbers = new Set(shown.map((task) => task.number));
     const current = this.tasks.filter((t) => t.userId === userId && numbers.has(t.number)).sort((a, b) => a.number - b.number);
     if (!unchangedSinceShown(shown, current)) return Promise.resolve({ removed: false, current });

@@ -1,8 +1,4 @@
-import {
-  type Completion,
-  type CompletionRequest,
-  LanguageModel,
-} from '../../src/application/agent/ports/language-model.port';
+import { type Completion, type CompletionRequest, LanguageModel } from '../../src/application/agent/ports/language-model.port';
 
 export type Script = (request: CompletionRequest, call: number) => Completion | Promise<Completion>;
 

@@ -92,13 +92,18 @@ describe(GeminiLanguageModel.name, () => {
 
   it('asks for JSON without tools in JSON mode, and reads text answers', async () => {
     fake.respond(() => ({ json: geminiResponse([{ text: '{"action":' }, { text: '"wait"}' }]) }));
-    await expect(sut.complete(request({ options: { jsonMode: true } }))).resolves.toMatchObject({ text: '{"action":"wait"}', toolCalls: [] });
+    await expect(sut.complete(request({ options: { jsonMode: true } }))).resolves.toMatchObject({
+      text: '{"action":"wait"}',
+      toolCalls: [],
+    });
     expect(fake.requests[0].body).toMatchObject({ generationConfig: { responseMimeType: 'application/json' } });
     expect(fake.requests[0].body.tools).toBeUndefined();
   });
 
   it('retries 429 and 503, then gives up with the right class', async () => {
-    fake.respond((_, i) => (i === 0 ? { status: 503, json: { error: { code: 503, message: 'busy' } } } : { json: geminiResponse([{ text: 'ok' }]) }));
+    fake.respond((_, i) =>
+      i === 0 ? { status: 503, json: { error: { code: 503, message: 'busy' } } } : { json: geminiResponse([{ text: 'ok' }]) },
+    );
     await expect(sut.complete(request())).resolves.toMatchObject({ text: 'ok' });
     fake.respond(() => ({ status: 429, json: { error: { code: 429, message: 'quota', status: 'RESOURCE_EXHAUSTED' } } }));
     await expect(sut.complete(request())).rejects.toThrow(LanguageModelRateLimitError);
@@ -115,7 +120,11 @@ describe(GeminiLanguageModel.name, () => {
   });
 
   describe('stream', () => {
-    const hello = [geminiChunk([{ text: 'Hello' }]), geminiChunk([{ text: 'Let me think.', thought: true }, { text: ', world' }]), geminiResponse([{ text: '!' }])];
+    const hello = [
+      geminiChunk([{ text: 'Hello' }]),
+      geminiChunk([{ text: 'Let me think.', thought: true }, { text: ', world' }]),
+      geminiResponse([{ text: '!' }]),
+    ];
 
     it('asks for a stream over SSE, tells each piece of text before the last chunk is written, and returns the whole answer', async () => {
       const last = gate();
@@ -132,7 +141,12 @@ describe(GeminiLanguageModel.name, () => {
       expect(writtenAtFirstPiece).toBeGreaterThan(0);
       expect(writtenAtFirstPiece).toBeLessThan(hello.length);
       expect(pieces).toEqual(['Hello', ', world', '!']);
-      expect(completion).toEqual({ text: 'Hello, world!', toolCalls: [], usage: { promptTokens: 30, completionTokens: 5 }, finishReason: 'stop' });
+      expect(completion).toEqual({
+        text: 'Hello, world!',
+        toolCalls: [],
+        usage: { promptTokens: 30, completionTokens: 5 },
+        finishReason: 'stop',
+      });
       const [sent] = fake.requests;
       expect(sent.url).toBe('/v1beta/models/gemini-test:streamGenerateContent?alt=sse');
       expect(sent.headers['x-goog-api-key']).toBe(KEY);

@@ -42,7 +42,10 @@ function overStdio(options?: FakeLinkedInOptions): Promise<RunningFake> {
     } catch {
       return [];
     }
-    return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as RecordedCall);
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as RecordedCall);
   };
   return Promise.resolve({ target: fakeLinkedInStdioCommand(recordFile, options), calls, stop: () => Promise.resolve() });
 }
@@ -145,7 +148,12 @@ describe.each([
     ['refused', 'REJECTED'],
   ])('maps an isError result for %s to %s, not performed', async (profile, code) => {
     const error = await failureOf(
-      sut.sendMessage({ profileUrl: `https://www.linkedin.com/in/${profile}`, message: 'Hi', idempotencyKey: `key-${profile}`, signal: noDeadline() }),
+      sut.sendMessage({
+        profileUrl: `https://www.linkedin.com/in/${profile}`,
+        message: 'Hi',
+        idempotencyKey: `key-${profile}`,
+        signal: noDeadline(),
+      }),
     );
 
     expect(error).toMatchObject({ code, performed: 'no' });
@@ -153,7 +161,12 @@ describe.each([
 
   it('maps an expired session on a scrape too', async () => {
     const error = await failureOf(
-      sut.scrapeProfile({ profileUrl: 'https://www.linkedin.com/in/session-expired', fields: FIELDS, idempotencyKey: 'key-scrape-3', signal: noDeadline() }),
+      sut.scrapeProfile({
+        profileUrl: 'https://www.linkedin.com/in/session-expired',
+        fields: FIELDS,
+        idempotencyKey: 'key-scrape-3',
+        signal: noDeadline(),
+      }),
     );
 
     expect(error).toMatchObject({ code: 'SESSION_EXPIRED', performed: 'no' });
@@ -161,7 +174,12 @@ describe.each([
 
   it('a message cut off by its deadline is a TIMEOUT that maybe went out', async () => {
     const deadline = new AbortController();
-    const pending = sut.sendMessage({ profileUrl: 'https://www.linkedin.com/in/slow', message: 'Hi', idempotencyKey: 'key-slow-send', signal: deadline.signal });
+    const pending = sut.sendMessage({
+      profileUrl: 'https://www.linkedin.com/in/slow',
+      message: 'Hi',
+      idempotencyKey: 'key-slow-send',
+      signal: deadline.signal,
+    });
     await until(() => fake.calls().some((call) => call.meta?.[IDEMPOTENCY_KEY_META] === 'key-slow-send'));
     deadline.abort();
 
@@ -182,7 +200,12 @@ describe.each([
   it('does not call at all once the deadline has passed', async () => {
     const before = fake.calls().length;
     const error = await failureOf(
-      sut.sendMessage({ profileUrl: 'https://www.linkedin.com/in/ada', message: 'Hi', idempotencyKey: 'key-late', signal: AbortSignal.abort() }),
+      sut.sendMessage({
+        profileUrl: 'https://www.linkedin.com/in/ada',
+        message: 'Hi',
+        idempotencyKey: 'key-late',
+        signal: AbortSignal.abort(),
+      }),
     );
 
     expect(error).toMatchObject({ code: 'TIMEOUT', performed: 'no' });
@@ -191,10 +214,20 @@ describe.each([
 
   it('sends the session in _meta once useSession was called', async () => {
     await sut.useSession('li_at=fresh-session');
-    await sut.scrapeProfile({ profileUrl: 'https://www.linkedin.com/in/ada', fields: ['name'], idempotencyKey: 'key-session-1', signal: noDeadline() });
+    await sut.scrapeProfile({
+      profileUrl: 'https://www.linkedin.com/in/ada',
+      fields: ['name'],
+      idempotencyKey: 'key-session-1',
+      signal: noDeadline(),
+    });
     expect(lastCall().meta).toEqual({ [IDEMPOTENCY_KEY_META]: 'key-session-1', [SESSION_META]: 'li_at=fresh-session' });
 
-    await sut.sendMessage({ profileUrl: 'https://www.linkedin.com/in/ada', message: 'Hi', idempotencyKey: 'key-session-2', signal: noDeadline() });
+    await sut.sendMessage({
+      profileUrl: 'https://www.linkedin.com/in/ada',
+      message: 'Hi',
+      idempotencyKey: 'key-session-2',
+      signal: noDeadline(),
+    });
     expect(lastCall().meta).toEqual({ [IDEMPOTENCY_KEY_META]: 'key-session-2', [SESSION_META]: 'li_at=fresh-session' });
   });
 
@@ -214,7 +247,9 @@ describe.each([
       const connecting = McpLinkedInChannel.connect(partial.target);
 
       await expect(connecting).rejects.toThrow(McpLinkedInConnectError);
-      await expect(connecting).rejects.toThrow(/does not offer linkedin_send_message.*it offers: linkedin_delete_account, linkedin_scrape_profile/);
+      await expect(connecting).rejects.toThrow(
+        /does not offer linkedin_send_message.*it offers: linkedin_delete_account, linkedin_scrape_profile/,
+      );
     } finally {
       await partial.stop();
     }
@@ -228,8 +263,22 @@ describe(`${McpLinkedInChannel.name} when the server goes away`, () => {
     try {
       await fake.stop();
 
-      const send = await failureOf(sut.sendMessage({ profileUrl: 'https://www.linkedin.com/in/ada', message: 'Hi', idempotencyKey: 'key-gone-1', signal: noDeadline() }));
-      const scrape = await failureOf(sut.scrapeProfile({ profileUrl: 'https://www.linkedin.com/in/ada', fields: FIELDS, idempotencyKey: 'key-gone-2', signal: noDeadline() }));
+      const send = await failureOf(
+        sut.sendMessage({
+          profileUrl: 'https://www.linkedin.com/in/ada',
+          message: 'Hi',
+          idempotencyKey: 'key-gone-1',
+          signal: noDeadline(),
+        }),
+      );
+      const scrape = await failureOf(
+        sut.scrapeProfile({
+          profileUrl: 'https://www.linkedin.com/in/ada',
+          fields: FIELDS,
+          idempotencyKey: 'key-gone-2',
+          signal: noDeadline(),
+        }),
+      );
 
       expect(send).toMatchObject({ code: 'UNAVAILABLE', performed: 'maybe' });
       expect(scrape).toMatchObject({ code: 'UNAVAILABLE', performed: 'no' });
@@ -242,7 +291,14 @@ describe(`${McpLinkedInChannel.name} when the server goes away`, () => {
     const fake = await FakeLinkedInMcpServer.start();
     const sut = await McpLinkedInChannel.connect({ url: fake.url }, { timeoutMs: 200 });
     try {
-      const error = await failureOf(sut.sendMessage({ profileUrl: 'https://www.linkedin.com/in/slow', message: 'Hi', idempotencyKey: 'key-timeout', signal: noDeadline() }));
+      const error = await failureOf(
+        sut.sendMessage({
+          profileUrl: 'https://www.linkedin.com/in/slow',
+          message: 'Hi',
+          idempotencyKey: 'key-timeout',
+          signal: noDeadline(),
+        }),
+      );
 
       expect(error).toMatchObject({ code: 'TIMEOUT', performed: 'maybe' });
     } finally {

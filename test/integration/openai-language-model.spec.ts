@@ -61,7 +61,9 @@ describe(OpenAiLanguageModel.name, () => {
   });
 
   it('sends the system prompt, the conversation, tool results and the tools, and reads tool calls back', async () => {
-    fake.respond(() => ({ json: chatCompletion({ tool_calls: [toolCall('call_2', 'list_tasks', '{"status":"pending"}')] }, 'tool_calls') }));
+    fake.respond(() => ({
+      json: chatCompletion({ tool_calls: [toolCall('call_2', 'list_tasks', '{"status":"pending"}')] }, 'tool_calls'),
+    }));
     const completion = await sut.complete(request());
 
     expect(completion).toEqual({
@@ -142,7 +144,9 @@ describe(OpenAiLanguageModel.name, () => {
   });
 
   it('retries 503 then succeeds; reports a lasting 500 as unavailable with the request id', async () => {
-    fake.respond((_, i) => (i === 0 ? { status: 503, json: { error: { message: 'busy' } } } : { json: chatCompletion({ content: 'back' }) }));
+    fake.respond((_, i) =>
+      i === 0 ? { status: 503, json: { error: { message: 'busy' } } } : { json: chatCompletion({ content: 'back' }) },
+    );
     await expect(sut.complete(request())).resolves.toMatchObject({ text: 'back' });
 
     fake.respond(() => ({ status: 500, headers: { 'x-request-id': 'req_abc123' }, json: { error: { message: 'boom' } } }));
@@ -200,7 +204,13 @@ describe(OpenAiLanguageModel.name, () => {
   });
 
   describe('stream', () => {
-    const hello = [chatChunk({ role: 'assistant', content: '' }), textChunk('Hello'), textChunk(', world'), finishChunk('stop'), usageChunk()];
+    const hello = [
+      chatChunk({ role: 'assistant', content: '' }),
+      textChunk('Hello'),
+      textChunk(', world'),
+      finishChunk('stop'),
+      usageChunk(),
+    ];
 
     it('asks for a stream with usage, tells each piece of text before the last chunk is written, and returns the whole answer', async () => {
       const last = gate();
@@ -217,7 +227,12 @@ describe(OpenAiLanguageModel.name, () => {
       expect(writtenAtFirstPiece).toBeGreaterThan(0);
       expect(writtenAtFirstPiece).toBeLessThan(hello.length);
       expect(pieces).toEqual(['Hello', ', world']);
-      expect(completion).toEqual({ text: 'Hello, world', toolCalls: [], usage: { promptTokens: 42, completionTokens: 7 }, finishReason: 'stop' });
+      expect(completion).toEqual({
+        text: 'Hello, world',
+        toolCalls: [],
+        usage: { promptTokens: 42, completionTokens: 7 },
+        finishReason: 'stop',
+      });
       const [sent] = fake.requests;
       expect(sent.url).toBe('/v1/chat/completions');
       expect(sent.body).toMatchObject({
@@ -262,7 +277,13 @@ describe(OpenAiLanguageModel.name, () => {
       const call = (id: string | undefined, name: string | undefined, args: string) =>
         chatChunk({ tool_calls: [{ ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }] });
       fake.respond(() =>
-        openAiStream([call('call_a', 'add_task', '{"title":'), call(undefined, undefined, '"Milk"}'), call('call_b', 'list_tasks', '{}'), finishChunk('stop'), usageChunk()]),
+        openAiStream([
+          call('call_a', 'add_task', '{"title":'),
+          call(undefined, undefined, '"Milk"}'),
+          call('call_b', 'list_tasks', '{}'),
+          finishChunk('stop'),
+          usageChunk(),
+        ]),
       );
       await expect(sut.stream(request(), () => {})).resolves.toMatchObject({
         toolCalls: [

@@ -33,9 +33,9 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
 
     expect((await users.findByRole('admin')).map((user) => user.email)).toEqual([]);
     expect((await users.findById(ada.id))?.role).toBe('user');
-    const rows = await dataSource.query<{ actor_id: string; source: string; tool: string; status: string; arguments: unknown; result: unknown }[]>(
-      `SELECT actor_id, source, tool, status, arguments, result FROM audit_log ORDER BY seq`,
-    );
+    const rows = await dataSource.query<
+      { actor_id: string; source: string; tool: string; status: string; arguments: unknown; result: unknown }[]
+    >(`SELECT actor_id, source, tool, status, arguments, result FROM audit_log ORDER BY seq`);
     expect(rows).toEqual(
       [squatter, ops].map((user) => ({
         actor_id: user.id,

@@ -77,11 +77,18 @@ describe(`the audit chain on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'P
   it('masks secrets before they reach the table', async () => {
     const seq = await appender.append(
       database.dataSource,
-      entry('add_task', { title: 'call back with key sk-proj-abcdefghijklmnop1234', apiKey: 'plain-secret', headers: { Authorization: 'Bearer abc.def' } }),
+      entry('add_task', {
+        title: 'call back with key sk-proj-abcdefghijklmnop1234',
+        apiKey: 'plain-secret',
+        headers: { Authorization: 'Bearer abc.def' },
+      }),
       { status: 'failed', result: { error: 'token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl rejected' } },
       null,
     );
-    const [row] = await database.dataSource.query<{ text: string }[]>(`SELECT arguments::text || result::text AS text FROM audit_log WHERE seq = $1`, [seq]);
+    const [row] = await database.dataSource.query<{ text: string }[]>(
+      `SELECT arguments::text || result::text AS text FROM audit_log WHERE seq = $1`,
+      [seq],
+    );
     expect(row.text).not.toMatch(/sk-proj|plain-secret|abc\.def|eyJhbGci/);
     expect(row.text).toContain('[REDACTED]');
   });

@@ -57,11 +57,39 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
       ]),
     );
     expect(await taskRows(campaign.id)).toEqual([
-      { linkedin_url: 'https://www.linkedin.com/in/ada/', type: 'ScrapeProfile', step: 1, status: 'Pending', attempts: 0, next_run_at: now },
-      { linkedin_url: 'https://www.linkedin.com/in/ada/', type: 'SendLinkedInMessage', step: 2, status: 'Pending', attempts: 0, next_run_at: now },
+      {
+        linkedin_url: 'https://www.linkedin.com/in/ada/',
+        type: 'ScrapeProfile',
+        step: 1,
+        status: 'Pending',
+        attempts: 0,
+        next_run_at: now,
+      },
+      {
+        linkedin_url: 'https://www.linkedin.com/in/ada/',
+        type: 'SendLinkedInMessage',
+        step: 2,
+        status: 'Pending',
+        attempts: 0,
+        next_run_at: now,
+      },
       { linkedin_url: 'https://www.linkedin.com/in/ada/', type: 'SendEmail', step: 3, status: 'Pending', attempts: 0, next_run_at: now },
-      { linkedin_url: 'https://www.linkedin.com/in/alan/', type: 'ScrapeProfile', step: 1, status: 'Pending', attempts: 0, next_run_at: now },
-      { linkedin_url: 'https://www.linkedin.com/in/alan/', type: 'SendLinkedInMessage', step: 2, status: 'Pending', attempts: 0, next_run_at: now },
+      {
+        linkedin_url: 'https://www.linkedin.com/in/alan/',
+        type: 'ScrapeProfile',
+        step: 1,
+        status: 'Pending',
+        attempts: 0,
+        next_run_at: now,
+      },
+      {
+        linkedin_url: 'https://www.linkedin.com/in/alan/',
+        type: 'SendLinkedInMessage',
+        step: 2,
+        status: 'Pending',
+        attempts: 0,
+        next_run_at: now,
+      },
     ]);
 
     const second = await sut.addLeads(campaign.id, [lead('ada'), lead('grace', 'grace@example.com')], now);
@@ -76,7 +104,9 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
 
   it('adds each profile once when imports into one campaign race', async () => {
     const campaign = await newCampaign(await newOwner());
-    const batches = Array.from({ length: 4 }, (_, b) => Array.from({ length: 30 }, (_, i) => lead(`racer-${(b * 10 + i) % 60}`, `r${i}@example.com`)));
+    const batches = Array.from({ length: 4 }, (_, b) =>
+      Array.from({ length: 30 }, (_, i) => lead(`racer-${(b * 10 + i) % 60}`, `r${i}@example.com`)),
+    );
     const results = await Promise.all(batches.map((batch) => sut.addLeads(campaign.id, batch, now)));
     const added = results.flatMap((result) => result.added.map((l) => l.linkedinUrl));
     expect(new Set(added).size).toBe(added.length);
@@ -102,7 +132,9 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
     await expect(sut.get(owner, campaign.id)).resolves.toEqual(campaign);
 
     const limits = { profile_lookup: 1, linkedin_message: 2, email: 3 };
-    await expect(sut.update(owner, campaign.id, { name: 'Renamed', dailyLimits: limits, status: 'active' }, later, 'draft')).resolves.toEqual({
+    await expect(
+      sut.update(owner, campaign.id, { name: 'Renamed', dailyLimits: limits, status: 'active' }, later, 'draft'),
+    ).resolves.toEqual({
       ...campaign,
       name: 'Renamed',
       dailyLimits: limits,
@@ -124,7 +156,10 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
          '{}', $5, 'in_flight', 1, $6, $6)`,
       [task.id, campaign.id, owner, randomUUID(), 'k'.repeat(64), now],
     );
-    await sql(`INSERT INTO quota_ledger (scope, scope_id, kind, day, used, "limit") VALUES ('owner', $1, 'profile_lookup', '2026-11-22', 1, 100)`, [owner]);
+    await sql(
+      `INSERT INTO quota_ledger (scope, scope_id, kind, day, used, "limit") VALUES ('owner', $1, 'profile_lookup', '2026-11-22', 1, 100)`,
+      [owner],
+    );
 
     await expect(sut.delete(owner, campaign.id, 'draft')).resolves.toBe('action_in_flight');
     await expect(sut.delete(owner, campaign.id, 'paused')).resolves.toBe('status_changed');

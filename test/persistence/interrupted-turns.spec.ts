@@ -118,7 +118,12 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
 
     await finish(conversationId, second.decisionId, 'answer to second');
     await finish(conversationId, first.decisionId, 'answer to first');
-    expect(await decisionOf(first.decisionId)).toEqual({ decision_type: 'RESPOND_ONLY', status: 'completed', provider: 'offline', model: 'offline' });
+    expect(await decisionOf(first.decisionId)).toEqual({
+      decision_type: 'RESPOND_ONLY',
+      status: 'completed',
+      provider: 'offline',
+      model: 'offline',
+    });
     expect(await messages(conversationId)).toEqual([
       ['user', 'first', null],
       ['assistant', 'answer to first', 'completed'],
@@ -138,7 +143,14 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     const young = await start('still running', conversationId, new Date());
 
     const counts = await Promise.all(
-      [0, 1, 2].map(() => sut.answerInterruptedTurns({ startedBefore: new Date(Date.now() - 60_000), content: INTERRUPTED_ANSWER, now: new Date(), limit: 50 })),
+      [0, 1, 2].map(() =>
+        sut.answerInterruptedTurns({
+          startedBefore: new Date(Date.now() - 60_000),
+          content: INTERRUPTED_ANSWER,
+          now: new Date(),
+          limit: 50,
+        }),
+      ),
     );
     expect(counts.reduce((a, b) => a + b, 0)).toBe(1);
     expect(await messages(conversationId)).toEqual([
@@ -159,7 +171,9 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     const answer = () => sut.answerInterruptedTurns({ startedBefore: later(), content: INTERRUPTED_ANSWER, now: new Date(), limit: 50 });
 
     expect(await answer()).toBe(0);
-    const [call] = (await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: seq - 1, limit: 10 })).filter((c) => c.pendingSeq === seq);
+    const [call] = (await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: seq - 1, limit: 10 })).filter(
+      (c) => c.pendingSeq === seq,
+    );
     await sut.settleToolCall(call, (evidence) => settleFromEvidence({ ...call.entry, startedAt: call.startedAt }, evidence, 10_000));
     expect(await answer()).toBe(1);
     expect((await messages(turn.conversationId)).at(-1)).toEqual(['assistant', INTERRUPTED_ANSWER, 'interrupted']);
@@ -184,7 +198,8 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     expect(await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: left, limit: 1 })).toEqual([
       expect.objectContaining({ pendingSeq: viaMcp }),
     ]);
-    for (const call of listed) await sut.settleToolCall(call, () => ({ status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail: 'test', review: true } }));
+    for (const call of listed)
+      await sut.settleToolCall(call, () => ({ status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail: 'test', review: true } }));
   });
 
   it('settles a crashed add by the task it made, a second identical one as unknown, each once among racing sweepers', async () => {
@@ -201,7 +216,9 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     const racers = [sut, new PostgresInterruptedTurnStore(database.dataSource, new AuditAppender(new RecordingMetrics()))];
     const settled = await Promise.all(
       racers.flatMap((store) =>
-        calls.map((call) => store.settleToolCall(call, (evidence) => settleFromEvidence({ ...call.entry, startedAt: call.startedAt }, evidence, 10_000))),
+        calls.map((call) =>
+          store.settleToolCall(call, (evidence) => settleFromEvidence({ ...call.entry, startedAt: call.startedAt }, evidence, 10_000)),
+        ),
       ),
     );
     expect(settled.filter((outcome) => outcome !== null)).toHaveLength(2);
@@ -210,7 +227,11 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     expect(await outcomesOf(firstSeq)).toHaveLength(1);
     expect(first).toMatchObject({ status: 'succeeded', result: { task: { title: 'Buy oat milk' }, settledAfterCrash: true } });
     expect(await outcomesOf(secondSeq)).toEqual([
-      { status: 'unknown', error_code: 'UNKNOWN_OUTCOME', result: { detail: 'no task that this call could have added is there', review: true } },
+      {
+        status: 'unknown',
+        error_code: 'UNKNOWN_OUTCOME',
+        result: { detail: 'no task that this call could have added is there', review: true },
+      },
     ]);
     expect(await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: firstSeq - 1, limit: 10 })).toEqual([]);
     await expect(new PostgresAuditReader(database.dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
@@ -232,7 +253,10 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       await sut.settleToolCall(call, (evidence) => settleFromEvidence({ ...call.entry, startedAt: call.startedAt }, evidence, 10_000));
     }
     expect(await outcomesOf(complete)).toEqual([
-      expect.objectContaining({ status: 'succeeded', result: expect.objectContaining({ alreadyCompleted: false, task: expect.objectContaining({ completed: true }) }) }),
+      expect.objectContaining({
+        status: 'succeeded',
+        result: expect.objectContaining({ alreadyCompleted: false, task: expect.objectContaining({ completed: true }) }),
+      }),
     ]);
     expect(await outcomesOf(remove)).toEqual([
       expect.objectContaining({ status: 'succeeded', result: expect.objectContaining({ deletedNumbers: [gone!.number] }) }),

@@ -51,9 +51,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
   describe(PostgresTaskRepository.name, () => {
     it('numbers 50 concurrent adds for one user 1..50 with no gap or repeat', async () => {
       const user = await newUser('busy@example.com');
-      const added = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => addTask(user.id, draftTask({ title: `task ${i}` }))),
-      );
+      const added = await Promise.all(Array.from({ length: 50 }, (_, i) => addTask(user.id, draftTask({ title: `task ${i}` }))));
       expect(added.map((t) => t.number).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     });
 
@@ -164,11 +162,17 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       await tasks.replace(stale, { ...stale, title: 'c2' });
       await expect(tasks.removeAsShown(jo.id, [shown[0], shown[2]])).resolves.toMatchObject({
         removed: false,
-        current: [{ number: 1, title: 'a' }, { number: 3, title: 'c2' }],
+        current: [
+          { number: 1, title: 'a' },
+          { number: 3, title: 'c2' },
+        ],
       });
       expect((await tasks.list(jo.id, 'all')).map((t) => t.number)).toEqual([1, 3, 4]);
 
-      const removed = await tasks.removeAsShown(jo.id, [{ number: 3, title: 'c2' }, { number: 1, title: 'a' }]);
+      const removed = await tasks.removeAsShown(jo.id, [
+        { number: 3, title: 'c2' },
+        { number: 1, title: 'a' },
+      ]);
       expect(removed).toEqual({
         removed: true,
         tasks: [expect.objectContaining({ number: 1, title: 'a', userId: jo.id }), expect.objectContaining({ number: 3, title: 'c2' })],
@@ -198,9 +202,12 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       const kim = await newUser('kim@example.com');
       const lee = await newUser('lee@example.com');
       const shown = [];
-      for (let i = 1; i <= TASKS_PER_USER_MAX; i++) shown.push({ number: i, title: (await addTask(kim.id, draftTask({ title: `t${i}` }))).title });
+      for (let i = 1; i <= TASKS_PER_USER_MAX; i++)
+        shown.push({ number: i, title: (await addTask(kim.id, draftTask({ title: `t${i}` }))).title });
       await addTask(lee.id, draftTask({ title: 't1' }));
-      await expect(tasks.removeAsShown(lee.id, shown.slice(0, 1).concat({ number: 2, title: 't2' }))).resolves.toMatchObject({ removed: false });
+      await expect(tasks.removeAsShown(lee.id, shown.slice(0, 1).concat({ number: 2, title: 't2' }))).resolves.toMatchObject({
+        removed: false,
+      });
       const removed = await tasks.removeAsShown(kim.id, shown);
       expect(removed.removed && removed.tasks).toHaveLength(TASKS_PER_USER_MAX);
       expect(await tasks.list(kim.id, 'all')).toEqual([]);
@@ -246,17 +253,20 @@ describe('opening one fresh database from several processes at once', () => {
     await testDb?.dispose();
   });
 
-  it(process.env.TEST_POSTGRES_URL
-    ? 'migrates exactly once while three replicas start together'
-    : 'lets exactly one opener have the embedded folder', async () => {
-    const results = await Promise.allSettled([1, 2, 3].map(() => openDatabase(testDb.settings)));
-    const opened = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    try {
-      expect(opened).toHaveLength(testDb.kind === 'server' ? 3 : 1);
-      const applied = await opened[0].dataSource.query<unknown[]>('SELECT * FROM migrations');
-      expect(applied).toHaveLength(opened[0].dataSource.migrations.length);
-    } finally {
-      await Promise.all(opened.map((database) => database.close()));
-    }
-  });
+  it(
+    process.env.TEST_POSTGRES_URL
+      ? 'migrates exactly once while three replicas start together'
+      : 'lets exactly one opener have the embedded folder',
+    async () => {
+      const results = await Promise.allSettled([1, 2, 3].map(() => openDatabase(testDb.settings)));
+      const opened = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      try {
+        expect(opened).toHaveLength(testDb.kind === 'server' ? 3 : 1);
+        const applied = await opened[0].dataSource.query<unknown[]>('SELECT * FROM migrations');
+        expect(applied).toHaveLength(opened[0].dataSource.migrations.length);
+      } finally {
+        await Promise.all(opened.map((database) => database.close()));
+      }
+    },
+  );
 });

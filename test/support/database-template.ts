@@ -35,4 +35,3 @@ export async function removeDatabaseTemplate(): Promise<void> {
   const adminUrl = process.env.TEST_POSTGRES_URL;
   await (adminUrl ? dropServerDatabase(adminUrl, template) : rm(template, { recursive: true, force: true }));
 }
-

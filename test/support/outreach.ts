@@ -33,7 +33,11 @@ export async function startedCampaign(
     .expect(201);
   const id = (created.body as { id: string }).id;
   for (let i = 0; i < campaignLeads.length; i += 1000) {
-    await request(http).post(`${base}/${id}/leads`).set(user.auth).send({ leads: campaignLeads.slice(i, i + 1000) }).expect(201);
+    await request(http)
+      .post(`${base}/${id}/leads`)
+      .set(user.auth)
+      .send({ leads: campaignLeads.slice(i, i + 1000) })
+      .expect(201);
   }
   await request(http).post(`${base}/${id}/start`).set(user.auth).expect(200);
   return id;

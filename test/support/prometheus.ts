@@ -7,7 +7,8 @@ import request from 'supertest';
  */
 export function parsePrometheus(text: string): Map<string, number> {
   const samples = new Map<string, number>();
-  const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*",?)*\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|[Nn][Aa][Nn]|\+Inf|-Inf))( \d+)?$/;
+  const sample =
+    /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*",?)*\})? (-?(?:\d+(?:\.\d+)?(?:e[+-]?\d+)?|[Nn][Aa][Nn]|\+Inf|-Inf))( \d+)?$/;
   for (const line of text.split('\n')) {
     if (line === '' || /^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$/.test(line)) continue;
     const match = sample.exec(line);

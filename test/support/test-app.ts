@@ -34,9 +34,7 @@ export async function startTestApp(
     JWT_SECRET: TEST_JWT_SECRET,
     AUTH_RATE_LIMIT_PER_MINUTE: '10000',
     CHAT_RATE_LIMIT_PER_MINUTE: '10000',
-    ...(database.settings.kind === 'embedded'
-      ? { BRIDLE_DATA_DIR: database.settings.dataDir }
-      : { DATABASE_URL: database.settings.url }),
+    ...(database.settings.kind === 'embedded' ? { BRIDLE_DATA_DIR: database.settings.dataDir } : { DATABASE_URL: database.settings.url }),
     ...env,
   });
   const builder = Test.createTestingModule({ imports: [AppModule.register(config)] });

@@ -147,13 +147,7 @@ async function send(
   return res;
 }
 
-async function json<T>(
-  method: string,
-  path: string,
-  session: Session | null,
-  body?: unknown,
-  contentType?: string,
-): Promise<T> {
+async function json<T>(method: string, path: string, session: Session | null, body?: unknown, contentType?: string): Promise<T> {
   return (await (await send(method, path, session, body, contentType)).json()) as T;
 }
 
@@ -186,7 +180,11 @@ export async function login(email: string, password: string): Promise<Session> {
 }
 
 export async function listTasks(session: Session): Promise<Task[]> {
-  return json<ListTasksResponse>('GET', url<ListTasksData>('/api/{userId}/tasks', { path: { userId: session.userId }, query: { status: 'all' } }), session);
+  return json<ListTasksResponse>(
+    'GET',
+    url<ListTasksData>('/api/{userId}/tasks', { path: { userId: session.userId }, query: { status: 'all' } }),
+    session,
+  );
 }
 
 /** The most recently active conversations first; pass `nextCursor` back for older ones. */
@@ -225,11 +223,20 @@ export async function listCampaigns(session: Session): Promise<Campaign[]> {
 
 export async function createCampaign(session: Session, name: string): Promise<Campaign> {
   const body: CreateCampaignData['body'] = { name };
-  return json<CreateCampaignResponse>('POST', url<CreateCampaignData>('/api/{userId}/campaigns', { path: { userId: session.userId } }), session, body);
+  return json<CreateCampaignResponse>(
+    'POST',
+    url<CreateCampaignData>('/api/{userId}/campaigns', { path: { userId: session.userId } }),
+    session,
+    body,
+  );
 }
 
 export async function getCampaign(session: Session, id: string): Promise<CampaignDetails> {
-  return json<GetCampaignResponse>('GET', url<GetCampaignData>('/api/{userId}/campaigns/{campaignId}', { path: campaignPath(session, id) }), session);
+  return json<GetCampaignResponse>(
+    'GET',
+    url<GetCampaignData>('/api/{userId}/campaigns/{campaignId}', { path: campaignPath(session, id) }),
+    session,
+  );
 }
 
 export async function importLeadsCsv(session: Session, id: string, csv: string): Promise<LeadImportReport> {
@@ -271,7 +278,14 @@ export type ChainVerification = ChainVerificationDto;
 /** The filters of GET /admin/audit-logs, without its paging. */
 export type AuditFilter = Omit<NonNullable<ListAuditRowsData['query']>, 'limit' | 'cursor'>;
 export const AUDIT_SOURCES = every<AuditRow['source']>()(['chat', 'mcp', 'outreach', 'admin']);
-export const AUDIT_STATUSES = every<NonNullable<AuditFilter['status']>>()(['pending', 'succeeded', 'failed', 'rejected', 'unknown', 'confirmation_required']);
+export const AUDIT_STATUSES = every<NonNullable<AuditFilter['status']>>()([
+  'pending',
+  'succeeded',
+  'failed',
+  'rejected',
+  'unknown',
+  'confirmation_required',
+]);
 
 /** One page of audit rows, newest first; pass `nextCursor` back for the older ones. */
 export async function listAuditRows(session: Session, filter: AuditFilter, cursor: string | null): Promise<AuditRowPageDto> {

@@ -34,8 +34,7 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
 
   const select = (id: string, values: readonly string[]): HTMLSelectElement =>
     h('select', { id, name: id }, h('option', { value: '' }, 'Any'), ...values.map((value) => h('option', { value }, value)));
-  const field = (id: string, label: string, control: HTMLElement): HTMLElement =>
-    h('div', {}, h('label', { for: id }, label), control);
+  const field = (id: string, label: string, control: HTMLElement): HTMLElement => h('div', {}, h('label', { for: id }, label), control);
 
   const source = select('audit-source', AUDIT_SOURCES);
   const status = select('audit-status', AUDIT_STATUSES);
@@ -69,19 +68,14 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
     'table',
     { class: 'audit-table' },
     h('caption', { class: 'visually-hidden' }, 'Audit rows, newest first'),
-    h(
-      'thead',
-      {},
-      h('tr', {}, ...COLUMNS.map((name) => h('th', { scope: 'col' }, name))),
-    ),
+    h('thead', {}, h('tr', {}, ...COLUMNS.map((name) => h('th', { scope: 'col' }, name)))),
     body,
   );
   const older = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => void load(false) }, 'Show older rows');
   const detail = h('section', { class: 'audit-detail', 'aria-labelledby': 'audit-detail-title' });
 
   function readFilter(): AuditFilter {
-    const isoOf = (input: HTMLInputElement): string | undefined =>
-      input.value ? new Date(input.value).toISOString() : undefined;
+    const isoOf = (input: HTMLInputElement): string | undefined => (input.value ? new Date(input.value).toISOString() : undefined);
     return {
       source: (source.value || undefined) as AuditFilter['source'],
       status: (status.value || undefined) as AuditFilter['status'],
@@ -136,10 +130,15 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
       '#': String(row.seq),
       Tool: link(row.tool, `Row ${row.seq}: ${row.tool}`, () => showRow(row)),
       Status: h('span', { class: `status ${row.status}` }, row.status, row.errorCode && ` (${row.errorCode})`),
-      Actor: link(shortId(row.actorId), `Show only actor ${row.actorId}`, () => {
-        actor.value = row.actorId;
-        filters.requestSubmit();
-      }, 'mono'),
+      Actor: link(
+        shortId(row.actorId),
+        `Show only actor ${row.actorId}`,
+        () => {
+          actor.value = row.actorId;
+          filters.requestSubmit();
+        },
+        'mono',
+      ),
       Decision: row.decisionId
         ? link(shortId(row.decisionId), `Decision of row ${row.seq}`, () => void showDecision(row.decisionId!), 'mono')
         : '—',
@@ -153,28 +152,28 @@ export function auditView(session: Session, onUnauthorized: () => void): HTMLEle
   function showRow(row: AuditRow): void {
     detail.replaceChildren(
       ...present(
-      h('h2', { id: 'audit-detail-title', tabindex: '-1' }, `Row ${row.seq}: ${row.tool}`),
-      facts([
-        ['Time', time(row.createdAt)],
-        ['Source', row.source],
-        ['Status', `${row.status}${row.errorCode ? ` (${row.errorCode})` : ''}`],
-        ['Duration', row.durationMs === null ? '—' : `${row.durationMs} ms`],
-        ['Actor', row.actorId],
-        ['Conversation', row.conversationId],
-        ['Campaign', row.campaignId],
-        ['Decision', row.decisionId],
-        ['Pending row', row.pendingSeq === null ? null : String(row.pendingSeq)],
-        ['Hash', row.hash],
-        ['Previous hash', row.prevHash],
-      ]),
-      row.decisionId &&
-        h('button', { type: 'button', class: 'secondary', onclick: () => void showDecision(row.decisionId!) }, 'Open its decision'),
-      h('h3', {}, 'Arguments'),
-      h('pre', {}, json(row.arguments)),
-      h('h3', {}, 'Result'),
-      h('pre', {}, json(row.result)),
-      row.securityEvents.length > 0 && h('h3', {}, 'Security events'),
-      row.securityEvents.length > 0 && h('pre', {}, json(row.securityEvents)),
+        h('h2', { id: 'audit-detail-title', tabindex: '-1' }, `Row ${row.seq}: ${row.tool}`),
+        facts([
+          ['Time', time(row.createdAt)],
+          ['Source', row.source],
+          ['Status', `${row.status}${row.errorCode ? ` (${row.errorCode})` : ''}`],
+          ['Duration', row.durationMs === null ? '—' : `${row.durationMs} ms`],
+          ['Actor', row.actorId],
+          ['Conversation', row.conversationId],
+          ['Campaign', row.campaignId],
+          ['Decision', row.decisionId],
+          ['Pending row', row.pendingSeq === null ? null : String(row.pendingSeq)],
+          ['Hash', row.hash],
+          ['Previous hash', row.prevHash],
+        ]),
+        row.decisionId &&
+          h('button', { type: 'button', class: 'secondary', onclick: () => void showDecision(row.decisionId!) }, 'Open its decision'),
+        h('h3', {}, 'Arguments'),
+        h('pre', {}, json(row.arguments)),
+        h('h3', {}, 'Result'),
+        h('pre', {}, json(row.result)),
+        row.securityEvents.length > 0 && h('h3', {}, 'Security events'),
+        row.securityEvents.length > 0 && h('pre', {}, json(row.securityEvents)),
       ),
     );
     focusDetail();
@@ -285,7 +284,11 @@ function decisionView(decision: Decision): Node[] {
                   h('span', { class: `status ${row.status}` }, row.status),
                   row.durationMs === null ? '' : ` · ${row.durationMs} ms`,
                 ),
-                h('pre', {}, `arguments: ${json(row.arguments)}\nresult: ${json(row.result)}${row.errorCode ? `\nerror: ${row.errorCode}` : ''}`),
+                h(
+                  'pre',
+                  {},
+                  `arguments: ${json(row.arguments)}\nresult: ${json(row.result)}${row.errorCode ? `\nerror: ${row.errorCode}` : ''}`,
+                ),
               ),
             ),
           ),

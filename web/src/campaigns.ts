@@ -49,9 +49,7 @@ export function campaignsView(session: Session, onUnauthorized: () => void): HTM
     try {
       const campaigns = await listCampaigns(session);
       listStatus.replaceChildren();
-      list.replaceChildren(
-        ...(campaigns.length === 0 ? [h('li', {}, 'No campaigns yet.')] : campaigns.map((c) => campaignItem(c))),
-      );
+      list.replaceChildren(...(campaigns.length === 0 ? [h('li', {}, 'No campaigns yet.')] : campaigns.map((c) => campaignItem(c))));
     } catch (error) {
       if (!failed(error)) listStatus.replaceChildren(alertBox(error));
     }
@@ -212,14 +210,7 @@ export function campaignsView(session: Session, onUnauthorized: () => void): HTM
   return h(
     'main',
     { class: 'campaigns', id: 'campaigns' },
-    h(
-      'section',
-      { 'aria-labelledby': 'campaigns-title' },
-      h('h2', { id: 'campaigns-title' }, 'Campaigns'),
-      createForm,
-      listStatus,
-      list,
-    ),
+    h('section', { 'aria-labelledby': 'campaigns-title' }, h('h2', { id: 'campaigns-title' }, 'Campaigns'), createForm, listStatus, list),
     detail,
   );
 }
@@ -239,13 +230,13 @@ function importReport(report: LeadImportReport): HTMLElement {
   return h(
     'div',
     { class: 'notice import-report' },
-    h('p', {}, `${report.imported} imported, ${report.duplicates.length} duplicate${report.duplicates.length === 1 ? '' : 's'}, ${report.errors.length} error${report.errors.length === 1 ? '' : 's'}.`),
+    h(
+      'p',
+      {},
+      `${report.imported} imported, ${report.duplicates.length} duplicate${report.duplicates.length === 1 ? '' : 's'}, ${report.errors.length} error${report.errors.length === 1 ? '' : 's'}.`,
+    ),
     report.duplicates.length > 0 &&
-      h(
-        'ul',
-        {},
-        ...report.duplicates.map((d) => h('li', {}, `${d.line === null ? '' : `Line ${d.line}: `}duplicate ${d.linkedinUrl}`)),
-      ),
+      h('ul', {}, ...report.duplicates.map((d) => h('li', {}, `${d.line === null ? '' : `Line ${d.line}: `}duplicate ${d.linkedinUrl}`))),
     report.errors.length > 0 &&
       h(
         'ul',
@@ -268,7 +259,10 @@ function outcomeView(outcome: CycleOutcome): HTMLElement {
     rows.push(['Validation', `refused: ${outcome.validation.problems.join('; ')}`]);
   }
   if (outcome.execution) {
-    rows.push(['Execution', `${outcome.execution.status}${outcome.execution.errorCode ? ` (${outcome.execution.errorCode})` : ''} · ${outcome.execution.durationMs} ms`]);
+    rows.push([
+      'Execution',
+      `${outcome.execution.status}${outcome.execution.errorCode ? ` (${outcome.execution.errorCode})` : ''} · ${outcome.execution.durationMs} ms`,
+    ]);
   }
   rows.push([
     'Verification',
@@ -292,26 +286,26 @@ function timeline(tasks: CampaignTask[]): HTMLElement {
     ...[...byLead.values()]
       .sort((a, b) => a[0].leadName.localeCompare(b[0].leadName, undefined, { numeric: true }))
       .map((steps) =>
-      h(
-        'li',
-        {},
-        h('h4', {}, steps[0].leadName),
         h(
-          'ol',
+          'li',
           {},
-          ...steps
-            .sort((a, b) => a.step - b.step)
-            .map((task) =>
-              h(
-                'li',
-                { class: `step ${task.status}` },
-                h('span', {}, task.type),
-                h('span', { class: 'step-status' }, task.status),
-                task.lastError && h('span', { class: 'step-error' }, task.lastError),
+          h('h4', {}, steps[0].leadName),
+          h(
+            'ol',
+            {},
+            ...steps
+              .sort((a, b) => a.step - b.step)
+              .map((task) =>
+                h(
+                  'li',
+                  { class: `step ${task.status}` },
+                  h('span', {}, task.type),
+                  h('span', { class: 'step-status' }, task.status),
+                  task.lastError && h('span', { class: 'step-error' }, task.lastError),
+                ),
               ),
-            ),
+          ),
         ),
       ),
-    ),
   );
 }

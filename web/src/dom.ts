@@ -2,11 +2,7 @@ export type Child = Node | string | null | undefined | false;
 type Props = Record<string, string | boolean | ((event: Event) => void)>;
 
 /** Creates an element: `on*` props become listeners, booleans toggle attributes, text is escaped. */
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Props = {},
-  ...children: Child[]
-): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (typeof value === 'function') element.addEventListener(key.slice(2).toLowerCase(), value);

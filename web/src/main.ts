@@ -155,12 +155,7 @@ function consoleView(session: Session): HTMLElement {
   const log = h('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
   const input = h('input', { id: 'chat-message', name: 'message', autocomplete: 'off', maxlength: '2000', required: true });
   const sendButton = h('button', { type: 'submit' }, 'Send');
-  const composer = h(
-    'form',
-    { class: 'composer' },
-    h('div', {}, h('label', { for: 'chat-message' }, 'Message'), input),
-    sendButton,
-  );
+  const composer = h('form', { class: 'composer' }, h('div', {}, h('label', { for: 'chat-message' }, 'Message'), input), sendButton);
 
   function failed(error: unknown): boolean {
     if (sessionEnded(error)) sessionExpired();
@@ -171,9 +166,7 @@ function consoleView(session: Session): HTMLElement {
     try {
       const tasks = await listTasks(session);
       taskStatus.replaceChildren();
-      taskList.replaceChildren(
-        ...(tasks.length === 0 ? [h('li', {}, 'No tasks yet.')] : tasks.map((task) => taskItem(task))),
-      );
+      taskList.replaceChildren(...(tasks.length === 0 ? [h('li', {}, 'No tasks yet.')] : tasks.map((task) => taskItem(task))));
     } catch (error) {
       if (!failed(error)) taskStatus.replaceChildren(alertBox(error));
     }
@@ -357,13 +350,7 @@ function consoleView(session: Session): HTMLElement {
       olderConversations,
     ),
     h('section', { 'aria-labelledby': 'chat-title' }, h('h2', { id: 'chat-title' }, 'Chat'), log, composer),
-    h(
-      'aside',
-      { 'aria-labelledby': 'tasks-title' },
-      h('h2', { id: 'tasks-title' }, 'Tasks'),
-      taskStatus,
-      taskList,
-    ),
+    h('aside', { 'aria-labelledby': 'tasks-title' }, h('h2', { id: 'tasks-title' }, 'Tasks'), taskStatus, taskList),
   );
 }
 

@@ -153,7 +153,12 @@ export class AgentLoop {
       }
       const messages: AgentMessage[] = [...input.messages, { role: 'assistant', content: null, toolCalls: calls }, ...results];
       try {
-        const completion = await this.ask(input, state, { systemPrompt: input.systemPrompt, messages, tools: [], toolChoice: 'none', signal }, 1);
+        const completion = await this.ask(
+          input,
+          state,
+          { systemPrompt: input.systemPrompt, messages, tools: [], toolChoice: 'none', signal },
+          1,
+        );
         return this.finish(state, input, { status: 'completed', finishReason: answeredReason(completion), iterations: 1 });
       } catch (error) {
         return this.modelFailure(state, input, error, signal, 1);
@@ -261,7 +266,13 @@ export class AgentLoop {
     reason: 'max_iterations' | 'max_tool_calls',
     iterations: number,
   ): Promise<AgentRunResult> {
-    this.logger.warn({ msg: 'agent turn reached a limit', decisionId: input.context.decisionId, reason, iterations, toolCalls: state.toolCalls });
+    this.logger.warn({
+      msg: 'agent turn reached a limit',
+      decisionId: input.context.decisionId,
+      reason,
+      iterations,
+      toolCalls: state.toolCalls,
+    });
     const systemPrompt = `${input.systemPrompt}\n\n${LIMIT_NOTE}`;
     const before = state.reply.value.length;
     try {

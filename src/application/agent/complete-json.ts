@@ -3,7 +3,9 @@ import type { AgentMessage } from '../../domain/agent/tools';
 import type { CompletionRequest, LanguageModel, TokenUsage } from './ports/language-model.port';
 
 /** Problems with a parsed answer, each naming its field; empty when it is acceptable. */
-export type JsonCheck<T> = (value: unknown) => { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: string[] };
+export type JsonCheck<T> = (
+  value: unknown,
+) => { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: string[] };
 
 /**
  * Asks for exactly one JSON object. An answer that is not one, or that `check` refuses,

@@ -54,7 +54,8 @@ export class ExecuteToolCallUseCase {
     }
 
     const confirmed = context.confirmed === true;
-    const tools = confirmed && tool?.confirmedInputSchema ? [{ ...tool, inputSchema: tool.confirmedInputSchema }] : this.toolbox.definitions;
+    const tools =
+      confirmed && tool?.confirmedInputSchema ? [{ ...tool, inputSchema: tool.confirmedInputSchema }] : this.toolbox.definitions;
     const validation = validateToolArguments(tools, input.tool, input.arguments ?? {});
     const securityEvents = [...entry.securityEvents, ...validation.securityEvents];
     if (!validation.ok) {

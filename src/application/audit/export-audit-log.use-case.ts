@@ -30,7 +30,9 @@ export class ExportAuditLogUseCase {
       }
       complete = true;
     } finally {
-      await read.finish(complete ? { status: 'succeeded', result: { rows } } : { status: 'failed', errorCode: 'EXPORT_ABORTED', result: { rows } });
+      await read.finish(
+        complete ? { status: 'succeeded', result: { rows } } : { status: 'failed', errorCode: 'EXPORT_ABORTED', result: { rows } },
+      );
     }
   }
 }

@@ -40,22 +40,22 @@ export function toAgentMessages(history: readonly StoredMessage[]): AgentMessage
           arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
         })),
       },
-      ...calls.map(
-        (call): AgentMessage => ({
-          role: 'tool',
-          toolCallId: call.id,
-          name: call.tool,
-          content: replayed(JSON.stringify(call.success ? call.result : call.error) ?? 'null'),
-          isError: !call.success,
-        }),
-      ),
+      ...calls.map((call): AgentMessage => ({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.tool,
+        content: replayed(JSON.stringify(call.success ? call.result : call.error) ?? 'null'),
+        isError: !call.success,
+      })),
       { role: 'assistant', content: message.content },
     ];
   });
 }
 
 function replayed(content: string): string {
-  return content.length <= REPLAYED_RESULT_MAX_CHARS ? content : `${content.slice(0, REPLAYED_RESULT_MAX_CHARS)}… (cut: ${content.length} characters)`;
+  return content.length <= REPLAYED_RESULT_MAX_CHARS
+    ? content
+    : `${content.slice(0, REPLAYED_RESULT_MAX_CHARS)}… (cut: ${content.length} characters)`;
 }
 
 /** The stored conversation in exchanges (a person's message and its answer), each as the model reads it. */
@@ -80,7 +80,8 @@ export function transcriptToSummarize(previous: string | null, turns: readonly W
   const lines = previous === null ? [] : [`${SUMMARY_SO_FAR}${previous}`, ''];
   for (const message of turns.flatMap((turn) => turn.messages)) {
     if (message.role === 'user') lines.push(`${PERSON_SAID}${message.content}`);
-    else if (message.role === 'tool') lines.push(`(${message.name} ${message.isError ? 'failed' : 'ran'}: ${message.content.slice(0, 300)})`);
+    else if (message.role === 'tool')
+      lines.push(`(${message.name} ${message.isError ? 'failed' : 'ran'}: ${message.content.slice(0, 300)})`);
     else if (message.content && message.content !== NO_ANSWER_YET) lines.push(`Assistant: ${message.content}`);
   }
   return lines.join('\n');

@@ -56,10 +56,7 @@ export class SendChatMessageUseCase {
     private readonly budget: TokenBudget,
   ) {}
 
-  async execute(
-    input: { userId: string; conversationId?: string; message: string },
-    observer?: TurnObserver,
-  ): Promise<ChatReply> {
+  async execute(input: { userId: string; conversationId?: string; message: string }, observer?: TurnObserver): Promise<ChatReply> {
     const message = validMessage(input.message);
     const started = this.clock.now();
     const { limits } = this.settings;
@@ -224,11 +221,7 @@ export class SendChatMessageUseCase {
     };
   }
 
-  private async answerConfirmation(
-    run: AgentRunInput,
-    pending: PendingConfirmation,
-    reply: 'confirm' | 'cancel',
-  ): Promise<AgentRunResult> {
+  private async answerConfirmation(run: AgentRunInput, pending: PendingConfirmation, reply: 'confirm' | 'cancel'): Promise<AgentRunResult> {
     const resolution = reply === 'confirm' ? 'confirmed' : 'cancelled';
     // Taking the action is atomic: of two racing "yes" messages, one runs it.
     const action = await this.store.takePendingConfirmation(pending.id, run.context.userId, resolution, this.clock.now());

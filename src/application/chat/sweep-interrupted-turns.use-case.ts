@@ -51,7 +51,11 @@ export class SweepInterruptedTurnsUseCase {
       const calls = await this.store.unsettledToolCalls({ startedBefore, afterSeq, limit: BATCH });
       for (const call of calls) {
         const outcome = await this.store.settleToolCall(call, (evidence) =>
-          settleFromEvidence({ tool: call.entry.tool, arguments: call.entry.arguments, startedAt: call.startedAt }, evidence, toolTimeoutMs),
+          settleFromEvidence(
+            { tool: call.entry.tool, arguments: call.entry.arguments, startedAt: call.startedAt },
+            evidence,
+            toolTimeoutMs,
+          ),
         );
         if (outcome?.status === 'succeeded') succeeded++;
         if (outcome?.status === 'unknown') unknown++;
@@ -61,7 +65,12 @@ export class SweepInterruptedTurnsUseCase {
     }
     let answered = 0;
     for (;;) {
-      const count = await this.store.answerInterruptedTurns({ startedBefore, content: INTERRUPTED_ANSWER, now: this.clock.now(), limit: BATCH });
+      const count = await this.store.answerInterruptedTurns({
+        startedBefore,
+        content: INTERRUPTED_ANSWER,
+        now: this.clock.now(),
+        limit: BATCH,
+      });
       answered += count;
       if (count < BATCH) break;
     }

@@ -74,6 +74,10 @@ export class OutreachChannels {
     }
     return found?.kind === 'message'
       ? { verified: true, detail: `accepted as ${found.messageId} and found by its key`, output: { messageId: found.messageId } }
-      : { verified: false, detail: 'the channel accepted the message but does not find it by its key', output: { messageId: record.messageId } };
+      : {
+          verified: false,
+          detail: 'the channel accepted the message but does not find it by its key',
+          output: { messageId: record.messageId },
+        };
   }
 }

@@ -72,7 +72,12 @@ export class RunOutreachCycleUseCase {
   /** Works the most overdue task (of `campaignId`, if given), or completes a finished campaign. */
   async run(input: { workerId: string; campaignId?: string }): Promise<CycleOutcome> {
     const now = this.clock.now();
-    const claim = await this.store.claimTask({ workerId: input.workerId, now, leaseMs: this.settings.leaseMs, campaignId: input.campaignId });
+    const claim = await this.store.claimTask({
+      workerId: input.workerId,
+      now,
+      leaseMs: this.settings.leaseMs,
+      campaignId: input.campaignId,
+    });
     if (claim) return this.recorded(this.newCycle(claim.campaignId, claim.ownerId, now), (cycle) => this.workTask(cycle, claim));
     const finished = await this.store.findFinishedCampaign({ campaignId: input.campaignId });
     if (finished) return this.recorded(this.newCycle(finished.campaignId, finished.ownerId, now), (cycle) => this.wrapUp(cycle));
@@ -116,7 +121,14 @@ export class RunOutreachCycleUseCase {
       createdAt: cycle.started,
     });
     this.metrics.outreachCycle(result.status, result.code, durationMs / 1000);
-    this.logger.info({ msg: 'outreach cycle', decisionId: cycle.decisionId, campaignId: cycle.campaignId, taskId: result.task?.id, status: result.status, code: result.code });
+    this.logger.info({
+      msg: 'outreach cycle',
+      decisionId: cycle.decisionId,
+      campaignId: cycle.campaignId,
+      taskId: result.task?.id,
+      status: result.status,
+      code: result.code,
+    });
     return result;
   }
 
@@ -162,20 +174,17 @@ export class RunOutreachCycleUseCase {
       });
       if (contextCheck.code === 'QUOTA_EXCEEDED') {
         const { release, deferred } = await this.deferForQuota(claim, contextCheck.kind, contextCheck.scope, now);
-        return leave(
-          release,
-          {
-            status: 'deferred',
-            code: 'QUOTA_EXCEEDED',
-            message: `Quota exhausted: ${problems}. This and ${deferred} other waiting tasks resume at the next UTC midnight.`,
-            proposal: {
-              action: 'wait_cooldown',
-              args: { durationHours: hoursUntilReset(now) },
-              reason: `Daily ${contextCheck.kind} quota reached; waiting until the quota resets at midnight UTC.`,
-              by: 'controller',
-            },
+        return leave(release, {
+          status: 'deferred',
+          code: 'QUOTA_EXCEEDED',
+          message: `Quota exhausted: ${problems}. This and ${deferred} other waiting tasks resume at the next UTC midnight.`,
+          proposal: {
+            action: 'wait_cooldown',
+            args: { durationHours: hoursUntilReset(now) },
+            reason: `Daily ${contextCheck.kind} quota reached; waiting until the quota resets at midnight UTC.`,
+            by: 'controller',
           },
-        );
+        });
       }
       const cancelled = contextCheck.code === 'DO_NOT_CONTACT';
       return leave(
@@ -189,7 +198,12 @@ export class RunOutreachCycleUseCase {
       if (planned.code === 'NO_VALID_ACTION' && claim.attempts >= MAX_TASK_ATTEMPTS) {
         return leave(
           { status: 'Failed', lastError: 'NO_VALID_ACTION', output: { problems: planned.problems } },
-          { status: 'failed', code: 'NO_VALID_ACTION', message: `No valid action after ${claim.attempts} attempts.`, validation: planned.validation },
+          {
+            status: 'failed',
+            code: 'NO_VALID_ACTION',
+            message: `No valid action after ${claim.attempts} attempts.`,
+            validation: planned.validation,
+          },
         );
       }
       // The model could not be reached, or answered badly: the task waits and is tried again.
@@ -276,7 +290,13 @@ export class RunOutreachCycleUseCase {
       cycle.failureClass = classifyModelFailure(error);
       cycle.providerRequestId = error instanceof LanguageModelError ? (error.requestId ?? null) : null;
       this.logger.warn({ msg: 'outreach planner unavailable', decisionId: cycle.decisionId, failureClass: cycle.failureClass, err: error });
-      return { ok: false, code: 'MODEL_UNAVAILABLE', message: 'The language model could not be reached; the task will be tried again.', problems: [], validation: null };
+      return {
+        ok: false,
+        code: 'MODEL_UNAVAILABLE',
+        message: 'The language model could not be reached; the task will be tried again.',
+        problems: [],
+        validation: null,
+      };
     }
   }
 
@@ -286,7 +306,8 @@ export class RunOutreachCycleUseCase {
   ): Promise<void> {
     for (const refusal of refused) {
       const parsed = parseObject(refusal.text);
-      const tool = typeof parsed?.action === 'string' && Object.hasOwn(ACTION_CONTRACTS, parsed.action) ? parsed.action : 'invalid_proposal';
+      const tool =
+        typeof parsed?.action === 'string' && Object.hasOwn(ACTION_CONTRACTS, parsed.action) ? parsed.action : 'invalid_proposal';
       await this.audit.record(entry(tool, parsed ?? { text: (refusal.text ?? '').slice(0, 2000) }), {
         status: 'rejected',
         errorCode: 'INVALID_PROPOSAL',
@@ -300,7 +321,10 @@ export class RunOutreachCycleUseCase {
     claim: ClaimedTask,
     secretName: string,
     audited: ToolAuditEntry,
-    leave: (release: TaskRelease, result: { status: CycleStatus; code: CycleCode | null; message: string; execution: CycleOutcome['execution'] }) => Promise<CycleOutcome>,
+    leave: (
+      release: TaskRelease,
+      result: { status: CycleStatus; code: CycleCode | null; message: string; execution: CycleOutcome['execution'] },
+    ) => Promise<CycleOutcome>,
   ): Promise<CycleOutcome> {
     const pendingSeq = await this.audit.recordPending(audited);
     const started = this.clock.now().getTime();
@@ -344,7 +368,11 @@ export class RunOutreachCycleUseCase {
     context: TaskCycleContext,
     proposal: ChannelAction,
     audited: ToolAuditEntry,
-    shown: { proposed: CycleOutcome['proposal']; validation: CycleOutcome['validation']; view: (release: TaskRelease) => CycleOutcome['task'] },
+    shown: {
+      proposed: CycleOutcome['proposal'];
+      validation: CycleOutcome['validation'];
+      view: (release: TaskRelease) => CycleOutcome['task'];
+    },
   ): Promise<CycleOutcome> {
     const now = cycle.started;
     const day = utcDay(now);
@@ -364,7 +392,12 @@ export class RunOutreachCycleUseCase {
     });
     const base = { proposal: shown.proposed, validation: shown.validation };
     if (begun.status === 'lease_lost') {
-      return outcome({ ...base, status: 'failed', code: 'LEASE_LOST', message: 'The claim on this task expired before acting; nothing was done.' });
+      return outcome({
+        ...base,
+        status: 'failed',
+        code: 'LEASE_LOST',
+        message: 'The claim on this task expired before acting; nothing was done.',
+      });
     }
     if (begun.status === 'duplicate' || begun.status === 'quota_exceeded') {
       const quota = begun.status === 'quota_exceeded';
@@ -382,7 +415,9 @@ export class RunOutreachCycleUseCase {
         ...base,
         status: quota ? 'deferred' : 'failed',
         code: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
-        message: quota ? `The ${begun.scope}'s daily ${kind} quota was used up meanwhile; waiting until midnight UTC.` : 'This exact action was already taken.',
+        message: quota
+          ? `The ${begun.scope}'s daily ${kind} quota was used up meanwhile; waiting until midnight UTC.`
+          : 'This exact action was already taken.',
         task: shown.view(release),
       });
     }
@@ -395,7 +430,13 @@ export class RunOutreachCycleUseCase {
     try {
       record = await this.channels.perform(proposal, idempotencyKey, AbortSignal.timeout(this.settings.actionTimeoutMs));
     } catch (error) {
-      this.logger.warn({ msg: 'outreach action failed', decisionId: cycle.decisionId, action: proposal.action, idempotencyKey, err: error });
+      this.logger.warn({
+        msg: 'outreach action failed',
+        decisionId: cycle.decisionId,
+        action: proposal.action,
+        idempotencyKey,
+        err: error,
+      });
       failure = error instanceof ChannelError ? error : new ChannelError('UNAVAILABLE', describe(error), 'maybe', { cause: error });
       if (failure.performed === 'maybe') {
         // It may have happened: ask the channel rather than guess, and never re-send.
@@ -403,9 +444,19 @@ export class RunOutreachCycleUseCase {
         if (found !== null && found !== 'unknowable') record = found;
         else if (found === 'unknowable') {
           return this.finishAction(claim, shown, base, action, {
-            status: 'unknown', errorCode: failure.code, result: { error: failure.message },
-            task: { status: 'Failed', lastError: 'UNKNOWN_OUTCOME', output: { error: failure.message, review: 'the action may have happened' } },
-            cycle: { status: 'unknown', code: 'CHANNEL_ERROR', message: `The ${proposal.action} may or may not have happened (${failure.code}); a person should review it.` },
+            status: 'unknown',
+            errorCode: failure.code,
+            result: { error: failure.message },
+            task: {
+              status: 'Failed',
+              lastError: 'UNKNOWN_OUTCOME',
+              output: { error: failure.message, review: 'the action may have happened' },
+            },
+            cycle: {
+              status: 'unknown',
+              code: 'CHANNEL_ERROR',
+              message: `The ${proposal.action} may or may not have happened (${failure.code}); a person should review it.`,
+            },
           });
         }
       }
@@ -414,27 +465,53 @@ export class RunOutreachCycleUseCase {
     if (!record) {
       const error = failure!;
       const retry = error.retryable && claim.attempts < MAX_TASK_ATTEMPTS;
-      const nextRunAt = error.code === 'SESSION_EXPIRED' ? this.clock.now() : new Date(this.clock.now().getTime() + retryDelayMs(claim.attempts));
+      const nextRunAt =
+        error.code === 'SESSION_EXPIRED' ? this.clock.now() : new Date(this.clock.now().getTime() + retryDelayMs(claim.attempts));
       return this.finishAction(claim, shown, base, action, {
-        status: 'failed', errorCode: error.code, result: { error: error.message }, refundQuota: true,
-        task: retry ? { status: 'Pending', nextRunAt, lastError: error.code } : { status: 'Failed', lastError: error.code, output: { error: error.message } },
-        cycle: { status: retry ? 'deferred' : 'failed', code: 'CHANNEL_ERROR', message: `${proposal.action} failed: ${error.code}. ${retry ? 'It will be tried again.' : 'The task is failed.'}` },
+        status: 'failed',
+        errorCode: error.code,
+        result: { error: error.message },
+        refundQuota: true,
+        task: retry
+          ? { status: 'Pending', nextRunAt, lastError: error.code }
+          : { status: 'Failed', lastError: error.code, output: { error: error.message } },
+        cycle: {
+          status: retry ? 'deferred' : 'failed',
+          code: 'CHANNEL_ERROR',
+          message: `${proposal.action} failed: ${error.code}. ${retry ? 'It will be tried again.' : 'The task is failed.'}`,
+        },
       });
     }
 
     // After a failure, the record can only have come from the look-up by key.
     const verification = await this.channels.verify(proposal, idempotencyKey, record, failure !== null);
-    return this.finishAction(claim, shown, base, action, verification.verified
-      ? {
-          status: 'succeeded', errorCode: null, result: verification.output, verification,
-          task: { status: 'Completed', output: verification.output, lastError: null },
-          cycle: { status: 'completed', code: null, message: `${proposal.action} done and verified: ${verification.detail}.` },
-        }
-      : {
-          status: 'failed', errorCode: 'VERIFICATION_FAILED', result: { ...verification.output, detail: verification.detail }, verification,
-          task: { status: 'Failed', lastError: 'VERIFICATION_FAILED', output: { ...verification.output, detail: verification.detail } },
-          cycle: { status: 'failed', code: 'VERIFICATION_FAILED', message: `${proposal.action} could not be verified: ${verification.detail}.` },
-        });
+    return this.finishAction(
+      claim,
+      shown,
+      base,
+      action,
+      verification.verified
+        ? {
+            status: 'succeeded',
+            errorCode: null,
+            result: verification.output,
+            verification,
+            task: { status: 'Completed', output: verification.output, lastError: null },
+            cycle: { status: 'completed', code: null, message: `${proposal.action} done and verified: ${verification.detail}.` },
+          }
+        : {
+            status: 'failed',
+            errorCode: 'VERIFICATION_FAILED',
+            result: { ...verification.output, detail: verification.detail },
+            verification,
+            task: { status: 'Failed', lastError: 'VERIFICATION_FAILED', output: { ...verification.output, detail: verification.detail } },
+            cycle: {
+              status: 'failed',
+              code: 'VERIFICATION_FAILED',
+              message: `${proposal.action} could not be verified: ${verification.detail}.`,
+            },
+          },
+    );
   }
 
   /**
@@ -487,7 +564,13 @@ export class RunOutreachCycleUseCase {
       ...base,
       ...result.cycle,
       task: shown.view(result.task),
-      execution: { status: result.status, idempotencyKey: action.idempotencyKey, durationMs, errorCode: result.errorCode, result: result.result },
+      execution: {
+        status: result.status,
+        idempotencyKey: action.idempotencyKey,
+        durationMs,
+        errorCode: result.errorCode,
+        result: result.result,
+      },
       verification: result.verification ? { verified: result.verification.verified, detail: result.verification.detail } : null,
     });
   }
@@ -516,13 +599,18 @@ export class RunOutreachCycleUseCase {
     const { proposal } = planned;
     const audited = entry(proposal.action, proposal.args);
     const completed = await this.store.completeCampaign(cycle.campaignId, this.clock.now());
-    await this.audit.record(audited, completed
-      ? { status: 'succeeded', result: { campaignId: cycle.campaignId, status: 'completed' }, durationMs: 0 }
-      : { status: 'rejected', errorCode: 'INVALID_CONTEXT', result: { problems: ['tasks were added meanwhile'] }, durationMs: 0 });
+    await this.audit.record(
+      audited,
+      completed
+        ? { status: 'succeeded', result: { campaignId: cycle.campaignId, status: 'completed' }, durationMs: 0 }
+        : { status: 'rejected', errorCode: 'INVALID_CONTEXT', result: { problems: ['tasks were added meanwhile'] }, durationMs: 0 },
+    );
     return outcome({
       status: completed ? 'campaign_completed' : 'idle',
       code: completed ? null : 'INVALID_CONTEXT',
-      message: completed ? `Campaign ${context.campaign.name} is completed: ${context.finishedTasks} tasks finished.` : 'Tasks were added meanwhile; the campaign goes on.',
+      message: completed
+        ? `Campaign ${context.campaign.name} is completed: ${context.finishedTasks} tasks finished.`
+        : 'Tasks were added meanwhile; the campaign goes on.',
       proposal: { action: proposal.action, args: proposal.args, reason: proposal.reason, by: 'model' },
       validation: planned.validation,
     });

@@ -80,14 +80,23 @@ export class SweepStaleActionsUseCase {
       });
       return true;
     }
-    const why = found === 'unknowable' ? 'the channel cannot be asked by key' : found === null ? 'the channel has no record of the key' : verification!.detail;
+    const why =
+      found === 'unknowable'
+        ? 'the channel cannot be asked by key'
+        : found === null
+          ? 'the channel has no record of the key'
+          : verification!.detail;
     await this.store.finish({
       actionId: action.actionId,
       taskId: action.taskId,
       pendingSeq: action.pendingSeq,
       audit,
       outcome: { status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail: why, review: true }, durationMs: 0 },
-      task: { status: 'Failed', lastError: 'UNKNOWN_OUTCOME', output: { detail: why, review: 'the action may have happened; check before retrying' } },
+      task: {
+        status: 'Failed',
+        lastError: 'UNKNOWN_OUTCOME',
+        output: { detail: why, review: 'the action may have happened; check before retrying' },
+      },
       // Even with no record of the key, the stalled request may still land: its slot stays used.
       refundQuota: null,
       now,

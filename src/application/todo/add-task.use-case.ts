@@ -10,12 +10,7 @@ export class AddTaskUseCase {
     private readonly clock: Clock,
   ) {}
 
-  async execute(input: {
-    userId: string;
-    title: string;
-    description?: string | null;
-    priority?: TaskPriority;
-  }): Promise<Task> {
+  async execute(input: { userId: string; title: string; description?: string | null; priority?: TaskPriority }): Promise<Task> {
     const task = await this.tasks.add(input.userId, draftTask(input), this.clock.now(), TASKS_PER_USER_MAX);
     if (!task) throw new TaskLimitReachedError(TASKS_PER_USER_MAX);
     return task;

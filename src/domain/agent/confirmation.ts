@@ -17,8 +17,10 @@ export const CONFIRMATION_TTL_MS = 10 * 60 * 1000;
 
 export type ConfirmationReply = 'confirm' | 'cancel' | 'other';
 
-const CONFIRM = /^(yes|y|yep|yeah|sure|ok|okay|confirm|confirmed|do it|go ahead)([ ,!.]+(delete|delete (it|them)|please|confirm|do it))?[ !.]*$/i;
-const CANCEL = /^(no|n|nope|cancel|stop|don'?t|never ?mind|keep (it|them)|abort)([ ,!.]+(thanks|thank you|cancel|don'?t delete( it| them)?))?[ !.]*$/i;
+const CONFIRM =
+  /^(yes|y|yep|yeah|sure|ok|okay|confirm|confirmed|do it|go ahead)([ ,!.]+(delete|delete (it|them)|please|confirm|do it))?[ !.]*$/i;
+const CANCEL =
+  /^(no|n|nope|cancel|stop|don'?t|never ?mind|keep (it|them)|abort)([ ,!.]+(thanks|thank you|cancel|don'?t delete( it| them)?))?[ !.]*$/i;
 
 /** "yes delete" / "yes" confirm, "no" / "cancel" cancel; anything else is a new request. */
 export function interpretConfirmationReply(message: string): ConfirmationReply {
@@ -73,7 +75,8 @@ export function bulkChangeCalls(args: ToolArguments): PlannedCall[] | null {
   const planned: PlannedCall[] = [];
   for (const call of calls as unknown[]) {
     const { tool, arguments: callArguments } = (call ?? {}) as { tool?: unknown; arguments?: unknown };
-    if (typeof tool !== 'string' || typeof callArguments !== 'object' || callArguments === null || Array.isArray(callArguments)) return null;
+    if (typeof tool !== 'string' || typeof callArguments !== 'object' || callArguments === null || Array.isArray(callArguments))
+      return null;
     planned.push({ tool, arguments: callArguments as ToolArguments });
   }
   return planned;

@@ -178,9 +178,14 @@ export function friendlyToolError(error: { readonly code: string; readonly detai
     case 'TASK_BUSY':
       return 'That task is being changed right now. Please try again in a moment.';
     case 'INVALID_ARGUMENTS': {
-      const field = typeof details.field === 'string' && details.field !== 'arguments' ? (FIELD_WORDS[details.field] ?? details.field.replace(/_/g, ' ')) : null;
+      const field =
+        typeof details.field === 'string' && details.field !== 'arguments'
+          ? (FIELD_WORDS[details.field] ?? details.field.replace(/_/g, ' '))
+          : null;
       if (field && details.rule === 'too_long') {
-        return typeof details.limit === 'number' ? `That ${field} is too long: ${details.limit} characters at most.` : `That ${field} is too long.`;
+        return typeof details.limit === 'number'
+          ? `That ${field} is too long: ${details.limit} characters at most.`
+          : `That ${field} is too long.`;
       }
       if (field && details.rule === 'too_short') return `That ${field} is too short.`;
       if (field && details.rule === 'required') return `Could you provide more details about the ${field}?`;

@@ -46,8 +46,10 @@ export function schemaViolations(schema: JsonSchema, value: unknown, path = 'arg
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) return violation(path, 'type', 'must be a number');
       if (schema.type === 'integer' && !Number.isInteger(value)) return violation(path, 'type', 'must be a whole number');
-      if (schema.minimum !== undefined && value < schema.minimum) return violation(path, 'range', `must be at least ${schema.minimum}`, schema.minimum);
-      if (schema.maximum !== undefined && value > schema.maximum) return violation(path, 'range', `must be at most ${schema.maximum}`, schema.maximum);
+      if (schema.minimum !== undefined && value < schema.minimum)
+        return violation(path, 'range', `must be at least ${schema.minimum}`, schema.minimum);
+      if (schema.maximum !== undefined && value > schema.maximum)
+        return violation(path, 'range', `must be at most ${schema.maximum}`, schema.maximum);
       return [];
     case 'boolean':
       return typeof value === 'boolean' ? [] : violation(path, 'type', 'must be true or false');
@@ -68,7 +70,8 @@ function objectViolations(schema: JsonSchema, value: unknown, path: string): Sch
     // Own keys only: `constructor` or `__proto__` must not find Object.prototype's.
     const fieldSchema = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (fieldSchema) problems.push(...schemaViolations(fieldSchema, field, `${path}.${name}`));
-    else if (schema.additionalProperties === false) problems.push(...violation(`${path}.${name}`, 'not_accepted', 'is not an accepted argument'));
+    else if (schema.additionalProperties === false)
+      problems.push(...violation(`${path}.${name}`, 'not_accepted', 'is not an accepted argument'));
   }
   return problems;
 }

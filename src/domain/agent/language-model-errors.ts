@@ -3,10 +3,7 @@
  * family; the agent core classifies them (failures.ts) without knowing any provider.
  */
 export class LanguageModelError extends Error {
-  constructor(
-    message: string,
-    options?: { cause?: unknown; readonly requestId?: string },
-  ) {
+  constructor(message: string, options?: { cause?: unknown; readonly requestId?: string }) {
     super(message, options);
     this.name = new.target.name;
     this.requestId = options?.requestId;

@@ -11,7 +11,8 @@ export function promptTokensAtMost(request: {
   readonly tools: readonly ToolDefinition[];
 }): number {
   // 8 characters of framing a message on top of its text, counted as tokens at 2 a token.
-  const chars = request.systemPrompt.length + messageCharacters(request.messages) + 16 * request.messages.length + toolCharacters(request.tools);
+  const chars =
+    request.systemPrompt.length + messageCharacters(request.messages) + 16 * request.messages.length + toolCharacters(request.tools);
   return Math.ceil(chars / 2);
 }
 

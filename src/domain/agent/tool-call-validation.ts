@@ -13,7 +13,6 @@ export interface SecurityEvent {
 
 export type ToolRejectionCode = 'UNKNOWN_TOOL' | 'MALFORMED_ARGUMENTS' | 'INVALID_ARGUMENTS' | 'ARGUMENTS_TOO_LARGE';
 
-
 export type ToolCallValidation =
   | {
       readonly ok: true;

@@ -28,10 +28,7 @@ export class InvalidEmailError extends DomainValidationError {
 export class InvalidPasswordError extends DomainValidationError {
   readonly code = 'AUTH.INVALID_PASSWORD';
   constructor() {
-    super(
-      'password',
-      `password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`,
-    );
+    super('password', `password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`);
   }
 }
 
@@ -84,4 +81,3 @@ export function assertAcceptablePassword(password: string): void {
     throw new InvalidPasswordError();
   }
 }
-

@@ -74,7 +74,10 @@ export const ACTION_CONTRACTS: Readonly<
     args: {
       type: 'object',
       // `reason` inside args is tolerated: models copy it there from the prompt's fallback example.
-      properties: { durationHours: { type: 'number', minimum: 0.01, maximum: COOLDOWN_MAX_HOURS }, reason: { type: 'string', maxLength: 200 } },
+      properties: {
+        durationHours: { type: 'number', minimum: 0.01, maximum: COOLDOWN_MAX_HOURS },
+        reason: { type: 'string', maxLength: 200 },
+      },
       required: ['durationHours'],
       additionalProperties: false,
     },
@@ -119,13 +122,15 @@ export function checkProposal(value: unknown): ProposalCheck {
   const problems: string[] = [];
   if ('actions' in record) problems.push('actions: exactly one action is accepted, not a list');
   for (const field of Object.keys(record)) {
-    if (!TOP_LEVEL_FIELDS.has(field) && field !== 'actions') problems.push(`${field} is not accepted: answer with action, args and reason only`);
+    if (!TOP_LEVEL_FIELDS.has(field) && field !== 'actions')
+      problems.push(`${field} is not accepted: answer with action, args and reason only`);
   }
   for (const field of TOP_LEVEL_FIELDS) {
     if (record[field] === undefined) problems.push(`${field} is required`);
   }
   const action = record.action;
-  const contract = typeof action === 'string' && Object.hasOwn(ACTION_CONTRACTS, action) ? ACTION_CONTRACTS[action as ActionName] : undefined;
+  const contract =
+    typeof action === 'string' && Object.hasOwn(ACTION_CONTRACTS, action) ? ACTION_CONTRACTS[action as ActionName] : undefined;
   if (action !== undefined && !contract) {
     problems.push(`action must be one of ${ACTION_NAMES.join(', ')}`);
   }
@@ -163,7 +168,9 @@ function semanticProblems(action: ActionName, args: Record<string, unknown>): st
       return [...problems, ...blank(args, ['subject', 'body'])];
     }
     case 'refresh_session':
-      return /^[a-z0-9][a-z0-9_-]*$/i.test(args.secretName as string) ? [] : ['args.secretName must be a secret name (letters, digits, - and _)'];
+      return /^[a-z0-9][a-z0-9_-]*$/i.test(args.secretName as string)
+        ? []
+        : ['args.secretName must be a secret name (letters, digits, - and _)'];
     case 'wait_cooldown':
     case 'complete_campaign':
       return [];
@@ -172,7 +179,9 @@ function semanticProblems(action: ActionName, args: Record<string, unknown>): st
 
 /** Text a person reads must say something. */
 function blank(args: Record<string, unknown>, fields: readonly string[]): string[] {
-  return fields.filter((field) => typeof args[field] === 'string' && (args[field]).trim() === '').map((field) => `args.${field} must not be blank`);
+  return fields
+    .filter((field) => typeof args[field] === 'string' && args[field].trim() === '')
+    .map((field) => `args.${field} must not be blank`);
 }
 
 function normalised(action: ActionName, args: Record<string, unknown>, reason: string): Proposal {

@@ -92,10 +92,7 @@ function validLimits(raw: Partial<Record<string, unknown>>, base: DailyLimits): 
     }
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > DAILY_LIMIT_MAX) {
-      throw new InvalidCampaignError(
-        `dailyLimits.${kind}`,
-        `dailyLimits.${kind} must be a whole number from 0 to ${DAILY_LIMIT_MAX}`,
-      );
+      throw new InvalidCampaignError(`dailyLimits.${kind}`, `dailyLimits.${kind} must be a whole number from 0 to ${DAILY_LIMIT_MAX}`);
     }
     limits[kind as ActionKind] = value;
   }

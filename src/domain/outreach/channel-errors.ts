@@ -2,13 +2,7 @@
  * What a channel adapter (sandbox, MCP, SMTP) throws. `performed` says whether the
  * action may have taken effect: a failure after which it may have is never retried.
  */
-export type ChannelErrorCode =
-  | 'SESSION_EXPIRED'
-  | 'RATE_LIMITED'
-  | 'TARGET_NOT_FOUND'
-  | 'REJECTED'
-  | 'UNAVAILABLE'
-  | 'TIMEOUT';
+export type ChannelErrorCode = 'SESSION_EXPIRED' | 'RATE_LIMITED' | 'TARGET_NOT_FOUND' | 'REJECTED' | 'UNAVAILABLE' | 'TIMEOUT';
 
 export class ChannelError extends Error {
   constructor(

@@ -133,7 +133,10 @@ export function parseLeadCsv(text: string, limits: { maxRows?: number } = {}): P
     }
   }
   if (!header) {
-    return { leads: [], errors: [{ line: 1, field: null, message: 'the file is empty; expected a header row with name and linkedinUrl columns' }] };
+    return {
+      leads: [],
+      errors: [{ line: 1, field: null, message: 'the file is empty; expected a header row with name and linkedinUrl columns' }],
+    };
   }
   if (header.unterminated) {
     return { leads: [], errors: [{ line: header.line, field: null, message: UNTERMINATED }] };
@@ -159,7 +162,11 @@ export function parseLeadCsv(text: string, limits: { maxRows?: number } = {}): P
   for (const record of records) {
     if (isBlank(record)) continue;
     if (rows >= maxRows) {
-      errors.push({ line: record.line, field: null, message: `the file has more than ${maxRows} rows; import at most ${maxRows} at a time` });
+      errors.push({
+        line: record.line,
+        field: null,
+        message: `the file has more than ${maxRows} rows; import at most ${maxRows} at a time`,
+      });
       break;
     }
     rows++;

@@ -2,12 +2,7 @@
  * What kind of failure a domain error is. Adapters translate the kind (HTTP status,
  * tool error, audit status); the domain never knows about transports.
  */
-export type DomainErrorKind =
-  | 'validation'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict';
+export type DomainErrorKind = 'validation' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict';
 
 export abstract class DomainError extends Error {
   /** Stable, machine-readable identifier such as `TODO.TASK_NOT_FOUND`. */

@@ -70,11 +70,7 @@ export class TaskBusyError extends DomainError {
   }
 }
 
-export function draftTask(input: {
-  title: string;
-  description?: string | null;
-  priority?: TaskPriority;
-}): TaskDraft {
+export function draftTask(input: { title: string; description?: string | null; priority?: TaskPriority }): TaskDraft {
   return {
     title: validTitle(input.title),
     description: validDescription(input.description ?? null),
@@ -88,8 +84,7 @@ export function changeTask(task: Task, changes: TaskChanges, now: Date): Task {
   return {
     ...task,
     title: changes.title === undefined ? task.title : validTitle(changes.title),
-    description:
-      changes.description === undefined ? task.description : validDescription(changes.description),
+    description: changes.description === undefined ? task.description : validDescription(changes.description),
     priority: changes.priority === undefined ? task.priority : validPriority(changes.priority),
     completed,
     completedAt: completed ? (task.completedAt ?? now) : null,
@@ -109,10 +104,7 @@ function validDescription(raw: string | null): string | null {
   if (raw === null) return null;
   const description = raw.trim();
   if (description.length > DESCRIPTION_MAX_LENGTH) {
-    throw new InvalidTaskError(
-      'description',
-      `description must be at most ${DESCRIPTION_MAX_LENGTH} characters long`,
-    );
+    throw new InvalidTaskError('description', `description must be at most ${DESCRIPTION_MAX_LENGTH} characters long`);
   }
   return description.length === 0 ? null : description;
 }

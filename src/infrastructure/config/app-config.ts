@@ -32,9 +32,7 @@ export type LlmSettings = (
   readonly retryMaxWaitMs: number;
 };
 
-export type DatabaseSettings =
-  | { readonly kind: 'embedded'; readonly dataDir: string }
-  | { readonly kind: 'server'; readonly url: string };
+export type DatabaseSettings = { readonly kind: 'embedded'; readonly dataDir: string } | { readonly kind: 'server'; readonly url: string };
 
 /** Everything Bridle reads from its environment, validated once at boot.
  * A class so that it is its own injection token. */
@@ -132,8 +130,7 @@ export function loadConfig(env: Env): AppConfig {
     host: text(env, 'HOST') ?? '0.0.0.0',
     port: integer(env, 'PORT', 3000, 0, 65_535),
     dataDir,
-    database:
-      databaseUrl === undefined ? { kind: 'embedded', dataDir } : { kind: 'server', url: databaseUrl },
+    database: databaseUrl === undefined ? { kind: 'embedded', dataDir } : { kind: 'server', url: databaseUrl },
     jwtSecret,
     jwtExpiresInSeconds: integer(env, 'JWT_EXPIRES_IN', 3600, 60, 30 * 24 * 3600),
     signUp: oneOf(env, 'SIGN_UP', ['open', 'closed'], 'open'),
@@ -182,7 +179,8 @@ function outreachConfig(env: Env): OutreachConfig {
   const [command, ...args] = (mcpCommand ?? '').split(/\s+/);
   const secretNames = [...list(env, 'OUTREACH_SECRET_NAMES', ['linkedin-session'])];
   for (const name of secretNames) {
-    if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) throw new ConfigError('OUTREACH_SECRET_NAMES', `contains "${name}", which is not a secret name`);
+    if (!/^[a-z0-9][a-z0-9_-]*$/.test(name))
+      throw new ConfigError('OUTREACH_SECRET_NAMES', `contains "${name}", which is not a secret name`);
   }
   return {
     ownerDailyLimits: {
@@ -200,7 +198,9 @@ function outreachConfig(env: Env): OutreachConfig {
     linkedin:
       mcpUrl !== undefined ? { kind: 'mcp', url: mcpUrl } : mcpCommand !== undefined ? { kind: 'mcp', command, args } : { kind: 'sandbox' },
     email:
-      smtpUrl === undefined ? { kind: 'sandbox' } : { kind: 'smtp', url: smtpUrl, from: text(env, 'SMTP_FROM') ?? 'Bridle <outreach@localhost>' },
+      smtpUrl === undefined
+        ? { kind: 'sandbox' }
+        : { kind: 'smtp', url: smtpUrl, from: text(env, 'SMTP_FROM') ?? 'Bridle <outreach@localhost>' },
   };
 }
 
@@ -266,7 +266,8 @@ function llmSettings(env: Env): LlmSettings {
 }
 
 function chatDailyBudget(env: Env): DailyBudgetLimits {
-  const tokens = text(env, 'CHAT_DAILY_TOKEN_BUDGET') === undefined ? null : integer(env, 'CHAT_DAILY_TOKEN_BUDGET', 0, 1_000, 1_000_000_000);
+  const tokens =
+    text(env, 'CHAT_DAILY_TOKEN_BUDGET') === undefined ? null : integer(env, 'CHAT_DAILY_TOKEN_BUDGET', 0, 1_000, 1_000_000_000);
   const cost = decimal(env, 'CHAT_DAILY_COST_BUDGET') ?? null;
   if (cost !== null && pricing(env) === null) {
     throw new ConfigError('CHAT_DAILY_COST_BUDGET', 'needs LLM_PRICE_INPUT_PER_1K and LLM_PRICE_OUTPUT_PER_1K to count cost');
@@ -316,7 +317,10 @@ function trustProxy(env: Env): boolean | number | string {
   const value = text(env, 'TRUST_PROXY');
   if (value === undefined || value === 'false') return false;
   if (/^\d+$/.test(value)) return integer(env, 'TRUST_PROXY', 0, 0, 10);
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const bad = entries.find((entry) => !/^(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)$/.test(entry));
   if (bad !== undefined || entries.length === 0) {
     throw new ConfigError('TRUST_PROXY', `must be false, a number of hops, or addresses/CIDRs/loopback; "${bad ?? value}" is none of them`);
@@ -332,6 +336,12 @@ function secret(env: Env, name: string, minLength: number): string | undefined {
 
 function list(env: Env, name: string, fallback: string[]): ReadonlySet<string> {
   const raw = text(env, name);
-  const entries = raw === undefined ? fallback : raw.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  const entries =
+    raw === undefined
+      ? fallback
+      : raw
+          .split(',')
+          .map((entry) => entry.trim().toLowerCase())
+          .filter(Boolean);
   return new Set(entries);
 }

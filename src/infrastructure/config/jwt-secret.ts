@@ -10,10 +10,7 @@ const SECRET_FILE = 'jwt-secret';
  * that tokens survive restarts. Only for single-machine use: loadConfig refuses a missing
  * JWT_SECRET in production.
  */
-export async function resolveJwtSecret(
-  config: AppConfig,
-  warn: (message: string) => void,
-): Promise<string> {
+export async function resolveJwtSecret(config: AppConfig, warn: (message: string) => void): Promise<string> {
   if (config.jwtSecret !== undefined) return config.jwtSecret;
   const file = join(config.dataDir, SECRET_FILE);
   try {

@@ -16,10 +16,11 @@ export function createLanguageModel(config: AppConfig): LanguageModel {
     case 'offline':
       return new OfflineLanguageModel();
     case 'openai':
-      return new OpenAiLanguageModel(
-        new OpenAI({ apiKey: llm.apiKey, baseURL: llm.baseUrl, maxRetries: 0 }),
-        { provider: 'openai', model: llm.model, retry: llm },
-      );
+      return new OpenAiLanguageModel(new OpenAI({ apiKey: llm.apiKey, baseURL: llm.baseUrl, maxRetries: 0 }), {
+        provider: 'openai',
+        model: llm.model,
+        retry: llm,
+      });
     case 'azure-openai':
       return new OpenAiLanguageModel(
         new AzureOpenAI({

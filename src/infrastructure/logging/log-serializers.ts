@@ -25,7 +25,13 @@ export interface LoggedError {
 export function serializeError(error: unknown, depth = 0): LoggedError {
   if (!isErrorLike(error)) return { type: typeof error, message: redactText(String(error)).slice(0, MAX_MESSAGE_LENGTH) };
   const { code, stack, cause } = error;
-  const frames = typeof stack === 'string' ? stack.split('\n').filter((line) => line.startsWith('    at ')).join('\n') : '';
+  const frames =
+    typeof stack === 'string'
+      ? stack
+          .split('\n')
+          .filter((line) => line.startsWith('    at '))
+          .join('\n')
+      : '';
   return {
     type: typeof error.type === 'string' ? error.type : (error.constructor?.name ?? 'Error'),
     ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),

@@ -32,11 +32,9 @@ export class McpToolGateway extends ToolGateway {
   }
 
   async invoke(name: string, args: ToolArguments, context: ToolCallContext, signal?: AbortSignal): Promise<ToolResult> {
-    const result = await this.client.callTool(
-      { name, arguments: { ...args }, _meta: { [TOOL_META_KEYS.context]: context } },
-      undefined,
-      { signal },
-    );
+    const result = await this.client.callTool({ name, arguments: { ...args }, _meta: { [TOOL_META_KEYS.context]: context } }, undefined, {
+      signal,
+    });
     const payload = result.structuredContent ?? parseText(result.content);
     if (result.isError) {
       const error = (payload ?? {}) as { code?: string; message?: string; details?: unknown };

@@ -10,12 +10,22 @@ export class PrometheusMetrics extends Metrics {
   private readonly chatTurnSeconds = this.histogram('bridle_chat_turn_seconds', 'Duration of a chat turn', []);
   private readonly cycles = this.counter('bridle_outreach_cycles_total', 'Outreach cycles by outcome', ['status', 'code']);
   private readonly cycleSeconds = this.histogram('bridle_outreach_cycle_seconds', 'Duration of an outreach cycle', []);
-  private readonly toolCalls = this.counter('bridle_tool_calls_total', 'Tool calls and outreach actions by tool and status', ['tool', 'status']);
+  private readonly toolCalls = this.counter('bridle_tool_calls_total', 'Tool calls and outreach actions by tool and status', [
+    'tool',
+    'status',
+  ]);
   private readonly toolCallSeconds = this.histogram('bridle_tool_call_seconds', 'Duration of a tool call or outreach action', ['tool']);
-  private readonly modelCalls = this.counter('bridle_model_calls_total', 'Language model calls by provider and outcome', ['provider', 'outcome']);
+  private readonly modelCalls = this.counter('bridle_model_calls_total', 'Language model calls by provider and outcome', [
+    'provider',
+    'outcome',
+  ]);
   private readonly modelCallSeconds = this.histogram('bridle_model_call_seconds', 'Duration of a language model call', ['provider']);
   private readonly tokens = this.counter('bridle_model_tokens_total', 'Tokens by provider and direction', ['provider', 'direction']);
-  private readonly quotaRejections = this.counter('bridle_quota_rejections_total', 'Outreach actions and chat model calls refused by a quota or budget', ['kind', 'scope']);
+  private readonly quotaRejections = this.counter(
+    'bridle_quota_rejections_total',
+    'Outreach actions and chat model calls refused by a quota or budget',
+    ['kind', 'scope'],
+  );
   private readonly auditRows = this.counter('bridle_audit_rows_appended_total', 'Rows appended to the audit log', ['source', 'status']);
 
   constructor() {

@@ -1,11 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Role } from '../../domain/identity/user';
-import {
-  AccessTokenService,
-  type IssuedToken,
-  type Principal,
-} from '../../application/identity/ports/access-token-service.port';
+import { AccessTokenService, type IssuedToken, type Principal } from '../../application/identity/ports/access-token-service.port';
 
 const ISSUER = 'bridle';
 const ROLES: readonly Role[] = ['user', 'admin'];

@@ -117,7 +117,8 @@ export class McpController {
     401,
     {
       status: 403,
-      description: 'MCP.HOST_NOT_ALLOWED or MCP.ORIGIN_NOT_ALLOWED: the Host or Origin header is not allowed (MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS)',
+      description:
+        'MCP.HOST_NOT_ALLOWED or MCP.ORIGIN_NOT_ALLOWED: the Host or Origin header is not allowed (MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS)',
     },
     413,
     429,

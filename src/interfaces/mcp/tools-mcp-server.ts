@@ -46,7 +46,10 @@ export function createToolsMcpServer(executor: ExecuteToolCallUseCase, channel: 
       result = await executor.execute({ tool: request.params.name, arguments: request.params.arguments, context });
     } catch (error) {
       // A bug, not an outcome: logged with its stack here, never shown to the caller.
-      logger.error({ err: error, tool: request.params.name, userId: context.userId, decisionId: context.decisionId }, 'tool failed unexpectedly');
+      logger.error(
+        { err: error, tool: request.params.name, userId: context.userId, decisionId: context.decisionId },
+        'tool failed unexpectedly',
+      );
       return errorResult('INTERNAL', 'The tool failed unexpectedly.');
     }
     if (!result.ok) return errorResult(result.code, result.message, result.details);

@@ -68,7 +68,13 @@ function isTheLeadsProfile(url: unknown, context: TaskCycleContext): boolean {
 
 function isTheLeadsEmail(to: unknown, context: TaskCycleContext): boolean {
   const email = context.lead.email;
-  return typeof to === 'string' && to.length <= 254 && email !== null && to.trim().toLowerCase() === email && !context.doNotContact.includes(email);
+  return (
+    typeof to === 'string' &&
+    to.length <= 254 &&
+    email !== null &&
+    to.trim().toLowerCase() === email &&
+    !context.doNotContact.includes(email)
+  );
 }
 
 /**
@@ -97,7 +103,12 @@ export function contractAccepts(value: unknown, context: CycleContext): boolean 
         args.fields.every((field) => (CONTRACT.profileFields as readonly unknown[]).includes(field))
       );
     case 'linkedin_send_message':
-      return hasKeys(args, ['profileUrl', 'message']) && isTheLeadsProfile(args.profileUrl, context) && text(args.message, CONTRACT.message.min, CONTRACT.message.max) && said(args.message);
+      return (
+        hasKeys(args, ['profileUrl', 'message']) &&
+        isTheLeadsProfile(args.profileUrl, context) &&
+        text(args.message, CONTRACT.message.min, CONTRACT.message.max) &&
+        said(args.message)
+      );
     case 'send_email':
       return (
         hasKeys(args, ['to', 'subject', 'body']) &&
@@ -139,15 +150,14 @@ const MINUS_INFINITY = '\u0000-infinity';
 
 /** The answer's text; own `__proto__` keys survive, as JSON.parse would create them. */
 export function answerText(value: unknown): string {
-  return JSON.stringify(value)
-    .replaceAll(JSON.stringify(INFINITY), '1e999')
-    .replaceAll(JSON.stringify(MINUS_INFINITY), '-1e999');
+  return JSON.stringify(value).replaceAll(JSON.stringify(INFINITY), '1e999').replaceAll(JSON.stringify(MINUS_INFINITY), '-1e999');
 }
 
 /** Object.fromEntries, not a literal: a `__proto__` key must stay an own property. */
 const withKey = (object: JsonObject, key: string, value: unknown): JsonObject =>
   Object.fromEntries([...Object.entries(object).filter(([name]) => name !== key), [key, value]]);
-const withoutKey = (object: JsonObject, key: string): JsonObject => Object.fromEntries(Object.entries(object).filter(([name]) => name !== key));
+const withoutKey = (object: JsonObject, key: string): JsonObject =>
+  Object.fromEntries(Object.entries(object).filter(([name]) => name !== key));
 const argsOf = (proposal: JsonObject): JsonObject => (isObject(proposal.args) ? proposal.args : {});
 const withArg = (proposal: JsonObject, key: string, value: unknown) => withKey(proposal, 'args', withKey(argsOf(proposal), key, value));
 
@@ -155,14 +165,32 @@ type Mutation = (proposal: JsonObject) => unknown;
 const onObject = (mutate: (proposal: JsonObject) => unknown) => (value: unknown) => (isObject(value) ? mutate(value) : value);
 
 const anyJson = fc.jsonValue({ maxDepth: 3 });
-const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__', 'then', 'prototype'];
+const PROTOTYPE_KEYS = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  '__defineGetter__',
+  'then',
+  'prototype',
+];
 const ARG_NAMES = ['profileUrl', 'fields', 'message', 'to', 'subject', 'body', 'durationHours', 'secretName', 'campaignId', 'reason'];
 
-const reasons = fc.oneof(
-  fc.string({ minLength: 10, maxLength: 200 }),
-  fc.string({ unit: 'binary', minLength: 10, maxLength: 80 }),
-  fc.constantFrom('Task requires profile scraping; quota has room.', 'r'.repeat(10), 'r'.repeat(200), `  ${'r'.repeat(200)}\n`, '\t0123456789 '),
-).filter((reason) => between(reason.trim().length, 10, 200));
+const reasons = fc
+  .oneof(
+    fc.string({ minLength: 10, maxLength: 200 }),
+    fc.string({ unit: 'binary', minLength: 10, maxLength: 80 }),
+    fc.constantFrom(
+      'Task requires profile scraping; quota has room.',
+      'r'.repeat(10),
+      'r'.repeat(200),
+      `  ${'r'.repeat(200)}\n`,
+      '\t0123456789 ',
+    ),
+  )
+  .filter((reason) => between(reason.trim().length, 10, 200));
 
 const LEAD_URL_SPELLINGS = [
   LEAD.linkedinUrl,
@@ -265,8 +293,14 @@ function validArgs(action: string, context: CycleContext): Arbitrary<JsonObject>
     case 'send_email':
       return fc.record({
         to: fc.constantFrom(...LEAD_EMAIL_SPELLINGS),
-        subject: fc.oneof(fc.string({ minLength: 1, maxLength: 200 }).filter(said), fc.constantFrom('s', 's'.repeat(200), 'Quick question, Jane')),
-        body: fc.oneof(fc.string({ minLength: 1, maxLength: 500 }).filter(said), fc.constantFrom('b', 'b'.repeat(10_000), 'Hi Jane,\r\n\r\nBest, Sam')),
+        subject: fc.oneof(
+          fc.string({ minLength: 1, maxLength: 200 }).filter(said),
+          fc.constantFrom('s', 's'.repeat(200), 'Quick question, Jane'),
+        ),
+        body: fc.oneof(
+          fc.string({ minLength: 1, maxLength: 500 }).filter(said),
+          fc.constantFrom('b', 'b'.repeat(10_000), 'Hi Jane,\r\n\r\nBest, Sam'),
+        ),
       });
     case 'wait_cooldown':
       return fc.record(
@@ -304,21 +338,46 @@ function mutation(context: CycleContext): Arbitrary<Mutation> {
   const second = anyValidProposal;
   return fc.oneof(
     // Top-level fields missing, extra, or of the wrong type.
-    fc.constantFrom('action', 'args', 'reason').map((key): Mutation => (p) => withoutKey(p, key)),
+    fc.constantFrom('action', 'args', 'reason').map(
+      (key): Mutation =>
+        (p) =>
+          withoutKey(p, key),
+    ),
     fc
-      .tuple(fc.constantFrom('actions', 'Action', 'ARGS', 'reasoning', 'thought', 'next', 'tool', '', ...PROTOTYPE_KEYS), fc.oneof(anyJson, second))
-      .map(([key, value]): Mutation => (p) => withKey(p, key, value)),
-    fc.tuple(fc.constantFrom('action', 'args', 'reason'), anyJson).map(([key, value]): Mutation => (p) => withKey(p, key, value)),
+      .tuple(
+        fc.constantFrom('actions', 'Action', 'ARGS', 'reasoning', 'thought', 'next', 'tool', '', ...PROTOTYPE_KEYS),
+        fc.oneof(anyJson, second),
+      )
+      .map(
+        ([key, value]): Mutation =>
+          (p) =>
+            withKey(p, key, value),
+      ),
+    fc.tuple(fc.constantFrom('action', 'args', 'reason'), anyJson).map(
+      ([key, value]): Mutation =>
+        (p) =>
+          withKey(p, key, value),
+    ),
     // More than one action.
     second.map((q): Mutation => (p) => ({ actions: [p, q] })),
-    second.map((q): Mutation => (p) => withKey(p, 'actions', [q])),
+    second.map(
+      (q): Mutation =>
+        (p) =>
+          withKey(p, 'actions', [q]),
+    ),
     second.map((q): Mutation => (p) => [p, q]),
     fc.constant<Mutation>((p) => [p]),
-    fc
-      .tuple(fc.constantFrom('action', 'actions', 'next', 'then', 'followUp', 'args', ...PROTOTYPE_KEYS), second)
-      .map(([key, q]): Mutation => (p) => withArg(p, key, key === 'action' ? q.action : key === 'actions' ? [q] : q)),
+    fc.tuple(fc.constantFrom('action', 'actions', 'next', 'then', 'followUp', 'args', ...PROTOTYPE_KEYS), second).map(
+      ([key, q]): Mutation =>
+        (p) =>
+          withArg(p, key, key === 'action' ? q.action : key === 'actions' ? [q] : q),
+    ),
     // A valid proposal of another cycle (e.g. send_email in a ScrapeProfile cycle).
-    second.map((q): Mutation => () => q),
+    second.map(
+      (q): Mutation =>
+        () =>
+          q,
+    ),
     // Action names: case variants, near misses, prototype keys, other types.
     fc
       .oneof(
@@ -327,16 +386,30 @@ function mutation(context: CycleContext): Arbitrary<Mutation> {
         fc.string({ maxLength: 30 }),
         anyJson,
       )
-      .map((name): Mutation => (p) => withKey(p, 'action', name)),
+      .map(
+        (name): Mutation =>
+          (p) =>
+            withKey(p, 'action', name),
+      ),
     // args not an object.
-    fc.oneof(fc.constantFrom(null, [], 'x', 0, true), anyJson).map((args): Mutation => (p) => withKey(p, 'args', args)),
+    fc.oneof(fc.constantFrom(null, [], 'x', 0, true), anyJson).map(
+      (args): Mutation =>
+        (p) =>
+          withKey(p, 'args', args),
+    ),
     fc.constant<Mutation>((p) => withKey(p, 'args', JSON.stringify(p.args))),
     fc.constant<Mutation>((p) => withKey(p, 'args', [p.args])),
     // Arguments missing, extra, or of the wrong type.
-    fc.constantFrom(...ARG_NAMES).map((key): Mutation => (p) => withKey(p, 'args', withoutKey(argsOf(p), key))),
-    fc
-      .tuple(fc.constantFrom(...ARG_NAMES, 'cc', 'bcc', 'Fields', 'ProfileUrl', 'durationhours', '', ...PROTOTYPE_KEYS), anyJson)
-      .map(([key, value]): Mutation => (p) => withArg(p, key, value)),
+    fc.constantFrom(...ARG_NAMES).map(
+      (key): Mutation =>
+        (p) =>
+          withKey(p, 'args', withoutKey(argsOf(p), key)),
+    ),
+    fc.tuple(fc.constantFrom(...ARG_NAMES, 'cc', 'bcc', 'Fields', 'ProfileUrl', 'durationhours', '', ...PROTOTYPE_KEYS), anyJson).map(
+      ([key, value]): Mutation =>
+        (p) =>
+          withArg(p, key, value),
+    ),
     fc.tuple(fc.nat(), anyJson).map(([index, value]): Mutation => (p) => {
       const keys = Object.keys(argsOf(p));
       return keys.length ? withArg(p, keys[index % keys.length], value) : p;
@@ -348,26 +421,124 @@ function mutation(context: CycleContext): Arbitrary<Mutation> {
         fc.stringMatching(/^[a-z0-9-]{1,20}$/).map((slug) => `https://www.linkedin.com/in/${slug}/`),
         fc.webUrl({ withQueryParameters: true, withFragments: true }),
       )
-      .map((url): Mutation => (p) => withArg(p, 'profileUrl', url)),
-    fc.oneof(fc.constantFrom(...OTHER_EMAILS), fc.emailAddress()).map((to): Mutation => (p) => withArg(p, 'to', to)),
+      .map(
+        (url): Mutation =>
+          (p) =>
+            withArg(p, 'profileUrl', url),
+      ),
+    fc.oneof(fc.constantFrom(...OTHER_EMAILS), fc.emailAddress()).map(
+      (to): Mutation =>
+        (p) =>
+          withArg(p, 'to', to),
+    ),
     // Lengths and shapes at and past the limits.
-    fc.constantFrom('', ' ', 'x'.repeat(1900), 'x'.repeat(1901), 42, null, ['hi']).map((m): Mutation => (p) => withArg(p, 'message', m)),
+    fc.constantFrom('', ' ', 'x'.repeat(1900), 'x'.repeat(1901), 42, null, ['hi']).map(
+      (m): Mutation =>
+        (p) =>
+          withArg(p, 'message', m),
+    ),
     fc
-      .constantFrom('r'.repeat(9), 'r'.repeat(10), 'r'.repeat(200), 'r'.repeat(201), `   ${'r'.repeat(9)}   `, '', '          ', 42, null, true, ['a long enough reason'], { text: 'a long enough reason' })
-      .map((reason): Mutation => (p) => withKey(p, 'reason', reason)),
+      .constantFrom(
+        'r'.repeat(9),
+        'r'.repeat(10),
+        'r'.repeat(200),
+        'r'.repeat(201),
+        `   ${'r'.repeat(9)}   `,
+        '',
+        '          ',
+        42,
+        null,
+        true,
+        ['a long enough reason'],
+        { text: 'a long enough reason' },
+      )
+      .map(
+        (reason): Mutation =>
+          (p) =>
+            withKey(p, 'reason', reason),
+      ),
     fc
-      .constantFrom('Hi\r\nBcc: john@acme.example', 'Hi\nthere', 'Hi\rthere', 'Hi\u2028there', '', '   ', 's'.repeat(200), 's'.repeat(201), 7)
-      .map((subject): Mutation => (p) => withArg(p, 'subject', subject)),
-    fc.constantFrom('', ' \n ', 'b'.repeat(10_000), 'b'.repeat(10_001), null).map((body): Mutation => (p) => withArg(p, 'body', body)),
+      .constantFrom(
+        'Hi\r\nBcc: john@acme.example',
+        'Hi\nthere',
+        'Hi\rthere',
+        'Hi\u2028there',
+        '',
+        '   ',
+        's'.repeat(200),
+        's'.repeat(201),
+        7,
+      )
+      .map(
+        (subject): Mutation =>
+          (p) =>
+            withArg(p, 'subject', subject),
+      ),
+    fc.constantFrom('', ' \n ', 'b'.repeat(10_000), 'b'.repeat(10_001), null).map(
+      (body): Mutation =>
+        (p) =>
+          withArg(p, 'body', body),
+    ),
     fc
-      .constantFrom([], ['name', ...CONTRACT.profileFields], ['password'], ['Name'], 'name', [1], [null], [...CONTRACT.profileFields], ['name', 'name'])
-      .map((fields): Mutation => (p) => withArg(p, 'fields', fields)),
+      .constantFrom(
+        [],
+        ['name', ...CONTRACT.profileFields],
+        ['password'],
+        ['Name'],
+        'name',
+        [1],
+        [null],
+        [...CONTRACT.profileFields],
+        ['name', 'name'],
+      )
+      .map(
+        (fields): Mutation =>
+          (p) =>
+            withArg(p, 'fields', fields),
+      ),
     fc
-      .constantFrom(0, -0, -1, -0.5, 0.009, 0.01, 168, 168.01, 1e9, Number.MAX_VALUE, INFINITY, MINUS_INFINITY, '5', 'NaN', '1e999', null, true, [5], { hours: 5 })
-      .map((hours): Mutation => (p) => withArg(p, 'durationHours', hours)),
+      .constantFrom(
+        0,
+        -0,
+        -1,
+        -0.5,
+        0.009,
+        0.01,
+        168,
+        168.01,
+        1e9,
+        Number.MAX_VALUE,
+        INFINITY,
+        MINUS_INFINITY,
+        '5',
+        'NaN',
+        '1e999',
+        null,
+        true,
+        [5],
+        { hours: 5 },
+      )
+      .map(
+        (hours): Mutation =>
+          (p) =>
+            withArg(p, 'durationHours', hours),
+      ),
     fc
-      .constantFrom('aws-root', 'LINKEDIN-SESSION', 'linkedin-session ', '', '../etc/passwd', 'x'.repeat(101), 'linkedin-session,aws-root', 'constructor')
-      .map((name): Mutation => (p) => withArg(p, 'secretName', name)),
+      .constantFrom(
+        'aws-root',
+        'LINKEDIN-SESSION',
+        'linkedin-session ',
+        '',
+        '../etc/passwd',
+        'x'.repeat(101),
+        'linkedin-session,aws-root',
+        'constructor',
+      )
+      .map(
+        (name): Mutation =>
+          (p) =>
+            withArg(p, 'secretName', name),
+      ),
     // complete_campaign, whatever the cycle.
     fc
       .constantFrom(context.campaign.id, 'another-campaign', '')

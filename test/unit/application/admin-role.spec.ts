@@ -58,7 +58,13 @@ describe(GrantAdminRoleUseCase.name, () => {
     });
     expect(users.users.get(ada.id)?.role).toBe('admin');
     expect(journal).toEqual(['audit:pending', 'users:admin', 'audit:succeeded']);
-    const entry = { source: 'admin', actorId: ada.id, tool: 'grant_admin', arguments: { email: 'ada@example.com', operator: 'root' }, securityEvents: [] };
+    const entry = {
+      source: 'admin',
+      actorId: ada.id,
+      tool: 'grant_admin',
+      arguments: { email: 'ada@example.com', operator: 'root' },
+      securityEvents: [],
+    };
     expect(audit.rows).toEqual([
       { seq: 1, entry },
       { seq: 2, entry, pendingSeq: 1, outcome: { status: 'succeeded', result: { previousRole: 'user', role: 'admin' }, durationMs: 0 } },
@@ -69,7 +75,10 @@ describe(GrantAdminRoleUseCase.name, () => {
     const { grant: sut, journal } = await setup();
     await sut.execute({ email: 'ada@example.com', operator: 'root' });
     journal.length = 0;
-    await expect(sut.execute({ email: 'ada@example.com', operator: 'root' })).resolves.toMatchObject({ previousRole: 'admin', changed: false });
+    await expect(sut.execute({ email: 'ada@example.com', operator: 'root' })).resolves.toMatchObject({
+      previousRole: 'admin',
+      changed: false,
+    });
     expect(journal).toEqual(['audit:pending', 'audit:succeeded']);
   });
 
@@ -108,7 +117,12 @@ describe(RevokeAdminRoleUseCase.name, () => {
     expect(journal).toEqual(['audit:pending', 'users:user', 'audit:succeeded']);
     expect(audit.rows.at(-1)).toEqual(
       expect.objectContaining({
-        entry: expect.objectContaining({ source: 'admin', actorId: ada.id, tool: 'revoke_admin', arguments: { email: 'ada@example.com', operator: 'ops' } }),
+        entry: expect.objectContaining({
+          source: 'admin',
+          actorId: ada.id,
+          tool: 'revoke_admin',
+          arguments: { email: 'ada@example.com', operator: 'ops' },
+        }),
         outcome: expect.objectContaining({ status: 'succeeded', result: { previousRole: 'admin', role: 'user' } }),
       }),
     );

@@ -74,7 +74,11 @@ describe(AgentLoop.name, () => {
   });
 
   it('runs a confirmed call as confirmed, and when it finds things changed since, answers with its new question', async () => {
-    const askAgain = { prompt: 'Since I asked… Do you really want to delete A?', arguments: { tasks: [{ number: 1, title: 'A' }] }, preview: {} };
+    const askAgain = {
+      prompt: 'Since I asked… Do you really want to delete A?',
+      arguments: { tasks: [{ number: 1, title: 'A' }] },
+      preview: {},
+    };
     const { sut, model, gateway } = setup(() =>
       Promise.resolve({ ok: false, code: 'CONFIRMATION_STALE', message: askAgain.prompt, details: { gone: [], renamed: [], askAgain } }),
     );
@@ -84,7 +88,12 @@ describe(AgentLoop.name, () => {
       userId: 'u1',
       conversationId: 'c1',
       tool: 'delete_task',
-      arguments: { tasks: [{ number: 1, title: 'A' }, { number: 2, title: 'B' }] },
+      arguments: {
+        tasks: [
+          { number: 1, title: 'A' },
+          { number: 2, title: 'B' },
+        ],
+      },
       prompt: 'Really?',
       expiresAt: new Date(),
     };
@@ -149,16 +158,29 @@ describe(AgentLoop.name, () => {
       model.use((_, n) => (n === 1 ? calls(1, 2) : calls(3, 4)));
       const result = await sut.run(input());
       expect(gateway.calls.map((call) => call.args)).toEqual([{ number: 1 }, { number: 2 }]);
-      expect(result.confirmation).toMatchObject({ tool: 'bulk_change', arguments: { calls: [{ arguments: { number: 3 } }, { arguments: { number: 4 } }] } });
+      expect(result.confirmation).toMatchObject({
+        tool: 'bulk_change',
+        arguments: { calls: [{ arguments: { number: 3 } }, { arguments: { number: 4 } }] },
+      });
     });
 
     it('on yes runs each stored call once, as an ordinary change, and lets the model word the outcome', async () => {
       const { sut, model, gateway } = setup((name) => Promise.resolve({ ok: true, data: { task: { name } } }));
       model.use((req) => say(`Done: ${req.messages.filter((m) => m.role === 'tool').length} changes.`));
       const stored = [1, 2, 3, 4].map((number) => ({ tool: 'complete_task', arguments: { number } }));
-      const action = { id: 'p1', userId: 'u1', conversationId: 'c1', tool: 'bulk_change', arguments: { calls: stored }, prompt: 'big', expiresAt: new Date() };
+      const action = {
+        id: 'p1',
+        userId: 'u1',
+        conversationId: 'c1',
+        tool: 'bulk_change',
+        arguments: { calls: stored },
+        prompt: 'big',
+        expiresAt: new Date(),
+      };
       const result = await sut.runConfirmed(input(), action);
-      expect(gateway.calls.map((call) => [call.name, call.args, call.context.confirmed])).toEqual(stored.map((call) => [call.tool, call.arguments, undefined]));
+      expect(gateway.calls.map((call) => [call.name, call.args, call.context.confirmed])).toEqual(
+        stored.map((call) => [call.tool, call.arguments, undefined]),
+      );
       expect(result).toMatchObject({ text: 'Done: 4 changes.', decisionType: 'INVOKE_TOOL', confirmation: null });
       expect(result.toolCalls).toHaveLength(4);
     });
@@ -183,12 +205,18 @@ describe(AgentLoop.name, () => {
       {
         name: 'nope',
         args: { x: 1 },
-        context: expect.objectContaining({ userId: 'u1', decisionId: 'd1', refusal: expect.objectContaining({ code: 'UNKNOWN_TOOL', arguments: { x: 1 } }) }),
+        context: expect.objectContaining({
+          userId: 'u1',
+          decisionId: 'd1',
+          refusal: expect.objectContaining({ code: 'UNKNOWN_TOOL', arguments: { x: 1 } }),
+        }),
       },
       {
         name: 'add_task',
         args: {},
-        context: expect.objectContaining({ refusal: expect.objectContaining({ code: 'MALFORMED_ARGUMENTS', arguments: '{"title": "Fix' }) }),
+        context: expect.objectContaining({
+          refusal: expect.objectContaining({ code: 'MALFORMED_ARGUMENTS', arguments: '{"title": "Fix' }),
+        }),
       },
       // Identity fields are the tool server's to strip and record, as for any caller.
       { name: 'list_tasks', args: { user_id: 'u2' }, context: expect.not.objectContaining({ refusal: expect.anything() }) },

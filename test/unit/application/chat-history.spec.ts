@@ -29,7 +29,12 @@ describe(toAgentMessages.name, () => {
   });
 
   it('marks a message with no answer yet, so the model never reads two messages in a row as one', () => {
-    const history = [message('user', 'add milk'), message('user', 'add bread'), message('assistant', 'Added bread.', 'completed'), message('user', 'hi')];
+    const history = [
+      message('user', 'add milk'),
+      message('user', 'add bread'),
+      message('assistant', 'Added bread.', 'completed'),
+      message('user', 'hi'),
+    ];
     expect(toAgentMessages(history).map((m) => [m.role, m.content])).toEqual([
       ['user', 'add milk'],
       ['assistant', NO_ANSWER_YET],

@@ -7,7 +7,11 @@ const hasAction: JsonCheck<{ action: string }> = (value) => {
   return typeof action === 'string' ? { ok: true, value: { action } } : { ok: false, problems: ['action is required'] };
 };
 
-const base = { systemPrompt: 'Answer in JSON.', messages: [{ role: 'user' as const, content: 'next?' }], signal: new AbortController().signal };
+const base = {
+  systemPrompt: 'Answer in JSON.',
+  messages: [{ role: 'user' as const, content: 'next?' }],
+  signal: new AbortController().signal,
+};
 
 describe(completeJson.name, () => {
   it('asks in JSON mode without tools and returns the checked value', async () => {

@@ -1,9 +1,5 @@
 import { ExecuteToolCallUseCase } from '../../../src/application/agent/execute-tool-call.use-case';
-import {
-  AuditLog,
-  type ToolAuditEntry,
-  type ToolAuditOutcome,
-} from '../../../src/application/agent/ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/agent/ports/audit-log.port';
 import type { ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../../../src/application/agent/ports/toolbox.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
@@ -97,7 +93,11 @@ describe(ExecuteToolCallUseCase.name, () => {
       code: 'MALFORMED_ARGUMENTS',
       message: 'not JSON',
     });
-    await sut.execute({ tool: 'made_up', arguments: {}, context: { ...chat, refusal: { ...refusal, code: 'UNKNOWN_TOOL', arguments: {} } } });
+    await sut.execute({
+      tool: 'made_up',
+      arguments: {},
+      context: { ...chat, refusal: { ...refusal, code: 'UNKNOWN_TOOL', arguments: {} } },
+    });
     expect(toolbox.runs).toEqual([]);
     expect(audit.rows.map((r) => [r.entry.tool, r.entry.arguments, r.entry.decisionId, r.status, r.outcome?.errorCode])).toEqual([
       ['add_task', '{"title": "Fix', 'd1', 'rejected', 'MALFORMED_ARGUMENTS'],
@@ -162,25 +162,41 @@ describe(ExecuteToolCallUseCase.name, () => {
     const { sut, toolbox } = setup();
     const tasks = Array.from({ length: TASKS_PER_USER_MAX }, (_, i) => ({ number: i + 1, title: `Task ${i + 1}` }));
     const chat = { userId: 'u1', source: 'chat' as const };
-    await expect(sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, confirmed: true } })).resolves.toMatchObject({ ok: true });
+    await expect(sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, confirmed: true } })).resolves.toMatchObject({
+      ok: true,
+    });
     await expect(sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, dryRun: true } })).resolves.toMatchObject({
       ok: false,
       code: 'INVALID_ARGUMENTS',
     });
     await expect(
-      sut.execute({ tool: 'delete_task', arguments: { tasks: [...tasks, { number: 1001, title: 'x' }] }, context: { ...chat, confirmed: true } }),
+      sut.execute({
+        tool: 'delete_task',
+        arguments: { tasks: [...tasks, { number: 1001, title: 'x' }] },
+        context: { ...chat, confirmed: true },
+      }),
     ).resolves.toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
     expect(toolbox.runs).toHaveLength(1);
   });
 
   it('describes a destructive tool as the server treats it on each channel', () => {
     const description = (mode: McpDestructiveToolMode, source: 'chat' | 'mcp') =>
-      setup(undefined, mode).sut.definitionsFor(source).find((tool) => tool.name === 'delete_task')?.description;
-    expect(description('confirm-in-chat', 'chat')).toMatch(/^Delete tasks: .* Always needs the person's confirmation, which the server asks for\.$/);
+      setup(undefined, mode)
+        .sut.definitionsFor(source)
+        .find((tool) => tool.name === 'delete_task')?.description;
+    expect(description('confirm-in-chat', 'chat')).toMatch(
+      /^Delete tasks: .* Always needs the person's confirmation, which the server asks for\.$/,
+    );
     expect(description('allow', 'chat')).toMatch(/which the server asks for\.$/);
-    expect(description('confirm-in-chat', 'mcp')).toMatch(/ Over this connection it never deletes: the call is refused with CONFIRMATION_REQUIRED/);
+    expect(description('confirm-in-chat', 'mcp')).toMatch(
+      / Over this connection it never deletes: the call is refused with CONFIRMATION_REQUIRED/,
+    );
     expect(description('allow', 'mcp')).toMatch(/ Over this connection it deletes at once, without asking the person/);
-    expect(setup().sut.definitionsFor('mcp').find((tool) => tool.name === 'add_task')).toBe(TODO_TOOLS[0]);
+    expect(
+      setup()
+        .sut.definitionsFor('mcp')
+        .find((tool) => tool.name === 'add_task'),
+    ).toBe(TODO_TOOLS[0]);
   });
 
   it('records a crash as failed, then lets it propagate', async () => {

@@ -61,9 +61,7 @@ describe(RegisterUserUseCase.name, () => {
     const { register: sut } = setup();
     await expect(sut.execute({ email: 'a@example.com', password: 'short' })).rejects.toThrow(InvalidPasswordError);
     await sut.execute({ email: 'a@example.com', password: 'long enough' });
-    await expect(sut.execute({ email: 'A@example.com', password: 'long enough' })).rejects.toThrow(
-      EmailAlreadyRegisteredError,
-    );
+    await expect(sut.execute({ email: 'A@example.com', password: 'long enough' })).rejects.toThrow(EmailAlreadyRegisteredError);
   });
 });
 

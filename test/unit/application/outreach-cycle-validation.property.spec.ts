@@ -21,7 +21,13 @@ import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model'
 import { RecordingLogger } from '../../fakes/recording-logger';
 import { RecordingMetrics } from '../../fakes/recording-metrics';
 
-const CLAIM = { taskId: 'task-1', campaignId: taskContext('ScrapeProfile').campaign.id, ownerId: 'owner-1', workerId: 'worker-1', attempts: 1 };
+const CLAIM = {
+  taskId: 'task-1',
+  campaignId: taskContext('ScrapeProfile').campaign.id,
+  ownerId: 'owner-1',
+  workerId: 'worker-1',
+  attempts: 1,
+};
 const SETTINGS: OutreachSettings = {
   ownerDailyLimits: { profile_lookup: 100, linkedin_message: 100, email: 100 },
   leaseMs: 60_000,
@@ -70,8 +76,13 @@ describe(RunOutreachCycleUseCase.name, () => {
   it('executes no proposal that breaks the contract and audits every refusal with its reasons', async () => {
     const tally = { validated: 0, refused: 0, accepted: 0, acted: 0, noValidAction: 0 };
     const answer = (type: OutreachTaskType) =>
-      fc.oneof({ weight: 9, arbitrary: proposalAnswer(taskContext(type)).map(({ text }) => text) }, { weight: 1, arbitrary: rawAnswer(taskContext(type)) });
-    const runs = fc.oneof(...TASK_TYPES.map((type) => fc.record({ type: fc.constant(type), answers: fc.tuple(answer(type), answer(type)) })));
+      fc.oneof(
+        { weight: 9, arbitrary: proposalAnswer(taskContext(type)).map(({ text }) => text) },
+        { weight: 1, arbitrary: rawAnswer(taskContext(type)) },
+      );
+    const runs = fc.oneof(
+      ...TASK_TYPES.map((type) => fc.record({ type: fc.constant(type), answers: fc.tuple(answer(type), answer(type)) })),
+    );
 
     await fc.assert(
       fc.asyncProperty(runs, async ({ type, answers }) => {
@@ -91,7 +102,9 @@ describe(RunOutreachCycleUseCase.name, () => {
           const problems = (row.outcome?.result as { problems?: unknown }).problems;
           expect(Array.isArray(problems) && problems.length > 0 && problems.every((p) => typeof p === 'string' && p.length > 0)).toBe(true);
           expect(row.entry).toMatchObject({ source: 'outreach', outreachTaskId: CLAIM.taskId, actorId: CLAIM.ownerId });
-          expect(JSON.stringify(row.entry.arguments)).toBe(JSON.stringify(parsedObject(refusedTexts[i]) ?? { text: (refusedTexts[i] ?? '').slice(0, 2000) }));
+          expect(JSON.stringify(row.entry.arguments)).toBe(
+            JSON.stringify(parsedObject(refusedTexts[i]) ?? { text: (refusedTexts[i] ?? '').slice(0, 2000) }),
+          );
         });
 
         // A pending audit row (the store's begin, or recordPending) comes before any channel call.
@@ -119,7 +132,10 @@ describe(RunOutreachCycleUseCase.name, () => {
         switch (accepted.action) {
           case 'linkedin_scrape_profile':
             expect(acting).toEqual(['linkedin:scrapeProfile']);
-            expect(linkedin.calls[0].input).toMatchObject({ profileUrl: LEAD.linkedinUrl, fields: [...new Set(accepted.args.fields as string[])] });
+            expect(linkedin.calls[0].input).toMatchObject({
+              profileUrl: LEAD.linkedinUrl,
+              fields: [...new Set(accepted.args.fields as string[])],
+            });
             break;
           case 'linkedin_send_message':
             expect(acting).toEqual(['linkedin:sendMessage']);

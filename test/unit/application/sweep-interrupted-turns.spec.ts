@@ -10,7 +10,11 @@ import { InMemoryInterruptedTurnStore, type OpenTurn } from '../../fakes/in-memo
 const NOW = new Date('2026-11-22T09:00:00.000Z');
 const TURN_MS = 30_000;
 const ago = (ms: number) => new Date(NOW.getTime() - ms);
-const settings = { limits: { ...DEFAULT_AGENT_LIMITS, turnTimeoutMs: TURN_MS, toolTimeoutMs: 10_000 }, sampling: DEFAULT_SAMPLING, pricing: null };
+const settings = {
+  limits: { ...DEFAULT_AGENT_LIMITS, turnTimeoutMs: TURN_MS, toolTimeoutMs: 10_000 },
+  sampling: DEFAULT_SAMPLING,
+  pricing: null,
+};
 
 function call(pendingSeq: number, tool: string, args: Record<string, unknown>, startedAt = ago(2 * TURN_MS + 1)): UnsettledToolCall {
   return {

@@ -99,7 +99,12 @@ describe(`${TodoToolbox.name} delete_task`, () => {
       ok: true,
       data: {
         prompt: "Do you really want to delete 2 tasks: 'Task 3' and 'Task 1'? Reply 'yes delete' to confirm.",
-        arguments: { tasks: [{ number: 3, title: 'Task 3' }, { number: 1, title: 'Task 1' }] },
+        arguments: {
+          tasks: [
+            { number: 3, title: 'Task 3' },
+            { number: 1, title: 'Task 1' },
+          ],
+        },
         preview: { wouldDelete: [expect.objectContaining({ number: 3 }), expect.objectContaining({ number: 1 })] },
       },
     });
@@ -109,7 +114,10 @@ describe(`${TodoToolbox.name} delete_task`, () => {
   it(`counts a long list asked for by scope, and deletes all ${TASKS_PER_USER_MAX} on the confirmed call`, async () => {
     const { sut, tasks } = await withTasks(TASKS_PER_USER_MAX);
     const asked = await dryRun(sut, { scope: 'all' });
-    expect(asked).toMatchObject({ ok: true, data: { prompt: `Do you really want to delete all ${TASKS_PER_USER_MAX} tasks? Reply 'yes delete' to confirm.` } });
+    expect(asked).toMatchObject({
+      ok: true,
+      data: { prompt: `Do you really want to delete all ${TASKS_PER_USER_MAX} tasks? Reply 'yes delete' to confirm.` },
+    });
     const { arguments: confirmed } = (asked as { data: { arguments: Record<string, unknown> } }).data;
     const done = await run(sut, 'delete_task', confirmed);
     expect(done).toMatchObject({ ok: true });
@@ -139,7 +147,12 @@ describe(`${TodoToolbox.name} delete_task`, () => {
         renamed: [{ number: 3, was: 'Task 3', now: 'Pay rent' }],
         askAgain: {
           prompt: message,
-          arguments: { tasks: [{ number: 1, title: 'Task 1' }, { number: 3, title: 'Pay rent' }] },
+          arguments: {
+            tasks: [
+              { number: 1, title: 'Task 1' },
+              { number: 3, title: 'Pay rent' },
+            ],
+          },
           preview: { wouldDelete: [expect.objectContaining({ number: 1 }), expect.objectContaining({ number: 3, title: 'Pay rent' })] },
         },
       },
@@ -160,8 +173,15 @@ describe(`${TodoToolbox.name} delete_task`, () => {
 
   it('deletes what a call names at once all or nothing: one missing number deletes none', async () => {
     const { sut, tasks } = await withTasks(3);
-    await expect(run(sut, 'delete_task', { numbers: [1, 9] })).resolves.toMatchObject({ ok: false, code: 'TASK_NOT_FOUND', details: { number: 9 } });
-    await expect(run(sut, 'delete_task', { scope: 'all' })).resolves.toMatchObject({ ok: true, data: { deleted: [{ number: 1 }, { number: 2 }, { number: 3 }] } });
+    await expect(run(sut, 'delete_task', { numbers: [1, 9] })).resolves.toMatchObject({
+      ok: false,
+      code: 'TASK_NOT_FOUND',
+      details: { number: 9 },
+    });
+    await expect(run(sut, 'delete_task', { scope: 'all' })).resolves.toMatchObject({
+      ok: true,
+      data: { deleted: [{ number: 1 }, { number: 2 }, { number: 3 }] },
+    });
     expect(tasks.tasks).toEqual([]);
   });
 

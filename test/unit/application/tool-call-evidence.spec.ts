@@ -46,7 +46,10 @@ describe(settleFromEvidence.name, () => {
       ['its priority is not the one asked for', [task(4, 'Buy milk', { createdAt: at(3), priority: 'high' })], {}],
       ['no task has that title', [task(4, 'Buy bread', { createdAt: at(3) })], {}],
     ])('is unknown when the only candidate was %s', (_why, tasks, changes) => {
-      expect(sut('add_task', { title: 'Buy milk' }, evidence(tasks, changes))).toMatchObject({ status: 'unknown', errorCode: 'UNKNOWN_OUTCOME' });
+      expect(sut('add_task', { title: 'Buy milk' }, evidence(tasks, changes))).toMatchObject({
+        status: 'unknown',
+        errorCode: 'UNKNOWN_OUTCOME',
+      });
     });
 
     it('is unknown when the recorded arguments do not describe a task', () => {
@@ -58,9 +61,15 @@ describe(settleFromEvidence.name, () => {
   describe('complete_task', () => {
     it('succeeds when the task is completed, saying whether it already was', () => {
       const done = task(2, 'Dentist', { completed: true, completedAt: at(5) });
-      expect(sut('complete_task', { number: 2 }, evidence([done]))).toMatchObject({ status: 'succeeded', result: { alreadyCompleted: false } });
+      expect(sut('complete_task', { number: 2 }, evidence([done]))).toMatchObject({
+        status: 'succeeded',
+        result: { alreadyCompleted: false },
+      });
       const before = task(2, 'Dentist', { completed: true, completedAt: at(-5) });
-      expect(sut('complete_task', { number: 2 }, evidence([before]))).toMatchObject({ status: 'succeeded', result: { alreadyCompleted: true } });
+      expect(sut('complete_task', { number: 2 }, evidence([before]))).toMatchObject({
+        status: 'succeeded',
+        result: { alreadyCompleted: true },
+      });
     });
 
     it('is unknown when the task is open or gone, or was named by words', () => {
@@ -77,7 +86,9 @@ describe(settleFromEvidence.name, () => {
       expect(sut('update_task', { number: 1, title: 'Buy oat milk', priority: 'high' }, evidence([renamed]))).toMatchObject({
         status: 'succeeded',
       });
-      expect(sut('update_task', { number: 1, title: 'Buy oat milk', priority: 'low' }, evidence([renamed]))).toMatchObject({ status: 'unknown' });
+      expect(sut('update_task', { number: 1, title: 'Buy oat milk', priority: 'low' }, evidence([renamed]))).toMatchObject({
+        status: 'unknown',
+      });
       expect(sut('update_task', { query: 'milk', title: 'Buy oat milk' }, evidence([renamed]))).toMatchObject({ status: 'unknown' });
     });
   });
@@ -91,7 +102,12 @@ describe(settleFromEvidence.name, () => {
     });
 
     it('reads a confirmed deletion, which names the tasks as the question showed them', () => {
-      const confirmed = { tasks: [{ number: 2, title: 'Old' }, { number: 3, title: 'Older' }] };
+      const confirmed = {
+        tasks: [
+          { number: 2, title: 'Old' },
+          { number: 3, title: 'Older' },
+        ],
+      };
       expect(sut('delete_task', confirmed, evidence([task(1, 'Keep')], { lastTaskNumber: 3 }))).toMatchObject({
         status: 'succeeded',
         result: { deletedNumbers: [2, 3] },

@@ -43,7 +43,15 @@ describe(parseLeadCsv.name, () => {
     const badLines = Object.keys(bad).map((row) => lines[dataIndex[Number(row)]]);
     expect(sut.leads).toHaveLength(93);
     expect(sut.errors.map((error) => error.line)).toEqual(badLines);
-    expect(sut.errors.map((error) => error.field)).toEqual(['linkedinUrl', 'name', 'email', 'linkedinUrl', null, 'linkedinUrl', 'linkedinUrl']);
+    expect(sut.errors.map((error) => error.field)).toEqual([
+      'linkedinUrl',
+      'name',
+      'email',
+      'linkedinUrl',
+      null,
+      'linkedinUrl',
+      'linkedinUrl',
+    ]);
     expect(sut.errors[5].message).toBe(`duplicate of line ${lines[dataIndex[3]]}`);
     expect(badLines).not.toEqual(Object.keys(bad).map((row) => Number(row) + 2));
     expect(sut.leads[0]).toEqual({
@@ -130,11 +138,15 @@ describe(parseLeadCsv.name, () => {
   });
 
   it('reports an empty file at line 1', () => {
-    expect(parseLeadCsv('\uFEFF\n \r\n')).toEqual({ leads: [], errors: [{ line: 1, field: null, message: expect.stringMatching(/empty/) }] });
+    expect(parseLeadCsv('\uFEFF\n \r\n')).toEqual({
+      leads: [],
+      errors: [{ line: 1, field: null, message: expect.stringMatching(/empty/) }],
+    });
   });
 
   it('reports an unterminated quote at the line where its row starts and stops there', () => {
-    const text = 'name,url\nAnn,https://www.linkedin.com/in/ann-a\n"Bob,https://www.linkedin.com/in/bob-b\nCarol,https://www.linkedin.com/in/carol-c\n';
+    const text =
+      'name,url\nAnn,https://www.linkedin.com/in/ann-a\n"Bob,https://www.linkedin.com/in/bob-b\nCarol,https://www.linkedin.com/in/carol-c\n';
 
     const sut = parseLeadCsv(text);
 
@@ -152,7 +164,8 @@ describe(parseLeadCsv.name, () => {
   });
 
   it('stops after maxRows data rows, invalid ones included, with one error at the first row beyond', () => {
-    const text = 'name,url\nAnn,https://www.linkedin.com/in/ann-a\n\nbad,row\nBob,https://www.linkedin.com/in/bob-b\nCarol,https://www.linkedin.com/in/carol-c\n';
+    const text =
+      'name,url\nAnn,https://www.linkedin.com/in/ann-a\n\nbad,row\nBob,https://www.linkedin.com/in/bob-b\nCarol,https://www.linkedin.com/in/carol-c\n';
 
     const sut = parseLeadCsv(text, { maxRows: 2 });
 
@@ -174,7 +187,9 @@ describe(parseLeadCsv.name, () => {
   });
 
   it('never throws and reports only line numbers that exist in the file', () => {
-    const csvish = fc.string({ unit: fc.constantFrom('a', 'name', 'url', 'https://www.linkedin.com/in/abc', ',', '"', '\r', '\n', ' ', '\uFEFF', '@') });
+    const csvish = fc.string({
+      unit: fc.constantFrom('a', 'name', 'url', 'https://www.linkedin.com/in/abc', ',', '"', '\r', '\n', ' ', '\uFEFF', '@'),
+    });
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), csvish), fc.integer({ min: 0, max: 5 }), (text, maxRows) => {
         const { leads, errors } = parseLeadCsv(text, { maxRows });

@@ -65,7 +65,10 @@ describe(`${checkProposal.name} and ${fitProblems.name}`, () => {
 
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('refuses an extra argument named %s', (name) => {
     const args = JSON.parse(`{"profileUrl":"${LEAD.linkedinUrl}","fields":["name"],"${name}":{"action":"send_email"}}`);
-    const result = validate({ action: 'linkedin_scrape_profile', args, reason: 'Look the lead up before writing.' }, taskContext('ScrapeProfile'));
+    const result = validate(
+      { action: 'linkedin_scrape_profile', args, reason: 'Look the lead up before writing.' },
+      taskContext('ScrapeProfile'),
+    );
     expect(result).toEqual({ ok: false, problems: [`args.${name} is not an accepted argument`] });
   });
 });

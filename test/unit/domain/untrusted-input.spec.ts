@@ -43,9 +43,12 @@ describe('untrusted input', () => {
     expect(parseCanonicalInteger(text)).toBe(value);
   });
 
-  it.each(['0x2', '0b11', '0o6', '4e0', ' 5', '5 ', '+5', '-5', '05', '1.0', '', '99999999999999999'])('refuses %j as an integer', (text) => {
-    expect(parseCanonicalInteger(text)).toBeNull();
-  });
+  it.each(['0x2', '0b11', '0o6', '4e0', ' 5', '5 ', '+5', '-5', '05', '1.0', '', '99999999999999999'])(
+    'refuses %j as an integer',
+    (text) => {
+      expect(parseCanonicalInteger(text)).toBeNull();
+    },
+  );
 });
 
 describe(isTimestamp.name, () => {

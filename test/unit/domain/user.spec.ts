@@ -1,21 +1,13 @@
-import {
-  assertAcceptablePassword,
-  InvalidEmailError,
-  InvalidPasswordError,
-  normalizeEmail,
-} from '../../../src/domain/identity/user';
+import { assertAcceptablePassword, InvalidEmailError, InvalidPasswordError, normalizeEmail } from '../../../src/domain/identity/user';
 
 describe('normalizeEmail', () => {
   it('trims and lower-cases', () => {
     expect(normalizeEmail('  Ada@Example.COM ')).toBe('ada@example.com');
   });
 
-  it.each(['', 'ada', 'ada@', '@example.com', 'ada @example.com', `${'a'.repeat(250)}@x.io`])(
-    'rejects %j',
-    (raw) => {
-      expect(() => normalizeEmail(raw)).toThrow(InvalidEmailError);
-    },
-  );
+  it.each(['', 'ada', 'ada@', '@example.com', 'ada @example.com', `${'a'.repeat(250)}@x.io`])('rejects %j', (raw) => {
+    expect(() => normalizeEmail(raw)).toThrow(InvalidEmailError);
+  });
 });
 
 describe('assertAcceptablePassword', () => {

@@ -27,7 +27,12 @@ describe(loadConfig.name, () => {
 
   it('reads an OpenAI-compatible provider, and never puts its key in an error', () => {
     expect(
-      loadConfig({ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-secret', OPENAI_MODEL: 'llama3', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }).llm,
+      loadConfig({
+        LLM_PROVIDER: 'openai',
+        OPENAI_API_KEY: 'sk-secret',
+        OPENAI_MODEL: 'llama3',
+        OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      }).llm,
     ).toEqual({
       provider: 'openai',
       apiKey: 'sk-secret',
@@ -51,7 +56,12 @@ describe(loadConfig.name, () => {
     const defaults = loadConfig({});
     expect(defaults.agentLimits).toMatchObject({ maxToolArgumentBytes: 16_384, maxReplyChars: 500 });
     expect(defaults.llmSampling).toEqual({ temperature: 0, maxTokens: 1024 });
-    expect(defaults).toMatchObject({ signInAttemptsPerAccount: 10, mcpRateLimitPerMinute: 120, trustProxy: false, metricsToken: undefined });
+    expect(defaults).toMatchObject({
+      signInAttemptsPerAccount: 10,
+      mcpRateLimitPerMinute: 120,
+      trustProxy: false,
+      metricsToken: undefined,
+    });
     const set = loadConfig({
       AGENT_MAX_TOOL_ARGUMENT_BYTES: '1024',
       AGENT_MAX_REPLY_CHARS: '2048',
@@ -94,7 +104,10 @@ describe(loadConfig.name, () => {
     [{ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-x' }, 'OPENAI_MODEL'],
     [{ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-x', OPENAI_MODEL: 'm', OPENAI_BASE_URL: 'localhost:11434' }, 'OPENAI_BASE_URL'],
     [{ LLM_PROVIDER: 'azure-openai', AZURE_OPENAI_API_KEY: 'k' }, 'AZURE_OPENAI_ENDPOINT'],
-    [{ LLM_PROVIDER: 'azure-openai', AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_ENDPOINT: 'https://x.openai.azure.com' }, 'AZURE_OPENAI_DEPLOYMENT'],
+    [
+      { LLM_PROVIDER: 'azure-openai', AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_ENDPOINT: 'https://x.openai.azure.com' },
+      'AZURE_OPENAI_DEPLOYMENT',
+    ],
     [{ LLM_MAX_RETRIES: '5' }, 'LLM_MAX_RETRIES'],
     [{ LLM_PROVIDER: 'gemini' }, 'GEMINI_API_KEY'],
     [{ LLM_PROVIDER: 'gemini', GEMINI_API_KEY: 'AIza' }, 'GEMINI_MODEL'],

@@ -1,9 +1,6 @@
 import type { CompletionRequest } from '../../../src/application/agent/ports/language-model.port';
 import { TODO_TOOLS, type TaskView } from '../../../src/application/todo/tools/todo-tool-definitions';
-import {
-  LanguageModelBadRequestError,
-  LanguageModelTimeoutError,
-} from '../../../src/domain/agent/language-model-errors';
+import { LanguageModelBadRequestError, LanguageModelTimeoutError } from '../../../src/domain/agent/language-model-errors';
 import type { AgentMessage } from '../../../src/domain/agent/tools';
 import { REPLY_TARGET_CHARS } from '../../../src/domain/agent/limits';
 import { OfflineLanguageModel } from '../../../src/infrastructure/llm/offline/offline-language-model';
@@ -110,10 +107,7 @@ const PHRASINGS: readonly (readonly [string, Expected])[] = [
   ['rename the milk task to buy oat milk', updates({ query: 'milk', title: 'Buy oat milk' })],
   ['change task 1 to call grandma', updates({ number: 1, title: 'Call grandma' })],
   ['change the title of task 3 to "Pay rent"', updates({ number: 3, title: 'Pay rent' })],
-  [
-    'change the description of task 2 to bring the insurance card',
-    updates({ number: 2, description: 'bring the insurance card' }),
-  ],
+  ['change the description of task 2 to bring the insurance card', updates({ number: 2, description: 'bring the insurance card' })],
   ['set the description of the dentist task to bring the card', updates({ query: 'dentist', description: 'bring the card' })],
   ['add a note to task 2: bring the card', updates({ number: 2, description: 'bring the card' })],
   ['remove the description from task 2', updates({ number: 2, description: '' })],
@@ -187,15 +181,13 @@ function afterTools(...outcomes: readonly Outcome[]): AgentMessage[] {
   return [
     user('do it'),
     { role: 'assistant', content: null, toolCalls },
-    ...outcomes.map(
-      (outcome, i): AgentMessage => ({
-        role: 'tool',
-        toolCallId: `call-${i}`,
-        name: outcome.name,
-        content: JSON.stringify(outcome.error ?? outcome.result),
-        isError: outcome.error !== undefined,
-      }),
-    ),
+    ...outcomes.map((outcome, i): AgentMessage => ({
+      role: 'tool',
+      toolCallId: `call-${i}`,
+      name: outcome.name,
+      content: JSON.stringify(outcome.error ?? outcome.result),
+      isError: outcome.error !== undefined,
+    })),
   ];
 }
 
@@ -209,11 +201,7 @@ const dentist = task(2, 'Dentist');
 /** Tool results (or errors) of the last assistant message → the sentence the person reads. */
 const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
   ['add_task', afterTools({ name: 'add_task', result: { task: milk } }), "Got it! Added 'Buy milk' to your list. Anything else?"],
-  [
-    'list_tasks, all, empty',
-    afterTools({ name: 'list_tasks', result: { status: 'all', count: 0, tasks: [] } }),
-    'Your list is empty.',
-  ],
+  ['list_tasks, all, empty', afterTools({ name: 'list_tasks', result: { status: 'all', count: 0, tasks: [] } }), 'Your list is empty.'],
   [
     'list_tasks, pending, empty',
     afterTools({ name: 'list_tasks', result: { status: 'pending', count: 0, tasks: [] } }),
@@ -340,11 +328,7 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
     }),
     "I found multiple tasks about 'milk'. Which one: 1. Buy milk or 4. Buy oat milk?",
   ],
-  [
-    'MISSING_TARGET',
-    afterTools({ name: 'update_task', error: { code: 'MISSING_TARGET', message: 'Say which task.' } }),
-    WHICH_TASK,
-  ],
+  ['MISSING_TARGET', afterTools({ name: 'update_task', error: { code: 'MISSING_TARGET', message: 'Say which task.' } }), WHICH_TASK],
   [
     'INVALID_ARGUMENTS',
     afterTools({
@@ -357,7 +341,11 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
     'INVALID_ARGUMENTS, a title past its schema length',
     afterTools({
       name: 'add_task',
-      error: { code: 'INVALID_ARGUMENTS', message: 'arguments.title must be at most 200 characters long', details: { field: 'title', rule: 'too_long', limit: 200 } },
+      error: {
+        code: 'INVALID_ARGUMENTS',
+        message: 'arguments.title must be at most 200 characters long',
+        details: { field: 'title', rule: 'too_long', limit: 200 },
+      },
     }),
     'That title is too long: 200 characters at most.',
   ],
@@ -417,7 +405,9 @@ describe(OfflineLanguageModel.name, () => {
 
   it('keeps a long list within the reply target, saying how many more there are', async () => {
     const tasks = Array.from({ length: 40 }, (_, i) => task(i + 1, `A task with a rather long title, number ${i + 1}`));
-    const completion = await sut.complete(request(afterTools({ name: 'list_tasks', result: { status: 'all', count: 45, tasks, more: 5 } })));
+    const completion = await sut.complete(
+      request(afterTools({ name: 'list_tasks', result: { status: 'all', count: 45, tasks, more: 5 } })),
+    );
     const text = completion.text!;
     expect(text.length).toBeLessThanOrEqual(REPLY_TARGET_CHARS);
     const shownLines = text.split('\n').filter((line) => /^\d+\. /.test(line));
@@ -479,15 +469,15 @@ describe(OfflineLanguageModel.name, () => {
   ])('completes several tasks named by number in one batch: %j', async (phrase, numbers) => {
     const completion = await sut.complete(request([user(phrase)]));
     expect(completion.finishReason).toBe('tool_calls');
-    expect(completion.toolCalls.map((call) => [call.name, JSON.parse(call.arguments)])).toEqual(numbers.map((number) => ['complete_task', { number }]));
+    expect(completion.toolCalls.map((call) => [call.name, JSON.parse(call.arguments)])).toEqual(
+      numbers.map((number) => ['complete_task', { number }]),
+    );
     expect(new Set(completion.toolCalls.map((call) => call.id)).size).toBe(numbers.length);
   });
 
   it('only calls tools it was offered', async () => {
     const withoutDelete = TODO_TOOLS.filter((tool) => tool.name !== 'delete_task');
-    await expect(answerOf(sut, [user('delete task 2')], { tools: withoutDelete })).resolves.toEqual(
-      says("I can't do that right now."),
-    );
+    await expect(answerOf(sut, [user('delete task 2')], { tools: withoutDelete })).resolves.toEqual(says("I can't do that right now."));
     await expect(answerOf(sut, [user('add buy milk')], { tools: [] })).resolves.toEqual(says("I can't do that right now."));
     await expect(answerOf(sut, [user('add buy milk')], { options: { toolChoice: 'none' } })).resolves.toEqual(
       says("I can't do that right now."),
@@ -504,15 +494,11 @@ describe(OfflineLanguageModel.name, () => {
   it('gives up when the turn is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(sut.complete(request([user('add buy milk')], { signal: controller.signal }))).rejects.toThrow(
-      LanguageModelTimeoutError,
-    );
+    await expect(sut.complete(request([user('add buy milk')], { signal: controller.signal }))).rejects.toThrow(LanguageModelTimeoutError);
   });
 
   it('needs a user message or tool results to answer', async () => {
     await expect(sut.complete(request([]))).rejects.toThrow(LanguageModelBadRequestError);
-    await expect(sut.complete(request([user('hi'), { role: 'assistant', content: 'Hi!' }]))).rejects.toThrow(
-      LanguageModelBadRequestError,
-    );
+    await expect(sut.complete(request([user('hi'), { role: 'assistant', content: 'Hi!' }]))).rejects.toThrow(LanguageModelBadRequestError);
   });
 });

@@ -26,7 +26,9 @@ function quota(remaining: Partial<Record<ActionKind, number>> = {}): QuotaState 
 
 function taskContext(
   type: OutreachTaskType,
-  overrides: { task?: Partial<TaskContext['task']>; lead?: Partial<TaskContext['lead']> } & Partial<Omit<TaskContext, 'task' | 'lead'>> = {},
+  overrides: { task?: Partial<TaskContext['task']>; lead?: Partial<TaskContext['lead']> } & Partial<
+    Omit<TaskContext, 'task' | 'lead'>
+  > = {},
 ): TaskContext {
   const { task, lead, ...rest } = overrides;
   return {

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { changeRows, empty, join, raw, selectRow, selectRows, sql, type Sql, UnexpectedRowError } from '../../../src/infrastructure/persistence/sql';
+import {
+  changeRows,
+  empty,
+  join,
+  raw,
+  selectRow,
+  selectRows,
+  sql,
+  type Sql,
+  UnexpectedRowError,
+} from '../../../src/infrastructure/persistence/sql';
 
 /** Answers every statement with `rows`, and remembers what it was asked. */
 function database(rows: unknown): Sql & { asked: { text: string; values?: unknown[] }[] } {
@@ -29,7 +39,9 @@ describe(selectRows.name, () => {
   it('sends the statement as text and parameters, and returns the rows as their schema reads them', async () => {
     const at = new Date('2026-11-23T00:00:00Z');
     const db = database([{ id: 'a', number: 1, createdAt: at, extra: 'dropped' }]);
-    await expect(selectRows(db, sql`SELECT * FROM tasks WHERE number = ${1}`, ROW)).resolves.toEqual([{ id: 'a', number: 1, createdAt: at }]);
+    await expect(selectRows(db, sql`SELECT * FROM tasks WHERE number = ${1}`, ROW)).resolves.toEqual([
+      { id: 'a', number: 1, createdAt: at },
+    ]);
     expect(db.asked).toEqual([{ text: 'SELECT * FROM tasks WHERE number = $1', values: [1] }]);
   });
 
@@ -37,7 +49,9 @@ describe(selectRows.name, () => {
     const db = database([{ id: 'a', number: '7', createdAt: new Date() }]);
     const read = selectRows(db, sql`SELECT id, number, created_at FROM tasks WHERE title = ${'secret title'}`, ROW);
     await expect(read).rejects.toThrow(UnexpectedRowError);
-    await expect(read).rejects.toThrow(/^Row 0 of "SELECT id, number, created_at FROM tasks WHERE title = \$1" is not as expected: number: /);
+    await expect(read).rejects.toThrow(
+      /^Row 0 of "SELECT id, number, created_at FROM tasks WHERE title = \$1" is not as expected: number: /,
+    );
     await expect(read).rejects.not.toThrow(/secret|'7'/);
   });
 

@@ -42,10 +42,5 @@ export const TOOL_META_KEYS = { context: 'bridle/context', changesExisting: 'bri
 export abstract class ToolGateway {
   abstract listTools(): Promise<readonly ToolDefinition[]>;
   /** Failed calls are results (`ok: false`) the model reads; only transport failures throw. */
-  abstract invoke(
-    name: string,
-    args: ToolArguments,
-    context: ToolCallContext,
-    signal?: AbortSignal,
-  ): Promise<ToolResult>;
+  abstract invoke(name: string, args: ToolArguments, context: ToolCallContext, signal?: AbortSignal): Promise<ToolResult>;
 }

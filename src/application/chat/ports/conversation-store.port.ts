@@ -100,10 +100,5 @@ export abstract class ConversationStore {
   ): Promise<PendingConfirmation | null>;
   abstract listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>>;
   /** Newest `limit` messages before the cursor, returned oldest first; null if no such conversation. */
-  abstract listMessages(
-    userId: string,
-    conversationId: string,
-    limit: number,
-    cursor: string | null,
-  ): Promise<Page<StoredMessage> | null>;
+  abstract listMessages(userId: string, conversationId: string, limit: number, cursor: string | null): Promise<Page<StoredMessage> | null>;
 }

@@ -43,9 +43,10 @@ export class GetCampaignUseCase {
       this.campaigns.counts(campaign.id),
       this.campaigns.quota(campaign, this.settings.ownerDailyLimits, day),
     ]);
-    const kinds = Object.fromEntries(
-      ACTION_KINDS.map((kind) => [kind, { ...quota[kind], remaining: remainingOf(quota, kind) }]),
-    ) as Record<ActionKind, KindUsage>;
+    const kinds = Object.fromEntries(ACTION_KINDS.map((kind) => [kind, { ...quota[kind], remaining: remainingOf(quota, kind) }])) as Record<
+      ActionKind,
+      KindUsage
+    >;
     return { campaign, counts, usage: { day, resetsAt: nextUtcMidnight(now), kinds } };
   }
 }

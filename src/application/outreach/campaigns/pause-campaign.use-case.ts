@@ -16,9 +16,14 @@ export class PauseCampaignUseCase {
    * finishes. Pausing a draft or paused campaign changes nothing.
    */
   execute(ref: CampaignRef): Promise<Campaign> {
-    return changeCampaign(this.campaigns, ref, () => this.clock.now(), (campaign) => {
-      const status = pauseCampaign(campaign);
-      return status === campaign.status ? null : { status };
-    });
+    return changeCampaign(
+      this.campaigns,
+      ref,
+      () => this.clock.now(),
+      (campaign) => {
+        const status = pauseCampaign(campaign);
+        return status === campaign.status ? null : { status };
+      },
+    );
   }
 }

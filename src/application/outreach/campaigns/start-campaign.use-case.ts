@@ -17,13 +17,18 @@ export class StartCampaignUseCase {
    * completed campaign takes no more leads.
    */
   execute(ref: CampaignRef): Promise<Campaign> {
-    return changeCampaign(this.campaigns, ref, () => this.clock.now(), async (campaign) => {
-      const status = startCampaign(campaign);
-      if (status === campaign.status) return null;
-      if ((await this.campaigns.counts(campaign.id)).leads === 0) {
-        throw new CampaignStateError('The campaign has no leads; import leads before starting it');
-      }
-      return { status };
-    });
+    return changeCampaign(
+      this.campaigns,
+      ref,
+      () => this.clock.now(),
+      async (campaign) => {
+        const status = startCampaign(campaign);
+        if (status === campaign.status) return null;
+        if ((await this.campaigns.counts(campaign.id)).leads === 0) {
+          throw new CampaignStateError('The campaign has no leads; import leads before starting it');
+        }
+        return { status };
+      },
+    );
   }
 }

@@ -13,11 +13,12 @@ export class UpdateCampaignUseCase {
   ) {}
 
   /** Renames it or changes some of its daily limits; a new limit applies to today's count too. */
-  execute(
-    input: CampaignRef & { changes: { name?: string; dailyLimits?: Partial<Record<ActionKind, number>> } },
-  ): Promise<Campaign> {
-    return changeCampaign(this.campaigns, input, () => this.clock.now(), (campaign) =>
-      renameOrRelimit(campaign, input.changes),
+  execute(input: CampaignRef & { changes: { name?: string; dailyLimits?: Partial<Record<ActionKind, number>> } }): Promise<Campaign> {
+    return changeCampaign(
+      this.campaigns,
+      input,
+      () => this.clock.now(),
+      (campaign) => renameOrRelimit(campaign, input.changes),
     );
   }
 }

@@ -69,11 +69,7 @@ export abstract class CampaignRepository {
   /** Tasks in lead order, then step. */
   abstract listTasks(campaignId: string, limit: number, cursor: string | null): Promise<Page<TaskView>>;
   /** Today's use of each kind against the campaign's and the owner's limits. */
-  abstract quota(
-    campaign: Campaign,
-    ownerLimits: Readonly<Record<ActionKind, number>>,
-    day: string,
-  ): Promise<QuotaState>;
+  abstract quota(campaign: Campaign, ownerLimits: Readonly<Record<ActionKind, number>>, day: string): Promise<QuotaState>;
 
   abstract listDoNotContact(ownerId: string): Promise<readonly DoNotContactEntry[]>;
   /** Idempotent: adding a value already listed returns the existing entry. */

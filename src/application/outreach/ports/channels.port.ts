@@ -10,8 +10,7 @@ export type Profile = Readonly<Partial<Record<ProfileField, string | null>>>;
 
 /** What a channel did under an idempotency key. */
 export type ChannelRecord =
-  | { readonly kind: 'profile'; readonly profile: Profile }
-  | { readonly kind: 'message'; readonly messageId: string };
+  { readonly kind: 'profile'; readonly profile: Profile } | { readonly kind: 'message'; readonly messageId: string };
 
 /** `null`: nothing happened under that key; `'unknowable'`: the channel cannot tell. */
 export type ChannelLookup = ChannelRecord | null | 'unknowable';

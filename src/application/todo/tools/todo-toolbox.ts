@@ -5,7 +5,15 @@ import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { DomainValidationError } from '../../../domain/shared/domain-error';
 import { joinedWithAnd } from '../../../domain/shared/words';
 import { changesSinceShown, type ShownTask, sinceAsked } from '../../../domain/todo/deletion';
-import { type Task, type TaskChanges, TaskBusyError, TaskLimitReachedError, TaskNotFoundError, type TaskPriority, type TaskStatusFilter } from '../../../domain/todo/task';
+import {
+  type Task,
+  type TaskChanges,
+  TaskBusyError,
+  TaskLimitReachedError,
+  TaskNotFoundError,
+  type TaskPriority,
+  type TaskStatusFilter,
+} from '../../../domain/todo/task';
 import type { DryRunResult } from '../../agent/ports/toolbox.port';
 import { Toolbox } from '../../agent/ports/toolbox.port';
 import type { ToolResult } from '../../agent/ports/tool-gateway.port';
@@ -70,7 +78,8 @@ export class TodoToolbox extends Toolbox {
 
   override chatRequestFor(tool: string, args: ToolArguments): string | null {
     if (tool !== 'delete_task') return null;
-    const numbers = typeof args.number === 'number' ? [args.number] : Array.isArray(args.numbers) ? [...new Set(args.numbers as number[])] : [];
+    const numbers =
+      typeof args.number === 'number' ? [args.number] : Array.isArray(args.numbers) ? [...new Set(args.numbers as number[])] : [];
     if (numbers.length === 1) return `delete task ${numbers[0]}`;
     if (numbers.length > 1) return `delete tasks ${joinedWithAnd(numbers.map(String))}`;
     if (args.scope === 'all') return 'delete everything';
@@ -94,7 +103,12 @@ export class TodoToolbox extends Toolbox {
         const tasks = await this.listTasks.execute({ userId, status });
         // The model reads a bounded list; the person's task list (API, console) has them all.
         const shown = tasks.slice(0, LIST_TOOL_MAX);
-        return { status, count: tasks.length, tasks: shown.map(view), ...(tasks.length > shown.length && { more: tasks.length - shown.length }) };
+        return {
+          status,
+          count: tasks.length,
+          tasks: shown.map(view),
+          ...(tasks.length > shown.length && { more: tasks.length - shown.length }),
+        };
       }
       case 'complete_task': {
         const taskNumber =
@@ -145,7 +159,10 @@ export class TodoToolbox extends Toolbox {
    */
   private deletionToConfirm(targets: readonly Task[], scope?: 'all' | 'completed'): DryRunResult {
     return {
-      prompt: deletionPrompt(targets.map((task) => task.title), scope),
+      prompt: deletionPrompt(
+        targets.map((task) => task.title),
+        scope,
+      ),
       arguments: { tasks: targets.map(shownTask) },
       preview: { wouldDelete: targets.map(view) },
     };

@@ -23,7 +23,11 @@ export interface UnsettledCall {
 
 export type SettledOutcome =
   | { readonly status: 'succeeded'; readonly result: Record<string, unknown> }
-  | { readonly status: 'unknown'; readonly errorCode: 'UNKNOWN_OUTCOME'; readonly result: { readonly detail: string; readonly review: true } };
+  | {
+      readonly status: 'unknown';
+      readonly errorCode: 'UNKNOWN_OUTCOME';
+      readonly result: { readonly detail: string; readonly review: true };
+    };
 
 /**
  * The outcome of a todo tool call whose process stopped between its pending audit row and
@@ -115,7 +119,8 @@ function deletedNumbersOf(args: ToolArguments): number[] | null {
     const numbers = (args.tasks as unknown[]).map((task) => (task as { number?: unknown } | null)?.number);
     return numbers.every((n): n is number => typeof n === 'number') ? numbers : null;
   }
-  if (Array.isArray(args.numbers)) return (args.numbers as unknown[]).every((n) => typeof n === 'number') ? (args.numbers as number[]) : null;
+  if (Array.isArray(args.numbers))
+    return (args.numbers as unknown[]).every((n) => typeof n === 'number') ? (args.numbers as number[]) : null;
   return typeof args.number === 'number' ? [args.number] : null;
 }
 

@@ -115,7 +115,13 @@ function completionOf(responses: readonly GenerateContentResponse[], request: Co
   const parts = responses.flatMap(partsOf);
   const calls = parts.flatMap((part, i) =>
     part.functionCall?.name
-      ? [{ id: part.functionCall.id ?? `gemini-call-${request.messages.length}-${i}`, name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) }]
+      ? [
+          {
+            id: part.functionCall.id ?? `gemini-call-${request.messages.length}-${i}`,
+            name: part.functionCall.name,
+            arguments: JSON.stringify(part.functionCall.args ?? {}),
+          },
+        ]
       : [],
   );
   const text = textOf(parts);
@@ -189,6 +195,7 @@ export function classifyGeminiError(error: unknown, how: { timedOut: boolean; tu
   }
   if (error.status === 429) return { error: new LanguageModelRateLimitError('Gemini is rate limiting', options), retryable: true };
   if (error.status >= 500) return { error: new LanguageModelUnavailableError(`Gemini failed (${error.status})`, options), retryable: true };
-  if (error.status === 400) return { error: new LanguageModelBadRequestError('Gemini refused the request (400)', options), retryable: false };
+  if (error.status === 400)
+    return { error: new LanguageModelBadRequestError('Gemini refused the request (400)', options), retryable: false };
   return { error: new LanguageModelUnavailableError(`Gemini refused the call (${error.status})`, options), retryable: false };
 }

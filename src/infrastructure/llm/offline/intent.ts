@@ -115,7 +115,8 @@ const RULES: readonly Rule[] = [
     intent: (m) => update(m[1], { priority: 'low' }),
   },
   {
-    pattern: /^(?:make|set|mark|flag|change|put|move) (.+?) (?:as |to |at |in )?(?:a )?(high|highest|top|low|lowest|medium|normal|mid)[- ]priority$/i,
+    pattern:
+      /^(?:make|set|mark|flag|change|put|move) (.+?) (?:as |to |at |in )?(?:a )?(high|highest|top|low|lowest|medium|normal|mid)[- ]priority$/i,
     intent: (m) => reprioritise(m[1], m[2]),
   },
   {
@@ -123,7 +124,8 @@ const RULES: readonly Rule[] = [
     intent: (m) => reprioritise(m[1], m[2]),
   },
   {
-    pattern: /^(?:set|change|update|make) the priority (?:of|for|on) (.+?) (?:to|as) (high|highest|top|low|lowest|medium|normal|mid|urgent)$/i,
+    pattern:
+      /^(?:set|change|update|make) the priority (?:of|for|on) (.+?) (?:to|as) (high|highest|top|low|lowest|medium|normal|mid|urgent)$/i,
     intent: (m) => reprioritise(m[1], m[2]),
   },
   { pattern: /^prioriti[sz]e (.+)$/i, intent: (m) => update(m[1], { priority: 'high' }) },
@@ -146,7 +148,8 @@ const RULES: readonly Rule[] = [
 
   // delete
   {
-    pattern: /^(?:clear|clean up|clean out|wipe|purge)(?: out)?(?: (?:the|my|all))? (?:completed|finished|done)(?: ones| tasks| todos| items)?$/i,
+    pattern:
+      /^(?:clear|clean up|clean out|wipe|purge)(?: out)?(?: (?:the|my|all))? (?:completed|finished|done)(?: ones| tasks| todos| items)?$/i,
     intent: () => ({ kind: 'delete', target: { kind: 'scope', scope: 'completed' } }),
   },
   {
@@ -198,11 +201,13 @@ const RULES: readonly Rule[] = [
     intent: list('pending'),
   },
   {
-    pattern: /^(?:which|what) (?:tasks|todos|items|things) (?:are|do i have) (?:still )?(?:left|open|pending|remaining|not done|undone|unfinished|to do)$/i,
+    pattern:
+      /^(?:which|what) (?:tasks|todos|items|things) (?:are|do i have) (?:still )?(?:left|open|pending|remaining|not done|undone|unfinished|to do)$/i,
     intent: list('pending'),
   },
   {
-    pattern: /^(?:is there |do i have )?anything (?:left|else)(?: to do)?$|^what remains$|^what should i (?:do|work on)(?: next| now| today)?$/i,
+    pattern:
+      /^(?:is there |do i have )?anything (?:left|else)(?: to do)?$|^what remains$|^what should i (?:do|work on)(?: next| now| today)?$/i,
     intent: list('pending'),
   },
   { pattern: /^(?:tasks|todos|things|items) (?:left|remaining|to do|still open)$/i, intent: list('pending') },
@@ -215,7 +220,8 @@ const RULES: readonly Rule[] = [
     intent: list('completed'),
   },
   {
-    pattern: /^(?:what'?s|what is|whats|what are|which are|which tasks are|what tasks are) (?:already )?(?:done|completed|finished|checked off)$/i,
+    pattern:
+      /^(?:what'?s|what is|whats|what are|which are|which tasks are|what tasks are) (?:already )?(?:done|completed|finished|checked off)$/i,
     intent: list('completed'),
   },
   {
@@ -230,12 +236,12 @@ const RULES: readonly Rule[] = [
     intent: list('all'),
   },
   {
-    pattern:
-      /^what (?:do i have|have i got|tasks do i have|are my (?:tasks|todos|to-dos)|do i have on my (?:list|plate)|is on my plate)$/i,
+    pattern: /^what (?:do i have|have i got|tasks do i have|are my (?:tasks|todos|to-dos)|do i have on my (?:list|plate)|is on my plate)$/i,
     intent: list('all'),
   },
   {
-    pattern: /^(?:show|list|display|see|view|print|read)(?: me)?(?: all| everything)?$|^(?:show|list|display|see|give|get|view|check|print|read|tell)(?: me)?(?: all)?(?: of)?(?: my| the)? (?:tasks|todos|to-dos|list|todo list|to-do list|task list|items|things to do|everything)$/i,
+    pattern:
+      /^(?:show|list|display|see|view|print|read)(?: me)?(?: all| everything)?$|^(?:show|list|display|see|give|get|view|check|print|read|tell)(?: me)?(?: all)?(?: of)?(?: my| the)? (?:tasks|todos|to-dos|list|todo list|to-do list|task list|items|things to do|everything)$/i,
     intent: list('all'),
   },
   {
@@ -243,13 +249,15 @@ const RULES: readonly Rule[] = [
     intent: list('all'),
   },
   {
-    pattern: /^(?:do i have|have i got|are there|how many) (?:any )?(?:tasks|todos|to-dos|things to do)(?: (?:do i have|are there))?(?: on my list)?$/i,
+    pattern:
+      /^(?:do i have|have i got|are there|how many) (?:any )?(?:tasks|todos|to-dos|things to do)(?: (?:do i have|are there))?(?: on my list)?$/i,
     intent: list('all'),
   },
 
   // add
   {
-    pattern: /^(?:add|put|create|make|new|start|jot down|write down|note down|log) ((?:a |an )?(?:new )?(?:task|todo|to-do|item|reminder|entry)\b.*)$/i,
+    pattern:
+      /^(?:add|put|create|make|new|start|jot down|write down|note down|log) ((?:a |an )?(?:new )?(?:task|todo|to-do|item|reminder|entry)\b.*)$/i,
     intent: (m) => add(m[1]),
   },
   { pattern: /^put (.+?) on (?:my|the) (?:todo |to-do |task )?list$/i, intent: (m) => add(m[1]) },
@@ -257,7 +265,8 @@ const RULES: readonly Rule[] = [
   { pattern: /^(?:task|todo|to-do|reminder)\s*[:-]\s*(.+)$/i, intent: (m) => add(m[1]) },
   { pattern: /^remind me (?:to|about|of) (.+)$/i, intent: (m) => add(m[1]) },
   {
-    pattern: /^(?:don'?t let me forget|do not let me forget|don'?t forget|help me remember|make sure i remember|remember)(?: to| about)? (.+)$/i,
+    pattern:
+      /^(?:don'?t let me forget|do not let me forget|don'?t forget|help me remember|make sure i remember|remember)(?: to| about)? (.+)$/i,
     intent: (m) => add(m[1]),
   },
   {

@@ -207,16 +207,16 @@ function completion(answer: Answer, request: CompletionRequest): Completion {
   return {
     text: null,
     toolCalls,
-    usage: usage(request, toolCalls.reduce((length, call) => length + call.name.length + call.arguments.length, 0)),
+    usage: usage(
+      request,
+      toolCalls.reduce((length, call) => length + call.name.length + call.arguments.length, 0),
+    ),
     finishReason: 'tool_calls',
   };
 }
 
 /** A rough 4-characters-per-token estimate, so budgets and logs have numbers to work with. */
 function usage(request: CompletionRequest, answerChars: number): TokenUsage {
-  const promptChars = request.messages.reduce(
-    (sum, message) => sum + (message.content?.length ?? 0),
-    request.systemPrompt.length,
-  );
+  const promptChars = request.messages.reduce((sum, message) => sum + (message.content?.length ?? 0), request.systemPrompt.length);
   return { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.ceil(answerChars / 4) };
 }

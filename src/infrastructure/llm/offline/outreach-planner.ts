@@ -54,7 +54,7 @@ function plan(prompt: OutreachPrompt): Proposal | null {
     return {
       action: 'wait_cooldown',
       args: { durationHours: prompt.cooldownHours },
-      reason: "The daily quota for this task is used up, so wait until it resets at the next UTC midnight.",
+      reason: 'The daily quota for this task is used up, so wait until it resets at the next UTC midnight.',
     };
   }
   const secret = prompt.secrets.find((name) => SECRET_NAME.test(name));
@@ -143,7 +143,10 @@ function read(text: string): OutreachPrompt | null {
   const campaignId = /\(([^()\s]+)\)$/.exec(field('- Campaign:') ?? '')?.[1];
   const toolsLine = field('Available tools:');
   if (campaignId === undefined || toolsLine === null) return null;
-  const tools = toolsLine.split(',').map((tool) => tool.trim()).filter((tool): tool is ActionName => ACTION_NAMES.includes(tool as ActionName));
+  const tools = toolsLine
+    .split(',')
+    .map((tool) => tool.trim())
+    .filter((tool): tool is ActionName => ACTION_NAMES.includes(tool as ActionName));
 
   const type = field('- Task Type:');
   const target = /^(.*) \((\S+)\)$/.exec(field('- Target Lead:') ?? '');
@@ -162,7 +165,13 @@ function read(text: string): OutreachPrompt | null {
     quotaRemaining: remaining !== null && /^\d+$/.test(remaining) ? Number(remaining) : null,
     cooldownHours: cooldown >= 0.01 && cooldown <= COOLDOWN_MAX_HOURS ? cooldown : null,
     tools,
-    secrets: secrets === null || secrets === 'none' ? [] : secrets.split(',').map((name) => name.trim()).filter(Boolean),
+    secrets:
+      secrets === null || secrets === 'none'
+        ? []
+        : secrets
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
   };
 }
 

@@ -109,7 +109,9 @@ export function cleanTitle(raw: string): string {
   let title = raw.trim();
   for (const leader of TITLE_LEADERS) title = title.replace(leader, '');
   for (const trailer of TITLE_TRAILERS) title = title.replace(trailer, '');
-  title = unquoted(title.trim()).replace(/^[\s:,;-]+/, '').replace(TRAILING_PUNCTUATION, '');
+  title = unquoted(title.trim())
+    .replace(/^[\s:,;-]+/, '')
+    .replace(TRAILING_PUNCTUATION, '');
   return capitalised(title);
 }
 
@@ -153,7 +155,8 @@ const ABOUT =
   /^(?:the )?(?:task|item|one|todo|to-do|thing|entry)s? (?:about|for|called|named|titled|that says|saying|with|regarding|mentioning) (.+)$/i;
 const PRONOUN = /^(?:it|that|this|them|those|these|that one|this one|the task|the one|one)$/i;
 /** "the first two", "tasks 2 and 3": one call acts on one task, so these need a question back. */
-const SEVERAL = /^(?:the )?(?:first|last|next|top|bottom) (?:two|three|four|five|few|\d+)\b|^(?:the )?(?:tasks? |items? )?#?\d+(?:,| and| &)/i;
+const SEVERAL =
+  /^(?:the )?(?:first|last|next|top|bottom) (?:two|three|four|five|few|\d+)\b|^(?:the )?(?:tasks? |items? )?#?\d+(?:,| and| &)/i;
 /** Words that say nothing about which task is meant; the rest are kept in order. */
 const FILLER = new Set(['the', 'one', 'task', 'item', 'my', 'that', 'this', 'a', 'an', 'todo', 'to-do']);
 

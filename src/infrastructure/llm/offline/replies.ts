@@ -19,8 +19,7 @@ export const HELP = [
 
 export const WHICH_TASK = "Which task do you mean? You can say its number, like 'task 2', or words from its title.";
 export const NOTHING_TO_CONFIRM = "There's nothing waiting for your confirmation right now.";
-export const OFF_TOPIC =
-  'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
+export const OFF_TOPIC = 'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
 export const CLARIFY =
   "I'm not sure what you'd like to do. Do you want to add a task, see your list or change one? You can say things like " +
   "'add buy milk', 'what's left?' or 'mark task 2 done'.";
@@ -145,9 +144,7 @@ function succeeded(name: string, result: Fields): string {
       return listed(result);
     case 'complete_task':
       if (!task) return 'Done!';
-      return result.alreadyCompleted === true
-        ? `'${task.title}' was already complete.`
-        : `Great! I've marked '${task.title}' as complete.`;
+      return result.alreadyCompleted === true ? `'${task.title}' was already complete.` : `Great! I've marked '${task.title}' as complete.`;
     case 'update_task':
       return updated(result);
     case 'delete_task':

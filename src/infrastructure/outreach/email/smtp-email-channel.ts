@@ -155,7 +155,12 @@ function toChannelError(error: unknown, bodyStarted: boolean): ChannelError {
   if (responseCode >= 400 && responseCode < 500) {
     const text = failure.response ?? '';
     const rateLimited = RATE_LIMIT_REPLY.test(text);
-    return new ChannelError(rateLimited ? 'RATE_LIMITED' : 'UNAVAILABLE', `The SMTP server deferred the mail (${reply(failure)})`, 'no', options);
+    return new ChannelError(
+      rateLimited ? 'RATE_LIMITED' : 'UNAVAILABLE',
+      `The SMTP server deferred the mail (${reply(failure)})`,
+      'no',
+      options,
+    );
   }
   if (responseCode >= 500 && responseCode < 600) {
     const refusedMessage = failure.permanent !== false && ['MAIL FROM', 'RCPT TO', 'DATA'].includes(failure.command ?? '');
@@ -172,7 +177,12 @@ function toChannelError(error: unknown, bodyStarted: boolean): ChannelError {
   // A lost connection, a timeout, a garbled reply: only the phase tells whether the server has the mail.
   const performed = bodyStarted ? 'maybe' : 'no';
   const when = bodyStarted ? 'once the message was on its way' : 'before the message was sent';
-  return new ChannelError('UNAVAILABLE', `The SMTP session failed ${when} (${code || 'unknown error'}${originalCode(failure)})`, performed, options);
+  return new ChannelError(
+    'UNAVAILABLE',
+    `The SMTP session failed ${when} (${code || 'unknown error'}${originalCode(failure)})`,
+    performed,
+    options,
+  );
 }
 
 function reply(failure: NodemailerError | undefined): string {

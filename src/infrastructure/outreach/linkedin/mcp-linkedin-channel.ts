@@ -3,12 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import {
-  type ChannelCall,
-  type ChannelLookup,
-  LinkedInChannel,
-  type Profile,
-} from '../../../application/outreach/ports/channels.port';
+import { type ChannelCall, type ChannelLookup, LinkedInChannel, type Profile } from '../../../application/outreach/ports/channels.port';
 import type { ProfileField } from '../../../domain/outreach/actions';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 
@@ -79,7 +74,9 @@ export class McpLinkedInChannel extends LinkedInChannel {
     } catch (error) {
       await client.close().catch(() => undefined);
       if (error instanceof McpLinkedInConnectError) throw error;
-      throw new McpLinkedInConnectError(`Could not list the tools of the LinkedIn MCP server ${where}: ${messageOf(error)}`, { cause: error });
+      throw new McpLinkedInConnectError(`Could not list the tools of the LinkedIn MCP server ${where}: ${messageOf(error)}`, {
+        cause: error,
+      });
     }
     return new McpLinkedInChannel(client, options.timeoutMs);
   }
@@ -124,7 +121,11 @@ export class McpLinkedInChannel extends LinkedInChannel {
     await this.client.close();
   }
 
-  private async call(tool: LinkedInMcpTool, args: Record<string, unknown>, call: ChannelCall): Promise<Record<string, unknown> | undefined> {
+  private async call(
+    tool: LinkedInMcpTool,
+    args: Record<string, unknown>,
+    call: ChannelCall,
+  ): Promise<Record<string, unknown> | undefined> {
     const performed = tool === SEND_MESSAGE_TOOL ? 'maybe' : 'no';
     if (call.signal.aborted) {
       throw new ChannelError('TIMEOUT', `${tool} not called: the deadline had already passed`, 'no', { cause: call.signal.reason });
@@ -230,9 +231,7 @@ function payloadOf(content: unknown, structuredContent: unknown): Record<string,
 
 function textsOf(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
-  return content.flatMap((item: unknown) =>
-    isRecord(item) && item.type === 'text' && typeof item.text === 'string' ? [item.text] : [],
-  );
+  return content.flatMap((item: unknown) => (isRecord(item) && item.type === 'text' && typeof item.text === 'string' ? [item.text] : []));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

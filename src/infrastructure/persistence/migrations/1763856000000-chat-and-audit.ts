@@ -40,9 +40,7 @@ export class ChatAndAudit1763856000000 implements MigrationInterface {
         resolved_at timestamptz,
         resolution varchar(16) CHECK (resolution IN ('confirmed', 'cancelled', 'dropped'))
       )`);
-    await db.query(
-      `CREATE INDEX pending_actions_open_idx ON pending_actions (conversation_id, created_at DESC) WHERE resolved_at IS NULL`,
-    );
+    await db.query(`CREATE INDEX pending_actions_open_idx ON pending_actions (conversation_id, created_at DESC) WHERE resolved_at IS NULL`);
     await db.query(`
       CREATE TABLE decision_logs (
         id uuid PRIMARY KEY,

@@ -31,7 +31,13 @@ export class DatabaseThrottlerStorage implements ThrottlerStorage, OnModuleDestr
     this.sweeping.start(SWEEP_INTERVAL_MS);
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): ReturnType<ThrottlerStorage['increment']> {
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): ReturnType<ThrottlerStorage['increment']> {
     const [row] = await this.dataSource.query<{ hits: number; expires_in: number; blocked_for: number | null }[]>(
       `WITH t AS (SELECT clock_timestamp() AS now)
        INSERT INTO rate_limits AS r (key, hits, window_ends, blocks)

@@ -11,7 +11,6 @@ import { recordedToolName } from '../../../domain/agent/model-output';
 import { jsonColumn } from '../json-column';
 import type { Sql } from '../sql';
 
-
 type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
 
 const INSERT = `INSERT INTO audit_log

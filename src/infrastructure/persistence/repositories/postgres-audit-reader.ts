@@ -94,17 +94,22 @@ class Conditions {
 }
 
 function auditConditions(filter: AuditFilter): Conditions {
-  return new Conditions()
-    .add('actor_id', '=', filter.actorId)
-    .add('source', '=', filter.source)
-    .add('tool', '=', filter.tool)
-    // Rows written before the names were one say confirmation_requested (see RecordedAuditStatus).
-    .anyOf('status', filter.status === 'confirmation_required' ? ['confirmation_required', 'confirmation_requested'] : filter.status && [filter.status])
-    .add('conversation_id', '=', filter.conversationId)
-    .add('campaign_id', '=', filter.campaignId)
-    .add('decision_id', '=', filter.decisionId)
-    .add('created_at', '>=', filter.from)
-    .add('created_at', '<', filter.to);
+  return (
+    new Conditions()
+      .add('actor_id', '=', filter.actorId)
+      .add('source', '=', filter.source)
+      .add('tool', '=', filter.tool)
+      // Rows written before the names were one say confirmation_requested (see RecordedAuditStatus).
+      .anyOf(
+        'status',
+        filter.status === 'confirmation_required' ? ['confirmation_required', 'confirmation_requested'] : filter.status && [filter.status],
+      )
+      .add('conversation_id', '=', filter.conversationId)
+      .add('campaign_id', '=', filter.campaignId)
+      .add('decision_id', '=', filter.decisionId)
+      .add('created_at', '>=', filter.from)
+      .add('created_at', '<', filter.to)
+  );
 }
 
 function decisionConditions(filter: DecisionFilter): Conditions {
@@ -171,7 +176,9 @@ export class PostgresAuditReader extends AuditReader {
   }
 
   async getDecision(id: string): Promise<DecisionWithToolCalls | null> {
-    const decisions = await this.dataSource.query<(DecisionRow & { context: Omit<TurnContextView, 'summary'> | null; summary: string | null })[]>(
+    const decisions = await this.dataSource.query<
+      (DecisionRow & { context: Omit<TurnContextView, 'summary'> | null; summary: string | null })[]
+    >(
       `SELECT ${DECISION_COLUMNS}, d.context,
               (SELECT s.content FROM conversation_summaries s WHERE s.id = (d.context->>'summaryId')::uuid) AS summary
        FROM decision_logs d WHERE id = $1`,
@@ -179,10 +186,9 @@ export class PostgresAuditReader extends AuditReader {
     );
     if (decisions.length === 0) return null;
     const [decision] = decisions;
-    const calls = await this.dataSource.query<AuditRow[]>(
-      `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE decision_id = $1 ORDER BY seq`,
-      [id],
-    );
+    const calls = await this.dataSource.query<AuditRow[]>(`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE decision_id = $1 ORDER BY seq`, [
+      id,
+    ]);
     return {
       ...toDecisionRecord(decision),
       context: decision.context && { ...decision.context, summary: decision.summary },
@@ -286,5 +292,3 @@ function toDecisionRecord(row: DecisionRow): DecisionRecord {
     providerRequestId: row.provider_request_id,
   };
 }
-
-

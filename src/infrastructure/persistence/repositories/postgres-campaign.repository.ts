@@ -115,10 +115,10 @@ export class PostgresCampaignRepository extends CampaignRepository {
 
   async get(ownerId: string, campaignId: string): Promise<Campaign | null> {
     if (!isUuid(campaignId)) return null;
-    const rows = await this.dataSource.query<CampaignRow[]>(
-      `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = $1 AND owner_id = $2`,
-      [campaignId, ownerId],
-    );
+    const rows = await this.dataSource.query<CampaignRow[]>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = $1 AND owner_id = $2`, [
+      campaignId,
+      ownerId,
+    ]);
     return rows.length === 0 ? null : toCampaign(rows[0]);
   }
 
@@ -179,10 +179,10 @@ export class PostgresCampaignRepository extends CampaignRepository {
       [campaignId, ownerId, expectedStatus],
     );
     if (deleted.length > 0) return 'deleted';
-    const rows = await this.dataSource.query<{ status: CampaignStatus }[]>(
-      `SELECT status FROM campaigns WHERE id = $1 AND owner_id = $2`,
-      [campaignId, ownerId],
-    );
+    const rows = await this.dataSource.query<{ status: CampaignStatus }[]>(`SELECT status FROM campaigns WHERE id = $1 AND owner_id = $2`, [
+      campaignId,
+      ownerId,
+    ]);
     if (rows.length === 0) return 'not_found';
     return rows[0].status === expectedStatus ? 'action_in_flight' : 'status_changed';
   }
@@ -208,10 +208,9 @@ export class PostgresCampaignRepository extends CampaignRepository {
     return this.dataSource.transaction(async (manager) => {
       // Held until commit: a worker completing the campaign (an UPDATE of this row) waits,
       // and imports into one campaign queue up instead of racing on the same URLs.
-      const campaigns = await manager.query<{ status: CampaignStatus }[]>(
-        `SELECT status FROM campaigns WHERE id = $1 FOR NO KEY UPDATE`,
-        [campaignId],
-      );
+      const campaigns = await manager.query<{ status: CampaignStatus }[]>(`SELECT status FROM campaigns WHERE id = $1 FOR NO KEY UPDATE`, [
+        campaignId,
+      ]);
       if (campaigns.length === 0) throw new CampaignNotFoundError();
       if (campaigns[0].status === 'completed') {
         throw new CampaignStateError('The campaign is completed; leads cannot be added to it');
@@ -358,8 +357,6 @@ function toTaskView(row: TaskRow): TaskView {
 function toDoNotContactEntry(row: DoNotContactRow): DoNotContactEntry {
   return { id: row.id, kind: row.kind, value: row.value, createdAt: new Date(row.created_at) };
 }
-
-
 
 function isTaskCursor(value: unknown): value is [string, string, number] {
   return (

@@ -4,10 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Page } from '../../../application/shared/page';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import { jsonColumn } from '../json-column';
-import {
-  ConversationStore,
-  type FinishedTurn,
-} from '../../../application/chat/ports/conversation-store.port';
+import { ConversationStore, type FinishedTurn } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import type { DecisionType } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
@@ -204,9 +201,7 @@ export class PostgresConversationStore extends ConversationStore {
 
   async listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>> {
     const after = decodeCursor(cursor, isTimeAndIdCursor);
-    const rows = await this.dataSource.query<
-      { id: string; title: string; created_at: Date; updated_at: Date; updated_key: string }[]
-    >(
+    const rows = await this.dataSource.query<{ id: string; title: string; created_at: Date; updated_at: Date; updated_key: string }[]>(
       `SELECT id, title, created_at, updated_at, updated_at::text AS updated_key FROM conversations
        WHERE user_id = $1 ${after ? 'AND (updated_at, id) < ($3::timestamptz, $4::uuid)' : ''}
        ORDER BY updated_at DESC, id DESC LIMIT $2`,
@@ -220,12 +215,7 @@ export class PostgresConversationStore extends ConversationStore {
     };
   }
 
-  async listMessages(
-    userId: string,
-    conversationId: string,
-    limit: number,
-    cursor: string | null,
-  ): Promise<Page<StoredMessage> | null> {
+  async listMessages(userId: string, conversationId: string, limit: number, cursor: string | null): Promise<Page<StoredMessage> | null> {
     const before = decodeCursor(cursor, isSeqCursor);
     const rows = await this.dataSource.query<(MessageRow & { owned: boolean })[]>(
       `SELECT m.seq, m.id, m.role, m.content, m.tool_calls, m.decision_type, m.status, m.created_at
@@ -280,5 +270,3 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     createdAt: new Date(row.created_at),
   };
 }
-
-

@@ -16,7 +16,13 @@ import {
 import { actionTarget, type Proposal } from '../../../domain/outreach/actions';
 import type { CampaignStatus } from '../../../domain/outreach/campaign';
 import type { RecentResult } from '../../../domain/outreach/planning';
-import { TASK_TYPES, TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
+import {
+  TASK_TYPES,
+  TASK_ACTION,
+  type ActionKind,
+  type OutreachTaskStatus,
+  type OutreachTaskType,
+} from '../../../domain/outreach/outreach-task';
 import type { QuotaScope } from '../../../domain/outreach/quota';
 import { readQuota, refundSlot, reserveSlot } from './quota-ledger';
 import type { Sql } from '../sql';
@@ -165,7 +171,9 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
 
   /** What the planner is shown of the campaign's past: its last 3 finished tasks, with the duration of their action. */
   private async recent(campaignId: string): Promise<RecentResult[]> {
-    const rows = await this.dataSource.query<{ type: OutreachTaskType; status: OutreachTaskStatus; lead_name: string; duration_ms: string | null }[]>(
+    const rows = await this.dataSource.query<
+      { type: OutreachTaskType; status: OutreachTaskStatus; lead_name: string; duration_ms: string | null }[]
+    >(
       `SELECT t.type, t.status, l.name AS lead_name,
          (SELECT round(extract(epoch FROM a.finished_at - a.created_at) * 1000) FROM outreach_actions a
           WHERE a.task_id = t.id AND a.finished_at IS NOT NULL ORDER BY a.created_at DESC LIMIT 1) AS duration_ms
@@ -190,7 +198,14 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     });
   }
 
-  async deferKind(input: { ownerId: string; campaignId: string; scope: QuotaScope; kind: ActionKind; until: Date; now: Date }): Promise<number> {
+  async deferKind(input: {
+    ownerId: string;
+    campaignId: string;
+    scope: QuotaScope;
+    kind: ActionKind;
+    until: Date;
+    now: Date;
+  }): Promise<number> {
     const types = TASK_TYPES.filter((type) => TASK_ACTION[type].kind === input.kind);
     const [, count] = await this.dataSource.query<[unknown[], number]>(
       `UPDATE outreach_tasks t SET next_run_at = $1, last_error = 'QUOTA_EXCEEDED', updated_at = $2
@@ -269,7 +284,10 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
       if (rows.length === 0) return;
       if (input.refundQuota) await refundSlot(manager, input.actionId, input.refundQuota.day);
       await append(input.audit, input.outcome, input.pendingSeq);
-      await manager.query(`UPDATE outreach_tasks SET ${TASK_RELEASE_SET} WHERE id = $1`, releaseParameters(input.taskId, input.task, input.now));
+      await manager.query(
+        `UPDATE outreach_tasks SET ${TASK_RELEASE_SET} WHERE id = $1`,
+        releaseParameters(input.taskId, input.task, input.now),
+      );
       await settleLead(manager, input.taskId, input.task, input.now);
     });
   }
@@ -280,7 +298,9 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
       // that follows, a new statement, then sees the tasks that import added.
       const locked = await manager.query<unknown[]>(`SELECT 1 FROM campaigns WHERE id = $1 AND status = 'active' FOR UPDATE`, [campaignId]);
       if (locked.length === 0) return false;
-      const open = await manager.query<unknown[]>(`SELECT 1 FROM outreach_tasks WHERE campaign_id = $1 AND status IN ${OPEN} LIMIT 1`, [campaignId]);
+      const open = await manager.query<unknown[]>(`SELECT 1 FROM outreach_tasks WHERE campaign_id = $1 AND status IN ${OPEN} LIMIT 1`, [
+        campaignId,
+      ]);
       if (open.length > 0) return false;
       await manager.query(`UPDATE campaigns SET status = 'completed', completed_at = $2, updated_at = $2 WHERE id = $1`, [campaignId, now]);
       return true;

@@ -54,11 +54,19 @@ export class PostgresTaskRepository extends TaskRepository {
 
   list(userId: string, status: TaskStatusFilter): Promise<Task[]> {
     const completed = status === 'all' ? sql`` : sql`AND completed = ${status === 'completed'}`;
-    return selectRows(this.dataSource, sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} ${completed} ORDER BY number`, TASK_ROW);
+    return selectRows(
+      this.dataSource,
+      sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} ${completed} ORDER BY number`,
+      TASK_ROW,
+    );
   }
 
   findByNumber(userId: string, taskNumber: number): Promise<Task | null> {
-    return selectRow(this.dataSource, sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} AND number = ${taskNumber}`, TASK_ROW);
+    return selectRow(
+      this.dataSource,
+      sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} AND number = ${taskNumber}`,
+      TASK_ROW,
+    );
   }
 
   async replace(read: Task, updated: Task): Promise<boolean> {

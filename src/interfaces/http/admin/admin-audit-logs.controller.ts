@@ -99,4 +99,3 @@ export class AdminAuditLogsController {
     return AuditRowDto.of(await this.getLog.execute({ adminId: admin.userId, seq: path.seq }));
   }
 }
-

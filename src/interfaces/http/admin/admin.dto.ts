@@ -126,7 +126,10 @@ export class AuditRowDto {
   @ApiProperty({ example: 'add_task' })
   tool!: string;
 
-  @ApiProperty({ description: 'As called, secrets masked; the raw text when it was not JSON', oneOf: [{ type: 'object' }, { type: 'string' }] })
+  @ApiProperty({
+    description: 'As called, secrets masked; the raw text when it was not JSON',
+    oneOf: [{ type: 'object' }, { type: 'string' }],
+  })
   arguments!: unknown;
 
   @ApiProperty({

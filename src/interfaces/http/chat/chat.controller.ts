@@ -21,7 +21,6 @@ import {
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { RateLimit } from '../shared/rate-limit';
 
-
 @ApiTags('chat')
 @ApiBearerAuth()
 @ApiErrors(400, 401, 403)
@@ -135,7 +134,8 @@ export class ChatController {
   @ApiOperation({
     operationId: 'listMessages',
     summary: 'Messages of a conversation, with the tool calls of each answer',
-    description: "The person's messages and the assistant's answers, oldest first. One page; pass nextCursor back as cursor for the next one.",
+    description:
+      "The person's messages and the assistant's answers, oldest first. One page; pass nextCursor back as cursor for the next one.",
   })
   @ApiOkResponse({ type: MessagePageDto })
   @ApiErrors(404)

@@ -1,6 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
-import { DECISION_TYPES, type DecisionType, FINISH_REASONS, type TurnFinishReason, TURN_STATUSES, type TurnStatus } from '../../../domain/agent/decision';
+import {
+  DECISION_TYPES,
+  type DecisionType,
+  FINISH_REASONS,
+  type TurnFinishReason,
+  TURN_STATUSES,
+  type TurnStatus,
+} from '../../../domain/agent/decision';
 import { type AnswerStatus, MESSAGE_MAX_LENGTH, type StoredMessage, type ToolCallRecord } from '../../../domain/chat/conversation';
 import { UserPathDto } from '../todo/task.dto';
 import { Optional } from '../shared/fields';
@@ -152,7 +159,8 @@ export class MessageDto {
   @ApiProperty({
     enum: ANSWER_STATUSES,
     nullable: true,
-    description: "The answer's turn: how it ended, or 'interrupted' when it was cut off and answered afterwards; null on the person's messages",
+    description:
+      "The answer's turn: how it ended, or 'interrupted' when it was cut off and answered afterwards; null on the person's messages",
   })
   status!: AnswerStatus | null;
 

@@ -1,9 +1,6 @@
 import { type CanActivate, createParamDecorator, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import {
-  AccessTokenService,
-  type Principal,
-} from '../../../application/identity/ports/access-token-service.port';
+import { AccessTokenService, type Principal } from '../../../application/identity/ports/access-token-service.port';
 import { UserRepository } from '../../../application/identity/ports/user-repository.port';
 import { isUuid } from '../../../domain/shared/uuid';
 import { ApiError } from '../shared/api-error';

@@ -52,12 +52,10 @@ export class AuthController {
       'limited per address and per account, from every address together.',
   })
   @ApiOkResponse({ type: TokenResponseDto })
-  @ApiErrors(
-    400,
-    { status: 401, description: 'AUTH.INVALID_CREDENTIALS: wrong email or password (which one is not said)' },
-    413,
-    { status: 429, description: 'HTTP.RATE_LIMITED: too many attempts from this address or for this account; retry later' },
-  )
+  @ApiErrors(400, { status: 401, description: 'AUTH.INVALID_CREDENTIALS: wrong email or password (which one is not said)' }, 413, {
+    status: 429,
+    description: 'HTTP.RATE_LIMITED: too many attempts from this address or for this account; retry later',
+  })
   async login(@Body() body: LoginRequestDto): Promise<TokenResponseDto> {
     const result = await this.logIn.execute(body);
     return { accessToken: result.accessToken, tokenType: 'Bearer', expiresIn: result.expiresIn, userId: result.userId };

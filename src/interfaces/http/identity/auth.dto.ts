@@ -1,11 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
-import {
-  EMAIL_MAX_LENGTH,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  type Role,
-} from '../../../domain/identity/user';
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type Role } from '../../../domain/identity/user';
 
 export class RegisterRequestDto {
   @ApiProperty({ example: 'ada@example.com', maxLength: EMAIL_MAX_LENGTH })

@@ -1,7 +1,21 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import type { CampaignDetails } from '../../../application/outreach/campaigns/get-campaign.use-case';
 import { LEAD_IMPORT_MAX, type LeadImportReport } from '../../../application/outreach/campaigns/import-leads.use-case';
 import type { TaskView } from '../../../application/outreach/ports/campaign-repository.port';
@@ -157,7 +171,7 @@ export class TaskCountsDto {
 }
 
 export class QuotaUseDto {
-  @ApiProperty({ description: "Slots taken today (an action that may have happened keeps its slot)" })
+  @ApiProperty({ description: 'Slots taken today (an action that may have happened keeps its slot)' })
   used!: number;
 
   @ApiProperty()

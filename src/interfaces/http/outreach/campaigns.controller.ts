@@ -39,7 +39,6 @@ import {
 } from './campaign.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 
-
 const CSV_EXAMPLE =
   'name,linkedinUrl,email\n' +
   'Ada Lovelace,https://www.linkedin.com/in/ada-lovelace/,ada@example.com\n' +

@@ -8,7 +8,12 @@ export const PAGE_LIMIT_DEFAULT = 20;
 
 /** `?limit&cursor` of every paged list. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT, description: 'How many items a page holds at most' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: PAGE_LIMIT_MAX,
+    default: PAGE_LIMIT_DEFAULT,
+    description: 'How many items a page holds at most',
+  })
   @Optional()
   @ToInteger()
   @Max(PAGE_LIMIT_MAX)

@@ -18,7 +18,9 @@ export function RateLimit(...limits: RateLimitName[]): MethodDecorator & ClassDe
 /** For a limit's `skipIf`: true on every route that did not ask for `limit`. */
 export function routeSkips(limit: RateLimitName): (context: ExecutionContext) => boolean {
   return (context) => {
-    const limits = (Reflect.getMetadata(LIMITS, context.getHandler()) ?? Reflect.getMetadata(LIMITS, context.getClass()) ?? []) as RateLimitName[];
+    const limits = (Reflect.getMetadata(LIMITS, context.getHandler()) ??
+      Reflect.getMetadata(LIMITS, context.getClass()) ??
+      []) as RateLimitName[];
     return !limits.includes(limit);
   };
 }

@@ -64,7 +64,11 @@ export class UpdateTaskRequestDto {
 }
 
 export class ListTasksQueryDto {
-  @ApiPropertyOptional({ enum: TASK_STATUS_FILTERS, default: 'all', description: 'Which tasks: all, only the pending or only the completed ones' })
+  @ApiPropertyOptional({
+    enum: TASK_STATUS_FILTERS,
+    default: 'all',
+    description: 'Which tasks: all, only the pending or only the completed ones',
+  })
   @Optional()
   @IsIn(TASK_STATUS_FILTERS)
   status?: TaskStatusFilter;

@@ -1,12 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AddTaskUseCase } from '../../../application/todo/add-task.use-case';
 import { CompleteTaskUseCase } from '../../../application/todo/complete-task.use-case';
 import { DeleteTaskUseCase } from '../../../application/todo/delete-task.use-case';
@@ -17,14 +10,7 @@ import { TASKS_PER_USER_MAX } from '../../../domain/todo/task';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { ApiError } from '../shared/api-error';
-import {
-  CreateTaskRequestDto,
-  ListTasksQueryDto,
-  TaskPathDto,
-  TaskResponseDto,
-  UpdateTaskRequestDto,
-  UserPathDto,
-} from './task.dto';
+import { CreateTaskRequestDto, ListTasksQueryDto, TaskPathDto, TaskResponseDto, UpdateTaskRequestDto, UserPathDto } from './task.dto';
 
 const TASK_BUSY = {
   status: 409,

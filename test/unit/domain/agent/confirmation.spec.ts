@@ -20,8 +20,12 @@ describe(deletionPrompt.name, () => {
 
   it('counts a longer list asked for by scope, and names a few of a longer list asked for by number', () => {
     expect(deletionPrompt(titles(130), 'all')).toBe("Do you really want to delete all 130 tasks? Reply 'yes delete' to confirm.");
-    expect(deletionPrompt(titles(11), 'completed')).toBe("Do you really want to delete all 11 completed tasks? Reply 'yes delete' to confirm.");
-    expect(deletionPrompt(titles(130))).toBe("Do you really want to delete 130 tasks: 'T1', 'T2', 'T3' and 127 more? Reply 'yes delete' to confirm.");
+    expect(deletionPrompt(titles(11), 'completed')).toBe(
+      "Do you really want to delete all 11 completed tasks? Reply 'yes delete' to confirm.",
+    );
+    expect(deletionPrompt(titles(130))).toBe(
+      "Do you really want to delete 130 tasks: 'T1', 'T2', 'T3' and 127 more? Reply 'yes delete' to confirm.",
+    );
   });
 
   it('joins titles in brief', () => {
@@ -67,7 +71,9 @@ describe(bulkChangePrompt.name, () => {
 
   it('counts the rest of a long list', () => {
     const calls = Array.from({ length: 12 }, (_, i) => ({ tool: 'complete_task', arguments: { number: i + 1 } }));
-    expect(bulkChangePrompt(calls)).toBe("That's a big action: complete task 1, complete task 2, complete task 3 and 9 more. Confirm with 'yes'.");
+    expect(bulkChangePrompt(calls)).toBe(
+      "That's a big action: complete task 1, complete task 2, complete task 3 and 9 more. Confirm with 'yes'.",
+    );
   });
 });
 
@@ -77,10 +83,13 @@ describe(bulkChangeCalls.name, () => {
     expect(bulkChangeCalls(bulkChangeArguments(calls))).toEqual(calls);
   });
 
-  it.each([[{}], [{ calls: [] }], [{ calls: [{ tool: 1, arguments: {} }] }], [{ calls: [{ tool: 'x', arguments: [] }] }], [{ calls: [null] }]])(
-    'refuses %j',
-    (args) => {
-      expect(bulkChangeCalls(args)).toBeNull();
-    },
-  );
+  it.each([
+    [{}],
+    [{ calls: [] }],
+    [{ calls: [{ tool: 1, arguments: {} }] }],
+    [{ calls: [{ tool: 'x', arguments: [] }] }],
+    [{ calls: [null] }],
+  ])('refuses %j', (args) => {
+    expect(bulkChangeCalls(args)).toBeNull();
+  });
 });

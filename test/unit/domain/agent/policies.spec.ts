@@ -39,12 +39,22 @@ describe(validateToolCall.name, () => {
     ['a bad array item', call('delete_task', '{"numbers":[1,0]}'), 'INVALID_ARGUMENTS', /numbers\[1\] must be at least 1/],
     // Names that an ordinary object inherits are arguments like any other, not schemas or prototypes.
     ['an inherited name', call('complete_task', '{"number":3,"constructor":{}}'), 'INVALID_ARGUMENTS', /constructor is a reserved key/],
-    ['a __proto__ key', call('complete_task', '{"number":3,"__proto__":{"userId":"victim"}}'), 'INVALID_ARGUMENTS', /__proto__ is a reserved key/],
+    [
+      'a __proto__ key',
+      call('complete_task', '{"number":3,"__proto__":{"userId":"victim"}}'),
+      'INVALID_ARGUMENTS',
+      /__proto__ is a reserved key/,
+    ],
     ['a NUL byte in a title', call('add_task', '{"title":"a\\u0000b"}'), 'INVALID_ARGUMENTS', /title contains a NUL character/],
     ['a lone surrogate', call('add_task', '{"title":"a\\ud800"}'), 'INVALID_ARGUMENTS', /title contains a lone surrogate/],
     ['a name with a NUL byte', call('add_task\u0000', '{}'), 'UNKNOWN_TOOL', /no tool named "add_task\uFFFD"/],
     ['a 1 000-character name', call('x'.repeat(1000), '{}'), 'UNKNOWN_TOOL', /no tool named "x{63}…"/],
-    ['arguments past the byte limit', call('add_task', JSON.stringify({ title: 'x', description: 'y'.repeat(20_000) })), 'ARGUMENTS_TOO_LARGE', /20\d{3} bytes; at most 16384/],
+    [
+      'arguments past the byte limit',
+      call('add_task', JSON.stringify({ title: 'x', description: 'y'.repeat(20_000) })),
+      'ARGUMENTS_TOO_LARGE',
+      /20\d{3} bytes; at most 16384/,
+    ],
   ])('rejects %s with a message the model can act on', (_, request, code, message) => {
     const result = validateToolCall(request, TODO_TOOLS, 16 * 1024);
     expect(result).toMatchObject({ ok: false, code });
@@ -109,7 +119,9 @@ describe(decisionOf.name, () => {
     expect(decisionOf(base)).toBe('RESPOND_ONLY');
     expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1 })).toBe('INVOKE_TOOL');
     expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1, confirmationRequested: true })).toBe('REQUEST_CONFIRMATION');
-    expect(decisionOf({ ...base, toolsRequested: 1, lastToolErrorCode: 'AMBIGUOUS_TASK', finalText: 'Which one?' })).toBe('ASK_CLARIFICATION');
+    expect(decisionOf({ ...base, toolsRequested: 1, lastToolErrorCode: 'AMBIGUOUS_TASK', finalText: 'Which one?' })).toBe(
+      'ASK_CLARIFICATION',
+    );
   });
 
   it('records a requested tool that failed as INVOKE_TOOL, not as a plain answer', () => {
