@@ -66,7 +66,7 @@ describe('SQL statements per chat turn', () => {
     expect({ message, count: statements.length }).toEqual({ message, count: Math.min(statements.length, budget) });
     expect(statements.length).toBeLessThanOrEqual(9);
     // The token's account, then the chat limit's counter (shared by every server process).
-    expect(statements[0]).toMatch(/^SELECT .* FROM "users"/);
+    expect(statements[0]).toMatch(/^SELECT .* FROM users WHERE id = \$1$/);
     expect(statements[1]).toMatch(/INSERT INTO rate_limits/);
   });
 });

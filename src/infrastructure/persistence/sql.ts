@@ -23,9 +23,11 @@ export class UnexpectedRowError extends Error {
   }
 }
 
-/** The statement's rows, each checked against `row`. */
+/** The statement's rows (a SELECT's, or what RETURNING names), each checked against `row`. */
 export async function selectRows<S extends z.ZodType>(db: Sql, statement: Statement, row: S): Promise<z.output<S>[]> {
-  const rows = await db.query<unknown[]>(statement.text, statement.values);
+  const result = await db.query<unknown[]>(statement.text, statement.values);
+  // TypeORM answers an UPDATE or DELETE as [rows, count], whatever it RETURNs; rows are never arrays.
+  const rows = Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as unknown[]) : result;
   return rows.map((value, index) => {
     const parsed = row.safeParse(value);
     if (!parsed.success) throw new UnexpectedRowError(statement, index, parsed.error.issues);

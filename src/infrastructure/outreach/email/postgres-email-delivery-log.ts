@@ -1,4 +1,6 @@
 import type { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { selectRow, selectRows, sql } from '../../persistence/sql';
 import type { EmailDeliveryLog } from './smtp-email-channel';
 
 /** The SMTP adapter's record of accepted deliveries, in email_deliveries. */
@@ -6,17 +8,21 @@ export class PostgresEmailDeliveryLog implements EmailDeliveryLog {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(idempotencyKey: string): Promise<{ messageId: string } | null> {
-    const rows = await this.dataSource.query<{ message_id: string }[]>(
-      `SELECT message_id FROM email_deliveries WHERE idempotency_key = $1`,
-      [idempotencyKey],
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT message_id FROM email_deliveries WHERE idempotency_key = ${idempotencyKey}`,
+      z.object({ message_id: z.string() }),
     );
-    return rows[0] ? { messageId: rows[0].message_id } : null;
+    return row ? { messageId: row.message_id } : null;
   }
 
   async record(idempotencyKey: string, delivery: { messageId: string; response: string }): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO email_deliveries (idempotency_key, message_id, response) VALUES ($1, $2, $3) ON CONFLICT (idempotency_key) DO NOTHING`,
-      [idempotencyKey, delivery.messageId, delivery.response.slice(0, 1000)],
+    await selectRows(
+      this.dataSource,
+      sql`INSERT INTO email_deliveries (idempotency_key, message_id, response)
+          VALUES (${idempotencyKey}, ${delivery.messageId}, ${delivery.response.slice(0, 1000)})
+          ON CONFLICT (idempotency_key) DO NOTHING`,
+      z.never(),
     );
   }
 }

@@ -1,5 +1,6 @@
 import { ChannelError, type ChannelErrorCode } from '../../../domain/outreach/channel-errors';
-import type { Sql } from '../../persistence/sql';
+import { z } from 'zod';
+import { type Sql, selectRow, sql } from '../../persistence/sql';
 
 /**
  * Failures the sandbox can be told to simulate (rows in sandbox_faults): any ChannelError
@@ -8,17 +9,29 @@ import type { Sql } from '../../persistence/sql';
  * SESSION_EXPIRED lasts until a fresh session is used; the others count down `remaining`.
  */
 export type SandboxFault = ChannelErrorCode | 'HANG_BEFORE' | 'HANG_AFTER' | 'UNVERIFIABLE';
+const SANDBOX_FAULTS = [
+  'SESSION_EXPIRED',
+  'RATE_LIMITED',
+  'TARGET_NOT_FOUND',
+  'REJECTED',
+  'UNAVAILABLE',
+  'TIMEOUT',
+  'HANG_BEFORE',
+  'HANG_AFTER',
+  'UNVERIFIABLE',
+] as const satisfies readonly SandboxFault[];
 
 /** Takes the first fault set for this target (or '*'), if any. */
-export async function takeFault(sql: Sql, channel: 'linkedin' | 'email', target: string): Promise<SandboxFault | null> {
-  const [rows] = await sql.query<[{ code: SandboxFault }[], number]>(
-    `UPDATE sandbox_faults SET remaining = remaining - CASE WHEN code = 'SESSION_EXPIRED' THEN 0 ELSE 1 END
-     WHERE id = (SELECT id FROM sandbox_faults WHERE channel = $1 AND target IN ($2, '*') AND remaining > 0
-                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-     RETURNING code`,
-    [channel, target],
+export async function takeFault(db: Sql, channel: 'linkedin' | 'email', target: string): Promise<SandboxFault | null> {
+  const row = await selectRow(
+    db,
+    sql`UPDATE sandbox_faults SET remaining = remaining - CASE WHEN code = 'SESSION_EXPIRED' THEN 0 ELSE 1 END
+        WHERE id = (SELECT id FROM sandbox_faults WHERE channel = ${channel} AND target IN (${target}, '*') AND remaining > 0
+                    ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING code`,
+    z.object({ code: z.enum(SANDBOX_FAULTS) }),
   );
-  return rows[0]?.code ?? null;
+  return row?.code ?? null;
 }
 
 /** Throws the fault's ChannelError; hangs first for the HANG faults. */

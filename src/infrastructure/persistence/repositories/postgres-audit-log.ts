@@ -9,15 +9,13 @@ import {
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { recordedToolName } from '../../../domain/agent/model-output';
 import { jsonColumn } from '../json-column';
-import type { Sql } from '../sql';
+import { type Sql, selectRow, sql } from '../sql';
+import { z } from 'zod';
 
 type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
 
-const INSERT = `INSERT INTO audit_log
-  (source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events,
-   status, result, error_code, duration_ms, pending_seq)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-  RETURNING seq`;
+/** bigserial comes back as text. */
+const SEQ_ROW = z.object({ seq: z.coerce.number().int() });
 
 /** Appends one audit row in the transaction it was handed. @returns the row's sequence number. */
 export type AppendInTransaction = (entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null) => Promise<number>;
@@ -53,26 +51,27 @@ export class AuditAppender {
     return result;
   }
 
-  private async insert(sql: Sql, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Promise<number> {
-    const rows = await sql.query<{ seq: string }[]>(INSERT, [
-      entry.source,
-      entry.actorId,
-      entry.conversationId ?? null,
-      entry.campaignId ?? null,
-      entry.outreachTaskId ?? null,
-      entry.decisionId ?? null,
-      // A name from an MCP client is recorded as sent, made storable and bounded.
-      recordedToolName(entry.tool),
-      // Secrets never enter the table: masked here, by the domain's one policy.
-      jsonColumn(entry.arguments),
-      JSON.stringify(entry.securityEvents),
-      outcome.status,
-      outcome.result === undefined ? null : jsonColumn(outcome.result),
-      outcome.errorCode ?? null,
-      outcome.durationMs ?? null,
-      pendingSeq,
-    ]);
-    return Number(rows[0].seq);
+  private async insert(db: Sql, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Promise<number> {
+    // A name from an MCP client is recorded as sent, made storable and bounded.
+    const tool = recordedToolName(entry.tool);
+    // Secrets never enter the table: masked here, by the domain's one policy.
+    const [args, result] = [jsonColumn(entry.arguments), outcome.result === undefined ? null : jsonColumn(outcome.result)];
+    const row = await selectRow(
+      db,
+      sql`INSERT INTO audit_log
+            (source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events,
+             status, result, error_code, duration_ms, pending_seq)
+          VALUES (
+            ${entry.source}, ${entry.actorId}, ${entry.conversationId ?? null}, ${entry.campaignId ?? null},
+            ${entry.outreachTaskId ?? null}, ${entry.decisionId ?? null},
+            ${tool}, ${args}, ${JSON.stringify(entry.securityEvents)},
+            ${outcome.status}, ${result}, ${outcome.errorCode ?? null},
+            ${outcome.durationMs ?? null}, ${pendingSeq}
+          )
+          RETURNING seq`,
+      SEQ_ROW,
+    );
+    return row!.seq;
   }
 }
 

@@ -3,27 +3,28 @@ import { DataSource } from 'typeorm';
 import type { ToolAuditEntry } from '../../../application/agent/ports/audit-log.port';
 import { InterruptedTurnStore, type UnsettledToolCall } from '../../../application/chat/ports/interrupted-turn-store.port';
 import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
-import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { AUDIT_CHAIN_LOCK } from '../migrations/1764115200000-audit-chain';
 import { AuditAppender } from './postgres-audit-log';
-import { selectRows, sql } from '../sql';
+import { raw, selectRow, selectRows, sql, type Statement } from '../sql';
+import { z } from 'zod';
 import { TASK_COLUMNS, TASK_ROW } from './postgres-task.repository';
 import { IN_PROGRESS } from './postgres-conversation-store';
 
-interface PendingRow {
-  seq: string;
-  created_at: Date;
-  source: 'chat' | 'mcp';
-  actor_id: string;
-  conversation_id: string | null;
-  decision_id: string | null;
-  tool: string;
-  arguments: ToolArguments | string;
-  security_events: SecurityEvent[];
-}
+const PENDING_ROW = z.object({
+  seq: z.coerce.number().int(),
+  created_at: z.coerce.date(),
+  source: z.enum(['chat', 'mcp']),
+  actor_id: z.string(),
+  conversation_id: z.string().nullable(),
+  decision_id: z.string().nullable(),
+  tool: z.string(),
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
+  security_events: z.array(z.object({ type: z.literal('IDENTITY_ARGUMENT_DISCARDED'), field: z.string() })),
+});
 
 /** An audit row that is an outcome: it names its pending row. */
-const OUTCOME_OF = (pending: string) => `SELECT 1 FROM audit_log o WHERE o.pending_seq = ${pending}`;
+const outcomeOf = (pendingSeq: Statement | number) => sql`SELECT 1 FROM audit_log o WHERE o.pending_seq = ${pendingSeq}`;
+const IN_PROGRESS_STATUS = raw(`'${IN_PROGRESS}'`);
 
 /**
  * Leftovers of interrupted chat turns and MCP calls in PostgreSQL. An outcome is appended
@@ -41,17 +42,18 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
   }
 
   async unsettledToolCalls(input: { startedBefore: Date; afterSeq: number; limit: number }): Promise<UnsettledToolCall[]> {
-    const rows = await this.dataSource.query<PendingRow[]>(
-      `SELECT p.seq, p.created_at, p.source, p.actor_id, p.conversation_id, p.decision_id, p.tool, p.arguments, p.security_events
-       FROM audit_log p
-       WHERE p.status = 'pending' AND p.seq > $2 AND p.source IN ('chat', 'mcp') AND p.created_at < $1
-         AND NOT EXISTS (${OUTCOME_OF('p.seq')})
-       ORDER BY p.seq LIMIT $3`,
-      [input.startedBefore, input.afterSeq, input.limit],
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT p.seq, p.created_at, p.source, p.actor_id, p.conversation_id, p.decision_id, p.tool, p.arguments, p.security_events
+          FROM audit_log p
+          WHERE p.status = 'pending' AND p.seq > ${input.afterSeq} AND p.source IN ('chat', 'mcp') AND p.created_at < ${input.startedBefore}
+            AND NOT EXISTS (${outcomeOf(raw('p.seq'))})
+          ORDER BY p.seq LIMIT ${input.limit}`,
+      PENDING_ROW,
     );
     return rows.map((row) => ({
-      pendingSeq: Number(row.seq),
-      startedAt: new Date(row.created_at),
+      pendingSeq: row.seq,
+      startedAt: row.created_at,
       entry: {
         source: row.source,
         actorId: row.actor_id,
@@ -68,17 +70,22 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
     return this.appender.transaction(this.dataSource, async (manager, append) => {
       // The check below must see every outcome committed before the lock was granted.
       await manager.query(`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`);
-      await manager.query(`SELECT pg_advisory_xact_lock($1)`, [AUDIT_CHAIN_LOCK]);
-      const settled = await manager.query<unknown[]>(OUTCOME_OF('$1'), [call.pendingSeq]);
+      await selectRows(manager, sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`, z.unknown());
+      const settled = await selectRows(manager, outcomeOf(call.pendingSeq), z.unknown());
       if (settled.length > 0) return null;
       const userId = call.entry.actorId;
       const tasks = await selectRows(manager, sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} ORDER BY number`, TASK_ROW);
-      const [counter] = await manager.query<{ task_counter: number }[]>(`SELECT task_counter FROM users WHERE id = $1`, [userId]);
+      const counter = await selectRow(
+        manager,
+        sql`SELECT task_counter FROM users WHERE id = ${userId}`,
+        z.object({ task_counter: z.number() }),
+      );
       // The outcome of a succeeded add names its task (the tool's result, or this sweeper's).
-      const claimed = await manager.query<{ number: number }[]>(
-        `SELECT DISTINCT (result->'task'->>'number')::int AS number FROM audit_log
-         WHERE actor_id = $1 AND tool = 'add_task' AND status = 'succeeded' AND jsonb_typeof(result->'task'->'number') = 'number'`,
-        [userId],
+      const claimed = await selectRows(
+        manager,
+        sql`SELECT DISTINCT (result->'task'->>'number')::int AS number FROM audit_log
+            WHERE actor_id = ${userId} AND tool = 'add_task' AND status = 'succeeded' AND jsonb_typeof(result->'task'->'number') = 'number'`,
+        z.object({ number: z.number() }),
       );
       const outcome = decide({
         tasks,
@@ -95,22 +102,23 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
     // SKIP LOCKED: a row another sweeper is answering is its business; the status check on
     // the row itself makes a second answer impossible anyway.
     // The turn's decision row, pending since it started, says the same in the same statement.
-    const rows = await this.dataSource.query<{ id: string }[]>(
-      `WITH m AS (
-         UPDATE messages m SET content = $2, status = 'interrupted', decision_type = 'RESPOND_ONLY', created_at = $3
-         WHERE m.status = '${IN_PROGRESS}' AND m.id IN (
-           SELECT s.id FROM messages s
-           WHERE s.status = '${IN_PROGRESS}' AND s.created_at < $1
-             AND NOT EXISTS (SELECT 1 FROM audit_log p
-                             WHERE p.decision_id = s.decision_id AND p.status = 'pending' AND NOT EXISTS (${OUTCOME_OF('p.seq')}))
-           ORDER BY s.created_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-         RETURNING m.id, m.decision_id),
-       d AS (
-         UPDATE decision_logs SET status = 'interrupted', decision_type = 'RESPOND_ONLY',
-           duration_ms = least(floor(extract(epoch FROM $3::timestamptz - created_at) * 1000), 2147483647)::int
-         WHERE id IN (SELECT decision_id FROM m) AND status = 'pending')
-       SELECT id FROM m`,
-      [input.startedBefore, input.content, input.now, input.limit],
+    const rows = await selectRows(
+      this.dataSource,
+      sql`WITH m AS (
+            UPDATE messages m SET content = ${input.content}, status = 'interrupted', decision_type = 'RESPOND_ONLY', created_at = ${input.now}
+            WHERE m.status = ${IN_PROGRESS_STATUS} AND m.id IN (
+              SELECT s.id FROM messages s
+              WHERE s.status = ${IN_PROGRESS_STATUS} AND s.created_at < ${input.startedBefore}
+                AND NOT EXISTS (SELECT 1 FROM audit_log p
+                                WHERE p.decision_id = s.decision_id AND p.status = 'pending' AND NOT EXISTS (${outcomeOf(raw('p.seq'))}))
+              ORDER BY s.created_at LIMIT ${input.limit} FOR UPDATE SKIP LOCKED)
+            RETURNING m.id, m.decision_id),
+          d AS (
+            UPDATE decision_logs SET status = 'interrupted', decision_type = 'RESPOND_ONLY',
+              duration_ms = least(floor(extract(epoch FROM ${input.now}::timestamptz - created_at) * 1000), 2147483647)::int
+            WHERE id IN (SELECT decision_id FROM m) AND status = 'pending')
+          SELECT id FROM m`,
+      z.object({ id: z.string() }),
     );
     return rows.length;
   }

@@ -1,19 +1,23 @@
 import type { DailyLimits } from '../../../domain/outreach/campaign';
 import { ACTION_KINDS, type ActionKind } from '../../../domain/outreach/outreach-task';
 import type { QuotaScope, QuotaState } from '../../../domain/outreach/quota';
-import type { Sql } from '../sql';
+import { z } from 'zod';
+import { changeRows, type Sql, selectRows, sql } from '../sql';
+
+const QUOTA_ROW = z.object({ scope: z.enum(['campaign', 'owner'] satisfies QuotaScope[]), kind: z.enum(ACTION_KINDS), used: z.number() });
 
 /** Today's use of each kind against the campaign's and the owner's limits, from quota_ledger. */
 export async function readQuota(
-  sql: Sql,
+  db: Sql,
   campaign: { readonly id: string; readonly ownerId: string; readonly dailyLimits: DailyLimits },
   ownerLimits: Readonly<Record<ActionKind, number>>,
   day: string,
 ): Promise<QuotaState> {
-  const rows = await sql.query<{ scope: QuotaScope; kind: ActionKind; used: number }[]>(
-    `SELECT scope, kind, used FROM quota_ledger
-     WHERE day = $3 AND ((scope = 'campaign' AND scope_id = $1) OR (scope = 'owner' AND scope_id = $2))`,
-    [campaign.id, campaign.ownerId, day],
+  const rows = await selectRows(
+    db,
+    sql`SELECT scope, kind, used FROM quota_ledger
+        WHERE day = ${day} AND ((scope = 'campaign' AND scope_id = ${campaign.id}) OR (scope = 'owner' AND scope_id = ${campaign.ownerId}))`,
+    QUOTA_ROW,
   );
   const used = (scope: QuotaScope, kind: ActionKind) => rows.find((row) => row.scope === scope && row.kind === kind)?.used ?? 0;
   return Object.fromEntries(
@@ -33,27 +37,29 @@ export async function readQuota(
  * @returns whether a slot was taken.
  */
 export async function reserveSlot(
-  sql: Sql,
+  db: Sql,
   slot: { scope: QuotaScope; scopeId: string; kind: ActionKind; day: string; limit: number },
 ): Promise<boolean> {
-  const rows = await sql.query<unknown[]>(
-    `INSERT INTO quota_ledger AS q (scope, scope_id, kind, day, used, "limit")
-     SELECT $1, $2, $3, $4, 1, $5 WHERE $5 > 0
-     ON CONFLICT (scope, scope_id, kind, day) DO UPDATE SET used = q.used + 1, "limit" = $5
-       WHERE q.used < $5
-     RETURNING used`,
-    [slot.scope, slot.scopeId, slot.kind, slot.day, slot.limit],
+  const { limit } = slot;
+  const rows = await selectRows(
+    db,
+    sql`INSERT INTO quota_ledger AS q (scope, scope_id, kind, day, used, "limit")
+        SELECT ${slot.scope}, ${slot.scopeId}, ${slot.kind}, ${slot.day}, 1, ${limit}::int WHERE ${limit}::int > 0
+        ON CONFLICT (scope, scope_id, kind, day) DO UPDATE SET used = q.used + 1, "limit" = ${limit}::int
+          WHERE q.used < ${limit}::int
+        RETURNING used`,
+    z.object({ used: z.number() }),
   );
   return rows.length === 1;
 }
 
 /** Gives back the slot `reserveSlot` took on `day` for this action, in both scopes (never below 0). */
-export async function refundSlot(sql: Sql, actionId: string, day: string): Promise<void> {
-  await sql.query(
-    `UPDATE quota_ledger q SET used = q.used - 1
-     FROM outreach_actions a
-     WHERE a.id = $1 AND q.kind = a.kind AND q.day = $2 AND q.used > 0
-       AND ((q.scope = 'campaign' AND q.scope_id = a.campaign_id) OR (q.scope = 'owner' AND q.scope_id = a.owner_id))`,
-    [actionId, day],
+export async function refundSlot(db: Sql, actionId: string, day: string): Promise<void> {
+  await changeRows(
+    db,
+    sql`UPDATE quota_ledger q SET used = q.used - 1
+        FROM outreach_actions a
+        WHERE a.id = ${actionId} AND q.kind = a.kind AND q.day = ${day} AND q.used > 0
+          AND ((q.scope = 'campaign' AND q.scope_id = a.campaign_id) OR (q.scope = 'owner' AND q.scope_id = a.owner_id))`,
   );
 }

@@ -9,6 +9,8 @@ import {
 } from '../../../application/agent/ports/token-budget.port';
 import { costOf, type TokenPricing } from '../../../domain/agent/pricing';
 import { budgetDay } from '../../../domain/agent/token-budget';
+import { changeRows, selectRow, selectRows, sql } from '../sql';
+import { z } from 'zod';
 
 /**
  * TokenBudget on token_ledger. A reservation is one INSERT … ON CONFLICT DO UPDATE … WHERE
@@ -29,13 +31,17 @@ export class TokenLedger extends TokenBudget {
     const day = budgetDay(now);
     const tokens = most.promptTokens + most.completionTokens;
     const cost = this.costOf(most);
-    const rows = await this.dataSource.query<unknown[]>(
-      `INSERT INTO token_ledger AS t (user_id, day, used, cost)
-       SELECT $1, $2, $3, $4 WHERE ($5::bigint IS NULL OR $3 <= $5) AND ($6::numeric IS NULL OR $4 <= $6)
-       ON CONFLICT (user_id, day) DO UPDATE SET used = t.used + $3, cost = t.cost + $4
-         WHERE ($5::bigint IS NULL OR t.used + $3 <= $5) AND ($6::numeric IS NULL OR t.cost + $4 <= $6)
-       RETURNING used`,
-      [userId, day, tokens, cost, this.limits.tokens, this.limits.cost],
+    // Each value is its own parameter, so each is cast where the statement needs its type.
+    const [t, c] = [sql`${tokens}::bigint`, sql`${cost}::numeric`];
+    const [maxTokens, maxCost] = [sql`${this.limits.tokens}::bigint`, sql`${this.limits.cost}::numeric`];
+    const rows = await selectRows(
+      this.dataSource,
+      sql`INSERT INTO token_ledger AS t (user_id, day, used, cost)
+          SELECT ${userId}, ${day}, ${t}, ${c} WHERE (${maxTokens} IS NULL OR ${t} <= ${maxTokens}) AND (${maxCost} IS NULL OR ${c} <= ${maxCost})
+          ON CONFLICT (user_id, day) DO UPDATE SET used = t.used + ${t}, cost = t.cost + ${c}
+            WHERE (${maxTokens} IS NULL OR t.used + ${t} <= ${maxTokens}) AND (${maxCost} IS NULL OR t.cost + ${c} <= ${maxCost})
+          RETURNING 1 AS reserved`,
+      z.object({ reserved: z.number() }),
     );
     return rows.length === 1 ? { userId, day, tokens, cost } : null;
   }
@@ -44,20 +50,20 @@ export class TokenLedger extends TokenBudget {
     const tokens = reservation.tokens - Math.min(used.promptTokens + used.completionTokens, reservation.tokens);
     const cost = reservation.cost - Math.min(this.costOf(used), reservation.cost);
     if (tokens === 0 && cost === 0) return;
-    await this.dataSource.query(`UPDATE token_ledger SET used = used - $3, cost = cost - $4 WHERE user_id = $1 AND day = $2`, [
-      reservation.userId,
-      reservation.day,
-      tokens,
-      cost,
-    ]);
+    await changeRows(
+      this.dataSource,
+      sql`UPDATE token_ledger SET used = used - ${tokens}, cost = cost - ${cost} WHERE user_id = ${reservation.userId} AND day = ${reservation.day}`,
+    );
   }
 
   async usedOn(userId: string, day: string): Promise<DailyBudgetUse> {
-    const rows = await this.dataSource.query<{ used: string; cost: string }[]>(
-      `SELECT used, cost FROM token_ledger WHERE user_id = $1 AND day = $2`,
-      [userId, day],
+    // bigint and numeric come back as text, so that no precision is lost on the way.
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT used, cost FROM token_ledger WHERE user_id = ${userId} AND day = ${day}`,
+      z.object({ used: z.coerce.number(), cost: z.coerce.number() }),
     );
-    return rows.length === 0 ? { tokens: 0, cost: 0 } : { tokens: Number(rows[0].used), cost: Number(rows[0].cost) };
+    return row === null ? { tokens: 0, cost: 0 } : { tokens: row.used, cost: row.cost };
   }
 
   private costOf(usage: TokenUsage): number {
