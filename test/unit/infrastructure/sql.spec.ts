@@ -55,6 +55,13 @@ describe(selectRows.name, () => {
     await expect(read).rejects.not.toThrow(/secret|'7'/);
   });
 
+  it('reads the rows an UPDATE … RETURNING gives back, which TypeORM answers as [rows, count]', async () => {
+    const at = new Date();
+    await expect(selectRows(database([[{ id: 'a', number: 1, createdAt: at }], 1]), sql`UPDATE …`, ROW)).resolves.toEqual([
+      { id: 'a', number: 1, createdAt: at },
+    ]);
+  });
+
   it('reads one row or none', async () => {
     await expect(selectRow(database([]), sql`SELECT 1`, ROW)).resolves.toBeNull();
   });
