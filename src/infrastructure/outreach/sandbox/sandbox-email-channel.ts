@@ -3,6 +3,10 @@ import { DataSource } from 'typeorm';
 import { EmailChannel, type ChannelCall, type ChannelLookup } from '../../../application/outreach/ports/channels.port';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { raise, takeFault } from './sandbox-faults';
+import { z } from 'zod';
+import { selectRow, sql } from '../../persistence/sql';
+
+const MESSAGE_ROW = z.object({ message_id: z.string() });
 
 /** An outbox table instead of an SMTP server: every email is kept once per idempotency key. */
 @Injectable()
@@ -19,21 +23,24 @@ export class SandboxEmailChannel extends EmailChannel {
     if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, input.signal);
     const messageId = `<${input.idempotencyKey}@bridle.sandbox>`;
     if (fault === 'UNVERIFIABLE') return { messageId };
-    const rows = await this.dataSource.query<{ message_id: string }[]>(
-      `INSERT INTO sandbox_email_outbox (idempotency_key, message_id, to_address, subject, body) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_email_outbox.calls + 1
-       RETURNING message_id`,
-      [input.idempotencyKey, messageId, input.to, input.subject, input.body],
+    const row = await selectRow(
+      this.dataSource,
+      sql`INSERT INTO sandbox_email_outbox (idempotency_key, message_id, to_address, subject, body)
+          VALUES (${input.idempotencyKey}, ${messageId}, ${input.to}, ${input.subject}, ${input.body})
+          ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_email_outbox.calls + 1
+          RETURNING message_id`,
+      MESSAGE_ROW,
     );
     if (fault === 'HANG_AFTER') await raise(fault, input.signal);
-    return { messageId: rows[0].message_id };
+    return { messageId: row!.message_id };
   }
 
   async find(idempotencyKey: string): Promise<ChannelLookup> {
-    const rows = await this.dataSource.query<{ message_id: string }[]>(
-      `SELECT message_id FROM sandbox_email_outbox WHERE idempotency_key = $1`,
-      [idempotencyKey],
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT message_id FROM sandbox_email_outbox WHERE idempotency_key = ${idempotencyKey}`,
+      MESSAGE_ROW,
     );
-    return rows[0] ? { kind: 'message', messageId: rows[0].message_id } : null;
+    return row ? { kind: 'message', messageId: row.message_id } : null;
   }
 }

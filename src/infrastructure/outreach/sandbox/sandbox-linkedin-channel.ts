@@ -6,6 +6,11 @@ import type { ProfileField } from '../../../domain/outreach/actions';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { profileSlug } from '../../../domain/outreach/lead';
 import { raise, takeFault } from './sandbox-faults';
+import { z } from 'zod';
+import { changeRows, selectRow, sql } from '../../persistence/sql';
+
+/** What a sandbox action recorded: the profile read, or the message id. */
+const RESULT = z.record(z.string(), z.unknown());
 
 const TITLES = ['CTO', 'VP Engineering', 'Head of Platform', 'Engineering Manager', 'Chief Product Officer', 'Staff Engineer'];
 const COMPANIES = ['Acme Corp', 'Globex', 'Initech', 'Umbrella Labs', 'Hooli', 'Stark Industries', 'Wayne Enterprises'];
@@ -43,11 +48,11 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
   }
 
   async find(idempotencyKey: string): Promise<ChannelLookup> {
-    const rows = await this.dataSource.query<{ kind: 'profile' | 'message'; result: Record<string, unknown> }[]>(
-      `SELECT kind, result FROM sandbox_linkedin_actions WHERE idempotency_key = $1`,
-      [idempotencyKey],
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT kind, result FROM sandbox_linkedin_actions WHERE idempotency_key = ${idempotencyKey}`,
+      z.object({ kind: z.enum(['profile', 'message']), result: RESULT }),
     );
-    const row = rows[0];
     if (!row) return null;
     return row.kind === 'profile'
       ? { kind: 'profile', profile: row.result.profile as Profile }
@@ -56,7 +61,7 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
 
   async useSession(session: string): Promise<void> {
     if (!session) throw new ChannelError('SESSION_EXPIRED', 'An empty session is no session', 'no');
-    await this.dataSource.query(`DELETE FROM sandbox_faults WHERE channel = 'linkedin' AND code = 'SESSION_EXPIRED'`);
+    await changeRows(this.dataSource, sql`DELETE FROM sandbox_faults WHERE channel = 'linkedin' AND code = 'SESSION_EXPIRED'`);
   }
 
   /** Applies a fault set for this profile, except HANG_AFTER and UNVERIFIABLE, which act later. */
@@ -75,13 +80,15 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
     message: string | null,
     result: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    const rows = await this.dataSource.query<{ result: Record<string, unknown> }[]>(
-      `INSERT INTO sandbox_linkedin_actions (idempotency_key, kind, profile_url, message, result) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_linkedin_actions.calls + 1
-       RETURNING result`,
-      [idempotencyKey, kind, profileUrl, message, JSON.stringify(result)],
+    const row = await selectRow(
+      this.dataSource,
+      sql`INSERT INTO sandbox_linkedin_actions (idempotency_key, kind, profile_url, message, result)
+          VALUES (${idempotencyKey}, ${kind}, ${profileUrl}, ${message}, ${JSON.stringify(result)})
+          ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_linkedin_actions.calls + 1
+          RETURNING result`,
+      z.object({ result: RESULT }),
     );
-    return rows[0].result;
+    return row!.result;
   }
 }
 
