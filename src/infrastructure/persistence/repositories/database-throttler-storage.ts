@@ -1,12 +1,15 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { DataSource } from 'typeorm';
+import { z } from 'zod';
 import { PeriodicJob } from '../../periodic-job';
+import { changeRows, raw, selectRow, sql } from '../sql';
 
 /** How many times longer each consecutive block of a backing-off limit lasts, at most: 2^6. */
 const MAX_BACK_OFF_DOUBLINGS = 6;
 /** A block counts as consecutive when the previous one ended less than this long before. */
-const BACK_OFF_MEMORY = '24 hours';
+const BACK_OFF_INTERVAL = raw(`interval '24 hours'`);
+const MAX_DOUBLINGS = raw(String(MAX_BACK_OFF_DOUBLINGS));
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
@@ -38,10 +41,12 @@ export class DatabaseThrottlerStorage implements ThrottlerStorage, OnModuleDestr
     blockDuration: number,
     throttlerName: string,
   ): ReturnType<ThrottlerStorage['increment']> {
-    const [row] = await this.dataSource.query<{ hits: number; expires_in: number; blocked_for: number | null }[]>(
-      `WITH t AS (SELECT clock_timestamp() AS now)
+    const newlyBlocked = newlyBlockedOver(limit);
+    const row = await selectRow(
+      this.dataSource,
+      sql`WITH t AS (SELECT clock_timestamp() AS now)
        INSERT INTO rate_limits AS r (key, hits, window_ends, blocks)
-       SELECT $1, 1, t.now + $2 * interval '1 millisecond', 0 FROM t
+       SELECT ${key}, 1, t.now + ${ttl}::float8 * interval '1 millisecond', 0 FROM t
        ON CONFLICT (key) DO UPDATE SET
          hits = CASE
            WHEN r.blocked_until > (SELECT now FROM t) THEN r.hits
@@ -52,20 +57,21 @@ export class DatabaseThrottlerStorage implements ThrottlerStorage, OnModuleDestr
            WHEN r.window_ends <= (SELECT now FROM t) THEN excluded.window_ends
            ELSE r.window_ends END,
          blocks = CASE
-           WHEN ${NEWLY_BLOCKED} THEN
-             CASE WHEN r.blocked_until > (SELECT now FROM t) - interval '${BACK_OFF_MEMORY}' THEN r.blocks + 1 ELSE 1 END
+           WHEN ${newlyBlocked} THEN
+             CASE WHEN r.blocked_until > (SELECT now FROM t) - ${BACK_OFF_INTERVAL} THEN r.blocks + 1 ELSE 1 END
            ELSE r.blocks END,
          blocked_until = CASE
-           WHEN ${NEWLY_BLOCKED} THEN (SELECT now FROM t) + $4 * interval '1 millisecond' * CASE
-             WHEN $5 AND r.blocked_until > (SELECT now FROM t) - interval '${BACK_OFF_MEMORY}'
-               THEN power(2, least(r.blocks, ${MAX_BACK_OFF_DOUBLINGS}))
+           WHEN ${newlyBlocked} THEN (SELECT now FROM t) + ${blockDuration}::float8 * interval '1 millisecond' * CASE
+             WHEN ${this.backOff.has(throttlerName)}::boolean AND r.blocked_until > (SELECT now FROM t) - ${BACK_OFF_INTERVAL}
+               THEN power(2, least(r.blocks, ${MAX_DOUBLINGS}))
              ELSE 1 END
            ELSE r.blocked_until END
        RETURNING hits,
          ceil(extract(epoch FROM window_ends - clock_timestamp()))::int AS expires_in,
          CASE WHEN blocked_until > clock_timestamp() THEN ceil(extract(epoch FROM blocked_until - clock_timestamp()))::int END AS blocked_for`,
-      [key, ttl, limit, blockDuration, this.backOff.has(throttlerName)],
+      HIT_ROW,
     );
+    if (!row) throw new Error('rate_limits upsert returned no row');
     return {
       totalHits: row.hits,
       timeToExpire: Math.max(0, row.expires_in),
@@ -81,13 +87,16 @@ export class DatabaseThrottlerStorage implements ThrottlerStorage, OnModuleDestr
 
   /** Counters whose window and block are long over are forgotten. */
   private sweep(): Promise<unknown> {
-    return this.dataSource.query(
-      `DELETE FROM rate_limits WHERE window_ends < now() - interval '1 hour'
-         AND (blocked_until IS NULL OR blocked_until < now() - interval '${BACK_OFF_MEMORY}')`,
+    return changeRows(
+      this.dataSource,
+      sql`DELETE FROM rate_limits WHERE window_ends < now() - interval '1 hour'
+            AND (blocked_until IS NULL OR blocked_until < now() - ${BACK_OFF_INTERVAL})`,
     );
   }
 }
 
-/** This hit passes the limit of a key that is not blocked now (`$3` is the limit). */
-const NEWLY_BLOCKED = `(r.blocked_until IS NULL OR r.blocked_until <= (SELECT now FROM t))
-  AND (CASE WHEN r.window_ends <= (SELECT now FROM t) THEN 1 ELSE r.hits + 1 END) > $3`;
+/** This hit passes `limit` on a key that is not blocked now. */
+const newlyBlockedOver = (limit: number) => sql`(r.blocked_until IS NULL OR r.blocked_until <= (SELECT now FROM t))
+  AND (CASE WHEN r.window_ends <= (SELECT now FROM t) THEN 1 ELSE r.hits + 1 END) > ${limit}::int`;
+
+const HIT_ROW = z.object({ hits: z.number(), expires_in: z.number(), blocked_for: z.number().nullable() });
