@@ -40,6 +40,11 @@ export async function selectRow<S extends z.ZodType>(db: Sql, statement: Stateme
   return (await selectRows(db, statement, row))[0] ?? null;
 }
 
+/** Runs a statement whose result nobody reads. */
+export async function run(db: Sql, statement: Statement): Promise<void> {
+  await db.query(statement.text, statement.values);
+}
+
 /** Runs an UPDATE or DELETE. @returns how many rows it changed. */
 export async function changeRows(db: Sql, statement: Statement): Promise<number> {
   const [, changed] = await db.query<[unknown[], number]>(statement.text, statement.values);

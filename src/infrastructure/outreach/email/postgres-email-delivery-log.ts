@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { selectRow, selectRows, sql } from '../../persistence/sql';
+import { run, selectRow, sql } from '../../persistence/sql';
 import type { EmailDeliveryLog } from './smtp-email-channel';
 
 /** The SMTP adapter's record of accepted deliveries, in email_deliveries. */
@@ -17,12 +17,11 @@ export class PostgresEmailDeliveryLog implements EmailDeliveryLog {
   }
 
   async record(idempotencyKey: string, delivery: { messageId: string; response: string }): Promise<void> {
-    await selectRows(
+    await run(
       this.dataSource,
       sql`INSERT INTO email_deliveries (idempotency_key, message_id, response)
           VALUES (${idempotencyKey}, ${delivery.messageId}, ${delivery.response.slice(0, 1000)})
           ON CONFLICT (idempotency_key) DO NOTHING`,
-      z.never(),
     );
   }
 }

@@ -4,9 +4,11 @@ import { DataSource } from 'typeorm';
 import type { Page } from '../../../application/shared/page';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import { jsonColumn } from '../json-column';
+import { empty, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
+import { z } from 'zod';
 import { ConversationStore, type FinishedTurn } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
-import type { DecisionType } from '../../../domain/agent/decision';
+import { DECISION_TYPES, TURN_STATUSES } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
 import {
   type AnswerStatus,
@@ -17,40 +19,48 @@ import {
   type ToolCallRecord,
 } from '../../../domain/chat/conversation';
 
-interface MessageRow {
-  seq: string;
-  id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  tool_calls: ToolCallRecord[];
-  decision_type: DecisionType | null;
-  status: AnswerStatus | null;
-  created_at: string | Date;
-}
+const TOOL_CALL = z.object({
+  id: z.string(),
+  tool: z.string(),
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
+  success: z.boolean(),
+  result: z.unknown().optional(),
+  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
+  durationMs: z.number(),
+}) satisfies z.ZodType<ToolCallRecord>;
 
-interface SummaryRow {
-  id: string;
-  content: string;
-  last_seq: string | number;
-  messages: number;
-}
+/** A message row, read as columns or out of json_agg (where a timestamp is text). */
+const MESSAGE_ROW = z.object({
+  seq: z.coerce.number().int(),
+  id: z.string(),
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  tool_calls: z.array(TOOL_CALL),
+  decision_type: z.enum(DECISION_TYPES).nullable(),
+  status: z.enum([...TURN_STATUSES, 'interrupted'] satisfies AnswerStatus[]).nullable(),
+  created_at: z.coerce.date(),
+});
 
-interface PendingRow {
-  id: string;
-  user_id: string;
-  conversation_id: string;
-  tool: string;
-  arguments: ToolArguments;
-  arguments_hash: string;
-  prompt: string;
-  expires_at: string | Date;
-}
+const SUMMARY_ROW = z.object({ id: z.string(), content: z.string(), last_seq: z.coerce.number().int(), messages: z.number() });
 
-const PENDING_COLUMNS = 'id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, expires_at';
+const PENDING_ROW = z.object({
+  id: z.string(),
+  user_id: z.string(),
+  conversation_id: z.string(),
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  arguments_hash: z.string(),
+  prompt: z.string(),
+  expires_at: z.coerce.date(),
+});
+
+const PENDING_COLUMNS = raw('id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, expires_at');
 /** The status of an answer whose turn is still running (or died): never shown, never replayed. */
 export const IN_PROGRESS = 'in_progress';
 /** The decision type of a turn's decision row until the turn ends (status `pending`). */
 export const PENDING_DECISION = 'PENDING';
+const IN_PROGRESS_STATUS = raw(`'${IN_PROGRESS}'`);
+const PENDING_DECISION_TYPE = raw(`'${PENDING_DECISION}'`);
 
 /**
  * Chat state in PostgreSQL. Each method is one statement, so a turn that runs one tool
@@ -76,50 +86,50 @@ export class PostgresConversationStore extends ConversationStore {
     // conversation store their pairs one after the other: question, answer, question, answer.
     const conversation =
       conversationId === null
-        ? `INSERT INTO conversations (user_id, title, created_at, updated_at) VALUES ($1, $4, $3, $3) RETURNING id`
-        : `UPDATE conversations SET updated_at = $3 WHERE id = $4 AND user_id = $1 RETURNING id`;
+        ? sql`INSERT INTO conversations (user_id, title, created_at, updated_at)
+              VALUES (${userId}, ${conversationTitle(message)}, ${now}, ${now}) RETURNING id`
+        : sql`UPDATE conversations SET updated_at = ${now} WHERE id = ${conversationId} AND user_id = ${userId} RETURNING id`;
     // Every part of one statement reads the same snapshot: the history below does not
     // include the message inserted here, which is what the model must not see twice.
     // The answer's row is stored now, numbered after the question (rows take their numbers
     // in the ORDER BY's order) and before anything later in the conversation, and filled in
     // by finishTurn; one left 'in_progress' belongs to a turn that never finished.
-    const rows = await this.dataSource.query<
-      { id: string; history: MessageRow[]; summary: SummaryRow | null; pending: PendingRow | null }[]
-    >(
-      `WITH c AS (${conversation}),
-            m AS (INSERT INTO messages (conversation_id, role, content, status, decision_id, created_at)
-                  SELECT c.id, v.role, v.content, v.status, v.decision_id, $3 FROM c,
-                    (VALUES (1, 'user', $2, NULL, NULL), (2, 'assistant', '', '${IN_PROGRESS}', $6::uuid))
-                      AS v (n, role, content, status, decision_id)
-                  ORDER BY v.n),
-            d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
-                    prompt_tokens, completion_tokens, duration_ms, created_at)
-                  SELECT $6, $1, c.id, '${PENDING_DECISION}', 'pending', 0, $7, $8, 0, 0, 0, $3 FROM c),
-            s AS (SELECT id, content, last_seq, messages FROM conversation_summaries
-                  WHERE conversation_id = (SELECT id FROM c) ORDER BY last_seq DESC LIMIT 1)
-       SELECT c.id,
-         (SELECT row_to_json(s) FROM s) AS summary,
-         (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
-            SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
-            FROM messages WHERE conversation_id = c.id AND status IS DISTINCT FROM '${IN_PROGRESS}'
-              AND seq > coalesce((SELECT last_seq FROM s), 0)
-            ORDER BY seq DESC LIMIT $5) h) AS history,
-         (SELECT row_to_json(p) FROM (
-            SELECT ${PENDING_COLUMNS} FROM pending_confirmations
-            WHERE conversation_id = c.id AND resolved_at IS NULL
-            ORDER BY created_at DESC LIMIT 1) p) AS pending
-       FROM c`,
-      [userId, message, now, conversationId ?? conversationTitle(message), window, decisionId, model.provider, model.model],
+    const row = await selectRow(
+      this.dataSource,
+      sql`WITH c AS (${conversation}),
+               m AS (INSERT INTO messages (conversation_id, role, content, status, decision_id, created_at)
+                     SELECT c.id, v.role, v.content, v.status, v.decision_id, ${now}::timestamptz FROM c,
+                       (VALUES (1, 'user', ${message}::text, NULL, NULL), (2, 'assistant', '', ${IN_PROGRESS_STATUS}, ${decisionId}::uuid))
+                         AS v (n, role, content, status, decision_id)
+                     ORDER BY v.n),
+               d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
+                       prompt_tokens, completion_tokens, duration_ms, created_at)
+                     SELECT ${decisionId}::uuid, ${userId}::uuid, c.id, ${PENDING_DECISION_TYPE}, 'pending', 0, ${model.provider}::text,
+                       ${model.model}::text, 0, 0, 0, ${now}::timestamptz FROM c),
+               s AS (SELECT id, content, last_seq, messages FROM conversation_summaries
+                     WHERE conversation_id = (SELECT id FROM c) ORDER BY last_seq DESC LIMIT 1)
+          SELECT c.id,
+            (SELECT row_to_json(s) FROM s) AS summary,
+            (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
+               SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
+               FROM messages WHERE conversation_id = c.id AND status IS DISTINCT FROM ${IN_PROGRESS_STATUS}
+                 AND seq > coalesce((SELECT last_seq FROM s), 0)
+               ORDER BY seq DESC LIMIT ${window}::int) h) AS history,
+            (SELECT row_to_json(p) FROM (
+               SELECT ${PENDING_COLUMNS} FROM pending_confirmations
+               WHERE conversation_id = c.id AND resolved_at IS NULL
+               ORDER BY created_at DESC LIMIT 1) p) AS pending
+          FROM c`,
+      z.object({ id: z.string(), history: z.array(MESSAGE_ROW), summary: SUMMARY_ROW.nullable(), pending: PENDING_ROW.nullable() }),
     );
-    if (rows.length === 0) throw new ConversationNotFoundError();
-    const [row] = rows;
+    if (!row) throw new ConversationNotFoundError();
     return {
       conversationId: row.id,
-      history: row.history.map((message) => ({ ...toStoredMessage(message), seq: Number(message.seq) })),
+      history: row.history.map((message) => ({ ...toStoredMessage(message), seq: message.seq })),
       summary: row.summary && {
         id: row.summary.id,
         content: row.summary.content,
-        lastSeq: Number(row.summary.last_seq),
+        lastSeq: row.summary.last_seq,
         messages: row.summary.messages,
       },
       pendingConfirmation: row.pending ? toPendingConfirmation(row.pending) : null,
@@ -128,60 +138,41 @@ export class PostgresConversationStore extends ConversationStore {
 
   async finishTurn(turn: FinishedTurn, now: Date): Promise<void> {
     const { assistantMessage: message, decision } = turn;
-    const params: unknown[] = [
-      turn.conversationId,
-      message.content,
-      jsonColumn(message.toolCalls),
-      message.decisionType,
-      message.status,
-      now,
-      decision.id,
-      turn.userId,
-      decision.status,
-      decision.iterations,
-      decision.provider,
-      decision.model,
-      decision.promptTokens,
-      decision.completionTokens,
-      decision.durationMs,
-      decision.failureClass,
-      decision.providerRequestId,
-      decision.cost,
-      decision.context && JSON.stringify(decision.context),
-    ];
+    const { conversationId, userId } = turn;
     // Whatever the row holds (normally 'in_progress'; the sweeper's answer if this turn ran
     // far past its deadline), the answer the person was given is what stays.
-    const parts = [
-      `m AS (UPDATE messages SET content = $2, tool_calls = $3, decision_type = $4, status = $5, created_at = $6
-             WHERE decision_id = $7 AND conversation_id = $1)`,
+    const parts: Statement[] = [
+      sql`m AS (UPDATE messages SET content = ${message.content}, tool_calls = ${jsonColumn(message.toolCalls)},
+                  decision_type = ${message.decisionType}, status = ${message.status}, created_at = ${now}
+                WHERE decision_id = ${decision.id} AND conversation_id = ${conversationId})`,
       // Its created_at stays the turn's start; whatever the sweeper wrote meanwhile gives way too.
-      `d AS (UPDATE decision_logs SET decision_type = $4, status = $9, iterations = $10, provider = $11, model = $12,
-               prompt_tokens = $13, completion_tokens = $14, duration_ms = $15, failure_class = $16,
-               provider_request_id = $17, cost = $18, context = $19
-             WHERE id = $7 AND user_id = $8)`,
+      sql`d AS (UPDATE decision_logs SET decision_type = ${message.decisionType}, status = ${decision.status},
+                  iterations = ${decision.iterations}, provider = ${decision.provider}, model = ${decision.model},
+                  prompt_tokens = ${decision.promptTokens}, completion_tokens = ${decision.completionTokens},
+                  duration_ms = ${decision.durationMs}, failure_class = ${decision.failureClass},
+                  provider_request_id = ${decision.providerRequestId}, cost = ${decision.cost},
+                  context = ${decision.context && JSON.stringify(decision.context)}
+                WHERE id = ${decision.id} AND user_id = ${userId})`,
     ];
     if (turn.newSummary) {
       const summary = turn.newSummary;
-      params.push(summary.id, summary.content, summary.lastSeq, summary.messages);
-      const n = params.length;
-      parts.push(`s AS (INSERT INTO conversation_summaries (id, conversation_id, decision_id, content, last_seq, messages, created_at)
-                        VALUES ($${n - 3}, $1, $7, $${n - 2}, $${n - 1}, $${n}, $6))`);
+      parts.push(sql`s AS (INSERT INTO conversation_summaries (id, conversation_id, decision_id, content, last_seq, messages, created_at)
+                           VALUES (${summary.id}, ${conversationId}, ${decision.id}, ${summary.content}, ${summary.lastSeq},
+                                   ${summary.messages}, ${now}))`);
     }
     if (turn.droppedPendingConfirmationId) {
-      params.push(turn.droppedPendingConfirmationId);
-      parts.push(`x AS (UPDATE pending_confirmations SET resolved_at = $6, resolution = 'dropped'
-                        WHERE id = $${params.length} AND resolved_at IS NULL)`);
+      parts.push(sql`x AS (UPDATE pending_confirmations SET resolved_at = ${now}, resolution = 'dropped'
+                           WHERE id = ${turn.droppedPendingConfirmationId} AND resolved_at IS NULL)`);
     }
-    let last = `UPDATE conversations SET updated_at = $6 WHERE id = $1`;
+    let last = sql`UPDATE conversations SET updated_at = ${now} WHERE id = ${conversationId}`;
     if (turn.newPendingConfirmation) {
       const pending = turn.newPendingConfirmation;
-      params.push(pending.tool, JSON.stringify(pending.arguments), argumentsHash(pending.arguments), pending.prompt, pending.expiresAt);
-      const n = params.length;
-      parts.push(`u AS (${last})`);
-      last = `INSERT INTO pending_confirmations (user_id, conversation_id, tool, arguments, arguments_hash, prompt, created_at, expires_at)
-              VALUES ($8, $1, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $6, $${n})`;
+      parts.push(sql`u AS (${last})`);
+      last = sql`INSERT INTO pending_confirmations (user_id, conversation_id, tool, arguments, arguments_hash, prompt, created_at, expires_at)
+                 VALUES (${userId}, ${conversationId}, ${pending.tool}, ${JSON.stringify(pending.arguments)},
+                         ${argumentsHash(pending.arguments)}, ${pending.prompt}, ${now}, ${pending.expiresAt})`;
     }
-    await this.dataSource.query(`WITH ${parts.join(',\n')}\n${last}`, params);
+    await run(this.dataSource, sql`WITH ${join(parts, ',\n')}\n${last}`);
   }
 
   async takePendingConfirmation(
@@ -190,22 +181,24 @@ export class PostgresConversationStore extends ConversationStore {
     resolution: 'confirmed' | 'cancelled',
     now: Date,
   ): Promise<PendingConfirmation | null> {
-    const [rows] = await this.dataSource.query<[PendingRow[], number]>(
-      `UPDATE pending_confirmations SET resolved_at = $3, resolution = $4
-       WHERE id = $1 AND user_id = $2 AND resolved_at IS NULL AND expires_at > $3
-       RETURNING ${PENDING_COLUMNS}`,
-      [id, userId, now, resolution],
+    const row = await selectRow(
+      this.dataSource,
+      sql`UPDATE pending_confirmations SET resolved_at = ${now}, resolution = ${resolution}
+          WHERE id = ${id} AND user_id = ${userId} AND resolved_at IS NULL AND expires_at > ${now}
+          RETURNING ${PENDING_COLUMNS}`,
+      PENDING_ROW,
     );
-    return rows.length === 0 ? null : toPendingConfirmation(rows[0]);
+    return row && toPendingConfirmation(row);
   }
 
   async listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>> {
     const after = decodeCursor(cursor, isTimeAndIdCursor);
-    const rows = await this.dataSource.query<{ id: string; title: string; created_at: Date; updated_at: Date; updated_key: string }[]>(
-      `SELECT id, title, created_at, updated_at, updated_at::text AS updated_key FROM conversations
-       WHERE user_id = $1 ${after ? 'AND (updated_at, id) < ($3::timestamptz, $4::uuid)' : ''}
-       ORDER BY updated_at DESC, id DESC LIMIT $2`,
-      after ? [userId, limit + 1, after[0], after[1]] : [userId, limit + 1],
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT id, title, created_at, updated_at, updated_at::text AS updated_key FROM conversations
+          WHERE user_id = ${userId} ${after ? sql`AND (updated_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : empty}
+          ORDER BY updated_at DESC, id DESC LIMIT ${limit + 1}`,
+      z.object({ id: z.string(), title: z.string(), created_at: z.date(), updated_at: z.date(), updated_key: z.string() }),
     );
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
@@ -217,27 +210,30 @@ export class PostgresConversationStore extends ConversationStore {
 
   async listMessages(userId: string, conversationId: string, limit: number, cursor: string | null): Promise<Page<StoredMessage> | null> {
     const before = decodeCursor(cursor, isSeqCursor);
-    const rows = await this.dataSource.query<(MessageRow & { owned: boolean })[]>(
-      `SELECT m.seq, m.id, m.role, m.content, m.tool_calls, m.decision_type, m.status, m.created_at
-       FROM conversations c JOIN messages m ON m.conversation_id = c.id
-       WHERE c.id = $1 AND c.user_id = $2 AND m.status IS DISTINCT FROM '${IN_PROGRESS}' ${before ? 'AND m.seq < $4' : ''}
-       ORDER BY m.seq DESC LIMIT $3`,
-      before ? [conversationId, userId, limit + 1, before] : [conversationId, userId, limit + 1],
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT m.seq, m.id, m.role, m.content, m.tool_calls, m.decision_type, m.status, m.created_at
+          FROM conversations c JOIN messages m ON m.conversation_id = c.id
+          WHERE c.id = ${conversationId} AND c.user_id = ${userId} AND m.status IS DISTINCT FROM ${IN_PROGRESS_STATUS}
+            ${before ? sql`AND m.seq < ${before}::bigint` : empty}
+          ORDER BY m.seq DESC LIMIT ${limit + 1}`,
+      MESSAGE_ROW,
     );
     if (rows.length === 0 && !(await this.owns(userId, conversationId))) return null;
     const page = rows.slice(0, limit);
     return {
       items: page.reverse().map(toStoredMessage),
-      nextCursor: rows.length > limit ? encodeCursor(page[0].seq) : null,
+      nextCursor: rows.length > limit ? encodeCursor(String(page[0].seq)) : null,
     };
   }
 
   private async owns(userId: string, conversationId: string): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(`SELECT 1 FROM conversations WHERE id = $1 AND user_id = $2`, [
-      conversationId,
-      userId,
-    ]);
-    return rows.length > 0;
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT 1 AS owned FROM conversations WHERE id = ${conversationId} AND user_id = ${userId}`,
+      z.object({ owned: z.number() }),
+    );
+    return row !== null;
   }
 }
 
@@ -245,7 +241,7 @@ function argumentsHash(args: ToolArguments): string {
   return createHash('sha256').update(canonicalJson(args)).digest('hex');
 }
 
-function toPendingConfirmation(row: PendingRow): PendingConfirmation | null {
+function toPendingConfirmation(row: z.output<typeof PENDING_ROW>): PendingConfirmation | null {
   // The hash binds the stored call to what was shown: a row altered since is not run.
   if (argumentsHash(row.arguments) !== row.arguments_hash) return null;
   return {
@@ -255,11 +251,11 @@ function toPendingConfirmation(row: PendingRow): PendingConfirmation | null {
     tool: row.tool,
     arguments: row.arguments,
     prompt: row.prompt,
-    expiresAt: new Date(row.expires_at),
+    expiresAt: row.expires_at,
   };
 }
 
-function toStoredMessage(row: MessageRow): StoredMessage {
+function toStoredMessage(row: z.output<typeof MESSAGE_ROW>): StoredMessage {
   return {
     id: row.id,
     role: row.role,
@@ -267,6 +263,6 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     toolCalls: row.tool_calls,
     decisionType: row.decision_type,
     status: row.status,
-    createdAt: new Date(row.created_at),
+    createdAt: row.created_at,
   };
 }

@@ -5,7 +5,7 @@ import { InterruptedTurnStore, type UnsettledToolCall } from '../../../applicati
 import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
 import { AUDIT_CHAIN_LOCK } from '../migrations/1764115200000-audit-chain';
 import { AuditAppender } from './postgres-audit-log';
-import { raw, selectRow, selectRows, sql, type Statement } from '../sql';
+import { raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { TASK_COLUMNS, TASK_ROW } from './postgres-task.repository';
 import { IN_PROGRESS } from './postgres-conversation-store';
@@ -70,7 +70,7 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
     return this.appender.transaction(this.dataSource, async (manager, append) => {
       // The check below must see every outcome committed before the lock was granted.
       await manager.query(`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`);
-      await selectRows(manager, sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`, z.unknown());
+      await run(manager, sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
       const settled = await selectRows(manager, outcomeOf(call.pendingSeq), z.unknown());
       if (settled.length > 0) return null;
       const userId = call.entry.actorId;
