@@ -5,6 +5,7 @@ import {
   type DecisionLogEntry,
   type FinishedTurn,
   type HistoryMessage,
+  type StartTurnInput,
   type TurnContext,
 } from '../../src/application/chat/ports/conversation-store.port';
 import type { Page } from '../../src/application/shared/page';
@@ -72,15 +73,7 @@ export class InMemoryConversationStore extends ConversationStore {
   readonly decisions: DecisionRow[] = [];
   private seq = 0;
 
-  startTurn(input: {
-    userId: string;
-    conversationId: string | null;
-    message: string;
-    decisionId: string;
-    model: { readonly provider: string; readonly model: string };
-    window: number;
-    now: Date;
-  }): Promise<TurnContext & { conversationId: string }> {
+  startTurn(input: StartTurnInput): Promise<TurnContext & { conversationId: string }> {
     const { userId, message, decisionId, window, now } = input;
     let conversation: StoredConversation | undefined;
     if (input.conversationId === null) {

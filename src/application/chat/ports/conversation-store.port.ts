@@ -47,6 +47,17 @@ export interface DecisionLogEntry extends DecisionMeasures {
   readonly context: TurnContextRecord | null;
 }
 
+export interface StartTurnInput {
+  readonly userId: string;
+  readonly conversationId: string | null;
+  readonly message: string;
+  readonly decisionId: string;
+  /** Who will answer: recorded on the pending decision. */
+  readonly model: { readonly provider: string; readonly model: string };
+  readonly window: number;
+  readonly now: Date;
+}
+
 export interface FinishedTurn {
   readonly userId: string;
   readonly conversationId: string;
@@ -79,16 +90,7 @@ export abstract class ConversationStore {
    * not there.
    * @throws ConversationNotFoundError when the user has no such conversation.
    */
-  abstract startTurn(input: {
-    userId: string;
-    conversationId: string | null;
-    message: string;
-    decisionId: string;
-    /** Who will answer: recorded on the pending decision. */
-    model: { readonly provider: string; readonly model: string };
-    window: number;
-    now: Date;
-  }): Promise<TurnContext & { conversationId: string }>;
+  abstract startTurn(input: StartTurnInput): Promise<TurnContext & { conversationId: string }>;
   /** Fills in the answer and completes the decision log row started under `turn.decision.id`. */
   abstract finishTurn(turn: FinishedTurn, now: Date): Promise<void>;
   /** Resolves the action, once: @returns it, or null when it is gone, resolved or expired. */

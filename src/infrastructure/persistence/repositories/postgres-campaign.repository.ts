@@ -9,6 +9,7 @@ import {
 } from '../../../application/outreach/ports/campaign-repository.port';
 import type { Page } from '../../../application/shared/page';
 import {
+  CAMPAIGN_STATUSES,
   type Campaign,
   type CampaignDraft,
   CampaignNotFoundError,
@@ -16,73 +17,91 @@ import {
   type CampaignStatus,
 } from '../../../domain/outreach/campaign';
 import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
-import type { Lead, LeadDraft, LeadStatus } from '../../../domain/outreach/lead';
-import {
-  type ActionKind,
-  type OutreachTaskStatus,
-  type OutreachTaskType,
-  TASK_STATUSES,
-  TASK_STEPS,
-} from '../../../domain/outreach/outreach-task';
+import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
+import { type ActionKind, type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
 import type { QuotaState } from '../../../domain/outreach/quota';
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor, isTimestamp } from '../cursor';
+import { changeRows, empty, join, raw, selectRow, selectRows, sql } from '../sql';
 import { readQuota } from './quota-ledger';
+import { z } from 'zod';
 
-interface CampaignRow {
-  id: string;
-  owner_id: string;
-  name: string;
-  status: CampaignStatus;
-  limit_profile_lookup: number;
-  limit_linkedin_message: number;
-  limit_email: number;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  /** created_at as PostgreSQL prints it: microseconds survive the round trip through a cursor. */
-  created_key: string;
-}
+const CAMPAIGN_ROW = z
+  .object({
+    id: z.string(),
+    owner_id: z.string(),
+    name: z.string(),
+    status: z.enum(CAMPAIGN_STATUSES),
+    limit_profile_lookup: z.number(),
+    limit_linkedin_message: z.number(),
+    limit_email: z.number(),
+    created_at: z.date(),
+    updated_at: z.date(),
+    completed_at: z.date().nullable(),
+    /** created_at as PostgreSQL prints it: microseconds survive the round trip through a cursor. */
+    created_key: z.string(),
+  })
+  .transform((row) => ({
+    key: row.created_key,
+    campaign: {
+      id: row.id,
+      ownerId: row.owner_id,
+      name: row.name,
+      status: row.status,
+      dailyLimits: { profile_lookup: row.limit_profile_lookup, linkedin_message: row.limit_linkedin_message, email: row.limit_email },
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      completedAt: row.completed_at,
+    } satisfies Campaign,
+  }));
 
-interface LeadRow {
-  id: string;
-  campaign_id: string;
-  name: string;
-  linkedin_url: string;
-  email: string | null;
-  status: LeadStatus;
-  created_at: Date;
-}
+const LEAD_ROW = z
+  .object({
+    id: z.string(),
+    campaign_id: z.string(),
+    name: z.string(),
+    linkedin_url: z.string(),
+    email: z.string().nullable(),
+    status: z.enum(LEAD_STATUSES),
+    created_at: z.date(),
+  })
+  .transform((row): Lead => ({
+    id: row.id,
+    campaignId: row.campaign_id,
+    name: row.name,
+    linkedinUrl: row.linkedin_url,
+    email: row.email,
+    status: row.status,
+    createdAt: row.created_at,
+  }));
 
-interface TaskRow {
-  id: string;
-  campaign_id: string;
-  lead_id: string;
-  type: OutreachTaskType;
-  step: number;
-  status: OutreachTaskStatus;
-  attempts: number;
-  next_run_at: Date;
-  output: Record<string, unknown> | null;
-  last_error: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-  lead_name: string;
-  lead_linkedin_url: string;
-  lead_created_key: string;
-}
+const TASK_ROW = z.object({
+  id: z.string(),
+  campaign_id: z.string(),
+  lead_id: z.string(),
+  type: z.enum(TASK_TYPES),
+  step: z.number().int(),
+  status: z.enum(TASK_STATUSES),
+  attempts: z.number(),
+  next_run_at: z.date(),
+  output: z.record(z.string(), z.unknown()).nullable(),
+  last_error: z.string().nullable(),
+  created_at: z.date(),
+  completed_at: z.date().nullable(),
+  lead_name: z.string(),
+  lead_linkedin_url: z.string(),
+  lead_created_key: z.string(),
+});
 
-interface DoNotContactRow {
-  id: string;
-  kind: DoNotContactKind;
-  value: string;
-  created_at: Date;
-}
+const DO_NOT_CONTACT_ROW = z
+  .object({ id: z.string(), kind: z.enum(['email', 'linkedin'] satisfies DoNotContactKind[]), value: z.string(), created_at: z.date() })
+  .transform((row): DoNotContactEntry => ({ id: row.id, kind: row.kind, value: row.value, createdAt: row.created_at }));
 
-const CAMPAIGN_COLUMNS = `id, owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email,
-  created_at, updated_at, completed_at, created_at::text AS created_key`;
-const LEAD_COLUMNS = 'id, campaign_id, name, linkedin_url, email, status, created_at';
-const DO_NOT_CONTACT_COLUMNS = 'id, kind, value, created_at';
+const CAMPAIGN_COLUMNS = raw(`id, owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email,
+  created_at, updated_at, completed_at, created_at::text AS created_key`);
+const LEAD_COLUMNS = raw('id, campaign_id, name, linkedin_url, email, status, created_at');
+const DO_NOT_CONTACT_COLUMNS = raw('id, kind, value, created_at');
+const STATUS_ROW = z.object({ status: z.enum(CAMPAIGN_STATUSES) });
 
 /** The column holding each kind's daily limit. */
 const LIMIT_COLUMN: Readonly<Record<ActionKind, string>> = {
@@ -104,37 +123,40 @@ export class PostgresCampaignRepository extends CampaignRepository {
 
   async create(ownerId: string, draft: CampaignDraft, now: Date): Promise<Campaign> {
     const { profile_lookup, linkedin_message, email } = draft.dailyLimits;
-    const rows = await this.dataSource.query<CampaignRow[]>(
-      `INSERT INTO campaigns (owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email, created_at, updated_at)
-       VALUES ($1, $2, 'draft', $3, $4, $5, $6, $6)
-       RETURNING ${CAMPAIGN_COLUMNS}`,
-      [ownerId, draft.name, profile_lookup, linkedin_message, email, now],
+    const row = await selectRow(
+      this.dataSource,
+      sql`INSERT INTO campaigns (owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email, created_at, updated_at)
+          VALUES (${ownerId}, ${draft.name}, 'draft', ${profile_lookup}, ${linkedin_message}, ${email}, ${now}, ${now})
+          RETURNING ${CAMPAIGN_COLUMNS}`,
+      CAMPAIGN_ROW,
     );
-    return toCampaign(rows[0]);
+    return row!.campaign;
   }
 
   async get(ownerId: string, campaignId: string): Promise<Campaign | null> {
     if (!isUuid(campaignId)) return null;
-    const rows = await this.dataSource.query<CampaignRow[]>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = $1 AND owner_id = $2`, [
-      campaignId,
-      ownerId,
-    ]);
-    return rows.length === 0 ? null : toCampaign(rows[0]);
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = ${campaignId} AND owner_id = ${ownerId}`,
+      CAMPAIGN_ROW,
+    );
+    return row && row.campaign;
   }
 
   async list(ownerId: string, limit: number, cursor: string | null): Promise<Page<Campaign>> {
     const after = decodeCursor(cursor, isTimeAndIdCursor);
-    const rows = await this.dataSource.query<CampaignRow[]>(
-      `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns
-       WHERE owner_id = $1 ${after ? 'AND (created_at, id) < ($3::timestamptz, $4::uuid)' : ''}
-       ORDER BY created_at DESC, id DESC LIMIT $2`,
-      after ? [ownerId, limit + 1, after[0], after[1]] : [ownerId, limit + 1],
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns
+          WHERE owner_id = ${ownerId} ${after ? sql`AND (created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : empty}
+          ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`,
+      CAMPAIGN_ROW,
     );
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     return {
-      items: items.map(toCampaign),
-      nextCursor: rows.length > limit ? encodeCursor([last.created_key, last.id]) : null,
+      items: items.map((row) => row.campaign),
+      nextCursor: rows.length > limit ? encodeCursor([last.key, last.campaign.id]) : null,
     };
   }
 
@@ -146,57 +168,54 @@ export class PostgresCampaignRepository extends CampaignRepository {
     expectedStatus: CampaignStatus,
   ): Promise<Campaign | null> {
     if (!isUuid(campaignId)) return null;
-    const params: unknown[] = [campaignId, ownerId, expectedStatus, now];
-    const set = ['updated_at = $4'];
-    const assign = (column: string, value: unknown) => {
-      params.push(value);
-      set.push(`${column} = $${params.length}`);
-    };
-    if (changes.name !== undefined) assign('name', changes.name);
-    if (changes.dailyLimits !== undefined) {
-      for (const [kind, column] of Object.entries(LIMIT_COLUMN)) assign(column, changes.dailyLimits[kind as ActionKind]);
+    const set = [sql`updated_at = ${now}`];
+    if (changes.name !== undefined) set.push(sql`name = ${changes.name}`);
+    const { dailyLimits } = changes;
+    if (dailyLimits !== undefined) {
+      for (const [kind, column] of Object.entries(LIMIT_COLUMN)) set.push(sql`${raw(column)} = ${dailyLimits[kind as ActionKind]}`);
     }
-    if (changes.status !== undefined) assign('status', changes.status);
-    if (changes.status === 'completed') set.push('completed_at = coalesce(completed_at, $4)');
+    if (changes.status !== undefined) set.push(sql`status = ${changes.status}`);
+    if (changes.status === 'completed') set.push(sql`completed_at = coalesce(completed_at, ${now}::timestamptz)`);
     // The status condition is re-checked on the newest row version when a concurrent
     // update (a worker completing the campaign) commits first.
-    const [rows] = await this.dataSource.query<[CampaignRow[], number]>(
-      `UPDATE campaigns SET ${set.join(', ')}
-       WHERE id = $1 AND owner_id = $2 AND status = $3
-       RETURNING ${CAMPAIGN_COLUMNS}`,
-      params,
+    const row = await selectRow(
+      this.dataSource,
+      sql`UPDATE campaigns SET ${join(set, ', ')}
+          WHERE id = ${campaignId} AND owner_id = ${ownerId} AND status = ${expectedStatus}
+          RETURNING ${CAMPAIGN_COLUMNS}`,
+      CAMPAIGN_ROW,
     );
-    return rows.length === 0 ? null : toCampaign(rows[0]);
+    return row && row.campaign;
   }
 
   async delete(ownerId: string, campaignId: string, expectedStatus: CampaignStatus): Promise<CampaignDeletion> {
     if (!isUuid(campaignId)) return 'not_found';
-    const [deleted] = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM campaigns c
-       WHERE c.id = $1 AND c.owner_id = $2 AND c.status = $3
-         AND NOT EXISTS (SELECT 1 FROM outreach_actions a WHERE a.campaign_id = c.id AND a.status = 'in_flight')
-       RETURNING c.id`,
-      [campaignId, ownerId, expectedStatus],
+    const deleted = await changeRows(
+      this.dataSource,
+      sql`DELETE FROM campaigns c
+          WHERE c.id = ${campaignId} AND c.owner_id = ${ownerId} AND c.status = ${expectedStatus}
+            AND NOT EXISTS (SELECT 1 FROM outreach_actions a WHERE a.campaign_id = c.id AND a.status = 'in_flight')`,
     );
-    if (deleted.length > 0) return 'deleted';
-    const rows = await this.dataSource.query<{ status: CampaignStatus }[]>(`SELECT status FROM campaigns WHERE id = $1 AND owner_id = $2`, [
-      campaignId,
-      ownerId,
-    ]);
-    if (rows.length === 0) return 'not_found';
-    return rows[0].status === expectedStatus ? 'action_in_flight' : 'status_changed';
+    if (deleted > 0) return 'deleted';
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT status FROM campaigns WHERE id = ${campaignId} AND owner_id = ${ownerId}`,
+      STATUS_ROW,
+    );
+    if (!row) return 'not_found';
+    return row.status === expectedStatus ? 'action_in_flight' : 'status_changed';
   }
 
   async counts(campaignId: string): Promise<CampaignCounts> {
-    const rows = await this.dataSource.query<{ leads: number; tasks: Partial<Record<OutreachTaskStatus, number>> }[]>(
-      `SELECT (SELECT count(*)::int FROM leads WHERE campaign_id = $1) AS leads,
-         (SELECT coalesce(json_object_agg(status, n), '{}'::json) FROM (
-            SELECT status, count(*)::int AS n FROM outreach_tasks WHERE campaign_id = $1 GROUP BY status) s) AS tasks`,
-      [campaignId],
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT (SELECT count(*)::int FROM leads WHERE campaign_id = ${campaignId}) AS leads,
+            (SELECT coalesce(json_object_agg(status, n), '{}'::json) FROM (
+               SELECT status, count(*)::int AS n FROM outreach_tasks WHERE campaign_id = ${campaignId} GROUP BY status) s) AS tasks`,
+      z.object({ leads: z.number(), tasks: z.partialRecord(z.enum(TASK_STATUSES), z.number()) }),
     );
-    const [row] = rows;
-    const tasks = Object.fromEntries(TASK_STATUSES.map((status) => [status, row.tasks[status] ?? 0]));
-    return { leads: row.leads, tasks: tasks as Record<OutreachTaskStatus, number> };
+    const tasks = Object.fromEntries(TASK_STATUSES.map((status) => [status, row!.tasks[status] ?? 0]));
+    return { leads: row!.leads, tasks: tasks as Record<OutreachTaskStatus, number> };
   }
 
   async addLeads(
@@ -208,44 +227,40 @@ export class PostgresCampaignRepository extends CampaignRepository {
     return this.dataSource.transaction(async (manager) => {
       // Held until commit: a worker completing the campaign (an UPDATE of this row) waits,
       // and imports into one campaign queue up instead of racing on the same URLs.
-      const campaigns = await manager.query<{ status: CampaignStatus }[]>(`SELECT status FROM campaigns WHERE id = $1 FOR NO KEY UPDATE`, [
-        campaignId,
-      ]);
-      if (campaigns.length === 0) throw new CampaignNotFoundError();
-      if (campaigns[0].status === 'completed') {
+      const campaign = await selectRow(manager, sql`SELECT status FROM campaigns WHERE id = ${campaignId} FOR NO KEY UPDATE`, STATUS_ROW);
+      if (!campaign) throw new CampaignNotFoundError();
+      if (campaign.status === 'completed') {
         throw new CampaignStateError('The campaign is completed; leads cannot be added to it');
       }
       if (leads.length === 0) return { added: [], existing: [] };
 
       // One statement for every lead and task. A task row sees its lead through the CTE's
       // RETURNING; the foreign key is checked at the end of the statement.
-      const rows = await manager.query<LeadRow[]>(
-        `WITH input AS (
-           SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS i (name, linkedin_url, email, ord)
-         ),
-         added AS (
-           INSERT INTO leads (campaign_id, name, linkedin_url, email, status, created_at)
-           SELECT $1, name, linkedin_url, email, 'new', $5 FROM input ORDER BY ord
-           ON CONFLICT (campaign_id, linkedin_url) DO NOTHING
-           RETURNING ${LEAD_COLUMNS}
-         ),
-         tasks AS (
-           INSERT INTO outreach_tasks (campaign_id, lead_id, type, step, status, attempts, next_run_at, created_at, updated_at)
-           SELECT $1, added.id, step.type, step.n, 'Pending', 0, $5, $5, $5
-           FROM added CROSS JOIN unnest($6::text[]) WITH ORDINALITY AS step (type, n)
-           WHERE step.type <> 'SendEmail' OR added.email IS NOT NULL
-         )
-         SELECT * FROM added`,
-        [
-          campaignId,
-          leads.map((lead) => lead.name),
-          leads.map((lead) => lead.linkedinUrl),
-          leads.map((lead) => lead.email),
-          now,
-          TASK_STEPS,
-        ],
+      const [names, urls, emails] = [
+        leads.map((lead) => lead.name),
+        leads.map((lead) => lead.linkedinUrl),
+        leads.map((lead) => lead.email),
+      ];
+      const added = await selectRows(
+        manager,
+        sql`WITH input AS (
+              SELECT * FROM unnest(${names}::text[], ${urls}::text[], ${emails}::text[]) WITH ORDINALITY AS i (name, linkedin_url, email, ord)
+            ),
+            added AS (
+              INSERT INTO leads (campaign_id, name, linkedin_url, email, status, created_at)
+              SELECT ${campaignId}::uuid, name, linkedin_url, email, 'new', ${now}::timestamptz FROM input ORDER BY ord
+              ON CONFLICT (campaign_id, linkedin_url) DO NOTHING
+              RETURNING ${LEAD_COLUMNS}
+            ),
+            tasks AS (
+              INSERT INTO outreach_tasks (campaign_id, lead_id, type, step, status, attempts, next_run_at, created_at, updated_at)
+              SELECT ${campaignId}::uuid, added.id, step.type, step.n, 'Pending', 0, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+              FROM added CROSS JOIN unnest(${TASK_STEPS}::text[]) WITH ORDINALITY AS step (type, n)
+              WHERE step.type <> 'SendEmail' OR added.email IS NOT NULL
+            )
+            SELECT * FROM added`,
+        LEAD_ROW,
       );
-      const added = rows.map(toLead);
       const addedUrls = new Set(added.map((lead) => lead.linkedinUrl));
       const existing = [...new Set(leads.map((lead) => lead.linkedinUrl))].filter((url) => !addedUrls.has(url));
       return { added, existing };
@@ -254,15 +269,16 @@ export class PostgresCampaignRepository extends CampaignRepository {
 
   async listTasks(campaignId: string, limit: number, cursor: string | null): Promise<Page<TaskView>> {
     const after = decodeCursor(cursor, isTaskCursor);
-    const rows = await this.dataSource.query<TaskRow[]>(
-      `SELECT t.id, t.campaign_id, t.lead_id, t.type, t.step, t.status, t.attempts, t.next_run_at, t.output,
-         t.last_error, t.created_at, t.completed_at,
-         l.name AS lead_name, l.linkedin_url AS lead_linkedin_url, l.created_at::text AS lead_created_key
-       FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id
-       WHERE t.campaign_id = $1
-         ${after ? 'AND (l.created_at, l.id, t.step) > ($3::timestamptz, $4::uuid, $5::smallint)' : ''}
-       ORDER BY l.created_at, l.id, t.step LIMIT $2`,
-      after ? [campaignId, limit + 1, ...after] : [campaignId, limit + 1],
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT t.id, t.campaign_id, t.lead_id, t.type, t.step, t.status, t.attempts, t.next_run_at, t.output,
+            t.last_error, t.created_at, t.completed_at,
+            l.name AS lead_name, l.linkedin_url AS lead_linkedin_url, l.created_at::text AS lead_created_key
+          FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id
+          WHERE t.campaign_id = ${campaignId}
+            ${after ? sql`AND (l.created_at, l.id, t.step) > (${after[0]}::timestamptz, ${after[1]}::uuid, ${after[2]}::smallint)` : empty}
+          ORDER BY l.created_at, l.id, t.step LIMIT ${limit + 1}`,
+      TASK_ROW,
     );
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
@@ -277,85 +293,49 @@ export class PostgresCampaignRepository extends CampaignRepository {
   }
 
   async listDoNotContact(ownerId: string): Promise<readonly DoNotContactEntry[]> {
-    const rows = await this.dataSource.query<DoNotContactRow[]>(
-      `SELECT ${DO_NOT_CONTACT_COLUMNS} FROM do_not_contact WHERE owner_id = $1 ORDER BY created_at DESC, id DESC`,
-      [ownerId],
+    return selectRows(
+      this.dataSource,
+      sql`SELECT ${DO_NOT_CONTACT_COLUMNS} FROM do_not_contact WHERE owner_id = ${ownerId} ORDER BY created_at DESC, id DESC`,
+      DO_NOT_CONTACT_ROW,
     );
-    return rows.map(toDoNotContactEntry);
   }
 
   async addDoNotContact(ownerId: string, entry: { kind: DoNotContactKind; value: string }, now: Date): Promise<DoNotContactEntry> {
     // A no-op update instead of DO NOTHING so that RETURNING gives the listed entry too,
     // in one statement even when two requests add the same value at once.
-    const rows = await this.dataSource.query<DoNotContactRow[]>(
-      `INSERT INTO do_not_contact AS d (owner_id, kind, value, created_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (owner_id, value) DO UPDATE SET value = d.value
-       RETURNING ${DO_NOT_CONTACT_COLUMNS}`,
-      [ownerId, entry.kind, entry.value, now],
+    const added = await selectRow(
+      this.dataSource,
+      sql`INSERT INTO do_not_contact AS d (owner_id, kind, value, created_at) VALUES (${ownerId}, ${entry.kind}, ${entry.value}, ${now})
+          ON CONFLICT (owner_id, value) DO UPDATE SET value = d.value
+          RETURNING ${DO_NOT_CONTACT_COLUMNS}`,
+      DO_NOT_CONTACT_ROW,
     );
-    return toDoNotContactEntry(rows[0]);
+    return added!;
   }
 
   async removeDoNotContact(ownerId: string, entryId: string): Promise<boolean> {
     if (!isUuid(entryId)) return false;
-    const [rows] = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM do_not_contact WHERE id = $1 AND owner_id = $2 RETURNING id`,
-      [entryId, ownerId],
-    );
-    return rows.length > 0;
+    return (await changeRows(this.dataSource, sql`DELETE FROM do_not_contact WHERE id = ${entryId} AND owner_id = ${ownerId}`)) > 0;
   }
 }
 
-function toCampaign(row: CampaignRow): Campaign {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    name: row.name,
-    status: row.status,
-    dailyLimits: {
-      profile_lookup: row.limit_profile_lookup,
-      linkedin_message: row.limit_linkedin_message,
-      email: row.limit_email,
-    },
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-    completedAt: row.completed_at === null ? null : new Date(row.completed_at),
-  };
-}
-
-function toLead(row: LeadRow): Lead {
-  return {
-    id: row.id,
-    campaignId: row.campaign_id,
-    name: row.name,
-    linkedinUrl: row.linkedin_url,
-    email: row.email,
-    status: row.status,
-    createdAt: new Date(row.created_at),
-  };
-}
-
-function toTaskView(row: TaskRow): TaskView {
+function toTaskView(row: z.output<typeof TASK_ROW>): TaskView {
   return {
     id: row.id,
     campaignId: row.campaign_id,
     leadId: row.lead_id,
     type: row.type,
-    step: Number(row.step),
+    step: row.step,
     status: row.status,
     attempts: row.attempts,
-    nextRunAt: new Date(row.next_run_at),
+    nextRunAt: row.next_run_at,
     output: row.output,
     lastError: row.last_error,
-    createdAt: new Date(row.created_at),
-    completedAt: row.completed_at === null ? null : new Date(row.completed_at),
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
     leadName: row.lead_name,
     leadLinkedinUrl: row.lead_linkedin_url,
   };
-}
-
-function toDoNotContactEntry(row: DoNotContactRow): DoNotContactEntry {
-  return { id: row.id, kind: row.kind, value: row.value, createdAt: new Date(row.created_at) };
 }
 
 function isTaskCursor(value: unknown): value is [string, string, number] {

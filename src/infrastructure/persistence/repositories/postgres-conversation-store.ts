@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../c
 import { jsonColumn } from '../json-column';
 import { empty, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
-import { ConversationStore, type FinishedTurn } from '../../../application/chat/ports/conversation-store.port';
+import { ConversationStore, type FinishedTurn, type StartTurnInput } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import { DECISION_TYPES, TURN_STATUSES } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
@@ -72,15 +72,7 @@ export class PostgresConversationStore extends ConversationStore {
     super();
   }
 
-  async startTurn(input: {
-    userId: string;
-    conversationId: string | null;
-    message: string;
-    decisionId: string;
-    model: { readonly provider: string; readonly model: string };
-    window: number;
-    now: Date;
-  }) {
+  async startTurn(input: StartTurnInput) {
     const { userId, conversationId, message, decisionId, model, window, now } = input;
     // The UPDATE row-locks the conversation until this statement commits, so two turns of one
     // conversation store their pairs one after the other: question, answer, question, answer.
