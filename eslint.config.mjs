@@ -46,6 +46,20 @@ export default tseslint.config(
     },
   },
   {
+    // SQL is written one way: see src/infrastructure/persistence/sql.ts.
+    files: ['src/infrastructure/**/*.ts'],
+    ignores: ['src/infrastructure/persistence/sql.ts', 'src/infrastructure/persistence/migrations/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='query']",
+          message: 'Write SQL with the sql tag and run it with selectRows, selectRow, changeRows or run (persistence/sql.ts).',
+        },
+      ],
+    },
+  },
+  {
     // The web console runs in the browser and is type-checked by web/tsconfig.json.
     files: ['web/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseSettings } from '../config/app-config';
 import { DataDirLock } from './data-dir-lock';
+import { run, sql } from './sql';
 import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-schema';
 import { ChatAndAudit1763856000000 } from './migrations/1763856000000-chat-and-audit';
 import { DecisionCost1763942400000 } from './migrations/1763942400000-decision-cost';
@@ -70,10 +71,10 @@ async function openServer(url: string): Promise<Database> {
     const lock = dataSource.createQueryRunner();
     await lock.connect();
     try {
-      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      await run(lock, sql`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
       await migrate();
     } finally {
-      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      await run(lock, sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`).catch(() => undefined);
       await lock.release();
     }
   });

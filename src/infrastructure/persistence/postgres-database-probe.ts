@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DatabaseProbe } from '../../application/health/ports/database-probe.port';
+import { run, sql } from './sql';
 
 @Injectable()
 export class PostgresDatabaseProbe extends DatabaseProbe {
@@ -9,6 +10,6 @@ export class PostgresDatabaseProbe extends DatabaseProbe {
   }
 
   async ping(): Promise<void> {
-    await this.dataSource.query('SELECT 1');
+    await run(this.dataSource, sql`SELECT 1`);
   }
 }

@@ -69,7 +69,7 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
   settleToolCall(call: UnsettledToolCall, decide: (evidence: TaskEvidence) => SettledOutcome): Promise<SettledOutcome | null> {
     return this.appender.transaction(this.dataSource, async (manager, append) => {
       // The check below must see every outcome committed before the lock was granted.
-      await manager.query(`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`);
+      await run(manager, sql`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`);
       await run(manager, sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
       const settled = await selectRows(manager, outcomeOf(call.pendingSeq), z.unknown());
       if (settled.length > 0) return null;

@@ -14,34 +14,30 @@ import {
   type WrapUpContext,
 } from '../../../application/outreach/ports/outreach-cycle-store.port';
 import { actionTarget, type Proposal } from '../../../domain/outreach/actions';
-import type { CampaignStatus } from '../../../domain/outreach/campaign';
+import { CAMPAIGN_STATUSES } from '../../../domain/outreach/campaign';
 import type { RecentResult } from '../../../domain/outreach/planning';
-import {
-  TASK_TYPES,
-  TASK_ACTION,
-  type ActionKind,
-  type OutreachTaskStatus,
-  type OutreachTaskType,
-} from '../../../domain/outreach/outreach-task';
+import { TASK_TYPES, TASK_ACTION, TASK_STATUSES, type ActionKind } from '../../../domain/outreach/outreach-task';
 import type { QuotaScope } from '../../../domain/outreach/quota';
 import { readQuota, refundSlot, reserveSlot } from './quota-ledger';
-import type { Sql } from '../sql';
+import { changeRows, raw, run, type Sql, selectRow, selectRows, sql, type Statement } from '../sql';
+import { z } from 'zod';
 import { AuditAppender } from './postgres-audit-log';
 
-const OPEN = `('Pending', 'InProgress')`;
+const OPEN = raw(`('Pending', 'InProgress')`);
 
-interface CampaignRow {
-  campaign_id: string;
-  campaign_name: string;
-  campaign_status: CampaignStatus;
-  owner_id: string;
-  limit_profile_lookup: number;
-  limit_linkedin_message: number;
-  limit_email: number;
-}
+const CAMPAIGN_FIELDS = {
+  campaign_id: z.string(),
+  campaign_name: z.string(),
+  campaign_status: z.enum(CAMPAIGN_STATUSES),
+  owner_id: z.string(),
+  limit_profile_lookup: z.number(),
+  limit_linkedin_message: z.number(),
+  limit_email: z.number(),
+};
+type CampaignRow = z.output<z.ZodObject<typeof CAMPAIGN_FIELDS>>;
 
-const CAMPAIGN_COLUMNS = `c.id AS campaign_id, c.name AS campaign_name, c.status AS campaign_status, c.owner_id,
-  c.limit_profile_lookup, c.limit_linkedin_message, c.limit_email`;
+const CAMPAIGN_COLUMNS = raw(`c.id AS campaign_id, c.name AS campaign_name, c.status AS campaign_status, c.owner_id,
+  c.limit_profile_lookup, c.limit_linkedin_message, c.limit_email`);
 
 /** Thrown inside a transaction to roll it back with an answer. */
 class Rollback extends Error {
@@ -61,74 +57,80 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
 
   async claimTask(input: { workerId: string; now: Date; leaseMs: number; campaignId?: string }): Promise<ClaimedTask | null> {
     // SKIP LOCKED: concurrent workers each get a different task, none waits for another.
-    const [rows] = await this.dataSource.query<[{ id: string; campaign_id: string; owner_id: string; attempts: number }[], number]>(
-      `UPDATE outreach_tasks t
-       SET status = 'InProgress', attempts = t.attempts + 1, lease_owner = $1, lease_expires_at = $3, updated_at = $2
-       FROM campaigns c
-       WHERE c.id = t.campaign_id AND t.id = (
-         SELECT d.id FROM outreach_tasks d JOIN campaigns dc ON dc.id = d.campaign_id
-         WHERE dc.status = 'active' AND d.next_run_at <= $2
-           AND (d.status = 'Pending' OR (d.status = 'InProgress' AND d.lease_expires_at < $2))
-           AND ($4::uuid IS NULL OR d.campaign_id = $4::uuid)
-           AND NOT EXISTS (SELECT 1 FROM outreach_tasks p WHERE p.lead_id = d.lead_id AND p.step < d.step AND p.status IN ${OPEN})
-           AND NOT EXISTS (SELECT 1 FROM outreach_actions a WHERE a.task_id = d.id AND a.status = 'in_flight')
-         ORDER BY d.next_run_at, d.step, d.created_at, d.id
-         LIMIT 1
-         FOR UPDATE OF d SKIP LOCKED)
-       RETURNING t.id, t.campaign_id, c.owner_id, t.attempts`,
-      [input.workerId, input.now, new Date(input.now.getTime() + input.leaseMs), input.campaignId ?? null],
+    const now = sql`${input.now}::timestamptz`;
+    const campaignId = sql`${input.campaignId ?? null}::uuid`;
+    const row = await selectRow(
+      this.dataSource,
+      sql`UPDATE outreach_tasks t
+          SET status = 'InProgress', attempts = t.attempts + 1, lease_owner = ${input.workerId},
+              lease_expires_at = ${new Date(input.now.getTime() + input.leaseMs)}, updated_at = ${now}
+          FROM campaigns c
+          WHERE c.id = t.campaign_id AND t.id = (
+            SELECT d.id FROM outreach_tasks d JOIN campaigns dc ON dc.id = d.campaign_id
+            WHERE dc.status = 'active' AND d.next_run_at <= ${now}
+              AND (d.status = 'Pending' OR (d.status = 'InProgress' AND d.lease_expires_at < ${now}))
+              AND (${campaignId} IS NULL OR d.campaign_id = ${campaignId})
+              AND NOT EXISTS (SELECT 1 FROM outreach_tasks p WHERE p.lead_id = d.lead_id AND p.step < d.step AND p.status IN ${OPEN})
+              AND NOT EXISTS (SELECT 1 FROM outreach_actions a WHERE a.task_id = d.id AND a.status = 'in_flight')
+            ORDER BY d.next_run_at, d.step, d.created_at, d.id
+            LIMIT 1
+            FOR UPDATE OF d SKIP LOCKED)
+          RETURNING t.id, t.campaign_id, c.owner_id, t.attempts`,
+      z.object({ id: z.string(), campaign_id: z.string(), owner_id: z.string(), attempts: z.number() }),
     );
-    const row = rows[0];
     return row
       ? { taskId: row.id, campaignId: row.campaign_id, ownerId: row.owner_id, workerId: input.workerId, attempts: row.attempts }
       : null;
   }
 
   async findFinishedCampaign(input: { campaignId?: string }): Promise<{ campaignId: string; ownerId: string } | null> {
-    const rows = await this.dataSource.query<{ id: string; owner_id: string }[]>(
-      `SELECT c.id, c.owner_id FROM campaigns c
-       WHERE c.status = 'active' AND ($1::uuid IS NULL OR c.id = $1::uuid)
-         AND EXISTS (SELECT 1 FROM outreach_tasks t WHERE t.campaign_id = c.id)
-         AND NOT EXISTS (SELECT 1 FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status IN ${OPEN})
-       ORDER BY c.updated_at LIMIT 1`,
-      [input.campaignId ?? null],
+    const campaignId = sql`${input.campaignId ?? null}::uuid`;
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT c.id, c.owner_id FROM campaigns c
+          WHERE c.status = 'active' AND (${campaignId} IS NULL OR c.id = ${campaignId})
+            AND EXISTS (SELECT 1 FROM outreach_tasks t WHERE t.campaign_id = c.id)
+            AND NOT EXISTS (SELECT 1 FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status IN ${OPEN})
+          ORDER BY c.updated_at LIMIT 1`,
+      z.object({ id: z.string(), owner_id: z.string() }),
     );
-    return rows[0] ? { campaignId: rows[0].id, ownerId: rows[0].owner_id } : null;
+    return row ? { campaignId: row.id, ownerId: row.owner_id } : null;
   }
 
   async loadTaskContext(
     claim: ClaimedTask,
     input: { day: string; ownerLimits: Readonly<Record<ActionKind, number>>; secretNames: readonly string[] },
   ): Promise<TaskCycleContext | null> {
-    const rows = await this.dataSource.query<
-      (CampaignRow & {
-        id: string;
-        type: OutreachTaskType;
-        status: OutreachTaskStatus;
-        attempts: number;
-        last_error: string | null;
-        lead_name: string;
-        linkedin_url: string;
-        email: string | null;
-        profile: { profile?: Record<string, unknown> } | null;
-      })[]
-    >(
-      `SELECT t.id, t.type, t.status, t.attempts, t.last_error, l.name AS lead_name, l.linkedin_url, l.email,
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT t.id, t.type, t.status, t.attempts, t.last_error, l.name AS lead_name, l.linkedin_url, l.email,
          (SELECT s.output FROM outreach_tasks s WHERE s.lead_id = t.lead_id AND s.type = 'ScrapeProfile' AND s.status = 'Completed' LIMIT 1) AS profile,
          ${CAMPAIGN_COLUMNS}
        FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id JOIN campaigns c ON c.id = t.campaign_id
-       WHERE t.id = $1 AND t.lease_owner = $2 AND t.attempts = $3`,
-      [claim.taskId, claim.workerId, claim.attempts],
+       WHERE t.id = ${claim.taskId} AND t.lease_owner = ${claim.workerId} AND t.attempts = ${claim.attempts}`,
+      z.object({
+        ...CAMPAIGN_FIELDS,
+        id: z.string(),
+        type: z.enum(TASK_TYPES),
+        status: z.enum(TASK_STATUSES),
+        attempts: z.number(),
+        last_error: z.string().nullable(),
+        lead_name: z.string(),
+        linkedin_url: z.string(),
+        email: z.string().nullable(),
+        profile: z.object({ profile: z.record(z.string(), z.unknown()).optional() }).nullable(),
+      }),
     );
-    const row = rows[0];
     if (!row) return null;
     const [quota, recent, blocked] = await Promise.all([
       readQuota(this.dataSource, campaignOf(row), input.ownerLimits, input.day),
       this.recent(row.campaign_id),
-      this.dataSource.query<{ value: string }[]>(`SELECT value FROM do_not_contact WHERE owner_id = $1 AND value = ANY($2::text[])`, [
-        row.owner_id,
-        [row.linkedin_url, ...(row.email ? [row.email] : [])],
-      ]),
+      selectRows(
+        this.dataSource,
+        sql`SELECT value FROM do_not_contact
+            WHERE owner_id = ${row.owner_id} AND value = ANY(${[row.linkedin_url, ...(row.email ? [row.email] : [])]}::text[])`,
+        z.object({ value: z.string() }),
+      ),
     ]);
     return {
       kind: 'task',
@@ -146,14 +148,15 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     campaignId: string,
     input: { day: string; ownerLimits: Readonly<Record<ActionKind, number>> },
   ): Promise<WrapUpContext | null> {
-    const rows = await this.dataSource.query<(CampaignRow & { open: string; finished: string })[]>(
-      `SELECT ${CAMPAIGN_COLUMNS},
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT ${CAMPAIGN_COLUMNS},
          (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status IN ${OPEN}) AS open,
          (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status NOT IN ${OPEN}) AS finished
-       FROM campaigns c WHERE c.id = $1`,
-      [campaignId],
+       FROM campaigns c WHERE c.id = ${campaignId}`,
+      // count(*) is a bigint: text on the wire.
+      z.object({ ...CAMPAIGN_FIELDS, open: z.coerce.number(), finished: z.coerce.number() }),
     );
-    const row = rows[0];
     if (!row) return null;
     const [quota, recent] = await Promise.all([
       readQuota(this.dataSource, campaignOf(row), input.ownerLimits, input.day),
@@ -162,8 +165,8 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     return {
       kind: 'wrap_up',
       campaign: { id: row.campaign_id, name: row.campaign_name, status: row.campaign_status },
-      openTasks: Number(row.open),
-      finishedTasks: Number(row.finished),
+      openTasks: row.open,
+      finishedTasks: row.finished,
       quota,
       recent,
     };
@@ -171,28 +174,33 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
 
   /** What the planner is shown of the campaign's past: its last 3 finished tasks, with the duration of their action. */
   private async recent(campaignId: string): Promise<RecentResult[]> {
-    const rows = await this.dataSource.query<
-      { type: OutreachTaskType; status: OutreachTaskStatus; lead_name: string; duration_ms: string | null }[]
-    >(
-      `SELECT t.type, t.status, l.name AS lead_name,
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT t.type, t.status, l.name AS lead_name,
          (SELECT round(extract(epoch FROM a.finished_at - a.created_at) * 1000) FROM outreach_actions a
           WHERE a.task_id = t.id AND a.finished_at IS NOT NULL ORDER BY a.created_at DESC LIMIT 1) AS duration_ms
        FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id
-       WHERE t.campaign_id = $1 AND t.status IN ('Completed', 'Failed') AND t.completed_at IS NOT NULL
+       WHERE t.campaign_id = ${campaignId} AND t.status IN ('Completed', 'Failed') AND t.completed_at IS NOT NULL
        ORDER BY t.completed_at DESC, t.id LIMIT 3`,
-      [campaignId],
+      z.object({
+        type: z.enum(TASK_TYPES),
+        status: z.enum(TASK_STATUSES),
+        lead_name: z.string(),
+        // A numeric: text on the wire.
+        duration_ms: z.coerce.number().nullable(),
+      }),
     );
-    return rows.map((row) => ({ type: row.type, status: row.status, leadName: row.lead_name, durationMs: Number(row.duration_ms ?? 0) }));
+    return rows.map((row) => ({ type: row.type, status: row.status, leadName: row.lead_name, durationMs: row.duration_ms ?? 0 }));
   }
 
   async releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const [rows] = await manager.query<[{ id: string }[], number]>(
-        `UPDATE outreach_tasks SET ${TASK_RELEASE_SET}
-         WHERE id = $1 AND lease_owner = $8 AND attempts = $9 AND status = 'InProgress' RETURNING id`,
-        [...releaseParameters(claim.taskId, release, now), claim.workerId, claim.attempts],
+      const released = await changeRows(
+        manager,
+        sql`UPDATE outreach_tasks SET ${releaseSet(release, now)}
+            WHERE id = ${claim.taskId} AND lease_owner = ${claim.workerId} AND attempts = ${claim.attempts} AND status = 'InProgress'`,
       );
-      if (rows.length === 0) return false;
+      if (released === 0) return false;
       await settleLead(manager, claim.taskId, release, now);
       return true;
     });
@@ -207,14 +215,14 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     now: Date;
   }): Promise<number> {
     const types = TASK_TYPES.filter((type) => TASK_ACTION[type].kind === input.kind);
-    const [, count] = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE outreach_tasks t SET next_run_at = $1, last_error = 'QUOTA_EXCEEDED', updated_at = $2
-       FROM campaigns c
-       WHERE c.id = t.campaign_id AND t.status = 'Pending' AND t.type = ANY($3::text[]) AND t.next_run_at < $1
-         AND ${input.scope === 'campaign' ? 't.campaign_id = $4' : 'c.owner_id = $4'}`,
-      [input.until, input.now, types, input.scope === 'campaign' ? input.campaignId : input.ownerId],
+    const until = sql`${input.until}::timestamptz`;
+    return changeRows(
+      this.dataSource,
+      sql`UPDATE outreach_tasks t SET next_run_at = ${until}, last_error = 'QUOTA_EXCEEDED', updated_at = ${input.now}
+          FROM campaigns c
+          WHERE c.id = t.campaign_id AND t.status = 'Pending' AND t.type = ANY(${types}::text[]) AND t.next_run_at < ${until}
+            AND ${input.scope === 'campaign' ? sql`t.campaign_id = ${input.campaignId}` : sql`c.owner_id = ${input.ownerId}`}`,
     );
-    return count;
   }
 
   async begin(input: BeginAction): Promise<BeginResult> {
@@ -222,12 +230,13 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     const leaseExpiresAt = new Date(input.now.getTime() + input.leaseMs);
     try {
       return await this.audit.transaction(this.dataSource, async (manager, append) => {
-        const [held] = await manager.query<[unknown[], number]>(
-          `UPDATE outreach_tasks SET lease_expires_at = $4
-           WHERE id = $1 AND lease_owner = $2 AND attempts = $3 AND status = 'InProgress' RETURNING id`,
-          [input.claim.taskId, input.claim.workerId, input.claim.attempts, leaseExpiresAt],
+        const held = await changeRows(
+          manager,
+          sql`UPDATE outreach_tasks SET lease_expires_at = ${leaseExpiresAt}
+              WHERE id = ${input.claim.taskId} AND lease_owner = ${input.claim.workerId} AND attempts = ${input.claim.attempts}
+                AND status = 'InProgress'`,
         );
-        if (held.length === 0) throw new Rollback({ status: 'lease_lost' });
+        if (held === 0) throw new Rollback({ status: 'lease_lost' });
         const scopes: [QuotaScope, string][] = [
           ['campaign', input.claim.campaignId],
           ['owner', input.claim.ownerId],
@@ -237,29 +246,19 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
           if (!reserved) throw new Rollback({ status: 'quota_exceeded', scope });
         }
         const pendingSeq = await append(input.audit, { status: 'pending' }, null);
-        const inserted = await manager.query<{ id: string }[]>(
-          `INSERT INTO outreach_actions (task_id, campaign_id, owner_id, decision_id, action, kind, channel, target, args,
-             idempotency_key, status, pending_audit_seq, lease_expires_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'in_flight', $11, $12, $13)
-           ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-          [
-            input.claim.taskId,
-            input.claim.campaignId,
-            input.claim.ownerId,
-            input.decisionId,
-            input.proposal.action,
-            input.kind,
-            input.channel,
-            actionTarget(input.proposal) ?? '',
-            JSON.stringify({ ...input.proposal.args }),
-            idempotencyKey,
-            pendingSeq,
-            leaseExpiresAt,
-            input.now,
-          ],
+        const { claim, proposal } = input;
+        const inserted = await selectRow(
+          manager,
+          sql`INSERT INTO outreach_actions (task_id, campaign_id, owner_id, decision_id, action, kind, channel, target, args,
+                idempotency_key, status, pending_audit_seq, lease_expires_at, created_at)
+              VALUES (${claim.taskId}, ${claim.campaignId}, ${claim.ownerId}, ${input.decisionId}, ${proposal.action}, ${input.kind},
+                ${input.channel}, ${actionTarget(proposal) ?? ''}, ${JSON.stringify({ ...proposal.args })}, ${idempotencyKey},
+                'in_flight', ${pendingSeq}, ${leaseExpiresAt}, ${input.now})
+              ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+          z.object({ id: z.string() }),
         );
-        if (inserted.length === 0) throw new Rollback({ status: 'duplicate', idempotencyKey });
-        return { status: 'reserved' as const, actionId: inserted[0].id, idempotencyKey, pendingSeq };
+        if (!inserted) throw new Rollback({ status: 'duplicate', idempotencyKey });
+        return { status: 'reserved' as const, actionId: inserted.id, idempotencyKey, pendingSeq };
       });
     } catch (error) {
       if (error instanceof Rollback) return error.result;
@@ -269,25 +268,19 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
 
   async finish(input: FinishAction): Promise<void> {
     await this.audit.transaction(this.dataSource, async (manager, append) => {
-      const [rows] = await manager.query<[unknown[], number]>(
-        `UPDATE outreach_actions SET status = $2, result = $3, error_code = $4, finished_at = $5
-         WHERE id = $1 AND status = 'in_flight' RETURNING id`,
-        [
-          input.actionId,
-          input.outcome.status,
-          input.outcome.result === undefined ? null : JSON.stringify(input.outcome.result),
-          input.outcome.errorCode ?? null,
-          input.now,
-        ],
+      const { outcome } = input;
+      const settled = await changeRows(
+        manager,
+        sql`UPDATE outreach_actions
+            SET status = ${outcome.status}, result = ${outcome.result === undefined ? null : JSON.stringify(outcome.result)},
+                error_code = ${outcome.errorCode ?? null}, finished_at = ${input.now}
+            WHERE id = ${input.actionId} AND status = 'in_flight'`,
       );
       // Someone (the sweeper) settled it first: its record stands.
-      if (rows.length === 0) return;
+      if (settled === 0) return;
       if (input.refundQuota) await refundSlot(manager, input.actionId, input.refundQuota.day);
       await append(input.audit, input.outcome, input.pendingSeq);
-      await manager.query(
-        `UPDATE outreach_tasks SET ${TASK_RELEASE_SET} WHERE id = $1`,
-        releaseParameters(input.taskId, input.task, input.now),
-      );
+      await changeRows(manager, sql`UPDATE outreach_tasks SET ${releaseSet(input.task, input.now)} WHERE id = ${input.taskId}`);
       await settleLead(manager, input.taskId, input.task, input.now);
     });
   }
@@ -296,66 +289,59 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     return this.dataSource.transaction(async (manager) => {
       // The row lock waits for an import in progress (it locks the campaign too); the count
       // that follows, a new statement, then sees the tasks that import added.
-      const locked = await manager.query<unknown[]>(`SELECT 1 FROM campaigns WHERE id = $1 AND status = 'active' FOR UPDATE`, [campaignId]);
-      if (locked.length === 0) return false;
-      const open = await manager.query<unknown[]>(`SELECT 1 FROM outreach_tasks WHERE campaign_id = $1 AND status IN ${OPEN} LIMIT 1`, [
-        campaignId,
-      ]);
-      if (open.length > 0) return false;
-      await manager.query(`UPDATE campaigns SET status = 'completed', completed_at = $2, updated_at = $2 WHERE id = $1`, [campaignId, now]);
+      const found = z.object({ found: z.number() });
+      const locked = await selectRow(
+        manager,
+        sql`SELECT 1 AS found FROM campaigns WHERE id = ${campaignId} AND status = 'active' FOR UPDATE`,
+        found,
+      );
+      if (!locked) return false;
+      const open = await selectRow(
+        manager,
+        sql`SELECT 1 AS found FROM outreach_tasks WHERE campaign_id = ${campaignId} AND status IN ${OPEN} LIMIT 1`,
+        found,
+      );
+      if (open) return false;
+      await changeRows(
+        manager,
+        sql`UPDATE campaigns SET status = 'completed', completed_at = ${now}, updated_at = ${now} WHERE id = ${campaignId}`,
+      );
       return true;
     });
   }
 
   async recordDecision(decision: OutreachDecision): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
-         prompt_tokens, completion_tokens, cost, duration_ms, failure_class, provider_request_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      [
-        decision.id,
-        decision.ownerId,
-        decision.campaignId,
-        decision.taskId,
-        decision.decisionType,
-        decision.status,
-        decision.iterations,
-        decision.provider,
-        decision.model,
-        decision.promptTokens,
-        decision.completionTokens,
-        decision.cost,
-        decision.durationMs,
-        decision.failureClass,
-        decision.providerRequestId,
-        decision.createdAt,
-      ],
+    const d = decision;
+    await run(
+      this.dataSource,
+      sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
+            prompt_tokens, completion_tokens, cost, duration_ms, failure_class, provider_request_id, created_at)
+          VALUES (${d.id}, ${d.ownerId}, ${d.campaignId}, ${d.taskId}, ${d.decisionType}, ${d.status}, ${d.iterations}, ${d.provider},
+            ${d.model}, ${d.promptTokens}, ${d.completionTokens}, ${d.cost}, ${d.durationMs}, ${d.failureClass}, ${d.providerRequestId},
+            ${d.createdAt})`,
     );
   }
 
   async claimStaleActions(input: { now: Date; leaseMs: number; limit: number }): Promise<StaleAction[]> {
-    const [rows] = await this.dataSource.query<
-      [
-        {
-          id: string;
-          task_id: string;
-          campaign_id: string;
-          owner_id: string;
-          decision_id: string;
-          pending_audit_seq: string;
-          action: Proposal['action'];
-          args: Record<string, unknown>;
-          channel: string;
-          idempotency_key: string;
-        }[],
-        number,
-      ]
-    >(
-      `UPDATE outreach_actions a SET lease_expires_at = $2
-       WHERE a.id IN (SELECT s.id FROM outreach_actions s WHERE s.status = 'in_flight' AND s.lease_expires_at < $1
-                      ORDER BY s.lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING a.id, a.task_id, a.campaign_id, a.owner_id, a.decision_id, a.pending_audit_seq, a.action, a.args, a.channel, a.idempotency_key`,
-      [input.now, new Date(input.now.getTime() + input.leaseMs), input.limit],
+    const rows = await selectRows(
+      this.dataSource,
+      sql`UPDATE outreach_actions a SET lease_expires_at = ${new Date(input.now.getTime() + input.leaseMs)}
+          WHERE a.id IN (SELECT s.id FROM outreach_actions s WHERE s.status = 'in_flight' AND s.lease_expires_at < ${input.now}
+                         ORDER BY s.lease_expires_at LIMIT ${input.limit} FOR UPDATE SKIP LOCKED)
+          RETURNING a.id, a.task_id, a.campaign_id, a.owner_id, a.decision_id, a.pending_audit_seq, a.action, a.args, a.channel,
+            a.idempotency_key`,
+      z.object({
+        id: z.string(),
+        task_id: z.string(),
+        campaign_id: z.string(),
+        owner_id: z.string(),
+        decision_id: z.string(),
+        pending_audit_seq: z.coerce.number().int(),
+        action: z.string(),
+        args: z.record(z.string(), z.unknown()),
+        channel: z.string(),
+        idempotency_key: z.string(),
+      }),
     );
     return rows.map((row) => ({
       actionId: row.id,
@@ -363,7 +349,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
       campaignId: row.campaign_id,
       ownerId: row.owner_id,
       decisionId: row.decision_id,
-      pendingSeq: Number(row.pending_audit_seq),
+      pendingSeq: row.pending_audit_seq,
       proposal: { action: row.action, args: row.args, reason: 'recovered after its worker stopped' } as Proposal,
       channel: row.channel,
       idempotencyKey: row.idempotency_key,
@@ -371,40 +357,35 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 }
 
-/** SET clause for a task's new state; parameters from releaseParameters ($1 is the task id). */
-const TASK_RELEASE_SET = `status = $2::varchar, next_run_at = COALESCE($3::timestamptz, next_run_at),
-  output = CASE WHEN $4::boolean THEN $5::jsonb ELSE output END, last_error = $6::varchar,
-  lease_owner = NULL, lease_expires_at = NULL, updated_at = $7::timestamptz,
-  completed_at = CASE WHEN $2::varchar IN ('Completed', 'Failed', 'Cancelled') THEN $7::timestamptz ELSE NULL END`;
-
-function releaseParameters(taskId: string, release: TaskRelease, now: Date): unknown[] {
-  return [
-    taskId,
-    release.status,
-    release.nextRunAt ?? null,
-    release.output !== undefined,
-    release.output === undefined || release.output === null ? null : JSON.stringify(release.output),
-    release.lastError ?? null,
-    now,
-  ];
+/** SET clause for a task's new state. */
+function releaseSet(release: TaskRelease, now: Date): Statement {
+  const status = sql`${release.status}::varchar`;
+  const at = sql`${now}::timestamptz`;
+  const output =
+    release.output === undefined ? sql`output` : sql`${release.output === null ? null : JSON.stringify(release.output)}::jsonb`;
+  return sql`status = ${status}, next_run_at = COALESCE(${release.nextRunAt ?? null}::timestamptz, next_run_at),
+    output = ${output}, last_error = ${release.lastError ?? null}::varchar,
+    lease_owner = NULL, lease_expires_at = NULL, updated_at = ${at},
+    completed_at = CASE WHEN ${status} IN ('Completed', 'Failed', 'Cancelled') THEN ${at} ELSE NULL END`;
 }
 
 /** A lead is done when none of its tasks is open; on the do-not-contact list, its other tasks are cancelled. */
-async function settleLead(sql: Sql, taskId: string, release: TaskRelease, now: Date): Promise<void> {
-  if (release.lastError === 'DO_NOT_CONTACT') {
-    await sql.query(
-      `UPDATE outreach_tasks SET status = 'Cancelled', last_error = 'DO_NOT_CONTACT', completed_at = $2, updated_at = $2
-       WHERE lead_id = (SELECT lead_id FROM outreach_tasks WHERE id = $1) AND status = 'Pending'`,
-      [taskId, now],
+async function settleLead(db: Sql, taskId: string, release: TaskRelease, now: Date): Promise<void> {
+  const blocked = release.lastError === 'DO_NOT_CONTACT';
+  if (blocked) {
+    await changeRows(
+      db,
+      sql`UPDATE outreach_tasks SET status = 'Cancelled', last_error = 'DO_NOT_CONTACT', completed_at = ${now}, updated_at = ${now}
+          WHERE lead_id = (SELECT lead_id FROM outreach_tasks WHERE id = ${taskId}) AND status = 'Pending'`,
     );
   }
-  await sql.query(
-    `UPDATE leads l SET status = CASE
-       WHEN $2 THEN 'do_not_contact'
-       WHEN EXISTS (SELECT 1 FROM outreach_tasks o WHERE o.lead_id = l.id AND o.status IN ${OPEN}) THEN 'in_progress'
-       ELSE 'done' END
-     WHERE l.id = (SELECT lead_id FROM outreach_tasks WHERE id = $1)`,
-    [taskId, release.lastError === 'DO_NOT_CONTACT'],
+  await changeRows(
+    db,
+    sql`UPDATE leads l SET status = CASE
+          WHEN ${blocked}::boolean THEN 'do_not_contact'
+          WHEN EXISTS (SELECT 1 FROM outreach_tasks o WHERE o.lead_id = l.id AND o.status IN ${OPEN}) THEN 'in_progress'
+          ELSE 'done' END
+        WHERE l.id = (SELECT lead_id FROM outreach_tasks WHERE id = ${taskId})`,
   );
 }
 
