@@ -1,6 +1,7 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
 
-export type Role = 'user' | 'admin';
+export const ROLES = ['user', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
 
 export interface User {
   readonly id: string;

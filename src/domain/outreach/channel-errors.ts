@@ -2,7 +2,8 @@
  * What a channel adapter (sandbox, MCP, SMTP) throws. `performed` says whether the
  * action may have taken effect: a failure after which it may have is never retried.
  */
-export type ChannelErrorCode = 'SESSION_EXPIRED' | 'RATE_LIMITED' | 'TARGET_NOT_FOUND' | 'REJECTED' | 'UNAVAILABLE' | 'TIMEOUT';
+export const CHANNEL_ERROR_CODES = ['SESSION_EXPIRED', 'RATE_LIMITED', 'TARGET_NOT_FOUND', 'REJECTED', 'UNAVAILABLE', 'TIMEOUT'] as const;
+export type ChannelErrorCode = (typeof CHANNEL_ERROR_CODES)[number];
 
 export class ChannelError extends Error {
   constructor(

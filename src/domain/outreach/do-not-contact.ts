@@ -1,7 +1,8 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
 import { canonicalEmail, canonicalProfileUrl } from './lead';
 
-export type DoNotContactKind = 'email' | 'linkedin';
+export const DO_NOT_CONTACT_KINDS = ['email', 'linkedin'] as const;
+export type DoNotContactKind = (typeof DO_NOT_CONTACT_KINDS)[number];
 
 export interface DoNotContactEntry {
   readonly id: string;

@@ -1,6 +1,7 @@
 import type { ActionKind } from './outreach-task';
 
-export type QuotaScope = 'campaign' | 'owner';
+export const QUOTA_SCOPES = ['campaign', 'owner'] as const;
+export type QuotaScope = (typeof QUOTA_SCOPES)[number];
 
 /** Today's use against one limit. */
 export interface QuotaUse {

@@ -40,6 +40,12 @@ export async function selectRow<S extends z.ZodType>(db: Sql, statement: Stateme
   return (await selectRows(db, statement, row))[0] ?? null;
 }
 
+/** Whether the statement returns any row (none of its columns is read). */
+export async function exists(db: Sql, statement: Statement): Promise<boolean> {
+  const result = await db.query<unknown[]>(statement.text, statement.values);
+  return result.length > 0;
+}
+
 /** Runs a statement whose result nobody reads. */
 export async function run(db: Sql, statement: Statement): Promise<void> {
   await db.query(statement.text, statement.values);

@@ -1,10 +1,9 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { Role } from '../../domain/identity/user';
+import { ROLES, type Role } from '../../domain/identity/user';
 import { AccessTokenService, type IssuedToken, type Principal } from '../../application/identity/ports/access-token-service.port';
 
 const ISSUER = 'bridle';
-const ROLES: readonly Role[] = ['user', 'admin'];
 
 interface Claims {
   sub: string;

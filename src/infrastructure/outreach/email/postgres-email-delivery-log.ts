@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { run, selectRow, sql } from '../../persistence/sql';
 import type { EmailDeliveryLog } from './smtp-email-channel';
 
+const DELIVERY_ROW = z.object({ message_id: z.string() });
+
 /** The SMTP adapter's record of accepted deliveries, in email_deliveries. */
 export class PostgresEmailDeliveryLog implements EmailDeliveryLog {
   constructor(private readonly dataSource: DataSource) {}
@@ -11,7 +13,7 @@ export class PostgresEmailDeliveryLog implements EmailDeliveryLog {
     const row = await selectRow(
       this.dataSource,
       sql`SELECT message_id FROM email_deliveries WHERE idempotency_key = ${idempotencyKey}`,
-      z.object({ message_id: z.string() }),
+      DELIVERY_ROW,
     );
     return row ? { messageId: row.message_id } : null;
   }

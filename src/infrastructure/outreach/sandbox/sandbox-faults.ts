@@ -1,4 +1,4 @@
-import { ChannelError, type ChannelErrorCode } from '../../../domain/outreach/channel-errors';
+import { CHANNEL_ERROR_CODES, ChannelError, type ChannelErrorCode } from '../../../domain/outreach/channel-errors';
 import { z } from 'zod';
 import { type Sql, selectRow, sql } from '../../persistence/sql';
 
@@ -9,17 +9,8 @@ import { type Sql, selectRow, sql } from '../../persistence/sql';
  * SESSION_EXPIRED lasts until a fresh session is used; the others count down `remaining`.
  */
 export type SandboxFault = ChannelErrorCode | 'HANG_BEFORE' | 'HANG_AFTER' | 'UNVERIFIABLE';
-const SANDBOX_FAULTS = [
-  'SESSION_EXPIRED',
-  'RATE_LIMITED',
-  'TARGET_NOT_FOUND',
-  'REJECTED',
-  'UNAVAILABLE',
-  'TIMEOUT',
-  'HANG_BEFORE',
-  'HANG_AFTER',
-  'UNVERIFIABLE',
-] as const satisfies readonly SandboxFault[];
+const SANDBOX_FAULTS = [...CHANNEL_ERROR_CODES, 'HANG_BEFORE', 'HANG_AFTER', 'UNVERIFIABLE'] as const satisfies readonly SandboxFault[];
+const FAULT_ROW = z.object({ code: z.enum(SANDBOX_FAULTS) });
 
 /** Takes the first fault set for this target (or '*'), if any. */
 export async function takeFault(db: Sql, channel: 'linkedin' | 'email', target: string): Promise<SandboxFault | null> {
@@ -29,7 +20,7 @@ export async function takeFault(db: Sql, channel: 'linkedin' | 'email', target: 
         WHERE id = (SELECT id FROM sandbox_faults WHERE channel = ${channel} AND target IN (${target}, '*') AND remaining > 0
                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING code`,
-    z.object({ code: z.enum(SANDBOX_FAULTS) }),
+    FAULT_ROW,
   );
   return row?.code ?? null;
 }

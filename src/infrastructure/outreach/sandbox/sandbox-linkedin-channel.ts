@@ -11,6 +11,8 @@ import { changeRows, selectRow, sql } from '../../persistence/sql';
 
 /** What a sandbox action recorded: the profile read, or the message id. */
 const RESULT = z.record(z.string(), z.unknown());
+const ACTION_ROW = z.object({ kind: z.enum(['profile', 'message']), result: RESULT });
+const RESULT_ROW = z.object({ result: RESULT });
 
 const TITLES = ['CTO', 'VP Engineering', 'Head of Platform', 'Engineering Manager', 'Chief Product Officer', 'Staff Engineer'];
 const COMPANIES = ['Acme Corp', 'Globex', 'Initech', 'Umbrella Labs', 'Hooli', 'Stark Industries', 'Wayne Enterprises'];
@@ -51,7 +53,7 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
     const row = await selectRow(
       this.dataSource,
       sql`SELECT kind, result FROM sandbox_linkedin_actions WHERE idempotency_key = ${idempotencyKey}`,
-      z.object({ kind: z.enum(['profile', 'message']), result: RESULT }),
+      ACTION_ROW,
     );
     if (!row) return null;
     return row.kind === 'profile'
@@ -86,7 +88,7 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
           VALUES (${idempotencyKey}, ${kind}, ${profileUrl}, ${message}, ${JSON.stringify(result)})
           ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_linkedin_actions.calls + 1
           RETURNING result`,
-      z.object({ result: RESULT }),
+      RESULT_ROW,
     );
     return row!.result;
   }

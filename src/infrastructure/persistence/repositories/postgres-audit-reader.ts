@@ -170,6 +170,9 @@ const CHAIN_ROW = z.object({
   intact: z.boolean().nullable(),
 });
 
+const DECISION_DETAIL_ROW = DECISION_ROW.extend({ context: TURN_CONTEXT.nullable(), summary: z.string().nullable() });
+const HEAD_ROW = z.object({ head: z.coerce.number().int().nullable() });
+
 /**
  * Reads audit_log and decision_logs for admins. Each append numbers its row under a lock
  * held until commit (see the audit-chain migration), so the committed rows are always all
@@ -221,7 +224,7 @@ export class PostgresAuditReader extends AuditReader {
       sql`SELECT ${DECISION_COLUMNS}, d.context,
                  (SELECT s.content FROM conversation_summaries s WHERE s.id = (d.context->>'summaryId')::uuid) AS summary
           FROM decision_logs d WHERE id = ${id}`,
-      DECISION_ROW.extend({ context: TURN_CONTEXT.nullable(), summary: z.string().nullable() }),
+      DECISION_DETAIL_ROW,
     );
     if (!decision) return null;
     const toolCalls = await selectRows(
@@ -283,11 +286,7 @@ export class PostgresAuditReader extends AuditReader {
   }
 
   private async head(): Promise<number | null> {
-    const row = await selectRow(
-      this.dataSource,
-      sql`SELECT max(seq) AS head FROM audit_log`,
-      z.object({ head: z.coerce.number().int().nullable() }),
-    );
+    const row = await selectRow(this.dataSource, sql`SELECT max(seq) AS head FROM audit_log`, HEAD_ROW);
     return row!.head;
   }
 }

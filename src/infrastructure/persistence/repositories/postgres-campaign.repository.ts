@@ -16,7 +16,7 @@ import {
   CampaignStateError,
   type CampaignStatus,
 } from '../../../domain/outreach/campaign';
-import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
+import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry, type DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
 import { type ActionKind, type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
 import type { QuotaState } from '../../../domain/outreach/quota';
@@ -94,8 +94,10 @@ const TASK_ROW = z.object({
 });
 
 const DO_NOT_CONTACT_ROW = z
-  .object({ id: z.string(), kind: z.enum(['email', 'linkedin'] satisfies DoNotContactKind[]), value: z.string(), created_at: z.date() })
+  .object({ id: z.string(), kind: z.enum(DO_NOT_CONTACT_KINDS), value: z.string(), created_at: z.date() })
   .transform((row): DoNotContactEntry => ({ id: row.id, kind: row.kind, value: row.value, createdAt: row.created_at }));
+
+const COUNTS_ROW = z.object({ leads: z.number(), tasks: z.partialRecord(z.enum(TASK_STATUSES), z.number()) });
 
 const CAMPAIGN_COLUMNS = raw(`id, owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email,
   created_at, updated_at, completed_at, created_at::text AS created_key`);
@@ -212,7 +214,7 @@ export class PostgresCampaignRepository extends CampaignRepository {
       sql`SELECT (SELECT count(*)::int FROM leads WHERE campaign_id = ${campaignId}) AS leads,
             (SELECT coalesce(json_object_agg(status, n), '{}'::json) FROM (
                SELECT status, count(*)::int AS n FROM outreach_tasks WHERE campaign_id = ${campaignId} GROUP BY status) s) AS tasks`,
-      z.object({ leads: z.number(), tasks: z.partialRecord(z.enum(TASK_STATUSES), z.number()) }),
+      COUNTS_ROW,
     );
     const tasks = Object.fromEntries(TASK_STATUSES.map((status) => [status, row!.tasks[status] ?? 0]));
     return { leads: row!.leads, tasks: tasks as Record<OutreachTaskStatus, number> };

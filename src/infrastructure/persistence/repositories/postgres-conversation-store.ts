@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Page } from '../../../application/shared/page';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import { jsonColumn } from '../json-column';
-import { empty, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
+import { empty, exists, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { ConversationStore, type FinishedTurn, type StartTurnInput } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
@@ -52,6 +52,22 @@ const PENDING_ROW = z.object({
   arguments_hash: z.string(),
   prompt: z.string(),
   expires_at: z.coerce.date(),
+});
+
+/** What startTurn reads back: the conversation, its history after the latest summary, and the open confirmation. */
+const TURN_START_ROW = z.object({
+  id: z.string(),
+  history: z.array(MESSAGE_ROW),
+  summary: SUMMARY_ROW.nullable(),
+  pending: PENDING_ROW.nullable(),
+});
+
+const CONVERSATION_ROW = z.object({
+  id: z.string(),
+  title: z.string(),
+  created_at: z.date(),
+  updated_at: z.date(),
+  updated_key: z.string(),
 });
 
 const PENDING_COLUMNS = raw('id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, expires_at');
@@ -112,7 +128,7 @@ export class PostgresConversationStore extends ConversationStore {
                WHERE conversation_id = c.id AND resolved_at IS NULL
                ORDER BY created_at DESC LIMIT 1) p) AS pending
           FROM c`,
-      z.object({ id: z.string(), history: z.array(MESSAGE_ROW), summary: SUMMARY_ROW.nullable(), pending: PENDING_ROW.nullable() }),
+      TURN_START_ROW,
     );
     if (!row) throw new ConversationNotFoundError();
     return {
@@ -190,7 +206,7 @@ export class PostgresConversationStore extends ConversationStore {
       sql`SELECT id, title, created_at, updated_at, updated_at::text AS updated_key FROM conversations
           WHERE user_id = ${userId} ${after ? sql`AND (updated_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : empty}
           ORDER BY updated_at DESC, id DESC LIMIT ${limit + 1}`,
-      z.object({ id: z.string(), title: z.string(), created_at: z.date(), updated_at: z.date(), updated_key: z.string() }),
+      CONVERSATION_ROW,
     );
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
@@ -220,12 +236,7 @@ export class PostgresConversationStore extends ConversationStore {
   }
 
   private async owns(userId: string, conversationId: string): Promise<boolean> {
-    const row = await selectRow(
-      this.dataSource,
-      sql`SELECT 1 AS owned FROM conversations WHERE id = ${conversationId} AND user_id = ${userId}`,
-      z.object({ owned: z.number() }),
-    );
-    return row !== null;
+    return exists(this.dataSource, sql`SELECT 1 FROM conversations WHERE id = ${conversationId} AND user_id = ${userId}`);
   }
 }
 

@@ -5,7 +5,7 @@ import { InterruptedTurnStore, type UnsettledToolCall } from '../../../applicati
 import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
 import { AUDIT_CHAIN_LOCK } from '../migrations/1764115200000-audit-chain';
 import { AuditAppender } from './postgres-audit-log';
-import { raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
+import { exists, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { TASK_COLUMNS, TASK_ROW } from './postgres-task.repository';
 import { IN_PROGRESS } from './postgres-conversation-store';
@@ -21,6 +21,10 @@ const PENDING_ROW = z.object({
   arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
   security_events: z.array(z.object({ type: z.literal('IDENTITY_ARGUMENT_DISCARDED'), field: z.string() })),
 });
+
+const COUNTER_ROW = z.object({ task_counter: z.number() });
+const CLAIMED_ROW = z.object({ number: z.number() });
+const ID_ROW = z.object({ id: z.string() });
 
 /** An audit row that is an outcome: it names its pending row. */
 const outcomeOf = (pendingSeq: Statement | number) => sql`SELECT 1 FROM audit_log o WHERE o.pending_seq = ${pendingSeq}`;
@@ -71,21 +75,16 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
       // The check below must see every outcome committed before the lock was granted.
       await run(manager, sql`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`);
       await run(manager, sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
-      const settled = await selectRows(manager, outcomeOf(call.pendingSeq), z.unknown());
-      if (settled.length > 0) return null;
+      if (await exists(manager, outcomeOf(call.pendingSeq))) return null;
       const userId = call.entry.actorId;
       const tasks = await selectRows(manager, sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} ORDER BY number`, TASK_ROW);
-      const counter = await selectRow(
-        manager,
-        sql`SELECT task_counter FROM users WHERE id = ${userId}`,
-        z.object({ task_counter: z.number() }),
-      );
+      const counter = await selectRow(manager, sql`SELECT task_counter FROM users WHERE id = ${userId}`, COUNTER_ROW);
       // The outcome of a succeeded add names its task (the tool's result, or this sweeper's).
       const claimed = await selectRows(
         manager,
         sql`SELECT DISTINCT (result->'task'->>'number')::int AS number FROM audit_log
             WHERE actor_id = ${userId} AND tool = 'add_task' AND status = 'succeeded' AND jsonb_typeof(result->'task'->'number') = 'number'`,
-        z.object({ number: z.number() }),
+        CLAIMED_ROW,
       );
       const outcome = decide({
         tasks,
@@ -118,7 +117,7 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
               duration_ms = least(floor(extract(epoch FROM ${input.now}::timestamptz - created_at) * 1000), 2147483647)::int
             WHERE id IN (SELECT decision_id FROM m) AND status = 'pending')
           SELECT id FROM m`,
-      z.object({ id: z.string() }),
+      ID_ROW,
     );
     return rows.length;
   }

@@ -19,7 +19,7 @@ import type { RecentResult } from '../../../domain/outreach/planning';
 import { TASK_TYPES, TASK_ACTION, TASK_STATUSES, type ActionKind } from '../../../domain/outreach/outreach-task';
 import type { QuotaScope } from '../../../domain/outreach/quota';
 import { readQuota, refundSlot, reserveSlot } from './quota-ledger';
-import { changeRows, raw, run, type Sql, selectRow, selectRows, sql, type Statement } from '../sql';
+import { changeRows, exists, raw, run, type Sql, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { AuditAppender } from './postgres-audit-log';
 
@@ -38,6 +38,51 @@ type CampaignRow = z.output<z.ZodObject<typeof CAMPAIGN_FIELDS>>;
 
 const CAMPAIGN_COLUMNS = raw(`c.id AS campaign_id, c.name AS campaign_name, c.status AS campaign_status, c.owner_id,
   c.limit_profile_lookup, c.limit_linkedin_message, c.limit_email`);
+
+const CLAIM_ROW = z.object({ id: z.string(), campaign_id: z.string(), owner_id: z.string(), attempts: z.number() });
+
+const FINISHED_CAMPAIGN_ROW = z.object({ id: z.string(), owner_id: z.string() });
+
+const TASK_CONTEXT_ROW = z.object({
+  ...CAMPAIGN_FIELDS,
+  id: z.string(),
+  type: z.enum(TASK_TYPES),
+  status: z.enum(TASK_STATUSES),
+  attempts: z.number(),
+  last_error: z.string().nullable(),
+  lead_name: z.string(),
+  linkedin_url: z.string(),
+  email: z.string().nullable(),
+  profile: z.object({ profile: z.record(z.string(), z.unknown()).optional() }).nullable(),
+});
+
+const VALUE_ROW = z.object({ value: z.string() });
+
+/** count(*) is a bigint: text on the wire. */
+const WRAP_UP_ROW = z.object({ ...CAMPAIGN_FIELDS, open: z.coerce.number(), finished: z.coerce.number() });
+
+const RECENT_ROW = z.object({
+  type: z.enum(TASK_TYPES),
+  status: z.enum(TASK_STATUSES),
+  lead_name: z.string(),
+  // A numeric: text on the wire.
+  duration_ms: z.coerce.number().nullable(),
+});
+
+const ACTION_ID_ROW = z.object({ id: z.string() });
+
+const STALE_ACTION_ROW = z.object({
+  id: z.string(),
+  task_id: z.string(),
+  campaign_id: z.string(),
+  owner_id: z.string(),
+  decision_id: z.string(),
+  pending_audit_seq: z.coerce.number().int(),
+  action: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  channel: z.string(),
+  idempotency_key: z.string(),
+});
 
 /** Thrown inside a transaction to roll it back with an answer. */
 class Rollback extends Error {
@@ -76,7 +121,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
             LIMIT 1
             FOR UPDATE OF d SKIP LOCKED)
           RETURNING t.id, t.campaign_id, c.owner_id, t.attempts`,
-      z.object({ id: z.string(), campaign_id: z.string(), owner_id: z.string(), attempts: z.number() }),
+      CLAIM_ROW,
     );
     return row
       ? { taskId: row.id, campaignId: row.campaign_id, ownerId: row.owner_id, workerId: input.workerId, attempts: row.attempts }
@@ -92,7 +137,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
             AND EXISTS (SELECT 1 FROM outreach_tasks t WHERE t.campaign_id = c.id)
             AND NOT EXISTS (SELECT 1 FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status IN ${OPEN})
           ORDER BY c.updated_at LIMIT 1`,
-      z.object({ id: z.string(), owner_id: z.string() }),
+      FINISHED_CAMPAIGN_ROW,
     );
     return row ? { campaignId: row.id, ownerId: row.owner_id } : null;
   }
@@ -108,18 +153,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
          ${CAMPAIGN_COLUMNS}
        FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id JOIN campaigns c ON c.id = t.campaign_id
        WHERE t.id = ${claim.taskId} AND t.lease_owner = ${claim.workerId} AND t.attempts = ${claim.attempts}`,
-      z.object({
-        ...CAMPAIGN_FIELDS,
-        id: z.string(),
-        type: z.enum(TASK_TYPES),
-        status: z.enum(TASK_STATUSES),
-        attempts: z.number(),
-        last_error: z.string().nullable(),
-        lead_name: z.string(),
-        linkedin_url: z.string(),
-        email: z.string().nullable(),
-        profile: z.object({ profile: z.record(z.string(), z.unknown()).optional() }).nullable(),
-      }),
+      TASK_CONTEXT_ROW,
     );
     if (!row) return null;
     const [quota, recent, blocked] = await Promise.all([
@@ -129,7 +163,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
         this.dataSource,
         sql`SELECT value FROM do_not_contact
             WHERE owner_id = ${row.owner_id} AND value = ANY(${[row.linkedin_url, ...(row.email ? [row.email] : [])]}::text[])`,
-        z.object({ value: z.string() }),
+        VALUE_ROW,
       ),
     ]);
     return {
@@ -154,8 +188,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
          (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status IN ${OPEN}) AS open,
          (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status NOT IN ${OPEN}) AS finished
        FROM campaigns c WHERE c.id = ${campaignId}`,
-      // count(*) is a bigint: text on the wire.
-      z.object({ ...CAMPAIGN_FIELDS, open: z.coerce.number(), finished: z.coerce.number() }),
+      WRAP_UP_ROW,
     );
     if (!row) return null;
     const [quota, recent] = await Promise.all([
@@ -182,13 +215,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
        FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id
        WHERE t.campaign_id = ${campaignId} AND t.status IN ('Completed', 'Failed') AND t.completed_at IS NOT NULL
        ORDER BY t.completed_at DESC, t.id LIMIT 3`,
-      z.object({
-        type: z.enum(TASK_TYPES),
-        status: z.enum(TASK_STATUSES),
-        lead_name: z.string(),
-        // A numeric: text on the wire.
-        duration_ms: z.coerce.number().nullable(),
-      }),
+      RECENT_ROW,
     );
     return rows.map((row) => ({ type: row.type, status: row.status, leadName: row.lead_name, durationMs: row.duration_ms ?? 0 }));
   }
@@ -255,7 +282,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
                 ${input.channel}, ${actionTarget(proposal) ?? ''}, ${JSON.stringify({ ...proposal.args })}, ${idempotencyKey},
                 'in_flight', ${pendingSeq}, ${leaseExpiresAt}, ${input.now})
               ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-          z.object({ id: z.string() }),
+          ACTION_ID_ROW,
         );
         if (!inserted) throw new Rollback({ status: 'duplicate', idempotencyKey });
         return { status: 'reserved' as const, actionId: inserted.id, idempotencyKey, pendingSeq };
@@ -289,19 +316,9 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     return this.dataSource.transaction(async (manager) => {
       // The row lock waits for an import in progress (it locks the campaign too); the count
       // that follows, a new statement, then sees the tasks that import added.
-      const found = z.object({ found: z.number() });
-      const locked = await selectRow(
-        manager,
-        sql`SELECT 1 AS found FROM campaigns WHERE id = ${campaignId} AND status = 'active' FOR UPDATE`,
-        found,
-      );
-      if (!locked) return false;
-      const open = await selectRow(
-        manager,
-        sql`SELECT 1 AS found FROM outreach_tasks WHERE campaign_id = ${campaignId} AND status IN ${OPEN} LIMIT 1`,
-        found,
-      );
-      if (open) return false;
+      if (!(await exists(manager, sql`SELECT 1 FROM campaigns WHERE id = ${campaignId} AND status = 'active' FOR UPDATE`))) return false;
+      if (await exists(manager, sql`SELECT 1 FROM outreach_tasks WHERE campaign_id = ${campaignId} AND status IN ${OPEN} LIMIT 1`))
+        return false;
       await changeRows(
         manager,
         sql`UPDATE campaigns SET status = 'completed', completed_at = ${now}, updated_at = ${now} WHERE id = ${campaignId}`,
@@ -330,18 +347,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
                          ORDER BY s.lease_expires_at LIMIT ${input.limit} FOR UPDATE SKIP LOCKED)
           RETURNING a.id, a.task_id, a.campaign_id, a.owner_id, a.decision_id, a.pending_audit_seq, a.action, a.args, a.channel,
             a.idempotency_key`,
-      z.object({
-        id: z.string(),
-        task_id: z.string(),
-        campaign_id: z.string(),
-        owner_id: z.string(),
-        decision_id: z.string(),
-        pending_audit_seq: z.coerce.number().int(),
-        action: z.string(),
-        args: z.record(z.string(), z.unknown()),
-        channel: z.string(),
-        idempotency_key: z.string(),
-      }),
+      STALE_ACTION_ROW,
     );
     return rows.map((row) => ({
       actionId: row.id,

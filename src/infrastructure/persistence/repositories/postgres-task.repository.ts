@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ShownTask } from '../../../domain/todo/deletion';
 import { TASK_PRIORITIES, type Task, type TaskDraft, type TaskStatusFilter } from '../../../domain/todo/task';
 import { TaskRepository } from '../../../application/todo/ports/task-repository.port';
-import { changeRows, raw, selectRow, selectRows, sql } from '../sql';
+import { changeRows, empty, exists, raw, selectRow, selectRows, sql } from '../sql';
 
 /** Every column, named as the domain Task's properties: rows come back as Tasks. */
 export const TASK_COLUMNS = raw(`id, user_id AS "userId", number, title, description, priority, completed,
@@ -23,6 +23,9 @@ export const TASK_ROW = z.object({
   updatedAt: z.date(),
   completedAt: z.date().nullable(),
 }) satisfies z.ZodType<Task>;
+
+/** A task named in a delete-as-shown, and whether all of them were still as shown. */
+const SHOWN_TASK_ROW = TASK_ROW.extend({ intact: z.boolean() });
 
 @Injectable()
 export class PostgresTaskRepository extends TaskRepository {
@@ -47,13 +50,13 @@ export class PostgresTaskRepository extends TaskRepository {
       TASK_ROW,
     );
     if (task) return task;
-    const user = await selectRow(this.dataSource, sql`SELECT 1 AS found FROM users WHERE id = ${userId}`, z.object({ found: z.number() }));
-    if (!user) throw new Error(`Cannot add a task for unknown user ${userId}`);
+    if (!(await exists(this.dataSource, sql`SELECT 1 FROM users WHERE id = ${userId}`)))
+      throw new Error(`Cannot add a task for unknown user ${userId}`);
     return null;
   }
 
   list(userId: string, status: TaskStatusFilter): Promise<Task[]> {
-    const completed = status === 'all' ? sql`` : sql`AND completed = ${status === 'completed'}`;
+    const completed = status === 'all' ? empty : sql`AND completed = ${status === 'completed'}`;
     return selectRows(
       this.dataSource,
       sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} ${completed} ORDER BY number`,
@@ -120,7 +123,7 @@ export class PostgresTaskRepository extends TaskRepository {
                  WHERE id = ${userId} AND (SELECT ok FROM intact)
                )
           SELECT locked.*, (SELECT ok FROM intact) AS intact FROM locked ORDER BY number`,
-      TASK_ROW.extend({ intact: z.boolean() }),
+      SHOWN_TASK_ROW,
     );
     const tasks = rows.map(({ intact: _, ...task }) => task);
     return rows.length > 0 && rows[0].intact ? { removed: true, tasks } : { removed: false, current: tasks };

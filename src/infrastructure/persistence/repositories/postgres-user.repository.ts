@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { EmailAlreadyRegisteredError, type Role, type User } from '../../../domain/identity/user';
+import { EmailAlreadyRegisteredError, ROLES, type Role, type User } from '../../../domain/identity/user';
 import { type NewUser, UserRepository } from '../../../application/identity/ports/user-repository.port';
 import { isUniqueViolation } from '../postgres-errors';
 import { changeRows, raw, selectRow, selectRows, sql } from '../sql';
@@ -11,7 +11,7 @@ const USER_COLUMNS = raw(`id, email, role, password_hash AS "passwordHash", crea
 const USER_ROW = z.object({
   id: z.string(),
   email: z.string(),
-  role: z.enum(['user', 'admin'] satisfies Role[]),
+  role: z.enum(ROLES),
   passwordHash: z.string(),
   createdAt: z.date(),
 }) satisfies z.ZodType<User>;

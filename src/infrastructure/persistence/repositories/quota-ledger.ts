@@ -1,10 +1,12 @@
 import type { DailyLimits } from '../../../domain/outreach/campaign';
 import { ACTION_KINDS, type ActionKind } from '../../../domain/outreach/outreach-task';
-import type { QuotaScope, QuotaState } from '../../../domain/outreach/quota';
+import { QUOTA_SCOPES, type QuotaScope, type QuotaState } from '../../../domain/outreach/quota';
 import { z } from 'zod';
 import { changeRows, type Sql, selectRows, sql } from '../sql';
 
-const QUOTA_ROW = z.object({ scope: z.enum(['campaign', 'owner'] satisfies QuotaScope[]), kind: z.enum(ACTION_KINDS), used: z.number() });
+const QUOTA_ROW = z.object({ scope: z.enum(QUOTA_SCOPES), kind: z.enum(ACTION_KINDS), used: z.number() });
+
+const USED_ROW = z.object({ used: z.number() });
 
 /** Today's use of each kind against the campaign's and the owner's limits, from quota_ledger. */
 export async function readQuota(
@@ -48,7 +50,7 @@ export async function reserveSlot(
         ON CONFLICT (scope, scope_id, kind, day) DO UPDATE SET used = q.used + 1, "limit" = ${limit}::int
           WHERE q.used < ${limit}::int
         RETURNING used`,
-    z.object({ used: z.number() }),
+    USED_ROW,
   );
   return rows.length === 1;
 }

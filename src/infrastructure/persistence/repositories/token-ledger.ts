@@ -12,6 +12,10 @@ import { budgetDay } from '../../../domain/agent/token-budget';
 import { changeRows, selectRow, selectRows, sql } from '../sql';
 import { z } from 'zod';
 
+const RESERVED_ROW = z.object({ reserved: z.number() });
+/** bigint and numeric come back as text, so that no precision is lost on the way. */
+const USE_ROW = z.object({ used: z.coerce.number(), cost: z.coerce.number() });
+
 /**
  * TokenBudget on token_ledger. A reservation is one INSERT … ON CONFLICT DO UPDATE … WHERE
  * both budgets still cover it: racing turns serialise on the person's row for the day, so
@@ -41,7 +45,7 @@ export class TokenLedger extends TokenBudget {
           ON CONFLICT (user_id, day) DO UPDATE SET used = t.used + ${t}, cost = t.cost + ${c}
             WHERE (${maxTokens} IS NULL OR t.used + ${t} <= ${maxTokens}) AND (${maxCost} IS NULL OR t.cost + ${c} <= ${maxCost})
           RETURNING 1 AS reserved`,
-      z.object({ reserved: z.number() }),
+      RESERVED_ROW,
     );
     return rows.length === 1 ? { userId, day, tokens, cost } : null;
   }
@@ -57,11 +61,10 @@ export class TokenLedger extends TokenBudget {
   }
 
   async usedOn(userId: string, day: string): Promise<DailyBudgetUse> {
-    // bigint and numeric come back as text, so that no precision is lost on the way.
     const row = await selectRow(
       this.dataSource,
       sql`SELECT used, cost FROM token_ledger WHERE user_id = ${userId} AND day = ${day}`,
-      z.object({ used: z.coerce.number(), cost: z.coerce.number() }),
+      USE_ROW,
     );
     return row === null ? { tokens: 0, cost: 0 } : { tokens: row.used, cost: row.cost };
   }

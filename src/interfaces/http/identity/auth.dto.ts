@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
-import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type Role } from '../../../domain/identity/user';
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, ROLES, type Role } from '../../../domain/identity/user';
 
 export class RegisterRequestDto {
   @ApiProperty({ example: 'ada@example.com', maxLength: EMAIL_MAX_LENGTH })
@@ -34,7 +34,7 @@ export class AccountResponseDto {
   @ApiProperty({ example: 'ada@example.com' })
   email!: string;
 
-  @ApiProperty({ enum: ['user', 'admin'] })
+  @ApiProperty({ enum: ROLES })
   role!: Role;
 }
 

@@ -27,7 +27,7 @@ import {
   DAILY_LIMIT_MAX,
   DEFAULT_DAILY_LIMIT,
 } from '../../../domain/outreach/campaign';
-import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
+import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry, type DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_NAME_MAX_LENGTH } from '../../../domain/outreach/lead';
 import {
   type ActionKind,
@@ -375,7 +375,7 @@ export class DoNotContactEntryDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
 
-  @ApiProperty({ enum: ['email', 'linkedin'] })
+  @ApiProperty({ enum: DO_NOT_CONTACT_KINDS })
   kind!: DoNotContactKind;
 
   @ApiProperty({ example: 'ada@example.com', description: 'Canonical form: lower-case email, https://www.linkedin.com/in/<name>/' })
