@@ -13,7 +13,11 @@ export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
 /** Which language model, and what its adapter needs. Keys live here and nowhere else. */
 export type LlmSettings = (
-  | { readonly provider: 'offline' }
+  | {
+      readonly provider: 'offline';
+      /** The pause between the words of a streamed answer, as a provider's tokens arrive. */
+      readonly streamWordDelayMs: number;
+    }
   | { readonly provider: 'openai'; readonly apiKey: string; readonly model: string; readonly baseUrl: string | undefined }
   | {
       readonly provider: 'azure-openai';
@@ -236,7 +240,7 @@ function llmSettings(env: Env): LlmSettings {
   const provider = oneOf(env, 'LLM_PROVIDER', LLM_PROVIDERS, 'offline');
   switch (provider) {
     case 'offline':
-      return { provider, ...common };
+      return { provider, streamWordDelayMs: integer(env, 'OFFLINE_STREAM_WORD_DELAY_MS', 15, 0, 1_000), ...common };
     case 'openai':
       return {
         provider,

@@ -14,7 +14,7 @@ export function createLanguageModel(config: AppConfig): LanguageModel {
   const { llm } = config;
   switch (llm.provider) {
     case 'offline':
-      return new OfflineLanguageModel();
+      return new OfflineLanguageModel(llm.streamWordDelayMs);
     case 'openai':
       return new OpenAiLanguageModel(new OpenAI({ apiKey: llm.apiKey, baseURL: llm.baseUrl, maxRetries: 0 }), {
         provider: 'openai',

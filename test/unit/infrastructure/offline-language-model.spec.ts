@@ -422,6 +422,30 @@ describe(OfflineLanguageModel.name, () => {
     expect(pieces.join('')).toBe(completion.text);
   });
 
+  it('paces the words of a streamed answer, and stops pacing once the turn is over', async () => {
+    const paced = new OfflineLanguageModel(25);
+    const arrivals: number[] = [];
+    const started = Date.now();
+    const completion = await paced.stream(request([{ role: 'user', content: 'hello' }]), () => arrivals.push(Date.now() - started));
+    const words = completion.text!.match(/\s*\S+\s*/g)!.length;
+    expect(arrivals).toHaveLength(words);
+    // Timers may fire late on a busy machine, never early.
+    expect(arrivals.at(-1)! - arrivals[0]).toBeGreaterThanOrEqual((words - 1) * 25 - 5);
+
+    // The turn ends after the first word: the rest follows at once, the answer still whole.
+    const turn = new AbortController();
+    const after: number[] = [];
+    const pieces: string[] = [];
+    const t0 = Date.now();
+    const whole = await paced.stream(request([{ role: 'user', content: 'hello' }], { signal: turn.signal }), (piece) => {
+      pieces.push(piece);
+      after.push(Date.now() - t0);
+      turn.abort();
+    });
+    expect(pieces.join('')).toBe(whole.text);
+    expect(after.at(-1)).toBeLessThan(25);
+  });
+
   it('names itself', () => {
     expect(sut.provider).toBe('offline');
     expect(sut.model).toBe('bridle-offline-1');

@@ -43,18 +43,33 @@ export class OfflineLanguageModel extends LanguageModel {
   readonly provider = 'offline';
   readonly model = 'bridle-offline-1';
 
+  /** @param streamWordDelayMs the pause between streamed words (OFFLINE_STREAM_WORD_DELAY_MS); 0 streams them at once. */
+  constructor(private readonly streamWordDelayMs = 0) {
+    super();
+  }
+
   async complete(request: CompletionRequest): Promise<Completion> {
     // Nothing here waits; being async turns the throws below into rejections, as callers expect.
     return Promise.resolve(answer(request));
   }
 
-  /** Word by word, as a provider streams tokens, so the console streams with no key too. */
+  /**
+   * Word by word, paced as a provider's tokens arrive, so the console streams with no key
+   * too. A turn that ends (deadline, abort) stops the pacing but not the answer: what was
+   * decided is sent whole.
+   */
   override async stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
     const completion = await this.complete(request);
-    for (const word of completion.text?.match(/\s*\S+\s*/g) ?? []) onText(word);
+    const words = completion.text?.match(/\s*\S+\s*/g) ?? [];
+    for (const [index, word] of words.entries()) {
+      if (index > 0 && this.streamWordDelayMs > 0 && !request.signal.aborted) await pause(this.streamWordDelayMs);
+      onText(word);
+    }
     return completion;
   }
 }
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function answer(request: CompletionRequest): Completion {
   if (request.signal.aborted) {
