@@ -7,7 +7,7 @@ import { HealthController } from '../interfaces/http/health/health.controller';
 import { MetricsAccess, MetricsController } from '../interfaces/http/metrics/metrics.controller';
 import { HttpErrorFilter } from '../interfaces/http/shared/http-error.filter';
 import { InputBoundaryGuard } from '../interfaces/http/shared/input-boundary.guard';
-import { accountNamed, perUserPerMinute, routeSkips } from '../interfaces/http/shared/rate-limit';
+import { perUserPerMinute, routeSkips, signInPerAccount } from '../interfaces/http/shared/rate-limit';
 import { DatabaseThrottlerStorage } from '../infrastructure/persistence/repositories/database-throttler-storage';
 import { createValidationPipe } from '../interfaces/http/shared/validation';
 import { AdminModule } from './admin.module';
@@ -41,13 +41,7 @@ export class AppModule {
             storage: new DatabaseThrottlerStorage(dataSource, new Set(['sign-in'])),
             throttlers: [
               { name: 'default', ttl: 60_000, limit: config.authRateLimitPerMinute, skipIf: routeSkips('default') },
-              {
-                name: 'sign-in',
-                ttl: SIGN_IN_WINDOW_MS,
-                limit: config.signInAttemptsPerAccount,
-                getTracker: accountNamed,
-                skipIf: routeSkips('sign-in'),
-              },
+              signInPerAccount(SIGN_IN_WINDOW_MS, config.signInAttemptsPerAccount),
               perUserPerMinute('chat', config.chatRateLimitPerMinute),
               perUserPerMinute('mcp', config.mcpRateLimitPerMinute),
             ],

@@ -1,4 +1,5 @@
 import { Logger, Module } from '@nestjs/common';
+import { ChangePasswordUseCase } from '../application/identity/change-password.use-case';
 import { GetAccountUseCase } from '../application/identity/get-account.use-case';
 import { IdentitySettings } from '../application/identity/identity-settings';
 import { LogInUseCase } from '../application/identity/log-in.use-case';
@@ -32,6 +33,7 @@ import { AccountsModule } from './accounts.module';
     RegisterUserUseCase,
     LogInUseCase,
     GetAccountUseCase,
+    ChangePasswordUseCase,
     BearerAuthGuard,
     OwnUserGuard,
   ],

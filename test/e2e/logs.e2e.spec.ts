@@ -37,6 +37,26 @@ describe('what the logs hold', () => {
     expect(stdout.text()).not.toContain(me.token);
   });
 
+  it('logs a password change, refused or not, and neither password', async () => {
+    const ada = await signUpAndIn(sut.http);
+    const newPassword = 'new-password-7f3a91c2';
+    const wrongPassword = 'wrong-password-c81e44d0';
+    const change = (body: object) => request(sut.http).post('/auth/password').set(ada.auth).send(body);
+    await change({ currentPassword: wrongPassword, newPassword }).expect(401);
+    await change({ currentPassword: 'correct horse battery', newPassword: 'short' }).expect(400);
+    await change({ currentPassword: 'correct horse battery', newPassword }).expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // One line per request as it ends (another for a 4xx that an error filter answered is allowed).
+    const statuses = stdout
+      .text()
+      .split('\n')
+      .filter((entry) => entry.includes('/auth/password'))
+      .map((entry) => (JSON.parse(entry) as { res?: { statusCode: number } }).res?.statusCode)
+      .filter((status) => status !== undefined);
+    expect(statuses).toEqual([401, 400, 200]);
+    for (const password of [newPassword, wrongPassword, 'correct horse battery']) expect(stdout.text()).not.toContain(password);
+  });
+
   it('logs an unexpected error as its class, code and message, never the query parameters', async () => {
     // A database that refuses this one message: the turn fails in SQL holding the text.
     await sut.app.get(DataSource).query(`ALTER TABLE messages ADD CONSTRAINT refuse_hunter CHECK (content NOT LIKE '%hunter2%')`);

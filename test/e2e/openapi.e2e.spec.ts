@@ -30,7 +30,7 @@ const LEFT_OUT = ['GET /mcp', 'DELETE /mcp'];
 
 /** operationIds are camelCase, a verb then a noun (`createTask`, `listCampaigns`); register and login stand alone. */
 const OPERATION_ID =
-  /^(register|login|(list|get|create|update|delete|add|complete|start|pause|import|run|send|stream|export|verify)[A-Z][A-Za-z]*)$/;
+  /^(register|login|(list|get|create|update|delete|add|change|complete|start|pause|import|run|send|stream|export|verify)[A-Z][A-Za-z]*)$/;
 
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };
 /** POST /mcp's transport refuses some requests with JSON-RPC errors rather than the error body. */
@@ -99,7 +99,7 @@ describe('OpenAPI document', () => {
     expect(documented.sort()).toEqual(mounted.filter((route) => !LEFT_OUT.includes(route)).sort());
   });
 
-  it('gives every operation a success schema and the error schema, and protects /api and /auth/me', () => {
+  it('gives every operation a success schema and the error schema, and protects /api, /auth/me and /auth/password', () => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const where = `${method.toUpperCase()} ${path}`;
@@ -120,6 +120,7 @@ describe('OpenAPI document', () => {
           path.startsWith('/api/') ||
           path.startsWith('/admin/') ||
           path === '/auth/me' ||
+          path === '/auth/password' ||
           path === '/metrics' ||
           (path === '/mcp' && method === 'post');
         expect({ where, secured: Boolean(operation.security?.length) }).toEqual({ where, secured: protectedRoute });

@@ -77,6 +77,20 @@ describe('sign-in limits per account, across addresses', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 
+  it('counts attempts to change the password with the sign-in attempts of that account', async () => {
+    const victim = await signUpAndIn(sut.http);
+    const attempt = () =>
+      request(sut.http).post('/auth/password').set(victim.auth).send({ currentPassword: 'wrong guess', newPassword: 'whatever else' });
+    const statuses: number[] = [];
+    // Signing in was the account's first attempt of the window; 4 more reach the limit of 5.
+    for (let i = 0; i < 5; i++) statuses.push((await attempt()).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    // One count for both routes: signing in, even with the right password, is blocked too.
+    const login = await request(sut.http).post('/auth/login').send({ email: victim.email, password: PASSWORD });
+    expect({ status: login.status, code: login.body.code }).toEqual({ status: 429, code: 'HTTP.RATE_LIMITED' });
+    expect(Number(login.headers['retry-after-sign-in'])).toBeGreaterThan(60);
+  });
+
   it('leaves other accounts alone', async () => {
     const other = await signUpAndIn(sut.http);
     expect(other.token).toEqual(expect.any(String));

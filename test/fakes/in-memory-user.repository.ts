@@ -9,7 +9,7 @@ export class InMemoryUserRepository extends UserRepository {
     if ([...this.users.values()].some((existing) => existing.email === user.email)) {
       return Promise.reject(new EmailAlreadyRegisteredError());
     }
-    const created: User = { ...user, id: randomUUID(), createdAt: new Date() };
+    const created: User = { ...user, id: randomUUID(), credentialsVersion: 0, createdAt: new Date() };
     this.users.set(created.id, created);
     return Promise.resolve(created);
   }
@@ -31,5 +31,13 @@ export class InMemoryUserRepository extends UserRepository {
     const user = this.users.get(id);
     if (user) this.users.set(id, { ...user, role });
     return Promise.resolve();
+  }
+
+  changePassword(id: string, passwordHash: string, expectedVersion: number): Promise<User | null> {
+    const user = this.users.get(id);
+    if (!user || user.credentialsVersion !== expectedVersion) return Promise.resolve(null);
+    const changed: User = { ...user, passwordHash, credentialsVersion: user.credentialsVersion + 1 };
+    this.users.set(id, changed);
+    return Promise.resolve(changed);
   }
 }

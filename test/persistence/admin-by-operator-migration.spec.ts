@@ -25,9 +25,17 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
     // Back to the schema before this migration (and any after it), with admins made the old way.
     const laterOnes = dataSource.migrations.length - dataSource.migrations.findIndex((migration) => migration.name === MIGRATION);
     for (let i = 0; i < laterOnes; i++) await dataSource.undoLastMigration();
-    const squatter = await users.create({ email: 'audit-team@example.com', passwordHash: 'x', role: 'admin' });
-    const ops = await users.create({ email: 'ops@example.com', passwordHash: 'x', role: 'admin' });
-    const ada = await users.create({ email: 'ada@example.com', passwordHash: 'x', role: 'user' });
+    // Written as SQL of that schema: the repository reads columns that later migrations add.
+    const oldUser = async (email: string, role: 'user' | 'admin') => {
+      const [row] = await dataSource.query<{ id: string; email: string }[]>(
+        `INSERT INTO users (email, password_hash, role) VALUES ($1, 'x', $2) RETURNING id, email`,
+        [email, role],
+      );
+      return row;
+    };
+    const squatter = await oldUser('audit-team@example.com', 'admin');
+    const ops = await oldUser('ops@example.com', 'admin');
+    const ada = await oldUser('ada@example.com', 'user');
 
     await dataSource.runMigrations();
 

@@ -39,6 +39,26 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       await expect(users.findByEmail('nobody@example.com')).resolves.toBeNull();
     });
 
+    it('starts at credentials version 0, and changes the password only at the expected version, moving it on by one', async () => {
+      const created = await newUser('rotate@example.com');
+      expect(created.credentialsVersion).toBe(0);
+      await expect(users.changePassword(created.id, 'scrypt$new', 1)).resolves.toBeNull();
+      await expect(users.changePassword(created.id, 'scrypt$new', 0)).resolves.toMatchObject({
+        id: created.id,
+        passwordHash: 'scrypt$new',
+        credentialsVersion: 1,
+      });
+      await expect(users.changePassword(created.id, 'scrypt$stale', 0)).resolves.toBeNull();
+      await expect(users.findById(created.id)).resolves.toMatchObject({ passwordHash: 'scrypt$new', credentialsVersion: 1 });
+    });
+
+    it('lets exactly one of several racing password changes win', async () => {
+      const created = await newUser('race-password@example.com');
+      const results = await Promise.all(Array.from({ length: 5 }, (_, i) => users.changePassword(created.id, `scrypt$${i}`, 0)));
+      expect(results.filter((result) => result !== null)).toHaveLength(1);
+      await expect(users.findById(created.id)).resolves.toMatchObject({ credentialsVersion: 1 });
+    });
+
     it('lets exactly one of several racing sign-ups with one email win', async () => {
       const results = await Promise.allSettled(Array.from({ length: 5 }, () => newUser('race@example.com')));
       const won = results.filter((r) => r.status === 'fulfilled');

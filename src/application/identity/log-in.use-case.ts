@@ -31,7 +31,12 @@ export class LogInUseCase {
       throw new InvalidCredentialsError();
     }
     // The role in the token is informative: BearerAuthGuard reads the account's role on every request.
-    const token = await this.tokens.issue({ userId: user.id, email: user.email, role: user.role });
+    const token = await this.tokens.issue({
+      userId: user.id,
+      email: user.email,
+      role: user.role,
+      credentialsVersion: user.credentialsVersion,
+    });
     return { ...token, userId: user.id };
   }
 

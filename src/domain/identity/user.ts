@@ -8,6 +8,11 @@ export interface User {
   readonly email: string;
   readonly role: Role;
   readonly passwordHash: string;
+  /**
+   * Moves on at every password change. A token carries the version it was issued under, and
+   * a token of an older version is refused (assertCurrentCredentials).
+   */
+  readonly credentialsVersion: number;
   readonly createdAt: Date;
 }
 
@@ -28,8 +33,8 @@ export class InvalidEmailError extends DomainValidationError {
 
 export class InvalidPasswordError extends DomainValidationError {
   readonly code = 'AUTH.INVALID_PASSWORD';
-  constructor() {
-    super('password', `password must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`);
+  constructor(field = 'password') {
+    super(field, `${field} must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`);
   }
 }
 
@@ -47,6 +52,24 @@ export class InvalidCredentialsError extends DomainError {
   readonly kind = 'unauthenticated' as const;
   constructor() {
     super('Invalid email or password');
+  }
+}
+
+/** A signed-in person asked to change their password and gave a wrong current one. */
+export class WrongCurrentPasswordError extends DomainError {
+  readonly code = 'AUTH.INVALID_CREDENTIALS';
+  readonly kind = 'unauthenticated' as const;
+  constructor() {
+    super('The current password is wrong');
+  }
+}
+
+/** A token issued before the account's password was last changed. */
+export class CredentialsChangedError extends DomainError {
+  readonly code = 'AUTH.UNAUTHENTICATED';
+  readonly kind = 'unauthenticated' as const;
+  constructor() {
+    super('The password was changed: sign in again');
   }
 }
 
@@ -77,8 +100,19 @@ export function normalizeEmail(raw: string): string {
   return email;
 }
 
-export function assertAcceptablePassword(password: string): void {
+/** @param field names the input in the error: `password`, or `newPassword` when it replaces one. */
+export function assertAcceptablePassword(password: string, field = 'password'): void {
   if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-    throw new InvalidPasswordError();
+    throw new InvalidPasswordError(field);
   }
+}
+
+/**
+ * A token is good only for the credentials it was issued under: once the password changes,
+ * every token issued before is refused, whatever its expiry.
+ * @param tokenVersion the version the token carries (0 for a token issued before versions existed).
+ * @throws CredentialsChangedError
+ */
+export function assertCurrentCredentials(user: Pick<User, 'credentialsVersion'>, tokenVersion: number): void {
+  if (tokenVersion !== user.credentialsVersion) throw new CredentialsChangedError();
 }

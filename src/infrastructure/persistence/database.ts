@@ -17,6 +17,7 @@ import { RateLimits1764720000000 } from './migrations/1764720000000-rate-limits'
 import { TokenBudget1764806400000 } from './migrations/1764806400000-token-budget';
 import { ConversationSummaries1764892800000 } from './migrations/1764892800000-conversation-summaries';
 import { PendingConfirmations1764979200000 } from './migrations/1764979200000-pending-confirmations';
+import { CredentialsVersion1765065600000 } from './migrations/1765065600000-credentials-version';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -33,6 +34,7 @@ const MIGRATIONS = [
   TokenBudget1764806400000,
   ConversationSummaries1764892800000,
   PendingConfirmations1764979200000,
+  CredentialsVersion1765065600000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

@@ -9,9 +9,11 @@ interface Claims {
   sub: string;
   email: string;
   role: Role;
+  /** The account's credentials version at issue; absent from tokens issued before it existed (read as 0). */
+  cv?: number;
 }
 
-/** HS256 bearer tokens carrying the account id (`sub`), email and role. */
+/** HS256 bearer tokens carrying the account id (`sub`), email, role and credentials version (`cv`). */
 export class JwtAccessTokenService extends AccessTokenService {
   /**
    * A KeyObject, not the string: given a string, jsonwebtoken first tries to parse it as a
@@ -28,7 +30,7 @@ export class JwtAccessTokenService extends AccessTokenService {
   }
 
   issue(principal: Principal): Promise<IssuedToken> {
-    const claims: Claims = { sub: principal.userId, email: principal.email, role: principal.role };
+    const claims: Claims = { sub: principal.userId, email: principal.email, role: principal.role, cv: principal.credentialsVersion };
     const accessToken = jwt.sign(claims, this.key, { algorithm: 'HS256', issuer: ISSUER, expiresIn: this.expiresInSeconds });
     return Promise.resolve({ accessToken, expiresIn: this.expiresInSeconds });
   }
@@ -36,10 +38,17 @@ export class JwtAccessTokenService extends AccessTokenService {
   verify(token: string): Promise<Principal | null> {
     try {
       const claims = jwt.verify(token, this.key, { algorithms: ['HS256'], issuer: ISSUER }) as Partial<Claims>;
-      if (typeof claims.sub !== 'string' || typeof claims.email !== 'string' || !ROLES.includes(claims.role as Role)) {
+      const credentialsVersion = claims.cv ?? 0;
+      if (
+        typeof claims.sub !== 'string' ||
+        typeof claims.email !== 'string' ||
+        !ROLES.includes(claims.role as Role) ||
+        !Number.isSafeInteger(credentialsVersion) ||
+        credentialsVersion < 0
+      ) {
         return Promise.resolve(null);
       }
-      return Promise.resolve({ userId: claims.sub, email: claims.email, role: claims.role as Role });
+      return Promise.resolve({ userId: claims.sub, email: claims.email, role: claims.role as Role, credentialsVersion });
     } catch {
       return Promise.resolve(null);
     }

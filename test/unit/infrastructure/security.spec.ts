@@ -29,13 +29,34 @@ describe(ScryptPasswordHasher.name, () => {
 
 describe(JwtAccessTokenService.name, () => {
   const secret = 'a-secret-of-at-least-thirty-two-characters';
-  const principal = { userId: '3f7c1a52-1111-4222-8333-944455556666', email: 'a@example.com', role: 'user' as const };
+  const principal = {
+    userId: '3f7c1a52-1111-4222-8333-944455556666',
+    email: 'a@example.com',
+    role: 'user' as const,
+    credentialsVersion: 3,
+  };
 
-  it('round-trips a principal', async () => {
+  it('round-trips a principal, its credentials version included', async () => {
     const sut = new JwtAccessTokenService(secret, 3600);
     const { accessToken, expiresIn } = await sut.issue(principal);
     expect(expiresIn).toBe(3600);
+    expect(jwt.decode(accessToken)).toMatchObject({ sub: principal.userId, cv: 3 });
     await expect(sut.verify(accessToken)).resolves.toEqual(principal);
+  });
+
+  it('reads a token without the credentials version claim, issued before it existed, as version 0', async () => {
+    const sut = new JwtAccessTokenService(secret, 3600);
+    const old = jwt.sign({ sub: principal.userId, email: principal.email, role: 'user' }, secret, { issuer: 'bridle', expiresIn: 600 });
+    await expect(sut.verify(old)).resolves.toEqual({ ...principal, credentialsVersion: 0 });
+  });
+
+  it.each([-1, 1.5, '1', true])('refuses a credentials version claim of %j', async (cv) => {
+    const sut = new JwtAccessTokenService(secret, 3600);
+    const token = jwt.sign({ sub: principal.userId, email: principal.email, role: 'user', cv }, secret, {
+      issuer: 'bridle',
+      expiresIn: 600,
+    });
+    await expect(sut.verify(token)).resolves.toBeNull();
   });
 
   it('refuses forged, expired, foreign-issuer and garbage tokens', async () => {

@@ -15,4 +15,10 @@ export abstract class UserRepository {
   /** Ordered by email. */
   abstract findByRole(role: Role): Promise<User[]>;
   abstract updateRole(id: string, role: Role): Promise<void>;
+  /**
+   * Stores a new password hash and moves the credentials version on by one, only while the
+   * version is still `expectedVersion` (compare-and-set: of two racing changes, one wins).
+   * @returns the account as changed, or null when it is gone or its version moved.
+   */
+  abstract changePassword(id: string, passwordHash: string, expectedVersion: number): Promise<User | null>;
 }

@@ -6,13 +6,16 @@ import { type NewUser, UserRepository } from '../../../application/identity/port
 import { isUniqueViolation } from '../postgres-errors';
 import { changeRows, raw, selectRow, selectRows, sql } from '../sql';
 
-const USER_COLUMNS = raw(`id, email, role, password_hash AS "passwordHash", created_at AS "createdAt"`);
+const USER_COLUMNS = raw(
+  `id, email, role, password_hash AS "passwordHash", credentials_version AS "credentialsVersion", created_at AS "createdAt"`,
+);
 
 const USER_ROW = z.object({
   id: z.string(),
   email: z.string(),
   role: z.enum(ROLES),
   passwordHash: z.string(),
+  credentialsVersion: z.number().int().nonnegative(),
   createdAt: z.date(),
 }) satisfies z.ZodType<User>;
 
@@ -50,5 +53,15 @@ export class PostgresUserRepository extends UserRepository {
 
   async updateRole(id: string, role: Role): Promise<void> {
     await changeRows(this.dataSource, sql`UPDATE users SET role = ${role} WHERE id = ${id}`);
+  }
+
+  changePassword(id: string, passwordHash: string, expectedVersion: number): Promise<User | null> {
+    return selectRow(
+      this.dataSource,
+      sql`UPDATE users SET password_hash = ${passwordHash}, credentials_version = credentials_version + 1
+          WHERE id = ${id} AND credentials_version = ${expectedVersion}
+          RETURNING ${USER_COLUMNS}`,
+      USER_ROW,
+    );
   }
 }

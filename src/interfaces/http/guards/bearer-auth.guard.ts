@@ -2,16 +2,18 @@ import { type CanActivate, createParamDecorator, type ExecutionContext, Injectab
 import type { Request } from 'express';
 import { AccessTokenService, type Principal } from '../../../application/identity/ports/access-token-service.port';
 import { UserRepository } from '../../../application/identity/ports/user-repository.port';
+import { assertCurrentCredentials } from '../../../domain/identity/user';
 import { isUuid } from '../../../domain/shared/uuid';
 import { ApiError } from '../shared/api-error';
 
 type AuthenticatedRequest = Request & { principal?: Principal };
 
 /**
- * Accepts only a valid `Authorization: Bearer <token>` of an account that exists now, and
- * puts that account on the request as the principal. A token outlives what it was issued
- * for (a reset database, a revoked role), so the account and its role are read on every
- * request, not taken from the token.
+ * Accepts only a valid `Authorization: Bearer <token>` of an account that exists now, issued
+ * under the account's current credentials version, and puts that account on the request as
+ * the principal. A token outlives what it was issued for (a reset database, a revoked role,
+ * a changed password), so the account, its role and its credentials version are read on
+ * every request, not taken from the token.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -34,7 +36,9 @@ export class BearerAuthGuard implements CanActivate {
     if (!user) {
       throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'The account for this token no longer exists');
     }
-    req.principal = { userId: user.id, email: user.email, role: user.role };
+    // 401 AUTH.UNAUTHENTICATED "The password was changed: sign in again" for a token from before a password change.
+    assertCurrentCredentials(user, claimed.credentialsVersion);
+    req.principal = { userId: user.id, email: user.email, role: user.role, credentialsVersion: user.credentialsVersion };
     return true;
   }
 }

@@ -1,13 +1,21 @@
 import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '../../../application/identity/ports/access-token-service.port';
+import { ChangePasswordUseCase } from '../../../application/identity/change-password.use-case';
 import { GetAccountUseCase } from '../../../application/identity/get-account.use-case';
 import { LogInUseCase } from '../../../application/identity/log-in.use-case';
 import { RegisterUserUseCase } from '../../../application/identity/register-user.use-case';
 import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { RateLimit } from '../shared/rate-limit';
-import { AccountResponseDto, LoginRequestDto, MeResponseDto, RegisterRequestDto, TokenResponseDto } from './auth.dto';
+import {
+  AccountResponseDto,
+  ChangePasswordRequestDto,
+  LoginRequestDto,
+  MeResponseDto,
+  RegisterRequestDto,
+  TokenResponseDto,
+} from './auth.dto';
 
 @ApiTags('auth')
 @Controller('auth')
@@ -16,6 +24,7 @@ export class AuthController {
     private readonly registerUser: RegisterUserUseCase,
     private readonly logIn: LogInUseCase,
     private readonly getAccount: GetAccountUseCase,
+    private readonly changeAccountPassword: ChangePasswordUseCase,
   ) {}
 
   @Post('register')
@@ -58,6 +67,43 @@ export class AuthController {
   })
   async login(@Body() body: LoginRequestDto): Promise<TokenResponseDto> {
     const result = await this.logIn.execute(body);
+    return { accessToken: result.accessToken, tokenType: 'Bearer', expiresIn: result.expiresIn, userId: result.userId };
+  }
+
+  @Post('password')
+  @HttpCode(200)
+  // Above UseGuards, so that it counts the signed-in account: its attempts add to the ones at
+  // signing in to it (the per-account sign-in limit), and to this address's.
+  @RateLimit('default', 'sign-in')
+  @UseGuards(BearerAuthGuard)
+  @ApiBearerAuth()
+  @ApiOperation({
+    operationId: 'changePassword',
+    summary: "Change the bearer token's account password",
+    description:
+      'Needs the current password. Every token issued before the change is refused from its next request ' +
+      '(401 AUTH.UNAUTHENTICATED, "The password was changed: sign in again"); the answer is a fresh token, ' +
+      'as login gives, so the caller stays signed in. Attempts count against the per-account sign-in limit.',
+  })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiErrors(
+    400,
+    {
+      status: 401,
+      description:
+        'AUTH.INVALID_CREDENTIALS: the current password is wrong, and nothing changed; AUTH.UNAUTHENTICATED: no bearer ' +
+        'token, an invalid or expired one, one whose account no longer exists, or one issued before the password was last changed',
+    },
+    413,
+    { status: 429, description: 'HTTP.RATE_LIMITED: too many attempts from this address or for this account; retry later' },
+  )
+  async changePassword(@Body() body: ChangePasswordRequestDto, @CurrentPrincipal() principal: Principal): Promise<TokenResponseDto> {
+    const result = await this.changeAccountPassword.execute({
+      userId: principal.userId,
+      credentialsVersion: principal.credentialsVersion,
+      currentPassword: body.currentPassword,
+      newPassword: body.newPassword,
+    });
     return { accessToken: result.accessToken, tokenType: 'Bearer', expiresIn: result.expiresIn, userId: result.userId };
   }
 

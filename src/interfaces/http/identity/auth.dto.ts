@@ -27,6 +27,20 @@ export class LoginRequestDto {
   password!: string;
 }
 
+export class ChangePasswordRequestDto {
+  @ApiProperty({ example: 'correct horse battery', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH })
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  @MinLength(PASSWORD_MIN_LENGTH)
+  @IsString()
+  currentPassword!: string;
+
+  @ApiProperty({ example: 'battery staple horse correct', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH })
+  @MaxLength(PASSWORD_MAX_LENGTH)
+  @MinLength(PASSWORD_MIN_LENGTH)
+  @IsString()
+  newPassword!: string;
+}
+
 export class AccountResponseDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;

@@ -11,7 +11,9 @@ const DESCRIPTIONS: Record<ErrorStatus, string> = {
     'Invalid input. VALIDATION.FAILED: the message names the field; HTTP.MALFORMED_JSON or HTTP.MALFORMED_BODY: ' +
     'the body is not valid JSON or not UTF-8; or a domain rule of the input (TODO.INVALID_TASK, ' +
     'OUTREACH.INVALID_CAMPAIGN, VALIDATION.INVALID_CURSOR, …)',
-  401: 'AUTH.UNAUTHENTICATED: no bearer token, an invalid or expired one, or one whose account no longer exists',
+  401:
+    'AUTH.UNAUTHENTICATED: no bearer token, an invalid or expired one, one whose account no longer exists, or one issued ' +
+    'before the password was last changed',
   403: "AUTH.FORBIDDEN: the path names another user than the bearer token's",
   404: "No such resource, or not the user's; the code names which (TODO.TASK_NOT_FOUND, OUTREACH.CAMPAIGN_NOT_FOUND, …)",
   405: 'HTTP.METHOD_NOT_ALLOWED',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { applyDecorators, type ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerOptions } from '@nestjs/throttler';
 
@@ -40,8 +41,29 @@ export function perUserPerMinute(name: 'chat' | 'mcp', limit: number): Throttler
   };
 }
 
-/** Who the per-account sign-in limit counts: the account named in the body, however written. */
-export function accountNamed(req: { body?: { email?: unknown } }): string {
+/**
+ * The per-account sign-in limit: attempts at one account's password, from any address. Every
+ * route that takes it (signing in, changing the password) adds to one counter per account, so
+ * guesses spread over both get no further than the limit. The key is a hash: no email is
+ * stored in `rate_limits`.
+ */
+export function signInPerAccount(ttl: number, limit: number): ThrottlerOptions {
+  return {
+    name: 'sign-in',
+    ttl,
+    limit,
+    getTracker: accountNamed,
+    generateKey: (_context, tracker, throttler) => createHash('sha256').update(`${throttler}:${tracker}`).digest('hex'),
+    skipIf: routeSkips('sign-in'),
+  };
+}
+
+/**
+ * Who the per-account sign-in limit counts: the signed-in account (changing the password,
+ * after BearerAuthGuard), else the account named in the body (signing in), however written.
+ */
+function accountNamed(req: { principal?: { email: string }; body?: { email?: unknown } }): string {
+  if (req.principal) return req.principal.email;
   const email = req.body?.email;
   return typeof email === 'string' ? email.trim().toLowerCase() : '';
 }
