@@ -16,6 +16,7 @@ interface AuditItem {
   createdAt: string;
   source: string;
   actorId: string;
+  actorEmail: string | null;
   conversationId: string | null;
   campaignId: string | null;
   outreachTaskId: string | null;
@@ -37,6 +38,7 @@ const ITEM_KEYS = [
   'createdAt',
   'source',
   'actorId',
+  'actorEmail',
   'conversationId',
   'campaignId',
   'outreachTaskId',
@@ -226,7 +228,9 @@ describe('admin audit API', () => {
     expect(after[2].errorCode).toBe('AUDIT.ROW_NOT_FOUND');
     expect(after[3].result).toEqual(expect.objectContaining({ verified: true }));
     expect(after[7]).toEqual(expect.objectContaining({ pendingSeq: after[6].seq, result: { rows: expect.any(Number) } }));
-    for (const row of after) expect(row).toEqual(expect.objectContaining({ source: 'admin', actorId: admin.userId }));
+    for (const row of after) {
+      expect(row).toEqual(expect.objectContaining({ source: 'admin', actorId: admin.userId, actorEmail: admin.email }));
+    }
   });
 
   it('shows chat turns, MCP calls and outreach actions, in the item shape', async () => {
@@ -238,6 +242,7 @@ describe('admin audit API', () => {
     expect(chatAdd).toEqual(
       expect.objectContaining({
         actorId: ada.userId,
+        actorEmail: ada.email,
         conversationId: seeded.conversationId,
         decisionId: seeded.chatDecisionId,
         arguments: { title: 'Buy milk' },
@@ -253,11 +258,20 @@ describe('admin audit API', () => {
         ['add_task', 'rejected'],
       ]),
     );
+    // Each row's actor email is its actor's, whoever else's rows are on the page.
+    const emails = new Map([admin, ada, bob, carol].map((user) => [user.userId, user.email]));
+    for (const row of items)
+      expect({ seq: row.seq, actorEmail: row.actorEmail }).toEqual({ seq: row.seq, actorEmail: emails.get(row.actorId) });
     const outreach = items.filter((row) => row.source === 'outreach');
     expect(outreach.length).toBeGreaterThanOrEqual(6);
     for (const row of outreach) {
       expect(row).toEqual(
-        expect.objectContaining({ actorId: carol.userId, campaignId: seeded.campaignId, outreachTaskId: expect.any(String) }),
+        expect.objectContaining({
+          actorId: carol.userId,
+          actorEmail: carol.email,
+          campaignId: seeded.campaignId,
+          outreachTaskId: expect.any(String),
+        }),
       );
     }
     const outcome = outreach.find((row) => row.pendingSeq !== null)!;
@@ -303,14 +317,14 @@ describe('admin audit API', () => {
   });
 
   it('lists decisions, newest first, filtered and paged, and shows one with its tool calls', async () => {
-    const mine = await allPages<{ id: string; actorId: string; conversationId: string | null; status: string }>(
+    const mine = await allPages<{ id: string; actorId: string; actorEmail: string | null; conversationId: string | null; status: string }>(
       '/admin/decisions',
       {
         actorId: ada.userId,
       },
       1,
     );
-    expect(mine.map((d) => d.actorId)).toEqual([ada.userId, ada.userId, ada.userId]);
+    expect(mine.map((d) => [d.actorId, d.actorEmail])).toEqual(Array(3).fill([ada.userId, ada.email]));
     expect(mine[2]).toEqual(
       expect.objectContaining({
         id: seeded.chatDecisionId,
@@ -334,16 +348,27 @@ describe('admin audit API', () => {
     expect(await allPages('/admin/decisions', { to: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(6);
 
     const cycle = await get(`/admin/decisions/${seeded.cycleDecisionId}`).expect(200);
-    expect(cycle.body).toEqual(expect.objectContaining({ id: seeded.cycleDecisionId, campaignId: seeded.campaignId }));
+    expect(cycle.body).toEqual(
+      expect.objectContaining({
+        id: seeded.cycleDecisionId,
+        campaignId: seeded.campaignId,
+        actorId: carol.userId,
+        actorEmail: carol.email,
+      }),
+    );
     const calls = cycle.body.toolCalls as AuditItem[];
     expect(calls.map((row) => row.status)).toEqual(['pending', 'succeeded']);
     expect(calls[1].pendingSeq).toBe(calls[0].seq);
-    for (const row of calls) expect(row).toEqual(expect.objectContaining({ decisionId: seeded.cycleDecisionId, source: 'outreach' }));
+    for (const row of calls) {
+      expect(row).toEqual(expect.objectContaining({ decisionId: seeded.cycleDecisionId, source: 'outreach', actorEmail: carol.email }));
+      expect(Object.keys(row).sort()).toEqual([...ITEM_KEYS].sort());
+    }
 
     const turn = await get(`/admin/decisions/${seeded.chatDecisionId}`).expect(200);
-    expect((turn.body.toolCalls as AuditItem[]).map((row) => [row.tool, row.status])).toEqual([
-      ['add_task', 'pending'],
-      ['add_task', 'succeeded'],
+    expect(turn.body).toEqual(expect.objectContaining({ actorId: ada.userId, actorEmail: ada.email }));
+    expect((turn.body.toolCalls as AuditItem[]).map((row) => [row.tool, row.status, row.actorEmail])).toEqual([
+      ['add_task', 'pending', ada.email],
+      ['add_task', 'succeeded', ada.email],
     ]);
     const missing = await get(`/admin/decisions/${randomUUID()}`);
     expect([missing.status, missing.body.code]).toEqual([404, 'AUDIT.DECISION_NOT_FOUND']);
@@ -436,7 +461,7 @@ describe('admin audit API', () => {
     );
     for (const row of lines) {
       expect(Object.keys(row).sort()).toEqual([...ITEM_KEYS].sort());
-      expect(row).toEqual(expect.objectContaining({ source: 'outreach', campaignId: seeded.campaignId }));
+      expect(row).toEqual(expect.objectContaining({ source: 'outreach', campaignId: seeded.campaignId, actorEmail: carol.email }));
     }
     const listed = await get(`/admin/audit-logs/${lines[0].seq}`).expect(200);
     expect(lines[0]).toEqual(listed.body);
@@ -559,6 +584,28 @@ describe('admin audit API', () => {
     const deleted = await get('/admin/audit-logs/verify').expect(200);
     expect(deleted.body).toEqual(expect.objectContaining({ verified: false, firstBadSeq: Number(gone.next) }));
     await get(`/admin/audit-logs/${gone.seq}`).expect(404);
+  });
+
+  it('gives rows and decisions of an account that no longer exists a null actorEmail, and keeps them', async () => {
+    const gone = await signUpAndIn(sut.http);
+    const turn = await chat(gone, 'add water the plants');
+    expect((await get(`/admin/decisions/${turn.decision.id}`).expect(200)).body.actorEmail).toBe(gone.email);
+    await sql.query(`DELETE FROM users WHERE id = $1`, [gone.userId]);
+
+    const rows = await allPages<AuditItem>('/admin/audit-logs', { actorId: gone.userId });
+    expect(rows.map((row) => [row.tool, row.status, row.actorEmail])).toEqual([
+      ['add_task', 'succeeded', null],
+      ['add_task', 'pending', null],
+    ]);
+    expect((await get(`/admin/audit-logs/${rows[0].seq}`).expect(200)).body).toEqual(rows[0]);
+    const decision = await get(`/admin/decisions/${turn.decision.id}`).expect(200);
+    expect(decision.body).toEqual(expect.objectContaining({ actorId: gone.userId, actorEmail: null }));
+    expect((decision.body.toolCalls as AuditItem[]).map((row) => row.actorEmail)).toEqual([null, null]);
+    expect(await allPages('/admin/decisions', { actorId: gone.userId })).toEqual([
+      expect.objectContaining({ id: turn.decision.id, actorEmail: null }),
+    ]);
+    const exported = (await exportText(`?actorId=${gone.userId}`)).text.trimEnd().split('\n');
+    expect(exported.map((line) => (JSON.parse(line) as AuditItem).actorEmail)).toEqual([null, null]);
   });
 });
 

@@ -75,6 +75,8 @@ export interface AuditRecord {
   readonly createdAt: Date;
   readonly source: AuditSource;
   readonly actorId: string;
+  /** The actor account's email, read now (not recorded in the row); null once the account no longer exists. */
+  readonly actorEmail: string | null;
   readonly conversationId: string | null;
   readonly campaignId: string | null;
   readonly outreachTaskId: string | null;
@@ -97,6 +99,8 @@ export interface DecisionRecord extends DecisionMeasures {
   readonly id: string;
   readonly createdAt: Date;
   readonly actorId: string;
+  /** The user's email, read now; null once the account no longer exists. */
+  readonly actorEmail: string | null;
   readonly conversationId: string | null;
   readonly campaignId: string | null;
   readonly outreachTaskId: string | null;

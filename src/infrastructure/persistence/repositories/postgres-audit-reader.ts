@@ -25,6 +25,7 @@ const AUDIT_ROW = z
     created_at: z.coerce.date(),
     source: z.enum(AUDIT_SOURCES as [AuditSource, ...AuditSource[]]),
     actor_id: z.string(),
+    actor_email: z.string().nullable(),
     conversation_id: z.string().nullable(),
     campaign_id: z.string().nullable(),
     outreach_task_id: z.string().nullable(),
@@ -45,6 +46,7 @@ const AUDIT_ROW = z
     createdAt: row.created_at,
     source: row.source,
     actorId: row.actor_id,
+    actorEmail: row.actor_email,
     conversationId: row.conversation_id,
     campaignId: row.campaign_id,
     outreachTaskId: row.outreach_task_id,
@@ -67,6 +69,7 @@ const DECISION_FIELDS = {
   /** The exact timestamp as text, for the page cursor: a Date would lose its microseconds. */
   created_key: z.string(),
   user_id: z.string(),
+  actor_email: z.string().nullable(),
   conversation_id: z.string().nullable(),
   campaign_id: z.string().nullable(),
   outreach_task_id: z.string().nullable(),
@@ -88,6 +91,7 @@ function toDecisionRecord(row: z.output<z.ZodObject<typeof DECISION_FIELDS>>): D
     id: row.id,
     createdAt: row.created_at,
     actorId: row.user_id,
+    actorEmail: row.actor_email,
     conversationId: row.conversation_id,
     campaignId: row.campaign_id,
     outreachTaskId: row.outreach_task_id,
@@ -107,11 +111,19 @@ function toDecisionRecord(row: z.output<z.ZodObject<typeof DECISION_FIELDS>>): D
 
 const DECISION_ROW = z.object(DECISION_FIELDS);
 
-const AUDIT_COLUMNS = raw(`seq, created_at, source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool,
-  arguments, status, result, error_code, duration_ms, security_events, pending_seq, hash, prev_hash`);
-const DECISION_COLUMNS = raw(`id, created_at, created_at::text AS created_key, user_id, conversation_id, campaign_id, outreach_task_id,
-  decision_type, status, iterations, provider, model, prompt_tokens, completion_tokens, cost, duration_ms, failure_class,
-  provider_request_id`);
+/**
+ * Audit rows (`a`) with their actor's email, read now from users (`u`): null once the account
+ * is gone. Columns and conditions name their table, since users has an id and a created_at too.
+ */
+const AUDIT_COLUMNS = raw(`a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, a.conversation_id, a.campaign_id,
+  a.outreach_task_id, a.decision_id, a.tool, a.arguments, a.status, a.result, a.error_code, a.duration_ms, a.security_events,
+  a.pending_seq, a.hash, a.prev_hash`);
+const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_id`);
+/** Decision rows (`d`) with their user's email, as for audit rows. */
+const DECISION_COLUMNS = raw(`d.id, d.created_at, d.created_at::text AS created_key, d.user_id, u.email AS actor_email, d.conversation_id,
+  d.campaign_id, d.outreach_task_id, d.decision_type, d.status, d.iterations, d.provider, d.model, d.prompt_tokens,
+  d.completion_tokens, d.cost, d.duration_ms, d.failure_class, d.provider_request_id`);
+const DECISION_FROM = raw(`decision_logs d LEFT JOIN users u ON u.id = d.user_id`);
 const GENESIS_HASH = '0'.repeat(64);
 /** Rows per statement when exporting or verifying: bounded memory, few round trips. */
 const EXPORT_BATCH = 500;
@@ -130,27 +142,27 @@ function auditConditions(filter: AuditFilter): (Statement | null)[] {
   // Rows written before the names were one say confirmation_requested (see RecordedAuditStatus).
   const statuses = filter.status === 'confirmation_required' ? ['confirmation_required', 'confirmation_requested'] : [filter.status];
   return [
-    when(filter.actorId, sql`actor_id = ${filter.actorId}`),
-    when(filter.source, sql`source = ${filter.source}`),
-    when(filter.tool, sql`tool = ${filter.tool}`),
-    when(filter.status, sql`status = ANY(${statuses}::text[])`),
-    when(filter.conversationId, sql`conversation_id = ${filter.conversationId}`),
-    when(filter.campaignId, sql`campaign_id = ${filter.campaignId}`),
-    when(filter.decisionId, sql`decision_id = ${filter.decisionId}`),
-    when(filter.from, sql`created_at >= ${filter.from}`),
-    when(filter.to, sql`created_at < ${filter.to}`),
+    when(filter.actorId, sql`a.actor_id = ${filter.actorId}`),
+    when(filter.source, sql`a.source = ${filter.source}`),
+    when(filter.tool, sql`a.tool = ${filter.tool}`),
+    when(filter.status, sql`a.status = ANY(${statuses}::text[])`),
+    when(filter.conversationId, sql`a.conversation_id = ${filter.conversationId}`),
+    when(filter.campaignId, sql`a.campaign_id = ${filter.campaignId}`),
+    when(filter.decisionId, sql`a.decision_id = ${filter.decisionId}`),
+    when(filter.from, sql`a.created_at >= ${filter.from}`),
+    when(filter.to, sql`a.created_at < ${filter.to}`),
   ];
 }
 
 function decisionConditions(filter: DecisionFilter): (Statement | null)[] {
   return [
-    when(filter.actorId, sql`user_id = ${filter.actorId}`),
-    when(filter.status, sql`status = ${filter.status}`),
-    when(filter.conversationId, sql`conversation_id = ${filter.conversationId}`),
-    when(filter.campaignId, sql`campaign_id = ${filter.campaignId}`),
-    when(filter.decisionId, sql`id = ${filter.decisionId}`),
-    when(filter.from, sql`created_at >= ${filter.from}`),
-    when(filter.to, sql`created_at < ${filter.to}`),
+    when(filter.actorId, sql`d.user_id = ${filter.actorId}`),
+    when(filter.status, sql`d.status = ${filter.status}`),
+    when(filter.conversationId, sql`d.conversation_id = ${filter.conversationId}`),
+    when(filter.campaignId, sql`d.campaign_id = ${filter.campaignId}`),
+    when(filter.decisionId, sql`d.id = ${filter.decisionId}`),
+    when(filter.from, sql`d.created_at >= ${filter.from}`),
+    when(filter.to, sql`d.created_at < ${filter.to}`),
   ];
 }
 
@@ -187,10 +199,10 @@ export class PostgresAuditReader extends AuditReader {
 
   async list(filter: AuditFilter, limit: number, cursor: string | null): Promise<Page<AuditRecord>> {
     const before = decodeCursor(cursor, isSeqCursor);
-    const where = allOf([...auditConditions(filter), when(before ?? undefined, sql`seq < ${before}::bigint`)]);
+    const where = allOf([...auditConditions(filter), when(before ?? undefined, sql`a.seq < ${before}::bigint`)]);
     const rows = await selectRows(
       this.dataSource,
-      sql`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE ${where} ORDER BY seq DESC LIMIT ${limit + 1}`,
+      sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE ${where} ORDER BY a.seq DESC LIMIT ${limit + 1}`,
       AUDIT_ROW,
     );
     const items = rows.slice(0, limit);
@@ -198,16 +210,19 @@ export class PostgresAuditReader extends AuditReader {
   }
 
   async get(seq: number): Promise<AuditRecord | null> {
-    return selectRow(this.dataSource, sql`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE seq = ${seq}`, AUDIT_ROW);
+    return selectRow(this.dataSource, sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.seq = ${seq}`, AUDIT_ROW);
   }
 
   async listDecisions(filter: DecisionFilter, limit: number, cursor: string | null): Promise<Page<DecisionRecord>> {
     const after = decodeCursor(cursor, isTimeAndIdCursor);
-    const where = allOf([...decisionConditions(filter), after && sql`(created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`]);
+    const where = allOf([
+      ...decisionConditions(filter),
+      after && sql`(d.created_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`,
+    ]);
     const rows = await selectRows(
       this.dataSource,
-      sql`SELECT ${DECISION_COLUMNS} FROM decision_logs WHERE ${where}
-          ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`,
+      sql`SELECT ${DECISION_COLUMNS} FROM ${DECISION_FROM} WHERE ${where}
+          ORDER BY d.created_at DESC, d.id DESC LIMIT ${limit + 1}`,
       DECISION_ROW,
     );
     const items = rows.slice(0, limit);
@@ -223,13 +238,13 @@ export class PostgresAuditReader extends AuditReader {
       this.dataSource,
       sql`SELECT ${DECISION_COLUMNS}, d.context,
                  (SELECT s.content FROM conversation_summaries s WHERE s.id = (d.context->>'summaryId')::uuid) AS summary
-          FROM decision_logs d WHERE id = ${id}`,
+          FROM ${DECISION_FROM} WHERE d.id = ${id}`,
       DECISION_DETAIL_ROW,
     );
     if (!decision) return null;
     const toolCalls = await selectRows(
       this.dataSource,
-      sql`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE decision_id = ${id} ORDER BY seq`,
+      sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.decision_id = ${id} ORDER BY a.seq`,
       AUDIT_ROW,
     );
     return {
@@ -246,10 +261,10 @@ export class PostgresAuditReader extends AuditReader {
     for (;;) {
       // One statement per batch, no transaction held open: other requests (and PGlite's
       // single connection) are never blocked for the length of an export.
-      const where = allOf([...auditConditions(filter), sql`seq <= ${head}::bigint`, sql`seq > ${after}::bigint`]);
+      const where = allOf([...auditConditions(filter), sql`a.seq <= ${head}::bigint`, sql`a.seq > ${after}::bigint`]);
       const rows = await selectRows(
         this.dataSource,
-        sql`SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE ${where} ORDER BY seq LIMIT ${EXPORT_BATCH}`,
+        sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE ${where} ORDER BY a.seq LIMIT ${EXPORT_BATCH}`,
         AUDIT_ROW,
       );
       yield* rows;

@@ -111,6 +111,14 @@ export class AuditRowDto {
   @ApiProperty({ format: 'uuid', description: 'The user the call was made for (for admin reads, the admin)' })
   actorId!: string;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'ada@example.com',
+    description: "The actor account's email as it is now (not part of the hashed row); null when the account no longer exists",
+  })
+  actorEmail!: string | null;
+
   @ApiProperty({ type: String, format: 'uuid', nullable: true })
   conversationId!: string | null;
 
@@ -182,6 +190,14 @@ export class DecisionLogDto {
   @ApiProperty({ format: 'uuid', description: 'The user the turn or cycle ran for' })
   actorId!: string;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'ada@example.com',
+    description: "That user's email as it is now; null when the account no longer exists",
+  })
+  actorEmail!: string | null;
+
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'Set for a chat turn' })
   conversationId!: string | null;
 
@@ -229,6 +245,7 @@ export class DecisionLogDto {
       id: decision.id,
       createdAt: decision.createdAt.toISOString(),
       actorId: decision.actorId,
+      actorEmail: decision.actorEmail,
       conversationId: decision.conversationId,
       campaignId: decision.campaignId,
       outreachTaskId: decision.outreachTaskId,
