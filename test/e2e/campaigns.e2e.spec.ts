@@ -299,6 +299,7 @@ describe('campaigns, leads and the do-not-contact list', () => {
       attempts: 0,
       nextRunAt: expect.any(String),
       output: null,
+      sent: null,
       lastError: null,
       createdAt: expect.any(String),
       completedAt: null,

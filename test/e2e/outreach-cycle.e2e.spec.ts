@@ -36,6 +36,35 @@ describe('outreach cycles', () => {
     return [usage.kinds[kind].campaign.used, usage.kinds[kind].owner.used];
   }
 
+  interface TaskItem {
+    id: string;
+    type: string;
+    status: string;
+    lastError: string | null;
+    output: Record<string, unknown> | null;
+    sent: { channel: string; recipient: string; subject: string | null; text: string } | null;
+  }
+
+  /** The campaign's tasks as its owner reads them over HTTP. */
+  async function tasksOf(user: Awaited<ReturnType<typeof signUpAndIn>>, campaignId: string): Promise<TaskItem[]> {
+    const res = await request(sut.http).get(`/api/${user.userId}/campaigns/${campaignId}/tasks?limit=100`).set(user.auth).expect(200);
+    return (res.body as { items: TaskItem[] }).items;
+  }
+
+  /** What the sandbox channels received for a task, read from their own tables by the action's idempotency key. */
+  async function channelReceived(taskId: string): Promise<TaskItem['sent']> {
+    const [row] = await sql.query<{ channel: string; recipient: string; subject: string | null; text: string }[]>(
+      `SELECT 'linkedin' AS channel, s.profile_url AS recipient, NULL AS subject, s.message AS text
+         FROM outreach_actions a JOIN sandbox_linkedin_actions s ON s.idempotency_key = a.idempotency_key
+         WHERE a.task_id = $1 AND s.kind = 'message'
+       UNION ALL
+       SELECT 'email', o.to_address, o.subject, o.body
+         FROM outreach_actions a JOIN sandbox_email_outbox o ON o.idempotency_key = a.idempotency_key WHERE a.task_id = $1`,
+      [taskId],
+    );
+    return row ?? null;
+  }
+
   async function runUntil(user: Awaited<ReturnType<typeof signUpAndIn>>, campaignId: string, stop: (c: CycleBody) => boolean, max = 200) {
     const outcomes: CycleBody[] = [];
     for (let i = 0; i < max; i++) {
@@ -86,6 +115,41 @@ describe('outreach cycles', () => {
       `SELECT count(*) AS n, max(calls) AS calls FROM sandbox_linkedin_actions WHERE profile_url LIKE 'https://www.linkedin.com/in/seed-%'`,
     );
     expect(sent[0]).toEqual({ n: '10', calls: 1 });
+
+    // Each message and email task shows its owner exactly what its channel received; a look-up sent nothing.
+    const tasks = await tasksOf(user, campaignId);
+    expect(tasks.map((task) => [task.type, task.status])).toEqual(
+      Array(5)
+        .fill([
+          ['ScrapeProfile', 'Completed'],
+          ['SendLinkedInMessage', 'Completed'],
+          ['SendEmail', 'Completed'],
+        ])
+        .flat(),
+    );
+    for (const task of tasks) {
+      if (task.type === 'ScrapeProfile') {
+        expect({ type: task.type, sent: task.sent }).toEqual({ type: task.type, sent: null });
+        continue;
+      }
+      const received = await channelReceived(task.id);
+      expect(received).toEqual({
+        channel: task.type === 'SendEmail' ? 'email' : 'linkedin',
+        recipient: expect.any(String),
+        subject: task.type === 'SendEmail' ? expect.any(String) : null,
+        text: expect.stringMatching(/\S/),
+      });
+      expect(task.sent).toEqual(received);
+      // `sent` is given on its own, not again inside the output.
+      expect(task.output).toEqual({ messageId: expect.any(String) });
+    }
+    // Leads imported together share their import time, so their order is the ids': compare as sets.
+    expect(
+      tasks
+        .filter((task) => task.type === 'SendEmail')
+        .map((task) => task.sent!.recipient)
+        .sort(),
+    ).toEqual(leads(5, 'seed').map((lead) => lead.email));
   });
 
   it('executes exactly 50 profile look-ups a day; the next cycle waits until the next UTC midnight', async () => {
@@ -208,8 +272,33 @@ describe('outreach cycles', () => {
       [campaignId],
     );
     expect(row).toEqual({ status: 'failed', error_code: 'VERIFICATION_FAILED' });
-    // The channel accepted it, so it may well have been sent: the slot stays used.
+    // The channel accepted it, so it may well have been sent: the slot stays used, and the owner sees what.
     expect(await used(user, campaignId, 'linkedin_message')).toEqual([1, 1]);
+    const message = (await tasksOf(user, campaignId)).find((task) => task.type === 'SendLinkedInMessage')!;
+    expect(message).toEqual(expect.objectContaining({ status: 'Failed', lastError: 'VERIFICATION_FAILED' }));
+    expect(message.sent).toEqual({
+      channel: 'linkedin',
+      recipient: 'https://www.linkedin.com/in/ghost-1/',
+      subject: null,
+      text: outcome.proposal!.args.message,
+    });
+  });
+
+  it('shows no sent message for an email the channel refused outright', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Refused', leads(1, 'refused'));
+    await sql.query(`INSERT INTO sandbox_faults (channel, target, code) VALUES ('email', 'refused.1@example.com', 'REJECTED')`);
+
+    const outcomes = await runUntil(user, campaignId, (c) => c.proposal?.action === 'send_email');
+
+    expect(outcomes.at(-1)).toEqual(expect.objectContaining({ status: 'failed', code: 'CHANNEL_ERROR' }));
+    const tasks = await tasksOf(user, campaignId);
+    expect(tasks.map((task) => [task.type, task.status, task.lastError, task.sent?.channel ?? null])).toEqual([
+      ['ScrapeProfile', 'Completed', null, null],
+      ['SendLinkedInMessage', 'Completed', null, 'linkedin'],
+      ['SendEmail', 'Failed', 'REJECTED', null],
+    ]);
+    expect(await sql.query(`SELECT 1 FROM sandbox_email_outbox WHERE to_address = 'refused.1@example.com'`)).toEqual([]);
   });
 
   it('gives the slot back after a timeout when the channel has no trace of the action', async () => {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { classifyModelFailure } from '../../domain/agent/failures';
 import { LanguageModelError, LanguageModelInvalidJsonError } from '../../domain/agent/language-model-errors';
 import { costOf } from '../../domain/agent/pricing';
-import { ACTION_CONTRACTS, checkProposal, type Proposal } from '../../domain/outreach/actions';
+import { ACTION_CONTRACTS, checkProposal, type Proposal, withSentMessage } from '../../domain/outreach/actions';
 import { ChannelError } from '../../domain/outreach/channel-errors';
 import { checkContext, fitProblems, idempotencyMaterial, type CycleContext } from '../../domain/outreach/planning';
 import { type ActionKind, MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
@@ -450,7 +450,7 @@ export class RunOutreachCycleUseCase {
             task: {
               status: 'Failed',
               lastError: 'UNKNOWN_OUTCOME',
-              output: { error: failure.message, review: 'the action may have happened' },
+              output: withSentMessage({ error: failure.message, review: 'the action may have happened' }, proposal),
             },
             cycle: {
               status: 'unknown',
@@ -496,7 +496,7 @@ export class RunOutreachCycleUseCase {
             errorCode: null,
             result: verification.output,
             verification,
-            task: { status: 'Completed', output: verification.output, lastError: null },
+            task: { status: 'Completed', output: withSentMessage(verification.output, proposal), lastError: null },
             cycle: { status: 'completed', code: null, message: `${proposal.action} done and verified: ${verification.detail}.` },
           }
         : {
@@ -504,7 +504,11 @@ export class RunOutreachCycleUseCase {
             errorCode: 'VERIFICATION_FAILED',
             result: { ...verification.output, detail: verification.detail },
             verification,
-            task: { status: 'Failed', lastError: 'VERIFICATION_FAILED', output: { ...verification.output, detail: verification.detail } },
+            task: {
+              status: 'Failed',
+              lastError: 'VERIFICATION_FAILED',
+              output: withSentMessage({ ...verification.output, detail: verification.detail }, proposal),
+            },
             cycle: {
               status: 'failed',
               code: 'VERIFICATION_FAILED',

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { withSentMessage } from '../../domain/outreach/actions';
 import type { ToolAuditEntry } from '../agent/ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import { OutreachChannels } from './outreach-channels';
@@ -74,7 +75,7 @@ export class SweepStaleActionsUseCase {
         pendingSeq: action.pendingSeq,
         audit,
         outcome: { status: 'succeeded', result: { ...verification.output, sweptAfterLease: true }, durationMs: 0 },
-        task: { status: 'Completed', output: verification.output, lastError: null },
+        task: { status: 'Completed', output: withSentMessage(verification.output, proposal), lastError: null },
         refundQuota: null,
         now,
       });
@@ -95,7 +96,7 @@ export class SweepStaleActionsUseCase {
       task: {
         status: 'Failed',
         lastError: 'UNKNOWN_OUTCOME',
-        output: { detail: why, review: 'the action may have happened; check before retrying' },
+        output: withSentMessage({ detail: why, review: 'the action may have happened; check before retrying' }, proposal),
       },
       // Even with no record of the key, the stalled request may still land: its slot stays used.
       refundQuota: null,

@@ -217,3 +217,39 @@ export function actionTarget(proposal: ProposedAction): string | null {
       return null;
   }
 }
+
+export const MESSAGE_CHANNELS = ['linkedin', 'email'] as const;
+export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+
+/** What a message or email action hands to its channel, word for word. */
+export interface SentMessage {
+  readonly channel: MessageChannel;
+  /** The LinkedIn profile URL, or the email address. */
+  readonly recipient: string;
+  /** The email's subject; null for a LinkedIn message. */
+  readonly subject: string | null;
+  /** The LinkedIn message, or the email's body. */
+  readonly text: string;
+}
+
+/** The message an action sends, exactly as its channel is given it; null for an action that sends none. */
+export function sentMessageOf(proposal: ProposedAction): SentMessage | null {
+  switch (proposal.action) {
+    case 'linkedin_send_message':
+      return { channel: 'linkedin', recipient: proposal.args.profileUrl, subject: null, text: proposal.args.message };
+    case 'send_email':
+      return { channel: 'email', recipient: proposal.args.to, subject: proposal.args.subject, text: proposal.args.body };
+    default:
+      return null;
+  }
+}
+
+/**
+ * A task's output once its action went to the channel and did not certainly fail (done,
+ * unverified, or of unknown outcome): a message or email task keeps, under `sent`, what its
+ * channel was given, so that its owner can read exactly what went out (or may have).
+ */
+export function withSentMessage(output: Readonly<Record<string, unknown>>, proposal: ProposedAction): Readonly<Record<string, unknown>> {
+  const sent = sentMessageOf(proposal);
+  return sent ? { ...output, sent } : output;
+}

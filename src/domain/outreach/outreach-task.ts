@@ -28,7 +28,10 @@ export interface OutreachTask {
   /** Cycles that claimed this task. */
   readonly attempts: number;
   readonly nextRunAt: Date;
-  /** What the last action produced (profile fields, message id) or why it failed. */
+  /**
+   * What the last action produced (profile fields, message id) or why it failed; for a message
+   * or email handed to its channel, also `sent` (SentMessage, see withSentMessage).
+   */
   readonly output: Readonly<Record<string, unknown>> | null;
   /** Machine-readable reason of the last failure, shown to the planner (e.g. SESSION_EXPIRED). */
   readonly lastError: string | null;

@@ -1,3 +1,4 @@
+import type { SentMessage } from '../../../domain/outreach/actions';
 import type { Campaign, CampaignDraft, CampaignStatus, DailyLimits } from '../../../domain/outreach/campaign';
 import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import type { Lead, LeadDraft } from '../../../domain/outreach/lead';
@@ -16,7 +17,13 @@ export interface CampaignCounts {
   readonly tasks: Readonly<Record<OutreachTask['status'], number>>;
 }
 
-export type TaskView = OutreachTask & { readonly leadName: string; readonly leadLinkedinUrl: string };
+/** A task as its owner reads it: `output` without `sent`, which is given on its own. */
+export type TaskView = OutreachTask & {
+  readonly leadName: string;
+  readonly leadLinkedinUrl: string;
+  /** What a message or email task handed to its channel (kept in its output); null for any other task, or before it did. */
+  readonly sent: SentMessage | null;
+};
 
 export type CampaignDeletion =
   | 'deleted'

@@ -16,6 +16,7 @@ import {
   CampaignStateError,
   type CampaignStatus,
 } from '../../../domain/outreach/campaign';
+import { MESSAGE_CHANNELS } from '../../../domain/outreach/actions';
 import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry, type DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
 import { type ActionKind, type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
@@ -85,6 +86,8 @@ const TASK_ROW = z.object({
   attempts: z.number(),
   next_run_at: z.date(),
   output: z.record(z.string(), z.unknown()).nullable(),
+  /** What a message or email task handed to its channel, kept in its output at verification (withSentMessage). */
+  sent: z.object({ channel: z.enum(MESSAGE_CHANNELS), recipient: z.string(), subject: z.string().nullable(), text: z.string() }).nullable(),
   last_error: z.string().nullable(),
   created_at: z.date(),
   completed_at: z.date().nullable(),
@@ -273,8 +276,8 @@ export class PostgresCampaignRepository extends CampaignRepository {
     const after = decodeCursor(cursor, isTaskCursor);
     const rows = await selectRows(
       this.dataSource,
-      sql`SELECT t.id, t.campaign_id, t.lead_id, t.type, t.step, t.status, t.attempts, t.next_run_at, t.output,
-            t.last_error, t.created_at, t.completed_at,
+      sql`SELECT t.id, t.campaign_id, t.lead_id, t.type, t.step, t.status, t.attempts, t.next_run_at,
+            t.output - 'sent' AS output, t.output -> 'sent' AS sent, t.last_error, t.created_at, t.completed_at,
             l.name AS lead_name, l.linkedin_url AS lead_linkedin_url, l.created_at::text AS lead_created_key
           FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id
           WHERE t.campaign_id = ${campaignId}
@@ -332,6 +335,7 @@ function toTaskView(row: z.output<typeof TASK_ROW>): TaskView {
     attempts: row.attempts,
     nextRunAt: row.next_run_at,
     output: row.output,
+    sent: row.sent,
     lastError: row.last_error,
     createdAt: row.created_at,
     completedAt: row.completed_at,

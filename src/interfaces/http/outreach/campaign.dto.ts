@@ -27,6 +27,7 @@ import {
   DAILY_LIMIT_MAX,
   DEFAULT_DAILY_LIMIT,
 } from '../../../domain/outreach/campaign';
+import { MESSAGE_CHANNELS, type MessageChannel } from '../../../domain/outreach/actions';
 import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry, type DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_NAME_MAX_LENGTH } from '../../../domain/outreach/lead';
 import {
@@ -293,6 +294,20 @@ export class LeadImportReportDto {
   }
 }
 
+export class SentMessageDto {
+  @ApiProperty({ enum: MESSAGE_CHANNELS, description: 'linkedin for a SendLinkedInMessage task, email for a SendEmail task' })
+  channel!: MessageChannel;
+
+  @ApiProperty({ example: 'https://www.linkedin.com/in/ada-lovelace/', description: 'The LinkedIn profile URL, or the email address' })
+  recipient!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Quick question', description: "The email's subject; null for LinkedIn" })
+  subject!: string | null;
+
+  @ApiProperty({ description: "The LinkedIn message, or the email's body, exactly as the channel was given it" })
+  text!: string;
+}
+
 export class CampaignTaskDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
@@ -324,6 +339,15 @@ export class CampaignTaskDto {
   @ApiProperty({ type: Object, nullable: true, description: 'What the last action produced, or why it failed' })
   output!: Record<string, unknown> | null;
 
+  @ApiProperty({
+    type: SentMessageDto,
+    nullable: true,
+    description:
+      'For a SendLinkedInMessage or SendEmail task whose action went to the channel (Completed, or Failed with ' +
+      'VERIFICATION_FAILED or UNKNOWN_OUTCOME, when it may have gone out): what was sent. Null otherwise',
+  })
+  sent!: SentMessageDto | null;
+
   @ApiProperty({ type: String, nullable: true, example: 'SESSION_EXPIRED' })
   lastError!: string | null;
 
@@ -345,6 +369,7 @@ export class CampaignTaskDto {
       attempts: task.attempts,
       nextRunAt: task.nextRunAt.toISOString(),
       output: task.output === null ? null : { ...task.output },
+      sent: task.sent && { ...task.sent },
       lastError: task.lastError,
       createdAt: task.createdAt.toISOString(),
       completedAt: task.completedAt?.toISOString() ?? null,
