@@ -61,7 +61,7 @@ export default tseslint.config(
   },
   {
     // The web console runs in the browser and is type-checked by web/tsconfig.json.
-    files: ['web/**/*.ts'],
+    files: ['web/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
   },
   {

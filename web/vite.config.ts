@@ -6,6 +6,8 @@ const api = process.env.BRIDLE_API_ORIGIN ?? 'http://localhost:3000';
 // Run from the repository root (`vite build web`, `vite web`): web/ is the root, web/dist the output.
 export default defineConfig({
   base: '/',
+  // Preact's JSX runtime (tsconfig.json says the same to the type checker).
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: { outDir: 'dist', emptyOutDir: true },
   server: {
     port: 5173,

@@ -1,20 +1,26 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { INestApplicationContext } from '@nestjs/common';
 import { type Locator, type Page, chromium } from 'playwright-core';
 import createDatabaseTemplate from './database-template';
 import { startTestApp } from './test-app';
-import { createTestDatabase } from './test-database';
+import { createTestDatabase, testDataRoot } from './test-database';
 
 const ROOT = join(__dirname, '..', '..');
 export const SCREENSHOTS = join(ROOT, 'artifacts', 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/** The widths every checkpoint is seen at: the narrowest phone the console supports, and a laptop. */
+export const WIDTHS = [375, 1280] as const;
+const HEIGHTS: Record<(typeof WIDTHS)[number], number> = { 375: 812, 1280: 800 };
+
 /**
  * Jest's globalSetup of the browser project: checks Chromium, builds the console from web/
- * every run (well under a second) so the suites never test a stale build, and makes the
- * run's database template.
+ * every run (about a second) so the suites never test a stale build, and makes the run's
+ * database template.
  */
 export default async function prepareBrowserSuites(): Promise<void> {
   if (!existsSync(CHROMIUM)) {
@@ -42,9 +48,28 @@ export async function pageUntil(page: Page, expression: string, timeoutMs = 15_0
 }
 
 // Evaluated in the page (the test project has no DOM types): the ids or names of controls nobody labelled.
-const UNLABELLED_CONTROLS = `[...document.querySelectorAll('input, select, textarea')]
+const UNLABELLED_CONTROLS = `[...document.querySelectorAll('input:not([type=hidden]):not([hidden]), select, textarea')]
   .filter((control) => control.labels.length === 0 && !control.getAttribute('aria-label'))
   .map((control) => control.id || control.name || control.outerHTML)`;
+
+/** What axe-core finds on the page as it is now (every rule it runs by default), one line per node. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.flatMap((violation) =>
+    violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} (${node.failureSummary})`),
+  );
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** The real app on a socket and a Chromium page on it, recording every request it makes. */
 export interface ConsoleSession {
@@ -52,15 +77,24 @@ export interface ConsoleSession {
   /** The running app, for what the operator does on the server (e.g. test/support/admins.ts). */
   readonly app: INestApplicationContext;
   readonly origin: string;
+  /** Chromium's DevTools port, for Lighthouse: it opens its tab in the same profile (same signed-in storage). */
+  readonly debuggingPort: number;
   readonly requested: readonly string[];
-  /** A full-page screenshot `<prefix>NN-<name>.png`; no error (role=alert) may be showing on it. */
-  checkpoint(name: string): Promise<void>;
-  /** Creates the account and signs in through the console's own form; resolves once the console shows. */
+  /**
+   * Looks at the page as it is at 375 px and 1280 px, in light and dark: a full-page
+   * screenshot of each (`<prefix>NN-<name>-<width>-<scheme>.png`), and on each no error
+   * (role=alert) showing, nothing the policy refused, nothing wider than the screen, every
+   * control labelled, and no axe-core violation. Leaves the page at 375 px, light.
+   */
+  checkpoint(name: string, options?: { alertsExpected?: boolean }): Promise<void>;
+  /** Creates the account through the console's own form; resolves once the chat shows. */
   signUp(email: string, password: string): Promise<void>;
   /** The requests that went anywhere but the app itself (the console must load with no network). */
   foreignRequests(): string[];
   /** What the Content-Security-Policy refused so far, as Chromium reported it. */
   refusedByPolicy(): string[];
+  /** The signed-in person's token and id, as the console keeps them. */
+  stored(): Promise<{ token: string; userId: string }>;
   close(): Promise<void>;
 }
 
@@ -69,9 +103,23 @@ export async function openConsole(screenshotPrefix = '', env: Record<string, str
   const db = await createTestDatabase();
   const sut = await startTestApp(db, env);
   const { port } = new URL(sut.http);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  // 375 px: the narrowest phone the console must stay readable on.
-  const page = await browser.newPage({ viewport: { width: 375, height: 812 } });
+  const debuggingPort = await freePort();
+  // A persistent profile (not an incognito context), so that Lighthouse's tab shares its storage.
+  const profile = mkdtempSync(join(testDataRoot(), 'bridle-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      `--remote-debugging-port=${debuggingPort}`,
+      // This machine has no network: Chromium's own background connections only fail.
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+    viewport: { width: 375, height: HEIGHTS[375] },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
   const requested: string[] = [];
   page.on('request', (request) => requested.push(request.url()));
   // Whatever the Content-Security-Policy refused: the console must need nothing it forbids.
@@ -85,31 +133,48 @@ export async function openConsole(screenshotPrefix = '', env: Record<string, str
     page,
     app: sut.app,
     origin,
+    debuggingPort,
     requested,
-    async checkpoint(name) {
+    async checkpoint(name, options = {}) {
       step += 1;
-      await page.screenshot({ path: join(SCREENSHOTS, `${screenshotPrefix}${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
-      expect(await page.getByRole('alert').count()).toBe(0);
-      expect(refused).toEqual([]);
-      // Readable at 375 px: nothing wider than the screen (a wide table scrolls inside its own box).
-      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-      // Every form control has a label a screen reader reads out.
-      expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
+      try {
+        for (const scheme of ['light', 'dark'] as const) {
+          await page.emulateMedia({ colorScheme: scheme });
+          for (const width of WIDTHS) {
+            await page.setViewportSize({ width, height: HEIGHTS[width] });
+            const file = `${screenshotPrefix}${String(step).padStart(2, '0')}-${name}-${width}-${scheme}.png`;
+            // Transitions (a button's colour when the scheme changes) are finished first, not caught halfway.
+            await page.screenshot({ path: join(SCREENSHOTS, file), fullPage: true, animations: 'disabled' });
+            const seen = { file, alerts: options.alertsExpected ? 0 : await page.getByRole('alert').count() };
+            expect(seen).toEqual({ file, alerts: 0 });
+            expect(refused).toEqual([]);
+            // Readable on the screen: nothing wider than it (a wide table scrolls inside its own box).
+            expect({ file, width: await page.evaluate('document.documentElement.scrollWidth') }).toEqual({ file, width });
+            // Every form control has a label a screen reader reads out.
+            expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
+            expect({ file, axe: await axeViolations(page) }).toEqual({ file, axe: [] });
+          }
+        }
+      } finally {
+        await page.emulateMedia({ colorScheme: 'light' });
+        await page.setViewportSize({ width: 375, height: HEIGHTS[375] });
+      }
     },
     async signUp(email, password) {
       await page.goto(origin);
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(password);
       await page.getByRole('button', { name: 'Create account' }).click();
-      await shown(page.getByText('Account created'));
-      await page.getByLabel('Password').fill(password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
       await shown(page.getByRole('navigation', { name: 'Main' }));
     },
     foreignRequests: () => requested.filter((url) => new URL(url).origin !== origin),
     refusedByPolicy: () => [...refused],
+    async stored() {
+      return JSON.parse(String(await page.evaluate(`localStorage.getItem('bridle.session')`))) as { token: string; userId: string };
+    },
     async close() {
-      await browser.close();
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
       await sut.close();
       await db.dispose();
     },

@@ -5,6 +5,15 @@
  */
 import type {
   AuditRowDto,
+  ChangePasswordData,
+  ChangePasswordResponse,
+  CompleteTaskData,
+  CreateTaskData,
+  CreateTaskResponse,
+  CompleteTaskResponse,
+  DeleteTaskData,
+  UpdateTaskData,
+  UpdateTaskResponse,
   AuditRowPageDto,
   CampaignDetailsResponseDto,
   CampaignPageDto,
@@ -66,6 +75,8 @@ export interface Session {
   readonly email: string;
   /** From /auth/me at sign-in; the console shows the audit page to admins only (the API enforces it). */
   readonly role: Role;
+  /** When the token stops working (epoch ms), from the login answer's expiresIn. */
+  readonly expiresAt: number;
 }
 
 export type Task = TaskResponseDto;
@@ -97,21 +108,11 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The API's stable error code (AUTH.UNAUTHENTICATED…), when it sent one. */
+    readonly code: string | null = null,
   ) {
     super(message);
   }
-}
-
-const SESSION_KEY = 'bridle.session';
-
-export function loadSession(): Session | null {
-  const raw = sessionStorage.getItem(SESSION_KEY);
-  return raw ? (JSON.parse(raw) as Session) : null;
-}
-
-export function saveSession(session: Session | null): void {
-  if (session) sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
-  else sessionStorage.removeItem(SESSION_KEY);
 }
 
 function friendly(status: number, body: unknown): string {
@@ -129,6 +130,7 @@ async function send(
   session: Session | null,
   body?: unknown,
   contentType = 'application/json',
+  signal?: AbortSignal,
 ): Promise<Response> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = contentType;
@@ -136,13 +138,15 @@ async function send(
   const requestBody = body === undefined ? undefined : contentType === 'application/json' ? JSON.stringify(body) : (body as string);
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: requestBody });
-  } catch {
+    res = await fetch(path, { method, headers, body: requestBody, signal });
+  } catch (error) {
+    if (signal?.aborted) throw error;
     throw new ApiError(0, 'Cannot reach Bridle. Check your connection and try again.');
   }
   if (!res.ok) {
     const payload: unknown = await res.json().catch(() => null);
-    throw new ApiError(res.status, friendly(res.status, payload));
+    const code = (payload as { code?: unknown } | null)?.code;
+    throw new ApiError(res.status, friendly(res.status, payload), typeof code === 'string' ? code : null);
   }
   return res;
 }
@@ -173,10 +177,39 @@ export async function register(email: string, password: string): Promise<void> {
 
 export async function login(email: string, password: string): Promise<Session> {
   const body: LoginData['body'] = { email, password };
-  const reply = await json<LoginResponse>('POST', url<LoginData>('/auth/login', {}), null, body);
-  const pending = { token: reply.accessToken, userId: reply.userId, email, role: 'user' as Role };
+  return sessionOf(await json<LoginResponse>('POST', url<LoginData>('/auth/login', {}), null, body), email);
+}
+
+/** A token answer made a session: the account's role and email come from /auth/me. */
+async function sessionOf(reply: LoginResponse, email: string): Promise<Session> {
+  const pending: Session = {
+    token: reply.accessToken,
+    userId: reply.userId,
+    email,
+    role: 'user',
+    expiresAt: Date.now() + reply.expiresIn * 1000,
+  };
   const account = await json<GetCurrentAccountResponse>('GET', url<GetCurrentAccountData>('/auth/me', {}), pending);
   return { ...pending, email: account.email, role: account.role };
+}
+
+/** The session with the account as it is now (its role may have changed since sign-in); a 401 if the token no longer holds. */
+export async function refreshAccount(session: Session): Promise<Session> {
+  const account = await json<GetCurrentAccountResponse>('GET', url<GetCurrentAccountData>('/auth/me', {}), session);
+  return { ...session, email: account.email, role: account.role };
+}
+
+/** Creates the account and signs in with it: one step for the person. */
+export async function signUp(email: string, password: string): Promise<Session> {
+  await register(email, password);
+  return login(email, password);
+}
+
+/** Changes the password; every other session ends, this one goes on with the new token the answer carries. */
+export async function changePassword(session: Session, currentPassword: string, newPassword: string): Promise<Session> {
+  const body: ChangePasswordData['body'] = { currentPassword, newPassword };
+  const reply = await json<ChangePasswordResponse>('POST', url<ChangePasswordData>('/auth/password', {}), session, body);
+  return sessionOf(reply, session.email);
 }
 
 export async function listTasks(session: Session): Promise<Task[]> {
@@ -185,6 +218,29 @@ export async function listTasks(session: Session): Promise<Task[]> {
     url<ListTasksData>('/api/{userId}/tasks', { path: { userId: session.userId }, query: { status: 'all' } }),
     session,
   );
+}
+
+const taskPath = (session: Session, taskNumber: number) => ({ userId: session.userId, number: taskNumber });
+
+export async function createTask(session: Session, title: string): Promise<Task> {
+  const body: CreateTaskData['body'] = { title };
+  return json<CreateTaskResponse>('POST', url<CreateTaskData>('/api/{userId}/tasks', { path: { userId: session.userId } }), session, body);
+}
+
+export async function completeTask(session: Session, taskNumber: number): Promise<Task> {
+  const path = url<CompleteTaskData>('/api/{userId}/tasks/{number}/complete', { path: taskPath(session, taskNumber) });
+  return json<CompleteTaskResponse>('POST', path, session);
+}
+
+/** Changes what `changes` names: title, description, priority, or completed (false reopens). */
+export async function updateTask(session: Session, taskNumber: number, changes: UpdateTaskData['body']): Promise<Task> {
+  const path = url<UpdateTaskData>('/api/{userId}/tasks/{number}', { path: taskPath(session, taskNumber) });
+  return json<UpdateTaskResponse>('PATCH', path, session, changes);
+}
+
+/** Deletes at once: the console asks the person first (the same rule as the chat). */
+export async function deleteTask(session: Session, taskNumber: number): Promise<void> {
+  await send('DELETE', url<DeleteTaskData>('/api/{userId}/tasks/{number}', { path: taskPath(session, taskNumber) }), session);
 }
 
 /** The most recently active conversations first; pass `nextCursor` back for older ones. */
@@ -301,16 +357,20 @@ export async function verifyAuditChain(session: Session): Promise<ChainVerificat
   return json<VerifyAuditChainResponse>('GET', url<VerifyAuditChainData>('/admin/audit-logs/verify', {}), session);
 }
 
-/** Runs one chat turn over Server-Sent Events, calling `onEvent` as each event arrives. */
+/**
+ * Runs one chat turn over Server-Sent Events, calling `onEvent` as each event arrives.
+ * Aborting `signal` stops reading; the server still finishes and stores the turn.
+ */
 export async function streamChat(
   session: Session,
   message: string,
   conversationId: string | undefined,
   onEvent: (event: ChatEvent) => void,
+  signal?: AbortSignal,
 ): Promise<void> {
   const body: StreamChatMessageData['body'] = { message, conversationId };
   const path = url<StreamChatMessageData>('/api/{userId}/chat/stream', { path: { userId: session.userId } });
-  const res = await send('POST', path, session, body);
+  const res = await send('POST', path, session, body, 'application/json', signal);
   if (!res.body) throw new ApiError(0, 'Your browser cannot read the reply stream.');
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

@@ -1,0 +1,134 @@
+import { useEffect, useState } from 'preact/hooks';
+import {
+  type Campaign,
+  type CampaignDetails,
+  type CampaignTask,
+  createCampaign,
+  getCampaign,
+  listCampaignTasks,
+  listCampaigns,
+} from '../../api';
+import { errorText } from '../../lib/errors';
+import { CAMPAIGN_STATUS, labelOf } from '../../lib/labels';
+import { currentSession, handledAuthFailure } from '../../state/session';
+import { Badge, Button, Card, EmptyState, TextField } from '../../ui';
+import { CampaignDetail } from './campaign-detail';
+
+/** The Campaigns page: list and create on one side, the chosen campaign on the other. */
+export function CampaignsPage() {
+  const session = currentSession();
+  const [campaigns, setCampaigns] = useState<readonly Campaign[] | null>(null);
+  const [selected, setSelected] = useState<{ campaign: CampaignDetails; tasks: readonly CampaignTask[] } | null>(null);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [detailError, setDetailError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+
+  async function refreshList() {
+    try {
+      setCampaigns(await listCampaigns(session));
+    } catch (failure) {
+      if (!handledAuthFailure(failure)) setError(errorText(failure));
+    }
+  }
+
+  async function open(id: string) {
+    setDetailError(null);
+    try {
+      const [campaign, tasks] = await Promise.all([getCampaign(session, id), listCampaignTasks(session, id)]);
+      setSelected({ campaign, tasks });
+      void refreshList();
+    } catch (failure) {
+      if (!handledAuthFailure(failure)) setDetailError(errorText(failure));
+    }
+  }
+
+  useEffect(() => void refreshList(), []);
+
+  async function create(event: SubmitEvent) {
+    event.preventDefault();
+    setCreating(true);
+    setError(null);
+    try {
+      const campaign = await createCampaign(session, name);
+      setName('');
+      await open(campaign.id);
+    } catch (failure) {
+      if (!handledAuthFailure(failure)) setError(errorText(failure));
+    } finally {
+      setCreating(false);
+    }
+  }
+
+  return (
+    <div class="page-body campaigns-layout">
+      <section class="stack" aria-labelledby="campaigns-title">
+        <h1 id="campaigns-title">Campaigns</h1>
+        <form class="inline-form" onSubmit={(event) => void create(event)}>
+          <TextField
+            label="Campaign name"
+            id="campaign-name"
+            name="name"
+            autocomplete="off"
+            maxLength={120}
+            required
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+          <Button type="submit" busy={creating}>
+            Create campaign
+          </Button>
+        </form>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        {campaigns === null ? (
+          <p class="muted small">Loading campaigns…</p>
+        ) : campaigns.length === 0 ? (
+          <EmptyState title="No campaigns yet.">
+            <p>Create one, import leads as CSV, and start it: each cycle takes one checked, audited action.</p>
+          </EmptyState>
+        ) : (
+          <ul class="plain campaign-list">
+            {campaigns.map((campaign) => {
+              const status = labelOf(CAMPAIGN_STATUS, campaign.status);
+              return (
+                <li key={campaign.id}>
+                  <button
+                    type="button"
+                    class="campaign-item"
+                    aria-current={campaign.id === selected?.campaign.id ? 'true' : undefined}
+                    onClick={() => void open(campaign.id)}
+                  >
+                    <span class="campaign-name">{campaign.name}</span>
+                    <Badge tone={status.tone}>{status.label}</Badge>
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
+      {detailError ? (
+        <Card title="Campaign">
+          <p class="error" role="alert">
+            {detailError}
+          </p>
+        </Card>
+      ) : selected ? (
+        <CampaignDetail
+          key={selected.campaign.id}
+          campaign={selected.campaign}
+          tasks={selected.tasks}
+          onChanged={() => open(selected.campaign.id)}
+        />
+      ) : (
+        <Card title="Campaign">
+          <p class="muted">Create a campaign or choose one from the list.</p>
+        </Card>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,156 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type ChatEvent, type Message, type ToolCall, listMessages, streamChat } from '../../api';
+import { errorText } from '../../lib/errors';
+import { currentSession, handledAuthFailure } from '../../state/session';
+import { refreshTasks } from '../../state/tasks';
+import { Button } from '../../ui';
+import { ConversationList, refreshConversations } from './conversation-list';
+import { ChatThread, type ChatItem } from './chat-thread';
+import { TaskPanel } from './task-panel';
+
+/** Tools whose success changes the task list: the panel reloads as soon as one reports. */
+const CHANGES_TASKS = new Set(['add_task', 'complete_task', 'update_task', 'delete_task']);
+
+let ids = 0;
+const localId = () => `local-${++ids}`;
+
+function fromHistory(messages: readonly Message[]): ChatItem[] {
+  return messages.map((message, index) => ({
+    id: message.id,
+    role: message.role,
+    text: message.content,
+    toolCalls: message.toolCalls,
+    running: [],
+    confirmation: index === messages.length - 1 && message.decisionType === 'REQUEST_CONFIRMATION',
+    streaming: false,
+    failed: message.status === 'error' || message.status === 'interrupted',
+  }));
+}
+
+/** The chat page: conversations, the open conversation and the task list side by side. */
+export function ChatPage() {
+  const session = currentSession();
+  const [conversationId, setConversationId] = useState<string | undefined>(undefined);
+  const [items, setItems] = useState<ChatItem[]>([]);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [running, setRunning] = useState<AbortController | null>(null);
+  const [showConversations, setShowConversations] = useState(false);
+  const opened = useRef(0);
+
+  useEffect(() => {
+    void refreshTasks(session);
+    void refreshConversations(session);
+    // Back from another tab or app (an MCP client may have changed the list meanwhile).
+    const onVisible = () => {
+      if (document.visibilityState === 'visible') void refreshTasks(session);
+    };
+    document.addEventListener('visibilitychange', onVisible);
+    return () => document.removeEventListener('visibilitychange', onVisible);
+  }, [session]);
+
+  /** Changes the last assistant item (the one being answered). */
+  const updateLast = (change: (item: ChatItem) => ChatItem) =>
+    setItems((current) => current.map((item, index) => (index === current.length - 1 ? change(item) : item)));
+
+  async function open(id: string | undefined) {
+    if (running) return;
+    const mine = ++opened.current;
+    setConversationId(id);
+    setItems([]);
+    setLoadError(null);
+    setShowConversations(false);
+    if (!id) return;
+    try {
+      const messages = await listMessages(session, id);
+      if (mine === opened.current) setItems(fromHistory(messages));
+    } catch (error) {
+      if (mine === opened.current && !handledAuthFailure(error)) setLoadError(errorText(error));
+    }
+  }
+
+  async function send(message: string) {
+    if (running || message.trim() === '') return;
+    const controller = new AbortController();
+    setRunning(controller);
+    setItems((current) => [
+      ...current.map((item) => ({ ...item, confirmation: false })),
+      { id: localId(), role: 'user', text: message, toolCalls: [], running: [], confirmation: false, streaming: false, failed: false },
+      { id: localId(), role: 'assistant', text: '', toolCalls: [], running: [], confirmation: false, streaming: true, failed: false },
+    ]);
+    const onEvent = (event: ChatEvent) => {
+      switch (event.event) {
+        case 'tool_call':
+          updateLast((item) => ({ ...item, running: [...item.running, event.data.tool] }));
+          break;
+        case 'tool_result': {
+          const call: ToolCall = event.data;
+          updateLast((item) => {
+            const at = item.running.indexOf(call.tool);
+            return { ...item, running: item.running.filter((_, i) => i !== at), toolCalls: [...item.toolCalls, call] };
+          });
+          if (call.success && CHANGES_TASKS.has(call.tool)) void refreshTasks(session);
+          break;
+        }
+        case 'delta':
+          updateLast((item) => ({ ...item, text: item.text + event.data.text }));
+          break;
+        case 'confirmation_required':
+          updateLast((item) => ({ ...item, confirmation: true }));
+          break;
+        case 'error':
+          updateLast((item) => ({ ...item, failed: true, text: event.data.message }));
+          break;
+        case 'done':
+          setConversationId(event.data.conversationId);
+          updateLast((item) => ({
+            ...item,
+            text: item.failed || item.text ? item.text : event.data.response,
+            warning: event.data.warning,
+            streaming: false,
+          }));
+          break;
+      }
+    };
+    try {
+      await streamChat(session, message, conversationId, onEvent, controller.signal);
+    } catch (error) {
+      if (controller.signal.aborted) {
+        updateLast((item) => ({ ...item, stopped: true }));
+      } else if (!handledAuthFailure(error)) {
+        updateLast((item) => ({ ...item, failed: true, text: errorText(error) }));
+      }
+    } finally {
+      updateLast((item) => ({ ...item, streaming: false, running: [] }));
+      setRunning(null);
+    }
+    await Promise.all([refreshTasks(session), refreshConversations(session)]);
+  }
+
+  return (
+    <div class="chat-layout">
+      <div class="chat-mobile-bar">
+        <Button
+          variant="secondary"
+          size="sm"
+          aria-expanded={showConversations}
+          aria-controls="conversations-panel"
+          onClick={() => setShowConversations(!showConversations)}
+        >
+          Conversations
+        </Button>
+        <Button variant="ghost" size="sm" onClick={() => void open(undefined)} disabled={!!running}>
+          New chat
+        </Button>
+      </div>
+      <ConversationList
+        id="conversations-panel"
+        class={showConversations ? 'is-open' : undefined}
+        selected={conversationId}
+        onOpen={(id) => void open(id)}
+        busy={!!running}
+      />
+      <ChatThread items={items} error={loadError} running={!!running} onSend={(text) => void send(text)} onStop={() => running?.abort()} />
+      <TaskPanel />
+    </div>
+  );
+}

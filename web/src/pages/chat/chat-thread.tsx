@@ -1,0 +1,200 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ToolCall } from '../../api';
+import { Markdown } from '../../lib/markdown';
+import { Button } from '../../ui';
+import { RunningTool, ToolCard } from './tool-card';
+
+/** One bubble of the conversation as the console shows it. */
+export interface ChatItem {
+  readonly id: string;
+  readonly role: 'user' | 'assistant';
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  /** Tools called and not yet answered. */
+  readonly running: readonly string[];
+  /** The answer asks the person to confirm a delete (only ever the last one). */
+  readonly confirmation: boolean;
+  readonly streaming: boolean;
+  readonly failed: boolean;
+  readonly stopped?: boolean;
+  readonly warning?: string | null;
+}
+
+/** What an empty conversation offers to type: each one works with the offline model too. */
+export const EXAMPLE_PROMPTS = [
+  'Add buy milk with high priority',
+  "What's on my list?",
+  'Remind me to call mum',
+  'What can you do?',
+] as const;
+
+interface Props {
+  items: readonly ChatItem[];
+  error: string | null;
+  running: boolean;
+  onSend: (text: string) => void;
+  onStop: () => void;
+}
+
+export function ChatThread({ items, error, running, onSend, onStop }: Props) {
+  const log = useRef<HTMLDivElement>(null);
+  const input = useRef<HTMLTextAreaElement>(null);
+  const [draft, setDraft] = useState('');
+
+  // Follow the answer as it grows, unless the person scrolled up to read.
+  useEffect(() => {
+    const element = log.current;
+    if (element && element.scrollHeight - element.scrollTop - element.clientHeight < 160) element.scrollTop = element.scrollHeight;
+  }, [items]);
+
+  useEffect(() => {
+    if (!running) input.current?.focus();
+  }, [running]);
+
+  const submit = () => {
+    if (running || draft.trim() === '') return;
+    onSend(draft);
+    setDraft('');
+  };
+
+  return (
+    <section class="chat" aria-labelledby="chat-title">
+      <h1 id="chat-title" class="visually-hidden">
+        Chat
+      </h1>
+      <div ref={log} class="thread" role="log" aria-live="polite" aria-label="Conversation">
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        {items.length === 0 && !error ? (
+          <div class="welcome">
+            <p class="welcome-title">What can I help you with?</p>
+            <p class="muted">Manage your tasks by chatting. Deleting always asks you first.</p>
+            <ul class="plain examples" aria-label="Example prompts">
+              {EXAMPLE_PROMPTS.map((prompt) => (
+                <li key={prompt}>
+                  <button type="button" class="example" onClick={() => onSend(prompt)}>
+                    {prompt}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : (
+          items.map((item, index) => (
+            <Bubble key={item.id} item={item} last={index === items.length - 1} running={running} onSend={onSend} />
+          ))
+        )}
+      </div>
+      <form
+        class="composer"
+        onSubmit={(event) => {
+          event.preventDefault();
+          submit();
+        }}
+      >
+        <label for="chat-message" class="visually-hidden">
+          Message
+        </label>
+        <textarea
+          ref={input}
+          id="chat-message"
+          name="message"
+          rows={1}
+          maxLength={2000}
+          placeholder="Ask about your tasks…"
+          autocomplete="off"
+          value={draft}
+          onInput={(event) => setDraft(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            // Enter sends; Shift+Enter starts a new line.
+            if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+              event.preventDefault();
+              submit();
+            }
+          }}
+        />
+        {running ? (
+          <Button variant="secondary" onClick={onStop}>
+            Stop
+          </Button>
+        ) : (
+          <Button type="submit" disabled={draft.trim() === ''}>
+            Send
+          </Button>
+        )}
+      </form>
+    </section>
+  );
+}
+
+function Bubble({ item, last, running, onSend }: { item: ChatItem; last: boolean; running: boolean; onSend: (text: string) => void }) {
+  if (item.role === 'user') {
+    return (
+      <div class="message user">
+        <p class="visually-hidden">You said:</p>
+        <div class="bubble">
+          <p>{item.text}</p>
+        </div>
+      </div>
+    );
+  }
+  const waiting = item.streaming && item.text === '' && item.running.length === 0;
+  return (
+    <div class="message assistant" aria-busy={item.streaming || undefined}>
+      <p class="visually-hidden">Assistant:</p>
+      {item.toolCalls.map((call, i) => (
+        <ToolCard key={i} call={call} />
+      ))}
+      {item.running.map((tool, i) => (
+        <RunningTool key={`r${i}`} tool={tool} />
+      ))}
+      {waiting && (
+        <p class="typing" aria-label="The assistant is thinking">
+          <span />
+          <span />
+          <span />
+        </p>
+      )}
+      {item.text && (
+        <div
+          class={`bubble answer${item.failed ? ' failed' : ''}${item.streaming ? ' streaming' : ''}`}
+          role={item.failed ? 'alert' : undefined}
+        >
+          <Markdown text={item.text} />
+        </div>
+      )}
+      {item.stopped && (
+        <p class="note">Stopped. The assistant may still finish this turn; it will show when you open the conversation again.</p>
+      )}
+      {item.warning && <p class="note warning">{item.warning}</p>}
+      {item.confirmation && last && <Confirmation text={item.text} disabled={running} onAnswer={onSend} />}
+    </div>
+  );
+}
+
+/** The assistant's question before a delete, as a card with the two answers it takes. */
+function Confirmation({ text, disabled, onAnswer }: { text: string; disabled: boolean; onAnswer: (text: string) => void }) {
+  const what = /delete (.+?)\? Reply/.exec(text)?.[1];
+  const deleting = /delete/i.test(text);
+  return (
+    <div class="confirm-card" role="group" aria-labelledby="confirm-title">
+      <p id="confirm-title" class="confirm-title">
+        {what ? `Delete ${what}?` : 'Go ahead with this?'}
+      </p>
+      <p class="muted small">
+        {deleting ? 'Nothing is deleted until you say yes. This cannot be undone.' : 'Nothing changes until you say yes.'}
+      </p>
+      <div class="row">
+        <Button variant={deleting ? 'danger' : 'primary'} disabled={disabled} onClick={() => onAnswer('yes')}>
+          {deleting ? 'Yes, delete' : 'Yes, go ahead'}
+        </Button>
+        <Button variant="secondary" disabled={disabled} onClick={() => onAnswer('no')}>
+          Cancel
+        </Button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,191 @@
+import { useState } from 'preact/hooks';
+import { type Task, completeTask, createTask, deleteTask, updateTask } from '../../api';
+import { errorText } from '../../lib/errors';
+import { PRIORITY_TONE, plural } from '../../lib/labels';
+import { currentSession, handledAuthFailure } from '../../state/session';
+import { refreshTasks, replaceTask, tasks, tasksError } from '../../state/tasks';
+import { Badge, Button, Dialog, EmptyState, toast } from '../../ui';
+
+type Filter = 'all' | 'pending' | 'done';
+const FILTERS: Record<Filter, string> = { all: 'All', pending: 'Pending', done: 'Done' };
+
+/** The task list beside the chat: tick, edit in place, delete after a confirmation, filter. */
+export function TaskPanel() {
+  const session = currentSession();
+  const [filter, setFilter] = useState<Filter>('all');
+  const [toDelete, setToDelete] = useState<Task | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [newTitle, setNewTitle] = useState('');
+  const list = tasks.value;
+  const shown = (list ?? []).filter((task) => filter === 'all' || task.completed === (filter === 'done'));
+  const pending = (list ?? []).filter((task) => !task.completed).length;
+
+  /** Runs a change; a refusal is shown in the panel, and the list is reloaded either way. */
+  async function change(work: () => Promise<void>) {
+    setError(null);
+    try {
+      await work();
+    } catch (failure) {
+      if (!handledAuthFailure(failure)) setError(errorText(failure));
+      await refreshTasks(session);
+    }
+  }
+
+  const confirmDelete = (task: Task) =>
+    void change(async () => {
+      setToDelete(null);
+      await deleteTask(session, task.number);
+      toast(`Deleted '${task.title}'`);
+      await refreshTasks(session);
+    });
+
+  return (
+    <aside class="tasks-panel" aria-labelledby="tasks-title">
+      <div class="spread">
+        <h2 id="tasks-title">Tasks</h2>
+        {list && <span class="muted small">{plural(pending, 'pending task')}</span>}
+      </div>
+      <div class="segmented" role="group" aria-label="Show tasks">
+        {(Object.keys(FILTERS) as Filter[]).map((name) => (
+          <button key={name} type="button" aria-pressed={filter === name} onClick={() => setFilter(name)}>
+            {FILTERS[name]}
+          </button>
+        ))}
+      </div>
+      {(error || tasksError.value) && (
+        <p class="error" role="alert">
+          {error ?? errorText(tasksError.value)}
+        </p>
+      )}
+      {list === null ? (
+        <p class="muted small">Loading your tasks…</p>
+      ) : shown.length === 0 ? (
+        <EmptyState title={list.length === 0 ? 'No tasks yet.' : `No ${filter === 'done' ? 'done' : 'pending'} tasks.`}>
+          {list.length === 0 && <p>Add one below, or ask the assistant.</p>}
+        </EmptyState>
+      ) : (
+        <ul class="plain task-list" aria-label="Your tasks">
+          {shown.map((task) => (
+            <TaskRow key={task.number} task={task} onChange={change} onDelete={() => setToDelete(task)} />
+          ))}
+        </ul>
+      )}
+      <form
+        class="add-task"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const title = newTitle.trim();
+          if (!title) return;
+          void change(async () => {
+            await createTask(session, title);
+            setNewTitle('');
+            await refreshTasks(session);
+          });
+        }}
+      >
+        <label for="new-task" class="visually-hidden">
+          New task
+        </label>
+        <input
+          id="new-task"
+          class="input"
+          placeholder="Add a task"
+          maxLength={200}
+          autocomplete="off"
+          value={newTitle}
+          onInput={(event) => setNewTitle(event.currentTarget.value)}
+        />
+        <Button type="submit" variant="secondary" disabled={newTitle.trim() === ''}>
+          Add
+        </Button>
+      </form>
+      <Dialog
+        open={toDelete !== null}
+        role="alertdialog"
+        title={toDelete ? `Delete '${toDelete.title}'?` : 'Delete task?'}
+        onClose={() => setToDelete(null)}
+        actions={
+          <>
+            <Button variant="danger" onClick={() => toDelete && confirmDelete(toDelete)}>
+              Yes, delete
+            </Button>
+            <Button variant="secondary" onClick={() => setToDelete(null)}>
+              Cancel
+            </Button>
+          </>
+        }
+      >
+        <p>Task {toDelete?.number} goes for good: this cannot be undone. Its number is not reused.</p>
+      </Dialog>
+    </aside>
+  );
+}
+
+interface RowProps {
+  task: Task;
+  onChange: (work: () => Promise<void>) => Promise<void>;
+  onDelete: () => void;
+}
+
+function TaskRow({ task, onChange, onDelete }: RowProps) {
+  const session = currentSession();
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState(task.title);
+  const [busy, setBusy] = useState(false);
+  const checkboxId = `task-${task.number}-done`;
+
+  const run = (work: () => Promise<void>) => {
+    setBusy(true);
+    void onChange(work).finally(() => setBusy(false));
+  };
+
+  const toggle = () =>
+    run(async () => {
+      replaceTask(task.completed ? await updateTask(session, task.number, { completed: false }) : await completeTask(session, task.number));
+    });
+
+  const save = () => {
+    const next = title.trim();
+    setEditing(false);
+    if (!next || next === task.title) return setTitle(task.title);
+    run(async () => replaceTask(await updateTask(session, task.number, { title: next })));
+  };
+
+  return (
+    <li class={`task${task.completed ? ' is-done' : ''}`} data-number={task.number}>
+      <input id={checkboxId} type="checkbox" checked={task.completed} disabled={busy} onChange={toggle} />
+      {editing ? (
+        <input
+          class="input task-edit"
+          aria-label={`Title of task ${task.number}`}
+          value={title}
+          maxLength={200}
+          ref={(element) => element?.focus()}
+          onInput={(event) => setTitle(event.currentTarget.value)}
+          onBlur={save}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') save();
+            if (event.key === 'Escape') {
+              setTitle(task.title);
+              setEditing(false);
+            }
+          }}
+        />
+      ) : (
+        <label for={checkboxId} class="task-title">
+          <span class="task-number">{task.number}.</span> {task.title}
+          {task.completed && <span class="visually-hidden"> (done)</span>}
+        </label>
+      )}
+      <Badge tone={PRIORITY_TONE[task.priority] ?? 'neutral'}>{task.priority}</Badge>
+      <div class="task-actions">
+        <Button variant="ghost" size="sm" aria-label={`Edit '${task.title}'`} disabled={busy} onClick={() => setEditing(true)}>
+          Edit
+        </Button>
+        <Button variant="ghost" size="sm" class="danger-text" aria-label={`Delete '${task.title}'`} disabled={busy} onClick={onDelete}>
+          Delete
+        </Button>
+      </div>
+    </li>
+  );
+}

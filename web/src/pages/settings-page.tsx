@@ -1,0 +1,106 @@
+import { useState } from 'preact/hooks';
+import { changePassword } from '../api';
+import { errorText } from '../lib/errors';
+import { fullTime } from '../lib/time';
+import { currentSession, handledAuthFailure, signIn } from '../state/session';
+import { Badge, Button, Card, TextField, toast } from '../ui';
+
+/** The account: who is signed in until when, and a password change. */
+export function SettingsPage() {
+  const session = currentSession();
+  return (
+    <div class="page-body narrow stack">
+      <h1>Settings</h1>
+      <Card title="Account">
+        <dl class="facts">
+          <dt>Email</dt>
+          <dd>{session.email}</dd>
+          <dt>Role</dt>
+          <dd>
+            <Badge tone={session.role === 'admin' ? 'accent' : 'neutral'}>{session.role === 'admin' ? 'Admin' : 'Member'}</Badge>
+          </dd>
+          <dt>Signed in until</dt>
+          <dd>{fullTime(session.expiresAt)}</dd>
+        </dl>
+      </Card>
+      <PasswordCard />
+    </div>
+  );
+}
+
+function PasswordCard() {
+  const session = currentSession();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [again, setAgain] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const mismatch = again !== '' && again !== next ? 'The two new passwords differ.' : null;
+
+  async function submit(event: SubmitEvent) {
+    event.preventDefault();
+    if (mismatch) return;
+    setBusy(true);
+    setError(null);
+    try {
+      signIn(await changePassword(session, current, next));
+      setCurrent('');
+      setNext('');
+      setAgain('');
+      toast('Password changed. Your other sessions are signed out.');
+    } catch (failure) {
+      if (!handledAuthFailure(failure)) setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card title="Change password">
+      <form class="stack" onSubmit={(event) => void submit(event)}>
+        <input type="text" name="username" autocomplete="username" value={session.email} hidden readOnly />
+        <TextField
+          label="Current password"
+          id="current-password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={current}
+          onInput={(e) => setCurrent(e.currentTarget.value)}
+        />
+        <TextField
+          label="New password"
+          hint="At least 8 characters. Every other signed-in browser and script is signed out."
+          id="new-password"
+          type="password"
+          autocomplete="new-password"
+          minLength={8}
+          required
+          value={next}
+          onInput={(e) => setNext(e.currentTarget.value)}
+        />
+        <TextField
+          label="New password, again"
+          id="new-password-again"
+          type="password"
+          autocomplete="new-password"
+          minLength={8}
+          required
+          value={again}
+          error={mismatch}
+          onInput={(e) => setAgain(e.currentTarget.value)}
+        />
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div class="row">
+          <Button type="submit" busy={busy} disabled={!!mismatch}>
+            Change password
+          </Button>
+        </div>
+      </form>
+    </Card>
+  );
+}

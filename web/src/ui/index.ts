@@ -1,0 +1,9 @@
+/** The console's own component set: every page is built from these. */
+export { Badge, type Tone } from './badge';
+export { Button, type ButtonVariant } from './button';
+export { Card } from './card';
+export { Dialog } from './dialog';
+export { EmptyState } from './empty-state';
+export { Field, TextField } from './field';
+export { type Column, Table } from './table';
+export { toast, Toaster } from './toast';
