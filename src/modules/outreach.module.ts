@@ -5,6 +5,8 @@ import { OutreachChannels } from '../application/outreach/outreach-channels';
 import { OutreachWorker } from '../application/outreach/outreach-worker';
 import { EmailChannel, LinkedInChannel, SecretStore } from '../application/outreach/ports/channels.port';
 import { OutreachCycleStore } from '../application/outreach/ports/outreach-cycle-store.port';
+import { OutreachActionPlanner } from '../application/outreach/outreach-action-planner';
+import { OutreachActionRunner } from '../application/outreach/outreach-action-runner';
 import { RunOutreachCycleUseCase } from '../application/outreach/run-outreach-cycle.use-case';
 import { SweepStaleActionsUseCase } from '../application/outreach/sweep-stale-actions.use-case';
 import { AppConfig } from '../infrastructure/config/app-config';
@@ -96,6 +98,8 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
       inject: [AppConfig],
     },
     OutreachChannels,
+    OutreachActionPlanner,
+    OutreachActionRunner,
     RunOutreachCycleUseCase,
     SweepStaleActionsUseCase,
     OutreachWorker,

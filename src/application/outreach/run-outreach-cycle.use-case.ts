@@ -1,52 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { classifyModelFailure } from '../../domain/agent/failures';
-import { LanguageModelError, LanguageModelInvalidJsonError } from '../../domain/agent/language-model-errors';
 import { costOf } from '../../domain/agent/pricing';
-import { ACTION_CONTRACTS, checkProposal, type Proposal, withSentMessage } from '../../domain/outreach/actions';
-import { ChannelError } from '../../domain/outreach/channel-errors';
-import { checkContext, fitProblems, idempotencyMaterial, type CycleContext } from '../../domain/outreach/planning';
-import { type ActionKind, MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
-import { hoursUntilReset, nextUtcMidnight, type QuotaScope, utcDay } from '../../domain/outreach/quota';
-import { completeJson } from '../agent/complete-json';
-import { AuditLog, type ToolAuditEntry } from '../agent/ports/audit-log.port';
-import { LanguageModel, type TokenUsage } from '../agent/ports/language-model.port';
+import { checkContext } from '../../domain/outreach/planning';
+import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
+import { hoursUntilReset, utcDay } from '../../domain/outreach/quota';
+import { AuditLog } from '../agent/ports/audit-log.port';
 import { AgentSettings } from '../chat/agent-settings';
 import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
-import { Metrics } from '../shared/ports/metrics.port';
-import type { CycleCode, CycleOutcome, CycleStatus } from './cycle-outcome';
-import { OUTREACH_SYSTEM_PROMPT, outreachUserPrompt } from './outreach-planner.prompt';
-import { OutreachChannels, type ChannelAction } from './outreach-channels';
-import { OutreachSettings } from './outreach-settings';
-import { SecretNotFoundError, SecretStore, LinkedInChannel } from './ports/channels.port';
-import type { ChannelRecord } from './ports/channels.port';
-import {
-  OutreachCycleStore,
-  type ClaimedTask,
-  type TaskCycleContext,
-  type TaskRelease,
-  type WrapUpContext,
-} from './ports/outreach-cycle-store.port';
 import { Logger } from '../shared/ports/logger.port';
-
-/** Planning asks for one short JSON answer: a little variety, at most 500 tokens. */
-const PLANNING = { temperature: 0.3, maxTokens: 500 } as const;
-
-interface Cycle {
-  readonly decisionId: string;
-  readonly started: Date;
-  readonly campaignId: string;
-  readonly ownerId: string;
-  usage: TokenUsage;
-  planningAttempts: number;
-  failureClass: string | null;
-  providerRequestId: string | null;
-}
+import { Metrics } from '../shared/ports/metrics.port';
+import { type AuditEntryFor, type Cycle, outcome } from './cycle';
+import type { CycleOutcome, CycleStatus } from './cycle-outcome';
+import { OutreachActionPlanner } from './outreach-action-planner';
+import { OutreachActionRunner } from './outreach-action-runner';
+import { OutreachSettings } from './outreach-settings';
+import { OutreachCycleStore, type ClaimedTask, type TaskRelease, type WrapUpContext } from './ports/outreach-cycle-store.port';
 
 /**
- * One outreach cycle: claim one due task, reload its state, check the context,
- * ask the model for ONE action, check it, reserve quota and audit before acting, act
- * through the channel, verify, record. Nothing is remembered between cycles.
+ * One outreach cycle: claim one due task, reload its state, check the context, plan ONE
+ * action (OutreachActionPlanner), and act on it (OutreachActionRunner); or, when nothing is
+ * left, complete the campaign. Every cycle writes its decision row. Nothing is remembered
+ * between cycles.
  */
 @Injectable()
 export class RunOutreachCycleUseCase {
@@ -54,10 +28,8 @@ export class RunOutreachCycleUseCase {
 
   constructor(
     private readonly store: OutreachCycleStore,
-    private readonly model: LanguageModel,
-    private readonly channels: OutreachChannels,
-    private readonly linkedin: LinkedInChannel,
-    private readonly secrets: SecretStore,
+    private readonly planner: OutreachActionPlanner,
+    private readonly runner: OutreachActionRunner,
     private readonly audit: AuditLog,
     private readonly settings: OutreachSettings,
     private readonly agentSettings: AgentSettings,
@@ -110,8 +82,7 @@ export class RunOutreachCycleUseCase {
       decisionType: result.proposal?.action ?? result.code ?? result.status,
       status: result.status,
       iterations: cycle.planningAttempts,
-      provider: this.model.provider,
-      model: this.model.model,
+      ...this.planner.modelName,
       promptTokens: cycle.usage.promptTokens,
       completionTokens: cycle.usage.completionTokens,
       cost: pricing && cycle.planningAttempts > 0 ? costOf(cycle.usage, pricing) : null,
@@ -140,7 +111,7 @@ export class RunOutreachCycleUseCase {
       secretNames: this.settings.secretNames,
     });
     if (!context) return outcome({ status: 'failed', code: 'LEASE_LOST', message: 'The task went away while it was being claimed.' });
-    const entry = (tool: string, args: unknown): ToolAuditEntry => ({
+    const entry: AuditEntryFor = (tool, args) => ({
       source: 'outreach',
       actorId: claim.ownerId,
       campaignId: claim.campaignId,
@@ -173,7 +144,7 @@ export class RunOutreachCycleUseCase {
         durationMs: 0,
       });
       if (contextCheck.code === 'QUOTA_EXCEEDED') {
-        const { release, deferred } = await this.deferForQuota(claim, contextCheck.kind, contextCheck.scope, now);
+        const { release, deferred } = await this.runner.deferForQuota(claim, contextCheck.kind, contextCheck.scope, now);
         return leave(release, {
           status: 'deferred',
           code: 'QUOTA_EXCEEDED',
@@ -193,7 +164,7 @@ export class RunOutreachCycleUseCase {
       );
     }
 
-    const planned = await this.plan(cycle, context, entry);
+    const planned = await this.planner.plan(cycle, context, entry);
     if (!planned.ok) {
       if (planned.code === 'NO_VALID_ACTION' && claim.attempts >= MAX_TASK_ATTEMPTS) {
         return leave(
@@ -225,358 +196,15 @@ export class RunOutreachCycleUseCase {
         );
       }
       case 'refresh_session':
-        return this.refreshSession(claim, proposal.args.secretName, entry(proposal.action, proposal.args), (release, result) =>
+        return this.runner.refreshSession(claim, proposal.args.secretName, entry(proposal.action, proposal.args), (release, result) =>
           leave(release, { ...result, proposal: proposed, validation }),
         );
       case 'complete_campaign':
         // fitProblems refuses it while tasks are open, so a task cycle never gets here.
         throw new Error('complete_campaign in a task cycle');
       default:
-        return this.act(cycle, claim, context, proposal, entry(proposal.action, proposal.args), { proposed, validation, view });
+        return this.runner.act(cycle, claim, context, proposal, entry(proposal.action, proposal.args), { proposed, validation, view });
     }
-  }
-
-  /** Asks for ONE action; every refused proposal is audited with its reasons. */
-  private async plan(
-    cycle: Cycle,
-    context: CycleContext,
-    entry: (tool: string, args: unknown) => ToolAuditEntry,
-  ): Promise<
-    | { ok: true; proposal: Proposal; validation: CycleOutcome['validation'] }
-    | { ok: false; code: CycleCode; message: string; problems: readonly string[]; validation: CycleOutcome['validation'] }
-  > {
-    const refused: { text: string | null; problems: readonly string[] }[] = [];
-    const check = (value: unknown) => {
-      const checked = checkProposal(value);
-      if (!checked.ok) return checked;
-      const misfit = fitProblems(checked.value, context);
-      return misfit.length ? { ok: false as const, problems: misfit } : checked;
-    };
-    const signal = AbortSignal.timeout(this.settings.planTimeoutMs);
-    try {
-      const answer = await completeJson(
-        this.model,
-        {
-          systemPrompt: OUTREACH_SYSTEM_PROMPT,
-          messages: [{ role: 'user', content: outreachUserPrompt(context, cycle.started) }],
-          options: PLANNING,
-          signal,
-        },
-        check,
-        (text, problems) => refused.push({ text, problems }),
-      );
-      cycle.usage = answer.usage;
-      cycle.planningAttempts = answer.attempts;
-      await this.auditRefusals(refused, entry);
-      return {
-        ok: true,
-        proposal: answer.value,
-        validation: { accepted: true, attempts: answer.attempts, problems: refused.flatMap((r) => r.problems) },
-      };
-    } catch (error) {
-      await this.auditRefusals(refused, entry);
-      cycle.planningAttempts = Math.max(1, refused.length);
-      if (error instanceof LanguageModelInvalidJsonError) {
-        cycle.failureClass = 'NO_VALID_ACTION';
-        return {
-          ok: false,
-          code: 'NO_VALID_ACTION',
-          message: `The model proposed no valid action: ${error.problems.join('; ')}.`,
-          problems: error.problems,
-          validation: { accepted: false, attempts: refused.length, problems: refused.flatMap((r) => r.problems) },
-        };
-      }
-      if (!(error instanceof LanguageModelError) && !(error instanceof Error && error.name === 'AbortError')) throw error;
-      cycle.failureClass = classifyModelFailure(error);
-      cycle.providerRequestId = error instanceof LanguageModelError ? (error.requestId ?? null) : null;
-      this.logger.warn({ msg: 'outreach planner unavailable', decisionId: cycle.decisionId, failureClass: cycle.failureClass, err: error });
-      return {
-        ok: false,
-        code: 'MODEL_UNAVAILABLE',
-        message: 'The language model could not be reached; the task will be tried again.',
-        problems: [],
-        validation: null,
-      };
-    }
-  }
-
-  private async auditRefusals(
-    refused: readonly { text: string | null; problems: readonly string[] }[],
-    entry: (tool: string, args: unknown) => ToolAuditEntry,
-  ): Promise<void> {
-    for (const refusal of refused) {
-      const parsed = parseObject(refusal.text);
-      const tool =
-        typeof parsed?.action === 'string' && Object.hasOwn(ACTION_CONTRACTS, parsed.action) ? parsed.action : 'invalid_proposal';
-      await this.audit.record(entry(tool, parsed ?? { text: (refusal.text ?? '').slice(0, 2000) }), {
-        status: 'rejected',
-        errorCode: 'INVALID_PROPOSAL',
-        result: { problems: refusal.problems },
-        durationMs: 0,
-      });
-    }
-  }
-
-  private async refreshSession(
-    claim: ClaimedTask,
-    secretName: string,
-    audited: ToolAuditEntry,
-    leave: (
-      release: TaskRelease,
-      result: { status: CycleStatus; code: CycleCode | null; message: string; execution: CycleOutcome['execution'] },
-    ) => Promise<CycleOutcome>,
-  ): Promise<CycleOutcome> {
-    const pendingSeq = await this.audit.recordPending(audited);
-    const started = this.clock.now().getTime();
-    try {
-      await this.linkedin.useSession(await this.secrets.fetch(secretName));
-    } catch (error) {
-      if (!(error instanceof SecretNotFoundError)) throw error;
-      const durationMs = this.clock.now().getTime() - started;
-      await this.audit.recordOutcome(pendingSeq, audited, { status: 'failed', errorCode: 'SECRET_NOT_FOUND', durationMs });
-      const giveUp = claim.attempts >= MAX_TASK_ATTEMPTS;
-      return leave(
-        giveUp
-          ? { status: 'Failed', lastError: 'SECRET_NOT_FOUND' }
-          : { status: 'Pending', nextRunAt: new Date(started + retryDelayMs(claim.attempts)), lastError: 'SECRET_NOT_FOUND' },
-        {
-          status: giveUp ? 'failed' : 'deferred',
-          code: 'SECRET_NOT_FOUND',
-          message: `There is no secret named ${secretName}.`,
-          execution: { status: 'failed', idempotencyKey: null, durationMs, errorCode: 'SECRET_NOT_FOUND', result: null },
-        },
-      );
-    }
-    const durationMs = this.clock.now().getTime() - started;
-    // The secret itself is never recorded.
-    await this.audit.recordOutcome(pendingSeq, audited, { status: 'succeeded', result: { secretName, refreshed: true }, durationMs });
-    return leave(
-      { status: 'Pending', nextRunAt: this.clock.now(), lastError: null },
-      {
-        status: 'deferred',
-        code: null,
-        message: 'Fetched a fresh session; the task runs again next cycle.',
-        execution: { status: 'succeeded', idempotencyKey: null, durationMs, errorCode: null, result: { secretName, refreshed: true } },
-      },
-    );
-  }
-
-  /** Reserve and audit, act with a deadline, verify, record: the heart of the controller. */
-  private async act(
-    cycle: Cycle,
-    claim: ClaimedTask,
-    context: TaskCycleContext,
-    proposal: ChannelAction,
-    audited: ToolAuditEntry,
-    shown: {
-      proposed: CycleOutcome['proposal'];
-      validation: CycleOutcome['validation'];
-      view: (release: TaskRelease) => CycleOutcome['task'];
-    },
-  ): Promise<CycleOutcome> {
-    const now = cycle.started;
-    const day = utcDay(now);
-    const kind = TASK_ACTION[context.task.type].kind;
-    const begun = await this.store.begin({
-      claim,
-      decisionId: cycle.decisionId,
-      proposal,
-      kind,
-      channel: this.channels.nameFor(proposal),
-      idempotencyMaterial: idempotencyMaterial(claim.taskId, claim.attempts, proposal),
-      limits: { campaign: context.quota[kind].campaign.limit, owner: context.quota[kind].owner.limit },
-      day,
-      now: this.clock.now(),
-      leaseMs: this.settings.leaseMs,
-      audit: audited,
-    });
-    const base = { proposal: shown.proposed, validation: shown.validation };
-    if (begun.status === 'lease_lost') {
-      return outcome({
-        ...base,
-        status: 'failed',
-        code: 'LEASE_LOST',
-        message: 'The claim on this task expired before acting; nothing was done.',
-      });
-    }
-    if (begun.status === 'duplicate' || begun.status === 'quota_exceeded') {
-      const quota = begun.status === 'quota_exceeded';
-      await this.audit.record(audited, {
-        status: 'rejected',
-        errorCode: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
-        result: quota ? { scope: begun.scope } : { idempotencyKey: begun.idempotencyKey },
-        durationMs: 0,
-      });
-      const release: TaskRelease = quota
-        ? (await this.deferForQuota(claim, kind, begun.scope, now)).release
-        : { status: 'Failed', lastError: 'DUPLICATE_ACTION' };
-      await this.store.releaseTask(claim, release, this.clock.now());
-      return outcome({
-        ...base,
-        status: quota ? 'deferred' : 'failed',
-        code: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
-        message: quota
-          ? `The ${begun.scope}'s daily ${kind} quota was used up meanwhile; waiting until midnight UTC.`
-          : 'This exact action was already taken.',
-        task: shown.view(release),
-      });
-    }
-
-    const { actionId, idempotencyKey, pendingSeq } = begun;
-    const started = this.clock.now().getTime();
-    const action = { actionId, pendingSeq, idempotencyKey, audited, started, day };
-    let record: ChannelRecord | null = null;
-    let failure: ChannelError | null = null;
-    try {
-      record = await this.channels.perform(proposal, idempotencyKey, AbortSignal.timeout(this.settings.actionTimeoutMs));
-    } catch (error) {
-      this.logger.warn({
-        msg: 'outreach action failed',
-        decisionId: cycle.decisionId,
-        action: proposal.action,
-        idempotencyKey,
-        err: error,
-      });
-      failure = error instanceof ChannelError ? error : new ChannelError('UNAVAILABLE', describe(error), 'maybe', { cause: error });
-      if (failure.performed === 'maybe') {
-        // It may have happened: ask the channel rather than guess, and never re-send.
-        const found = await this.channels.lookup(proposal, idempotencyKey);
-        if (found !== null && found !== 'unknowable') record = found;
-        else if (found === 'unknowable') {
-          return this.finishAction(claim, shown, base, action, {
-            status: 'unknown',
-            errorCode: failure.code,
-            result: { error: failure.message },
-            task: {
-              status: 'Failed',
-              lastError: 'UNKNOWN_OUTCOME',
-              output: withSentMessage({ error: failure.message, review: 'the action may have happened' }, proposal),
-            },
-            cycle: {
-              status: 'unknown',
-              code: 'CHANNEL_ERROR',
-              message: `The ${proposal.action} may or may not have happened (${failure.code}); a person should review it.`,
-            },
-          });
-        }
-      }
-    }
-
-    if (!record) {
-      const error = failure!;
-      const retry = error.retryable && claim.attempts < MAX_TASK_ATTEMPTS;
-      const nextRunAt =
-        error.code === 'SESSION_EXPIRED' ? this.clock.now() : new Date(this.clock.now().getTime() + retryDelayMs(claim.attempts));
-      return this.finishAction(claim, shown, base, action, {
-        status: 'failed',
-        errorCode: error.code,
-        result: { error: error.message },
-        refundQuota: true,
-        task: retry
-          ? { status: 'Pending', nextRunAt, lastError: error.code }
-          : { status: 'Failed', lastError: error.code, output: { error: error.message } },
-        cycle: {
-          status: retry ? 'deferred' : 'failed',
-          code: 'CHANNEL_ERROR',
-          message: `${proposal.action} failed: ${error.code}. ${retry ? 'It will be tried again.' : 'The task is failed.'}`,
-        },
-      });
-    }
-
-    // After a failure, the record can only have come from the look-up by key.
-    const verification = await this.channels.verify(proposal, idempotencyKey, record, failure !== null);
-    return this.finishAction(
-      claim,
-      shown,
-      base,
-      action,
-      verification.verified
-        ? {
-            status: 'succeeded',
-            errorCode: null,
-            result: verification.output,
-            verification,
-            task: { status: 'Completed', output: withSentMessage(verification.output, proposal), lastError: null },
-            cycle: { status: 'completed', code: null, message: `${proposal.action} done and verified: ${verification.detail}.` },
-          }
-        : {
-            status: 'failed',
-            errorCode: 'VERIFICATION_FAILED',
-            result: { ...verification.output, detail: verification.detail },
-            verification,
-            task: {
-              status: 'Failed',
-              lastError: 'VERIFICATION_FAILED',
-              output: withSentMessage({ ...verification.output, detail: verification.detail }, proposal),
-            },
-            cycle: {
-              status: 'failed',
-              code: 'VERIFICATION_FAILED',
-              message: `${proposal.action} could not be verified: ${verification.detail}.`,
-            },
-          },
-    );
-  }
-
-  /**
-   * A quota of `kind` is used up in `scope` for today: counts the rejection and moves every
-   * waiting task of that kind to the next UTC midnight. @returns where this task goes, and
-   * how many others were moved.
-   */
-  private async deferForQuota(
-    claim: ClaimedTask,
-    kind: ActionKind,
-    scope: QuotaScope,
-    now: Date,
-  ): Promise<{ release: TaskRelease; deferred: number }> {
-    this.metrics.quotaRejection(kind, scope);
-    const until = nextUtcMidnight(now);
-    const deferred = await this.store.deferKind({ ownerId: claim.ownerId, campaignId: claim.campaignId, scope, kind, until, now });
-    return { release: { status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' }, deferred };
-  }
-
-  private async finishAction(
-    claim: ClaimedTask,
-    shown: { view: (release: TaskRelease) => CycleOutcome['task'] },
-    base: Pick<CycleOutcome, 'proposal' | 'validation'>,
-    action: { actionId: string; pendingSeq: number; idempotencyKey: string; audited: ToolAuditEntry; started: number; day: string },
-    result: {
-      status: 'succeeded' | 'failed' | 'unknown';
-      /** It certainly did not happen: its quota slot is given back. */
-      refundQuota?: true;
-      errorCode: string | null;
-      result: unknown;
-      verification?: { verified: boolean; detail: string };
-      task: TaskRelease;
-      cycle: { status: CycleStatus; code: CycleCode | null; message: string };
-    },
-  ): Promise<CycleOutcome> {
-    const now = this.clock.now();
-    const durationMs = now.getTime() - action.started;
-    this.metrics.toolCall(action.audited.tool, result.status, durationMs / 1000);
-    await this.store.finish({
-      actionId: action.actionId,
-      taskId: claim.taskId,
-      pendingSeq: action.pendingSeq,
-      audit: action.audited,
-      outcome: { status: result.status, result: result.result, errorCode: result.errorCode ?? undefined, durationMs },
-      task: result.task,
-      refundQuota: result.refundQuota ? { day: action.day } : null,
-      now,
-    });
-    return outcome({
-      ...base,
-      ...result.cycle,
-      task: shown.view(result.task),
-      execution: {
-        status: result.status,
-        idempotencyKey: action.idempotencyKey,
-        durationMs,
-        errorCode: result.errorCode,
-        result: result.result,
-      },
-      verification: result.verification ? { verified: result.verification.verified, detail: result.verification.detail } : null,
-    });
   }
 
   /** No task is left: the model is asked for complete_campaign, which is checked and done. */
@@ -589,7 +217,7 @@ export class RunOutreachCycleUseCase {
     if (!context || !checkContext(context).ok) {
       return outcome({ status: 'idle', code: 'NO_TASK', message: 'The campaign changed meanwhile; nothing to do.' });
     }
-    const entry = (tool: string, args: unknown): ToolAuditEntry => ({
+    const entry: AuditEntryFor = (tool, args) => ({
       source: 'outreach',
       actorId: cycle.ownerId,
       campaignId: cycle.campaignId,
@@ -598,7 +226,7 @@ export class RunOutreachCycleUseCase {
       arguments: (args ?? {}) as Record<string, unknown>,
       securityEvents: [],
     });
-    const planned = await this.plan(cycle, context, entry);
+    const planned = await this.planner.plan(cycle, context, entry);
     if (!planned.ok) return outcome({ status: 'deferred', code: planned.code, message: planned.message, validation: planned.validation });
     const { proposal } = planned;
     const audited = entry(proposal.action, proposal.args);
@@ -619,31 +247,4 @@ export class RunOutreachCycleUseCase {
       validation: planned.validation,
     });
   }
-}
-
-function outcome(fields: Partial<CycleOutcome> & Pick<CycleOutcome, 'status' | 'message'>): CycleOutcome {
-  return {
-    code: null,
-    decisionId: null,
-    campaignId: null,
-    task: null,
-    proposal: null,
-    validation: null,
-    execution: null,
-    verification: null,
-    ...fields,
-  };
-}
-
-function parseObject(text: string | null): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text ?? '');
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import type { Completion } from '../../../src/application/agent/ports/language-model.port';
 import type { AgentSettings } from '../../../src/application/chat/agent-settings';
+import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
+import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
 import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
@@ -54,19 +56,20 @@ async function runCycle(type: OutreachTaskType, answers: readonly (string | null
   const audit = new RecordingAuditLog(journal);
   const model = new ScriptedLanguageModel();
   model.use((_, call) => answered(answers[call - 1]));
+  const logger = new RecordingLogger();
+  const clock = new FixedClock();
+  const metrics = new RecordingMetrics();
   const sut = new RunOutreachCycleUseCase(
     store,
-    model,
-    new OutreachChannels(linkedin, email),
-    linkedin,
-    secrets,
+    new OutreachActionPlanner(model, audit, SETTINGS, logger),
+    new OutreachActionRunner(store, new OutreachChannels(linkedin, email), linkedin, secrets, audit, SETTINGS, clock, metrics, logger),
     audit,
     SETTINGS,
     AGENT_SETTINGS,
-    new FixedClock(),
+    clock,
     new SequentialIdGenerator(),
-    new RecordingMetrics(),
-    new RecordingLogger(),
+    metrics,
+    logger,
   );
   const outcome = await sut.run({ workerId: CLAIM.workerId });
   return { outcome, journal, store, linkedin, email, secrets, audit, asked: model.requests.length };

@@ -1,0 +1,307 @@
+import { Injectable } from '@nestjs/common';
+import { withSentMessage } from '../../domain/outreach/actions';
+import { ChannelError } from '../../domain/outreach/channel-errors';
+import { idempotencyMaterial } from '../../domain/outreach/planning';
+import { type ActionKind, MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
+import { nextUtcMidnight, type QuotaScope, utcDay } from '../../domain/outreach/quota';
+import { AuditLog, type ToolAuditEntry } from '../agent/ports/audit-log.port';
+import { Clock } from '../shared/ports/clock.port';
+import { Logger } from '../shared/ports/logger.port';
+import { Metrics } from '../shared/ports/metrics.port';
+import { type Cycle, outcome } from './cycle';
+import type { CycleCode, CycleOutcome, CycleStatus } from './cycle-outcome';
+import { type ChannelAction, OutreachChannels } from './outreach-channels';
+import { OutreachSettings } from './outreach-settings';
+import { LinkedInChannel, SecretNotFoundError, SecretStore, type ChannelRecord } from './ports/channels.port';
+import { OutreachCycleStore, type ClaimedTask, type TaskCycleContext, type TaskRelease } from './ports/outreach-cycle-store.port';
+
+/**
+ * The acting step of a cycle, once a checked proposal is in hand: reserve the quota slot and
+ * audit before acting, act through the channel with a deadline, verify, and record the
+ * outcome with the task's release in one step. Never acts twice for one idempotency key.
+ */
+@Injectable()
+export class OutreachActionRunner {
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly store: OutreachCycleStore,
+    private readonly channels: OutreachChannels,
+    private readonly linkedin: LinkedInChannel,
+    private readonly secrets: SecretStore,
+    private readonly audit: AuditLog,
+    private readonly settings: OutreachSettings,
+    private readonly clock: Clock,
+    private readonly metrics: Metrics,
+    logger: Logger,
+  ) {
+    this.logger = logger.withContext(OutreachActionRunner.name);
+  }
+
+  /** Fetches a fresh LinkedIn session from the secret store, audited before and after (the secret itself never). */
+  async refreshSession(
+    claim: ClaimedTask,
+    secretName: string,
+    audited: ToolAuditEntry,
+    leave: (
+      release: TaskRelease,
+      result: { status: CycleStatus; code: CycleCode | null; message: string; execution: CycleOutcome['execution'] },
+    ) => Promise<CycleOutcome>,
+  ): Promise<CycleOutcome> {
+    const pendingSeq = await this.audit.recordPending(audited);
+    const started = this.clock.now().getTime();
+    try {
+      await this.linkedin.useSession(await this.secrets.fetch(secretName));
+    } catch (error) {
+      if (!(error instanceof SecretNotFoundError)) throw error;
+      const durationMs = this.clock.now().getTime() - started;
+      await this.audit.recordOutcome(pendingSeq, audited, { status: 'failed', errorCode: 'SECRET_NOT_FOUND', durationMs });
+      const giveUp = claim.attempts >= MAX_TASK_ATTEMPTS;
+      return leave(
+        giveUp
+          ? { status: 'Failed', lastError: 'SECRET_NOT_FOUND' }
+          : { status: 'Pending', nextRunAt: new Date(started + retryDelayMs(claim.attempts)), lastError: 'SECRET_NOT_FOUND' },
+        {
+          status: giveUp ? 'failed' : 'deferred',
+          code: 'SECRET_NOT_FOUND',
+          message: `There is no secret named ${secretName}.`,
+          execution: { status: 'failed', idempotencyKey: null, durationMs, errorCode: 'SECRET_NOT_FOUND', result: null },
+        },
+      );
+    }
+    const durationMs = this.clock.now().getTime() - started;
+    // The secret itself is never recorded.
+    await this.audit.recordOutcome(pendingSeq, audited, { status: 'succeeded', result: { secretName, refreshed: true }, durationMs });
+    return leave(
+      { status: 'Pending', nextRunAt: this.clock.now(), lastError: null },
+      {
+        status: 'deferred',
+        code: null,
+        message: 'Fetched a fresh session; the task runs again next cycle.',
+        execution: { status: 'succeeded', idempotencyKey: null, durationMs, errorCode: null, result: { secretName, refreshed: true } },
+      },
+    );
+  }
+
+  /** Reserve and audit, act with a deadline, verify, record: the heart of the controller. */
+  async act(
+    cycle: Cycle,
+    claim: ClaimedTask,
+    context: TaskCycleContext,
+    proposal: ChannelAction,
+    audited: ToolAuditEntry,
+    shown: {
+      proposed: CycleOutcome['proposal'];
+      validation: CycleOutcome['validation'];
+      view: (release: TaskRelease) => CycleOutcome['task'];
+    },
+  ): Promise<CycleOutcome> {
+    const now = cycle.started;
+    const day = utcDay(now);
+    const kind = TASK_ACTION[context.task.type].kind;
+    const begun = await this.store.begin({
+      claim,
+      decisionId: cycle.decisionId,
+      proposal,
+      kind,
+      channel: this.channels.nameFor(proposal),
+      idempotencyMaterial: idempotencyMaterial(claim.taskId, claim.attempts, proposal),
+      limits: { campaign: context.quota[kind].campaign.limit, owner: context.quota[kind].owner.limit },
+      day,
+      now: this.clock.now(),
+      leaseMs: this.settings.leaseMs,
+      audit: audited,
+    });
+    const base = { proposal: shown.proposed, validation: shown.validation };
+    if (begun.status === 'lease_lost') {
+      return outcome({
+        ...base,
+        status: 'failed',
+        code: 'LEASE_LOST',
+        message: 'The claim on this task expired before acting; nothing was done.',
+      });
+    }
+    if (begun.status === 'duplicate' || begun.status === 'quota_exceeded') {
+      const quota = begun.status === 'quota_exceeded';
+      await this.audit.record(audited, {
+        status: 'rejected',
+        errorCode: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
+        result: quota ? { scope: begun.scope } : { idempotencyKey: begun.idempotencyKey },
+        durationMs: 0,
+      });
+      const release: TaskRelease = quota
+        ? (await this.deferForQuota(claim, kind, begun.scope, now)).release
+        : { status: 'Failed', lastError: 'DUPLICATE_ACTION' };
+      await this.store.releaseTask(claim, release, this.clock.now());
+      return outcome({
+        ...base,
+        status: quota ? 'deferred' : 'failed',
+        code: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
+        message: quota
+          ? `The ${begun.scope}'s daily ${kind} quota was used up meanwhile; waiting until midnight UTC.`
+          : 'This exact action was already taken.',
+        task: shown.view(release),
+      });
+    }
+
+    const { actionId, idempotencyKey, pendingSeq } = begun;
+    const started = this.clock.now().getTime();
+    const action = { actionId, pendingSeq, idempotencyKey, audited, started, day };
+    let record: ChannelRecord | null = null;
+    let failure: ChannelError | null = null;
+    try {
+      record = await this.channels.perform(proposal, idempotencyKey, AbortSignal.timeout(this.settings.actionTimeoutMs));
+    } catch (error) {
+      this.logger.warn({
+        msg: 'outreach action failed',
+        decisionId: cycle.decisionId,
+        action: proposal.action,
+        idempotencyKey,
+        err: error,
+      });
+      failure = error instanceof ChannelError ? error : new ChannelError('UNAVAILABLE', describe(error), 'maybe', { cause: error });
+      if (failure.performed === 'maybe') {
+        // It may have happened: ask the channel rather than guess, and never re-send.
+        const found = await this.channels.lookup(proposal, idempotencyKey);
+        if (found !== null && found !== 'unknowable') record = found;
+        else if (found === 'unknowable') {
+          return this.finishAction(claim, shown, base, action, {
+            status: 'unknown',
+            errorCode: failure.code,
+            result: { error: failure.message },
+            task: {
+              status: 'Failed',
+              lastError: 'UNKNOWN_OUTCOME',
+              output: withSentMessage({ error: failure.message, review: 'the action may have happened' }, proposal),
+            },
+            cycle: {
+              status: 'unknown',
+              code: 'CHANNEL_ERROR',
+              message: `The ${proposal.action} may or may not have happened (${failure.code}); a person should review it.`,
+            },
+          });
+        }
+      }
+    }
+
+    if (!record) {
+      const error = failure!;
+      const retry = error.retryable && claim.attempts < MAX_TASK_ATTEMPTS;
+      const nextRunAt =
+        error.code === 'SESSION_EXPIRED' ? this.clock.now() : new Date(this.clock.now().getTime() + retryDelayMs(claim.attempts));
+      return this.finishAction(claim, shown, base, action, {
+        status: 'failed',
+        errorCode: error.code,
+        result: { error: error.message },
+        refundQuota: true,
+        task: retry
+          ? { status: 'Pending', nextRunAt, lastError: error.code }
+          : { status: 'Failed', lastError: error.code, output: { error: error.message } },
+        cycle: {
+          status: retry ? 'deferred' : 'failed',
+          code: 'CHANNEL_ERROR',
+          message: `${proposal.action} failed: ${error.code}. ${retry ? 'It will be tried again.' : 'The task is failed.'}`,
+        },
+      });
+    }
+
+    // After a failure, the record can only have come from the look-up by key.
+    const verification = await this.channels.verify(proposal, idempotencyKey, record, failure !== null);
+    return this.finishAction(
+      claim,
+      shown,
+      base,
+      action,
+      verification.verified
+        ? {
+            status: 'succeeded',
+            errorCode: null,
+            result: verification.output,
+            verification,
+            task: { status: 'Completed', output: withSentMessage(verification.output, proposal), lastError: null },
+            cycle: { status: 'completed', code: null, message: `${proposal.action} done and verified: ${verification.detail}.` },
+          }
+        : {
+            status: 'failed',
+            errorCode: 'VERIFICATION_FAILED',
+            result: { ...verification.output, detail: verification.detail },
+            verification,
+            task: {
+              status: 'Failed',
+              lastError: 'VERIFICATION_FAILED',
+              output: withSentMessage({ ...verification.output, detail: verification.detail }, proposal),
+            },
+            cycle: {
+              status: 'failed',
+              code: 'VERIFICATION_FAILED',
+              message: `${proposal.action} could not be verified: ${verification.detail}.`,
+            },
+          },
+    );
+  }
+
+  /**
+   * A quota of `kind` is used up in `scope` for today: counts the rejection and moves every
+   * waiting task of that kind to the next UTC midnight. @returns where this task goes, and
+   * how many others were moved.
+   */
+  async deferForQuota(
+    claim: ClaimedTask,
+    kind: ActionKind,
+    scope: QuotaScope,
+    now: Date,
+  ): Promise<{ release: TaskRelease; deferred: number }> {
+    this.metrics.quotaRejection(kind, scope);
+    const until = nextUtcMidnight(now);
+    const deferred = await this.store.deferKind({ ownerId: claim.ownerId, campaignId: claim.campaignId, scope, kind, until, now });
+    return { release: { status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' }, deferred };
+  }
+
+  private async finishAction(
+    claim: ClaimedTask,
+    shown: { view: (release: TaskRelease) => CycleOutcome['task'] },
+    base: Pick<CycleOutcome, 'proposal' | 'validation'>,
+    action: { actionId: string; pendingSeq: number; idempotencyKey: string; audited: ToolAuditEntry; started: number; day: string },
+    result: {
+      status: 'succeeded' | 'failed' | 'unknown';
+      /** It certainly did not happen: its quota slot is given back. */
+      refundQuota?: true;
+      errorCode: string | null;
+      result: unknown;
+      verification?: { verified: boolean; detail: string };
+      task: TaskRelease;
+      cycle: { status: CycleStatus; code: CycleCode | null; message: string };
+    },
+  ): Promise<CycleOutcome> {
+    const now = this.clock.now();
+    const durationMs = now.getTime() - action.started;
+    this.metrics.toolCall(action.audited.tool, result.status, durationMs / 1000);
+    await this.store.finish({
+      actionId: action.actionId,
+      taskId: claim.taskId,
+      pendingSeq: action.pendingSeq,
+      audit: action.audited,
+      outcome: { status: result.status, result: result.result, errorCode: result.errorCode ?? undefined, durationMs },
+      task: result.task,
+      refundQuota: result.refundQuota ? { day: action.day } : null,
+      now,
+    });
+    return outcome({
+      ...base,
+      ...result.cycle,
+      task: shown.view(result.task),
+      execution: {
+        status: result.status,
+        idempotencyKey: action.idempotencyKey,
+        durationMs,
+        errorCode: result.errorCode,
+        result: result.result,
+      },
+      verification: result.verification ? { verified: result.verification.verified, detail: result.verification.detail } : null,
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
