@@ -20,11 +20,13 @@ import { ModelModule } from './model.module';
 import { OutreachModule } from './outreach.module';
 import { RunCampaignCycleUseCase } from '../application/outreach/run-campaign-cycle.use-case';
 import { OutreachCyclesController } from '../interfaces/http/outreach/outreach-cycles.controller';
+import { GetOutreachStatusUseCase } from '../application/outreach/get-outreach-status.use-case';
+import { OutreachStatusController } from '../interfaces/http/outreach/outreach-status.controller';
 
 /** Campaigns, their leads and tasks, their cycles and the do-not-contact list, over HTTP. */
 @Module({
   imports: [IdentityModule, ModelModule, OutreachModule],
-  controllers: [CampaignsController, DoNotContactController, OutreachCyclesController],
+  controllers: [CampaignsController, DoNotContactController, OutreachCyclesController, OutreachStatusController],
   providers: [
     { provide: CampaignRepository, useClass: PostgresCampaignRepository },
     CreateCampaignUseCase,
@@ -40,6 +42,7 @@ import { OutreachCyclesController } from '../interfaces/http/outreach/outreach-c
     AddDoNotContactUseCase,
     RemoveDoNotContactUseCase,
     RunCampaignCycleUseCase,
+    GetOutreachStatusUseCase,
   ],
 })
 export class CampaignsModule {}

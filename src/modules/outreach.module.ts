@@ -1,3 +1,5 @@
+import { WorkerHeartbeats } from '../application/outreach/ports/worker-heartbeats.port';
+import { PostgresWorkerHeartbeats } from '../infrastructure/persistence/repositories/postgres-worker-heartbeats';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -103,8 +105,9 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
     RunOutreachCycleUseCase,
     SweepStaleActionsUseCase,
     OutreachWorker,
+    { provide: WorkerHeartbeats, useClass: PostgresWorkerHeartbeats },
     OutreachLifecycle,
   ],
-  exports: [RunOutreachCycleUseCase],
+  exports: [RunOutreachCycleUseCase, WorkerHeartbeats],
 })
 export class OutreachModule {}

@@ -127,6 +127,37 @@ describe('the service as a process', () => {
     }
   }, 120_000);
 
+  it('works a started campaign to completion by itself on the embedded defaults, and says a worker runs', async () => {
+    const service = await start(dataDir);
+    try {
+      const credentials = { email: 'outreach@example.com', password: 'long enough' };
+      expect((await call(service, 'POST', '/auth/register', credentials)).status).toBe(201);
+      const { accessToken, userId } = (await call(service, 'POST', '/auth/login', credentials)).body as {
+        accessToken: string;
+        userId: string;
+      };
+      const api = `/api/${userId}`;
+      expect((await call(service, 'GET', `${api}/outreach/status`, undefined, accessToken)).body).toEqual({ activeWorkers: 1 });
+      const { id } = (await call(service, 'POST', `${api}/campaigns`, { name: 'By itself' }, accessToken)).body as { id: string };
+      const leads = [1, 2].map((n) => ({
+        name: `Lead ${n}`,
+        linkedinUrl: `https://www.linkedin.com/in/itself-${n}/`,
+        email: `itself${n}@example.com`,
+      }));
+      expect((await call(service, 'POST', `${api}/campaigns/${id}/leads`, { leads }, accessToken)).status).toBe(201);
+      expect((await call(service, 'POST', `${api}/campaigns/${id}/start`, undefined, accessToken)).status).toBe(200);
+      // Nobody runs a cycle: the worker in the server process does.
+      let campaign: { status: string; tasks: Record<string, number> } | undefined;
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250))) {
+        campaign = (await call<typeof campaign>(service, 'GET', `${api}/campaigns/${id}`, undefined, accessToken)).body;
+        if (campaign?.status === 'completed') break;
+      }
+      expect(campaign).toMatchObject({ status: 'completed', tasks: { Completed: 6 } });
+    } finally {
+      await stop(service);
+    }
+  }, 120_000);
+
   it('refuses to start on bad configuration, naming the variable', async () => {
     const { output, exited } = run({ BRIDLE_DATA_DIR: dataDir, PORT: 'eighty' });
     expect(await exited).toBe(1);

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
+import { WORKER_HEARTBEAT_EVERY_MS, WorkerHeartbeats } from './ports/worker-heartbeats.port';
 import { RunOutreachCycleUseCase } from './run-outreach-cycle.use-case';
 import { SweepStaleActionsUseCase } from './sweep-stale-actions.use-case';
 import { Logger } from '../shared/ports/logger.port';
@@ -13,6 +15,8 @@ export interface WorkerTiming {
 /**
  * Runs cycles back to back while there is work, sweeps at start and periodically, and
  * stops between cycles when its signal aborts. Any number run against one PostgreSQL.
+ * It says it runs (WorkerHeartbeats) at start and every few seconds, so the console can
+ * tell when nobody is working the campaigns.
  */
 @Injectable()
 export class OutreachWorker {
@@ -22,6 +26,8 @@ export class OutreachWorker {
     private readonly cycle: RunOutreachCycleUseCase,
     private readonly sweeper: SweepStaleActionsUseCase,
     private readonly ids: IdGenerator,
+    private readonly heartbeats: WorkerHeartbeats,
+    private readonly clock: Clock,
     logger: Logger,
   ) {
     this.logger = logger.withContext(OutreachWorker.name);
@@ -32,8 +38,13 @@ export class OutreachWorker {
     const workerId = `${name}-${this.ids.next().slice(0, 8)}`;
     this.logger.info({ msg: 'outreach worker started', workerId });
     let lastSweep = 0;
+    let lastBeat = 0;
     while (!signal.aborted) {
       try {
+        if (Date.now() - lastBeat >= WORKER_HEARTBEAT_EVERY_MS) {
+          lastBeat = Date.now();
+          await this.heartbeats.beat(workerId, this.clock.now());
+        }
         if (Date.now() - lastSweep >= timing.sweepIntervalMs) {
           lastSweep = Date.now();
           await this.sweeper.run();
@@ -46,6 +57,9 @@ export class OutreachWorker {
         await sleep(timing.pollIntervalMs, signal);
       }
     }
+    await this.heartbeats
+      .leave(workerId)
+      .catch((error: unknown) => this.logger.warn({ msg: 'could not sign the worker off', workerId, err: error }));
     this.logger.info({ msg: 'outreach worker stopped', workerId });
   }
 }

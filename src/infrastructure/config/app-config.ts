@@ -166,11 +166,12 @@ export function loadConfig(env: Env): AppConfig {
     mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
     mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS', []),
     mcpDestructiveTools: oneOf(env, 'MCP_DESTRUCTIVE_TOOLS', MCP_DESTRUCTIVE_TOOL_MODES, 'confirm-in-chat'),
-    outreach: outreachConfig(env),
+    outreach: outreachConfig(env, databaseUrl === undefined),
   });
 }
 
-function outreachConfig(env: Env): OutreachConfig {
+/** @param embedded whether the database is the embedded one (a single process). */
+function outreachConfig(env: Env, embedded: boolean): OutreachConfig {
   const mcpUrl = url(env, 'OUTREACH_MCP_URL');
   const mcpCommand = text(env, 'OUTREACH_MCP_COMMAND');
   if (mcpUrl !== undefined && mcpCommand !== undefined) {
@@ -196,7 +197,8 @@ function outreachConfig(env: Env): OutreachConfig {
     planTimeoutMs: integer(env, 'OUTREACH_PLAN_TIMEOUT_MS', 60_000, 1_000, 600_000),
     actionTimeoutMs: integer(env, 'OUTREACH_ACTION_TIMEOUT_MS', 30_000, 100, 600_000),
     secretNames,
-    worker: oneOf(env, 'OUTREACH_WORKER', ['true', 'false'], 'false') === 'true',
+    // On the embedded database the server is the only process there can be: it works the campaigns itself.
+    worker: oneOf(env, 'OUTREACH_WORKER', ['true', 'false'], embedded ? 'true' : 'false') === 'true',
     pollIntervalMs: integer(env, 'OUTREACH_POLL_INTERVAL_MS', 2_000, 10, 600_000),
     sweepIntervalMs: integer(env, 'OUTREACH_SWEEP_INTERVAL_MS', 60_000, 100, 3_600_000),
     linkedin:

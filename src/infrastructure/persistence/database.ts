@@ -18,6 +18,7 @@ import { TokenBudget1764806400000 } from './migrations/1764806400000-token-budge
 import { ConversationSummaries1764892800000 } from './migrations/1764892800000-conversation-summaries';
 import { PendingConfirmations1764979200000 } from './migrations/1764979200000-pending-confirmations';
 import { CredentialsVersion1765065600000 } from './migrations/1765065600000-credentials-version';
+import { OutreachWorkers1765324800000 } from './migrations/1765324800000-outreach-workers';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -35,6 +36,7 @@ const MIGRATIONS = [
   ConversationSummaries1764892800000,
   PendingConfirmations1764979200000,
   CredentialsVersion1765065600000,
+  OutreachWorkers1765324800000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

@@ -18,6 +18,13 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ MCP_DESTRUCTIVE_TOOLS: 'allow' }).mcpDestructiveTools).toBe('allow');
   });
 
+  it('works the campaigns in the server process on the embedded database, and not beside a PostgreSQL server, unless told', () => {
+    expect(loadConfig({}).outreach.worker).toBe(true);
+    expect(loadConfig({ OUTREACH_WORKER: 'false' }).outreach.worker).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/bridle' }).outreach.worker).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/bridle', OUTREACH_WORKER: 'true' }).outreach.worker).toBe(true);
+  });
+
   it('uses a PostgreSQL server when DATABASE_URL is set', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/bridle' }).database).toEqual({
       kind: 'server',
