@@ -142,7 +142,9 @@ describe('web console campaigns and audit in Chromium', () => {
     const column = (name: string) => rows.locator(`td[data-label="${name}"]`).allTextContents();
     const filter = async (fill: () => Promise<void>) => {
       await fill();
+      const answered = page.waitForResponse((res) => new URL(res.url()).pathname === '/admin/audit-logs');
       await page.getByRole('button', { name: 'Apply filters' }).click();
+      await answered;
       await pageUntil(page, `document.querySelector('.table[aria-busy]') === null`);
     };
 

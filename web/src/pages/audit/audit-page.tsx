@@ -56,7 +56,13 @@ export function AuditPage() {
     }
   }
 
-  useEffect(() => void load(filter, true), [filter]);
+  useEffect(() => void load({}, true), []);
+
+  /** A new filter: its first page loads at once (and supersedes any load under way). */
+  const apply = (next: AuditFilter) => {
+    setFilter(next);
+    void load(next, true);
+  };
 
   function readFilter(): AuditFilter {
     const data = new FormData(form.current!);
@@ -97,7 +103,7 @@ export function AuditPage() {
   const filterByActor = (actorId: string) => {
     const input = form.current?.elements.namedItem('actorId') as HTMLInputElement | null;
     if (input) input.value = actorId;
-    setFilter(readFilter());
+    apply(readFilter());
   };
 
   const columns: Column<AuditRow>[] = [
@@ -179,9 +185,9 @@ export function AuditPage() {
         aria-label="Audit filters"
         onSubmit={(event) => {
           event.preventDefault();
-          setFilter(readFilter());
+          apply(readFilter());
         }}
-        onReset={() => setTimeout(() => setFilter(readFilter()))}
+        onReset={() => setTimeout(() => apply(readFilter()))}
       >
         <Field label="Source" id="audit-source">
           {(ids) => (
