@@ -47,14 +47,17 @@ describe('web console in Chromium: chat and tasks', () => {
     // An example prompt: the answer arrives in pieces (recorded as the page renders them), then whole.
     await page.evaluate(`(() => {
       window.__answerLengths = [];
+      window.__composerButtons = new Set();
       new MutationObserver(() => {
         const answer = document.querySelector('.message.assistant:last-child .bubble.answer');
         if (answer) window.__answerLengths.push(answer.textContent.length);
+        window.__composerButtons.add(document.querySelector('.composer button')?.textContent);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     })()`);
     await page.getByRole('button', { name: 'Add buy milk with high priority' }).click();
-    await shown(page.getByRole('button', { name: 'Stop' }));
     const added = await lastAnswer();
+    // While the turn ran, the composer offered Stop instead of Send.
+    expect(await page.evaluate<boolean>(`window.__composerButtons.has('Stop')`)).toBe(true);
     expect(await added.locator('.bubble.answer').textContent()).toBe("Got it! Added 'Buy milk' to your list. Anything else?");
     const lengths = await page.evaluate<number[]>('window.__answerLengths');
     expect(new Set(lengths.filter((n) => n > 0 && n < 53)).size).toBeGreaterThan(3);
