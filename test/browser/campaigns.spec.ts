@@ -75,6 +75,8 @@ describe('web console campaigns and audit in Chromium', () => {
     await page.getByRole('button', { name: 'Start' }).click();
     await shown(page.locator('.campaign-status[data-status="active"]'));
     await shown(page.getByRole('button', { name: 'Pause' }));
+    // The test app runs no worker: the page says cycles wait for the button.
+    await shown(page.getByText('No outreach worker is running: this campaign moves only when you press “Run one cycle”.'));
 
     const statuses: string[] = [];
     for (let click = 1; click <= 20; click++) {

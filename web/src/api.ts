@@ -34,6 +34,8 @@ import type {
   GetCurrentAccountData,
   GetCurrentAccountResponse,
   GetDecisionData,
+  GetOutreachStatusData,
+  GetOutreachStatusResponse,
   GetDecisionResponse,
   ImportLeadsData,
   ImportLeadsResponse,
@@ -310,6 +312,15 @@ export async function setCampaignRunning(session: Session, id: string, running: 
 export async function runCycle(session: Session, id: string): Promise<CycleOutcome> {
   const path = url<RunCampaignCycleData>('/api/{userId}/campaigns/{campaignId}/cycles', { path: campaignPath(session, id) });
   return json<RunCampaignCycleResponse>('POST', path, session);
+}
+
+/** How many outreach workers reported lately: 0 means campaigns move only by "Run one cycle". */
+export async function getOutreachStatus(session: Session): Promise<GetOutreachStatusResponse> {
+  return json<GetOutreachStatusResponse>(
+    'GET',
+    url<GetOutreachStatusData>('/api/{userId}/outreach/status', { path: { userId: session.userId } }),
+    session,
+  );
 }
 
 /** Every task of the campaign, following the cursor. */

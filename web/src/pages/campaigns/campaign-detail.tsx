@@ -25,11 +25,13 @@ const QUOTA_LABELS: Record<QuotaKind, string> = {
 interface Props {
   campaign: CampaignDetails;
   tasks: readonly CampaignTask[];
+  /** Outreach workers running now: none means cycles run only from the button below. */
+  workers: number;
   /** Reloads the campaign after a change. */
   onChanged: () => Promise<void>;
 }
 
-export function CampaignDetail({ campaign, tasks, onChanged }: Props) {
+export function CampaignDetail({ campaign, tasks, workers, onChanged }: Props) {
   const session = currentSession();
   const [busy, setBusy] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<CycleOutcome | null>(null);
@@ -96,6 +98,16 @@ export function CampaignDetail({ campaign, tasks, onChanged }: Props) {
         {plural(campaign.leads, 'lead')} · {campaign.tasks.Completed} done · {todo} to do · {campaign.tasks.Failed} failed
         {campaign.tasks.Cancelled > 0 && ` · ${campaign.tasks.Cancelled} cancelled`}
       </p>
+      {running &&
+        (workers > 0 ? (
+          <p class="notice worker-status" data-workers={workers}>
+            An outreach worker is running this campaign: cycles run by themselves.
+          </p>
+        ) : (
+          <p class="notice warning worker-status" data-workers="0">
+            No outreach worker is running: this campaign moves only when you press “Run one cycle”.
+          </p>
+        ))}
       {error && (
         <p class="error" role="alert">
           {error}

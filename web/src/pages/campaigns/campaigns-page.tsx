@@ -5,6 +5,7 @@ import {
   type CampaignTask,
   createCampaign,
   getCampaign,
+  getOutreachStatus,
   listCampaignTasks,
   listCampaigns,
 } from '../../api';
@@ -18,7 +19,7 @@ import { CampaignDetail } from './campaign-detail';
 export function CampaignsPage() {
   const session = currentSession();
   const [campaigns, setCampaigns] = useState<readonly Campaign[] | null>(null);
-  const [selected, setSelected] = useState<{ campaign: CampaignDetails; tasks: readonly CampaignTask[] } | null>(null);
+  const [selected, setSelected] = useState<{ campaign: CampaignDetails; tasks: readonly CampaignTask[]; workers: number } | null>(null);
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [detailError, setDetailError] = useState<string | null>(null);
@@ -35,8 +36,12 @@ export function CampaignsPage() {
   async function open(id: string) {
     setDetailError(null);
     try {
-      const [campaign, tasks] = await Promise.all([getCampaign(session, id), listCampaignTasks(session, id)]);
-      setSelected({ campaign, tasks });
+      const [campaign, tasks, status] = await Promise.all([
+        getCampaign(session, id),
+        listCampaignTasks(session, id),
+        getOutreachStatus(session),
+      ]);
+      setSelected({ campaign, tasks, workers: status.activeWorkers });
       void refreshList();
     } catch (failure) {
       if (!handledAuthFailure(failure)) setDetailError(errorText(failure));
@@ -122,6 +127,7 @@ export function CampaignsPage() {
           key={selected.campaign.id}
           campaign={selected.campaign}
           tasks={selected.tasks}
+          workers={selected.workers}
           onChanged={() => open(selected.campaign.id)}
         />
       ) : (
