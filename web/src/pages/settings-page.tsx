@@ -3,7 +3,7 @@ import { changePassword } from '../api';
 import { errorText } from '../lib/errors';
 import { fullTime } from '../lib/time';
 import { currentSession, handledAuthFailure, signIn } from '../state/session';
-import { Badge, Button, Card, TextField, toast } from '../ui';
+import { Alert, Badge, Button, Card, TextField, toast } from '../ui';
 
 /** The account: who is signed in until when, and a password change. */
 export function SettingsPage() {
@@ -90,11 +90,7 @@ function PasswordCard() {
           error={mismatch}
           onInput={(e) => setAgain(e.currentTarget.value)}
         />
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         <div class="row">
           <Button type="submit" busy={busy} disabled={!!mismatch}>
             Change password

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { login, signUp } from '../api';
 import { errorText } from '../lib/errors';
 import { signIn, signOutNotice } from '../state/session';
-import { Button, TextField } from '../ui';
+import { Alert, Button, TextField } from '../ui';
 
 /** Sign in, or create an account and be signed in with it: one form, two buttons. */
 export function SignInPage() {
@@ -62,11 +62,7 @@ export function SignInPage() {
           value={password}
           onInput={(e) => setPassword(e.currentTarget.value)}
         />
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         <div class="row auth-actions">
           <Button type="submit" value="login" busy={busy === 'login'} disabled={busy !== null}>
             Sign in

@@ -1,4 +1,5 @@
 /** The console's own component set: every page is built from these. */
+export { Alert } from './alert';
 export { Badge, type Tone } from './badge';
 export { Button, type ButtonVariant } from './button';
 export { Card } from './card';

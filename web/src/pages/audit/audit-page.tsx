@@ -14,7 +14,7 @@ import { errorText } from '../../lib/errors';
 import { AUDIT_STATUS, labelOf, plural } from '../../lib/labels';
 import { fullTime } from '../../lib/time';
 import { currentSession, handledAuthFailure } from '../../state/session';
-import { Badge, Button, type Column, Dialog, Field, Table } from '../../ui';
+import { Alert, Badge, Button, type Column, Dialog, Field, Table } from '../../ui';
 import { DecisionDetail, RowDetail } from './audit-detail';
 
 type Detail = { kind: 'row'; row: AuditRow } | { kind: 'decision'; decision: Decision } | { kind: 'error'; message: string };
@@ -232,11 +232,7 @@ export function AuditPage() {
           </Button>
         </div>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <p class="summary muted" aria-live="polite">
         {loading && rows.length === 0
           ? 'Loading…'
@@ -283,11 +279,7 @@ export function AuditPage() {
       >
         {detail?.kind === 'row' && <RowDetail row={detail.row} />}
         {detail?.kind === 'decision' && <DecisionDetail decision={detail.decision} />}
-        {detail?.kind === 'error' && (
-          <p class="error" role="alert">
-            {detail.message}
-          </p>
-        )}
+        <Alert message={detail?.kind === 'error' && detail.message} />
       </Dialog>
     </div>
   );

@@ -14,7 +14,7 @@ import { errorText } from '../../lib/errors';
 import { CAMPAIGN_STATUS, TASK_KIND_LABELS, TASK_STATUS, labelOf, plural } from '../../lib/labels';
 import { fullTime } from '../../lib/time';
 import { currentSession, handledAuthFailure } from '../../state/session';
-import { Badge, Button, Card, EmptyState, Field } from '../../ui';
+import { Alert, Badge, Button, Card, EmptyState, Field } from '../../ui';
 
 const QUOTA_LABELS: Record<QuotaKind, string> = {
   profile_lookup: 'Profile look-ups',
@@ -108,11 +108,7 @@ export function CampaignDetail({ campaign, tasks, workers, onChanged }: Props) {
             No outreach worker is running: this campaign moves only when you press “Run one cycle”.
           </p>
         ))}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {outcome && <OutcomeCard outcome={outcome} cycle={cycles} />}
       <Card title={`Today's quota (${campaign.usage.day} UTC)`} level={3}>
         <div class="gauges">

@@ -12,7 +12,7 @@ import {
 import { errorText } from '../../lib/errors';
 import { CAMPAIGN_STATUS, labelOf } from '../../lib/labels';
 import { currentSession, handledAuthFailure } from '../../state/session';
-import { Badge, Button, Card, EmptyState, TextField } from '../../ui';
+import { Alert, Badge, Button, Card, EmptyState, TextField } from '../../ui';
 import { CampaignDetail } from './campaign-detail';
 
 /** The Campaigns page: list and create on one side, the chosen campaign on the other. */
@@ -84,11 +84,7 @@ export function CampaignsPage() {
             Create campaign
           </Button>
         </form>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         {campaigns === null ? (
           <p class="muted small">Loading campaigns…</p>
         ) : campaigns.length === 0 ? (
@@ -118,9 +114,7 @@ export function CampaignsPage() {
       </section>
       {detailError ? (
         <Card title="Campaign">
-          <p class="error" role="alert">
-            {detailError}
-          </p>
+          <Alert message={detailError} />
         </Card>
       ) : selected ? (
         <CampaignDetail

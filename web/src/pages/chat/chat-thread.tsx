@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ToolCall } from '../../api';
 import { Markdown } from '../../lib/markdown';
-import { Button } from '../../ui';
+import { Alert, Button } from '../../ui';
 import { RunningTool, ToolCard } from './tool-card';
 
 /** One bubble of the conversation as the console shows it. */
@@ -63,11 +63,7 @@ export function ChatThread({ items, error, running, onSend, onStop }: Props) {
         Chat
       </h1>
       <div ref={log} class="thread" role="log" aria-live="polite" aria-label="Conversation">
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         {items.length === 0 && !error ? (
           <div class="welcome">
             <p class="welcome-title">What can I help you with?</p>

@@ -4,7 +4,7 @@ import { errorText } from '../../lib/errors';
 import { PRIORITY_TONE, plural } from '../../lib/labels';
 import { currentSession, handledAuthFailure } from '../../state/session';
 import { refreshTasks, replaceTask, tasks, tasksError } from '../../state/tasks';
-import { Badge, Button, Dialog, EmptyState, toast } from '../../ui';
+import { Alert, Badge, Button, Dialog, EmptyState, toast } from '../../ui';
 
 type Filter = 'all' | 'pending' | 'done';
 const FILTERS: Record<Filter, string> = { all: 'All', pending: 'Pending', done: 'Done' };
@@ -52,11 +52,7 @@ export function TaskPanel() {
           </button>
         ))}
       </div>
-      {(error || tasksError.value) && (
-        <p class="error" role="alert">
-          {error ?? errorText(tasksError.value)}
-        </p>
-      )}
+      <Alert message={error ?? (tasksError.value ? errorText(tasksError.value) : null)} />
       {list === null ? (
         <p class="muted small">Loading your tasks…</p>
       ) : shown.length === 0 ? (
