@@ -58,11 +58,18 @@ function isErrorLike(value: unknown): value is ErrorLike {
   return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string';
 }
 
-/** The path, and the query with secret-named or secret-shaped values masked (`?access_token=…`). */
+/** A path whose last segment is a credential: the signed token of an unsubscribe link. */
+const TOKEN_PATH = /^(\/unsubscribe\/)[^/]+$/;
+
+/**
+ * The path, with an unsubscribe link's token masked, and the query with secret-named or
+ * secret-shaped values masked (`?access_token=…`).
+ */
 export function loggableUrl(url: string): string {
   const start = url.indexOf('?');
-  if (start === -1) return redactText(url);
+  const path = (start === -1 ? url : url.slice(0, start)).replace(TOKEN_PATH, `$1${REDACTED}`);
+  if (start === -1) return redactText(path);
   const query = new URLSearchParams(url.slice(start + 1));
   const shown = [...query].map(([key, value]) => `${key}=${isSecretKey(key) ? REDACTED : redactText(value)}`);
-  return `${redactText(url.slice(0, start))}?${shown.join('&')}`;
+  return `${redactText(path)}?${shown.join('&')}`;
 }
