@@ -1,4 +1,5 @@
 import { ACTION_CONTRACTS, type ActionName } from '../../domain/outreach/actions';
+import { type CampaignBrief, EMPTY_BRIEF, EMPTY_TEMPLATES, type MessageTemplates, PLACEHOLDERS } from '../../domain/outreach/brief';
 import { availableActions, type CycleContext, type RecentResult } from '../../domain/outreach/planning';
 import { TASK_ACTION } from '../../domain/outreach/outreach-task';
 import { hoursUntilReset, remainingOf } from '../../domain/outreach/quota';
@@ -13,6 +14,7 @@ CRITICAL RULES:
 4. Check daily quota before proposing scraping/messaging actions
 5. If quota exceeded, propose "wait_cooldown" action
 6. Act only on the task's target lead; if the last error is SESSION_EXPIRED, propose "refresh_session"
+7. Write every message as the CAMPAIGN BRIEF asks: from its template when one is given (placeholders filled), otherwise from its offer, tone, call to action and signature
 
 Available tools:
 ${(Object.keys(ACTION_CONTRACTS) as ActionName[]).map((name) => `- ${name} ${argsOf(name)}: ${ACTION_CONTRACTS[name].description}`).join('\n')}
@@ -39,6 +41,8 @@ export function outreachUserPrompt(context: CycleContext, now: Date): string {
       `- Target Lead: ${oneLine(lead.name)} (${lead.linkedinUrl})`,
       `- Lead email: ${lead.email ?? 'none'}`,
       `- Lead profile: ${profileLine(lead.profile)}`,
+      '',
+      ...briefBlock(context.brief ?? EMPTY_BRIEF, context.templates ?? EMPTY_TEMPLATES),
     );
   } else {
     lines.push('- Task ID: none', `- Open tasks: ${context.openTasks} (${context.finishedTasks} finished)`);
@@ -69,6 +73,7 @@ export function outreachUserPrompt(context: CycleContext, now: Date): string {
     '- Check quota before proposing scraping/messaging',
     `- If quota = 0, propose "wait_cooldown" with durationHours = ${resetHours}`,
   );
+  if (context.kind === 'task') lines.push('- Write messages as the CAMPAIGN BRIEF says');
   lines.push(
     context.kind === 'task'
       ? '- Act only on the target lead above'
@@ -76,6 +81,43 @@ export function outreachUserPrompt(context: CycleContext, now: Date): string {
   );
   lines.push('', 'Propose action (JSON only, no markdown):');
   return lines.join('\n');
+}
+
+/**
+ * The campaign owner's brief and templates. Each value is a JSON string (or `none`), so a
+ * multi-line signature or template stays on its line.
+ */
+function briefBlock(brief: CampaignBrief, templates: MessageTemplates): string[] {
+  const value = (text: string | null) => (text === null ? 'none' : promptJson(text));
+  return [
+    "CAMPAIGN BRIEF (the campaign owner's instructions for every message; values are JSON strings):",
+    `- Offer: ${value(brief.offer)}`,
+    `- Tone: ${value(brief.tone)}`,
+    `- Call to action: ${value(brief.callToAction)}`,
+    `- Sender name: ${value(brief.senderName)}`,
+    `- Signature: ${value(brief.signature)}`,
+    `- LinkedIn message template: ${value(templates.linkedinMessage)}`,
+    `- Email subject template: ${value(templates.emailSubject)}`,
+    `- Email body template: ${value(templates.emailBody)}`,
+    `- Placeholders: ${PLACEHOLDERS.map((name) => `{{${name}}}`).join(', ')}: ${PLACEHOLDER_HELP}`,
+  ];
+}
+
+const PLACEHOLDER_HELP =
+  "the lead's first name and full name, the company and title its profile look-up found, and this brief's sender " +
+  'name and signature; a template is sent with them filled in and otherwise as written';
+
+/**
+ * Text as a JSON string that cannot end or start a block of the prompt: besides JSON's own
+ * escapes (quotes, line breaks, control characters), `<`, `>` and the Unicode line and
+ * paragraph separators are escaped too.
+ */
+export function promptJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function argsOf(name: ActionName): string {

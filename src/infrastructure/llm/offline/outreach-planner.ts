@@ -1,4 +1,21 @@
-import { ACTION_NAMES, type ActionName, COOLDOWN_MAX_HOURS, MESSAGE_MAX_LENGTH, type Proposal } from '../../../domain/outreach/actions';
+import {
+  ACTION_CONTRACTS,
+  ACTION_NAMES,
+  type ActionName,
+  COOLDOWN_MAX_HOURS,
+  MESSAGE_MAX_LENGTH,
+  type Proposal,
+} from '../../../domain/outreach/actions';
+import {
+  BRIEF_FIELDS,
+  type CampaignBrief,
+  fillTemplate,
+  type MessageTemplates,
+  outsideText,
+  TEMPLATE_FIELDS,
+  type TemplateValues,
+  templateValues,
+} from '../../../domain/outreach/brief';
 import { canonicalEmail, canonicalProfileUrl } from '../../../domain/outreach/lead';
 import { TASK_ACTION, TASK_TYPES, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
 
@@ -14,6 +31,8 @@ interface OutreachPrompt {
   readonly cooldownHours: number | null;
   readonly tools: readonly ActionName[];
   readonly secrets: readonly string[];
+  readonly brief: CampaignBrief;
+  readonly templates: MessageTemplates;
 }
 
 /** What a message may mention of the lead's profile look-up. */
@@ -22,11 +41,24 @@ interface Profile {
   readonly company?: string;
 }
 
+/** The labels of the CAMPAIGN BRIEF block's lines, per field. */
+const BRIEF_LABELS: Readonly<Record<keyof CampaignBrief, string>> = {
+  offer: '- Offer:',
+  tone: '- Tone:',
+  callToAction: '- Call to action:',
+  senderName: '- Sender name:',
+  signature: '- Signature:',
+};
+const TEMPLATE_LABELS: Readonly<Record<keyof MessageTemplates, string>> = {
+  linkedinMessage: '- LinkedIn message template:',
+  emailSubject: '- Email subject template:',
+  emailBody: '- Email body template:',
+};
+
 const SECRET_NAME = /^[a-z0-9][a-z0-9_-]*$/i;
 const SCRAPE_FIELDS = ['name', 'headline', 'title', 'company', 'location'] as const;
-/** Scraped text is a third party's: only this much of it goes into a message. */
-const PROFILE_TEXT_MAX = 100;
-const FIRST_NAME_MAX = 60;
+const SUBJECT_MAX_LENGTH = ACTION_CONTRACTS.send_email.args.properties?.subject.maxLength ?? 200;
+const BODY_MAX_LENGTH = ACTION_CONTRACTS.send_email.args.properties?.body.maxLength ?? 10_000;
 
 /**
  * The offline model's answer to an outreach planning prompt: the JSON text of one action,
@@ -66,7 +98,7 @@ function plan(prompt: OutreachPrompt): Proposal | null {
     };
   }
   if (!prompt.taskType || !prompt.lead || !tools.includes(TASK_ACTION[prompt.taskType].action)) return null;
-  const { lead, profile } = prompt;
+  const { lead } = prompt;
   switch (prompt.taskType) {
     case 'ScrapeProfile':
       return {
@@ -77,7 +109,7 @@ function plan(prompt: OutreachPrompt): Proposal | null {
     case 'SendLinkedInMessage':
       return {
         action: 'linkedin_send_message',
-        args: { profileUrl: lead.profileUrl, message: linkedinMessage(lead.name, profile).slice(0, MESSAGE_MAX_LENGTH) },
+        args: { profileUrl: lead.profileUrl, message: linkedinMessage(prompt, lead) },
         reason: 'Send the lead a short, polite and personalised LinkedIn message, as this task asks.',
       };
     case 'SendEmail':
@@ -85,48 +117,106 @@ function plan(prompt: OutreachPrompt): Proposal | null {
         ? null
         : {
             action: 'send_email',
-            args: { to: prompt.email, ...email(lead.name, profile) },
+            args: { to: prompt.email, ...email(prompt, lead) },
             reason: 'Send the lead a short, polite and personalised email, as this task asks.',
           };
   }
 }
 
-function linkedinMessage(name: string, profile: Profile): string {
-  const role = roleOf(profile);
-  const noticed = role ? `I came across your profile and was impressed by your work ${role}.` : 'I came across your profile.';
-  return `Hi ${firstName(name)}, ${noticed} I'd love to connect and share a few ideas that might be useful to you. Best regards`;
+/** A LinkedIn message: the brief's template filled for this lead, or one written from the brief. */
+function linkedinMessage(prompt: OutreachPrompt, lead: { name: string }): string {
+  const values = valuesFor(prompt, lead);
+  const filled = prompt.templates.linkedinMessage && fillTemplate(prompt.templates.linkedinMessage, values).trim();
+  if (filled) return filled.slice(0, MESSAGE_MAX_LENGTH);
+  const { brief } = prompt;
+  const voice = voiceOf(brief.tone);
+  const text = [
+    `${voice.greeting} ${values.firstName}, ${noticed(prompt.profile)}`,
+    brief.offer ? offerSentence(brief.offer) : "I'd love to connect and share a few ideas that might be useful to you.",
+    brief.callToAction ? sentence(brief.callToAction) : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return `${text} ${closing(voice, brief, '\n')}`.slice(0, MESSAGE_MAX_LENGTH);
 }
 
-function email(name: string, profile: Profile): { subject: string; body: string } {
-  const who = firstName(name);
-  const company = profileText(profile.company);
-  const role = roleOf(profile);
-  const subject = company ? `A quick hello for ${who} at ${company}` : `A quick hello for ${who}`;
-  const noticed = role ? `I came across your profile and was impressed by your work ${role}.` : 'I came across your profile.';
+/** An email: the brief's templates filled for this lead, or a subject and body written from the brief. */
+function email(prompt: OutreachPrompt, lead: { name: string }): { subject: string; body: string } {
+  const values = valuesFor(prompt, lead);
+  const { brief, templates } = prompt;
+  const company = outsideText(prompt.profile.company);
+  const subjectFilled = templates.emailSubject && oneLine(fillTemplate(templates.emailSubject, values));
+  const subject = (
+    subjectFilled || (company ? `A quick hello for ${values.firstName} at ${company}` : `A quick hello for ${values.firstName}`)
+  ).slice(0, SUBJECT_MAX_LENGTH);
+  const bodyFilled = templates.emailBody && fillTemplate(templates.emailBody, values).trim();
+  if (bodyFilled) return { subject, body: bodyFilled.slice(0, BODY_MAX_LENGTH) };
+  const voice = voiceOf(brief.tone);
   const body = [
-    `Hi ${who},`,
-    `${noticed} I'd love to share a few ideas that might be useful to you and hear how you approach things.`,
-    'Would you be open to a short chat in the coming weeks?',
-    'Best regards',
+    `${voice.greeting} ${values.firstName},`,
+    `${noticed(prompt.profile)} ${
+      brief.offer
+        ? offerSentence(brief.offer)
+        : "I'd love to share a few ideas that might be useful to you and hear how you approach things."
+    }`,
+    brief.callToAction ? sentence(brief.callToAction) : 'Would you be open to a short chat in the coming weeks?',
+    closing(voice, brief, '\n'),
   ].join('\n\n');
-  return { subject, body };
+  return { subject, body: body.slice(0, BODY_MAX_LENGTH) };
 }
 
-/** "as CTO at Acme", "as CTO", "at Acme", or '' when the look-up found neither. */
+function valuesFor(prompt: OutreachPrompt, lead: { name: string }): TemplateValues {
+  const { title, company } = prompt.profile;
+  return templateValues({ leadName: lead.name, profile: { title, company }, brief: prompt.brief });
+}
+
+interface Voice {
+  readonly greeting: string;
+  readonly signOff: string;
+}
+
+/** How the tone sounds at the start and the end of a message. */
+function voiceOf(tone: string | null): Voice {
+  if (tone && /\b(formal|professional|respectful|polite)\b/i.test(tone)) return { greeting: 'Dear', signOff: 'Kind regards' };
+  if (tone && /\b(casual|informal|relaxed|playful|chatty|warm|friendly)\b/i.test(tone)) return { greeting: 'Hey', signOff: 'Cheers' };
+  return { greeting: 'Hi', signOff: 'Best regards' };
+}
+
+/** "as CTO at Acme": what the profile look-up found, when it is fit to repeat. */
+function noticed(profile: Profile): string {
+  const role = roleOf(profile);
+  return role ? `I came across your profile and was impressed by your work ${role}.` : 'I came across your profile.';
+}
+
+/** The sign-off, then the signature (or the sender's name) on its own line. */
+function closing(voice: Voice, brief: OutreachPrompt['brief'], separator: string): string {
+  const signature = brief.signature ?? brief.senderName;
+  return signature ? `${voice.signOff},${separator}${signature}` : voice.signOff;
+}
+
+/** "A free review of your CI" → "I'd like to offer you a free review of your CI." */
+function offerSentence(offer: string): string {
+  const text = oneLine(offer);
+  // "A …" and "Our …" start lower-case after "offer you"; "CI …" (an acronym) stays as it is.
+  const lowered = /^\p{Lu}(?:\p{Ll}|\s|$)/u.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
+  return sentence(`I'd like to offer you ${lowered}`);
+}
+
+/** The text as one sentence: one line, ending with its own punctuation or a full stop. */
+function sentence(text: string): string {
+  const line = oneLine(text);
+  return /[.!?…)]$/.test(line) ? line : `${line}.`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** "as CTO at Acme", "as CTO", "at Acme", or '' when the look-up found neither (or nothing fit to repeat). */
 function roleOf(profile: Profile): string {
-  const title = profileText(profile.title);
-  const company = profileText(profile.company);
+  const title = outsideText(profile.title);
+  const company = outsideText(profile.company);
   return [title && `as ${title}`, company && `at ${company}`].filter(Boolean).join(' ');
-}
-
-function profileText(value: string | undefined): string {
-  return (value ?? '').replace(/\s+/g, ' ').trim().slice(0, PROFILE_TEXT_MAX).trim();
-}
-
-/** The first word of the name that starts with a letter, without quotes or brackets around it. */
-function firstName(name: string): string {
-  const word = /[\p{L}\p{M}][\p{L}\p{M}\p{N}'’.-]*/u.exec(name)?.[0].replace(/['’.-]+$/u, '');
-  return word ? word.slice(0, FIRST_NAME_MAX) : 'there';
 }
 
 /**
@@ -165,6 +255,8 @@ function read(text: string): OutreachPrompt | null {
     quotaRemaining: remaining !== null && /^\d+$/.test(remaining) ? Number(remaining) : null,
     cooldownHours: cooldown >= 0.01 && cooldown <= COOLDOWN_MAX_HOURS ? cooldown : null,
     tools,
+    brief: textsOf(BRIEF_FIELDS, BRIEF_LABELS, field),
+    templates: textsOf(TEMPLATE_FIELDS, TEMPLATE_LABELS, field),
     secrets:
       secrets === null || secrets === 'none'
         ? []
@@ -184,4 +276,23 @@ function profileOf(line: string | null): Profile {
     if (match && !fields.has(match[1])) fields.set(match[1], match[2]);
   }
   return { title: fields.get('title'), company: fields.get('company') };
+}
+
+/** The brief's texts, each a JSON string on its line (or `none`). */
+function textsOf<K extends string>(
+  fields: readonly K[],
+  labels: Readonly<Record<K, string>>,
+  field: (label: string) => string | null,
+): Record<K, string | null> {
+  return Object.fromEntries(fields.map((name) => [name, jsonText(field(labels[name]))])) as Record<K, string | null>;
+}
+
+function jsonText(value: string | null): string | null {
+  if (value === null || !value.startsWith('"')) return null;
+  try {
+    const text: unknown = JSON.parse(value);
+    return typeof text === 'string' && text.trim() !== '' ? text : null;
+  } catch {
+    return null;
+  }
 }
