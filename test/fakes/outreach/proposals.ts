@@ -13,10 +13,11 @@ export const CAMPAIGN = { id: 'c0ffee00-0000-4000-8000-000000000001', name: 'Q4 
 export const LEAD = { name: 'Jane Doe', linkedinUrl: 'https://www.linkedin.com/in/jane-doe/', email: 'jane@acme.example' };
 export const SECRET_NAMES = ['linkedin-session', 'linkedin_backup'];
 
+const WEEK = { used: 10, limit: null, byDay: {} };
 const QUOTA: QuotaState = {
-  profile_lookup: { campaign: { used: 10, limit: 50 }, owner: { used: 10, limit: 100 } },
-  linkedin_message: { campaign: { used: 10, limit: 50 }, owner: { used: 10, limit: 100 } },
-  email: { campaign: { used: 10, limit: 50 }, owner: { used: 10, limit: 100 } },
+  profile_lookup: { campaign: { used: 10, limit: 50, week: WEEK }, owner: { used: 10, limit: 100, week: { ...WEEK, limit: 500 } } },
+  linkedin_message: { campaign: { used: 10, limit: 50, week: WEEK }, owner: { used: 10, limit: 100, week: { ...WEEK, limit: 100 } } },
+  email: { campaign: { used: 10, limit: 50, week: WEEK }, owner: { used: 10, limit: 100, week: { ...WEEK, limit: 500 } } },
 };
 
 export function taskContext(type: OutreachTaskType, doNotContact: readonly string[] = []): TaskCycleContext {

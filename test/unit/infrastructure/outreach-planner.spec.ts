@@ -19,8 +19,9 @@ type TaskContext = Extract<CycleContext, { kind: 'task' }>;
 
 /** Today's use with `remaining` left of every kind, for the campaign and the owner alike. */
 function quota(remaining: Partial<Record<ActionKind, number>> = {}): QuotaState {
-  const use = (kind: ActionKind) => ({ used: 20 - (remaining[kind] ?? 10), limit: 20 });
-  const both = (kind: ActionKind) => ({ campaign: use(kind), owner: { used: 0, limit: 100 } });
+  const week = { used: 0, limit: null, byDay: {} };
+  const use = (kind: ActionKind) => ({ used: 20 - (remaining[kind] ?? 10), limit: 20, week });
+  const both = (kind: ActionKind) => ({ campaign: use(kind), owner: { used: 0, limit: 100, week } });
   return { profile_lookup: both('profile_lookup'), linkedin_message: both('linkedin_message'), email: both('email') };
 }
 
@@ -96,7 +97,13 @@ describe(OfflineLanguageModel.name, () => {
 
     it("waits when the owner's quota is used up though the campaign's is not", async () => {
       const context = taskContext('SendLinkedInMessage', {
-        quota: { ...quota(), linkedin_message: { campaign: { used: 0, limit: 20 }, owner: { used: 50, limit: 50 } } },
+        quota: {
+          ...quota(),
+          linkedin_message: {
+            campaign: { used: 0, limit: 20, week: { used: 0, limit: null, byDay: {} } },
+            owner: { used: 50, limit: 50, week: { used: 50, limit: 100, byDay: {} } },
+          },
+        },
       });
       await expect(planFor(context)).resolves.toMatchObject({ action: 'wait_cooldown' });
     });
