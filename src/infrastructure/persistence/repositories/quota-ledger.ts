@@ -1,67 +1,172 @@
 import type { DailyLimits } from '../../../domain/outreach/campaign';
 import { ACTION_KINDS, type ActionKind } from '../../../domain/outreach/outreach-task';
-import { QUOTA_SCOPES, type QuotaScope, type QuotaState } from '../../../domain/outreach/quota';
+import {
+  type OwnerLimits,
+  QUOTA_SCOPES,
+  type QuotaBlock,
+  type QuotaScope,
+  type QuotaState,
+  scopeBlock,
+  type ScopeUse,
+  type SlotLimits,
+  WEEK_DAYS,
+  type WeeklyLimits,
+} from '../../../domain/outreach/quota';
 import { z } from 'zod';
-import { changeRows, type Sql, selectRows, sql } from '../sql';
+import { changeRows, run, type Sql, selectRows, sql } from '../sql';
 
-const QUOTA_ROW = z.object({ scope: z.enum(QUOTA_SCOPES), kind: z.enum(ACTION_KINDS), used: z.number() });
+/*
+ * quota_ledger holds the slots taken per scope (a campaign, or its owner across campaigns),
+ * kind and UTC day. A day's use is its row; a rolling week's is the sum of the rows of that
+ * day and the 6 before it (and of any later day: see reserveSlot). Rows are never deleted,
+ * so slots taken before weekly limits existed count in the week like any other.
+ */
+
+const QUOTA_ROW = z.object({ scope: z.enum(QUOTA_SCOPES), kind: z.enum(ACTION_KINDS), day: z.string(), used: z.number() });
 
 const USED_ROW = z.object({ used: z.number() });
 
-/** Today's use of each kind against the campaign's and the owner's limits, from quota_ledger. */
-export async function readQuota(
-  db: Sql,
-  campaign: { readonly id: string; readonly ownerId: string; readonly dailyLimits: DailyLimits },
-  ownerLimits: Readonly<Record<ActionKind, number>>,
-  day: string,
-): Promise<QuotaState> {
-  const rows = await selectRows(
-    db,
-    sql`SELECT scope, kind, used FROM quota_ledger
-        WHERE day = ${day} AND ((scope = 'campaign' AND scope_id = ${campaign.id}) OR (scope = 'owner' AND scope_id = ${campaign.ownerId}))`,
-    QUOTA_ROW,
-  );
-  const used = (scope: QuotaScope, kind: ActionKind) => rows.find((row) => row.scope === scope && row.kind === kind)?.used ?? 0;
-  return Object.fromEntries(
-    ACTION_KINDS.map((kind) => [
-      kind,
-      {
-        campaign: { used: used('campaign', kind), limit: campaign.dailyLimits[kind] },
-        owner: { used: used('owner', kind), limit: ownerLimits[kind] },
-      },
-    ]),
-  ) as QuotaState;
+/** A campaign as the ledger needs it: who owns it and its own limits. */
+export interface QuotaCampaign {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly dailyLimits: DailyLimits;
+  readonly weeklyLimits: WeeklyLimits;
 }
 
 /**
- * Takes one slot of `kind` in `scope` for `day` unless `limit` is reached: one statement,
- * so concurrent reservations serialise on the row and never pass the limit.
+ * Today's and the rolling week's use of each kind against the campaign's and the owner's
+ * limits, from quota_ledger: one statement, so the day and the week agree.
+ */
+export async function readQuota(db: Sql, campaign: QuotaCampaign, ownerLimits: OwnerLimits, day: string): Promise<QuotaState> {
+  const rows = await selectRows(
+    db,
+    sql`SELECT scope, kind, day::text AS day, used FROM quota_ledger
+        WHERE day > ${day}::date - ${WEEK_DAYS}::int
+          AND ((scope = 'campaign' AND scope_id = ${campaign.id}) OR (scope = 'owner' AND scope_id = ${campaign.ownerId}))`,
+    QUOTA_ROW,
+  );
+  const limits: Readonly<Record<QuotaScope, SlotLimitsByKind>> = {
+    campaign: { daily: campaign.dailyLimits, weekly: campaign.weeklyLimits },
+    owner: ownerLimits,
+  };
+  return Object.fromEntries(
+    ACTION_KINDS.map((kind) => [
+      kind,
+      Object.fromEntries(
+        QUOTA_SCOPES.map((scope) => [
+          scope,
+          scopeUse(
+            rows.filter((row) => row.scope === scope && row.kind === kind),
+            day,
+            { day: limits[scope].daily[kind], week: limits[scope].weekly[kind] },
+          ),
+        ]),
+      ),
+    ]),
+  ) as unknown as QuotaState;
+}
+
+interface SlotLimitsByKind {
+  readonly daily: Readonly<Record<ActionKind, number>>;
+  readonly weekly: Readonly<Record<ActionKind, number | null>>;
+}
+
+function scopeUse(rows: readonly { day: string; used: number }[], day: string, limits: SlotLimits): ScopeUse {
+  const byDay = Object.fromEntries(rows.filter((row) => row.used > 0).map((row) => [row.day, row.used]));
+  return {
+    used: rows.find((row) => row.day === day)?.used ?? 0,
+    limit: limits.day,
+    week: { used: rows.reduce((sum, row) => sum + row.used, 0), limit: limits.week, byDay },
+  };
+}
+
+/** One slot of `kind` in one scope, on `day`, checked against that scope's limits. */
+export interface Slot {
+  readonly scope: QuotaScope;
+  readonly scopeId: string;
+  readonly kind: ActionKind;
+  readonly day: string;
+  readonly limits: SlotLimits;
+}
+
+/**
+ * Takes one slot unless the day's or the rolling week's limit is reached. Call it inside a
+ * transaction; the lock it takes is held until that transaction ends.
+ *
+ * 1. The counter's row in quota_counters (scope, scope id, kind) is locked: every
+ *    reservation of that counter, whatever its day, waits here for the one before it to
+ *    commit or roll back.
+ * 2. Then one conditional upsert on the day's row. Its statement starts after the lock was
+ *    granted, so the week's sum it reads includes every slot another reservation took; and
+ *    the day's limit is checked on the newest version of the row. The week counts every row
+ *    from 6 days before `day` on, later days included: a worker whose cycle began before
+ *    midnight must still see what was taken after it.
+ *
+ * A refund (a decrement, which takes no lock) can only make the sum read here too high,
+ * never too low: it never lets a reservation pass a limit.
  * @returns whether a slot was taken.
  */
-export async function reserveSlot(
-  db: Sql,
-  slot: { scope: QuotaScope; scopeId: string; kind: ActionKind; day: string; limit: number },
-): Promise<boolean> {
-  const { limit } = slot;
+export async function reserveSlot(db: Sql, slot: Slot): Promise<boolean> {
+  await run(
+    db,
+    sql`INSERT INTO quota_counters AS c (scope, scope_id, kind) VALUES (${slot.scope}, ${slot.scopeId}, ${slot.kind})
+        ON CONFLICT (scope, scope_id, kind) DO UPDATE SET scope = c.scope`,
+  );
+  const dayLimit = sql`${slot.limits.day}::int`;
+  const weekLimit = sql`${slot.limits.week}::int`;
+  const weekHasRoom = sql`(${weekLimit} IS NULL OR (
+      SELECT coalesce(sum(w.used), 0) FROM quota_ledger w
+      WHERE w.scope = ${slot.scope} AND w.scope_id = ${slot.scopeId} AND w.kind = ${slot.kind}
+        AND w.day > ${slot.day}::date - ${WEEK_DAYS}::int) < ${weekLimit})`;
   const rows = await selectRows(
     db,
     sql`INSERT INTO quota_ledger AS q (scope, scope_id, kind, day, used, "limit")
-        SELECT ${slot.scope}, ${slot.scopeId}, ${slot.kind}, ${slot.day}, 1, ${limit}::int WHERE ${limit}::int > 0
-        ON CONFLICT (scope, scope_id, kind, day) DO UPDATE SET used = q.used + 1, "limit" = ${limit}::int
-          WHERE q.used < ${limit}::int
+        SELECT ${slot.scope}, ${slot.scopeId}, ${slot.kind}, ${slot.day}, 1, ${dayLimit} WHERE ${dayLimit} > 0 AND ${weekHasRoom}
+        ON CONFLICT (scope, scope_id, kind, day) DO UPDATE SET used = q.used + 1, "limit" = ${dayLimit}
+          WHERE q.used < ${dayLimit} AND ${weekHasRoom}
         RETURNING used`,
     USED_ROW,
   );
   return rows.length === 1;
 }
 
-/** Gives back the slot `reserveSlot` took on `day` for this action, in both scopes (never below 0). */
-export async function refundSlot(db: Sql, actionId: string, day: string): Promise<void> {
-  await changeRows(
+/**
+ * Why `reserveSlot` refused `slot`: the limit that binds in its scope and when its next slot
+ * frees. Call it in the same transaction, after the refusal (the counter is still locked).
+ * If a refund committed in between and the scope has room again, its next slot frees now:
+ * the tighter of its two windows, until `now`.
+ */
+export async function refusalOf(db: Sql, slot: Slot, now: Date): Promise<QuotaBlock> {
+  const rows = await selectRows(
     db,
-    sql`UPDATE quota_ledger q SET used = q.used - 1
-        FROM outreach_actions a
-        WHERE a.id = ${actionId} AND q.kind = a.kind AND q.day = ${day} AND q.used > 0
-          AND ((q.scope = 'campaign' AND q.scope_id = a.campaign_id) OR (q.scope = 'owner' AND q.scope_id = a.owner_id))`,
+    sql`SELECT scope, kind, day::text AS day, used FROM quota_ledger
+        WHERE scope = ${slot.scope} AND scope_id = ${slot.scopeId} AND kind = ${slot.kind} AND day > ${slot.day}::date - ${WEEK_DAYS}::int`,
+    QUOTA_ROW,
   );
+  const use = scopeUse(rows, slot.day, slot.limits);
+  const of = { kind: slot.kind, scope: slot.scope };
+  const block = scopeBlock(use, of, now);
+  if (block) return block;
+  const { week } = use;
+  return week.limit !== null && week.limit - week.used < use.limit - use.used
+    ? { ...of, window: 'week', limit: week.limit, used: week.used, until: now }
+    : { ...of, window: 'day', limit: use.limit, used: use.used, until: now };
+}
+
+/**
+ * Gives back the slot `reserveSlot` took on `day` for this action, in both scopes (never
+ * below 0); the week, a sum of days, gets it back with the day. The campaign's row first,
+ * then the owner's: the order reservations lock them in, so the two never deadlock.
+ */
+export async function refundSlot(db: Sql, actionId: string, day: string): Promise<void> {
+  for (const scope of QUOTA_SCOPES) {
+    await changeRows(
+      db,
+      sql`UPDATE quota_ledger q SET used = q.used - 1
+          FROM outreach_actions a
+          WHERE a.id = ${actionId} AND q.kind = a.kind AND q.day = ${day} AND q.used > 0 AND q.scope = ${scope}
+            AND q.scope_id = ${scope === 'campaign' ? sql`a.campaign_id` : sql`a.owner_id`}`,
+    );
+  }
 }

@@ -1,0 +1,233 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ClaimedTask } from '../../src/application/outreach/ports/outreach-cycle-store.port';
+import { draftCampaign } from '../../src/domain/outreach/campaign';
+import { draftLead } from '../../src/domain/outreach/lead';
+import type { ActionKind } from '../../src/domain/outreach/outreach-task';
+import { addDays, type OwnerLimits, slotLimits } from '../../src/domain/outreach/quota';
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
+import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
+import { readQuota, refusalOf, reserveSlot, type Slot } from '../../src/infrastructure/persistence/repositories/quota-ledger';
+import { RecordingMetrics } from '../fakes/recording-metrics';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/**
+ * The quota reservation (quota-ledger.ts reserveSlot, through PostgresOutreachCycleStore.begin):
+ * a day's and a rolling week's limits checked in the one reservation, exact when reservations
+ * race (truly at once on PostgreSQL; one after another on PGlite, which has one connection).
+ */
+describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let users: PostgresUserRepository;
+  let campaigns: PostgresCampaignRepository;
+  let store: PostgresOutreachCycleStore;
+  /** Wednesday 2026-11-18, 14:20 UTC. */
+  const now = new Date('2026-11-18T14:20:00.000Z');
+  const today = '2026-11-18';
+  const midnight = (day: string) => new Date(`${day}T00:00:00.000Z`);
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    users = new PostgresUserRepository(database.dataSource);
+    campaigns = new PostgresCampaignRepository(database.dataSource);
+    store = new PostgresOutreachCycleStore(database.dataSource, new AuditAppender(new RecordingMetrics()));
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  const sql = <T>(query: string, parameters: unknown[] = []) => database.dataSource.query<T>(query, parameters);
+  const newOwner = async () =>
+    (await users.create({ email: `owner-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })).id;
+  /** Slots taken on `day` before, as the ledger holds them (e.g. before weekly limits existed). */
+  const taken = (scope: 'campaign' | 'owner', scopeId: string, kind: ActionKind, day: string, used: number) =>
+    sql(`INSERT INTO quota_ledger (scope, scope_id, kind, day, used, "limit") VALUES ($1, $2, $3, $4, $5, 100)`, [
+      scope,
+      scopeId,
+      kind,
+      day,
+      used,
+    ]);
+  const ledgerSum = async (scope: string, scopeId: string, kind: ActionKind, from: string) =>
+    Number(
+      (
+        await sql<{ n: string }[]>(
+          `SELECT coalesce(sum(used), 0) AS n FROM quota_ledger WHERE scope = $1 AND scope_id = $2 AND kind = $3 AND day >= $4`,
+          [scope, scopeId, kind, from],
+        )
+      )[0].n,
+    );
+
+  it('never passes a weekly limit when reservations race, across a midnight too, counting the days taken before', async () => {
+    const ownerId = randomUUID();
+    // 3 messages 2 days ago (slots from before weekly limits: the ledger already holds them) and
+    // 1 eight days ago, outside the week. Weekly limit 7: 4 slots are left, whatever the daily limit.
+    await taken('owner', ownerId, 'linkedin_message', addDays(today, -2), 3);
+    await taken('owner', ownerId, 'linkedin_message', addDays(today, -8), 1);
+    const slot = (day: string): Slot => ({
+      scope: 'owner',
+      scopeId: ownerId,
+      kind: 'linkedin_message',
+      day,
+      limits: { day: 100, week: 7 },
+    });
+    // Half the racers are late by a midnight: a cycle that began yesterday reserves on yesterday's row.
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        database.dataSource.transaction((manager) => reserveSlot(manager, slot(i % 2 ? today : addDays(today, -1)))),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(4);
+    expect(await ledgerSum('owner', ownerId, 'linkedin_message', addDays(today, -6))).toBe(7);
+
+    // Refused with the week, until Nov 16 (its oldest counted day) leaves the window: the start of Nov 23.
+    const block = await database.dataSource.transaction((manager) => refusalOf(manager, slot(today), now));
+    expect(block).toEqual({ kind: 'linkedin_message', scope: 'owner', window: 'week', limit: 7, used: 7, until: midnight('2026-11-23') });
+    // A week later, Nov 16 has left: a reservation on Nov 23 finds 3 places (the 4 of Nov 17 and 18 still count).
+    const later = await Promise.all(
+      Array.from({ length: 5 }, () => database.dataSource.transaction((manager) => reserveSlot(manager, slot('2026-11-23')))),
+    );
+    expect(later.filter(Boolean)).toHaveLength(3);
+  });
+
+  it('never passes a daily limit either, and takes no slot with a limit of 0', async () => {
+    const campaignId = randomUUID();
+    const slot: Slot = { scope: 'campaign', scopeId: campaignId, kind: 'email', day: today, limits: { day: 3, week: null } };
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => database.dataSource.transaction((manager) => reserveSlot(manager, slot))),
+    );
+    expect(results.filter(Boolean)).toHaveLength(3);
+    expect(await database.dataSource.transaction((manager) => refusalOf(manager, slot, now))).toEqual({
+      kind: 'email',
+      scope: 'campaign',
+      window: 'day',
+      limit: 3,
+      used: 3,
+      until: midnight('2026-11-19'),
+    });
+    const closed: Slot = { ...slot, scopeId: randomUUID(), limits: { day: 10, week: 0 } };
+    expect(await database.dataSource.transaction((manager) => reserveSlot(manager, closed))).toBe(false);
+  });
+
+  describe('through the cycle store', () => {
+    const ownerLimits: OwnerLimits = {
+      daily: { profile_lookup: 100, linkedin_message: 100, email: 100 },
+      weekly: { profile_lookup: 500, linkedin_message: 5, email: 500 },
+    };
+
+    /** An active campaign whose look-ups are done, so that its LinkedIn messages are due. */
+    async function messagesDue(ownerId: string, leads: number, weeklyLimits: Record<string, number | null> = {}): Promise<string> {
+      const campaign = await campaigns.create(ownerId, draftCampaign({ name: 'Weekly', weeklyLimits }), now);
+      const slugs = Array.from({ length: leads }, () => `lead-${randomBytes(4).toString('hex')}`);
+      await campaigns.addLeads(
+        campaign.id,
+        slugs.map((slug) => draftLead({ name: slug, linkedinUrl: `https://www.linkedin.com/in/${slug}/`, email: null })),
+        now,
+      );
+      await campaigns.update(ownerId, campaign.id, { status: 'active' }, now, 'draft');
+      await sql(`UPDATE outreach_tasks SET status = 'Completed', completed_at = $2 WHERE campaign_id = $1 AND type = 'ScrapeProfile'`, [
+        campaign.id,
+        now,
+      ]);
+      return campaign.id;
+    }
+
+    async function begin(claim: ClaimedTask) {
+      const context = await store.loadTaskContext(claim, { day: today, ownerLimits, secretNames: [] });
+      const decisionId = randomUUID();
+      const profileUrl = context!.lead.linkedinUrl;
+      return {
+        context: context!,
+        result: await store.begin({
+          claim,
+          decisionId,
+          proposal: { action: 'linkedin_send_message', args: { profileUrl, message: 'Hello there' }, reason: 'The task asks for it.' },
+          kind: 'linkedin_message',
+          channel: 'linkedin',
+          idempotencyMaterial: `${claim.taskId}:${claim.attempts}`,
+          limits: slotLimits(context!.quota, 'linkedin_message'),
+          day: today,
+          now,
+          leaseMs: 60_000,
+          audit: {
+            source: 'outreach',
+            actorId: claim.ownerId,
+            campaignId: claim.campaignId,
+            outreachTaskId: claim.taskId,
+            decisionId,
+            tool: 'linkedin_send_message',
+            arguments: { profileUrl, message: 'Hello there' },
+            securityEvents: [],
+          },
+        }),
+      };
+    }
+
+    const claim = async (campaignId: string) => (await store.claimTask({ workerId: 'worker-1', now, leaseMs: 60_000, campaignId }))!;
+
+    it("reserves within the campaign's and the owner's weeks, refuses with the limit that binds, and a refund gives the week back", async () => {
+      const ownerId = await newOwner();
+      await taken('owner', ownerId, 'linkedin_message', addDays(today, -2), 3);
+      const first = await messagesDue(ownerId, 3, { linkedin_message: 1 });
+      const second = await messagesDue(ownerId, 3);
+
+      // The context knows both weeks: the campaign's own limit of 1, the owner's 5 with 3 taken.
+      const one = await begin(await claim(first));
+      expect(one.context.quota.linkedin_message).toEqual({
+        campaign: { used: 0, limit: 50, week: { used: 0, limit: 1, byDay: {} } },
+        owner: { used: 0, limit: 100, week: { used: 3, limit: 5, byDay: { [addDays(today, -2)]: 3 } } },
+      });
+      expect(one.result.status).toBe('reserved');
+
+      // The campaign's week is full: its next message is refused, until a week after today.
+      const two = await begin(await claim(first));
+      expect(two.result).toEqual({
+        status: 'quota_exceeded',
+        scope: 'campaign',
+        block: { kind: 'linkedin_message', scope: 'campaign', window: 'week', limit: 1, used: 1, until: midnight('2026-11-25') },
+      });
+
+      // The other campaign has room of its own; the owner's week takes one more, then is full.
+      const three = await begin(await claim(second));
+      expect(three.result.status).toBe('reserved');
+      const four = await begin(await claim(second));
+      expect(four.context.quota.linkedin_message.owner.week).toMatchObject({ used: 5, limit: 5 });
+      expect(four.result).toMatchObject({
+        status: 'quota_exceeded',
+        scope: 'owner',
+        block: { window: 'week', limit: 5, used: 5, until: midnight('2026-11-23') },
+      });
+
+      // The channel refused the first message: its slot goes back to the day, so to both weeks too.
+      if (one.result.status !== 'reserved') throw new Error('not reserved');
+      await store.finish({
+        actionId: one.result.actionId,
+        taskId: one.context.task.id,
+        pendingSeq: one.result.pendingSeq,
+        audit: {
+          source: 'outreach',
+          actorId: ownerId,
+          campaignId: first,
+          outreachTaskId: one.context.task.id,
+          tool: 'linkedin_send_message',
+          arguments: {},
+          securityEvents: [],
+        },
+        outcome: { status: 'failed', errorCode: 'RATE_LIMITED', durationMs: 1 },
+        task: { status: 'Pending', nextRunAt: now, lastError: 'RATE_LIMITED' },
+        refundQuota: { day: today },
+        now,
+      });
+      const campaign = (await campaigns.get(ownerId, second))!;
+      const quota = await readQuota(database.dataSource, campaign, ownerLimits, today);
+      expect(quota.linkedin_message.owner.week).toEqual({ used: 4, limit: 5, byDay: { [addDays(today, -2)]: 3, [today]: 1 } });
+      expect((await begin(await claim(second))).result.status).toBe('reserved');
+    });
+  });
+});
