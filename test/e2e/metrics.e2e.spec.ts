@@ -47,7 +47,7 @@ describe('GET /metrics', () => {
     expect(moved('bridle_tool_call_seconds_count{tool="add_task"}')).toBe(1);
     expect(moved('bridle_outreach_cycles_total{status="completed",code="none"}')).toBe(1);
     expect(moved('bridle_outreach_cycles_total{status="deferred",code="QUOTA_EXCEEDED"}')).toBe(1);
-    expect(moved('bridle_quota_rejections_total{kind="profile_lookup",scope="campaign"}')).toBe(1);
+    expect(moved('bridle_quota_rejections_total{kind="profile_lookup",scope="campaign",window="day"}')).toBe(1);
     // The chat turn asked the model twice (tool call, then the answer); the cycle once.
     expect(moved('bridle_model_calls_total{provider="offline",outcome="ok"}')).toBe(3);
     expect(moved('bridle_model_tokens_total{provider="offline",direction="prompt"}')).toBeGreaterThan(0);

@@ -140,7 +140,7 @@ export class SendChatMessageUseCase {
     );
 
     this.metrics.chatTurn(result.status, (finished.getTime() - started.getTime()) / 1000);
-    if (result.failure?.class === 'BUDGET_SPENT') this.metrics.quotaRejection('chat_budget', 'user');
+    if (result.failure?.class === 'BUDGET_SPENT') this.metrics.quotaRejection('chat_budget', 'user', 'day');
     return {
       conversationId,
       response: result.text,

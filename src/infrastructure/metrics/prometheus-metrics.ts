@@ -24,7 +24,7 @@ export class PrometheusMetrics extends Metrics {
   private readonly quotaRejections = this.counter(
     'bridle_quota_rejections_total',
     'Outreach actions and chat model calls refused by a quota or budget',
-    ['kind', 'scope'],
+    ['kind', 'scope', 'window'],
   );
   private readonly auditRows = this.counter('bridle_audit_rows_appended_total', 'Rows appended to the audit log', ['source', 'status']);
 
@@ -55,8 +55,8 @@ export class PrometheusMetrics extends Metrics {
     if (tokens.completion) this.tokens.inc({ provider, direction: 'completion' }, tokens.completion);
   }
 
-  quotaRejection(kind: string, scope: string): void {
-    this.quotaRejections.inc({ kind, scope });
+  quotaRejection(kind: string, scope: string, window: string): void {
+    this.quotaRejections.inc({ kind, scope, window });
   }
 
   auditRowAppended(source: string, status: string): void {

@@ -5,7 +5,8 @@ export abstract class Metrics {
   /** `seconds` null: refused before it ran, so counted but not timed. */
   abstract toolCall(tool: string, status: string, seconds: number | null): void;
   abstract modelCall(provider: string, outcome: 'ok' | 'error', seconds: number, tokens: { prompt: number; completion: number }): void;
-  abstract quotaRejection(kind: string, scope: string): void;
+  /** `window`: the limit's window (`day`, or `week` for an outreach rolling week). */
+  abstract quotaRejection(kind: string, scope: string, window: string): void;
   abstract auditRowAppended(source: string, status: string): void;
   /** Everything counted so far, in Prometheus text format. */
   abstract render(): Promise<string>;
