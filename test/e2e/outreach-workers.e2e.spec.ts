@@ -150,6 +150,83 @@ describeOnPostgres('outreach worker processes on PostgreSQL', () => {
     ).toBe(100);
   }, 180_000);
 
+  it('4 workers, a weekly limit of 7 LinkedIn messages over two campaigns: exactly 7 in the window, whatever the daily limits', async () => {
+    const user = await signUpAndIn(sut.http);
+    // Daily limits well above the week's: 50 a day per campaign and 100 per owner by default.
+    const campaignIds = [
+      await startedCampaign(sut.http, user, 'Weekly A', leads(10, 'weekly-a', { email: false })),
+      await startedCampaign(sut.http, user, 'Weekly B', leads(10, 'weekly-b', { email: false })),
+    ];
+    // 2 messages 3 days ago (slots the ledger held before weekly limits existed count too): 5 are left.
+    const today = new Date().toISOString().slice(0, 10);
+    const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000);
+    await sql.query(
+      `INSERT INTO quota_ledger (scope, scope_id, kind, day, used, "limit") VALUES ('owner', $1, 'linkedin_message', $2, 2, 100)`,
+      [user.userId, day(-3).toISOString().slice(0, 10)],
+    );
+
+    const workers = Array.from({ length: 4 }, () => startWorker({ OUTREACH_OWNER_WEEKLY_LINKEDIN_MESSAGES: '7' }));
+    const settled = async () => {
+      const busy = await count(
+        `SELECT count(*) AS n FROM outreach_tasks t WHERE t.campaign_id = ANY($1::uuid[])
+           AND (t.status = 'InProgress' OR (t.status = 'Pending' AND t.next_run_at <= now() AND NOT EXISTS
+             (SELECT 1 FROM outreach_tasks p WHERE p.lead_id = t.lead_id AND p.step < t.step AND p.status IN ('Pending', 'InProgress'))))`,
+        [campaignIds],
+      );
+      const looked = await count(
+        `SELECT count(*) AS n FROM outreach_actions WHERE campaign_id = ANY($1::uuid[]) AND kind = 'profile_lookup' AND status <> 'in_flight'`,
+        [campaignIds],
+      );
+      return busy === 0 && looked === 20;
+    };
+    await until(settled, 'both campaigns to use their week', 120_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    expect(await Promise.all(workers.map((worker) => worker.exited))).toEqual([0, 0, 0, 0]);
+
+    const byKind = await sql.query<{ kind: string; status: string; n: string }[]>(
+      `SELECT kind, status, count(*) AS n FROM outreach_actions WHERE campaign_id = ANY($1::uuid[]) GROUP BY kind, status ORDER BY kind`,
+      [campaignIds],
+    );
+    expect(byKind).toEqual([
+      { kind: 'linkedin_message', status: 'succeeded', n: '5' },
+      { kind: 'profile_lookup', status: 'succeeded', n: '20' },
+    ]);
+    // Exactly 7 in the owner's window (today and the 6 days before): the 2 from before and 5 now.
+    expect(
+      await count(
+        `SELECT coalesce(sum(used), 0) AS n FROM quota_ledger
+         WHERE scope = 'owner' AND scope_id = $1 AND kind = 'linkedin_message' AND day > $2::date - 7`,
+        [user.userId, today],
+      ),
+    ).toBe(7);
+    expect(await count(`SELECT count(*) AS n FROM sandbox_linkedin_actions WHERE kind = 'message' AND profile_url LIKE '%/weekly-%'`)).toBe(
+      5,
+    );
+    // Every other message waits for the oldest counted day to leave the window (3 days ago + 7 days), not for midnight.
+    const waiting = await sql.query<{ status: string; last_error: string; next_run_at: Date; n: string }[]>(
+      `SELECT status, last_error, next_run_at, count(*) AS n FROM outreach_tasks
+       WHERE campaign_id = ANY($1::uuid[]) AND type = 'SendLinkedInMessage' AND status <> 'Completed'
+       GROUP BY status, last_error, next_run_at`,
+      [campaignIds],
+    );
+    expect(waiting).toEqual([{ status: 'Pending', last_error: 'QUOTA_EXCEEDED', next_run_at: day(4), n: '15' }]);
+    // The refusals say which limit and until when.
+    const refusals = await sql.query<{ result: unknown }[]>(
+      `SELECT result FROM audit_log WHERE campaign_id = ANY($1::uuid[]) AND error_code = 'QUOTA_EXCEEDED'`,
+      [campaignIds],
+    );
+    expect(refusals.length).toBeGreaterThan(0);
+    const freesAt = day(4).toISOString();
+    for (const { result } of refusals) {
+      // Refused by the context check before the model, or by the reservation itself after it.
+      expect([
+        { problems: [`the owner's weekly LinkedIn message limit (7 in 7 days) is reached; the next slot frees at ${freesAt}`] },
+        { scope: 'owner', window: 'week', limit: 7, used: 7, until: freesAt },
+      ]).toContainEqual(result);
+    }
+  }, 180_000);
+
   it('a worker killed after the audit row: after restart and the sweeper, each key reached the channel at most once', async () => {
     const env = { OUTREACH_LEASE_MS: '2000', OUTREACH_ACTION_TIMEOUT_MS: '600000', OUTREACH_SWEEP_INTERVAL_MS: '300' };
     const user = await signUpAndIn(sut.http);
