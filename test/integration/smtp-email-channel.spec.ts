@@ -1,12 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { ChannelError } from '../../src/domain/outreach/channel-errors';
 import { type EmailDeliveryLog, SmtpEmailChannel } from '../../src/infrastructure/outreach/email/smtp-email-channel';
+import { SmtpTestServer } from '../support/smtp-test-server';
 
 const FROM = 'Bridle <outreach@bridle.test>';
 const DOMAIN = 'mail.bridle.test';
 const PASSWORD = 's3cret-smtp-pass';
+const UNSUBSCRIBE_URL = 'https://bridle.example/unsubscribe/dW5zdWJzY3JpYmU.c2lnbmF0dXJl';
 
 class InMemoryEmailDeliveryLog implements EmailDeliveryLog {
   readonly deliveries = new Map<string, { messageId: string; response: string }>();
@@ -19,79 +20,6 @@ class InMemoryEmailDeliveryLog implements EmailDeliveryLog {
     if (!this.deliveries.has(idempotencyKey)) this.deliveries.set(idempotencyKey, delivery);
     return Promise.resolve();
   }
-}
-
-interface ReceivedMail {
-  envelope: { from: string; to: string[] };
-  headers: Map<string, string>;
-  messageId: string | undefined;
-  body: string;
-}
-
-type Handlers = Pick<SMTPServerOptions, 'onMailFrom' | 'onRcptTo' | 'onData'>;
-
-/** A real smtp-server on a free port; tests swap its handlers, it keeps what it accepted. */
-class SmtpTestServer {
-  readonly received: ReceivedMail[] = [];
-  private handlers: Handlers = {};
-  private readonly server: SMTPServer;
-
-  private constructor(options: SMTPServerOptions) {
-    this.server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      closeTimeout: 100,
-      onMailFrom: (address, session, callback) => (this.handlers.onMailFrom ?? ((_a, _s, cb) => cb()))(address, session, callback),
-      onRcptTo: (address, session, callback) => (this.handlers.onRcptTo ?? ((_a, _s, cb) => cb()))(address, session, callback),
-      onData: (stream, session, callback) => {
-        if (this.handlers.onData) return this.handlers.onData(stream, session, callback);
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () => {
-          const envelope = {
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          };
-          this.received.push({ envelope, ...parseMessage(Buffer.concat(chunks).toString('utf8')) });
-          callback(null, 'Message queued as 42');
-        });
-      },
-      ...options,
-    });
-  }
-
-  static async start(options: SMTPServerOptions = {}): Promise<SmtpTestServer> {
-    const started = new SmtpTestServer(options);
-    await new Promise<void>((resolve) => started.server.listen(0, '127.0.0.1', resolve));
-    return started;
-  }
-
-  get url(): string {
-    return `smtp://127.0.0.1:${(this.server.server.address() as AddressInfo).port}`;
-  }
-
-  use(handlers: Handlers): void {
-    this.handlers = handlers;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-/** Unfolds the header block and keeps the body as sent: enough for a short plain-text mail. */
-function parseMessage(raw: string): Omit<ReceivedMail, 'envelope'> {
-  const split = raw.indexOf('\r\n\r\n');
-  const headers = new Map<string, string>();
-  for (const line of raw
-    .slice(0, split)
-    .replace(/\r\n[ \t]+/g, ' ')
-    .split('\r\n')) {
-    const colon = line.indexOf(':');
-    headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-  }
-  return { headers, messageId: headers.get('message-id'), body: raw.slice(split + 4).replace(/\r\n$/, '') };
 }
 
 function smtpError(responseCode: number, message: string): Error {
@@ -170,7 +98,14 @@ describe(SmtpEmailChannel.name, () => {
   }
 
   function mail(idempotencyKey: string, signal = new AbortController().signal) {
-    return { idempotencyKey, to: 'ada@example.com', subject: 'Quick question', body: 'Hello Ada,\r\nhow are you?', signal };
+    return {
+      idempotencyKey,
+      to: 'ada@example.com',
+      subject: 'Quick question',
+      body: 'Hello Ada,\r\nhow are you?',
+      unsubscribeUrl: UNSUBSCRIBE_URL,
+      signal,
+    };
   }
 
   beforeAll(async () => {
@@ -204,8 +139,24 @@ describe(SmtpEmailChannel.name, () => {
     expect(received.headers.get('subject')).toBe('Quick question');
     expect(received.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(received.body).toBe('Hello Ada,\r\nhow are you?');
+    // RFC 2369 and RFC 8058: the link (the one in the footer) and the one-click POST.
+    expect(received.headers.get('list-unsubscribe')).toBe(`<${UNSUBSCRIBE_URL}>`);
+    expect(received.headers.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
     await expect(sut.find('lead-1.email.1')).resolves.toEqual({ kind: 'message', messageId: `<lead-1.email.1@${DOMAIN}>` });
     expect(log.deliveries.get('lead-1.email.1')?.response).toContain('Message queued as 42');
+  });
+
+  it('keeps a long unsubscribe link whole, in the header and in a body that needs quoted-printable', async () => {
+    const url = `https://bridle.example/outreach/unsubscribe/${'a'.repeat(300)}.${'b'.repeat(43)}`;
+    const body = `Hello Ada, ${'é'.repeat(10)}\n\n-- \nTo get no more emails from this sender, unsubscribe here:\n${url}\n`;
+
+    await sut.send({ ...mail('lead-1.email.2'), body, unsubscribeUrl: url });
+
+    const [received] = smtp.received;
+    expect(received.headers.get('content-transfer-encoding')).toBe('quoted-printable');
+    expect(received.headers.get('list-unsubscribe')).toBe(`<${url}>`);
+    // The server's copy lost its last line break only.
+    expect(received.text.replace(/\r\n/g, '\n')).toBe(body.replace(/\n$/, ''));
   });
 
   it('sends once per key: a second send reaches no server and returns the first id', async () => {

@@ -27,11 +27,21 @@ export abstract class LinkedInChannel {
   abstract useSession(session: string): Promise<void>;
 }
 
+/** One outreach email, as the controller hands it to a channel. */
+export interface OutgoingEmail {
+  readonly to: string;
+  readonly subject: string;
+  /** The text to send as it is: it already ends with the unsubscribe footer (domain/outreach/unsubscribe.ts). */
+  readonly body: string;
+  /** The link in that footer: a channel that writes headers announces it (List-Unsubscribe, RFC 8058). */
+  readonly unsubscribeUrl: string;
+}
+
 export abstract class EmailChannel {
   /** 'sandbox' or 'smtp'. */
   abstract readonly name: string;
   /** Sends once per key: a second call with the same key sends nothing and returns the first id. */
-  abstract send(input: ChannelCall & { to: string; subject: string; body: string }): Promise<{ messageId: string }>;
+  abstract send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }>;
   abstract find(idempotencyKey: string): Promise<ChannelLookup>;
 }
 

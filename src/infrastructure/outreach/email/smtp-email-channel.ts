@@ -5,7 +5,7 @@ import addressparser from 'nodemailer/lib/addressparser';
 import type { NodemailerError } from 'nodemailer/lib/errors';
 import type Mail from 'nodemailer/lib/mailer';
 import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
-import { type ChannelCall, type ChannelLookup, EmailChannel } from '../../../application/outreach/ports/channels.port';
+import { type ChannelCall, type ChannelLookup, EmailChannel, type OutgoingEmail } from '../../../application/outreach/ports/channels.port';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 
 /** What this adapter knows it handed to the SMTP server, by idempotency key. */
@@ -33,7 +33,8 @@ interface SendProgress {
 
 /**
  * Email over SMTP with nodemailer. The Message-ID is derived from the idempotency key, so a
- * receiving side can drop a duplicate too. A failure is `performed: 'no'` only when the server
+ * receiving side can drop a duplicate too. Each mail carries `List-Unsubscribe` (the footer's
+ * link) and `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. A failure is `performed: 'no'` only when the server
  * cannot have the message: it answered with a 4xx/5xx reply, or the session ended before the
  * body was sent; a connection lost once the body was on its way is `'maybe'`.
  */
@@ -61,7 +62,7 @@ export class SmtpEmailChannel extends EmailChannel {
     });
   }
 
-  async send(input: ChannelCall & { to: string; subject: string; body: string }): Promise<{ messageId: string }> {
+  async send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }> {
     if (input.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the mail was sent', 'no');
     const known = await this.deliveries.find(input.idempotencyKey);
     if (known) return { messageId: known.messageId };
@@ -79,6 +80,10 @@ export class SmtpEmailChannel extends EmailChannel {
         subject: input.subject,
         text: input.body,
         messageId,
+        // RFC 2369 and RFC 8058: mail clients offer "Unsubscribe", and one click POSTs
+        // `List-Unsubscribe=One-Click` to the link (the footer's), which Bridle serves.
+        list: { unsubscribe: input.unsubscribeUrl },
+        headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
         signal,
       });
     } catch (error) {

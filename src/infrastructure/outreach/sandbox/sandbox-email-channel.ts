@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EmailChannel, type ChannelCall, type ChannelLookup } from '../../../application/outreach/ports/channels.port';
+import { EmailChannel, type ChannelCall, type ChannelLookup, type OutgoingEmail } from '../../../application/outreach/ports/channels.port';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { raise, takeFault } from './sandbox-faults';
 import { z } from 'zod';
@@ -8,7 +8,11 @@ import { selectRow, sql } from '../../persistence/sql';
 
 const MESSAGE_ROW = z.object({ message_id: z.string() });
 
-/** An outbox table instead of an SMTP server: every email is kept once per idempotency key. */
+/**
+ * An outbox table instead of an SMTP server: every email is kept once per idempotency key,
+ * its body as sent (the unsubscribe footer included). It has no headers, so the link is
+ * only in the body.
+ */
 @Injectable()
 export class SandboxEmailChannel extends EmailChannel {
   readonly name = 'sandbox';
@@ -17,7 +21,7 @@ export class SandboxEmailChannel extends EmailChannel {
     super();
   }
 
-  async send(input: ChannelCall & { to: string; subject: string; body: string }): Promise<{ messageId: string }> {
+  async send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }> {
     if (input.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the call', 'no');
     const fault = await takeFault(this.dataSource, 'email', input.to);
     if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, input.signal);
