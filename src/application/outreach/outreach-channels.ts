@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Proposal } from '../../domain/outreach/actions';
+import { withUnsubscribeFooter } from '../../domain/outreach/unsubscribe';
 import { EmailChannel, LinkedInChannel, type ChannelLookup, type ChannelRecord } from './ports/channels.port';
+import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
 
 export type ChannelAction = Extract<Proposal, { action: 'linkedin_scrape_profile' | 'linkedin_send_message' | 'send_email' }>;
 
@@ -9,6 +11,12 @@ export interface Verification {
   readonly detail: string;
   /** What the task keeps as its output once verified. */
   readonly output: Readonly<Record<string, unknown>>;
+}
+
+/** Whose outreach an action is: the campaign's owner and the campaign (an email's unsubscribe link names both). */
+export interface ActionSender {
+  readonly ownerId: string;
+  readonly campaignId: string;
 }
 
 /** Profile fields a look-up must find; an email is often hidden, so it may be missing. */
@@ -20,6 +28,7 @@ export class OutreachChannels {
   constructor(
     private readonly linkedin: LinkedInChannel,
     private readonly email: EmailChannel,
+    private readonly unsubscribe: UnsubscribeLinks,
   ) {}
 
   static isChannelAction(proposal: Proposal): proposal is ChannelAction {
@@ -30,15 +39,35 @@ export class OutreachChannels {
     return proposal.action === 'send_email' ? this.email.name : this.linkedin.name;
   }
 
-  async perform(proposal: ChannelAction, idempotencyKey: string, signal: AbortSignal): Promise<ChannelRecord> {
+  /**
+   * The action as its channel is given it, for the task's `sent` record: an email's body
+   * with its unsubscribe footer. The same every time for the same action and sender, so the
+   * cycle and the sweeper record the text that went out. The idempotency key is the
+   * proposal's, not this.
+   */
+  asSent(proposal: ChannelAction, sender: ActionSender): ChannelAction {
+    if (proposal.action !== 'send_email') return proposal;
+    const body = withUnsubscribeFooter(proposal.args.body, this.unsubscribeUrl(proposal, sender));
+    return { ...proposal, args: { ...proposal.args, body } };
+  }
+
+  async perform(proposal: ChannelAction, idempotencyKey: string, signal: AbortSignal, sender: ActionSender): Promise<ChannelRecord> {
     switch (proposal.action) {
       case 'linkedin_scrape_profile':
         return { kind: 'profile', profile: await this.linkedin.scrapeProfile({ ...proposal.args, idempotencyKey, signal }) };
       case 'linkedin_send_message':
         return { kind: 'message', ...(await this.linkedin.sendMessage({ ...proposal.args, idempotencyKey, signal })) };
-      case 'send_email':
-        return { kind: 'message', ...(await this.email.send({ ...proposal.args, idempotencyKey, signal })) };
+      case 'send_email': {
+        // Every email, whatever its channel, carries the footer and its link.
+        const unsubscribeUrl = this.unsubscribeUrl(proposal, sender);
+        const body = withUnsubscribeFooter(proposal.args.body, unsubscribeUrl);
+        return { kind: 'message', ...(await this.email.send({ ...proposal.args, body, unsubscribeUrl, idempotencyKey, signal })) };
+      }
     }
+  }
+
+  private unsubscribeUrl(proposal: Extract<ChannelAction, { action: 'send_email' }>, sender: ActionSender): string {
+    return this.unsubscribe.url({ ownerId: sender.ownerId, campaignId: sender.campaignId, email: proposal.args.to });
   }
 
   /** What the channel did under the key; a failing look-up is 'unknowable', never a throw. */
