@@ -1,0 +1,104 @@
+import type { ActionKind, OutreachTaskType } from '../../../domain/outreach/outreach-task';
+import type { QuotaBlock, QuotaScope, SlotLimits } from '../../../domain/outreach/quota';
+import type { ApprovalPolicy, DraftProposal, DraftStatus, DraftTarget, ReviewProblem } from '../../../domain/outreach/review';
+import type { ToolAuditEntry } from '../../agent/ports/audit-log.port';
+import type { Page } from '../../shared/page';
+import type { ClaimedTask } from './outreach-cycle-store.port';
+
+/** A channel action held for its owner's review. */
+export interface StoredDraft {
+  readonly id: string;
+  readonly status: DraftStatus;
+  readonly ownerId: string;
+  readonly campaignId: string;
+  readonly campaignName: string;
+  readonly taskId: string;
+  readonly taskType: OutreachTaskType;
+  readonly leadId: string;
+  readonly leadName: string;
+  readonly decisionId: string;
+  /** The task's attempt that drafted it: with the task, the idempotency key of its one run. */
+  readonly attempt: number;
+  readonly kind: ActionKind;
+  /** The exact action, arguments and reason that run once approved. */
+  readonly proposal: DraftProposal;
+  /** sha256 of the canonical arguments: what a review names. */
+  readonly argumentsHash: string;
+  /** The UTC day its quota slot was reserved on (and is given back on). */
+  readonly quotaDay: string;
+  readonly edited: boolean;
+  readonly reviewerId: string | null;
+  readonly reviewedAt: Date | null;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export interface HoldDraft {
+  readonly claim: ClaimedTask;
+  readonly decisionId: string;
+  readonly proposal: DraftProposal;
+  readonly kind: ActionKind;
+  /** The day's and the rolling week's limits of each scope (domain/outreach/quota.ts slotLimits). */
+  readonly limits: Readonly<Record<QuotaScope, SlotLimits>>;
+  readonly day: string;
+  readonly now: Date;
+  readonly expiresAt: Date;
+  /** The action's audit entry: its row says confirmation_required, with the draft's id, hash and expiry. */
+  readonly audit: ToolAuditEntry;
+}
+
+export type HoldResult =
+  | { readonly status: 'held'; readonly draftId: string; readonly argumentsHash: string; readonly expiresAt: Date }
+  /** `block`: the limit that refused, and when its next slot frees. */
+  | { readonly status: 'quota_exceeded'; readonly scope: QuotaScope; readonly block: QuotaBlock }
+  /** The claim expired: nothing was written. */
+  | { readonly status: 'lease_lost' };
+
+export type ReviewResult =
+  | { readonly ok: true; readonly draft: StoredDraft }
+  | { readonly ok: false; readonly problem: ReviewProblem; readonly status: DraftStatus }
+  | { readonly ok: false; readonly problem: 'not_found' };
+
+export interface ExpiryReport {
+  /** Drafts past their expiry: slot given back, the task due again for a fresh draft. */
+  readonly expired: number;
+  /** Approved drafts whose task ended before they ran (e.g. the lead went on the do-not-contact list): slot given back. */
+  readonly voided: number;
+}
+
+/**
+ * Review before send, in PostgreSQL. Every method is one transaction; a decision is one
+ * conditional UPDATE on the draft's status and hash, so a double or stale review changes nothing.
+ */
+export abstract class OutreachDraftStore {
+  /** The campaign's approval policy, and how many drafts of `kind` its owner approved so far. */
+  abstract reviewState(campaignId: string, kind: ActionKind): Promise<{ policy: ApprovalPolicy; approved: number }>;
+  /**
+   * In one transaction: checks the claim and parks the task (AwaitingReview), reserves the
+   * action's quota slot in both scopes (never past a limit), appends the audit row
+   * (confirmation_required) and stores the draft bound to the hash of its arguments.
+   */
+  abstract hold(input: HoldDraft): Promise<HoldResult>;
+  /** The task's approved draft, not yet sent. */
+  abstract approvedFor(claim: ClaimedTask): Promise<StoredDraft | null>;
+  /** The owner's drafts, newest first, of one status if given. */
+  abstract list(ownerId: string, status: DraftStatus | null, limit: number, cursor: string | null): Promise<Page<StoredDraft>>;
+  /** One of the owner's drafts with what its edits are checked against; null for another owner's. */
+  abstract get(ownerId: string, draftId: string): Promise<{ draft: StoredDraft; target: DraftTarget } | null>;
+  /**
+   * awaiting_review → approved, only while its hash is `argumentsHash` and it has not
+   * expired; `edited` replaces its arguments (and hash). The task is due again. Audited with the reviewer.
+   */
+  abstract approve(input: {
+    ownerId: string;
+    draftId: string;
+    argumentsHash: string;
+    edited: DraftProposal | null;
+    reviewerId: string;
+    now: Date;
+  }): Promise<ReviewResult>;
+  /** awaiting_review → rejected while its hash is `argumentsHash`: the slot is given back, the task Cancelled. Audited. */
+  abstract reject(input: { ownerId: string; draftId: string; argumentsHash: string; reviewerId: string; now: Date }): Promise<ReviewResult>;
+  /** Expires drafts past their time and voids approved ones whose task ended; each gives its slot back. */
+  abstract expire(now: Date, limit: number): Promise<ExpiryReport>;
+}

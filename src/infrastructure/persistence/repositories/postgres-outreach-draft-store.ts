@@ -1,0 +1,454 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import type { ToolAuditEntry } from '../../../application/agent/ports/audit-log.port';
+import type { ClaimedTask } from '../../../application/outreach/ports/outreach-cycle-store.port';
+import {
+  type ExpiryReport,
+  type HoldDraft,
+  type HoldResult,
+  OutreachDraftStore,
+  type ReviewResult,
+  type StoredDraft,
+} from '../../../application/outreach/ports/outreach-draft-store.port';
+import type { Page } from '../../../application/shared/page';
+import { canonicalJson } from '../../../domain/agent/tool-call-validation';
+import { CAMPAIGN_STATUSES } from '../../../domain/outreach/campaign';
+import { ACTION_KINDS, type ActionKind, TASK_TYPES } from '../../../domain/outreach/outreach-task';
+import type { QuotaScope } from '../../../domain/outreach/quota';
+import {
+  APPROVAL_MODES,
+  type ApprovalPolicy,
+  DRAFT_STATUSES,
+  type DraftProposal,
+  type DraftStatus,
+  type DraftTarget,
+  reviewProblem,
+} from '../../../domain/outreach/review';
+import { isUuid } from '../../../domain/shared/uuid';
+import { decodeCursor, encodeCursor, isTimeAndIdCursor } from '../cursor';
+import { changeRows, empty, raw, type Sql, selectRow, selectRows, sql } from '../sql';
+import { AuditAppender } from './postgres-audit-log';
+import { refusalOf, reserveSlot, type Slot } from './quota-ledger';
+
+const DRAFT_ROW = z
+  .object({
+    id: z.string(),
+    status: z.enum(DRAFT_STATUSES),
+    owner_id: z.string(),
+    campaign_id: z.string(),
+    campaign_name: z.string(),
+    task_id: z.string(),
+    task_type: z.enum(TASK_TYPES),
+    lead_id: z.string(),
+    lead_name: z.string(),
+    decision_id: z.string(),
+    attempt: z.number(),
+    kind: z.enum(ACTION_KINDS),
+    action: z.enum(['linkedin_scrape_profile', 'linkedin_send_message', 'send_email']),
+    args: z.record(z.string(), z.unknown()),
+    reason: z.string(),
+    arguments_hash: z.string(),
+    quota_day: z.string(),
+    edited: z.boolean(),
+    reviewer_id: z.string().nullable(),
+    reviewed_at: z.date().nullable(),
+    created_at: z.date(),
+    expires_at: z.date(),
+    /** created_at as PostgreSQL prints it: microseconds survive the round trip through a cursor. */
+    created_key: z.string(),
+  })
+  .transform((row): StoredDraft & { key: string } => ({
+    key: row.created_key,
+    id: row.id,
+    status: row.status,
+    ownerId: row.owner_id,
+    campaignId: row.campaign_id,
+    campaignName: row.campaign_name,
+    taskId: row.task_id,
+    taskType: row.task_type,
+    leadId: row.lead_id,
+    leadName: row.lead_name,
+    decisionId: row.decision_id,
+    attempt: row.attempt,
+    kind: row.kind,
+    proposal: { action: row.action, args: row.args, reason: row.reason } as DraftProposal,
+    argumentsHash: row.arguments_hash,
+    quotaDay: row.quota_day,
+    edited: row.edited,
+    reviewerId: row.reviewer_id,
+    reviewedAt: row.reviewed_at,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  }));
+
+const DRAFT_COLUMNS = raw(`d.id, d.status, d.owner_id, d.campaign_id, c.name AS campaign_name, d.task_id, t.type AS task_type,
+  d.lead_id, l.name AS lead_name, d.decision_id, d.attempt, d.kind, d.action, d.args, d.reason, d.arguments_hash,
+  d.quota_day::text AS quota_day, d.edited, d.reviewer_id, d.reviewed_at, d.created_at, d.expires_at, d.created_at::text AS created_key`);
+const DRAFT_FROM = raw(`outreach_drafts d JOIN campaigns c ON c.id = d.campaign_id JOIN outreach_tasks t ON t.id = d.task_id
+  JOIN leads l ON l.id = d.lead_id`);
+
+const TARGET_ROW = z.object({
+  campaign_status: z.enum(CAMPAIGN_STATUSES),
+  task_attempts: z.number(),
+  linkedin_url: z.string(),
+  email: z.string().nullable(),
+  blocked: z.array(z.string()),
+});
+
+const POLICY_ROW = z.object({ approval_mode: z.enum(APPROVAL_MODES), approval_first_n: z.number(), approved: z.number() });
+const LEAD_ROW = z.object({ lead_id: z.string() });
+const SETTLED_ROW = z.object({
+  id: z.string(),
+  owner_id: z.string(),
+  campaign_id: z.string(),
+  task_id: z.string(),
+  kind: z.enum(ACTION_KINDS),
+  quota_day: z.string(),
+  action: z.string(),
+  arguments_hash: z.string(),
+  status: z.enum(DRAFT_STATUSES),
+});
+
+/** Thrown inside a transaction to roll it back with an answer. */
+class Rollback extends Error {
+  constructor(readonly result: HoldResult) {
+    super(`rolled back: ${result.status}`);
+  }
+}
+
+/** sha256 of the canonical arguments: the same binding as a chat's pending confirmation. */
+export function draftArgumentsHash(args: Readonly<Record<string, unknown>>): string {
+  return createHash('sha256').update(canonicalJson(args)).digest('hex');
+}
+
+/**
+ * approved → sent, inside the transaction that begins the action (PostgresOutreachCycleStore.begin):
+ * @returns false when the draft is no longer approved, and then nothing may run.
+ */
+export async function markDraftSent(db: Sql, draftId: string, now: Date): Promise<boolean> {
+  return (
+    (await changeRows(
+      db,
+      sql`UPDATE outreach_drafts SET status = 'sent', updated_at = ${now} WHERE id = ${draftId} AND status = 'approved'`,
+    )) === 1
+  );
+}
+
+/** Gives back the slot a draft holds, in both scopes, on the day it was reserved (never below 0). */
+async function refundDraftSlot(db: Sql, draft: { campaign_id: string; owner_id: string; kind: ActionKind; quota_day: string }) {
+  await changeRows(
+    db,
+    sql`UPDATE quota_ledger q SET used = q.used - 1
+        WHERE q.kind = ${draft.kind} AND q.day = ${draft.quota_day}::date AND q.used > 0
+          AND ((q.scope = 'campaign' AND q.scope_id = ${draft.campaign_id}::uuid) OR (q.scope = 'owner' AND q.scope_id = ${draft.owner_id}::uuid))`,
+  );
+}
+
+/** A lead is done when none of its tasks is open. */
+async function settleLead(db: Sql, taskId: string): Promise<void> {
+  await changeRows(
+    db,
+    sql`UPDATE leads l SET status = CASE
+          WHEN EXISTS (SELECT 1 FROM outreach_tasks o WHERE o.lead_id = l.id AND o.status IN ('Pending', 'InProgress', 'AwaitingReview'))
+            THEN 'in_progress'
+          ELSE 'done' END
+        WHERE l.id = (SELECT lead_id FROM outreach_tasks WHERE id = ${taskId}) AND l.status <> 'do_not_contact'`,
+  );
+}
+
+@Injectable()
+export class PostgresOutreachDraftStore extends OutreachDraftStore {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly audit: AuditAppender,
+  ) {
+    super();
+  }
+
+  async reviewState(campaignId: string, kind: ActionKind): Promise<{ policy: ApprovalPolicy; approved: number }> {
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT c.approval_mode, c.approval_first_n,
+            (SELECT count(*)::int FROM outreach_drafts d
+             WHERE d.campaign_id = c.id AND d.kind = ${kind} AND d.status IN ('approved', 'sent')) AS approved
+          FROM campaigns c WHERE c.id = ${campaignId}`,
+      POLICY_ROW,
+    );
+    if (!row) return { policy: { mode: 'none', firstN: 0 }, approved: 0 };
+    return { policy: { mode: row.approval_mode, firstN: row.approval_first_n }, approved: row.approved };
+  }
+
+  async hold(input: HoldDraft): Promise<HoldResult> {
+    const { claim, proposal } = input;
+    const argumentsHash = draftArgumentsHash(proposal.args);
+    const draftId = randomUUID();
+    try {
+      return await this.audit.transaction(this.dataSource, async (manager, append) => {
+        // Parked: no claim picks an AwaitingReview task up, and it keeps the campaign open.
+        const parked = await selectRow(
+          manager,
+          sql`UPDATE outreach_tasks SET status = 'AwaitingReview', lease_owner = NULL, lease_expires_at = NULL, last_error = NULL,
+                updated_at = ${input.now}
+              WHERE id = ${claim.taskId} AND lease_owner = ${claim.workerId} AND attempts = ${claim.attempts} AND status = 'InProgress'
+              RETURNING lead_id`,
+          LEAD_ROW,
+        );
+        if (!parked) throw new Rollback({ status: 'lease_lost' });
+        const scopes: [QuotaScope, string][] = [
+          ['campaign', claim.campaignId],
+          ['owner', claim.ownerId],
+        ];
+        for (const [scope, scopeId] of scopes) {
+          // The same reservation the action itself takes (the day's and the rolling week's limits).
+          const slot: Slot = { scope, scopeId, kind: input.kind, day: input.day, limits: input.limits[scope] };
+          if (!(await reserveSlot(manager, slot))) {
+            throw new Rollback({ status: 'quota_exceeded', scope, block: await refusalOf(manager, slot, input.now) });
+          }
+        }
+        await append(
+          input.audit,
+          {
+            status: 'confirmation_required',
+            result: { draftId, argumentsHash, expiresAt: input.expiresAt.toISOString(), awaiting: 'review' },
+            durationMs: 0,
+          },
+          null,
+        );
+        await changeRows(
+          manager,
+          sql`INSERT INTO outreach_drafts (id, campaign_id, owner_id, task_id, lead_id, decision_id, attempt, action, kind, args, reason,
+                arguments_hash, status, quota_day, created_at, expires_at, updated_at)
+              VALUES (${draftId}, ${claim.campaignId}, ${claim.ownerId}, ${claim.taskId}, ${parked.lead_id}, ${input.decisionId},
+                ${claim.attempts}, ${proposal.action}, ${input.kind}, ${JSON.stringify(proposal.args)}, ${proposal.reason},
+                ${argumentsHash}, 'awaiting_review', ${input.day}::date, ${input.now}, ${input.expiresAt}, ${input.now})`,
+        );
+        return { status: 'held' as const, draftId, argumentsHash, expiresAt: input.expiresAt };
+      });
+    } catch (error) {
+      if (error instanceof Rollback) return error.result;
+      throw error;
+    }
+  }
+
+  async approvedFor(claim: ClaimedTask): Promise<StoredDraft | null> {
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT ${DRAFT_COLUMNS} FROM ${DRAFT_FROM} WHERE d.task_id = ${claim.taskId} AND d.status = 'approved'`,
+      DRAFT_ROW,
+    );
+    return row && withoutKey(row);
+  }
+
+  async list(ownerId: string, status: DraftStatus | null, limit: number, cursor: string | null): Promise<Page<StoredDraft>> {
+    const after = decodeCursor(cursor, isTimeAndIdCursor);
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT ${DRAFT_COLUMNS} FROM ${DRAFT_FROM}
+          WHERE d.owner_id = ${ownerId} ${status ? sql`AND d.status = ${status}` : empty}
+            ${after ? sql`AND (d.created_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : empty}
+          ORDER BY d.created_at DESC, d.id DESC LIMIT ${limit + 1}`,
+      DRAFT_ROW,
+    );
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return { items: items.map(withoutKey), nextCursor: rows.length > limit ? encodeCursor([last.key, last.id]) : null };
+  }
+
+  async get(ownerId: string, draftId: string): Promise<{ draft: StoredDraft; target: DraftTarget } | null> {
+    if (!isUuid(draftId)) return null;
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT ${DRAFT_COLUMNS} FROM ${DRAFT_FROM} WHERE d.id = ${draftId} AND d.owner_id = ${ownerId}`,
+      DRAFT_ROW,
+    );
+    if (!row) return null;
+    const target = await selectRow(
+      this.dataSource,
+      sql`SELECT c.status AS campaign_status, t.attempts AS task_attempts, l.linkedin_url, l.email,
+            ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = d.owner_id AND n.value IN (l.linkedin_url, l.email))::text[] AS blocked
+          FROM ${DRAFT_FROM} WHERE d.id = ${draftId}`,
+      TARGET_ROW,
+    );
+    const draft = withoutKey(row);
+    return {
+      draft,
+      target: {
+        campaign: { id: draft.campaignId, name: draft.campaignName, status: target!.campaign_status },
+        task: { id: draft.taskId, type: draft.taskType, attempts: target!.task_attempts },
+        lead: { name: draft.leadName, linkedinUrl: target!.linkedin_url, email: target!.email },
+        doNotContact: target!.blocked,
+      },
+    };
+  }
+
+  async approve(input: {
+    ownerId: string;
+    draftId: string;
+    argumentsHash: string;
+    edited: DraftProposal | null;
+    reviewerId: string;
+    now: Date;
+  }): Promise<ReviewResult> {
+    if (!isUuid(input.draftId)) return { ok: false, problem: 'not_found' };
+    const args = input.edited ? JSON.stringify(input.edited.args) : null;
+    const newHash = input.edited ? draftArgumentsHash(input.edited.args) : null;
+    return this.audit.transaction(this.dataSource, async (manager, append) => {
+      // One conditional statement: a second (or stale) approval finds no row to change.
+      const settled = await selectRow(
+        manager,
+        sql`UPDATE outreach_drafts SET status = 'approved', args = COALESCE(${args}::jsonb, args),
+              arguments_hash = COALESCE(${newHash}, arguments_hash), edited = edited OR ${input.edited !== null}::boolean,
+              reviewer_id = ${input.reviewerId}, reviewed_at = ${input.now}, updated_at = ${input.now}
+            WHERE id = ${input.draftId} AND owner_id = ${input.ownerId} AND status = 'awaiting_review'
+              AND arguments_hash = ${input.argumentsHash} AND expires_at > ${input.now}
+            RETURNING id, owner_id, campaign_id, task_id, kind, quota_day::text AS quota_day, action, arguments_hash, status`,
+        SETTLED_ROW,
+      );
+      if (!settled) return this.whyNot(manager, input);
+      await changeRows(
+        manager,
+        sql`UPDATE outreach_tasks SET status = 'Pending', next_run_at = ${input.now}, last_error = NULL, updated_at = ${input.now}
+            WHERE id = ${settled.task_id} AND status = 'AwaitingReview'`,
+      );
+      await append(
+        reviewEntry(settled, input.reviewerId, 'approve_draft', {
+          draftId: settled.id,
+          argumentsHash: input.argumentsHash,
+          ...(input.edited ? { edits: input.edited.args } : {}),
+        }),
+        {
+          status: 'succeeded',
+          result: {
+            draftId: settled.id,
+            decision: 'approved',
+            action: settled.action,
+            argumentsHash: settled.arguments_hash,
+            reviewedHash: input.argumentsHash,
+            edited: input.edited !== null,
+            reviewerId: input.reviewerId,
+          },
+          durationMs: 0,
+        },
+        null,
+      );
+      return { ok: true as const, draft: (await this.read(manager, settled.id))! };
+    });
+  }
+
+  async reject(input: { ownerId: string; draftId: string; argumentsHash: string; reviewerId: string; now: Date }): Promise<ReviewResult> {
+    if (!isUuid(input.draftId)) return { ok: false, problem: 'not_found' };
+    return this.audit.transaction(this.dataSource, async (manager, append) => {
+      const settled = await selectRow(
+        manager,
+        sql`UPDATE outreach_drafts SET status = 'rejected', reviewer_id = ${input.reviewerId}, reviewed_at = ${input.now},
+              updated_at = ${input.now}
+            WHERE id = ${input.draftId} AND owner_id = ${input.ownerId} AND status = 'awaiting_review'
+              AND arguments_hash = ${input.argumentsHash}
+            RETURNING id, owner_id, campaign_id, task_id, kind, quota_day::text AS quota_day, action, arguments_hash, status`,
+        SETTLED_ROW,
+      );
+      if (!settled) return this.whyNot(manager, { ...input, now: new Date(0) });
+      await refundDraftSlot(manager, settled);
+      await changeRows(
+        manager,
+        sql`UPDATE outreach_tasks SET status = 'Cancelled', last_error = 'REJECTED_BY_REVIEWER', completed_at = ${input.now},
+              updated_at = ${input.now}
+            WHERE id = ${settled.task_id} AND status = 'AwaitingReview'`,
+      );
+      await settleLead(manager, settled.task_id);
+      await append(
+        reviewEntry(settled, input.reviewerId, 'reject_draft', { draftId: settled.id, argumentsHash: input.argumentsHash }),
+        {
+          status: 'succeeded',
+          result: { draftId: settled.id, decision: 'rejected', action: settled.action, quotaRefunded: true, reviewerId: input.reviewerId },
+          durationMs: 0,
+        },
+        null,
+      );
+      return { ok: true as const, draft: (await this.read(manager, settled.id))! };
+    });
+  }
+
+  async expire(now: Date, limit: number): Promise<ExpiryReport> {
+    return this.audit.transaction(this.dataSource, async (manager, append) => {
+      const expired = await selectRows(
+        manager,
+        sql`UPDATE outreach_drafts d SET status = 'expired', updated_at = ${now}
+            WHERE d.id IN (
+              SELECT s.id FROM outreach_drafts s JOIN outreach_tasks t ON t.id = s.task_id
+              WHERE (s.status = 'awaiting_review' AND s.expires_at <= ${now})
+                 OR (s.status = 'approved' AND t.status IN ('Completed', 'Failed', 'Cancelled'))
+              ORDER BY s.expires_at LIMIT ${limit} FOR UPDATE OF s SKIP LOCKED)
+            RETURNING d.id, d.owner_id, d.campaign_id, d.task_id, d.kind, d.quota_day::text AS quota_day, d.action, d.arguments_hash,
+              CASE WHEN d.reviewed_at IS NULL THEN 'awaiting_review' ELSE 'approved' END AS status`,
+        SETTLED_ROW,
+      );
+      let voided = 0;
+      for (const draft of expired) {
+        await refundDraftSlot(manager, draft);
+        if (draft.status === 'approved') voided++;
+        // A fresh draft is made for the task next time it is claimed.
+        await changeRows(
+          manager,
+          sql`UPDATE outreach_tasks SET status = 'Pending', next_run_at = ${now}, last_error = 'DRAFT_EXPIRED', updated_at = ${now}
+              WHERE id = ${draft.task_id} AND status = 'AwaitingReview'`,
+        );
+        await append(
+          reviewEntry(draft, draft.owner_id, 'expire_draft', { draftId: draft.id, argumentsHash: draft.arguments_hash }),
+          {
+            status: 'succeeded',
+            result: {
+              draftId: draft.id,
+              decision: 'expired',
+              action: draft.action,
+              wasApproved: draft.status === 'approved',
+              quotaRefunded: true,
+            },
+            durationMs: 0,
+          },
+          null,
+        );
+      }
+      return { expired: expired.length - voided, voided };
+    });
+  }
+
+  private async read(db: Sql, draftId: string): Promise<StoredDraft | null> {
+    const row = await selectRow(db, sql`SELECT ${DRAFT_COLUMNS} FROM ${DRAFT_FROM} WHERE d.id = ${draftId}`, DRAFT_ROW);
+    return row && withoutKey(row);
+  }
+
+  /** Why a review changed nothing, read after the conditional update. */
+  private async whyNot(db: Sql, input: { ownerId: string; draftId: string; argumentsHash: string; now: Date }): Promise<ReviewResult> {
+    const row = await selectRow(
+      db,
+      sql`SELECT ${DRAFT_COLUMNS} FROM ${DRAFT_FROM} WHERE d.id = ${input.draftId} AND d.owner_id = ${input.ownerId}`,
+      DRAFT_ROW,
+    );
+    if (!row) return { ok: false, problem: 'not_found' };
+    return { ok: false, problem: reviewProblem(row, input) ?? 'not_awaiting_review', status: row.status };
+  }
+}
+
+function withoutKey(row: StoredDraft & { key: string }): StoredDraft {
+  return Object.fromEntries(Object.entries(row).filter(([name]) => name !== 'key')) as unknown as StoredDraft;
+}
+
+function reviewEntry(
+  draft: { campaign_id: string; task_id: string },
+  actorId: string,
+  tool: string,
+  args: Record<string, unknown>,
+): ToolAuditEntry {
+  return {
+    source: 'outreach',
+    actorId,
+    campaignId: draft.campaign_id,
+    outreachTaskId: draft.task_id,
+    tool,
+    arguments: args,
+    securityEvents: [],
+  };
+}

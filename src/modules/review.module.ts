@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ListDraftsUseCase } from '../application/outreach/review/list-drafts.use-case';
+import { ReviewDraftUseCase } from '../application/outreach/review/review-draft.use-case';
+import { DraftsController } from '../interfaces/http/outreach/drafts.controller';
+import { IdentityModule } from './identity.module';
+import { OutreachModule } from './outreach.module';
+
+/** Review before send over HTTP: the drafts a campaign holds for its owner, and their approval or rejection. */
+@Module({
+  imports: [IdentityModule, OutreachModule],
+  controllers: [DraftsController],
+  providers: [ListDraftsUseCase, ReviewDraftUseCase],
+})
+export class ReviewModule {}
