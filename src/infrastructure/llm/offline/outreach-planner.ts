@@ -16,6 +16,7 @@ import {
   type TemplateValues,
   templateValues,
 } from '../../../domain/outreach/brief';
+import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from '../../../application/outreach/outreach-planner.prompt';
 import { canonicalEmail, canonicalProfileUrl } from '../../../domain/outreach/lead';
 import { TASK_ACTION, TASK_TYPES, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
 
@@ -220,8 +221,9 @@ function roleOf(profile: Profile): string {
 }
 
 /**
- * Reads the lines of `outreachUserPrompt`. Names and scraped values are rendered on one
- * line each, so a label at the start of a line is always the prompt's own.
+ * Reads the lines of `outreachUserPrompt`. Untrusted text (names, scraped values) is one JSON
+ * line between the UNTRUSTED fences and the brief's values are JSON strings, so a label at
+ * the start of a line is always the prompt's own.
  */
 function read(text: string): OutreachPrompt | null {
   const lines = text.split('\n').map((line) => line.trimEnd());
@@ -239,8 +241,9 @@ function read(text: string): OutreachPrompt | null {
     .filter((tool): tool is ActionName => ACTION_NAMES.includes(tool as ActionName));
 
   const type = field('- Task Type:');
-  const target = /^(.*) \((\S+)\)$/.exec(field('- Target Lead:') ?? '');
-  const profileUrl = target && canonicalProfileUrl(target[2]);
+  const target = /\((\S+)\)$/.exec(field('- Target Lead:') ?? '');
+  const profileUrl = target && canonicalProfileUrl(target[1]);
+  const untrusted = untrustedData(lines);
   const lastError = field('- Last error:');
   const remaining = field('- Daily quota remaining:');
   const cooldown = Number(/"wait_cooldown" with durationHours = (\d+(?:\.\d+)?)$/.exec(field('- If quota = 0,') ?? '')?.[1]);
@@ -249,9 +252,9 @@ function read(text: string): OutreachPrompt | null {
     campaignId,
     taskType: TASK_TYPES.find((known) => known === type) ?? null,
     lastError: lastError === null || lastError === 'none' ? null : lastError,
-    lead: target && profileUrl ? { name: target[1], profileUrl } : null,
+    lead: profileUrl ? { name: untrusted.name, profileUrl } : null,
     email: canonicalEmail(field('- Lead email:')),
-    profile: profileOf(field('- Lead profile:')),
+    profile: untrusted.profile,
     quotaRemaining: remaining !== null && /^\d+$/.test(remaining) ? Number(remaining) : null,
     cooldownHours: cooldown >= 0.01 && cooldown <= COOLDOWN_MAX_HOURS ? cooldown : null,
     tools,
@@ -267,15 +270,23 @@ function read(text: string): OutreachPrompt | null {
   };
 }
 
-/** `title: CTO; company: Acme` → { title: 'CTO', company: 'Acme' }; a `; ` inside a value stays in it. */
-function profileOf(line: string | null): Profile {
-  if (line === null || line === 'not looked up yet' || line === 'nothing found') return {};
-  const fields = new Map<string, string>();
-  for (const part of line.split(/; (?=[A-Za-z_]+: )/)) {
-    const match = /^([A-Za-z_]+): (.*)$/.exec(part);
-    if (match && !fields.has(match[1])) fields.set(match[1], match[2]);
+/** The lead's name and what a message may use of its profile, from the JSON line after the UNTRUSTED fence. */
+function untrustedData(lines: readonly string[]): { name: string; profile: Profile } {
+  const at = lines.indexOf(UNTRUSTED_OPEN);
+  let data: unknown;
+  try {
+    data = at === -1 || lines[at + 2] !== UNTRUSTED_CLOSE ? null : JSON.parse(lines[at + 1]);
+  } catch {
+    data = null;
   }
-  return { title: fields.get('title'), company: fields.get('company') };
+  const lead = isRecord(data) && isRecord(data.lead) ? data.lead : {};
+  const profile = isRecord(lead.profile) ? lead.profile : {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return { name: text(lead.name) ?? '', profile: { title: text(profile.title), company: text(profile.company) } };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The brief's texts, each a JSON string on its line (or `none`). */

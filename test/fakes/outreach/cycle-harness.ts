@@ -1,0 +1,94 @@
+import type { LanguageModel } from '../../../src/application/agent/ports/language-model.port';
+import type { AgentSettings } from '../../../src/application/chat/agent-settings';
+import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
+import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
+import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
+import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
+import type { ClaimedTask, TaskCycleContext } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
+import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
+import { UnsubscribeLinks } from '../../../src/application/outreach/unsubscribe/unsubscribe-links';
+import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
+import { HmacLinkSigner } from '../../../src/infrastructure/security/hmac-link-signer';
+import { FixedClock } from '../fixed-clock';
+import { RecordingLogger } from '../recording-logger';
+import { RecordingMetrics } from '../recording-metrics';
+import { NoReviewDraftStore } from './no-review-draft-store';
+import { SECRET_NAMES, taskContext } from './proposals';
+import {
+  type Journal,
+  MapSecretStore,
+  RecordingAuditLog,
+  RecordingEmailChannel,
+  RecordingLinkedInChannel,
+  SequentialIdGenerator,
+  SingleTaskCycleStore,
+} from './recording-outreach-ports';
+
+/** One outreach cycle through the real use case, its planner and runner, on in-memory ports. */
+
+export const CLAIM: ClaimedTask = {
+  taskId: 'task-1',
+  campaignId: taskContext('ScrapeProfile').campaign.id,
+  ownerId: 'owner-1',
+  workerId: 'worker-1',
+  attempts: 1,
+};
+
+export const SETTINGS: OutreachSettings = {
+  ownerDailyLimits: { profile_lookup: 100, linkedin_message: 100, email: 100 },
+  ownerWeeklyLimits: { profile_lookup: 500, linkedin_message: 100, email: 500 },
+  leaseMs: 60_000,
+  planTimeoutMs: 60_000,
+  actionTimeoutMs: 60_000,
+  secretNames: SECRET_NAMES,
+  draftTtlHours: 72,
+};
+
+const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null };
+const SECRETS = new Map(SECRET_NAMES.map((name) => [name, `session-of-${name}`]));
+export const UNSUBSCRIBE_LINKS = new UnsubscribeLinks(
+  HmacLinkSigner.derive('a-secret-of-at-least-thirty-two-characters', 'unsubscribe'),
+  'https://bridle.example',
+);
+
+/** Channel calls that do something to or for a person; `find` only reads what a key did. */
+export const ACTING_CALLS = ['linkedin:scrapeProfile', 'linkedin:sendMessage', 'linkedin:useSession', 'email:send'];
+
+/** Runs one cycle of the task in `context` (claimed as `claim`) with `model` as the planner. */
+export async function runOneCycle(model: LanguageModel, context: TaskCycleContext, claim: ClaimedTask = CLAIM) {
+  const journal: Journal = [];
+  const store = new SingleTaskCycleStore(claim, context, journal);
+  const linkedin = new RecordingLinkedInChannel(journal);
+  const email = new RecordingEmailChannel(journal);
+  const secrets = new MapSecretStore(SECRETS, journal);
+  const audit = new RecordingAuditLog(journal);
+  const logger = new RecordingLogger();
+  const clock = new FixedClock();
+  const metrics = new RecordingMetrics();
+  const sut = new RunOutreachCycleUseCase(
+    store,
+    new OutreachActionPlanner(model, audit, SETTINGS, logger),
+    new OutreachActionRunner(
+      store,
+      new NoReviewDraftStore(),
+      new OutreachChannels(linkedin, email, UNSUBSCRIBE_LINKS),
+      linkedin,
+      secrets,
+      audit,
+      SETTINGS,
+      clock,
+      metrics,
+      logger,
+    ),
+    audit,
+    SETTINGS,
+    AGENT_SETTINGS,
+    clock,
+    new SequentialIdGenerator(),
+    metrics,
+    logger,
+  );
+  const outcome = await sut.run({ workerId: claim.workerId });
+  const acting = journal.filter((event) => ACTING_CALLS.includes(event));
+  return { outcome, journal, store, linkedin, email, audit, acting, now: clock.now() };
+}
