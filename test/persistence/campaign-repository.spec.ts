@@ -98,7 +98,7 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
     expect(await taskRows(campaign.id)).toHaveLength(8);
     await expect(sut.counts(campaign.id)).resolves.toEqual({
       leads: 3,
-      tasks: { Pending: 8, InProgress: 0, Completed: 0, Failed: 0, Cancelled: 0 },
+      tasks: { Pending: 8, InProgress: 0, AwaitingReview: 0, Completed: 0, Failed: 0, Cancelled: 0 },
     });
   });
 

@@ -12,6 +12,8 @@ export type CycleStatus =
   | 'failed'
   /** The action may have happened but this cannot be verified: a person reviews it. */
   | 'unknown'
+  /** The action is held as a draft for its owner's review (review before send): nothing was sent. */
+  | 'awaiting_review'
   | 'campaign_completed';
 
 export type CycleCode =
@@ -25,7 +27,8 @@ export type CycleCode =
   | 'DUPLICATE_ACTION'
   | 'VERIFICATION_FAILED'
   | 'SECRET_NOT_FOUND'
-  | 'CHANNEL_ERROR';
+  | 'CHANNEL_ERROR'
+  | 'AWAITING_REVIEW';
 
 /** What one cycle did, step by step: what `POST /campaigns/:id/cycles` answers. */
 export interface CycleOutcome {
@@ -59,4 +62,6 @@ export interface CycleOutcome {
     readonly result: unknown;
   } | null;
   readonly verification: { readonly verified: boolean; readonly detail: string } | null;
+  /** The draft a held action waits in (status awaiting_review); null otherwise. */
+  readonly review: { readonly draftId: string; readonly argumentsHash: string; readonly expiresAt: Date } | null;
 }

@@ -28,6 +28,7 @@ export function outcome(fields: Partial<CycleOutcome> & Pick<CycleOutcome, 'stat
     validation: null,
     execution: null,
     verification: null,
+    review: null,
     ...fields,
   };
 }

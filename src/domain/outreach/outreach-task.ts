@@ -1,7 +1,8 @@
 export const TASK_TYPES = ['ScrapeProfile', 'SendLinkedInMessage', 'SendEmail'] as const;
 export type OutreachTaskType = (typeof TASK_TYPES)[number];
 
-export const TASK_STATUSES = ['Pending', 'InProgress', 'Completed', 'Failed', 'Cancelled'] as const;
+/** AwaitingReview: a channel action waits as a draft for its owner's review (domain/outreach/review.ts); no cycle claims it. */
+export const TASK_STATUSES = ['Pending', 'InProgress', 'AwaitingReview', 'Completed', 'Failed', 'Cancelled'] as const;
 export type OutreachTaskStatus = (typeof TASK_STATUSES)[number];
 
 /** What a quota meters. LinkedIn kinds are limited per person as well as per campaign. */

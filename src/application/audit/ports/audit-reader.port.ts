@@ -30,6 +30,7 @@ const DECISION_STATUSES_SET: Record<DecisionStatus, true> = {
   failed: true,
   unknown: true,
   campaign_completed: true,
+  awaiting_review: true,
   pending: true,
   interrupted: true,
 };

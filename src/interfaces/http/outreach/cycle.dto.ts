@@ -48,8 +48,20 @@ export class CycleVerificationDto {
   @ApiProperty() detail!: string;
 }
 
+export class CycleReviewDto {
+  @ApiProperty({ format: 'uuid', description: 'The draft: GET /api/{userId}/outreach/drafts, then approve or reject it' })
+  draftId!: string;
+  @ApiProperty({ example: 'a3f1…', description: 'sha256 of the canonical arguments; name it to approve or reject' })
+  argumentsHash!: string;
+  @ApiProperty({ type: String, format: 'date-time' }) expiresAt!: string;
+}
+
 export class CycleOutcomeDto {
-  @ApiProperty({ enum: ['idle', 'completed', 'deferred', 'failed', 'unknown', 'campaign_completed'] }) status!: string;
+  @ApiProperty({
+    enum: ['idle', 'completed', 'deferred', 'failed', 'unknown', 'awaiting_review', 'campaign_completed'],
+    description: 'awaiting_review: the action is held as a draft for its owner (review before send); nothing was sent',
+  })
+  status!: string;
   @ApiProperty({ type: String, nullable: true, example: 'QUOTA_EXCEEDED' }) code!: string | null;
   @ApiProperty() message!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) decisionId!: string | null;
@@ -59,6 +71,7 @@ export class CycleOutcomeDto {
   @ApiProperty({ type: CycleValidationDto, nullable: true }) validation!: CycleValidationDto | null;
   @ApiProperty({ type: CycleExecutionDto, nullable: true }) execution!: CycleExecutionDto | null;
   @ApiProperty({ type: CycleVerificationDto, nullable: true }) verification!: CycleVerificationDto | null;
+  @ApiProperty({ type: CycleReviewDto, nullable: true }) review!: CycleReviewDto | null;
 
   static of(outcome: CycleOutcome): CycleOutcomeDto {
     return {
@@ -66,6 +79,7 @@ export class CycleOutcomeDto {
       task: outcome.task && { ...outcome.task },
       proposal: outcome.proposal && { ...outcome.proposal, args: { ...outcome.proposal.args } },
       validation: outcome.validation && { ...outcome.validation, problems: [...outcome.validation.problems] },
+      review: outcome.review && { ...outcome.review, expiresAt: outcome.review.expiresAt.toISOString() },
     };
   }
 }
