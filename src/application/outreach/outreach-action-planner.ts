@@ -1,8 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { classifyModelFailure } from '../../domain/agent/failures';
 import { LanguageModelError, LanguageModelInvalidJsonError } from '../../domain/agent/language-model-errors';
-import { ACTION_CONTRACTS, checkProposal, type Proposal } from '../../domain/outreach/actions';
-import { fitProblems, type CycleContext } from '../../domain/outreach/planning';
+import {
+  ACTION_CONTRACTS,
+  checkPlannerError,
+  checkProposal,
+  type PlannerError,
+  type Proposal,
+  REASON_MAX_LENGTH,
+  suggestedCooldownHours,
+} from '../../domain/outreach/actions';
+import { availableActions, fitProblems, type CycleContext } from '../../domain/outreach/planning';
+import { hoursUntilReset } from '../../domain/outreach/quota';
 import { completeJson } from '../agent/complete-json';
 import { AuditLog } from '../agent/ports/audit-log.port';
 import { LanguageModel } from '../agent/ports/language-model.port';
@@ -23,7 +32,14 @@ export type PlanResult =
       readonly message: string;
       readonly problems: readonly string[];
       readonly validation: CycleOutcome['validation'];
+      /** The model answered in seed 000's error shape (audited): what it said. */
+      readonly reported?: PlannerError;
+      /** For a reported QUOTA_EXCEEDED: the wait_cooldown the task takes (its suggested duration, if valid; else until the next UTC midnight). */
+      readonly cooldown?: { readonly durationHours: number; readonly reason: string };
     };
+
+/** What the model may answer: one action, or why it proposes none. */
+type PlannerAnswer = { readonly kind: 'proposal'; readonly proposal: Proposal } | { readonly kind: 'error'; readonly error: PlannerError };
 
 /**
  * The planning step of a cycle: asks the model for ONE action given the reloaded context,
@@ -52,10 +68,14 @@ export class OutreachActionPlanner {
   async plan(cycle: Cycle, context: CycleContext, entry: AuditEntryFor): Promise<PlanResult> {
     const refused: { text: string | null; problems: readonly string[] }[] = [];
     const check = (value: unknown) => {
+      const reported = checkPlannerError(value);
+      if (reported) return reported.ok ? { ok: true as const, value: { kind: 'error', error: reported.value } as PlannerAnswer } : reported;
       const checked = checkProposal(value);
       if (!checked.ok) return checked;
       const misfit = fitProblems(checked.value, context);
-      return misfit.length ? { ok: false as const, problems: misfit } : checked;
+      return misfit.length
+        ? { ok: false as const, problems: misfit }
+        : { ok: true as const, value: { kind: 'proposal', proposal: checked.value } as PlannerAnswer };
     };
     const signal = AbortSignal.timeout(this.settings.planTimeoutMs);
     try {
@@ -73,11 +93,9 @@ export class OutreachActionPlanner {
       cycle.usage = answer.usage;
       cycle.planningAttempts = answer.attempts;
       await this.auditRefusals(refused, entry);
-      return {
-        ok: true,
-        proposal: answer.value,
-        validation: { accepted: true, attempts: answer.attempts, problems: refused.flatMap((r) => r.problems) },
-      };
+      const validation = { accepted: true, attempts: answer.attempts, problems: refused.flatMap((r) => r.problems) };
+      if (answer.value.kind === 'error') return this.reported(answer.value.error, cycle, context, entry, validation);
+      return { ok: true, proposal: answer.value.proposal, validation };
     } catch (error) {
       await this.auditRefusals(refused, entry);
       cycle.planningAttempts = Math.max(1, refused.length);
@@ -105,6 +123,45 @@ export class OutreachActionPlanner {
     }
   }
 
+  /**
+   * The model said, in seed 000's error shape, why it proposes no action: audited as a
+   * rejected row with its code, then the cycle's outcome for that code (the orchestrator
+   * turns it into the task's state): QUOTA_EXCEEDED waits (wait_cooldown), INVALID_CONTEXT
+   * and NO_VALID_ACTION end as the controller's own would.
+   */
+  private async reported(
+    error: PlannerError,
+    cycle: Cycle,
+    context: CycleContext,
+    entry: AuditEntryFor,
+    validation: NonNullable<CycleOutcome['validation']>,
+  ): Promise<PlanResult> {
+    const cooldown =
+      error.code === 'QUOTA_EXCEEDED'
+        ? {
+            durationHours: suggestedCooldownHours(error) ?? hoursUntilReset(cycle.started),
+            reason: reasonOf(`The model reports the quota exceeded: ${error.message}`),
+          }
+        : undefined;
+    await this.audit.record(entry(availableActions(context)[0], { error }), {
+      status: 'rejected',
+      errorCode: error.code,
+      result: { problems: [error.message], reportedBy: 'model', ...(cooldown ? { durationHours: cooldown.durationHours } : {}) },
+      durationMs: 0,
+    });
+    if (error.code !== 'QUOTA_EXCEEDED') cycle.failureClass = error.code;
+    const problem = `the model reported ${error.code}: ${error.message}`;
+    return {
+      ok: false,
+      code: error.code,
+      message: `The model proposed no action (${error.code}): ${error.message}`,
+      problems: [error.message],
+      validation: cooldown ? validation : { ...validation, accepted: false, problems: [...validation.problems, problem] },
+      reported: error,
+      ...(cooldown ? { cooldown } : {}),
+    };
+  }
+
   private async auditRefusals(
     refused: readonly { text: string | null; problems: readonly string[] }[],
     entry: AuditEntryFor,
@@ -121,6 +178,11 @@ export class OutreachActionPlanner {
       });
     }
   }
+}
+
+/** A reason within the contract's 200 characters. */
+function reasonOf(text: string): string {
+  return text.length > REASON_MAX_LENGTH ? `${text.slice(0, REASON_MAX_LENGTH - 1)}…` : text;
 }
 
 function parseObject(text: string | null): Record<string, unknown> | null {

@@ -1,4 +1,4 @@
-import { ACTION_CONTRACTS, type ActionName } from '../../domain/outreach/actions';
+import { ACTION_CONTRACTS, type ActionName, PLANNER_ERROR_CODES, PLANNER_ERROR_MESSAGE_MAX_LENGTH } from '../../domain/outreach/actions';
 import { type CampaignBrief, EMPTY_BRIEF, EMPTY_TEMPLATES, type MessageTemplates, PLACEHOLDERS } from '../../domain/outreach/brief';
 import { availableActions, type CycleContext, type RecentResult } from '../../domain/outreach/planning';
 import { TASK_ACTION } from '../../domain/outreach/outreach-task';
@@ -29,7 +29,18 @@ Output format:
   "action": "tool_name",
   "args": { /* tool-specific arguments */ },
   "reason": "1-2 sentence rationale (10-200 characters)"
-}`;
+}
+
+If you cannot propose any action, answer this instead (JSON only):
+{
+  "error": {
+    "code": "${PLANNER_ERROR_CODES.join('" | "')}",
+    "message": "one sentence: why (1-${PLANNER_ERROR_MESSAGE_MAX_LENGTH} characters)",
+    "suggestedAction": "wait_cooldown",
+    "suggestedArgs": { "durationHours": 24 }
+  }
+}
+QUOTA_EXCEEDED: a daily or weekly limit is reached (the task waits, for suggestedArgs.durationHours if given); INVALID_CONTEXT: the context lacks what the task needs; NO_VALID_ACTION: nothing can be done now.`;
 
 /** The planner's message for one cycle, filled from the database state (campaign, lead, task, quota, recent results). */
 export function outreachUserPrompt(context: CycleContext, now: Date): string {

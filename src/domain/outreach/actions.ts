@@ -205,6 +205,94 @@ function normalised(action: ActionName, args: Record<string, unknown>, reason: s
   }
 }
 
+/**
+ * Seed 000's error shape: instead of an action, the model may say why it proposes none,
+ * `{"error": {"code", "message", "suggestedAction", "suggestedArgs"}}`.
+ */
+export const PLANNER_ERROR_CODES = ['QUOTA_EXCEEDED', 'INVALID_CONTEXT', 'NO_VALID_ACTION'] as const;
+export type PlannerErrorCode = (typeof PLANNER_ERROR_CODES)[number];
+export const PLANNER_ERROR_MESSAGE_MAX_LENGTH = 500;
+/** Suggested arguments are a hint, kept in the audit row: this much JSON at most. */
+export const PLANNER_ERROR_ARGS_MAX_LENGTH = 2000;
+
+export interface PlannerError {
+  readonly code: PlannerErrorCode;
+  /** One sentence for a person, trimmed. */
+  readonly message: string;
+  /** An action the model would take instead (e.g. wait_cooldown); null when it names none. */
+  readonly suggestedAction: ActionName | null;
+  readonly suggestedArgs: Readonly<Record<string, unknown>> | null;
+}
+
+export type PlannerErrorCheck = { readonly ok: true; readonly value: PlannerError } | { readonly ok: false; readonly problems: string[] };
+
+const ERROR_FIELDS = new Set(['code', 'message', 'suggestedAction', 'suggestedArgs']);
+
+/**
+ * A planner's answer in the error shape: exactly `error`, an object with a known `code`, a
+ * `message` of 1–500 characters and, optionally, an allowlisted `suggestedAction` and an
+ * object of `suggestedArgs`. Each problem names its field.
+ * @returns null when the answer is not in the error shape (it has no `error`): it is then a proposal to check.
+ */
+export function checkPlannerError(value: unknown): PlannerErrorCheck | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'error')) return null;
+  const record = value as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const field of Object.keys(record)) {
+    if (field !== 'error') problems.push(`${field} is not accepted beside error: answer {action, args, reason} or {error}, not both`);
+  }
+  const error = record.error;
+  if (typeof error !== 'object' || error === null || Array.isArray(error)) {
+    return { ok: false, problems: [...problems, 'error must be an object with code, message, suggestedAction and suggestedArgs'] };
+  }
+  const fields = error as Record<string, unknown>;
+  for (const field of Object.keys(fields)) {
+    if (!ERROR_FIELDS.has(field))
+      problems.push(`error.${field} is not accepted: error has code, message, suggestedAction and suggestedArgs`);
+  }
+  const { code, message, suggestedAction, suggestedArgs } = fields;
+  if (typeof code !== 'string' || !(PLANNER_ERROR_CODES as readonly string[]).includes(code)) {
+    problems.push(`error.code must be one of ${PLANNER_ERROR_CODES.join(', ')}`);
+  }
+  const text = typeof message === 'string' ? message.trim() : '';
+  if (text.length < 1 || text.length > PLANNER_ERROR_MESSAGE_MAX_LENGTH) {
+    problems.push(`error.message must be a text of 1 to ${PLANNER_ERROR_MESSAGE_MAX_LENGTH} characters`);
+  }
+  if (
+    suggestedAction !== undefined &&
+    suggestedAction !== null &&
+    !(typeof suggestedAction === 'string' && Object.hasOwn(ACTION_CONTRACTS, suggestedAction))
+  ) {
+    problems.push(`error.suggestedAction must be one of ${ACTION_NAMES.join(', ')}, or null`);
+  }
+  if (suggestedArgs !== undefined && suggestedArgs !== null) {
+    if (typeof suggestedArgs !== 'object' || Array.isArray(suggestedArgs)) problems.push('error.suggestedArgs must be an object, or null');
+    else if (JSON.stringify(suggestedArgs).length > PLANNER_ERROR_ARGS_MAX_LENGTH) {
+      problems.push(`error.suggestedArgs must be at most ${PLANNER_ERROR_ARGS_MAX_LENGTH} characters of JSON`);
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
+  return {
+    ok: true,
+    value: {
+      code: code as PlannerErrorCode,
+      message: text,
+      suggestedAction: (suggestedAction ?? null) as ActionName | null,
+      suggestedArgs: (suggestedArgs ?? null) as Readonly<Record<string, unknown>> | null,
+    },
+  };
+}
+
+/**
+ * The cooldown a QUOTA_EXCEEDED error suggests: `suggestedArgs.durationHours` when no other
+ * action is suggested and the duration meets wait_cooldown's contract; null otherwise.
+ */
+export function suggestedCooldownHours(error: PlannerError): number | null {
+  if (error.suggestedAction !== null && error.suggestedAction !== 'wait_cooldown') return null;
+  const hours = error.suggestedArgs?.durationHours;
+  return typeof hours === 'number' && Number.isFinite(hours) && hours >= 0.01 && hours <= COOLDOWN_MAX_HOURS ? hours : null;
+}
+
 /** Who an action reaches, for the do-not-contact list and the idempotency key. */
 export function actionTarget(proposal: ProposedAction): string | null {
   switch (proposal.action) {

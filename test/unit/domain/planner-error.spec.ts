@@ -1,0 +1,97 @@
+import { checkPlannerError, suggestedCooldownHours, type PlannerError } from '../../../src/domain/outreach/actions';
+
+/** Seed 000's error response, as the seed writes it. */
+const SEED_ERROR = {
+  error: {
+    code: 'QUOTA_EXCEEDED',
+    message: 'Daily LinkedIn quota (50) exceeded, cannot propose scraping action',
+    suggestedAction: 'wait_cooldown',
+    suggestedArgs: { durationHours: 24 },
+  },
+};
+
+describe(checkPlannerError.name, () => {
+  it("reads seed 000's error response", () => {
+    expect(checkPlannerError(SEED_ERROR)).toEqual({
+      ok: true,
+      value: {
+        code: 'QUOTA_EXCEEDED',
+        message: 'Daily LinkedIn quota (50) exceeded, cannot propose scraping action',
+        suggestedAction: 'wait_cooldown',
+        suggestedArgs: { durationHours: 24 },
+      },
+    });
+  });
+
+  it.each(['INVALID_CONTEXT', 'NO_VALID_ACTION'])('reads %s with no suggestion, the message trimmed', (code) => {
+    expect(checkPlannerError({ error: { code, message: '  All leads processed.  ' } })).toEqual({
+      ok: true,
+      value: { code, message: 'All leads processed.', suggestedAction: null, suggestedArgs: null },
+    });
+    expect(checkPlannerError({ error: { code, message: 'x', suggestedAction: null, suggestedArgs: null } })).toMatchObject({ ok: true });
+  });
+
+  it.each([null, 'text', [], { action: 'wait_cooldown', args: {}, reason: 'a reason of some length' }, {}])(
+    'leaves %j to the proposal checks: it is not in the error shape',
+    (value) => {
+      expect(checkPlannerError(value)).toBeNull();
+    },
+  );
+
+  it.each([
+    [{ error: 'QUOTA_EXCEEDED' }, 'error must be an object with code, message, suggestedAction and suggestedArgs'],
+    [{ error: null }, 'error must be an object with code, message, suggestedAction and suggestedArgs'],
+    [{ error: { code: 'RATE_LIMITED', message: 'm' } }, 'error.code must be one of QUOTA_EXCEEDED, INVALID_CONTEXT, NO_VALID_ACTION'],
+    [{ error: { code: 'quota_exceeded', message: 'm' } }, 'error.code must be one of QUOTA_EXCEEDED, INVALID_CONTEXT, NO_VALID_ACTION'],
+    [{ error: { code: 'NO_VALID_ACTION' } }, 'error.message must be a text of 1 to 500 characters'],
+    [{ error: { code: 'NO_VALID_ACTION', message: '   ' } }, 'error.message must be a text of 1 to 500 characters'],
+    [{ error: { code: 'NO_VALID_ACTION', message: 'm'.repeat(501) } }, 'error.message must be a text of 1 to 500 characters'],
+    [
+      { error: { code: 'NO_VALID_ACTION', message: 'm', suggestedAction: 'delete_account' } },
+      'error.suggestedAction must be one of linkedin_scrape_profile, linkedin_send_message, send_email, wait_cooldown, refresh_session, complete_campaign, or null',
+    ],
+    [{ error: { code: 'NO_VALID_ACTION', message: 'm', suggestedArgs: [24] } }, 'error.suggestedArgs must be an object, or null'],
+    [
+      { error: { code: 'NO_VALID_ACTION', message: 'm', suggestedArgs: { note: 'n'.repeat(2000) } } },
+      'error.suggestedArgs must be at most 2000 characters of JSON',
+    ],
+    [
+      { error: { code: 'NO_VALID_ACTION', message: 'm', details: 'x' } },
+      'error.details is not accepted: error has code, message, suggestedAction and suggestedArgs',
+    ],
+    [
+      { error: { code: 'NO_VALID_ACTION', message: 'm' }, action: 'send_email' },
+      'action is not accepted beside error: answer {action, args, reason} or {error}, not both',
+    ],
+  ])('refuses %j, naming the field', (value, problem) => {
+    const checked = checkPlannerError(value);
+    expect(checked).toMatchObject({ ok: false });
+    expect(checked?.ok === false && checked.problems).toContain(problem);
+  });
+});
+
+describe(suggestedCooldownHours.name, () => {
+  const quota = (suggestedAction: PlannerError['suggestedAction'], suggestedArgs: PlannerError['suggestedArgs']): PlannerError => ({
+    code: 'QUOTA_EXCEEDED',
+    message: 'm',
+    suggestedAction,
+    suggestedArgs,
+  });
+
+  it('is the suggested wait when it meets the wait_cooldown contract', () => {
+    expect(suggestedCooldownHours(quota('wait_cooldown', { durationHours: 24 }))).toBe(24);
+    expect(suggestedCooldownHours(quota(null, { durationHours: 0.5 }))).toBe(0.5);
+    expect(suggestedCooldownHours(quota('wait_cooldown', { durationHours: 168, reason: 'quota' }))).toBe(168);
+  });
+
+  it.each([
+    ['no duration', quota('wait_cooldown', null)],
+    ['too long a wait', quota('wait_cooldown', { durationHours: 169 })],
+    ['no wait at all', quota('wait_cooldown', { durationHours: 0 })],
+    ['a negative wait', quota('wait_cooldown', { durationHours: -1 })],
+    ['a duration as text', quota('wait_cooldown', { durationHours: '24' })],
+    ['another action', quota('send_email', { durationHours: 24 })],
+  ])('is null for %s', (_, error) => {
+    expect(suggestedCooldownHours(error)).toBeNull();
+  });
+});
