@@ -18,7 +18,9 @@ import { IdentityModule } from './identity.module';
 import { loggingModule } from './logging';
 import { McpModule } from './mcp.module';
 import { PersistenceModule } from './persistence.module';
+import { ReviewModule } from './review.module';
 import { TodoModule } from './todo.module';
+import { UnsubscribeModule } from './unsubscribe.module';
 import { WebModule } from './web.module';
 
 /** The per-account sign-in window; a block lasts as long, doubling while guessing goes on. */
@@ -51,6 +53,8 @@ export class AppModule {
         IdentityModule,
         TodoModule,
         CampaignsModule,
+        ReviewModule,
+        UnsubscribeModule,
         ChatModule,
         McpModule,
         AdminModule,

@@ -20,6 +20,12 @@ import { SandboxLinkedInChannel } from '../infrastructure/outreach/sandbox/sandb
 import { EnvironmentSecretStore, SandboxSecretStore } from '../infrastructure/outreach/secret-stores';
 import { PeriodicJob } from '../infrastructure/periodic-job';
 import { PostgresOutreachCycleStore } from '../infrastructure/persistence/repositories/postgres-outreach-cycle-store';
+import { OutreachDraftStore } from '../application/outreach/ports/outreach-draft-store.port';
+import { PostgresOutreachDraftStore } from '../infrastructure/persistence/repositories/postgres-outreach-draft-store';
+import { UnsubscribeLinks } from '../application/outreach/unsubscribe/unsubscribe-links';
+import { UNSUBSCRIBE_PURPOSE } from '../domain/outreach/unsubscribe';
+import { resolveJwtSecret } from '../infrastructure/config/jwt-secret';
+import { HmacLinkSigner } from '../infrastructure/security/hmac-link-signer';
 import { ModelModule } from './model.module';
 
 /**
@@ -69,6 +75,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
   imports: [ModelModule],
   providers: [
     { provide: OutreachCycleStore, useClass: PostgresOutreachCycleStore },
+    { provide: OutreachDraftStore, useClass: PostgresOutreachDraftStore },
     {
       provide: LinkedInChannel,
       useFactory: (config: AppConfig, dataSource: DataSource): LinkedInChannel | Promise<LinkedInChannel> => {
@@ -99,6 +106,16 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
         config.outreach.linkedin.kind === 'sandbox' ? new SandboxSecretStore(config.outreach.secretNames) : new EnvironmentSecretStore(),
       inject: [AppConfig],
     },
+    {
+      // Its key is derived from the service's secret, so every server and worker that shares JWT_SECRET reads every link.
+      provide: UnsubscribeLinks,
+      useFactory: async (config: AppConfig): Promise<UnsubscribeLinks> => {
+        const logger = new Logger('Outreach');
+        const secret = await resolveJwtSecret(config, (message) => logger.warn(message));
+        return new UnsubscribeLinks(HmacLinkSigner.derive(secret, UNSUBSCRIBE_PURPOSE), config.publicBaseUrl);
+      },
+      inject: [AppConfig],
+    },
     OutreachChannels,
     OutreachActionPlanner,
     OutreachActionRunner,
@@ -108,6 +125,6 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
     { provide: WorkerHeartbeats, useClass: PostgresWorkerHeartbeats },
     OutreachLifecycle,
   ],
-  exports: [RunOutreachCycleUseCase, WorkerHeartbeats],
+  exports: [RunOutreachCycleUseCase, WorkerHeartbeats, UnsubscribeLinks, OutreachDraftStore],
 })
 export class OutreachModule {}

@@ -10,6 +10,7 @@ interface CampaignBody {
   name: string;
   status: string;
   dailyLimits: Record<string, number>;
+  weeklyLimits: Record<string, number | null>;
 }
 
 interface TaskBody {
@@ -111,6 +112,11 @@ describe('campaigns, leads and the do-not-contact list', () => {
       name: 'Q3 founders',
       status: 'draft',
       dailyLimits: { profile_lookup: 50, linkedin_message: 50, email: 50 },
+      weeklyLimits: { profile_lookup: null, linkedin_message: null, email: null },
+      approvalMode: 'none',
+      approvalFirstN: 3,
+      brief: { offer: null, tone: null, callToAction: null, senderName: null, signature: null },
+      templates: { linkedinMessage: null, emailSubject: null, emailBody: null },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       completedAt: null,
@@ -136,6 +142,15 @@ describe('campaigns, leads and the do-not-contact list', () => {
       .send({ name: 'EU (north)', dailyLimits: { linkedin_message: 20 } })
       .expect(200);
     expect(patched.body).toMatchObject({ name: 'EU (north)', dailyLimits: { profile_lookup: 50, linkedin_message: 20, email: 10 } });
+    // Weekly limits: none unless set; a PATCH changes the kinds it names, and null removes one.
+    const weekly = await create(user, { name: 'Weekly', weeklyLimits: { linkedin_message: 30, email: 200 } });
+    expect(weekly.weeklyLimits).toEqual({ profile_lookup: null, linkedin_message: 30, email: 200 });
+    const reweekly = await request(sut.http)
+      .patch(`${campaigns(user)}/${weekly.id}`)
+      .set(user.auth)
+      .send({ weeklyLimits: { profile_lookup: 0, email: null } })
+      .expect(200);
+    expect(reweekly.body.weeklyLimits).toEqual({ profile_lookup: 0, linkedin_message: 30, email: null });
     const read = await request(sut.http)
       .get(`${campaigns(user)}/${second.id}`)
       .set(user.auth)
@@ -143,7 +158,7 @@ describe('campaigns, leads and the do-not-contact list', () => {
     expect(read.body).toMatchObject({
       ...patched.body,
       leads: 0,
-      tasks: { Pending: 0, InProgress: 0, Completed: 0, Failed: 0, Cancelled: 0 },
+      tasks: { Pending: 0, InProgress: 0, AwaitingReview: 0, Completed: 0, Failed: 0, Cancelled: 0 },
     });
 
     await request(sut.http)
@@ -230,7 +245,16 @@ describe('campaigns, leads and the do-not-contact list', () => {
     ['an unknown kind', 'post', { name: 'a', dailyLimits: { sms: 5 } }, /dailyLimits\.sms: unknown field, not allowed/],
     ['limits that are not an object', 'post', { name: 'a', dailyLimits: 5 }, /dailyLimits must be an object/],
     ['an unknown field', 'post', { name: 'a', status: 'active' }, /status: unknown field, not allowed/],
-    ['an empty change', 'patch', {}, /at least one of name, dailyLimits/],
+    [
+      'a weekly limit past the maximum',
+      'patch',
+      { weeklyLimits: { email: 70_001 } },
+      /weeklyLimits\.email must be a whole number from 0 to 70000, or null for none/,
+    ],
+    ['a fractional weekly limit', 'post', { name: 'a', weeklyLimits: { linkedin_message: 2.5 } }, /weeklyLimits\.linkedin_message must be/],
+    ['an unknown weekly kind', 'post', { name: 'a', weeklyLimits: { sms: 5 } }, /weeklyLimits\.sms: unknown field, not allowed/],
+    ['weekly limits that are not an object', 'patch', { weeklyLimits: 7 }, /weeklyLimits must be an object/],
+    ['an empty change', 'patch', {}, /at least one of name, dailyLimits, weeklyLimits/],
     ['a blank new name', 'patch', { name: '' }, /name must not be empty/],
   ] as [string, 'post' | 'patch', object, RegExp, string?][])(
     'refuses %s with 400 naming the field',
@@ -483,39 +507,71 @@ describe('campaigns, leads and the do-not-contact list', () => {
     await request(sut.http).delete(path).set(ada.auth).expect(204);
   });
 
-  it("shows today's usage against the campaign's and the owner's limits, and what remains", async () => {
+  it("shows today's and the rolling week's usage against the campaign's and the owner's limits, and what remains", async () => {
     const user = await signUpAndIn(sut.http);
-    const campaign = await create(user, { name: 'Usage', dailyLimits: { email: 120 } });
+    const campaign = await create(user, { name: 'Usage', dailyLimits: { email: 120 }, weeklyLimits: { profile_lookup: 12 } });
     const fresh = await request(sut.http)
       .get(`${campaigns(user)}/${campaign.id}`)
       .set(user.auth)
       .expect(200);
     const today = new Date().toISOString().slice(0, 10);
+    const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000);
+    const week = (used: number, limit: number | null, freesAt: Date | null = null) => ({
+      used,
+      limit,
+      freesAt: freesAt?.toISOString() ?? null,
+    });
     expect(fresh.body.usage).toEqual({
       day: today,
-      resetsAt: `${new Date(Date.parse(today) + 86_400_000).toISOString()}`,
+      resetsAt: day(1).toISOString(),
+      weekFrom: day(-6).toISOString().slice(0, 10),
       kinds: {
-        profile_lookup: { campaign: { used: 0, limit: 50 }, owner: { used: 0, limit: 100 }, remaining: 50 },
-        linkedin_message: { campaign: { used: 0, limit: 50 }, owner: { used: 0, limit: 100 }, remaining: 50 },
-        email: { campaign: { used: 0, limit: 120 }, owner: { used: 0, limit: 100 }, remaining: 100 },
+        profile_lookup: {
+          campaign: { used: 0, limit: 50, week: week(0, 12) },
+          owner: { used: 0, limit: 100, week: week(0, 500) },
+          remaining: 12,
+        },
+        linkedin_message: {
+          campaign: { used: 0, limit: 50, week: week(0, null) },
+          owner: { used: 0, limit: 100, week: week(0, 100) },
+          remaining: 50,
+        },
+        email: {
+          campaign: { used: 0, limit: 120, week: week(0, null) },
+          owner: { used: 0, limit: 100, week: week(0, 500) },
+          remaining: 100,
+        },
       },
     });
 
-    // Slots taken today: 10 look-ups by this campaign; 70 messages by the owner's campaigns.
+    // Slots taken today: 10 look-ups by this campaign; 70 messages by the owner's campaigns. Before:
+    // 2 look-ups 5 days ago (in the week) and 40 messages 4 days ago; 9 messages 7 days ago (out of it).
     await sql(
       `INSERT INTO quota_ledger (scope, scope_id, kind, day, used, "limit") VALUES
          ('campaign', $1, 'profile_lookup', $3, 10, 50), ('owner', $2, 'profile_lookup', $3, 10, 100),
-         ('owner', $2, 'linkedin_message', $3, 70, 100)`,
-      [campaign.id, user.userId, today],
+         ('campaign', $1, 'profile_lookup', $4, 2, 50), ('owner', $2, 'profile_lookup', $4, 2, 100),
+         ('owner', $2, 'linkedin_message', $3, 70, 100), ('owner', $2, 'linkedin_message', $5, 40, 100),
+         ('owner', $2, 'linkedin_message', $6, 9, 100)`,
+      [campaign.id, user.userId, today, ...[-5, -4, -7].map((offset) => day(offset).toISOString().slice(0, 10))],
     );
     const used = await request(sut.http)
       .get(`${campaigns(user)}/${campaign.id}`)
       .set(user.auth)
       .expect(200);
     expect(used.body.usage.kinds).toEqual({
-      profile_lookup: { campaign: { used: 10, limit: 50 }, owner: { used: 10, limit: 100 }, remaining: 40 },
-      linkedin_message: { campaign: { used: 0, limit: 50 }, owner: { used: 70, limit: 100 }, remaining: 30 },
-      email: { campaign: { used: 0, limit: 120 }, owner: { used: 0, limit: 100 }, remaining: 100 },
+      // The campaign's week is full: its oldest counted day (5 days ago) leaves it in 2 days.
+      profile_lookup: {
+        campaign: { used: 10, limit: 50, week: week(12, 12, day(2)) },
+        owner: { used: 10, limit: 100, week: week(12, 500) },
+        remaining: 0,
+      },
+      // The owner's week (110 of 100) drops under the limit once 4 days ago leaves it, in 3 days.
+      linkedin_message: {
+        campaign: { used: 0, limit: 50, week: week(0, null) },
+        owner: { used: 70, limit: 100, week: week(110, 100, day(3)) },
+        remaining: 0,
+      },
+      email: { campaign: { used: 0, limit: 120, week: week(0, null) }, owner: { used: 0, limit: 100, week: week(0, 500) }, remaining: 100 },
     });
   });
 

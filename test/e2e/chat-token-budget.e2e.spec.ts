@@ -78,7 +78,7 @@ describe('a daily token budget per person', () => {
     const account = await request(sut.http).get('/auth/me').set(me.auth).expect(200);
     expect(account.body.chatBudget).toEqual({ tokens: { dailyLimit: BUDGET, usedToday: used }, cost: { dailyLimit: null, usedToday: 0 } });
     const metrics = await request(sut.http).get('/metrics').expect(200);
-    expect(metrics.text).toMatch(/bridle_quota_rejections_total\{kind="chat_budget",scope="user"\} [1-9]/);
+    expect(metrics.text).toMatch(/bridle_quota_rejections_total\{kind="chat_budget",scope="user",window="day"\} [1-9]/);
     const theirs = await request(sut.http)
       .post(`/api/${other.userId}/chat`)
       .set(other.auth)

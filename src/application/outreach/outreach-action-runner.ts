@@ -3,7 +3,8 @@ import { withSentMessage } from '../../domain/outreach/actions';
 import { ChannelError } from '../../domain/outreach/channel-errors';
 import { idempotencyMaterial } from '../../domain/outreach/planning';
 import { type ActionKind, MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
-import { nextUtcMidnight, type QuotaScope, utcDay } from '../../domain/outreach/quota';
+import { describeBlock, type QuotaBlock, slotLimits, utcDay } from '../../domain/outreach/quota';
+import { needsReview } from '../../domain/outreach/review';
 import { AuditLog, type ToolAuditEntry } from '../agent/ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import { Logger } from '../shared/ports/logger.port';
@@ -13,6 +14,7 @@ import type { CycleCode, CycleOutcome, CycleStatus } from './cycle-outcome';
 import { type ChannelAction, OutreachChannels } from './outreach-channels';
 import { OutreachSettings } from './outreach-settings';
 import { LinkedInChannel, SecretNotFoundError, SecretStore, type ChannelRecord } from './ports/channels.port';
+import { OutreachDraftStore, type StoredDraft } from './ports/outreach-draft-store.port';
 import { OutreachCycleStore, type ClaimedTask, type TaskCycleContext, type TaskRelease } from './ports/outreach-cycle-store.port';
 
 /**
@@ -26,6 +28,7 @@ export class OutreachActionRunner {
 
   constructor(
     private readonly store: OutreachCycleStore,
+    private readonly drafts: OutreachDraftStore,
     private readonly channels: OutreachChannels,
     private readonly linkedin: LinkedInChannel,
     private readonly secrets: SecretStore,
@@ -83,6 +86,11 @@ export class OutreachActionRunner {
     );
   }
 
+  /** The task's draft its owner approved and that has not run yet. */
+  approvedDraft(claim: ClaimedTask): Promise<StoredDraft | null> {
+    return this.drafts.approvedFor(claim);
+  }
+
   /** Reserve and audit, act with a deadline, verify, record: the heart of the controller. */
   async act(
     cycle: Cycle,
@@ -95,22 +103,30 @@ export class OutreachActionRunner {
       validation: CycleOutcome['validation'];
       view: (release: TaskRelease) => CycleOutcome['task'];
     },
+    /** A reviewed draft the owner approved: it runs as approved, on the slot it holds since it was drafted. */
+    approved?: StoredDraft,
   ): Promise<CycleOutcome> {
     const now = cycle.started;
-    const day = utcDay(now);
+    const day = approved?.quotaDay ?? utcDay(now);
     const kind = TASK_ACTION[context.task.type].kind;
+    if (!approved) {
+      const held = await this.holdForReview(cycle, claim, context, proposal, audited, shown, kind, day);
+      if (held) return held;
+    }
     const begun = await this.store.begin({
       claim,
       decisionId: cycle.decisionId,
       proposal,
       kind,
       channel: this.channels.nameFor(proposal),
-      idempotencyMaterial: idempotencyMaterial(claim.taskId, claim.attempts, proposal),
-      limits: { campaign: context.quota[kind].campaign.limit, owner: context.quota[kind].owner.limit },
+      // An approved draft keeps the attempt it was drafted in: one key, however often its approval is replayed.
+      idempotencyMaterial: idempotencyMaterial(claim.taskId, approved?.attempt ?? claim.attempts, proposal),
+      limits: slotLimits(context.quota, kind),
       day,
       now: this.clock.now(),
       leaseMs: this.settings.leaseMs,
       audit: audited,
+      ...(approved ? { approvedDraftId: approved.id } : {}),
     });
     const base = { proposal: shown.proposed, validation: shown.validation };
     if (begun.status === 'lease_lost') {
@@ -126,20 +142,18 @@ export class OutreachActionRunner {
       await this.audit.record(audited, {
         status: 'rejected',
         errorCode: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
-        result: quota ? { scope: begun.scope } : { idempotencyKey: begun.idempotencyKey },
+        result: quota ? quotaResult(begun.block) : { idempotencyKey: begun.idempotencyKey },
         durationMs: 0,
       });
       const release: TaskRelease = quota
-        ? (await this.deferForQuota(claim, kind, begun.scope, now)).release
+        ? (await this.deferForQuota(claim, begun.block, now)).release
         : { status: 'Failed', lastError: 'DUPLICATE_ACTION' };
       await this.store.releaseTask(claim, release, this.clock.now());
       return outcome({
         ...base,
         status: quota ? 'deferred' : 'failed',
         code: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
-        message: quota
-          ? `The ${begun.scope}'s daily ${kind} quota was used up meanwhile; waiting until midnight UTC.`
-          : 'This exact action was already taken.',
+        message: quota ? `Quota reached meanwhile: ${describeBlock(begun.block)}.` : 'This exact action was already taken.',
         task: shown.view(release),
       });
     }
@@ -147,10 +161,12 @@ export class OutreachActionRunner {
     const { actionId, idempotencyKey, pendingSeq } = begun;
     const started = this.clock.now().getTime();
     const action = { actionId, pendingSeq, idempotencyKey, audited, started, day };
+    // What the task shows as sent: an email with the unsubscribe footer its channel adds.
+    const sent = this.channels.asSent(proposal, claim);
     let record: ChannelRecord | null = null;
     let failure: ChannelError | null = null;
     try {
-      record = await this.channels.perform(proposal, idempotencyKey, AbortSignal.timeout(this.settings.actionTimeoutMs));
+      record = await this.channels.perform(proposal, idempotencyKey, AbortSignal.timeout(this.settings.actionTimeoutMs), claim);
     } catch (error) {
       this.logger.warn({
         msg: 'outreach action failed',
@@ -172,7 +188,7 @@ export class OutreachActionRunner {
             task: {
               status: 'Failed',
               lastError: 'UNKNOWN_OUTCOME',
-              output: withSentMessage({ error: failure.message, review: 'the action may have happened' }, proposal),
+              output: withSentMessage({ error: failure.message, review: 'the action may have happened' }, sent),
             },
             cycle: {
               status: 'unknown',
@@ -218,7 +234,7 @@ export class OutreachActionRunner {
             errorCode: null,
             result: verification.output,
             verification,
-            task: { status: 'Completed', output: withSentMessage(verification.output, proposal), lastError: null },
+            task: { status: 'Completed', output: withSentMessage(verification.output, sent), lastError: null },
             cycle: { status: 'completed', code: null, message: `${proposal.action} done and verified: ${verification.detail}.` },
           }
         : {
@@ -229,7 +245,7 @@ export class OutreachActionRunner {
             task: {
               status: 'Failed',
               lastError: 'VERIFICATION_FAILED',
-              output: withSentMessage({ ...verification.output, detail: verification.detail }, proposal),
+              output: withSentMessage({ ...verification.output, detail: verification.detail }, sent),
             },
             cycle: {
               status: 'failed',
@@ -241,18 +257,79 @@ export class OutreachActionRunner {
   }
 
   /**
-   * A quota of `kind` is used up in `scope` for today: counts the rejection and moves every
-   * waiting task of that kind to the next UTC midnight. @returns where this task goes, and
-   * how many others were moved.
+   * Review before send: when the campaign's policy asks for it, the action is stored as a
+   * draft bound to its arguments' hash, its quota slot held, audited, and the task parked
+   * (AwaitingReview) until its owner decides. Nothing reaches a channel.
+   * @returns the cycle's outcome when the action was held (or could not be), null when it runs now.
    */
-  async deferForQuota(
+  private async holdForReview(
+    cycle: Cycle,
     claim: ClaimedTask,
+    context: TaskCycleContext,
+    proposal: ChannelAction,
+    audited: ToolAuditEntry,
+    shown: {
+      proposed: CycleOutcome['proposal'];
+      validation: CycleOutcome['validation'];
+      view: (release: TaskRelease) => CycleOutcome['task'];
+    },
     kind: ActionKind,
-    scope: QuotaScope,
-    now: Date,
-  ): Promise<{ release: TaskRelease; deferred: number }> {
-    this.metrics.quotaRejection(kind, scope);
-    const until = nextUtcMidnight(now);
+    day: string,
+  ): Promise<CycleOutcome | null> {
+    const review = await this.drafts.reviewState(claim.campaignId, kind);
+    if (!needsReview(review.policy, review.approved)) return null;
+    const now = this.clock.now();
+    const held = await this.drafts.hold({
+      claim,
+      decisionId: cycle.decisionId,
+      proposal,
+      kind,
+      limits: slotLimits(context.quota, kind),
+      day,
+      now,
+      expiresAt: new Date(now.getTime() + this.settings.draftTtlHours * 3_600_000),
+      audit: audited,
+    });
+    const base = { proposal: shown.proposed, validation: shown.validation };
+    if (held.status === 'lease_lost') {
+      return outcome({
+        ...base,
+        status: 'failed',
+        code: 'LEASE_LOST',
+        message: 'The claim on this task expired before drafting; nothing was done.',
+      });
+    }
+    if (held.status === 'quota_exceeded') {
+      await this.audit.record(audited, { status: 'rejected', errorCode: 'QUOTA_EXCEEDED', result: quotaResult(held.block), durationMs: 0 });
+      const { release } = await this.deferForQuota(claim, held.block, cycle.started);
+      await this.store.releaseTask(claim, release, this.clock.now());
+      return outcome({
+        ...base,
+        status: 'deferred',
+        code: 'QUOTA_EXCEEDED',
+        message: `Quota reached meanwhile: ${describeBlock(held.block)}.`,
+        task: shown.view(release),
+      });
+    }
+    return outcome({
+      ...base,
+      status: 'awaiting_review',
+      code: 'AWAITING_REVIEW',
+      message: `${proposal.action} is held as draft ${held.draftId} for review until ${held.expiresAt.toISOString()}; nothing was sent.`,
+      task: shown.view({ status: 'AwaitingReview' }),
+      review: { draftId: held.draftId, argumentsHash: held.argumentsHash, expiresAt: held.expiresAt },
+    });
+  }
+
+  /**
+   * A limit stops `block.kind` in `block.scope` (its day or its rolling week): counts the
+   * rejection and moves every waiting task of that kind in that scope to when the limit's
+   * next slot frees (the next UTC midnight for a day; for a week, when its oldest counted
+   * day leaves it). @returns where this task goes, and how many others were moved.
+   */
+  async deferForQuota(claim: ClaimedTask, block: QuotaBlock, now: Date): Promise<{ release: TaskRelease; deferred: number }> {
+    const { kind, scope, window, until } = block;
+    this.metrics.quotaRejection(kind, scope, window);
     const deferred = await this.store.deferKind({ ownerId: claim.ownerId, campaignId: claim.campaignId, scope, kind, until, now });
     return { release: { status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' }, deferred };
   }
@@ -304,4 +381,9 @@ export class OutreachActionRunner {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What a quota refusal's audit row records: which limit, and until when. */
+export function quotaResult(block: QuotaBlock): Record<string, unknown> {
+  return { scope: block.scope, window: block.window, limit: block.limit, used: block.used, until: block.until.toISOString() };
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { costOf } from '../../domain/agent/pricing';
 import { checkContext } from '../../domain/outreach/planning';
 import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
-import { hoursUntilReset, utcDay } from '../../domain/outreach/quota';
+import { hoursUntil, KIND_LABELS, utcDay } from '../../domain/outreach/quota';
 import { AuditLog } from '../agent/ports/audit-log.port';
 import { AgentSettings } from '../chat/agent-settings';
 import { Clock } from '../shared/ports/clock.port';
@@ -13,7 +13,7 @@ import { type AuditEntryFor, type Cycle, outcome } from './cycle';
 import type { CycleOutcome, CycleStatus } from './cycle-outcome';
 import { OutreachActionPlanner } from './outreach-action-planner';
 import { OutreachActionRunner } from './outreach-action-runner';
-import { OutreachSettings } from './outreach-settings';
+import { ownerLimitsOf, OutreachSettings } from './outreach-settings';
 import { OutreachCycleStore, type ClaimedTask, type TaskRelease, type WrapUpContext } from './ports/outreach-cycle-store.port';
 
 /**
@@ -107,7 +107,7 @@ export class RunOutreachCycleUseCase {
     const now = cycle.started;
     const context = await this.store.loadTaskContext(claim, {
       day: utcDay(now),
-      ownerLimits: this.settings.ownerDailyLimits,
+      ownerLimits: ownerLimitsOf(this.settings),
       secretNames: this.settings.secretNames,
     });
     if (!context) return outcome({ status: 'failed', code: 'LEASE_LOST', message: 'The task went away while it was being claimed.' });
@@ -134,7 +134,22 @@ export class RunOutreachCycleUseCase {
       return outcome({ ...result, task: view(release) });
     };
 
-    const contextCheck = checkContext(context);
+    const contextCheck = checkContext(context, now);
+    // An approved draft runs as its owner reviewed it, without the model, on the slot it has
+    // held since it was drafted (so today's used-up quota does not stop it), through begin.
+    const approved = contextCheck.ok || contextCheck.code === 'QUOTA_EXCEEDED' ? await this.runner.approvedDraft(claim) : null;
+    if (approved) {
+      const { proposal } = approved;
+      return this.runner.act(
+        cycle,
+        claim,
+        context,
+        proposal,
+        entry(proposal.action, proposal.args),
+        { proposed: { action: proposal.action, args: proposal.args, reason: proposal.reason, by: 'model' }, validation: null, view },
+        approved,
+      );
+    }
     if (!contextCheck.ok) {
       const problems = contextCheck.problems.join('; ');
       await this.audit.record(entry(TASK_ACTION[context.task.type].action, { profileUrl: context.lead.linkedinUrl }), {
@@ -144,15 +159,17 @@ export class RunOutreachCycleUseCase {
         durationMs: 0,
       });
       if (contextCheck.code === 'QUOTA_EXCEEDED') {
-        const { release, deferred } = await this.runner.deferForQuota(claim, contextCheck.kind, contextCheck.scope, now);
+        // The limit that binds names when its next slot frees: midnight for a day, the oldest counted day's exit for a week.
+        const { block } = contextCheck;
+        const { release, deferred } = await this.runner.deferForQuota(claim, block, now);
         return leave(release, {
           status: 'deferred',
           code: 'QUOTA_EXCEEDED',
-          message: `Quota exhausted: ${problems}. This and ${deferred} other waiting tasks resume at the next UTC midnight.`,
+          message: `Quota exhausted: ${problems}. This and ${deferred} other waiting tasks resume at ${block.until.toISOString()}.`,
           proposal: {
             action: 'wait_cooldown',
-            args: { durationHours: hoursUntilReset(now) },
-            reason: `Daily ${contextCheck.kind} quota reached; waiting until the quota resets at midnight UTC.`,
+            args: { durationHours: hoursUntil(now, block.until) },
+            reason: `The ${block.scope}'s ${block.window === 'day' ? 'daily' : 'weekly'} ${KIND_LABELS[block.kind]} limit is reached; waiting for its next slot.`,
             by: 'controller',
           },
         });
@@ -166,6 +183,29 @@ export class RunOutreachCycleUseCase {
 
     const planned = await this.planner.plan(cycle, context, entry);
     if (!planned.ok) {
+      if (planned.cooldown) {
+        // The model reported QUOTA_EXCEEDED (seed 000's error shape): the task waits, as for a wait_cooldown.
+        const { durationHours, reason } = planned.cooldown;
+        const until = new Date(now.getTime() + Math.round(durationHours * 3_600_000));
+        await this.audit.record(entry('wait_cooldown', { durationHours }), { status: 'succeeded', result: { until }, durationMs: 0 });
+        return leave(
+          { status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' },
+          {
+            status: 'deferred',
+            code: 'QUOTA_EXCEEDED',
+            message: `${planned.message} Waiting ${durationHours} hours.`,
+            proposal: { action: 'wait_cooldown', args: { durationHours }, reason, by: 'model' },
+            validation: planned.validation,
+          },
+        );
+      }
+      if (planned.reported?.code === 'INVALID_CONTEXT') {
+        // As the controller's own INVALID_CONTEXT: the context is reloaded from the same rows, so asking again would not help.
+        return leave(
+          { status: 'Failed', lastError: 'INVALID_CONTEXT', output: { problems: planned.problems } },
+          { status: 'failed', code: 'INVALID_CONTEXT', message: `Not run: ${planned.message}`, validation: planned.validation },
+        );
+      }
       if (planned.code === 'NO_VALID_ACTION' && claim.attempts >= MAX_TASK_ATTEMPTS) {
         return leave(
           { status: 'Failed', lastError: 'NO_VALID_ACTION', output: { problems: planned.problems } },
@@ -212,9 +252,9 @@ export class RunOutreachCycleUseCase {
     const now = cycle.started;
     const context: WrapUpContext | null = await this.store.loadWrapUpContext(cycle.campaignId, {
       day: utcDay(now),
-      ownerLimits: this.settings.ownerDailyLimits,
+      ownerLimits: ownerLimitsOf(this.settings),
     });
-    if (!context || !checkContext(context).ok) {
+    if (!context || !checkContext(context, now).ok) {
       return outcome({ status: 'idle', code: 'NO_TASK', message: 'The campaign changed meanwhile; nothing to do.' });
     }
     const entry: AuditEntryFor = (tool, args) => ({

@@ -5,6 +5,7 @@ import { Clock } from '../shared/ports/clock.port';
 import { OutreachChannels } from './outreach-channels';
 import { OutreachSettings } from './outreach-settings';
 import { OutreachCycleStore, type StaleAction } from './ports/outreach-cycle-store.port';
+import { OutreachDraftStore } from './ports/outreach-draft-store.port';
 import { Logger } from '../shared/ports/logger.port';
 
 export interface SweepReport {
@@ -13,6 +14,8 @@ export interface SweepReport {
   readonly confirmed: number;
   /** Not provably done: recorded `unknown`, the task Failed, for a person to review. */
   readonly unknown: number;
+  /** Drafts held for review past their expiry (or approved for a task that ended): slot given back. */
+  readonly expiredDrafts: number;
 }
 
 const BATCH = 50;
@@ -28,6 +31,7 @@ export class SweepStaleActionsUseCase {
 
   constructor(
     private readonly store: OutreachCycleStore,
+    private readonly drafts: OutreachDraftStore,
     private readonly channels: OutreachChannels,
     private readonly settings: OutreachSettings,
     private readonly clock: Clock,
@@ -48,7 +52,15 @@ export class SweepStaleActionsUseCase {
       if (stale.length < BATCH) break;
     }
     if (checked > 0) this.logger.warn({ msg: 'swept actions left in flight', checked, confirmed, unknown: checked - confirmed });
-    return { checked, confirmed, unknown: checked - confirmed };
+    // Drafts nobody decided in time: their slot is given back and their task drafts again.
+    let expiredDrafts = 0;
+    for (;;) {
+      const report = await this.drafts.expire(this.clock.now(), BATCH);
+      expiredDrafts += report.expired + report.voided;
+      if (report.expired + report.voided < BATCH) break;
+    }
+    if (expiredDrafts > 0) this.logger.info({ msg: 'expired drafts held for review', expiredDrafts });
+    return { checked, confirmed, unknown: checked - confirmed, expiredDrafts };
   }
 
   /** @returns whether the action is confirmed done. */
@@ -65,6 +77,8 @@ export class SweepStaleActionsUseCase {
       arguments: proposal.args,
       securityEvents: [],
     };
+    // What the task shows as sent: an email with the unsubscribe footer its channel was given.
+    const sent = this.channels.asSent(proposal, action);
     const found = await this.channels.lookup(proposal, action.idempotencyKey);
     const verification = found && found !== 'unknowable' ? await this.channels.verify(proposal, action.idempotencyKey, found, true) : null;
     const now = this.clock.now();
@@ -75,7 +89,7 @@ export class SweepStaleActionsUseCase {
         pendingSeq: action.pendingSeq,
         audit,
         outcome: { status: 'succeeded', result: { ...verification.output, sweptAfterLease: true }, durationMs: 0 },
-        task: { status: 'Completed', output: withSentMessage(verification.output, proposal), lastError: null },
+        task: { status: 'Completed', output: withSentMessage(verification.output, sent), lastError: null },
         refundQuota: null,
         now,
       });
@@ -96,7 +110,7 @@ export class SweepStaleActionsUseCase {
       task: {
         status: 'Failed',
         lastError: 'UNKNOWN_OUTCOME',
-        output: withSentMessage({ detail: why, review: 'the action may have happened; check before retrying' }, proposal),
+        output: withSentMessage({ detail: why, review: 'the action may have happened; check before retrying' }, sent),
       },
       // Even with no record of the key, the stalled request may still land: its slot stays used.
       refundQuota: null,

@@ -1,8 +1,10 @@
 import { canonicalJson } from '../agent/tool-call-validation';
 import { actionTarget, type ActionName, type Proposal } from './actions';
+import type { CampaignBrief, MessageTemplates } from './brief';
+import { smuggledAddresses, untrustedTexts, type UntrustedText } from './untrusted-text';
 import type { CampaignStatus } from './campaign';
 import { TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from './outreach-task';
-import { exhaustedScope, type QuotaScope, type QuotaState } from './quota';
+import { describeBlock, type QuotaBlock, quotaBlock, type QuotaScope, type QuotaState } from './quota';
 
 /** One earlier task of the campaign, as the planner is shown it (the last 3 finished). */
 export interface RecentResult {
@@ -43,6 +45,9 @@ export type CycleContext =
       readonly doNotContact: readonly string[];
       /** Secret names `refresh_session` may ask for. */
       readonly secretNames: readonly string[];
+      /** The campaign's brief and message templates (none when not given: a draft review does not read them). */
+      readonly brief?: CampaignBrief;
+      readonly templates?: MessageTemplates;
     }
   | {
       /** No task is left: the only sensible action is completing the campaign. */
@@ -64,10 +69,12 @@ export type ContextCheck =
       readonly problems: readonly string[];
       readonly kind: ActionKind;
       readonly scope: QuotaScope;
+      /** The limit that binds, and when its next slot frees: the task waits until then. */
+      readonly block: QuotaBlock;
     };
 
-/** Input validation before any model call: what must be known, and allowed. */
-export function checkContext(context: CycleContext): ContextCheck {
+/** Input validation before any model call: what must be known, and allowed (quotas as of `now`). */
+export function checkContext(context: CycleContext, now: Date): ContextCheck {
   const problems: string[] = [];
   if (!context.campaign.name) problems.push('the campaign name is missing');
   if (context.campaign.status !== 'active') problems.push(`the campaign is ${context.campaign.status}, not active`);
@@ -86,17 +93,8 @@ export function checkContext(context: CycleContext): ContextCheck {
     return { ok: false, code: 'DO_NOT_CONTACT', problems: [`${context.doNotContact.join(' and ')} is on the do-not-contact list`] };
   }
   const kind = TASK_ACTION[task.type].kind;
-  const scope = exhaustedScope(context.quota, kind);
-  if (scope) {
-    const use = context.quota[kind][scope];
-    return {
-      ok: false,
-      code: 'QUOTA_EXCEEDED',
-      kind,
-      scope,
-      problems: [`the ${scope === 'campaign' ? "campaign's" : "owner's"} daily ${kind} quota (${use.limit}) is used up`],
-    };
-  }
+  const block = quotaBlock(context.quota, kind, now);
+  if (block) return { ok: false, code: 'QUOTA_EXCEEDED', kind, scope: block.scope, block, problems: [describeBlock(block)] };
   return { ok: true };
 }
 
@@ -110,13 +108,18 @@ export function availableActions(context: CycleContext): ActionName[] {
 
 /**
  * Whether a well-formed proposal fits this cycle: the task's own action on the task's own
- * lead, never a do-not-contact target, never completing a campaign with work left.
+ * lead, never a do-not-contact target, never completing a campaign with work left. A task
+ * cycle always reads untrusted text (the lead's name at least; see untrusted-text.ts), so its
+ * action may target only the lead's own recorded profile URL and email, and its message may
+ * not repeat another address found in that text; each refusal names the mismatch.
  */
 export function fitProblems(proposal: Proposal, context: CycleContext): string[] {
   const allowed = availableActions(context);
   if (!allowed.includes(proposal.action)) {
     if (proposal.action === 'complete_campaign') return ['action complete_campaign is accepted only when no task is left'];
-    return [`action ${proposal.action} does not fit this cycle: expected one of ${allowed.join(', ')}`];
+    const misfit = `action ${proposal.action} does not fit this cycle: expected one of ${allowed.join(', ')}`;
+    const foreign = context.kind === 'task' ? foreignTarget(proposal, context) : null;
+    return foreign ? [misfit, foreign] : [misfit];
   }
   if (context.kind === 'wrap_up') {
     return proposal.action === 'complete_campaign' && proposal.args.campaignId !== context.campaign.id
@@ -128,9 +131,10 @@ export function fitProblems(proposal: Proposal, context: CycleContext): string[]
   switch (proposal.action) {
     case 'linkedin_scrape_profile':
     case 'linkedin_send_message':
-      return target === context.lead.linkedinUrl ? [] : [`args.profileUrl must be the task's lead, ${context.lead.linkedinUrl}`];
-    case 'send_email':
-      return target === context.lead.email ? [] : [`args.to must be the task's lead, ${context.lead.email}`];
+    case 'send_email': {
+      const foreign = foreignTarget(proposal, context);
+      return foreign ? [foreign] : smuggled(proposal, context);
+    }
     case 'refresh_session':
       return context.secretNames.includes(proposal.args.secretName)
         ? []
@@ -138,6 +142,53 @@ export function fitProblems(proposal: Proposal, context: CycleContext): string[]
     default:
       return [];
   }
+}
+
+type TaskContext = Extract<CycleContext, { kind: 'task' }>;
+
+/** The untrusted text of a task cycle: the lead's name, its profile, recent leads' names. */
+export function untrustedTextOf(context: CycleContext): UntrustedText[] {
+  return untrustedTexts({ lead: context.kind === 'task' ? context.lead : undefined, recent: context.recent });
+}
+
+/** Why the proposal's target is not the lead's own recorded one, or null when it is (or it has none). */
+function foreignTarget(proposal: Proposal, context: TaskContext): string | null {
+  const target = actionTarget(proposal);
+  if (target === null) return null;
+  const [field, what, recorded] =
+    proposal.action === 'send_email'
+      ? ['args.to', 'email', context.lead.email]
+      : ['args.profileUrl', 'profile URL', context.lead.linkedinUrl];
+  if (target === recorded) return null;
+  const read = untrustedTextOf(context).map((entry) => entry.field);
+  return (
+    `${field} is ${target}, not the lead's recorded ${what} ${recorded ?? '(none)'}: a cycle that read untrusted text ` +
+    `(${[...new Set(read)].join(', ')}) may target only the lead's own recorded profile URL and email`
+  );
+}
+
+/** Addresses from untrusted text that the proposal's message repeats, each a problem. */
+function smuggled(proposal: Proposal, context: TaskContext): string[] {
+  const texts =
+    proposal.action === 'linkedin_send_message'
+      ? [{ field: 'args.message', text: proposal.args.message }]
+      : proposal.action === 'send_email'
+        ? [
+            { field: 'args.subject', text: proposal.args.subject },
+            { field: 'args.body', text: proposal.args.body },
+          ]
+        : [];
+  if (texts.length === 0) return [];
+  const owners = [context.brief, context.templates].flatMap((texts) => (texts ? (Object.values(texts) as (string | null)[]) : []));
+  return smuggledAddresses({
+    texts,
+    untrusted: untrustedTextOf(context),
+    allowed: [context.lead.linkedinUrl, context.lead.email, ...owners].filter((text): text is string => text !== null),
+  }).map(
+    ({ field, address, sources }) =>
+      `${field} names ${address}, an address found in untrusted text (${sources.join(', ')}): ` +
+      "a message may name no address from it but the lead's own",
+  );
 }
 
 /**

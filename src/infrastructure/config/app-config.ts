@@ -44,6 +44,11 @@ export class AppConfig {
   readonly production!: boolean;
   readonly host!: string;
   readonly port!: number;
+  /**
+   * Where people reach this service (PUBLIC_BASE_URL), without a trailing slash: the start of
+   * the links Bridle puts in what it sends (the unsubscribe link of every outreach email).
+   */
+  readonly publicBaseUrl!: string;
   readonly dataDir!: string;
   readonly database!: DatabaseSettings;
   /** Unset means: generate one and keep it in the data folder (refused in production). */
@@ -83,10 +88,14 @@ export class AppConfig {
 /** The outreach controller: its limits, its worker and its channels. */
 export interface OutreachConfig {
   readonly ownerDailyLimits: Readonly<Record<ActionKind, number>>;
+  /** OUTREACH_OWNER_WEEKLY_*: per owner, per rolling week (the UTC day and the 6 before it), across campaigns. */
+  readonly ownerWeeklyLimits: Readonly<Record<ActionKind, number>>;
   readonly leaseMs: number;
   readonly planTimeoutMs: number;
   readonly actionTimeoutMs: number;
   readonly secretNames: readonly string[];
+  /** OUTREACH_DRAFT_TTL_HOURS: how long a draft held for review waits for its owner. */
+  readonly draftTtlHours: number;
   /** Run a worker inside the HTTP server process. */
   readonly worker: boolean;
   readonly pollIntervalMs: number;
@@ -128,11 +137,13 @@ export function loadConfig(env: Env): AppConfig {
   if (jwtSecret === undefined && production) {
     throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
   }
+  const port = integer(env, 'PORT', 3000, 0, 65_535);
 
   return Object.assign(new AppConfig(), {
     production,
     host: text(env, 'HOST') ?? '0.0.0.0',
-    port: integer(env, 'PORT', 3000, 0, 65_535),
+    port,
+    publicBaseUrl: publicBaseUrl(env, port, production),
     dataDir,
     database: databaseUrl === undefined ? { kind: 'embedded', dataDir } : { kind: 'server', url: databaseUrl },
     jwtSecret,
@@ -193,10 +204,17 @@ function outreachConfig(env: Env, embedded: boolean): OutreachConfig {
       linkedin_message: integer(env, 'OUTREACH_OWNER_DAILY_LINKEDIN_MESSAGES', 100, 0, 100_000),
       email: integer(env, 'OUTREACH_OWNER_DAILY_EMAILS', 100, 0, 100_000),
     },
+    // LinkedIn tolerates about 100 connection invitations a week; look-ups and emails get 5 days of the daily default.
+    ownerWeeklyLimits: {
+      profile_lookup: integer(env, 'OUTREACH_OWNER_WEEKLY_PROFILE_LOOKUPS', 500, 0, 700_000),
+      linkedin_message: integer(env, 'OUTREACH_OWNER_WEEKLY_LINKEDIN_MESSAGES', 100, 0, 700_000),
+      email: integer(env, 'OUTREACH_OWNER_WEEKLY_EMAILS', 500, 0, 700_000),
+    },
     leaseMs: integer(env, 'OUTREACH_LEASE_MS', 120_000, 1_000, 3_600_000),
     planTimeoutMs: integer(env, 'OUTREACH_PLAN_TIMEOUT_MS', 60_000, 1_000, 600_000),
     actionTimeoutMs: integer(env, 'OUTREACH_ACTION_TIMEOUT_MS', 30_000, 100, 600_000),
     secretNames,
+    draftTtlHours: integer(env, 'OUTREACH_DRAFT_TTL_HOURS', 72, 1, 24 * 30),
     // On the embedded database the server is the only process there can be: it works the campaigns itself.
     worker: oneOf(env, 'OUTREACH_WORKER', ['true', 'false'], embedded ? 'true' : 'false') === 'true',
     pollIntervalMs: integer(env, 'OUTREACH_POLL_INTERVAL_MS', 2_000, 10, 600_000),
@@ -311,6 +329,28 @@ function url(env: Env, name: string): string | undefined {
     throw new ConfigError(name, 'must be an http:// or https:// URL');
   }
   return value;
+}
+
+/**
+ * PUBLIC_BASE_URL: an http(s) origin, with a path prefix if Bridle is served under one; no
+ * query, no fragment; a trailing slash is dropped. Unset: `http://localhost:<PORT>`, which
+ * only the machine itself reaches, so production mail (SMTP_URL) needs it set.
+ */
+function publicBaseUrl(env: Env, port: number, production: boolean): string {
+  const value = text(env, 'PUBLIC_BASE_URL');
+  if (value === undefined) {
+    if (production && text(env, 'SMTP_URL') !== undefined) {
+      throw new ConfigError(
+        'PUBLIC_BASE_URL',
+        'is required when NODE_ENV=production and SMTP_URL is set: it starts every unsubscribe link',
+      );
+    }
+    return `http://localhost:${port}`;
+  }
+  if (!/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i.test(value)) {
+    throw new ConfigError('PUBLIC_BASE_URL', `must be an http:// or https:// URL with no query or fragment, got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
 }
 
 /**

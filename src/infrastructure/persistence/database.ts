@@ -19,6 +19,9 @@ import { ConversationSummaries1764892800000 } from './migrations/1764892800000-c
 import { PendingConfirmations1764979200000 } from './migrations/1764979200000-pending-confirmations';
 import { CredentialsVersion1765065600000 } from './migrations/1765065600000-credentials-version';
 import { OutreachWorkers1765324800000 } from './migrations/1765324800000-outreach-workers';
+import { ReviewDrafts1765497600000 } from './migrations/1765497600000-review-drafts';
+import { CampaignBrief1765670400000 } from './migrations/1765670400000-campaign-brief';
+import { WeeklyLimits1765929600000 } from './migrations/1765929600000-weekly-limits';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -37,6 +40,9 @@ const MIGRATIONS = [
   PendingConfirmations1764979200000,
   CredentialsVersion1765065600000,
   OutreachWorkers1765324800000,
+  ReviewDrafts1765497600000,
+  CampaignBrief1765670400000,
+  WeeklyLimits1765929600000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

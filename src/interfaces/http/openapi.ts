@@ -19,6 +19,8 @@ const TAGS: readonly [name: string, description: string][] = [
   ['chat', 'Talk to the task assistant: it reads and changes tasks through tools, and asks before deleting.'],
   ['campaigns', 'Outreach campaigns: leads imported from JSON or CSV, worked one action at a time within daily quotas.'],
   ['do-not-contact', 'Email addresses and LinkedIn profiles that no campaign of the user may reach.'],
+  ['drafts', 'Review before send: channel actions a campaign holds for its owner, to approve (as they are or edited) or reject.'],
+  ['unsubscribe', "The signed link in the footer of every outreach email: its recipient gets off the sender's list, with no login."],
   ['mcp', 'The task tools over the Model Context Protocol, for any MCP client.'],
   ['admin', 'The audit trail and the decision log, for accounts with the admin role. Every read is itself audited.'],
   ['health', 'Liveness and database reachability, for load balancers and orchestrators.'],

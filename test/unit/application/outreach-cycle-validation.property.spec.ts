@@ -6,9 +6,13 @@ import { OutreachActionRunner } from '../../../src/application/outreach/outreach
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
 import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
+import { UnsubscribeLinks } from '../../../src/application/outreach/unsubscribe/unsubscribe-links';
+import { withUnsubscribeFooter } from '../../../src/domain/outreach/unsubscribe';
+import { HmacLinkSigner } from '../../../src/infrastructure/security/hmac-link-signer';
 import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import { TASK_TYPES, type OutreachTaskType } from '../../../src/domain/outreach/outreach-task';
 import { FixedClock } from '../../fakes/fixed-clock';
+import { NoReviewDraftStore } from '../../fakes/outreach/no-review-draft-store';
 import { contractAcceptsText, LEAD, proposalAnswer, rawAnswer, SECRET_NAMES, taskContext } from '../../fakes/outreach/proposals';
 import {
   MapSecretStore,
@@ -32,13 +36,19 @@ const CLAIM = {
 };
 const SETTINGS: OutreachSettings = {
   ownerDailyLimits: { profile_lookup: 100, linkedin_message: 100, email: 100 },
+  ownerWeeklyLimits: { profile_lookup: 500, linkedin_message: 100, email: 500 },
   leaseMs: 60_000,
   planTimeoutMs: 60_000,
   actionTimeoutMs: 60_000,
   secretNames: SECRET_NAMES,
+  draftTtlHours: 72,
 };
 const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null };
 const SECRETS = new Map(SECRET_NAMES.map((name) => [name, `session-of-${name}`]));
+const UNSUBSCRIBE_LINKS = new UnsubscribeLinks(
+  HmacLinkSigner.derive('a-secret-of-at-least-thirty-two-characters', 'unsubscribe'),
+  'https://bridle.example',
+);
 
 /** Channel calls that do something to or for a person; `find` only reads what a key did. */
 const ACTING_CALLS = ['linkedin:scrapeProfile', 'linkedin:sendMessage', 'linkedin:useSession', 'email:send'];
@@ -62,7 +72,18 @@ async function runCycle(type: OutreachTaskType, answers: readonly (string | null
   const sut = new RunOutreachCycleUseCase(
     store,
     new OutreachActionPlanner(model, audit, SETTINGS, logger),
-    new OutreachActionRunner(store, new OutreachChannels(linkedin, email), linkedin, secrets, audit, SETTINGS, clock, metrics, logger),
+    new OutreachActionRunner(
+      store,
+      new NoReviewDraftStore(),
+      new OutreachChannels(linkedin, email, UNSUBSCRIBE_LINKS),
+      linkedin,
+      secrets,
+      audit,
+      SETTINGS,
+      clock,
+      metrics,
+      logger,
+    ),
     audit,
     SETTINGS,
     AGENT_SETTINGS,
@@ -146,7 +167,15 @@ describe(RunOutreachCycleUseCase.name, () => {
             break;
           case 'send_email':
             expect(acting).toEqual(['email:send']);
-            expect(email.calls[0].input).toMatchObject({ to: LEAD.email, subject: accepted.args.subject, body: accepted.args.body });
+            // The body as proposed, with the unsubscribe footer every email gets.
+            expect(email.calls[0].input).toMatchObject({
+              to: LEAD.email,
+              subject: accepted.args.subject,
+              body: withUnsubscribeFooter(
+                accepted.args.body as string,
+                UNSUBSCRIBE_LINKS.url({ ownerId: CLAIM.ownerId, campaignId: CLAIM.campaignId, email: LEAD.email }),
+              ),
+            });
             break;
           case 'refresh_session':
             expect(acting).toEqual(['linkedin:useSession']);

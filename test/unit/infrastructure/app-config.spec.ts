@@ -25,6 +25,21 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/bridle', OUTREACH_WORKER: 'true' }).outreach.worker).toBe(true);
   });
 
+  it('limits each owner per UTC day and per rolling week, by default 100 a day of each kind and 100 LinkedIn messages a week', () => {
+    const defaults = loadConfig({}).outreach;
+    expect(defaults.ownerDailyLimits).toEqual({ profile_lookup: 100, linkedin_message: 100, email: 100 });
+    expect(defaults.ownerWeeklyLimits).toEqual({ profile_lookup: 500, linkedin_message: 100, email: 500 });
+    const set = loadConfig({
+      OUTREACH_OWNER_WEEKLY_PROFILE_LOOKUPS: '0',
+      OUTREACH_OWNER_WEEKLY_LINKEDIN_MESSAGES: '7',
+      OUTREACH_OWNER_WEEKLY_EMAILS: '700000',
+    }).outreach;
+    expect(set.ownerWeeklyLimits).toEqual({ profile_lookup: 0, linkedin_message: 7, email: 700_000 });
+    for (const bad of ['-1', '700001', '1.5', 'ten']) {
+      expect(() => loadConfig({ OUTREACH_OWNER_WEEKLY_LINKEDIN_MESSAGES: bad })).toThrow(/OUTREACH_OWNER_WEEKLY_LINKEDIN_MESSAGES/);
+    }
+  });
+
   it('uses a PostgreSQL server when DATABASE_URL is set', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/bridle' }).database).toEqual({
       kind: 'server',
@@ -90,6 +105,28 @@ describe(loadConfig.name, () => {
     ['10.0.0.0/8, 192.168.1.7', '10.0.0.0/8,192.168.1.7'],
   ])('reads TRUST_PROXY=%s', (value, expected) => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it('starts the links it sends with PUBLIC_BASE_URL: localhost on PORT unless set, and required for production mail', () => {
+    expect(loadConfig({}).publicBaseUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://bridle.example.com/' }).publicBaseUrl).toBe('https://bridle.example.com');
+    expect(loadConfig({ PUBLIC_BASE_URL: ' https://example.com/tools/bridle// ' }).publicBaseUrl).toBe('https://example.com/tools/bridle');
+    for (const bad of [
+      'bridle.example.com',
+      'ftp://bridle.example.com',
+      'https://bridle.example.com/?a=1',
+      'https://x/#top',
+      'https://u:p@x',
+    ]) {
+      expect(() => loadConfig({ PUBLIC_BASE_URL: bad })).toThrow(/^Invalid configuration: PUBLIC_BASE_URL must be an http/);
+    }
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
+    expect(loadConfig(production).publicBaseUrl).toBe('http://localhost:3000');
+    expect(() => loadConfig({ ...production, SMTP_URL: 'smtp://mail:25' })).toThrow(/PUBLIC_BASE_URL is required when NODE_ENV=production/);
+    expect(loadConfig({ ...production, SMTP_URL: 'smtp://mail:25', PUBLIC_BASE_URL: 'https://b.example' }).publicBaseUrl).toBe(
+      'https://b.example',
+    );
   });
 
   it('reads SIGN_UP', () => {

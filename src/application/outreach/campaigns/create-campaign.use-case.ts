@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { type Campaign, draftCampaign } from '../../../domain/outreach/campaign';
+import {
+  type ApprovalChanges,
+  type BriefChanges,
+  type WeeklyLimitChanges,
+  type Campaign,
+  draftCampaign,
+} from '../../../domain/outreach/campaign';
 import type { ActionKind } from '../../../domain/outreach/outreach-task';
 import { Clock } from '../../shared/ports/clock.port';
 import { CampaignRepository } from '../ports/campaign-repository.port';
@@ -12,7 +18,11 @@ export class CreateCampaignUseCase {
   ) {}
 
   /** A new campaign is a draft: it runs once it has leads and is started. */
-  execute(input: { userId: string; name: string; dailyLimits?: Partial<Record<ActionKind, number>> }): Promise<Campaign> {
+  execute(
+    input: { userId: string; name: string; dailyLimits?: Partial<Record<ActionKind, number>> } & WeeklyLimitChanges &
+      ApprovalChanges &
+      BriefChanges,
+  ): Promise<Campaign> {
     return this.campaigns.create(input.userId, draftCampaign(input), this.clock.now());
   }
 }

@@ -1,14 +1,20 @@
 import type { SentMessage } from '../../../domain/outreach/actions';
+import type { CampaignBrief, MessageTemplates } from '../../../domain/outreach/brief';
 import type { Campaign, CampaignDraft, CampaignStatus, DailyLimits } from '../../../domain/outreach/campaign';
 import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import type { Lead, LeadDraft } from '../../../domain/outreach/lead';
-import type { ActionKind, OutreachTask } from '../../../domain/outreach/outreach-task';
-import type { QuotaState } from '../../../domain/outreach/quota';
+import type { OutreachTask } from '../../../domain/outreach/outreach-task';
+import type { OwnerLimits, QuotaState, WeeklyLimits } from '../../../domain/outreach/quota';
+import type { ApprovalPolicy } from '../../../domain/outreach/review';
 import type { Page } from '../../shared/page';
 
 export interface CampaignChanges {
   readonly name?: string;
   readonly dailyLimits?: DailyLimits;
+  readonly weeklyLimits?: WeeklyLimits;
+  readonly approval?: ApprovalPolicy;
+  readonly brief?: CampaignBrief;
+  readonly templates?: MessageTemplates;
   readonly status?: CampaignStatus;
 }
 
@@ -75,8 +81,8 @@ export abstract class CampaignRepository {
   ): Promise<{ readonly added: readonly Lead[]; readonly existing: readonly string[] }>;
   /** Tasks in lead order, then step. */
   abstract listTasks(campaignId: string, limit: number, cursor: string | null): Promise<Page<TaskView>>;
-  /** Today's use of each kind against the campaign's and the owner's limits. */
-  abstract quota(campaign: Campaign, ownerLimits: Readonly<Record<ActionKind, number>>, day: string): Promise<QuotaState>;
+  /** Today's and the rolling week's use of each kind against the campaign's and the owner's limits. */
+  abstract quota(campaign: Campaign, ownerLimits: OwnerLimits, day: string): Promise<QuotaState>;
 
   abstract listDoNotContact(ownerId: string): Promise<readonly DoNotContactEntry[]>;
   /** Idempotent: adding a value already listed returns the existing entry. */

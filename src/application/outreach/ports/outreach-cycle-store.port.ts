@@ -2,7 +2,7 @@ import type { DecisionMeasures } from '../../agent/decision-measures';
 import type { Proposal } from '../../../domain/outreach/actions';
 import type { CycleContext } from '../../../domain/outreach/planning';
 import type { ActionKind, OutreachTaskStatus } from '../../../domain/outreach/outreach-task';
-import type { QuotaScope } from '../../../domain/outreach/quota';
+import type { OwnerLimits, QuotaBlock, QuotaScope, SlotLimits } from '../../../domain/outreach/quota';
 import type { ToolAuditEntry, ToolAuditOutcome } from '../../agent/ports/audit-log.port';
 
 /** A task one worker holds: `attempts` (incremented by the claim) is the claim's token. */
@@ -34,16 +34,24 @@ export interface BeginAction {
   readonly channel: string;
   /** domain/outreach/planning.ts idempotencyMaterial; the store hashes it into the key. */
   readonly idempotencyMaterial: string;
-  readonly limits: Readonly<Record<QuotaScope, number>>;
+  /** The day's and the rolling week's limits of each scope (domain/outreach/quota.ts slotLimits). */
+  readonly limits: Readonly<Record<QuotaScope, SlotLimits>>;
   readonly day: string;
   readonly now: Date;
   readonly leaseMs: number;
   readonly audit: ToolAuditEntry;
+  /**
+   * An approved draft this action runs: its slot was reserved when it was drafted, so none
+   * is taken now, and the draft becomes `sent` in the same transaction (a draft no longer
+   * approved answers `duplicate`).
+   */
+  readonly approvedDraftId?: string;
 }
 
 export type BeginResult =
   | { readonly status: 'reserved'; readonly actionId: string; readonly idempotencyKey: string; readonly pendingSeq: number }
-  | { readonly status: 'quota_exceeded'; readonly scope: QuotaScope }
+  /** `block`: the limit that refused, and when its next slot frees. */
+  | { readonly status: 'quota_exceeded'; readonly scope: QuotaScope; readonly block: QuotaBlock }
   | { readonly status: 'duplicate'; readonly idempotencyKey: string }
   /** The claim expired and another worker may hold the task: nothing was written. */
   | { readonly status: 'lease_lost' };
@@ -98,12 +106,9 @@ export abstract class OutreachCycleStore {
   abstract findFinishedCampaign(input: { campaignId?: string }): Promise<{ campaignId: string; ownerId: string } | null>;
   abstract loadTaskContext(
     claim: ClaimedTask,
-    input: { day: string; ownerLimits: Readonly<Record<ActionKind, number>>; secretNames: readonly string[] },
+    input: { day: string; ownerLimits: OwnerLimits; secretNames: readonly string[] },
   ): Promise<TaskCycleContext | null>;
-  abstract loadWrapUpContext(
-    campaignId: string,
-    input: { day: string; ownerLimits: Readonly<Record<ActionKind, number>> },
-  ): Promise<WrapUpContext | null>;
+  abstract loadWrapUpContext(campaignId: string, input: { day: string; ownerLimits: OwnerLimits }): Promise<WrapUpContext | null>;
   /** Leaves the claimed task as `release` says, if the claim is still held. */
   abstract releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date): Promise<boolean>;
   /** Moves every Pending task of `kind` in the exhausted scope to `until`. @returns how many. */
@@ -117,7 +122,7 @@ export abstract class OutreachCycleStore {
   }): Promise<number>;
   /**
    * In one transaction: checks the claim, reserves one quota slot in both scopes (never
-   * past a limit), appends the pending audit row and the action row with its key.
+   * past a daily or weekly limit), appends the pending audit row and the action row with its key.
    */
   abstract begin(input: BeginAction): Promise<BeginResult>;
   /** In one transaction: the action's status, the audit outcome row, the task's new state. */

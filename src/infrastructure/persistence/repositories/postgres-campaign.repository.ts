@@ -20,10 +20,12 @@ import { MESSAGE_CHANNELS } from '../../../domain/outreach/actions';
 import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry, type DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
 import { type ActionKind, type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
-import type { QuotaState } from '../../../domain/outreach/quota';
+import type { OwnerLimits, QuotaState } from '../../../domain/outreach/quota';
+import { APPROVAL_MODES } from '../../../domain/outreach/review';
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor, isTimestamp } from '../cursor';
 import { changeRows, empty, join, raw, selectRow, selectRows, sql } from '../sql';
+import { BRIEF_ROW_FIELDS, briefColumns, briefInsert, briefOfRow, briefSet } from './campaign-brief-columns';
 import { readQuota } from './quota-ledger';
 import { z } from 'zod';
 
@@ -36,6 +38,12 @@ const CAMPAIGN_ROW = z
     limit_profile_lookup: z.number(),
     limit_linkedin_message: z.number(),
     limit_email: z.number(),
+    weekly_limit_profile_lookup: z.number().nullable(),
+    weekly_limit_linkedin_message: z.number().nullable(),
+    weekly_limit_email: z.number().nullable(),
+    approval_mode: z.enum(APPROVAL_MODES),
+    approval_first_n: z.number(),
+    ...BRIEF_ROW_FIELDS,
     created_at: z.date(),
     updated_at: z.date(),
     completed_at: z.date().nullable(),
@@ -50,6 +58,13 @@ const CAMPAIGN_ROW = z
       name: row.name,
       status: row.status,
       dailyLimits: { profile_lookup: row.limit_profile_lookup, linkedin_message: row.limit_linkedin_message, email: row.limit_email },
+      weeklyLimits: {
+        profile_lookup: row.weekly_limit_profile_lookup,
+        linkedin_message: row.weekly_limit_linkedin_message,
+        email: row.weekly_limit_email,
+      },
+      approval: { mode: row.approval_mode, firstN: row.approval_first_n },
+      ...briefOfRow(row),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       completedAt: row.completed_at,
@@ -103,7 +118,8 @@ const DO_NOT_CONTACT_ROW = z
 const COUNTS_ROW = z.object({ leads: z.number(), tasks: z.partialRecord(z.enum(TASK_STATUSES), z.number()) });
 
 const CAMPAIGN_COLUMNS = raw(`id, owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email,
-  created_at, updated_at, completed_at, created_at::text AS created_key`);
+  weekly_limit_profile_lookup, weekly_limit_linkedin_message, weekly_limit_email,
+  approval_mode, approval_first_n, ${briefColumns()}, created_at, updated_at, completed_at, created_at::text AS created_key`);
 const LEAD_COLUMNS = raw('id, campaign_id, name, linkedin_url, email, status, created_at');
 const DO_NOT_CONTACT_COLUMNS = raw('id, kind, value, created_at');
 const STATUS_ROW = z.object({ status: z.enum(CAMPAIGN_STATUSES) });
@@ -113,6 +129,13 @@ const LIMIT_COLUMN: Readonly<Record<ActionKind, string>> = {
   profile_lookup: 'limit_profile_lookup',
   linkedin_message: 'limit_linkedin_message',
   email: 'limit_email',
+};
+
+/** The column holding each kind's weekly limit (null: none). */
+const WEEKLY_LIMIT_COLUMN: Readonly<Record<ActionKind, string>> = {
+  profile_lookup: 'weekly_limit_profile_lookup',
+  linkedin_message: 'weekly_limit_linkedin_message',
+  email: 'weekly_limit_email',
 };
 
 /**
@@ -128,10 +151,17 @@ export class PostgresCampaignRepository extends CampaignRepository {
 
   async create(ownerId: string, draft: CampaignDraft, now: Date): Promise<Campaign> {
     const { profile_lookup, linkedin_message, email } = draft.dailyLimits;
+    const weekly = draft.weeklyLimits;
+    const { mode, firstN } = draft.approval;
+    const brief = briefInsert(draft);
     const row = await selectRow(
       this.dataSource,
-      sql`INSERT INTO campaigns (owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email, created_at, updated_at)
-          VALUES (${ownerId}, ${draft.name}, 'draft', ${profile_lookup}, ${linkedin_message}, ${email}, ${now}, ${now})
+      sql`INSERT INTO campaigns (owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email,
+            weekly_limit_profile_lookup, weekly_limit_linkedin_message, weekly_limit_email, approval_mode,
+            approval_first_n, ${brief.columns}, created_at, updated_at)
+          VALUES (${ownerId}, ${draft.name}, 'draft', ${profile_lookup}, ${linkedin_message}, ${email},
+            ${weekly.profile_lookup}::int, ${weekly.linkedin_message}::int, ${weekly.email}::int, ${mode}, ${firstN},
+            ${brief.values}, ${now}, ${now})
           RETURNING ${CAMPAIGN_COLUMNS}`,
       CAMPAIGN_ROW,
     );
@@ -179,6 +209,16 @@ export class PostgresCampaignRepository extends CampaignRepository {
     if (dailyLimits !== undefined) {
       for (const [kind, column] of Object.entries(LIMIT_COLUMN)) set.push(sql`${raw(column)} = ${dailyLimits[kind as ActionKind]}`);
     }
+    const { weeklyLimits } = changes;
+    if (weeklyLimits !== undefined) {
+      for (const [kind, column] of Object.entries(WEEKLY_LIMIT_COLUMN)) {
+        set.push(sql`${raw(column)} = ${weeklyLimits[kind as ActionKind]}::int`);
+      }
+    }
+    if (changes.approval !== undefined) {
+      set.push(sql`approval_mode = ${changes.approval.mode}`, sql`approval_first_n = ${changes.approval.firstN}`);
+    }
+    set.push(...briefSet(changes));
     if (changes.status !== undefined) set.push(sql`status = ${changes.status}`);
     if (changes.status === 'completed') set.push(sql`completed_at = coalesce(completed_at, ${now}::timestamptz)`);
     // The status condition is re-checked on the newest row version when a concurrent
@@ -293,7 +333,7 @@ export class PostgresCampaignRepository extends CampaignRepository {
     };
   }
 
-  quota(campaign: Campaign, ownerLimits: Readonly<Record<ActionKind, number>>, day: string): Promise<QuotaState> {
+  quota(campaign: Campaign, ownerLimits: OwnerLimits, day: string): Promise<QuotaState> {
     return readQuota(this.dataSource, campaign, ownerLimits, day);
   }
 

@@ -17,13 +17,16 @@ import { actionTarget, type Proposal } from '../../../domain/outreach/actions';
 import { CAMPAIGN_STATUSES } from '../../../domain/outreach/campaign';
 import type { RecentResult } from '../../../domain/outreach/planning';
 import { TASK_TYPES, TASK_ACTION, TASK_STATUSES, type ActionKind } from '../../../domain/outreach/outreach-task';
-import type { QuotaScope } from '../../../domain/outreach/quota';
-import { readQuota, refundSlot, reserveSlot } from './quota-ledger';
+import type { OwnerLimits, QuotaScope } from '../../../domain/outreach/quota';
+import { BRIEF_ROW_FIELDS, briefColumns, briefOfRow } from './campaign-brief-columns';
+import { type QuotaCampaign, readQuota, refundSlot, refusalOf, reserveSlot, type Slot } from './quota-ledger';
 import { changeRows, exists, raw, run, type Sql, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { AuditAppender } from './postgres-audit-log';
+import { markDraftSent } from './postgres-outreach-draft-store';
 
-const OPEN = raw(`('Pending', 'InProgress')`);
+/** AwaitingReview is open: its draft waits for a person, and it keeps the lead's later steps and the campaign waiting. */
+const OPEN = raw(`('Pending', 'InProgress', 'AwaitingReview')`);
 
 const CAMPAIGN_FIELDS = {
   campaign_id: z.string(),
@@ -33,11 +36,18 @@ const CAMPAIGN_FIELDS = {
   limit_profile_lookup: z.number(),
   limit_linkedin_message: z.number(),
   limit_email: z.number(),
+  weekly_limit_profile_lookup: z.number().nullable(),
+  weekly_limit_linkedin_message: z.number().nullable(),
+  weekly_limit_email: z.number().nullable(),
 };
 type CampaignRow = z.output<z.ZodObject<typeof CAMPAIGN_FIELDS>>;
 
 const CAMPAIGN_COLUMNS = raw(`c.id AS campaign_id, c.name AS campaign_name, c.status AS campaign_status, c.owner_id,
-  c.limit_profile_lookup, c.limit_linkedin_message, c.limit_email`);
+  c.limit_profile_lookup, c.limit_linkedin_message, c.limit_email,
+  c.weekly_limit_profile_lookup, c.weekly_limit_linkedin_message, c.weekly_limit_email`);
+
+/** The campaign's brief and templates, for the planner's prompt. */
+const BRIEF_COLUMNS = raw(briefColumns('c'));
 
 const CLAIM_ROW = z.object({ id: z.string(), campaign_id: z.string(), owner_id: z.string(), attempts: z.number() });
 
@@ -54,6 +64,7 @@ const TASK_CONTEXT_ROW = z.object({
   linkedin_url: z.string(),
   email: z.string().nullable(),
   profile: z.object({ profile: z.record(z.string(), z.unknown()).optional() }).nullable(),
+  ...BRIEF_ROW_FIELDS,
 });
 
 const VALUE_ROW = z.object({ value: z.string() });
@@ -144,13 +155,13 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
 
   async loadTaskContext(
     claim: ClaimedTask,
-    input: { day: string; ownerLimits: Readonly<Record<ActionKind, number>>; secretNames: readonly string[] },
+    input: { day: string; ownerLimits: OwnerLimits; secretNames: readonly string[] },
   ): Promise<TaskCycleContext | null> {
     const row = await selectRow(
       this.dataSource,
       sql`SELECT t.id, t.type, t.status, t.attempts, t.last_error, l.name AS lead_name, l.linkedin_url, l.email,
          (SELECT s.output FROM outreach_tasks s WHERE s.lead_id = t.lead_id AND s.type = 'ScrapeProfile' AND s.status = 'Completed' LIMIT 1) AS profile,
-         ${CAMPAIGN_COLUMNS}
+         ${CAMPAIGN_COLUMNS}, ${BRIEF_COLUMNS}
        FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id JOIN campaigns c ON c.id = t.campaign_id
        WHERE t.id = ${claim.taskId} AND t.lease_owner = ${claim.workerId} AND t.attempts = ${claim.attempts}`,
       TASK_CONTEXT_ROW,
@@ -175,13 +186,11 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
       recent,
       doNotContact: blocked.map((entry) => entry.value),
       secretNames: input.secretNames,
+      ...briefOfRow(row),
     };
   }
 
-  async loadWrapUpContext(
-    campaignId: string,
-    input: { day: string; ownerLimits: Readonly<Record<ActionKind, number>> },
-  ): Promise<WrapUpContext | null> {
+  async loadWrapUpContext(campaignId: string, input: { day: string; ownerLimits: OwnerLimits }): Promise<WrapUpContext | null> {
     const row = await selectRow(
       this.dataSource,
       sql`SELECT ${CAMPAIGN_COLUMNS},
@@ -268,9 +277,19 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
           ['campaign', input.claim.campaignId],
           ['owner', input.claim.ownerId],
         ];
-        for (const [scope, scopeId] of scopes) {
-          const reserved = await reserveSlot(manager, { scope, scopeId, kind: input.kind, day: input.day, limit: input.limits[scope] });
-          if (!reserved) throw new Rollback({ status: 'quota_exceeded', scope });
+        if (input.approvedDraftId !== undefined) {
+          // Reviewed and approved: its slot is held since it was drafted; it runs once.
+          if (!(await markDraftSent(manager, input.approvedDraftId, input.now)))
+            throw new Rollback({ status: 'duplicate', idempotencyKey });
+        } else {
+          for (const [scope, scopeId] of scopes) {
+            // The day's and the rolling week's limits in one reservation (quota-ledger.ts).
+            const slot: Slot = { scope, scopeId, kind: input.kind, day: input.day, limits: input.limits[scope] };
+            if (!(await reserveSlot(manager, slot))) {
+              const block = await refusalOf(manager, slot, input.now);
+              throw new Rollback({ status: 'quota_exceeded', scope, block });
+            }
+          }
         }
         const pendingSeq = await append(input.audit, { status: 'pending' }, null);
         const { claim, proposal } = input;
@@ -395,10 +414,15 @@ async function settleLead(db: Sql, taskId: string, release: TaskRelease, now: Da
   );
 }
 
-function campaignOf(row: CampaignRow) {
+function campaignOf(row: CampaignRow): QuotaCampaign {
   return {
     id: row.campaign_id,
     ownerId: row.owner_id,
     dailyLimits: { profile_lookup: row.limit_profile_lookup, linkedin_message: row.limit_linkedin_message, email: row.limit_email },
+    weeklyLimits: {
+      profile_lookup: row.weekly_limit_profile_lookup,
+      linkedin_message: row.weekly_limit_linkedin_message,
+      email: row.weekly_limit_email,
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { QUOTA_SCOPES } from '../../../domain/outreach/quota';
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -138,12 +139,16 @@ export async function markDraftSent(db: Sql, draftId: string, now: Date): Promis
 
 /** Gives back the slot a draft holds, in both scopes, on the day it was reserved (never below 0). */
 async function refundDraftSlot(db: Sql, draft: { campaign_id: string; owner_id: string; kind: ActionKind; quota_day: string }) {
-  await changeRows(
-    db,
-    sql`UPDATE quota_ledger q SET used = q.used - 1
-        WHERE q.kind = ${draft.kind} AND q.day = ${draft.quota_day}::date AND q.used > 0
-          AND ((q.scope = 'campaign' AND q.scope_id = ${draft.campaign_id}::uuid) OR (q.scope = 'owner' AND q.scope_id = ${draft.owner_id}::uuid))`,
-  );
+  // One scope at a time, in the order reservations lock them (campaign, then owner), as
+  // refundSlot does: a refund racing a reservation can then never deadlock with it.
+  for (const scope of QUOTA_SCOPES) {
+    await changeRows(
+      db,
+      sql`UPDATE quota_ledger q SET used = q.used - 1
+          WHERE q.kind = ${draft.kind} AND q.day = ${draft.quota_day}::date AND q.used > 0
+            AND q.scope = ${scope} AND q.scope_id = ${scope === 'campaign' ? draft.campaign_id : draft.owner_id}::uuid`,
+    );
+  }
 }
 
 /** A lead is done when none of its tasks is open. */

@@ -6,6 +6,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsIn,
   IsInt,
   IsObject,
   IsString,
@@ -16,7 +17,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import type { CampaignDetails } from '../../../application/outreach/campaigns/get-campaign.use-case';
+import type { CampaignDetails, KindUsage, ScopeUsage } from '../../../application/outreach/campaigns/get-campaign.use-case';
 import { LEAD_IMPORT_MAX, type LeadImportReport } from '../../../application/outreach/campaigns/import-leads.use-case';
 import type { TaskView } from '../../../application/outreach/ports/campaign-repository.port';
 import {
@@ -26,6 +27,7 @@ import {
   type CampaignStatus,
   DAILY_LIMIT_MAX,
   DEFAULT_DAILY_LIMIT,
+  WEEKLY_LIMIT_MAX,
 } from '../../../domain/outreach/campaign';
 import { MESSAGE_CHANNELS, type MessageChannel } from '../../../domain/outreach/actions';
 import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry, type DoNotContactKind } from '../../../domain/outreach/do-not-contact';
@@ -37,8 +39,17 @@ import {
   type OutreachTaskStatus,
   type OutreachTaskType,
 } from '../../../domain/outreach/outreach-task';
+import { APPROVAL_FIRST_N_MAX, APPROVAL_MODES, type ApprovalMode, DEFAULT_APPROVAL_FIRST_N } from '../../../domain/outreach/review';
+import {
+  BriefField,
+  CampaignBriefDto,
+  CampaignBriefRequestDto,
+  MessageTemplatesDto,
+  MessageTemplatesRequestDto,
+  TemplatesField,
+} from './campaign-brief.dto';
 import { UserPathDto } from '../todo/task.dto';
-import { Optional } from '../shared/fields';
+import { Optional, OptionalOrNull } from '../shared/fields';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
@@ -77,9 +88,76 @@ export class DailyLimitsRequestDto {
   email?: number;
 }
 
+/** A weekly limit in a request: a whole number, or null to remove it. */
+function WeeklyLimit(kind: ActionKind): PropertyDecorator {
+  const message = `weeklyLimits.${kind} must be a whole number from 0 to ${WEEKLY_LIMIT_MAX}, or null for none`;
+  return applyDecorators(
+    ApiPropertyOptional({ type: Number, nullable: true, minimum: 0, maximum: WEEKLY_LIMIT_MAX, example: 200 }),
+    OptionalOrNull(),
+    Max(WEEKLY_LIMIT_MAX, { message }),
+    Min(0, { message }),
+    IsInt({ message }),
+  );
+}
+
+export class WeeklyLimitsRequestDto {
+  @WeeklyLimit('profile_lookup')
+  profile_lookup?: number | null;
+
+  @WeeklyLimit('linkedin_message')
+  linkedin_message?: number | null;
+
+  @WeeklyLimit('email')
+  email?: number | null;
+}
+
+const WEEKLY_LIMITS_DESCRIPTION =
+  'Actions per rolling week (the UTC day and the 6 before it) for this campaign, per kind; none (null) unless set. ' +
+  "The owner's own weekly limits across campaigns apply as well. On PATCH, only the kinds given change; null removes one.";
+
+/** weeklyLimits in a request; the domain checks it again (draftCampaign, renameOrRelimit). */
+function WeeklyLimitsField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type: WeeklyLimitsRequestDto, description: WEEKLY_LIMITS_DESCRIPTION }),
+    Optional(),
+    ValidateNested(),
+    Type(() => WeeklyLimitsRequestDto),
+    IsObject({ message: 'weeklyLimits must be an object' }),
+  );
+}
+
 const DAILY_LIMITS_DESCRIPTION =
   `Actions per UTC day for this campaign, per kind (default ${DEFAULT_DAILY_LIMIT} each); ` +
   "the owner's own daily limits across campaigns apply as well.";
+
+const APPROVAL_MODE_DESCRIPTION =
+  'Review before send. none: channel actions run once checked; first_n: the first approvalFirstN actions of each kind ' +
+  '(profile look-up, LinkedIn message, email) wait as drafts for the owner, then that kind runs alone; all: every one waits';
+
+/** approvalMode and approvalFirstN in a request; the domain checks them again (approvalPolicyOf). */
+function ApprovalModeField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ enum: APPROVAL_MODES, default: 'none', description: APPROVAL_MODE_DESCRIPTION }),
+    Optional(),
+    IsIn(APPROVAL_MODES, { message: `approvalMode must be one of ${APPROVAL_MODES.join(', ')}` }),
+  );
+}
+
+function ApprovalFirstNField(): PropertyDecorator {
+  const message = `approvalFirstN must be a whole number from 1 to ${APPROVAL_FIRST_N_MAX}`;
+  return applyDecorators(
+    ApiPropertyOptional({
+      minimum: 1,
+      maximum: APPROVAL_FIRST_N_MAX,
+      default: DEFAULT_APPROVAL_FIRST_N,
+      description: 'With approvalMode first_n: how many actions of each kind wait for approval',
+    }),
+    Optional(),
+    Max(APPROVAL_FIRST_N_MAX, { message }),
+    Min(1, { message }),
+    IsInt({ message }),
+  );
+}
 
 export class CreateCampaignRequestDto {
   @ApiProperty({ example: 'Q3 founders', minLength: 1, maxLength: CAMPAIGN_NAME_MAX_LENGTH })
@@ -95,6 +173,21 @@ export class CreateCampaignRequestDto {
   @Type(() => DailyLimitsRequestDto)
   @IsObject({ message: 'dailyLimits must be an object' })
   dailyLimits?: DailyLimitsRequestDto;
+
+  @WeeklyLimitsField()
+  weeklyLimits?: WeeklyLimitsRequestDto;
+
+  @ApprovalModeField()
+  approvalMode?: ApprovalMode;
+
+  @ApprovalFirstNField()
+  approvalFirstN?: number;
+
+  @BriefField()
+  brief?: CampaignBriefRequestDto;
+
+  @TemplatesField()
+  templates?: MessageTemplatesRequestDto;
 }
 
 export class UpdateCampaignRequestDto {
@@ -112,6 +205,27 @@ export class UpdateCampaignRequestDto {
   @Type(() => DailyLimitsRequestDto)
   @IsObject({ message: 'dailyLimits must be an object' })
   dailyLimits?: DailyLimitsRequestDto;
+
+  @WeeklyLimitsField()
+  weeklyLimits?: WeeklyLimitsRequestDto;
+
+  @ApprovalModeField()
+  approvalMode?: ApprovalMode;
+
+  @ApprovalFirstNField()
+  approvalFirstN?: number;
+
+  @BriefField()
+  brief?: CampaignBriefRequestDto;
+
+  @TemplatesField()
+  templates?: MessageTemplatesRequestDto;
+}
+
+export class WeeklyLimitsDto {
+  @ApiProperty({ type: Number, nullable: true, example: null }) profile_lookup!: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 200 }) linkedin_message!: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: null }) email!: number | null;
 }
 
 export class DailyLimitsDto {
@@ -133,6 +247,24 @@ export class CampaignResponseDto {
   @ApiProperty({ type: DailyLimitsDto })
   dailyLimits!: DailyLimitsDto;
 
+  @ApiProperty({ type: WeeklyLimitsDto, description: 'Per rolling week (the UTC day and the 6 before it); null: none of its own' })
+  weeklyLimits!: WeeklyLimitsDto;
+
+  @ApiProperty({ enum: APPROVAL_MODES, description: APPROVAL_MODE_DESCRIPTION })
+  approvalMode!: ApprovalMode;
+
+  @ApiProperty({
+    example: DEFAULT_APPROVAL_FIRST_N,
+    description: 'With approvalMode first_n: how many actions of each kind wait for approval',
+  })
+  approvalFirstN!: number;
+
+  @ApiProperty({ type: CampaignBriefDto, description: 'What the messages say and how; null where not set' })
+  brief!: CampaignBriefDto;
+
+  @ApiProperty({ type: MessageTemplatesDto, description: 'Message templates with placeholders; null where not set' })
+  templates!: MessageTemplatesDto;
+
   @ApiProperty({ type: String, format: 'date-time' })
   createdAt!: string;
 
@@ -148,6 +280,11 @@ export class CampaignResponseDto {
       name: campaign.name,
       status: campaign.status,
       dailyLimits: { ...campaign.dailyLimits },
+      weeklyLimits: { ...campaign.weeklyLimits },
+      approvalMode: campaign.approval.mode,
+      approvalFirstN: campaign.approval.firstN,
+      brief: CampaignBriefDto.of(campaign.brief),
+      templates: MessageTemplatesDto.of(campaign.templates),
       createdAt: campaign.createdAt.toISOString(),
       updatedAt: campaign.updatedAt.toISOString(),
       completedAt: campaign.completedAt?.toISOString() ?? null,
@@ -166,9 +303,27 @@ export class CampaignPageDto {
 export class TaskCountsDto {
   @ApiProperty() Pending!: number;
   @ApiProperty() InProgress!: number;
+  @ApiProperty({ description: 'Held as drafts for review' }) AwaitingReview!: number;
   @ApiProperty() Completed!: number;
   @ApiProperty() Failed!: number;
   @ApiProperty() Cancelled!: number;
+}
+
+export class WeekUseDto {
+  @ApiProperty({ description: 'Slots taken in the rolling week: today and the 6 days before' })
+  used!: number;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'The weekly limit; null: none in this scope' })
+  limit!: number | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'At the limit: the UTC midnight when the next slot frees (its oldest counted day leaves the week); null while there is room',
+  })
+  freesAt!: string | null;
 }
 
 export class QuotaUseDto {
@@ -177,6 +332,9 @@ export class QuotaUseDto {
 
   @ApiProperty()
   limit!: number;
+
+  @ApiProperty({ type: WeekUseDto, description: "The rolling week's use against the weekly limit" })
+  week!: WeekUseDto;
 }
 
 export class KindUsageDto {
@@ -186,7 +344,7 @@ export class KindUsageDto {
   @ApiProperty({ type: QuotaUseDto, description: "The owner's use across all campaigns against the owner's limit" })
   owner!: QuotaUseDto;
 
-  @ApiProperty({ description: 'What the campaign may still do today: the smaller room of the two' })
+  @ApiProperty({ description: 'What the campaign may still do today: the smallest room of any limit, daily or weekly, in either scope' })
   remaining!: number;
 }
 
@@ -203,6 +361,9 @@ export class CampaignUsageDto {
   @ApiProperty({ type: String, format: 'date-time', description: 'The next UTC midnight' })
   resetsAt!: string;
 
+  @ApiProperty({ format: 'date', example: '2026-11-16', description: 'The first UTC day the rolling week counts (6 days before day)' })
+  weekFrom!: string;
+
   @ApiProperty({ type: KindsUsageDto })
   kinds!: KindsUsageDto;
 }
@@ -214,7 +375,7 @@ export class CampaignDetailsResponseDto extends CampaignResponseDto {
   @ApiProperty({ type: TaskCountsDto, description: 'Tasks by status' })
   tasks!: TaskCountsDto;
 
-  @ApiProperty({ type: CampaignUsageDto, description: "Today's quota use and what remains" })
+  @ApiProperty({ type: CampaignUsageDto, description: "Today's and the rolling week's quota use, and what remains" })
   usage!: CampaignUsageDto;
 
   static ofDetails(details: CampaignDetails): CampaignDetailsResponseDto {
@@ -223,9 +384,23 @@ export class CampaignDetailsResponseDto extends CampaignResponseDto {
       ...CampaignResponseDto.of(details.campaign),
       leads: counts.leads,
       tasks: { ...counts.tasks },
-      usage: { day: usage.day, resetsAt: usage.resetsAt.toISOString(), kinds: usage.kinds },
+      usage: { day: usage.day, resetsAt: usage.resetsAt.toISOString(), weekFrom: usage.weekFrom, kinds: kindsUsageOf(usage.kinds) },
     };
   }
+}
+
+function kindsUsageOf(kinds: CampaignDetails['usage']['kinds']): KindsUsageDto {
+  const scope = (use: ScopeUsage): QuotaUseDto => ({
+    used: use.used,
+    limit: use.limit,
+    week: { used: use.week.used, limit: use.week.limit, freesAt: use.week.freesAt?.toISOString() ?? null },
+  });
+  const kind = (usage: KindUsage): KindUsageDto => ({
+    campaign: scope(usage.campaign),
+    owner: scope(usage.owner),
+    remaining: usage.remaining,
+  });
+  return { profile_lookup: kind(kinds.profile_lookup), linkedin_message: kind(kinds.linkedin_message), email: kind(kinds.email) };
 }
 
 /**

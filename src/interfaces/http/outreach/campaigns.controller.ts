@@ -72,7 +72,7 @@ export class CampaignsController {
   @ApiOperation({
     operationId: 'createCampaign',
     summary: 'Create a campaign, as a draft',
-    description: 'A daily limit not given is the default. Import leads, then start it.',
+    description: 'A daily limit not given is the default; the brief and templates are optional. Import leads, then start it.',
   })
   @ApiCreatedResponse({ type: CampaignResponseDto })
   @ApiErrors(413)
@@ -111,14 +111,28 @@ export class CampaignsController {
   @Patch(':campaignId')
   @ApiOperation({
     operationId: 'updateCampaign',
-    summary: 'Rename a campaign or change its daily limits',
-    description: 'Send at least one of name, dailyLimits. A completed campaign cannot be changed (409).',
+    summary: 'Rename a campaign or change its daily or weekly limits, review mode, brief or templates',
+    description:
+      'Send at least one of name, dailyLimits, weeklyLimits, approvalMode, approvalFirstN, brief, templates; in weeklyLimits, brief ' +
+      'and templates, a field given replaces the stored one and null clears it. A completed campaign cannot be changed (409).',
   })
   @ApiOkResponse({ type: CampaignResponseDto })
   @ApiErrors(404, CAMPAIGN_STATE, 413)
   async update(@Param() path: CampaignPathDto, @Body() body: UpdateCampaignRequestDto): Promise<CampaignResponseDto> {
-    if (body.name === undefined && body.dailyLimits === undefined) {
-      throw new ApiError(400, 'VALIDATION.FAILED', 'Send at least one of name, dailyLimits');
+    if (
+      body.name === undefined &&
+      body.dailyLimits === undefined &&
+      body.weeklyLimits === undefined &&
+      body.approvalMode === undefined &&
+      body.approvalFirstN === undefined &&
+      body.brief === undefined &&
+      body.templates === undefined
+    ) {
+      throw new ApiError(
+        400,
+        'VALIDATION.FAILED',
+        'Send at least one of name, dailyLimits, weeklyLimits, approvalMode, approvalFirstN, brief, templates',
+      );
     }
     return CampaignResponseDto.of(await this.updateCampaign.execute({ ...path, changes: body }));
   }

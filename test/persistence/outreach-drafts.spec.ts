@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
+import type { ClaimedTask } from '../../src/application/outreach/ports/outreach-cycle-store.port';
+import { draftCampaign } from '../../src/domain/outreach/campaign';
+import { draftLead } from '../../src/domain/outreach/lead';
+import type { DraftProposal } from '../../src/domain/outreach/review';
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
+import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
+import {
+  draftArgumentsHash,
+  markDraftSent,
+  PostgresOutreachDraftStore,
+} from '../../src/infrastructure/persistence/repositories/postgres-outreach-draft-store';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
+import { RecordingMetrics } from '../fakes/recording-metrics';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let campaigns: PostgresCampaignRepository;
+  let cycles: PostgresOutreachCycleStore;
+  let sut: PostgresOutreachDraftStore;
+  const now = new Date();
+  const day = now.toISOString().slice(0, 10);
+  const limits = { campaign: { day: 50, week: null }, owner: { day: 100, week: null } };
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    const appender = new AuditAppender(new RecordingMetrics());
+    campaigns = new PostgresCampaignRepository(database.dataSource);
+    cycles = new PostgresOutreachCycleStore(database.dataSource, appender);
+    sut = new PostgresOutreachDraftStore(database.dataSource, appender);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  const sql = <T>(query: string, parameters: unknown[] = []) => database.dataSource.query<T>(query, parameters);
+
+  /** A campaign in `all` mode with one lead, its look-up claimed. */
+  async function claimed(): Promise<{ claim: ClaimedTask; proposal: DraftProposal; audit: ToolAuditEntry }> {
+    const users = new PostgresUserRepository(database.dataSource);
+    const owner = await users.create({
+      email: `owner-${randomBytes(4).toString('hex')}@example.com`,
+      passwordHash: 'scrypt$x',
+      role: 'user',
+    });
+    const campaign = await campaigns.create(owner.id, draftCampaign({ name: 'Drafts', approvalMode: 'all' }), now);
+    const slug = randomBytes(4).toString('hex');
+    await campaigns.addLeads(
+      campaign.id,
+      [draftLead({ name: 'Ada', linkedinUrl: `https://www.linkedin.com/in/${slug}/`, email: null })],
+      now,
+    );
+    await campaigns.update(owner.id, campaign.id, { status: 'active' }, now, 'draft');
+    const claim = (await cycles.claimTask({ workerId: 'w-1', now, leaseMs: 60_000, campaignId: campaign.id }))!;
+    const proposal: DraftProposal = {
+      action: 'linkedin_scrape_profile',
+      args: { profileUrl: `https://www.linkedin.com/in/${slug}/`, fields: ['name'] },
+      reason: 'Look the lead up before writing',
+    };
+    const audit: ToolAuditEntry = {
+      source: 'outreach',
+      actorId: owner.id,
+      campaignId: campaign.id,
+      outreachTaskId: claim.taskId,
+      tool: proposal.action,
+      arguments: proposal.args,
+      securityEvents: [],
+    };
+    return { claim, proposal, audit };
+  }
+
+  async function held() {
+    const { claim, proposal, audit } = await claimed();
+    const result = await sut.hold({
+      claim,
+      decisionId: '00000000-0000-4000-8000-000000000001',
+      proposal,
+      kind: 'profile_lookup',
+      limits,
+      day,
+      now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+      audit,
+    });
+    if (result.status !== 'held') throw new Error(result.status);
+    return { claim, proposal, ...result };
+  }
+
+  const usedOf = async (campaignId: string) =>
+    (
+      await sql<{ used: number }[]>(
+        `SELECT used FROM quota_ledger WHERE scope = 'campaign' AND scope_id = $1 AND kind = 'profile_lookup'`,
+        [campaignId],
+      )
+    )[0]?.used ?? 0;
+  const taskOf = async (taskId: string) =>
+    (
+      await sql<{ status: string; last_error: string | null }[]>(`SELECT status, last_error FROM outreach_tasks WHERE id = $1`, [taskId])
+    )[0];
+
+  it('holds the action with its slot, its audit row and the task parked', async () => {
+    const { claim, proposal, draftId, argumentsHash } = await held();
+    expect(argumentsHash).toBe(draftArgumentsHash(proposal.args));
+    expect(await usedOf(claim.campaignId)).toBe(1);
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'AwaitingReview', last_error: null });
+    const [row] = await sql<{ status: string; result: { draftId: string } }[]>(
+      `SELECT status, result FROM audit_log WHERE outreach_task_id = $1`,
+      [claim.taskId],
+    );
+    expect(row).toEqual({ status: 'confirmation_required', result: expect.objectContaining({ draftId, argumentsHash }) });
+    // Parked: no claim picks it up.
+    expect(await cycles.claimTask({ workerId: 'w-2', now, leaseMs: 60_000, campaignId: claim.campaignId })).toBeNull();
+  });
+
+  it('approves once among 10 concurrent approvals, never with another hash, and sends once', async () => {
+    const { claim, draftId, argumentsHash } = await held();
+    const stale = await sut.approve({
+      ownerId: claim.ownerId,
+      draftId,
+      argumentsHash: 'f'.repeat(64),
+      edited: null,
+      reviewerId: claim.ownerId,
+      now,
+    });
+    expect(stale).toEqual({ ok: false, problem: 'hash_mismatch', status: 'awaiting_review' });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        sut.approve({ ownerId: claim.ownerId, draftId, argumentsHash, edited: null, reviewerId: claim.ownerId, now }),
+      ),
+    );
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    expect(results.filter((result) => !result.ok)).toEqual(
+      Array(9).fill({ ok: false, problem: 'not_awaiting_review', status: 'approved' }),
+    );
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'Pending', last_error: null });
+    const [sent, again] = [await markDraftSent(database.dataSource, draftId, now), await markDraftSent(database.dataSource, draftId, now)];
+    expect([sent, again]).toEqual([true, false]);
+  });
+
+  it('gives the slot back on rejection, and cancels the task', async () => {
+    const { claim, draftId, argumentsHash } = await held();
+    const other = await sut.reject({
+      ownerId: '00000000-0000-4000-8000-000000000009',
+      draftId,
+      argumentsHash,
+      reviewerId: claim.ownerId,
+      now,
+    });
+    expect(other).toEqual({ ok: false, problem: 'not_found' });
+    const rejected = await sut.reject({ ownerId: claim.ownerId, draftId, argumentsHash, reviewerId: claim.ownerId, now });
+    expect(rejected).toEqual({ ok: true, draft: expect.objectContaining({ status: 'rejected', reviewerId: claim.ownerId }) });
+    expect(await usedOf(claim.campaignId)).toBe(0);
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'Cancelled', last_error: 'REJECTED_BY_REVIEWER' });
+  });
+
+  it('expires a draft past its time: slot back, task due again', async () => {
+    const { claim, draftId } = await held();
+    const report = await sut.expire(new Date(now.getTime() + 2 * 3_600_000), 50);
+    expect(report.expired).toBeGreaterThanOrEqual(1);
+    expect(await usedOf(claim.campaignId)).toBe(0);
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'Pending', last_error: 'DRAFT_EXPIRED' });
+    const [draft] = await sql<{ status: string }[]>(`SELECT status FROM outreach_drafts WHERE id = $1`, [draftId]);
+    expect(draft.status).toBe('expired');
+  });
+});
