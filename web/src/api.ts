@@ -33,7 +33,17 @@ import type {
   GetCampaignResponse,
   GetCurrentAccountData,
   GetCurrentAccountResponse,
+  ApproveDraftData,
+  ApproveDraftResponse,
+  DraftPageDto,
+  DraftResponseDto,
   GetDecisionData,
+  ListDraftsData,
+  ListDraftsResponse,
+  RejectDraftData,
+  RejectDraftResponse,
+  UpdateCampaignData,
+  UpdateCampaignResponse,
   GetOutreachStatusData,
   GetOutreachStatusResponse,
   GetDecisionResponse,
@@ -312,6 +322,39 @@ export async function setCampaignRunning(session: Session, id: string, running: 
 export async function runCycle(session: Session, id: string): Promise<CycleOutcome> {
   const path = url<RunCampaignCycleData>('/api/{userId}/campaigns/{campaignId}/cycles', { path: campaignPath(session, id) });
   return json<RunCampaignCycleResponse>('POST', path, session);
+}
+
+/** Changes what `changes` names: the brief, the review mode, limits, the name. */
+export async function updateCampaign(session: Session, id: string, changes: UpdateCampaignData['body']): Promise<Campaign> {
+  const path = url<UpdateCampaignData>('/api/{userId}/campaigns/{campaignId}', { path: campaignPath(session, id) });
+  return json<UpdateCampaignResponse>('PATCH', path, session, changes);
+}
+
+export type Draft = DraftResponseDto;
+export type DraftEdits = NonNullable<ApproveDraftData['body']['edits']>;
+
+/** The owner's drafts waiting for review, newest first (one page of 100). */
+export async function listDrafts(session: Session): Promise<DraftPageDto> {
+  const path = url<ListDraftsData>('/api/{userId}/outreach/drafts', {
+    path: { userId: session.userId },
+    query: { status: 'awaiting_review', limit: 100 },
+  });
+  return json<ListDraftsResponse>('GET', path, session);
+}
+
+const draftPath = (session: Session, draftId: string) => ({ userId: session.userId, draftId });
+
+/** Approves exactly the draft the person read (its hash), with their edits if any. */
+export async function approveDraft(session: Session, draft: Draft, edits?: DraftEdits): Promise<Draft> {
+  const body: ApproveDraftData['body'] = { argumentsHash: draft.argumentsHash, ...(edits && { edits }) };
+  const path = url<ApproveDraftData>('/api/{userId}/outreach/drafts/{draftId}/approve', { path: draftPath(session, draft.id) });
+  return json<ApproveDraftResponse>('POST', path, session, body);
+}
+
+export async function rejectDraft(session: Session, draft: Draft): Promise<Draft> {
+  const body: RejectDraftData['body'] = { argumentsHash: draft.argumentsHash };
+  const path = url<RejectDraftData>('/api/{userId}/outreach/drafts/{draftId}/reject', { path: draftPath(session, draft.id) });
+  return json<RejectDraftResponse>('POST', path, session, body);
 }
 
 /** How many outreach workers reported lately: 0 means campaigns move only by "Run one cycle". */

@@ -36,6 +36,7 @@ export function App() {
 const PAGE_CODE: Record<PageName, () => Promise<ComponentType>> = {
   chat: () => import('./pages/chat/chat-page').then((m) => m.ChatPage),
   campaigns: () => import('./pages/campaigns/campaigns-page').then((m) => m.CampaignsPage),
+  review: () => import('./pages/review-page').then((m) => m.ReviewPage),
   audit: () => import('./pages/audit/audit-page').then((m) => m.AuditPage),
   settings: () => import('./pages/settings-page').then((m) => m.SettingsPage),
 };
@@ -87,7 +88,7 @@ function Header({ page }: { page: PageName }) {
   const current = session.value!;
   const link = (name: PageName) => (
     <a href={`#${name}`} class="nav-link" aria-current={page === name ? 'page' : undefined}>
-      {name === 'audit' ? 'Audit' : PAGES[name]}
+      {name === 'audit' ? 'Audit' : name === 'review' ? 'Review' : PAGES[name]}
     </a>
   );
   const left = minutesLeft.value;
@@ -100,6 +101,7 @@ function Header({ page }: { page: PageName }) {
       <nav aria-label="Main" class="nav">
         {link('chat')}
         {link('campaigns')}
+        {link('review')}
         {current.role === 'admin' && link('audit')}
         {link('settings')}
       </nav>

@@ -11,6 +11,7 @@ export const TASK_KIND_LABELS: Record<CampaignTask['type'], string> = {
 export const TASK_STATUS: Record<string, { label: string; tone: Tone }> = {
   Pending: { label: 'To do', tone: 'neutral' },
   InProgress: { label: 'Running', tone: 'info' },
+  AwaitingReview: { label: 'Awaiting review', tone: 'accent' },
   Completed: { label: 'Done', tone: 'success' },
   Failed: { label: 'Failed', tone: 'danger' },
   Cancelled: { label: 'Cancelled', tone: 'warning' },

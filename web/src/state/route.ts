@@ -3,6 +3,7 @@ import { signal } from '@preact/signals';
 export const PAGES = {
   chat: 'Chat',
   campaigns: 'Campaigns',
+  review: 'Review queue',
   audit: 'Audit log',
   settings: 'Settings',
 } as const;

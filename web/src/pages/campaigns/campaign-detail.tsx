@@ -14,6 +14,7 @@ import { errorText } from '../../lib/errors';
 import { CAMPAIGN_STATUS, TASK_KIND_LABELS, TASK_STATUS, labelOf, plural } from '../../lib/labels';
 import { fullTime } from '../../lib/time';
 import { currentSession, handledAuthFailure } from '../../state/session';
+import { CampaignSettings } from './campaign-settings';
 import { Alert, Badge, Button, Card, EmptyState, Field } from '../../ui';
 
 const QUOTA_LABELS: Record<QuotaKind, string> = {
@@ -96,6 +97,7 @@ export function CampaignDetail({ campaign, tasks, workers, onChanged }: Props) {
       </header>
       <p class="campaign-status" data-status={campaign.status}>
         {plural(campaign.leads, 'lead')} · {campaign.tasks.Completed} done · {todo} to do · {campaign.tasks.Failed} failed
+        {campaign.tasks.AwaitingReview > 0 && ` · ${campaign.tasks.AwaitingReview} awaiting review`}
         {campaign.tasks.Cancelled > 0 && ` · ${campaign.tasks.Cancelled} cancelled`}
       </p>
       {running &&
@@ -110,6 +112,7 @@ export function CampaignDetail({ campaign, tasks, workers, onChanged }: Props) {
         ))}
       <Alert message={error} />
       {outcome && <OutcomeCard outcome={outcome} cycle={cycles} />}
+      <CampaignSettings campaign={campaign} onSaved={onChanged} />
       <Card title={`Today's quota (${campaign.usage.day} UTC)`} level={3}>
         <div class="gauges">
           {QUOTA_KINDS.map((kind) => {

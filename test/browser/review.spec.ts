@@ -1,0 +1,127 @@
+import type { Page } from 'playwright-core';
+import { uniqueEmail } from '../support/accounts';
+import { type ConsoleSession, gone, openConsole, pageUntil, shown } from '../support/browser';
+
+// A campaign that reviews every action: each one waits in the review queue until approved
+// (as drafted or edited) or rejected, and the timeline shows what was really sent.
+describe('web console review queue in Chromium', () => {
+  let session: ConsoleSession;
+  let page: Page;
+  let origin: string;
+  const checkpoint = (name: string) => session.checkpoint(name);
+
+  beforeAll(async () => {
+    session = await openConsole('review-');
+    ({ page, origin } = session);
+  }, 120_000);
+
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  /** Opens the campaign, runs one cycle per expected outcome, and checks each. */
+  async function runCycles(expected: readonly string[]) {
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('button', { name: /Reviewed outreach/ }).click();
+    await shown(page.getByRole('heading', { name: 'Reviewed outreach' }));
+    for (const [index, outcome] of expected.entries()) {
+      await page.getByRole('button', { name: 'Run one cycle' }).click();
+      await pageUntil(
+        page,
+        `document.querySelector('.outcome[data-cycle="${index + 1}"]') !== null && document.querySelector('.campaign-detail [aria-busy]') === null`,
+      );
+      expect(await page.locator('.outcome').getAttribute('data-outcome')).toBe(outcome);
+    }
+  }
+
+  const openReview = async () => {
+    await page.getByRole('link', { name: 'Review' }).click();
+    await shown(page.getByRole('heading', { name: 'Review queue' }));
+  };
+
+  it('holds every action for review, sends the approved one as approved or edited, and never the rejected one', async () => {
+    await session.signUp(uniqueEmail(), 'correct horse battery');
+    const { token, userId } = await session.stored();
+    const headers = { authorization: `Bearer ${token}` };
+    const created = await page.request.post(`${origin}/api/${userId}/campaigns`, {
+      headers,
+      data: { name: 'Reviewed outreach', approvalMode: 'all', brief: { offer: 'a faster release pipeline', senderName: 'Ada' } },
+    });
+    expect(created.status()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const lead = { name: 'Grace Hopper', linkedinUrl: 'https://www.linkedin.com/in/grace-hopper/', email: 'grace@example.com' };
+    expect((await page.request.post(`${origin}/api/${userId}/campaigns/${id}/leads`, { headers, data: { leads: [lead] } })).status()).toBe(
+      201,
+    );
+    expect((await page.request.post(`${origin}/api/${userId}/campaigns/${id}/start`, { headers })).status()).toBe(200);
+
+    await openReview();
+    await shown(page.getByText('Nothing waits for review.'));
+    await checkpoint('empty-queue');
+
+    // The look-up is drafted, not run.
+    await runCycles(['awaiting_review']);
+    await shown(page.locator('.timeline .step').filter({ hasText: 'Awaiting review' }));
+    await openReview();
+    const lookup = page.locator('.draft').filter({ hasText: 'Look up profile for Grace Hopper' });
+    await shown(lookup);
+    await checkpoint('lookup-drafted');
+    await lookup.getByRole('button', { name: 'Approve' }).click();
+    await shown(page.getByText('Nothing waits for review.'));
+
+    // The approved look-up runs; the message is drafted; edited, it is what goes out.
+    await runCycles(['completed', 'awaiting_review']);
+    await openReview();
+    const message = page.locator('.draft').filter({ hasText: 'LinkedIn message for Grace Hopper' });
+    await shown(message);
+    const edited = 'Hi Grace, a short note from Ada: may I show you a faster release pipeline? 15 minutes next week?';
+    await message.getByLabel('Message').fill(edited);
+    await checkpoint('message-edited');
+    await message.getByRole('button', { name: 'Save and approve' }).click();
+    await gone(message);
+
+    // The email is drafted and rejected: it never goes out.
+    await runCycles(['completed', 'awaiting_review']);
+    await openReview();
+    const email = page.locator('.draft').filter({ hasText: 'Email for Grace Hopper' });
+    await shown(email);
+    expect(await email.getByLabel('Subject').inputValue()).not.toBe('');
+    await email.getByRole('button', { name: 'Reject' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Reject this email?' });
+    await shown(dialog);
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    await shown(page.getByText('Nothing waits for review.'));
+
+    // Nothing is left: the campaign completes; the timeline shows the edited message and no email.
+    await runCycles(['campaign_completed']);
+    const steps = page.locator('.timeline .step');
+    expect(await steps.filter({ hasText: 'LinkedIn message' }).locator('.sent-text').textContent()).toBe(edited);
+    expect(await steps.filter({ hasText: 'Email' }).locator('.badge').textContent()).toBe('Cancelled');
+    expect(await steps.filter({ hasText: 'Email' }).locator('.sent').count()).toBe(0);
+    await checkpoint('reviewed-campaign');
+    expect(session.foreignRequests()).toEqual([]);
+  }, 240_000);
+
+  it('edits the brief and the review mode on the campaign page', async () => {
+    await page.getByLabel('Campaign name').fill('Second round');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await shown(page.getByRole('heading', { name: 'Second round' }));
+    await page.getByLabel('Offer').fill('a faster release pipeline');
+    await page.getByLabel('Review before sending').selectOption('first_n');
+    await page.getByLabel('How many of each kind').fill('2');
+    await page.getByLabel('Tone').fill('warm and brief');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await shown(page.getByText('Campaign settings saved'));
+    const { token, userId } = await session.stored();
+    const campaigns = (await (
+      await page.request.get(`${origin}/api/${userId}/campaigns`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
+      items: { name: string; approvalMode: string; approvalFirstN: number; brief: { tone: string | null; offer: string | null } }[];
+    };
+    expect(campaigns.items.find((campaign) => campaign.name === 'Second round')).toMatchObject({
+      approvalMode: 'first_n',
+      approvalFirstN: 2,
+      brief: { tone: 'warm and brief', offer: 'a faster release pipeline' },
+    });
+  }, 60_000);
+});
