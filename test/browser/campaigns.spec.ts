@@ -117,6 +117,7 @@ describe('web console campaigns and audit in Chromium', () => {
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual([
       'Chat',
       'Campaigns',
+      'Review',
       'Settings',
     ]);
     await page.goto(`${origin}/#audit`);

@@ -88,7 +88,8 @@ describe('web console in Chromium: chat and tasks', () => {
 
     // Ticked in the panel; the assistant's next list shows it done.
     await task('Call mum').getByRole('checkbox').check();
-    await pageUntil(page, `document.querySelector('.task[data-number="2"].is-done') !== null`);
+    // Ticked at once, and still ticked once the API has answered (the checkbox is free again).
+    await pageUntil(page, `document.querySelector('.task[data-number="2"].is-done input:not(:disabled)') !== null`);
     await page.getByLabel('Message').fill("what's on my list?");
     await page.getByLabel('Message').press('Enter');
     const after = await lastAnswer();

@@ -128,6 +128,9 @@ function TaskRow({ task, onChange, onDelete }: RowProps) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState(task.title);
   const [busy, setBusy] = useState(false);
+  // What the person just ticked shows at once; the list's answer replaces it (or, on a refusal, the reload does).
+  const [ticked, setTicked] = useState<boolean | null>(null);
+  const done = ticked ?? task.completed;
   const checkboxId = `task-${task.number}-done`;
 
   const run = (work: () => Promise<void>) => {
@@ -135,10 +138,18 @@ function TaskRow({ task, onChange, onDelete }: RowProps) {
     void onChange(work).finally(() => setBusy(false));
   };
 
-  const toggle = () =>
+  const toggle = () => {
+    setTicked(!task.completed);
     run(async () => {
-      replaceTask(task.completed ? await updateTask(session, task.number, { completed: false }) : await completeTask(session, task.number));
+      try {
+        replaceTask(
+          task.completed ? await updateTask(session, task.number, { completed: false }) : await completeTask(session, task.number),
+        );
+      } finally {
+        setTicked(null);
+      }
     });
+  };
 
   const save = () => {
     const next = title.trim();
@@ -148,8 +159,8 @@ function TaskRow({ task, onChange, onDelete }: RowProps) {
   };
 
   return (
-    <li class={`task${task.completed ? ' is-done' : ''}`} data-number={task.number}>
-      <input id={checkboxId} type="checkbox" checked={task.completed} disabled={busy} onChange={toggle} />
+    <li class={`task${done ? ' is-done' : ''}`} data-number={task.number}>
+      <input id={checkboxId} type="checkbox" checked={done} disabled={busy} onChange={toggle} />
       {editing ? (
         <input
           class="input task-edit"
@@ -170,7 +181,7 @@ function TaskRow({ task, onChange, onDelete }: RowProps) {
       ) : (
         <label for={checkboxId} class="task-title">
           <span class="task-number">{task.number}.</span> {task.title}
-          {task.completed && <span class="visually-hidden"> (done)</span>}
+          {done && <span class="visually-hidden"> (done)</span>}
         </label>
       )}
       <Badge tone={PRIORITY_TONE[task.priority] ?? 'neutral'}>{task.priority}</Badge>
