@@ -5,6 +5,7 @@ import { OutreachActionRunner } from '../../../src/application/outreach/outreach
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
 import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
 import type { ClaimedTask, TaskCycleContext } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
+import type { OutreachDraftStore } from '../../../src/application/outreach/ports/outreach-draft-store.port';
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
 import { UnsubscribeLinks } from '../../../src/application/outreach/unsubscribe/unsubscribe-links';
 import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
@@ -54,8 +55,16 @@ export const UNSUBSCRIBE_LINKS = new UnsubscribeLinks(
 /** Channel calls that do something to or for a person; `find` only reads what a key did. */
 export const ACTING_CALLS = ['linkedin:scrapeProfile', 'linkedin:sendMessage', 'linkedin:useSession', 'email:send'];
 
-/** Runs one cycle of the task in `context` (claimed as `claim`) with `model` as the planner. */
-export async function runOneCycle(model: LanguageModel, context: TaskCycleContext, claim: ClaimedTask = CLAIM) {
+/**
+ * Runs one cycle of the task in `context` (claimed as `claim`) with `model` as the planner;
+ * `drafts` decides review before send (none by default).
+ */
+export async function runOneCycle(
+  model: LanguageModel,
+  context: TaskCycleContext,
+  claim: ClaimedTask = CLAIM,
+  options: { drafts?: OutreachDraftStore } = {},
+) {
   const journal: Journal = [];
   const store = new SingleTaskCycleStore(claim, context, journal);
   const linkedin = new RecordingLinkedInChannel(journal);
@@ -70,7 +79,7 @@ export async function runOneCycle(model: LanguageModel, context: TaskCycleContex
     new OutreachActionPlanner(model, audit, SETTINGS, logger),
     new OutreachActionRunner(
       store,
-      new NoReviewDraftStore(),
+      options.drafts ?? new NoReviewDraftStore(),
       new OutreachChannels(linkedin, email, UNSUBSCRIBE_LINKS),
       linkedin,
       secrets,
@@ -90,5 +99,5 @@ export async function runOneCycle(model: LanguageModel, context: TaskCycleContex
   );
   const outcome = await sut.run({ workerId: claim.workerId });
   const acting = journal.filter((event) => ACTING_CALLS.includes(event));
-  return { outcome, journal, store, linkedin, email, audit, acting, now: clock.now() };
+  return { outcome, journal, store, linkedin, email, secrets, audit, acting, now: clock.now() };
 }

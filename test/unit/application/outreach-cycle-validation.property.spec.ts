@@ -1,99 +1,21 @@
 import fc from 'fast-check';
 import type { Completion } from '../../../src/application/agent/ports/language-model.port';
-import type { AgentSettings } from '../../../src/application/chat/agent-settings';
-import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
-import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
-import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
-import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
-import { UnsubscribeLinks } from '../../../src/application/outreach/unsubscribe/unsubscribe-links';
 import { withUnsubscribeFooter } from '../../../src/domain/outreach/unsubscribe';
-import { HmacLinkSigner } from '../../../src/infrastructure/security/hmac-link-signer';
-import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import { TASK_TYPES, type OutreachTaskType } from '../../../src/domain/outreach/outreach-task';
-import { FixedClock } from '../../fakes/fixed-clock';
-import { NoReviewDraftStore } from '../../fakes/outreach/no-review-draft-store';
-import { contractAcceptsText, LEAD, proposalAnswer, rawAnswer, SECRET_NAMES, taskContext } from '../../fakes/outreach/proposals';
-import {
-  MapSecretStore,
-  RecordingAuditLog,
-  RecordingEmailChannel,
-  RecordingLinkedInChannel,
-  SequentialIdGenerator,
-  SingleTaskCycleStore,
-  type Journal,
-} from '../../fakes/outreach/recording-outreach-ports';
+import { ACTING_CALLS, CLAIM, runOneCycle, UNSUBSCRIBE_LINKS } from '../../fakes/outreach/cycle-harness';
+import { contractAcceptsText, LEAD, proposalAnswer, rawAnswer, taskContext } from '../../fakes/outreach/proposals';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
-import { RecordingLogger } from '../../fakes/recording-logger';
-import { RecordingMetrics } from '../../fakes/recording-metrics';
-
-const CLAIM = {
-  taskId: 'task-1',
-  campaignId: taskContext('ScrapeProfile').campaign.id,
-  ownerId: 'owner-1',
-  workerId: 'worker-1',
-  attempts: 1,
-};
-const SETTINGS: OutreachSettings = {
-  ownerDailyLimits: { profile_lookup: 100, linkedin_message: 100, email: 100 },
-  ownerWeeklyLimits: { profile_lookup: 500, linkedin_message: 100, email: 500 },
-  leaseMs: 60_000,
-  planTimeoutMs: 60_000,
-  actionTimeoutMs: 60_000,
-  secretNames: SECRET_NAMES,
-  draftTtlHours: 72,
-};
-const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null };
-const SECRETS = new Map(SECRET_NAMES.map((name) => [name, `session-of-${name}`]));
-const UNSUBSCRIBE_LINKS = new UnsubscribeLinks(
-  HmacLinkSigner.derive('a-secret-of-at-least-thirty-two-characters', 'unsubscribe'),
-  'https://bridle.example',
-);
-
-/** Channel calls that do something to or for a person; `find` only reads what a key did. */
-const ACTING_CALLS = ['linkedin:scrapeProfile', 'linkedin:sendMessage', 'linkedin:useSession', 'email:send'];
 
 function answered(text: string | null): Completion {
   return { ...say(''), text };
 }
 
+/** One cycle of a task of `type` (test/fakes/outreach/cycle-harness.ts) whose model gives `answers` in turn. */
 async function runCycle(type: OutreachTaskType, answers: readonly (string | null)[]) {
-  const journal: Journal = [];
-  const store = new SingleTaskCycleStore(CLAIM, taskContext(type), journal);
-  const linkedin = new RecordingLinkedInChannel(journal);
-  const email = new RecordingEmailChannel(journal);
-  const secrets = new MapSecretStore(SECRETS, journal);
-  const audit = new RecordingAuditLog(journal);
   const model = new ScriptedLanguageModel();
   model.use((_, call) => answered(answers[call - 1]));
-  const logger = new RecordingLogger();
-  const clock = new FixedClock();
-  const metrics = new RecordingMetrics();
-  const sut = new RunOutreachCycleUseCase(
-    store,
-    new OutreachActionPlanner(model, audit, SETTINGS, logger),
-    new OutreachActionRunner(
-      store,
-      new NoReviewDraftStore(),
-      new OutreachChannels(linkedin, email, UNSUBSCRIBE_LINKS),
-      linkedin,
-      secrets,
-      audit,
-      SETTINGS,
-      clock,
-      metrics,
-      logger,
-    ),
-    audit,
-    SETTINGS,
-    AGENT_SETTINGS,
-    clock,
-    new SequentialIdGenerator(),
-    metrics,
-    logger,
-  );
-  const outcome = await sut.run({ workerId: CLAIM.workerId });
-  return { outcome, journal, store, linkedin, email, secrets, audit, asked: model.requests.length };
+  return { ...(await runOneCycle(model, taskContext(type))), asked: model.requests.length };
 }
 
 describe(RunOutreachCycleUseCase.name, () => {

@@ -1,31 +1,11 @@
 import type { Completion } from '../../../src/application/agent/ports/language-model.port';
-import type { AgentSettings } from '../../../src/application/chat/agent-settings';
-import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
-import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
-import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
-import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
 import type { ClaimedTask } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { HoldDraft, HoldResult, StoredDraft } from '../../../src/application/outreach/ports/outreach-draft-store.port';
-import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
-import { UnsubscribeLinks } from '../../../src/application/outreach/unsubscribe/unsubscribe-links';
-import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import { idempotencyMaterial } from '../../../src/domain/outreach/planning';
 import type { ApprovalPolicy } from '../../../src/domain/outreach/review';
-import { HmacLinkSigner } from '../../../src/infrastructure/security/hmac-link-signer';
-import { FixedClock } from '../../fakes/fixed-clock';
+import { runOneCycle } from '../../fakes/outreach/cycle-harness';
 import { NoReviewDraftStore } from '../../fakes/outreach/no-review-draft-store';
-import { LEAD, SECRET_NAMES, taskContext } from '../../fakes/outreach/proposals';
-import {
-  MapSecretStore,
-  RecordingAuditLog,
-  RecordingEmailChannel,
-  RecordingLinkedInChannel,
-  SequentialIdGenerator,
-  SingleTaskCycleStore,
-  type Journal,
-} from '../../fakes/outreach/recording-outreach-ports';
-import { RecordingLogger } from '../../fakes/recording-logger';
-import { RecordingMetrics } from '../../fakes/recording-metrics';
+import { LEAD, taskContext } from '../../fakes/outreach/proposals';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
 
 const CLAIM = {
@@ -35,15 +15,6 @@ const CLAIM = {
   workerId: 'w-1',
   attempts: 2,
 };
-const SETTINGS: OutreachSettings = {
-  ownerDailyLimits: { profile_lookup: 100, linkedin_message: 100, email: 100 },
-  leaseMs: 60_000,
-  planTimeoutMs: 60_000,
-  actionTimeoutMs: 60_000,
-  secretNames: SECRET_NAMES,
-  draftTtlHours: 72,
-} as unknown as OutreachSettings;
-const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null };
 const MESSAGE = {
   action: 'linkedin_send_message',
   args: { profileUrl: LEAD.linkedinUrl, message: 'Hello Jane' },
@@ -71,54 +42,19 @@ class ReviewingDraftStore extends NoReviewDraftStore {
   }
 }
 
+/** A cycle of the message task (test/fakes/outreach/cycle-harness.ts) whose model would propose MESSAGE. */
 function cycle(drafts: ReviewingDraftStore) {
-  const journal: Journal = [];
-  const store = new SingleTaskCycleStore(CLAIM, taskContext('SendLinkedInMessage'), journal);
-  const linkedin = new RecordingLinkedInChannel(journal);
-  const email = new RecordingEmailChannel(journal);
-  const audit = new RecordingAuditLog(journal);
   const model = new ScriptedLanguageModel();
   model.use((): Completion => ({ ...say(''), text: JSON.stringify(MESSAGE) }));
-  const logger = new RecordingLogger();
-  const clock = new FixedClock();
-  const metrics = new RecordingMetrics();
-  const links = new UnsubscribeLinks(
-    HmacLinkSigner.derive('a-secret-of-at-least-thirty-two-characters', 'unsubscribe'),
-    'https://bridle.example',
-  );
-  const runner = new OutreachActionRunner(
-    store,
-    drafts,
-    new OutreachChannels(linkedin, email, links),
-    linkedin,
-    new MapSecretStore(new Map(), journal),
-    audit,
-    SETTINGS,
-    clock,
-    metrics,
-    logger,
-  );
-  const sut = new RunOutreachCycleUseCase(
-    store,
-    new OutreachActionPlanner(model, audit, SETTINGS, logger),
-    runner,
-    audit,
-    SETTINGS,
-    AGENT_SETTINGS,
-    clock,
-    new SequentialIdGenerator(),
-    metrics,
-    logger,
-  );
-  return { run: () => sut.run({ workerId: CLAIM.workerId }), journal, store, model };
+  return { run: () => runOneCycle(model, taskContext('SendLinkedInMessage'), CLAIM, { drafts }), model };
 }
 
 describe('review before send in a cycle', () => {
   it('holds a checked action as a draft in all mode: no begin, no channel call', async () => {
     const drafts = new ReviewingDraftStore({ mode: 'all', firstN: 3 });
-    const { run, journal, store } = cycle(drafts);
+    const { run } = cycle(drafts);
 
-    const outcome = await run();
+    const { outcome, journal, store } = await run();
 
     expect(outcome).toEqual(expect.objectContaining({ status: 'awaiting_review', code: 'AWAITING_REVIEW', execution: null }));
     expect(outcome.review).toEqual({ draftId: 'draft-1', argumentsHash: 'a'.repeat(64), expiresAt: expect.any(Date) });
@@ -153,9 +89,9 @@ describe('review before send in a cycle', () => {
       expiresAt: new Date(),
     };
     const drafts = new ReviewingDraftStore({ mode: 'all', firstN: 3 }, approved);
-    const { run, store, model } = cycle(drafts);
+    const { run, model } = cycle(drafts);
 
-    const outcome = await run();
+    const { outcome, store } = await run();
 
     expect(model.requests).toHaveLength(0);
     expect(drafts.held).toHaveLength(0);
