@@ -108,6 +108,9 @@ describe('web console campaigns and audit in Chromium', () => {
     expect(await lead1.locator('.sent').first().textContent()).toContain('To https://www.linkedin.com/in/cto-lead-1/');
     expect(await lead1.locator('.sent').last().textContent()).toContain('To cto1@example.com');
     for (const text of await page.locator('.timeline .sent-text').allTextContents()) expect(text.length).toBeGreaterThan(10);
+    // Each sent message says how it was verified: the channel holds it under its id.
+    expect(await page.locator('.timeline .step-verified').count()).toBe(10);
+    expect(await page.locator('.timeline .step-verified').first().textContent()).toMatch(/^Verified: the channel holds it as \S+/);
     await checkpoint('completed');
 
     expect(session.foreignRequests()).toEqual([]);

@@ -237,6 +237,11 @@ function Timeline({ tasks }: { tasks: readonly CampaignTask[] }) {
                           <p class="sent-text">{task.sent.text}</p>
                         </blockquote>
                       )}
+                      {task.status === 'Completed' && task.type !== 'ScrapeProfile' && (
+                        <p class="muted small step-verified">
+                          Verified{typeof task.output?.messageId === 'string' && `: the channel holds it as ${task.output.messageId}`}
+                        </p>
+                      )}
                       {task.lastError && <p class="step-error small">{task.lastError}</p>}
                       {task.completedAt && (
                         <p class="muted small">
