@@ -32,7 +32,7 @@ export type PlanResult =
       readonly message: string;
       readonly problems: readonly string[];
       readonly validation: CycleOutcome['validation'];
-      /** The model answered in seed 000's error shape (audited): what it said. */
+      /** The model answered with an error instead of an action (audited; docs/outreach.md#when-the-model-proposes-nothing): what it said. */
       readonly reported?: PlannerError;
       /** For a reported QUOTA_EXCEEDED: the wait_cooldown the task takes (its suggested duration, if valid; else until the next UTC midnight). */
       readonly cooldown?: { readonly durationHours: number; readonly reason: string };
@@ -124,7 +124,7 @@ export class OutreachActionPlanner {
   }
 
   /**
-   * The model said, in seed 000's error shape, why it proposes no action: audited as a
+   * The model said, as an error answer ({error: {code, message, suggestedAction, suggestedArgs}}), why it proposes no action: audited as a
    * rejected row with its code, then the cycle's outcome for that code (the orchestrator
    * turns it into the task's state): QUOTA_EXCEEDED waits (wait_cooldown), INVALID_CONTEXT
    * and NO_VALID_ACTION end as the controller's own would.

@@ -17,6 +17,23 @@ import { LinkedInChannel, SecretNotFoundError, SecretStore, type ChannelRecord }
 import { OutreachDraftStore, type StoredDraft } from './ports/outreach-draft-store.port';
 import { OutreachCycleStore, type ClaimedTask, type TaskCycleContext, type TaskRelease } from './ports/outreach-cycle-store.port';
 
+/** What the outcome shows of the proposal, its validation and the task. */
+type Shown = {
+  readonly proposed: CycleOutcome['proposal'];
+  readonly validation: CycleOutcome['validation'];
+  readonly view: (release: TaskRelease) => CycleOutcome['task'];
+};
+
+/** The task's lease ran out before `step`: nothing was done, and another cycle takes the task. */
+function leaseLost(base: Pick<CycleOutcome, 'proposal' | 'validation'>, step: 'acting' | 'drafting'): CycleOutcome {
+  return outcome({
+    ...base,
+    status: 'failed',
+    code: 'LEASE_LOST',
+    message: `The claim on this task expired before ${step}; nothing was done.`,
+  });
+}
+
 /**
  * The acting step of a cycle, once a checked proposal is in hand: reserve the quota slot and
  * audit before acting, act through the channel with a deadline, verify, and record the
@@ -98,11 +115,7 @@ export class OutreachActionRunner {
     context: TaskCycleContext,
     proposal: ChannelAction,
     audited: ToolAuditEntry,
-    shown: {
-      proposed: CycleOutcome['proposal'];
-      validation: CycleOutcome['validation'];
-      view: (release: TaskRelease) => CycleOutcome['task'];
-    },
+    shown: Shown,
     /** A reviewed draft the owner approved: it runs as approved, on the slot it holds since it was drafted. */
     approved?: StoredDraft,
   ): Promise<CycleOutcome> {
@@ -129,31 +142,22 @@ export class OutreachActionRunner {
       ...(approved ? { approvedDraftId: approved.id } : {}),
     });
     const base = { proposal: shown.proposed, validation: shown.validation };
-    if (begun.status === 'lease_lost') {
-      return outcome({
-        ...base,
-        status: 'failed',
-        code: 'LEASE_LOST',
-        message: 'The claim on this task expired before acting; nothing was done.',
-      });
-    }
-    if (begun.status === 'duplicate' || begun.status === 'quota_exceeded') {
-      const quota = begun.status === 'quota_exceeded';
+    if (begun.status === 'lease_lost') return leaseLost(base, 'acting');
+    if (begun.status === 'quota_exceeded') return this.quotaReachedMeanwhile(claim, audited, begun.block, shown, now);
+    if (begun.status === 'duplicate') {
       await this.audit.record(audited, {
         status: 'rejected',
-        errorCode: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
-        result: quota ? quotaResult(begun.block) : { idempotencyKey: begun.idempotencyKey },
+        errorCode: 'DUPLICATE_ACTION',
+        result: { idempotencyKey: begun.idempotencyKey },
         durationMs: 0,
       });
-      const release: TaskRelease = quota
-        ? (await this.deferForQuota(claim, begun.block, now)).release
-        : { status: 'Failed', lastError: 'DUPLICATE_ACTION' };
+      const release: TaskRelease = { status: 'Failed', lastError: 'DUPLICATE_ACTION' };
       await this.store.releaseTask(claim, release, this.clock.now());
       return outcome({
         ...base,
-        status: quota ? 'deferred' : 'failed',
-        code: quota ? 'QUOTA_EXCEEDED' : 'DUPLICATE_ACTION',
-        message: quota ? `Quota reached meanwhile: ${describeBlock(begun.block)}.` : 'This exact action was already taken.',
+        status: 'failed',
+        code: 'DUPLICATE_ACTION',
+        message: 'This exact action was already taken.',
         task: shown.view(release),
       });
     }
@@ -268,11 +272,7 @@ export class OutreachActionRunner {
     context: TaskCycleContext,
     proposal: ChannelAction,
     audited: ToolAuditEntry,
-    shown: {
-      proposed: CycleOutcome['proposal'];
-      validation: CycleOutcome['validation'];
-      view: (release: TaskRelease) => CycleOutcome['task'];
-    },
+    shown: Shown,
     kind: ActionKind,
     day: string,
   ): Promise<CycleOutcome | null> {
@@ -290,34 +290,37 @@ export class OutreachActionRunner {
       expiresAt: new Date(now.getTime() + this.settings.draftTtlHours * 3_600_000),
       audit: audited,
     });
-    const base = { proposal: shown.proposed, validation: shown.validation };
-    if (held.status === 'lease_lost') {
-      return outcome({
-        ...base,
-        status: 'failed',
-        code: 'LEASE_LOST',
-        message: 'The claim on this task expired before drafting; nothing was done.',
-      });
-    }
-    if (held.status === 'quota_exceeded') {
-      await this.audit.record(audited, { status: 'rejected', errorCode: 'QUOTA_EXCEEDED', result: quotaResult(held.block), durationMs: 0 });
-      const { release } = await this.deferForQuota(claim, held.block, cycle.started);
-      await this.store.releaseTask(claim, release, this.clock.now());
-      return outcome({
-        ...base,
-        status: 'deferred',
-        code: 'QUOTA_EXCEEDED',
-        message: `Quota reached meanwhile: ${describeBlock(held.block)}.`,
-        task: shown.view(release),
-      });
-    }
+    if (held.status === 'lease_lost') return leaseLost({ proposal: shown.proposed, validation: shown.validation }, 'drafting');
+    if (held.status === 'quota_exceeded') return this.quotaReachedMeanwhile(claim, audited, held.block, shown, cycle.started);
     return outcome({
-      ...base,
+      proposal: shown.proposed,
+      validation: shown.validation,
       status: 'awaiting_review',
       code: 'AWAITING_REVIEW',
       message: `${proposal.action} is held as draft ${held.draftId} for review until ${held.expiresAt.toISOString()}; nothing was sent.`,
       task: shown.view({ status: 'AwaitingReview' }),
       review: { draftId: held.draftId, argumentsHash: held.argumentsHash, expiresAt: held.expiresAt },
+    });
+  }
+
+  /** The slot was taken meanwhile (the context check saw room): audited, and the task waits for the limit's next slot. */
+  private async quotaReachedMeanwhile(
+    claim: ClaimedTask,
+    audited: ToolAuditEntry,
+    block: QuotaBlock,
+    shown: Shown,
+    now: Date,
+  ): Promise<CycleOutcome> {
+    await this.audit.record(audited, { status: 'rejected', errorCode: 'QUOTA_EXCEEDED', result: quotaResult(block), durationMs: 0 });
+    const { release } = await this.deferForQuota(claim, block, now);
+    await this.store.releaseTask(claim, release, this.clock.now());
+    return outcome({
+      proposal: shown.proposed,
+      validation: shown.validation,
+      status: 'deferred',
+      code: 'QUOTA_EXCEEDED',
+      message: `Quota reached meanwhile: ${describeBlock(block)}.`,
+      task: shown.view(release),
     });
   }
 

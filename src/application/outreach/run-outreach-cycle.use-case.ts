@@ -184,7 +184,7 @@ export class RunOutreachCycleUseCase {
     const planned = await this.planner.plan(cycle, context, entry);
     if (!planned.ok) {
       if (planned.cooldown) {
-        // The model reported QUOTA_EXCEEDED (seed 000's error shape): the task waits, as for a wait_cooldown.
+        // The model answered with a QUOTA_EXCEEDED error: the task waits, as for a wait_cooldown.
         const { durationHours, reason } = planned.cooldown;
         const until = new Date(now.getTime() + Math.round(durationHours * 3_600_000));
         await this.audit.record(entry('wait_cooldown', { durationHours }), { status: 'succeeded', result: { until }, durationMs: 0 });
