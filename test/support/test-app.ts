@@ -1,6 +1,6 @@
 import { Test } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { LanguageModel } from '../../src/application/agent/ports/language-model.port';
 import { PasswordHasher } from '../../src/application/identity/ports/password-hasher.port';
 import { Clock } from '../../src/application/shared/ports/clock.port';
@@ -29,7 +29,12 @@ export async function startTestApp(
   env: Record<string, string> = {},
   overrides: { languageModel?: LanguageModel; clock?: Clock } = {},
 ): Promise<TestApp> {
+  // The port is known before the app starts, so PUBLIC_BASE_URL (the OAuth issuer, the MCP
+  // resource's URL, unsubscribe links) names the address the tests really call.
+  const port = await freePort();
   const config = loadConfig({
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     AUTH_RATE_LIMIT_PER_MINUTE: '10000',
@@ -47,7 +52,17 @@ export async function startTestApp(
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureHttpApp(app, config);
   // Listening once: given the bare server, supertest would listen and close per request.
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as AddressInfo;
+  await app.listen(port, '127.0.0.1');
   return { app, http: `http://127.0.0.1:${port}`, config, close: () => app.close() };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

@@ -1,4 +1,14 @@
+import type { Scope } from '../../../domain/identity/scopes';
 import type { Role } from '../../../domain/identity/user';
+
+/**
+ * What authenticated a request: the console's signed-in session (a JWT from /auth/login),
+ * a personal access token, or an OAuth access token of a grant an MCP client holds.
+ */
+export type Credential =
+  | { readonly kind: 'session' }
+  | { readonly kind: 'personal_token'; readonly tokenId: string }
+  | { readonly kind: 'oauth'; readonly grantId: string; readonly clientId: string };
 
 export interface Principal {
   readonly userId: string;
@@ -6,6 +16,13 @@ export interface Principal {
   readonly role: Role;
   /** The account's credentials version the token was issued under (User.credentialsVersion). */
   readonly credentialsVersion: number;
+}
+
+/** A principal as the bearer guard puts it on a request: who, by what, allowed to do what. */
+export interface AuthenticatedPrincipal extends Principal {
+  readonly credential: Credential;
+  /** Every scope for a session; the token's or grant's own otherwise. */
+  readonly scopes: readonly Scope[];
 }
 
 export interface IssuedToken {
