@@ -9,6 +9,7 @@ import { AppConfig } from '../infrastructure/config/app-config';
 import { resolveJwtSecret } from '../infrastructure/config/jwt-secret';
 import { JwtAccessTokenService } from '../infrastructure/security/jwt-access-token.service';
 import { BearerAuthGuard, OwnUserGuard } from '../interfaces/http/guards/bearer-auth.guard';
+import { ProtectedResource } from '../interfaces/http/guards/bearer-challenge';
 import { AuthController } from '../interfaces/http/identity/auth.controller';
 import { AccountsModule } from './accounts.module';
 
@@ -30,6 +31,7 @@ import { AccountsModule } from './accounts.module';
       useFactory: (config: AppConfig): IdentitySettings => ({ signUp: config.signUp }),
       inject: [AppConfig],
     },
+    { provide: ProtectedResource, useFactory: (config: AppConfig) => new ProtectedResource(config.publicBaseUrl), inject: [AppConfig] },
     RegisterUserUseCase,
     LogInUseCase,
     GetAccountUseCase,
@@ -38,6 +40,6 @@ import { AccountsModule } from './accounts.module';
     OwnUserGuard,
   ],
   // AccountsModule too: BearerAuthGuard, built in each module whose controllers it guards, reads UserRepository.
-  exports: [AccessTokenService, AccountsModule, BearerAuthGuard, OwnUserGuard],
+  exports: [AccessTokenService, AccountsModule, BearerAuthGuard, OwnUserGuard, ProtectedResource],
 })
 export class IdentityModule {}
