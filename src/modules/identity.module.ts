@@ -10,12 +10,14 @@ import { resolveJwtSecret } from '../infrastructure/config/jwt-secret';
 import { JwtAccessTokenService } from '../infrastructure/security/jwt-access-token.service';
 import { BearerAuthGuard, OwnUserGuard } from '../interfaces/http/guards/bearer-auth.guard';
 import { ProtectedResource } from '../interfaces/http/guards/bearer-challenge';
+import { AccessTokensController } from '../interfaces/http/identity/access-tokens.controller';
 import { AuthController } from '../interfaces/http/identity/auth.controller';
 import { AccountsModule } from './accounts.module';
+import { OAuthTokensModule } from './oauth-tokens.module';
 
 @Module({
-  imports: [AccountsModule],
-  controllers: [AuthController],
+  imports: [AccountsModule, OAuthTokensModule],
+  controllers: [AuthController, AccessTokensController],
   providers: [
     {
       provide: AccessTokenService,
@@ -39,7 +41,8 @@ import { AccountsModule } from './accounts.module';
     BearerAuthGuard,
     OwnUserGuard,
   ],
-  // AccountsModule too: BearerAuthGuard, built in each module whose controllers it guards, reads UserRepository.
-  exports: [AccessTokenService, AccountsModule, BearerAuthGuard, OwnUserGuard, ProtectedResource],
+  // AccountsModule and OAuthTokensModule too: BearerAuthGuard, built in each module whose controllers it guards,
+  // reads UserRepository, PersonalAccessTokens and OAuthAccessTokenVerifier.
+  exports: [AccessTokenService, AccountsModule, OAuthTokensModule, BearerAuthGuard, OwnUserGuard, ProtectedResource],
 })
 export class IdentityModule {}

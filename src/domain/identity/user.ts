@@ -114,5 +114,9 @@ export function assertAcceptablePassword(password: string, field = 'password'): 
  * @throws CredentialsChangedError
  */
 export function assertCurrentCredentials(user: Pick<User, 'credentialsVersion'>, tokenVersion: number): void {
-  if (tokenVersion !== user.credentialsVersion) throw new CredentialsChangedError();
+  if (!hasCurrentCredentials(user, tokenVersion)) throw new CredentialsChangedError();
+}
+
+export function hasCurrentCredentials(user: Pick<User, 'credentialsVersion'>, tokenVersion: number): boolean {
+  return tokenVersion === user.credentialsVersion;
 }

@@ -22,6 +22,7 @@ import { OutreachWorkers1765324800000 } from './migrations/1765324800000-outreac
 import { ReviewDrafts1765497600000 } from './migrations/1765497600000-review-drafts';
 import { CampaignBrief1765670400000 } from './migrations/1765670400000-campaign-brief';
 import { WeeklyLimits1765929600000 } from './migrations/1765929600000-weekly-limits';
+import { PersonalAccessTokens1766016000000 } from './migrations/1766016000000-personal-access-tokens';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -43,6 +44,7 @@ const MIGRATIONS = [
   ReviewDrafts1765497600000,
   CampaignBrief1765670400000,
   WeeklyLimits1765929600000,
+  PersonalAccessTokens1766016000000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

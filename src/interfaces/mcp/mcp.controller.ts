@@ -22,6 +22,7 @@ import { ApiError } from '../http/shared/api-error';
 import { ApiErrors } from '../http/shared/api-errors.decorator';
 import { RateLimit } from '../http/shared/rate-limit';
 import { ErrorResponseDto } from '../http/shared/error-response.dto';
+import { OAuthProtectedResource, RequiredScope } from '../http/guards/required-scope';
 
 export abstract class McpEndpointSettings {
   abstract readonly allowedHosts: ReadonlySet<string>;
@@ -93,6 +94,9 @@ const jsonRpcError = (status: number, description: string) =>
  * every request gets its own server and transport, so any replica can answer it.
  */
 @ApiTags('mcp')
+// Any credential's call needs tasks:read; the controller asks tasks:write of a tool call that changes tasks.
+@RequiredScope('tasks:read')
+@OAuthProtectedResource()
 @Controller('mcp')
 export class McpController {
   constructor(private readonly executor: ExecuteToolCallUseCase) {}

@@ -8,7 +8,7 @@ export type ToolAuditStatus = 'pending' | 'succeeded' | 'failed' | 'rejected' | 
 
 /** Who did what through which tool; written by the server, never by the model. */
 export interface ToolAuditEntry {
-  readonly source: 'chat' | 'mcp' | 'outreach' | 'admin';
+  readonly source: 'chat' | 'mcp' | 'outreach' | 'admin' | 'account';
   readonly actorId: string;
   readonly conversationId?: string;
   readonly campaignId?: string;

@@ -20,12 +20,14 @@ import {
 } from './admin.dto';
 import { writeNdjson } from './ndjson';
 import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
+import { RequiredScope } from '../guards/required-scope';
 
 /** The audit log, for admins. Each read appends an audit row of its own (source admin). */
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiErrors(401)
 @ApiAdminOnly
+@RequiredScope('audit:read')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/audit-logs')
 export class AdminAuditLogsController {

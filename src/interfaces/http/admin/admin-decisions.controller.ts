@@ -15,12 +15,14 @@ import {
   toDecisionFilter,
 } from './admin.dto';
 import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
+import { RequiredScope } from '../guards/required-scope';
 
 /** The decision log (one row per chat turn or outreach cycle), for admins; each read is audited. */
 @ApiTags('admin')
 @ApiBearerAuth()
 @ApiErrors(400, 401)
 @ApiAdminOnly
+@RequiredScope('audit:read')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/decisions')
 export class AdminDecisionsController {

@@ -20,10 +20,12 @@ import {
 } from './chat.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { RateLimit } from '../shared/rate-limit';
+import { RequiredScope } from '../guards/required-scope';
 
 @ApiTags('chat')
 @ApiBearerAuth()
 @ApiErrors(400, 401, 403)
+@RequiredScope('chat')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId')
 export class ChatController {

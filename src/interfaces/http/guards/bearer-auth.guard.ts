@@ -1,46 +1,118 @@
 import { type CanActivate, createParamDecorator, type ExecutionContext, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
-import { AccessTokenService, type Principal } from '../../../application/identity/ports/access-token-service.port';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import {
+  AccessTokenService,
+  type AuthenticatedPrincipal,
+  type Credential,
+} from '../../../application/identity/ports/access-token-service.port';
+import { OAuthAccessTokenVerifier, TOKEN_PREFIXES } from '../../../application/identity/ports/bearer-token-verifier.port';
 import { UserRepository } from '../../../application/identity/ports/user-repository.port';
-import { assertCurrentCredentials } from '../../../domain/identity/user';
+import { PersonalAccessTokens } from '../../../application/identity/personal-access-tokens';
+import { holdsScope, type Scope, SCOPES } from '../../../domain/identity/scopes';
+import { hasCurrentCredentials, type User } from '../../../domain/identity/user';
 import { isUuid } from '../../../domain/shared/uuid';
 import { ApiError } from '../shared/api-error';
+import { insufficientScope, ProtectedResource, unauthenticated } from './bearer-challenge';
+import { ACCEPTS_OAUTH_TOKENS, REQUIRED_SCOPE, type ScopeRequirement } from './required-scope';
 
-type AuthenticatedRequest = Request & { principal?: Principal };
+type AuthenticatedRequest = Request & { principal?: AuthenticatedPrincipal };
+
+interface Authenticated {
+  readonly user: User;
+  readonly credential: Credential;
+  readonly scopes: readonly Scope[];
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /**
- * Accepts only a valid `Authorization: Bearer <token>` of an account that exists now, issued
- * under the account's current credentials version, and puts that account on the request as
- * the principal. A token outlives what it was issued for (a reset database, a revoked role,
- * a changed password), so the account, its role and its credentials version are read on
- * every request, not taken from the token.
+ * Accepts only a valid `Authorization: Bearer <token>` of an account that exists now, and
+ * puts that account on the request as the principal, with what authenticated it and the
+ * scopes it holds. Three kinds of token, told apart by their prefix:
+ * - a personal access token (`bridle_pat_…`), checked against the store on every request, so
+ *   a revocation holds from the next one;
+ * - an OAuth access token (`bridle_oat_…`), likewise, and only on the resource it was issued
+ *   for (`/mcp`, its audience);
+ * - otherwise the console's session JWT, issued under the account's current credentials
+ *   version: the account, its role and its version are read now, not taken from the token.
+ * A token other than a session needs the scope the route names (RequiredScope); a route that
+ * names none is for a session only. A 401 carries `WWW-Authenticate` with the protected
+ * resource's metadata, where an MCP client starts the OAuth flow.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(
     private readonly tokens: AccessTokenService,
     private readonly users: UserRepository,
+    private readonly personalTokens: PersonalAccessTokens,
+    private readonly oauthTokens: OAuthAccessTokenVerifier,
+    private readonly resource: ProtectedResource,
+    private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const [scheme, token] = (req.headers.authorization ?? '').split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !token) {
-      throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'A bearer token is required: Authorization: Bearer <token>');
+    const res = context.switchToHttp().getResponse<Response>();
+    const [scheme, token, ...rest] = (req.headers.authorization ?? '').split(' ');
+    if (scheme?.toLowerCase() !== 'bearer' || !token || rest.length > 0) {
+      throw unauthenticated(res, this.resource, 'A bearer token is required: Authorization: Bearer <token>', false);
     }
-    const claimed = await this.tokens.verify(token);
-    if (!claimed) {
-      throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'The bearer token is invalid or has expired');
+    const acceptsOAuth =
+      this.reflector.getAllAndOverride<boolean>(ACCEPTS_OAUTH_TOKENS, [context.getHandler(), context.getClass()]) ?? false;
+    const authenticated = await this.authenticate(token, req, res, acceptsOAuth);
+
+    if (authenticated.credential.kind !== 'session') {
+      const requirement = this.reflector.getAllAndOverride<ScopeRequirement>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
+      if (!requirement) {
+        throw new ApiError(403, 'AUTH.SESSION_REQUIRED', 'This route takes a signed-in session, not an access token');
+      }
+      const scope = requirement === 'any' ? null : SAFE_METHODS.has(req.method) ? requirement.read : requirement.write;
+      if (scope && !holdsScope(authenticated.scopes, scope)) {
+        throw insufficientScope(res, this.resource, scope, `This token lacks the scope ${scope}`);
+      }
     }
-    const user = isUuid(claimed.userId) ? await this.users.findById(claimed.userId) : null;
-    if (!user) {
-      throw new ApiError(401, 'AUTH.UNAUTHENTICATED', 'The account for this token no longer exists');
-    }
-    // 401 AUTH.UNAUTHENTICATED "The password was changed: sign in again" for a token from before a password change.
-    assertCurrentCredentials(user, claimed.credentialsVersion);
-    req.principal = { userId: user.id, email: user.email, role: user.role, credentialsVersion: user.credentialsVersion };
+    const { user, credential, scopes } = authenticated;
+    req.principal = {
+      userId: user.id,
+      email: user.email,
+      role: user.role,
+      credentialsVersion: user.credentialsVersion,
+      credential,
+      scopes,
+    };
     return true;
   }
+
+  private async authenticate(token: string, req: Request, res: Response, acceptsOAuth: boolean): Promise<Authenticated> {
+    const refuse = (message: string) => unauthenticated(res, this.resource, message, true);
+    if (token.startsWith(TOKEN_PREFIXES.personalAccess)) {
+      const found = await this.personalTokens.authenticate(token, clientAddress(req));
+      if (!found) throw refuse('The access token is invalid, expired or revoked');
+      return { user: found.user, credential: found.verified.credential, scopes: found.verified.scopes };
+    }
+    if (token.startsWith(TOKEN_PREFIXES.oauthAccess)) {
+      const verified = await this.oauthTokens.verify(token);
+      if (!verified) throw refuse('The access token is invalid, expired or revoked');
+      if (!acceptsOAuth || verified.resource !== this.resource.resourceUrl) {
+        throw refuse(`This token was issued for another resource; it is good only for ${this.resource.resourceUrl}`);
+      }
+      const user = await this.users.findById(verified.userId);
+      if (!user) throw refuse('The account for this token no longer exists');
+      return { user, credential: verified.credential, scopes: verified.scopes };
+    }
+    const claimed = await this.tokens.verify(token);
+    if (!claimed) throw refuse('The bearer token is invalid or has expired');
+    const user = isUuid(claimed.userId) ? await this.users.findById(claimed.userId) : null;
+    if (!user) throw refuse('The account for this token no longer exists');
+    if (!hasCurrentCredentials(user, claimed.credentialsVersion)) throw refuse('The password was changed: sign in again');
+    return { user, credential: { kind: 'session' }, scopes: SCOPES };
+  }
+}
+
+/** The client's address as Express determines it (TRUST_PROXY names the proxies it believes). */
+function clientAddress(req: Request): string {
+  return (req.ip ?? req.socket.remoteAddress ?? 'unknown').slice(0, 64);
 }
 
 /**
@@ -62,7 +134,7 @@ export class OwnUserGuard implements CanActivate {
   }
 }
 
-export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
+export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): AuthenticatedPrincipal => {
   const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
   if (!principal) throw new Error('CurrentPrincipal used on a route without BearerAuthGuard');
   return principal;

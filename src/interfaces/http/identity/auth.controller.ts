@@ -16,6 +16,7 @@ import {
   RegisterRequestDto,
   TokenResponseDto,
 } from './auth.dto';
+import { AnyCredential } from '../guards/required-scope';
 
 @ApiTags('auth')
 @Controller('auth')
@@ -108,6 +109,7 @@ export class AuthController {
   }
 
   @Get('me')
+  @AnyCredential()
   @UseGuards(BearerAuthGuard)
   @ApiBearerAuth()
   @ApiOperation({

@@ -38,6 +38,7 @@ import {
   UpdateCampaignRequestDto,
 } from './campaign.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
+import { RequiredScope } from '../guards/required-scope';
 
 const CSV_EXAMPLE =
   'name,linkedinUrl,email\n' +
@@ -50,6 +51,7 @@ const CAMPAIGN_STATE = { status: 409, description: "OUTREACH.CAMPAIGN_STATE: the
 @ApiTags('campaigns')
 @ApiBearerAuth()
 @ApiErrors(400, 401, 403)
+@RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/campaigns')
 export class CampaignsController {

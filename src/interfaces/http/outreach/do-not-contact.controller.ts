@@ -7,10 +7,12 @@ import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
 import { DoNotContactEntryDto, DoNotContactPathDto, DoNotContactRequestDto } from './campaign.dto';
+import { RequiredScope } from '../guards/required-scope';
 
 @ApiTags('do-not-contact')
 @ApiBearerAuth()
 @ApiErrors(400, 401, 403)
+@RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/do-not-contact')
 export class DoNotContactController {

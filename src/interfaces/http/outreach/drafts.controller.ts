@@ -14,6 +14,7 @@ import {
   DraftResponseDto,
   RejectDraftRequestDto,
 } from './draft.dto';
+import { RequiredScope } from '../guards/required-scope';
 
 const NOT_FOUND = { status: 404, description: "OUTREACH.DRAFT_NOT_FOUND: no such draft, or not the user's" } as const;
 const STALE_REVIEW = {
@@ -27,6 +28,7 @@ const STALE_REVIEW = {
 @ApiTags('drafts')
 @ApiBearerAuth()
 @ApiErrors(400, 401, 403)
+@RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/outreach/drafts')
 export class DraftsController {

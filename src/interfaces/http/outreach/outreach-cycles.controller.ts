@@ -4,6 +4,7 @@ import { RunCampaignCycleUseCase } from '../../../application/outreach/run-campa
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { CampaignCyclePathDto, CycleOutcomeDto } from './cycle.dto';
+import { RequiredScope } from '../guards/required-scope';
 
 @ApiTags('campaigns')
 @ApiBearerAuth()
@@ -11,6 +12,7 @@ import { CampaignCyclePathDto, CycleOutcomeDto } from './cycle.dto';
   status: 409,
   description: 'OUTREACH.CAMPAIGN_STATE: the campaign is not active; only an active campaign runs cycles',
 })
+@RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/campaigns/:campaignId/cycles')
 export class OutreachCyclesController {

@@ -5,6 +5,7 @@ import { WORKER_ACTIVE_WITHIN_MS } from '../../../application/outreach/ports/wor
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
+import { RequiredScope } from '../guards/required-scope';
 
 export class OutreachStatusDto {
   @ApiProperty({
@@ -17,6 +18,7 @@ export class OutreachStatusDto {
 @ApiTags('campaigns')
 @ApiBearerAuth()
 @ApiErrors(400, 401, 403)
+@RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/outreach/status')
 export class OutreachStatusController {

@@ -11,6 +11,7 @@ import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { ApiError } from '../shared/api-error';
 import { CreateTaskRequestDto, ListTasksQueryDto, TaskPathDto, TaskResponseDto, UpdateTaskRequestDto, UserPathDto } from './task.dto';
+import { RequiredScope } from '../guards/required-scope';
 
 const TASK_BUSY = {
   status: 409,
@@ -20,6 +21,7 @@ const TASK_BUSY = {
 @ApiTags('tasks')
 @ApiBearerAuth()
 @ApiErrors(400, 401, 403)
+@RequiredScope('tasks:read', 'tasks:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/tasks')
 export class TasksController {
