@@ -298,12 +298,14 @@ describe('hostile input on every route of the OpenAPI document', () => {
         if (typeof value === 'string') {
           cases.push(raw(`NUL in ${field}`, replace(JSON.stringify(`a${NUL}b`)), { kind: 'refused', field }));
           cases.push(raw(`lone surrogate in ${field}`, replace(JSON.stringify(`a${LONE_SURROGATE}b`)), { kind: 'refused', field }));
-          cases.push(
-            raw(`NUL in a key beside ${field}`, replace(`${JSON.stringify(value)},${JSON.stringify(`x${NUL}`)}:1`), {
-              kind: 'refused',
-              field: 'key contains a NUL',
-            }),
-          );
+          // Beside an array's item a key is not JSON at all: that case is the parser's (above).
+          if (!field.endsWith(']'))
+            cases.push(
+              raw(`NUL in a key beside ${field}`, replace(`${JSON.stringify(value)},${JSON.stringify(`x${NUL}`)}:1`), {
+                kind: 'refused',
+                field: 'key contains a NUL',
+              }),
+            );
         }
         cases.push(raw(`${field} nested 1 500 deep`, replace(DEEP), { kind: 'refused', field: top }));
         if (mcp) continue;

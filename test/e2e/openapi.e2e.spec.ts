@@ -30,7 +30,7 @@ const LEFT_OUT = ['GET /mcp', 'DELETE /mcp'];
 
 /** operationIds are camelCase, a verb then a noun (`createTask`, `listCampaigns`); register, login and unsubscribe stand alone. */
 const OPERATION_ID =
-  /^(register|login|unsubscribe|(list|get|create|update|delete|add|change|complete|start|pause|import|run|send|stream|export|verify|approve|reject)[A-Z][A-Za-z]*)$/;
+  /^(register|login|unsubscribe|(list|get|create|update|delete|add|change|complete|start|pause|import|run|send|stream|export|verify|approve|reject|revoke|deny)[A-Z][A-Za-z]*)$/;
 
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };
 /** POST /mcp's transport refuses some requests with JSON-RPC errors rather than the error body. */

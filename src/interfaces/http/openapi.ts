@@ -15,6 +15,11 @@ import { ErrorResponseDto } from './shared/error-response.dto';
  */
 const TAGS: readonly [name: string, description: string][] = [
   ['auth', 'Accounts: sign up, sign in for a bearer token, and the account behind a token.'],
+  ['access-tokens', 'Personal access tokens for scripts and MCP clients: scoped, shown once, revocable. Managed from a signed-in session.'],
+  [
+    'oauth',
+    'Bridle as the OAuth 2.1 authorization server of MCP clients: the consent a person gives or refuses, and the grants they hold.',
+  ],
   ['tasks', "A user's to-do list. Tasks are addressed by a per-user number that is never reused."],
   ['chat', 'Talk to the task assistant: it reads and changes tasks through tools, and asks before deleting.'],
   ['campaigns', 'Outreach campaigns: leads imported from JSON or CSV, worked one action at a time within daily quotas.'],

@@ -12,7 +12,7 @@ import { Optional } from '../shared/fields';
 import { UserPathDto } from '../todo/task.dto';
 
 export class AccessTokenPathDto extends UserPathDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: "One of the user's tokens" })
   @IsUUID(undefined, { message: 'tokenId must be a UUID' })
   tokenId!: string;
 }
