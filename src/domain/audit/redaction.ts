@@ -32,6 +32,7 @@ const SECRET_SHAPES: readonly RegExp[] = [
   /\bAIza[0-9A-Za-z_-]{30,}/g, // Google API keys
   /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, // JWTs
   /\b(?:ghp|gho|ghu|ghs|github_pat)_[A-Za-z0-9_]{16,}/g, // GitHub tokens
+  /\bbridle_(?:pat|oat|ort)_[A-Za-z0-9_-]{16,}/g, // Bridle's own access and refresh tokens
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack tokens
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,

@@ -36,6 +36,8 @@ describe(redact.name, () => {
     ],
     ['a LinkedIn session cookie', 'Cookie: li_at=AQEDAR1234567890abcdef; lang=en', 'Cookie: [REDACTED]; lang=en'],
     ['a GitHub token', `push with ghp_${'a1'.repeat(12)}`, 'push with [REDACTED]'],
+    ['a Bridle access token', `use bridle_pat_${'Zq-_9'.repeat(8)}x please`, 'use [REDACTED] please'],
+    ['a Bridle refresh token', `bridle_ort_${'a'.repeat(43)}`, '[REDACTED]'],
     ['an AWS access key id', 'id AKIAABCDEFGHIJKLMNOP ok', 'id [REDACTED] ok'],
   ])('masks %s inside longer text', (_, text, masked) => {
     expect(redactText(text)).toBe(masked);
