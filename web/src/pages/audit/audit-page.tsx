@@ -19,7 +19,13 @@ import { DecisionDetail, RowDetail } from './audit-detail';
 
 type Detail = { kind: 'row'; row: AuditRow } | { kind: 'decision'; decision: Decision } | { kind: 'error'; message: string };
 
-const SOURCE_LABELS: Record<AuditRow['source'], string> = { chat: 'Chat', mcp: 'MCP', outreach: 'Outreach', admin: 'Admin' };
+const SOURCE_LABELS: Record<AuditRow['source'], string> = {
+  chat: 'Chat',
+  mcp: 'MCP',
+  outreach: 'Outreach',
+  admin: 'Admin',
+  account: 'Account',
+};
 
 /** The Audit page (admins only): the filterable, cursor-paged log, a row's or a decision's detail, the chain check. */
 export function AuditPage() {
