@@ -23,6 +23,7 @@ import { ReviewDrafts1765497600000 } from './migrations/1765497600000-review-dra
 import { CampaignBrief1765670400000 } from './migrations/1765670400000-campaign-brief';
 import { WeeklyLimits1765929600000 } from './migrations/1765929600000-weekly-limits';
 import { PersonalAccessTokens1766016000000 } from './migrations/1766016000000-personal-access-tokens';
+import { OAuth1766102400000 } from './migrations/1766102400000-oauth';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -45,6 +46,7 @@ const MIGRATIONS = [
   CampaignBrief1765670400000,
   WeeklyLimits1765929600000,
   PersonalAccessTokens1766016000000,
+  OAuth1766102400000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */
