@@ -17,6 +17,7 @@ import { CoreModule } from './core.module';
 import { IdentityModule } from './identity.module';
 import { loggingModule } from './logging';
 import { McpModule } from './mcp.module';
+import { OAuthModule } from './oauth.module';
 import { PersistenceModule } from './persistence.module';
 import { ReviewModule } from './review.module';
 import { TodoModule } from './todo.module';
@@ -57,6 +58,7 @@ export class AppModule {
         UnsubscribeModule,
         ChatModule,
         McpModule,
+        OAuthModule,
         AdminModule,
         WebModule.register(),
       ],

@@ -119,13 +119,14 @@ describe('OpenAPI document', () => {
         const protectedRoute =
           path.startsWith('/api/') ||
           path.startsWith('/admin/') ||
+          path.startsWith('/oauth/') ||
           path === '/auth/me' ||
           path === '/auth/password' ||
           path === '/metrics' ||
           (path === '/mcp' && method === 'post');
         expect({ where, secured: Boolean(operation.security?.length) }).toEqual({ where, secured: protectedRoute });
-        // Commands named by their path (complete, start, pause, run a cycle) take no body.
-        if (['post', 'patch'].includes(method) && !/\/(complete|start|pause|cycles)$/.test(path)) {
+        // Commands named by their path (complete, start, pause, run a cycle, deny) take no body.
+        if (['post', 'patch'].includes(method) && !/\/(complete|start|pause|cycles|deny)$/.test(path)) {
           expect({ where, body: operation.requestBody }).toEqual({ where, body: expect.anything() });
         }
       }

@@ -82,6 +82,8 @@ export class AppConfig {
   readonly mcpAllowedOrigins!: ReadonlySet<string>;
   /** `allow` lets MCP clients run destructive tools without the person; by default they are refused. */
   readonly mcpDestructiveTools!: McpDestructiveToolMode;
+  /** Bridle as the OAuth authorization server of MCP clients: how long its tokens last. */
+  readonly oauth!: { readonly accessTokenTtlSeconds: number; readonly refreshTokenTtlDays: number };
   readonly outreach!: OutreachConfig;
 }
 
@@ -177,6 +179,10 @@ export function loadConfig(env: Env): AppConfig {
     mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
     mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS', []),
     mcpDestructiveTools: oneOf(env, 'MCP_DESTRUCTIVE_TOOLS', MCP_DESTRUCTIVE_TOOL_MODES, 'confirm-in-chat'),
+    oauth: {
+      accessTokenTtlSeconds: integer(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 24 * 3600),
+      refreshTokenTtlDays: integer(env, 'OAUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
+    },
     outreach: outreachConfig(env, databaseUrl === undefined),
   });
 }

@@ -18,6 +18,18 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ MCP_DESTRUCTIVE_TOOLS: 'allow' }).mcpDestructiveTools).toBe('allow');
   });
 
+  it('gives OAuth access tokens an hour and refresh tokens 30 days unless told, within bounds', () => {
+    expect(loadConfig({}).oauth).toEqual({ accessTokenTtlSeconds: 3600, refreshTokenTtlDays: 30 });
+    expect(loadConfig({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: '60', OAUTH_REFRESH_TOKEN_TTL_DAYS: '7' }).oauth).toEqual({
+      accessTokenTtlSeconds: 60,
+      refreshTokenTtlDays: 7,
+    });
+    expect(() => loadConfig({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: '5' })).toThrow(
+      /OAUTH_ACCESS_TOKEN_TTL_SECONDS must be a whole number from 60/,
+    );
+    expect(() => loadConfig({ OAUTH_REFRESH_TOKEN_TTL_DAYS: '0' })).toThrow(/OAUTH_REFRESH_TOKEN_TTL_DAYS must be a whole number from 1/);
+  });
+
   it('works the campaigns in the server process on the embedded database, and not beside a PostgreSQL server, unless told', () => {
     expect(loadConfig({}).outreach.worker).toBe(true);
     expect(loadConfig({ OUTREACH_WORKER: 'false' }).outreach.worker).toBe(false);

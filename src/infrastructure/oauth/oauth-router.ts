@@ -1,0 +1,50 @@
+import type { RequestHandler } from 'express';
+import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { SCOPES } from '../../domain/identity/scopes';
+import type { BridleOAuthProvider } from './bridle-oauth-provider';
+
+/**
+ * The SDK's authorization server endpoints, for mounting at the root: `/authorize`, `/token`,
+ * `/register`, `/revoke`, `/.well-known/oauth-authorization-server` (RFC 8414) and the MCP
+ * endpoint's protected resource metadata (RFC 9728). The SDK adds per-address rate limits
+ * (in this process's memory) and open CORS on the endpoints a browser-based client calls
+ * with fetch (tokens travel in bodies, never cookies); /authorize is a page navigation.
+ * @returns null, with the reason, when the SDK refuses the issuer: it must be https, except
+ * on localhost and 127.0.0.1.
+ */
+export function oauthRouter(
+  provider: BridleOAuthProvider,
+  publicBaseUrl: string,
+  resourceUrl: string,
+): { router: RequestHandler; off?: undefined } | { router: null; off: string } {
+  try {
+    const router = mcpAuthRouter({
+      provider,
+      issuerUrl: new URL(publicBaseUrl),
+      resourceServerUrl: new URL(resourceUrl),
+      scopesSupported: [...SCOPES],
+      resourceName: 'Bridle',
+    });
+    return { router: atRoot(router) };
+  } catch (error) {
+    return { router: null, off: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * The router as Nest middleware that still sees the whole path: Nest mounts middleware with
+ * `app.use('/{*path}', …)`, which leaves `req.url` as `/`, while the SDK's router matches
+ * `/authorize`, `/token`… on it.
+ */
+function atRoot(router: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    const { url, baseUrl } = req;
+    req.url = req.originalUrl;
+    req.baseUrl = '';
+    void router(req, res, (error?: unknown) => {
+      req.url = url;
+      req.baseUrl = baseUrl;
+      next(error);
+    });
+  };
+}

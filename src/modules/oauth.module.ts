@@ -1,0 +1,46 @@
+import { Logger, type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
+import { OAuthAuthorization } from '../application/identity/oauth/oauth-authorization';
+import { OAuthTokenIssuer } from '../application/identity/oauth/oauth-token-issuer';
+import { AppConfig } from '../infrastructure/config/app-config';
+import { BridleOAuthProvider } from '../infrastructure/oauth/bridle-oauth-provider';
+import { oauthRouter } from '../infrastructure/oauth/oauth-router';
+import { ProtectedResource } from '../interfaces/http/guards/bearer-challenge';
+import { OAuthConsentController } from '../interfaces/http/oauth/oauth-consent.controller';
+import { OAuthGrantsController } from '../interfaces/http/oauth/oauth-grants.controller';
+import { AccountsModule } from './accounts.module';
+import { IdentityModule } from './identity.module';
+import { OAuthTokensModule } from './oauth-tokens.module';
+
+/**
+ * Bridle as the OAuth 2.1 authorization server of MCP clients: the SDK's endpoints at the
+ * root (mcpAuthRouter, as middleware ahead of every route), the consent API the console's
+ * page calls, and the person's connected apps.
+ */
+@Module({
+  imports: [AccountsModule, IdentityModule, OAuthTokensModule],
+  controllers: [OAuthConsentController, OAuthGrantsController],
+  providers: [
+    OAuthAuthorization,
+    {
+      provide: BridleOAuthProvider,
+      useFactory: (authorization: OAuthAuthorization, tokens: OAuthTokenIssuer) => new BridleOAuthProvider(authorization, tokens),
+      inject: [OAuthAuthorization, OAuthTokenIssuer],
+    },
+  ],
+})
+export class OAuthModule implements NestModule {
+  constructor(
+    private readonly provider: BridleOAuthProvider,
+    private readonly config: AppConfig,
+    private readonly resource: ProtectedResource,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const { router, off } = oauthRouter(this.provider, this.config.publicBaseUrl, this.resource.resourceUrl);
+    if (!router) {
+      new Logger('OAuth').warn(`OAuth for MCP clients is off: ${off} (set PUBLIC_BASE_URL to the https:// address people reach)`);
+      return;
+    }
+    consumer.apply(router).forRoutes('{*path}');
+  }
+}
