@@ -12,6 +12,6 @@ export default defineConfig({
   server: {
     port: 5173,
     strictPort: true,
-    proxy: Object.fromEntries(['/auth', '/api', '/admin'].map((path) => [path, { target: api, changeOrigin: true }])),
+    proxy: Object.fromEntries(['/auth', '/api', '/admin', '/oauth'].map((path) => [path, { target: api, changeOrigin: true }])),
   },
 });

@@ -33,8 +33,19 @@ import type {
   GetCampaignResponse,
   GetCurrentAccountData,
   GetCurrentAccountResponse,
+  ApproveAuthorizationRequestData,
+  ApproveAuthorizationRequestResponse,
   ApproveDraftData,
   ApproveDraftResponse,
+  AuthorizationRequestResponseDto,
+  DenyAuthorizationRequestData,
+  DenyAuthorizationRequestResponse,
+  GetAuthorizationRequestData,
+  GetAuthorizationRequestResponse,
+  ListOAuthGrantsData,
+  ListOAuthGrantsResponse,
+  OAuthGrantResponseDto,
+  RevokeOAuthGrantData,
   DraftPageDto,
   DraftResponseDto,
   GetDecisionData,
@@ -451,4 +462,40 @@ function parseEvent(block: string): ChatEvent | null {
   }
   if (data.length === 0) return null;
   return { event: name, data: JSON.parse(data.join('\n')) as unknown } as ChatEvent;
+}
+
+export type AuthorizationRequest = AuthorizationRequestResponseDto;
+export type OAuthGrant = OAuthGrantResponseDto;
+
+/** What an MCP client asks the person for (the consent page), by the id /authorize put in the page's URL. */
+export async function getAuthorizationRequest(session: Session, requestId: string): Promise<AuthorizationRequest> {
+  const path = url<GetAuthorizationRequestData>('/oauth/requests/{requestId}', { path: { requestId } });
+  return json<GetAuthorizationRequestResponse>('GET', path, session);
+}
+
+/** The person allows the request (the scopes they left ticked); the answer is where the browser goes next. */
+export async function approveAuthorizationRequest(session: Session, requestId: string, scopes: string[]): Promise<string> {
+  const body: ApproveAuthorizationRequestData['body'] = { scopes };
+  const path = url<ApproveAuthorizationRequestData>('/oauth/requests/{requestId}/approve', { path: { requestId } });
+  return (await json<ApproveAuthorizationRequestResponse>('POST', path, session, body)).redirectTo;
+}
+
+export async function denyAuthorizationRequest(session: Session, requestId: string): Promise<string> {
+  const path = url<DenyAuthorizationRequestData>('/oauth/requests/{requestId}/deny', { path: { requestId } });
+  return (await json<DenyAuthorizationRequestResponse>('POST', path, session)).redirectTo;
+}
+
+/** The apps the person connected over OAuth. */
+export async function listOAuthGrants(session: Session): Promise<OAuthGrant[]> {
+  return json<ListOAuthGrantsResponse>(
+    'GET',
+    url<ListOAuthGrantsData>('/api/{userId}/oauth/grants', { path: { userId: session.userId } }),
+    session,
+  );
+}
+
+/** Disconnects an app: its tokens stop working at their next use. */
+export async function revokeOAuthGrant(session: Session, grantId: string): Promise<void> {
+  const path = url<RevokeOAuthGrantData>('/api/{userId}/oauth/grants/{grantId}', { path: { userId: session.userId, grantId } });
+  await send('DELETE', path, session);
 }

@@ -39,6 +39,7 @@ const PAGE_CODE: Record<PageName, () => Promise<ComponentType>> = {
   review: () => import('./pages/review-page').then((m) => m.ReviewPage),
   audit: () => import('./pages/audit/audit-page').then((m) => m.AuditPage),
   settings: () => import('./pages/settings-page').then((m) => m.SettingsPage),
+  authorize: () => import('./pages/authorize-page').then((m) => m.AuthorizePage),
 };
 const loaded = signal<Partial<Record<PageName, ComponentType>>>({});
 const failedToLoad = signal(false);

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { login, signUp } from '../api';
 import { errorText } from '../lib/errors';
+import { route } from '../state/route';
 import { signIn, signOutNotice } from '../state/session';
 import { Alert, Button, TextField } from '../ui';
 
@@ -10,7 +11,7 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState<'login' | 'register' | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const notice = signOutNotice.value;
+  const notice = route.value === 'authorize' ? 'An app asks to use your Bridle account. Sign in to answer it.' : signOutNotice.value;
 
   async function submit(event: SubmitEvent) {
     event.preventDefault();
@@ -19,7 +20,8 @@ export function SignInPage() {
     setError(null);
     try {
       signIn(action === 'register' ? await signUp(email, password) : await login(email, password));
-      location.hash = '#chat';
+      // An app's request for access is where the person was going: they come back to it.
+      if (route.value !== 'authorize') location.hash = '#chat';
     } catch (failure) {
       setError(errorText(failure));
     } finally {

@@ -1,4 +1,4 @@
-import { signal } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 
 export const PAGES = {
   chat: 'Chat',
@@ -6,17 +6,22 @@ export const PAGES = {
   review: 'Review queue',
   audit: 'Audit log',
   settings: 'Settings',
+  authorize: 'Allow access',
 } as const;
 export type PageName = keyof typeof PAGES;
 
-const fromHash = (): PageName => {
-  const name = location.hash.slice(1);
-  return name in PAGES ? (name as PageName) : 'chat';
-};
+/** The hash as a page and its parameters: `#campaigns`, `#/authorize?request=<id>`. */
+const hash = signal(location.hash);
 
 /** The page the URL's hash names (#campaigns…); chat when it names none. */
-export const route = signal<PageName>(fromHash());
+export const route = computed<PageName>(() => {
+  const name = hash.value.slice(1).replace(/^\//, '').split('?')[0];
+  return name in PAGES ? (name as PageName) : 'chat';
+});
+
+/** The hash's query (`#/authorize?request=<id>` → request). */
+export const routeParams = computed(() => new URLSearchParams(hash.value.split('?')[1] ?? ''));
 
 window.addEventListener('hashchange', () => {
-  route.value = fromHash();
+  hash.value = location.hash;
 });
