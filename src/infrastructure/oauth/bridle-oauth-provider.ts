@@ -49,10 +49,8 @@ export class BridleOAuthProvider implements OAuthServerProvider {
 
   /** Stores the request and sends the browser to the console's consent page. */
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
-    const registered = await this.authorization.findClient(client.client_id);
-    if (!registered) throw new CustomOAuthError('invalid_client', 'Invalid client_id');
     const consentUrl = await oauthErrors(() =>
-      this.authorization.start(registered, {
+      this.authorization.start(client.client_id, {
         redirectUri: params.redirectUri,
         codeChallenge: params.codeChallenge,
         scopes: params.scopes ?? [],

@@ -58,7 +58,7 @@ export class OAuthAuthorization {
    * Stores the request for the person to answer. @returns the consent page's URL.
    * @throws OAuthRefusedError (invalid_scope, invalid_target, invalid_request), which the client gets at its redirect URI.
    */
-  async start(client: OAuthClient, params: AuthorizationParams): Promise<string> {
+  async start(clientId: string, params: AuthorizationParams): Promise<string> {
     if (params.state !== undefined && params.state.length > CLIENT_LIMITS.state) {
       throw new OAuthRefusedError('invalid_request', `state must be at most ${CLIENT_LIMITS.state} characters`);
     }
@@ -68,7 +68,7 @@ export class OAuthAuthorization {
     const now = this.clock.now();
     const id = await this.store.createRequest(
       {
-        clientId: client.id,
+        clientId,
         redirectUri: params.redirectUri,
         codeChallenge: params.codeChallenge,
         scopes: requestedScopes(params.scopes),

@@ -17,6 +17,8 @@ export interface IssuedOAuthTokens {
 }
 
 const DAY_MS = 24 * 3600_000;
+/** A grant's last use is written at most this often: checking a token is otherwise a single read. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * The back half of the code flow, and every later request: codes become tokens, refresh
@@ -110,7 +112,8 @@ export class OAuthTokenIssuer extends OAuthAccessTokenVerifier {
     const stored = await this.store.findToken(this.opaque.hash(token));
     const now = this.clock.now();
     if (!stored || stored.kind !== 'access' || !isLive(stored, now)) return null;
-    await this.store.touchGrant(stored.grantId, now);
+    const lastUsed = stored.grantLastUsedAt?.getTime() ?? 0;
+    if (now.getTime() - lastUsed >= LAST_USED_RESOLUTION_MS) await this.store.touchGrant(stored.grantId, now);
     return {
       userId: stored.userId,
       scopes: stored.scopes,

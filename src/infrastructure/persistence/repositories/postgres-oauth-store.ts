@@ -15,9 +15,6 @@ import {
 } from '../../../application/identity/oauth/ports/oauth-store.port';
 import { changeRows, raw, run, type Sql, selectRow, selectRows, sql } from '../sql';
 
-/** A grant's last use is written at most this often: verifying a token is otherwise a read. */
-const LAST_USED_RESOLUTION = '1 minute';
-
 const scopes = z.string().transform((value): Scope[] => parseScopes(value.split(' ')).scopes);
 const joined = (list: readonly Scope[]) => list.join(' ');
 
@@ -229,7 +226,7 @@ export class PostgresOAuthStore extends OAuthStore {
     await run(
       this.dataSource,
       sql`UPDATE oauth_grants SET last_used_at = ${now}
-          WHERE id = ${grantId} AND (last_used_at IS NULL OR last_used_at < ${now}::timestamptz - ${LAST_USED_RESOLUTION}::interval)`,
+          WHERE id = ${grantId} AND (last_used_at IS NULL OR last_used_at < ${now})`,
     );
   }
 

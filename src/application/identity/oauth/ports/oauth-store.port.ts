@@ -107,7 +107,7 @@ export abstract class OAuthStore {
    * @returns the grant as it was, or null when the person has no such live grant.
    */
   abstract revokeGrant(grantId: string, now: Date, userId: string): Promise<OAuthGrant | null>;
-  /** Records a use of the grant, at most once a minute. */
+  /** Records a use of the grant (a later one than recorded). */
   abstract touchGrant(grantId: string, now: Date): Promise<void>;
 
   /** @param scopes what the person allowed: the request's, or fewer. */
