@@ -193,7 +193,7 @@ describe('MCP clients over OAuth', () => {
 
     const prm = await request(sut.http).get('/.well-known/oauth-protected-resource/mcp').expect(200);
     expect(prm.body).toMatchObject({ resource, authorization_servers: [`${sut.http}/`], resource_name: 'Bridle' });
-    expect(prm.body.scopes_supported).toContain('tasks:read');
+    expect(prm.body.scopes_supported).toEqual(['tasks:read', 'tasks:write']);
 
     const as = await request(sut.http).get('/.well-known/oauth-authorization-server').expect(200);
     expect(as.body).toMatchObject({

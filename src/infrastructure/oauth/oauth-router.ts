@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
-import { SCOPES } from '../../domain/identity/scopes';
+import { DEFAULT_MCP_SCOPES } from '../../domain/identity/scopes';
 import type { BridleOAuthProvider } from './bridle-oauth-provider';
 
 /**
@@ -22,7 +22,9 @@ export function oauthRouter(
       provider,
       issuerUrl: new URL(publicBaseUrl),
       resourceServerUrl: new URL(resourceUrl),
-      scopesSupported: [...SCOPES],
+      // What /mcp, the one resource these tokens are good for, ever checks. The SDK's client
+      // asks for every scope advertised here, so a wider list would only widen the consent.
+      scopesSupported: [...DEFAULT_MCP_SCOPES],
       resourceName: 'Bridle',
     });
     return { router: atRoot(router) };
