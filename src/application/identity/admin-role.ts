@@ -1,6 +1,7 @@
 import { AccountNotFoundError, normalizeEmail, type Role } from '../../domain/identity/user';
 import type { AuditLog, ToolAuditEntry } from '../agent/ports/audit-log.port';
 import type { Clock } from '../shared/ports/clock.port';
+import { auditedChange } from '../audit/audited-change';
 import { type AccountView, toAccountView } from './account-view';
 import type { UserRepository } from './ports/user-repository.port';
 
@@ -42,22 +43,9 @@ export async function changeAdminRole(
     arguments: { email, operator: input.operator },
     securityEvents: [],
   };
-  const started = ports.clock.now().getTime();
-  const elapsed = () => Math.max(0, ports.clock.now().getTime() - started);
-  const pendingSeq = await ports.auditLog.recordPending(entry);
-  try {
+  await auditedChange(ports, entry, async () => {
     if (user.role !== role) await ports.users.updateRole(user.id, role);
-  } catch (error) {
-    // The change's own error is the one to report, even if recording it fails too.
-    await ports.auditLog
-      .recordOutcome(pendingSeq, entry, { status: 'failed', errorCode: 'INTERNAL', durationMs: elapsed() })
-      .catch(() => undefined);
-    throw error;
-  }
-  await ports.auditLog.recordOutcome(pendingSeq, entry, {
-    status: 'succeeded',
-    result: { previousRole: user.role, role },
-    durationMs: elapsed(),
+    return { result: { previousRole: user.role, role }, value: undefined };
   });
   return { account: toAccountView({ ...user, role }), previousRole: user.role, changed: user.role !== role };
 }

@@ -11,6 +11,7 @@ import {
 import type { User } from '../../domain/identity/user';
 import { AuditLog, type ToolAuditEntry } from '../agent/ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
+import { auditedChange } from '../audit/audited-change';
 import { TOKEN_PREFIXES, type VerifiedBearerToken } from './ports/bearer-token-verifier.port';
 import { OpaqueTokens } from './ports/opaque-tokens.port';
 import { PersonalAccessTokenRepository } from './ports/personal-access-token-repository.port';
@@ -39,6 +40,10 @@ export class PersonalAccessTokens {
     private readonly clock: Clock,
   ) {}
 
+  private get audit() {
+    return { auditLog: this.auditLog, clock: this.clock };
+  }
+
   /** @throws InvalidTokenRequestError, TokenLimitReachedError */
   async create(userId: string, request: NewTokenRequest): Promise<CreatedToken> {
     const now = this.clock.now();
@@ -49,7 +54,7 @@ export class PersonalAccessTokens {
       scopes: [...valid.scopes],
       expiresAt: valid.expiresAt.toISOString(),
     });
-    return this.audited(entry, async () => {
+    return auditedChange(this.audit, entry, async () => {
       const token = await this.repository.create({ userId, ...valid, hash, hint: secret.slice(-4) }, TOKENS_PER_USER, now);
       if (!token) throw new TokenLimitReachedError();
       return { result: { tokenId: token.id }, value: { secret, token } };
@@ -62,7 +67,7 @@ export class PersonalAccessTokens {
 
   /** @throws TokenNotFoundError when the user has no such active token. */
   async revoke(userId: string, tokenId: string): Promise<PersonalAccessToken> {
-    return this.audited(this.entry(userId, 'revoke_access_token', { tokenId }), async () => {
+    return auditedChange(this.audit, this.entry(userId, 'revoke_access_token', { tokenId }), async () => {
       const token = await this.repository.revoke(userId, tokenId, this.clock.now());
       if (!token) throw new TokenNotFoundError();
       return { result: { tokenId, name: token.name }, value: token };
@@ -96,23 +101,5 @@ export class PersonalAccessTokens {
 
   private entry(userId: string, tool: string, args: Record<string, unknown>): ToolAuditEntry {
     return { source: 'account', actorId: userId, tool, arguments: args, securityEvents: [] };
-  }
-
-  /** The pending row is committed before the change, as for every audited effect. */
-  private async audited<T>(entry: ToolAuditEntry, change: () => Promise<{ result: unknown; value: T }>): Promise<T> {
-    const started = this.clock.now().getTime();
-    const elapsed = () => Math.max(0, this.clock.now().getTime() - started);
-    const pendingSeq = await this.auditLog.recordPending(entry);
-    try {
-      const { result, value } = await change();
-      await this.auditLog.recordOutcome(pendingSeq, entry, { status: 'succeeded', result, durationMs: elapsed() });
-      return value;
-    } catch (error) {
-      const errorCode = error instanceof TokenLimitReachedError || error instanceof TokenNotFoundError ? error.code : 'INTERNAL';
-      await this.auditLog
-        .recordOutcome(pendingSeq, entry, { status: errorCode === 'INTERNAL' ? 'failed' : 'rejected', errorCode, durationMs: elapsed() })
-        .catch(() => undefined);
-      throw error;
-    }
   }
 }

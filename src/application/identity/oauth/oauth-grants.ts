@@ -3,6 +3,7 @@ import { OAuthGrantNotFoundError } from '../../../domain/identity/oauth';
 import type { Scope } from '../../../domain/identity/scopes';
 import { AuditLog, type ToolAuditEntry } from '../../agent/ports/audit-log.port';
 import { Clock } from '../../shared/ports/clock.port';
+import { auditedChange } from '../../audit/audited-change';
 import { type OAuthGrant, OAuthStore } from './ports/oauth-store.port';
 
 /** Why a grant ended: the person disconnected the app, the app revoked its refresh token, or a code or refresh token was replayed. */
@@ -22,6 +23,10 @@ export class OAuthGrants {
     private readonly clock: Clock,
   ) {}
 
+  private get audit() {
+    return { auditLog: this.auditLog, clock: this.clock };
+  }
+
   list(userId: string): Promise<OAuthGrant[]> {
     return this.store.listGrants(userId);
   }
@@ -29,7 +34,7 @@ export class OAuthGrants {
   /** The person's consent: their live grant to the client, created or widened to `scopes`. */
   async consent(userId: string, clientId: string, resource: string, scopes: readonly Scope[]): Promise<OAuthGrant> {
     const entry = this.entry(userId, 'grant_oauth_access', { clientId, resource, scopes: [...scopes] });
-    return this.audited(entry, async (now) => {
+    return auditedChange(this.audit, entry, async (now) => {
       const { grant, created } = await this.store.upsertGrant(userId, clientId, resource, scopes, now);
       return {
         result: { grantId: grant.id, created, clientName: grant.client.registration.clientName, grantScopes: [...grant.scopes] },
@@ -60,7 +65,7 @@ export class OAuthGrants {
    * @returns the grant as it was, or null when there was no such live grant (audited as rejected).
    */
   async revoke(grantId: string, userId: string, reason: GrantRevocationReason): Promise<OAuthGrant | null> {
-    return this.audited(this.entry(userId, 'revoke_oauth_grant', { grantId, reason }), async (now) => {
+    return auditedChange(this.audit, this.entry(userId, 'revoke_oauth_grant', { grantId, reason }), async (now) => {
       const grant = await this.store.revokeGrant(grantId, now, userId);
       if (!grant) throw new OAuthGrantNotFoundError();
       return { result: { clientId: grant.client.id, clientName: grant.client.registration.clientName }, value: grant };
@@ -72,23 +77,5 @@ export class OAuthGrants {
 
   private entry(userId: string, tool: string, args: Record<string, unknown>): ToolAuditEntry {
     return { source: 'account', actorId: userId, tool, arguments: args, securityEvents: [] };
-  }
-
-  /** The pending row is committed before the change, as for every audited effect. */
-  private async audited<T>(entry: ToolAuditEntry, change: (now: Date) => Promise<{ result: unknown; value: T }>): Promise<T> {
-    const started = this.clock.now();
-    const elapsed = () => Math.max(0, this.clock.now().getTime() - started.getTime());
-    const pendingSeq = await this.auditLog.recordPending(entry);
-    try {
-      const { result, value } = await change(started);
-      await this.auditLog.recordOutcome(pendingSeq, entry, { status: 'succeeded', result, durationMs: elapsed() });
-      return value;
-    } catch (error) {
-      const errorCode = error instanceof OAuthGrantNotFoundError ? error.code : 'INTERNAL';
-      await this.auditLog
-        .recordOutcome(pendingSeq, entry, { status: errorCode === 'INTERNAL' ? 'failed' : 'rejected', errorCode, durationMs: elapsed() })
-        .catch(() => undefined);
-      throw error;
-    }
   }
 }
