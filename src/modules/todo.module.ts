@@ -8,6 +8,10 @@ import { GetTaskUseCase } from '../application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../application/todo/list-tasks.use-case';
 import { UpdateTaskUseCase } from '../application/todo/update-task.use-case';
 import { PostgresTaskRepository } from '../infrastructure/persistence/repositories/postgres-task.repository';
+import { NotifyingTaskRepository } from '../application/todo/notifying-task-repository';
+import { TaskChanges } from '../application/todo/ports/task-changes.port';
+import { InProcessTaskChanges } from '../infrastructure/events/in-process-task-changes';
+import { DataSource } from 'typeorm';
 import { TasksController } from '../interfaces/http/todo/tasks.controller';
 import { IdentityModule } from './identity.module';
 
@@ -25,7 +29,16 @@ const TASK_USE_CASES = [
 @Module({
   imports: [IdentityModule],
   controllers: [TasksController],
-  providers: [{ provide: TaskRepository, useClass: PostgresTaskRepository }, ...TASK_USE_CASES],
-  exports: TASK_USE_CASES,
+  providers: [
+    { provide: TaskChanges, useClass: InProcessTaskChanges },
+    {
+      provide: TaskRepository,
+      useFactory: (dataSource: DataSource, changes: TaskChanges) =>
+        new NotifyingTaskRepository(new PostgresTaskRepository(dataSource), changes),
+      inject: [DataSource, TaskChanges],
+    },
+    ...TASK_USE_CASES,
+  ],
+  exports: [...TASK_USE_CASES, TaskChanges],
 })
 export class TodoModule {}

@@ -77,7 +77,9 @@ describe('POST /mcp delete_task by default (MCP_DESTRUCTIVE_TOOLS unset)', () =>
     const { tools } = await app.client.listTools();
     const description = tools.find((tool) => tool.name === 'delete_task')?.description;
     expect(description).toMatch(/^Delete tasks: /);
-    expect(description).toMatch(/Over this connection it never deletes: .*CONFIRMATION_REQUIRED/);
+    expect(description).toMatch(
+      /Over this connection it deletes only after the person confirms in their MCP client.*CONFIRMATION_REQUIRED/,
+    );
     expect(description).not.toMatch(/which the server asks for/);
   });
 });

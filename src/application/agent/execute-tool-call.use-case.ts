@@ -33,6 +33,11 @@ export class ExecuteToolCallUseCase {
     return this.toolbox.definitions.map((tool) => (tool.destructive ? { ...tool, description: `${tool.description} ${notice}` } : tool));
   }
 
+  /** Whether a destructive call from `source` runs without the person's yes (MCP_DESTRUCTIVE_TOOLS=allow over MCP). */
+  destroysUnasked(source: 'chat' | 'mcp'): boolean {
+    return mayDestroy({ source, dryRun: false, confirmed: false }, this.settings.mcpDestructiveTools);
+  }
+
   /** @throws only what the toolbox did not expect, after auditing it as failed. */
   async execute(input: { tool: string; arguments: unknown; context: ToolCallContext }): Promise<ToolResult> {
     const { context } = input;

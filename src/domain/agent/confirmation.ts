@@ -49,7 +49,14 @@ export function deletionPrompt(titles: readonly string[], scope?: 'all' | 'compl
   else if (scope !== undefined && titles.length > NAMED_ONE_BY_ONE_MAX) {
     what = `all ${titles.length} ${scope === 'completed' ? 'completed tasks' : 'tasks'}`;
   } else what = `${titles.length} tasks: ${titlesInBrief(titles)}`;
-  return `Do you really want to delete ${what}? Reply 'yes delete' to confirm.`;
+  return `Do you really want to delete ${what}?${CHAT_REPLY_HINT}`;
+}
+
+const CHAT_REPLY_HINT = " Reply 'yes delete' to confirm.";
+
+/** The question without the chat's "reply 'yes delete'": an MCP client asks with its own buttons. */
+export function withoutChatReplyHint(prompt: string): string {
+  return prompt.endsWith(CHAT_REPLY_HINT) ? prompt.slice(0, -CHAT_REPLY_HINT.length) : prompt;
 }
 
 /** Calls that change existing things (ToolDefinition.changesExisting) one chat turn makes without asking. */
@@ -134,8 +141,9 @@ export function destructiveToolNotice(source: 'chat' | 'mcp', mcpMode: McpDestru
     return "Over this connection it deletes at once, without asking the person: this server's operator allowed it.";
   }
   return (
-    `Over this connection it never deletes: the call is refused with ${CONFIRMATION_REQUIRED}, because this server ` +
-    'cannot ask the person here. The person confirms deletions in the Bridle chat.'
+    'Over this connection it deletes only after the person confirms in their MCP client, which the server asks ' +
+    `(MCP elicitation, on a session). A client that cannot be asked gets ${CONFIRMATION_REQUIRED} and nothing is ` +
+    'deleted: the person then confirms deletions in the Bridle chat.'
   );
 }
 

@@ -80,6 +80,8 @@ export class AppConfig {
   readonly mcpAllowedHosts!: ReadonlySet<string>;
   /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
   readonly mcpAllowedOrigins!: ReadonlySet<string>;
+  /** Stateful /mcp sessions: closed after this many idle minutes, at most so many per person and in all. */
+  readonly mcpSessions!: { readonly idleMinutes: number; readonly perUser: number; readonly max: number };
   /** `allow` lets MCP clients run destructive tools without the person; by default they are refused. */
   readonly mcpDestructiveTools!: McpDestructiveToolMode;
   /** Bridle as the OAuth authorization server of MCP clients: how long its tokens last. */
@@ -178,6 +180,11 @@ export function loadConfig(env: Env): AppConfig {
     chatSweepIntervalMs: integer(env, 'CHAT_SWEEP_INTERVAL_MS', 60_000, 100, 3_600_000),
     mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
     mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS', []),
+    mcpSessions: {
+      idleMinutes: integer(env, 'MCP_SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
+      perUser: integer(env, 'MCP_SESSIONS_PER_USER', 10, 1, 1000),
+      max: integer(env, 'MCP_SESSIONS_MAX', 1000, 1, 100_000),
+    },
     mcpDestructiveTools: oneOf(env, 'MCP_DESTRUCTIVE_TOOLS', MCP_DESTRUCTIVE_TOOL_MODES, 'confirm-in-chat'),
     oauth: {
       accessTokenTtlSeconds: integer(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 24 * 3600),

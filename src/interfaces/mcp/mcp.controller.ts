@@ -15,7 +15,15 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
-import type { Principal } from '../../application/identity/ports/access-token-service.port';
+import type { AuthenticatedPrincipal } from '../../application/identity/ports/access-token-service.port';
+import { GetTaskUseCase } from '../../application/todo/get-task.use-case';
+import { ListTasksUseCase } from '../../application/todo/list-tasks.use-case';
+import { TaskChanges } from '../../application/todo/ports/task-changes.port';
+import { holdsScope, type Scope } from '../../domain/identity/scopes';
+import { insufficientScope, ProtectedResource } from '../http/guards/bearer-challenge';
+import { McpSessions, SessionsFullError } from './mcp-sessions';
+import { serveTaskResources, TASK_RESOURCE_CAPABILITIES } from './task-resources';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerChannel, createToolsMcpServer } from './tools-mcp-server';
 import { BearerAuthGuard } from '../http/guards/bearer-auth.guard';
 import { ApiError } from '../http/shared/api-error';
@@ -89,17 +97,37 @@ class JsonRpcErrorResponseDto {
 const jsonRpcError = (status: number, description: string) =>
   ApiResponse({ status, description, schema: { $ref: getSchemaPath(JsonRpcErrorResponseDto) } });
 
+/** One JSON-RPC message as the scope check reads it; the transport validates the rest. */
+interface JsonRpcMessage {
+  readonly method?: unknown;
+  readonly params?: { readonly name?: unknown };
+}
+
 /**
- * The tools, for any MCP client, as the bearer token's user. Stateless Streamable HTTP:
- * every request gets its own server and transport, so any replica can answer it.
+ * The tools, resources and prompts, for any MCP client, as the bearer token's user.
+ *
+ * Streamable HTTP in two modes. A POST `initialize` opens a **session**: its
+ * `Mcp-Session-Id` (random, bound to the person) routes the later POSTs, the GET event
+ * stream (resource notifications) and the DELETE that ends it, and it is what lets the
+ * server ask the person (elicitation) before deleting. A POST without a session id that is
+ * not `initialize` is served **statelessly**: its own server and transport, any replica,
+ * nothing kept (simple clients, curl). Every request is authenticated by its bearer token
+ * either way; a session id is never a credential.
  */
 @ApiTags('mcp')
-// Any credential's call needs tasks:read; the controller asks tasks:write of a tool call that changes tasks.
+// Any credential's call needs tasks:read; a tool call that changes tasks needs tasks:write (scopeFor).
 @RequiredScope('tasks:read')
 @OAuthProtectedResource()
 @Controller('mcp')
 export class McpController {
-  constructor(private readonly executor: ExecuteToolCallUseCase) {}
+  constructor(
+    private readonly executor: ExecuteToolCallUseCase,
+    private readonly sessions: McpSessions,
+    private readonly resource: ProtectedResource,
+    private readonly listTasks: ListTasksUseCase,
+    private readonly getTask: GetTaskUseCase,
+    private readonly changes: TaskChanges,
+  ) {}
 
   @Post()
   // Above UseGuards: the limit counts the authenticated user, so it runs after those guards.
@@ -108,21 +136,23 @@ export class McpController {
   @ApiBearerAuth()
   @ApiOperation({
     operationId: 'sendMcpMessage',
-    summary: 'Model Context Protocol endpoint (stateless Streamable HTTP) serving the task tools',
+    summary: 'Model Context Protocol endpoint (Streamable HTTP): task tools, task resources and prompts',
     description:
-      "The five task tools, as the bearer token's user. Send `Accept: application/json, text/event-stream`. " +
-      'Stateless: every request stands alone, so GET /mcp (an event stream) and DELETE /mcp (ending a session) ' +
-      'answer 405 HTTP.METHOD_NOT_ALLOWED. The transport refuses a request it cannot take with a JSON-RPC error body.',
+      "The five task tools, the tasks as resources (bridle://tasks, bridle://tasks/{number}) and two prompts, as the bearer token's user. " +
+      'Send `Accept: application/json, text/event-stream`. An `initialize` opens a session (`Mcp-Session-Id` in the answer): send the id ' +
+      'with every later request, GET /mcp with it for the event stream, DELETE /mcp with it to end it; an unknown, closed or foreign ' +
+      'id is 404, and the client initializes again. Without a session id any other message is served statelessly. A message needing a scope the token lacks is 403 AUTH.INSUFFICIENT_SCOPE before anything runs. The transport refuses a request it cannot take with a JSON-RPC error body.',
   })
   @ApiExtraModels(JsonRpcErrorResponseDto)
   @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' } })
-  @ApiOkResponse({ schema: { type: 'object', description: 'The JSON-RPC response' } })
+  @ApiOkResponse({ schema: { type: 'object', description: 'The JSON-RPC response, as JSON or as an event stream' } })
   @ApiErrors(
     401,
     {
       status: 403,
       description:
-        'MCP.HOST_NOT_ALLOWED or MCP.ORIGIN_NOT_ALLOWED: the Host or Origin header is not allowed (MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS)',
+        'MCP.HOST_NOT_ALLOWED or MCP.ORIGIN_NOT_ALLOWED: the Host or Origin header is not allowed (MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS); ' +
+        'AUTH.INSUFFICIENT_SCOPE: a tool call that changes tasks needs tasks:write',
     },
     413,
     429,
@@ -134,12 +164,22 @@ export class McpController {
       'for one that is not a JSON-RPC message or names an unsupported MCP-Protocol-Version',
     schema: { oneOf: [{ $ref: getSchemaPath(ErrorResponseDto) }, { $ref: getSchemaPath(JsonRpcErrorResponseDto) }] },
   })
+  @jsonRpcError(404, 'JSON-RPC error: no such session (unknown, closed, idle too long, or another person’s): initialize again')
   @jsonRpcError(406, 'JSON-RPC error: the Accept header does not name both application/json and text/event-stream')
   @jsonRpcError(415, 'JSON-RPC error: the body is not application/json')
-  async handle(@Req() req: Request & { principal?: Principal; auth?: AuthInfo }, @Res() res: Response): Promise<void> {
+  async handle(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
     const principal = req.principal!;
-    req.auth = { token: '', clientId: principal.userId, scopes: [], extra: { userId: principal.userId } };
-    const server = createToolsMcpServer(this.executor, bearerChannel);
+    this.checkScopes(req.body, principal, res);
+    req.auth = authInfo(principal);
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.find(sessionId, principal.userId);
+      if (!session) return sessionNotFound(res);
+      return session.transport.handleRequest(req, res, req.body);
+    }
+    if (isInitializeRequest(req.body)) return this.openSession(req, res, principal);
+
+    const server = this.buildServer(principal.userId, () => undefined);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -149,21 +189,95 @@ export class McpController {
     await transport.handleRequest(req, res, req.body);
   }
 
-  // Left out of the API document, where an operation that never succeeds would become a client
-  // function that always fails; POST's description says that both answer 405.
+  // Left out of the API document: parts of the session protocol POST's description names,
+  // not operations a generated client would call.
   @Get()
+  @RateLimit('mcp')
+  @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiExcludeEndpoint()
-  stream(): never {
-    throw methodNotAllowed('GET');
+  stream(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+    return this.inSession(req, res, 'GET');
   }
 
   @Delete()
+  @RateLimit('mcp')
+  @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiExcludeEndpoint()
-  endSession(): never {
-    throw methodNotAllowed('DELETE');
+  endSession(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+    return this.inSession(req, res, 'DELETE');
+  }
+
+  private async openSession(req: McpRequest, res: Response, principal: AuthenticatedPrincipal): Promise<void> {
+    let session;
+    try {
+      session = this.sessions.open(principal.userId, (onClose) => this.buildServer(principal.userId, onClose));
+    } catch (error) {
+      if (error instanceof SessionsFullError) {
+        throw new ApiError(
+          503,
+          'MCP.SESSIONS_FULL',
+          'This server holds as many MCP sessions as it may; retry later, or send requests without a session',
+        );
+      }
+      throw error;
+    }
+    await session.server.connect(session.transport);
+    await session.transport.handleRequest(req, res, req.body);
+  }
+
+  private async inSession(req: McpRequest, res: Response, method: 'GET' | 'DELETE'): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId !== 'string') throw methodNotAllowed(method);
+    const session = this.sessions.find(sessionId, req.principal!.userId);
+    if (!session) return sessionNotFound(res);
+    req.auth = authInfo(req.principal!);
+    await session.transport.handleRequest(req, res);
+  }
+
+  private buildServer(userId: string, onClose: (cleanup: () => void) => void) {
+    const server = createToolsMcpServer(this.executor, bearerChannel, {
+      capabilities: TASK_RESOURCE_CAPABILITIES,
+      instructions:
+        "Bridle holds this person's tasks. Use the tools to read and change them; the resources show the list; " +
+        'deleting asks the person first.',
+    });
+    onClose(serveTaskResources(server, userId, { listTasks: this.listTasks, getTask: this.getTask, changes: this.changes }));
+    return server;
+  }
+
+  /** 403 with the scope to ask for, before the transport or any tool sees a message the token may not send. */
+  private checkScopes(body: unknown, principal: AuthenticatedPrincipal, res: Response): void {
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const scope = this.scopeFor(message as JsonRpcMessage);
+      if (!holdsScope(principal.scopes, scope)) {
+        throw insufficientScope(res, this.resource, scope, `This token lacks the scope ${scope}`);
+      }
+    }
+  }
+
+  private scopeFor(message: JsonRpcMessage | null): Scope {
+    if (message?.method !== 'tools/call') return 'tasks:read';
+    const tool = this.executor.definitionsFor('mcp').find((definition) => definition.name === message.params?.name);
+    // An unknown tool is refused by the server, read-only: nothing to protect.
+    return tool?.mutates ? 'tasks:write' : 'tasks:read';
   }
 }
 
+type McpRequest = Request & { principal?: AuthenticatedPrincipal; auth?: AuthInfo };
+
+function authInfo(principal: AuthenticatedPrincipal): AuthInfo {
+  return { token: '', clientId: principal.userId, scopes: [...principal.scopes], extra: { userId: principal.userId } };
+}
+
+/** The spec's answer to a session id this server does not hold for this person: the client starts a new session. */
+function sessionNotFound(res: Response): void {
+  res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found: initialize a new session' }, id: null });
+}
+
 function methodNotAllowed(method: string): ApiError {
-  return new ApiError(405, 'HTTP.METHOD_NOT_ALLOWED', `${method} /mcp is not supported: send JSON-RPC with POST /mcp`);
+  return new ApiError(
+    405,
+    'HTTP.METHOD_NOT_ALLOWED',
+    `${method} /mcp needs a session: send Mcp-Session-Id, from the answer to an initialize request`,
+  );
 }

@@ -1,10 +1,21 @@
 import { Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  type ElicitResult,
+  ListToolsRequestSchema,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
-import { TOOL_META_KEYS, type ToolCallContext } from '../../application/agent/ports/tool-gateway.port';
+import { TOOL_META_KEYS, type ToolCallContext, type ToolResult } from '../../application/agent/ports/tool-gateway.port';
+import type { DryRunResult } from '../../application/agent/ports/toolbox.port';
+import { withoutChatReplyHint } from '../../domain/agent/confirmation';
 
 const logger = new Logger('Tools');
+
+/** How long the person has to answer a confirmation asked through their MCP client. */
+export const ELICITATION_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** Where the server learns whose call it is; see the two channels below. */
 export type CallContextResolver = (meta: Record<string, unknown> | undefined, authInfo: AuthInfoLike | undefined) => ToolCallContext | null;
@@ -23,10 +34,29 @@ export interface ToolChannel {
  * An MCP server exposing tools through ExecuteToolCallUseCase, which validates, audits and
  * runs them. Built on the SDK's low-level Server because our tools are defined once as
  * plain JSON Schema (the same schema every model adapter sends), not as zod shapes.
+ *
+ * A destructive call from a client that can be asked (it declared `elicitation`, on a
+ * session that can carry the question) goes the way a chat confirmation does: a dry run
+ * (audited `confirmation_required`) resolves exactly what would go, the person is asked in
+ * their client, and only their accept runs the confirmed call, once. Otherwise the use case
+ * decides (MCP_DESTRUCTIVE_TOOLS).
  */
-export function createToolsMcpServer(executor: ExecuteToolCallUseCase, channel: ToolChannel): Server {
-  const server = new Server({ name: 'bridle-tools', version: '0.1.0' }, { capabilities: { tools: {} } });
+export function createToolsMcpServer(
+  executor: ExecuteToolCallUseCase,
+  channel: ToolChannel,
+  extra: { capabilities?: ServerCapabilities; instructions?: string } = {},
+): Server {
+  const server = new Server(
+    { name: 'bridle-tools', version: '0.1.0' },
+    { capabilities: { tools: {}, ...extra.capabilities }, ...(extra.instructions ? { instructions: extra.instructions } : {}) },
+  );
   const { resolveContext } = channel;
+  const destructive = new Set(
+    executor
+      .definitionsFor(channel.source)
+      .filter((tool) => tool.destructive)
+      .map((tool) => tool.name),
+  );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: executor.definitionsFor(channel.source).map((tool) => ({
@@ -38,18 +68,20 @@ export function createToolsMcpServer(executor: ExecuteToolCallUseCase, channel: 
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const context = resolveContext(request.params._meta, extra.authInfo);
+  server.setRequestHandler(CallToolRequestSchema, async (request, requestExtra): Promise<CallToolResult> => {
+    const context = resolveContext(request.params._meta, requestExtra.authInfo);
     if (!context) return errorResult('NOT_AUTHORIZED', 'No authenticated user for this call.');
-    let result;
+    const { name } = request.params;
+    const call = (args: unknown, callContext: ToolCallContext) => executor.execute({ tool: name, arguments: args, context: callContext });
+    let result: ToolResult;
     try {
-      result = await executor.execute({ tool: request.params.name, arguments: request.params.arguments, context });
+      const askable = channel.source === 'mcp' && destructive.has(name) && !executor.destroysUnasked('mcp') && canElicit(server);
+      result = askable
+        ? await confirmedByThePerson(server, request.params.arguments, context, call, requestExtra.requestId)
+        : await call(request.params.arguments, context);
     } catch (error) {
       // A bug, not an outcome: logged with its stack here, never shown to the caller.
-      logger.error(
-        { err: error, tool: request.params.name, userId: context.userId, decisionId: context.decisionId },
-        'tool failed unexpectedly',
-      );
+      logger.error({ err: error, tool: name, userId: context.userId, decisionId: context.decisionId }, 'tool failed unexpectedly');
       return errorResult('INTERNAL', 'The tool failed unexpectedly.');
     }
     if (!result.ok) return errorResult(result.code, result.message, result.details);
@@ -58,6 +90,55 @@ export function createToolsMcpServer(executor: ExecuteToolCallUseCase, channel: 
   });
 
   return server;
+}
+
+/** Form-mode elicitation: what a client declares with `elicitation: {}` or `elicitation: {form: {}}`. */
+function canElicit(server: Server): boolean {
+  const elicitation = server.getClientCapabilities()?.elicitation;
+  return elicitation !== undefined && (Object.keys(elicitation).length === 0 || 'form' in elicitation);
+}
+
+/**
+ * Dry run, question, and on the person's accept the call exactly as the question showed it.
+ * Declined, cancelled, unanswered or failed: nothing is deleted, and the result says so as
+ * an outcome (not an error a model would retry).
+ */
+async function confirmedByThePerson(
+  server: Server,
+  args: unknown,
+  context: ToolCallContext,
+  call: (args: unknown, context: ToolCallContext) => Promise<ToolResult>,
+  requestId: string | number,
+): Promise<ToolResult> {
+  const dryRun = await call(args, { ...context, dryRun: true });
+  if (!dryRun.ok) return dryRun;
+  const question = dryRun.data as DryRunResult;
+  const asked = withoutChatReplyHint(question.prompt);
+  let answer: ElicitResult;
+  try {
+    answer = await server.elicitInput(
+      {
+        message: asked,
+        requestedSchema: {
+          type: 'object',
+          properties: { confirm: { type: 'boolean', title: 'Yes, delete', description: asked, default: false } },
+          required: ['confirm'],
+        },
+      },
+      { relatedRequestId: requestId, timeout: ELICITATION_TIMEOUT_MS },
+    );
+  } catch (error) {
+    logger.warn({ err: error, userId: context.userId }, 'the confirmation could not be asked; nothing was deleted');
+    return notConfirmed(asked, 'The person could not be asked, so nothing was deleted.');
+  }
+  if (answer.action !== 'accept' || answer.content?.confirm !== true) {
+    return notConfirmed(asked, `The person said no (${answer.action === 'accept' ? 'decline' : answer.action}), so nothing was deleted.`);
+  }
+  return call(question.arguments, { ...context, confirmed: true });
+}
+
+function notConfirmed(asked: string, message: string): ToolResult {
+  return { ok: true, data: { deleted: [], confirmed: false, asked, message } };
 }
 
 function errorResult(code: string, message: string, details?: unknown): CallToolResult {
@@ -80,7 +161,7 @@ export const inProcessChannel: ToolChannel = {
 
 /**
  * Over HTTP the caller is whoever the bearer token says; `_meta` is ignored, so such a call
- * is never a dry run nor a confirmed one.
+ * is never a dry run nor a confirmed one unless the server itself makes it one.
  */
 export const bearerChannel: ToolChannel = {
   source: 'mcp',

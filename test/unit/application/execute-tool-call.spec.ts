@@ -189,7 +189,7 @@ describe(ExecuteToolCallUseCase.name, () => {
     );
     expect(description('allow', 'chat')).toMatch(/which the server asks for\.$/);
     expect(description('confirm-in-chat', 'mcp')).toMatch(
-      / Over this connection it never deletes: the call is refused with CONFIRMATION_REQUIRED/,
+      / Over this connection it deletes only after the person confirms in their MCP client.* A client that cannot be asked gets CONFIRMATION_REQUIRED/,
     );
     expect(description('allow', 'mcp')).toMatch(/ Over this connection it deletes at once, without asking the person/);
     expect(

@@ -52,7 +52,9 @@ describe(mayDestroy.name, () => {
 describe(destructiveToolNotice.name, () => {
   it('tells each channel what the server does', () => {
     expect(destructiveToolNotice('chat', 'allow')).toBe("Always needs the person's confirmation, which the server asks for.");
-    expect(destructiveToolNotice('mcp', 'confirm-in-chat')).toMatch(/^Over this connection it never deletes/);
+    expect(destructiveToolNotice('mcp', 'confirm-in-chat')).toMatch(
+      /^Over this connection it deletes only after the person confirms in their MCP client/,
+    );
     expect(destructiveToolNotice('mcp', 'allow')).toMatch(/^Over this connection it deletes at once/);
   });
 });

@@ -1,0 +1,179 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  type GetPromptResult,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type ServerCapabilities,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { GetTaskUseCase } from '../../application/todo/get-task.use-case';
+import type { ListTasksUseCase } from '../../application/todo/list-tasks.use-case';
+import type { TaskChanges } from '../../application/todo/ports/task-changes.port';
+import type { Task } from '../../domain/todo/task';
+import { TaskNotFoundError } from '../../domain/todo/task';
+import { TaskResponseDto } from '../http/todo/task.dto';
+
+export const TASKS_URI = 'bridle://tasks';
+const TASK_URI = /^bridle:\/\/tasks\/([1-9][0-9]{0,8})$/;
+
+export const TASK_RESOURCE_CAPABILITIES: ServerCapabilities = {
+  resources: { subscribe: true, listChanged: false },
+  prompts: { listChanged: false },
+};
+
+export interface TaskReads {
+  readonly listTasks: ListTasksUseCase;
+  readonly getTask: GetTaskUseCase;
+  readonly changes: TaskChanges;
+}
+
+/**
+ * The person's tasks as MCP resources and the prompts built on them, for one server of one
+ * user (a session's, or a stateless request's). `bridle://tasks` is the list,
+ * `bridle://tasks/{number}` one task, both JSON in the REST API's shape. A subscription
+ * (sessions only: a stateless request has no stream to notify on) is told
+ * `notifications/resources/updated` whenever the person's tasks change in this process.
+ * @returns what to call when the server closes: ends its subscriptions.
+ */
+export function serveTaskResources(server: Server, userId: string, reads: TaskReads): () => void {
+  const subscribed = new Set<string>();
+  let unsubscribe: (() => void) | null = null;
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const tasks = await reads.listTasks.execute({ userId, status: 'all' });
+    return {
+      resources: [
+        {
+          uri: TASKS_URI,
+          name: 'tasks',
+          title: 'Your tasks',
+          description: `All ${tasks.length} of your tasks`,
+          mimeType: 'application/json',
+        },
+        ...tasks
+          .slice(0, 100)
+          .map((task) => ({ uri: taskUri(task), name: `task-${task.number}`, title: task.title, mimeType: 'application/json' })),
+      ],
+    };
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: `${TASKS_URI}/{number}`,
+        name: 'task',
+        title: 'One of your tasks',
+        description: 'A task by its number, as the task list and the tools number them',
+        mimeType: 'application/json',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const { uri } = request.params;
+    if (uri === TASKS_URI) {
+      const tasks = await reads.listTasks.execute({ userId, status: 'all' });
+      return {
+        contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ tasks: tasks.map((task) => TaskResponseDto.of(task)) }) }],
+      };
+    }
+    const task = await findTask(reads, userId, uri);
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(TaskResponseDto.of(task)) }] };
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const { uri } = request.params;
+    if (uri !== TASKS_URI) await findTask(reads, userId, uri);
+    subscribed.add(uri);
+    unsubscribe ??= reads.changes.subscribe(userId, () => {
+      for (const changed of subscribed) void server.sendResourceUpdated({ uri: changed }).catch(() => undefined);
+    });
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+
+  servePrompts(server, userId, reads);
+  return () => {
+    unsubscribe?.();
+    subscribed.clear();
+  };
+}
+
+const PROMPTS = [
+  {
+    name: 'plan_my_day',
+    title: 'Plan my day',
+    description: 'Proposes an order for your open tasks, most important first, with your tasks attached',
+    arguments: [{ name: 'focus', description: 'What the day is for, in a few words (optional)', required: false }],
+  },
+  {
+    name: 'tidy_up',
+    title: 'Tidy up my list',
+    description: 'Finds completed and duplicate tasks to remove; deleting still asks you first',
+    arguments: [],
+  },
+];
+
+function servePrompts(server: Server, userId: string, reads: TaskReads): void {
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
+
+  server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
+    const { name, arguments: args = {} } = request.params;
+    const unknown = Object.keys(args).filter(
+      (key) => !(PROMPTS.find((prompt) => prompt.name === name)?.arguments ?? []).some((a) => a.name === key),
+    );
+    if (!PROMPTS.some((prompt) => prompt.name === name)) throw new McpError(ErrorCode.InvalidParams, `There is no prompt named "${name}"`);
+    if (unknown.length > 0) throw new McpError(ErrorCode.InvalidParams, `The prompt ${name} takes no argument ${unknown.join(', ')}`);
+    const focus = (args.focus ?? '').trim();
+    if (focus.length > 200) throw new McpError(ErrorCode.InvalidParams, 'focus must be at most 200 characters');
+
+    const tasks = await reads.listTasks.execute({ userId, status: 'all' });
+    const attached = {
+      type: 'resource' as const,
+      resource: {
+        uri: TASKS_URI,
+        mimeType: 'application/json',
+        text: JSON.stringify({ tasks: tasks.map((task) => TaskResponseDto.of(task)) }),
+      },
+    };
+    const ask =
+      name === 'plan_my_day'
+        ? 'Here are my tasks. Propose an order for the open ones today, most important first, in a short numbered list ' +
+          `with one line on why for each.${focus ? ` Today is for: ${JSON.stringify(focus)}.` : ''} Change nothing yet.`
+        : 'Here are my tasks. Find the completed ones and any that look like duplicates, and propose which to delete. ' +
+          'Delete nothing until I say which: use delete_task only for the ones I pick.';
+    return {
+      description: PROMPTS.find((prompt) => prompt.name === name)!.description,
+      messages: [
+        { role: 'user', content: attached },
+        { role: 'user', content: { type: 'text', text: ask } },
+      ],
+    };
+  });
+}
+
+function taskUri(task: Task): string {
+  return `${TASKS_URI}/${task.number}`;
+}
+
+/** Another person's task and a missing one answer alike: not found. */
+async function findTask(reads: TaskReads, userId: string, uri: string): Promise<Task> {
+  const match = TASK_URI.exec(uri);
+  if (!match) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: expected ${TASKS_URI} or ${TASKS_URI}/{number}`);
+  try {
+    return await reads.getTask.execute({ userId, number: Number(match[1]) });
+  } catch (error) {
+    if (error instanceof TaskNotFoundError) throw new McpError(-32002, `No task ${match[1]}`, { uri });
+    throw error;
+  }
+}
