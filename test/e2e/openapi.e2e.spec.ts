@@ -25,7 +25,7 @@ type OpenApiDocument = {
 /** Swagger's own pages, the web console's page (`/`, when web/dist is built), and the
  * catch-all paths Nest mounts for middleware. */
 const UNDOCUMENTED = /^\/docs|^\/$|splat/;
-/** Routes that only refuse (405): left out of the document, POST /mcp's description names them. */
+/** The session protocol's GET and DELETE: left out of the document, POST /mcp's description names them. */
 const LEFT_OUT = ['GET /mcp', 'DELETE /mcp'];
 
 /** operationIds are camelCase, a verb then a noun (`createTask`, `listCampaigns`); register, login and unsubscribe stand alone. */
