@@ -4,6 +4,12 @@
  * typecheck): a field the server renames or drops fails the console's type check.
  */
 import type {
+  AccessTokenDto,
+  CreateAccessTokenData,
+  CreateAccessTokenResponse,
+  ListAccessTokensData,
+  ListAccessTokensResponse,
+  RevokeAccessTokenData,
   AuditRowDto,
   ChangePasswordData,
   ChangePasswordResponse,
@@ -497,5 +503,32 @@ export async function listOAuthGrants(session: Session): Promise<OAuthGrant[]> {
 /** Disconnects an app: its tokens stop working at their next use. */
 export async function revokeOAuthGrant(session: Session, grantId: string): Promise<void> {
   const path = url<RevokeOAuthGrantData>('/api/{userId}/oauth/grants/{grantId}', { path: { userId: session.userId, grantId } });
+  await send('DELETE', path, session);
+}
+
+export type AccessToken = AccessTokenDto;
+export type Scope = AccessToken['scopes'][number];
+export interface NewAccessToken {
+  readonly name: string;
+  readonly scopes: Scope[];
+  readonly expiresInDays: number;
+}
+
+/** The person's personal access tokens, newest first; never a secret. */
+export async function listAccessTokens(session: Session): Promise<AccessToken[]> {
+  const path = url<ListAccessTokensData>('/api/{userId}/tokens', { path: { userId: session.userId } });
+  return json<ListAccessTokensResponse>('GET', path, session);
+}
+
+/** A new token; the answer's `token` is its secret, shown this once. */
+export async function createAccessToken(session: Session, token: NewAccessToken): Promise<CreateAccessTokenResponse> {
+  const body: CreateAccessTokenData['body'] = { ...token };
+  const path = url<CreateAccessTokenData>('/api/{userId}/tokens', { path: { userId: session.userId } });
+  return json<CreateAccessTokenResponse>('POST', path, session, body);
+}
+
+/** Revokes a token: its next request is refused. */
+export async function revokeAccessToken(session: Session, tokenId: string): Promise<void> {
+  const path = url<RevokeAccessTokenData>('/api/{userId}/tokens/{tokenId}', { path: { userId: session.userId, tokenId } });
   await send('DELETE', path, session);
 }

@@ -4,8 +4,10 @@ import { errorText } from '../lib/errors';
 import { fullTime } from '../lib/time';
 import { currentSession, handledAuthFailure, signIn } from '../state/session';
 import { Alert, Badge, Button, Card, TextField, toast } from '../ui';
+import { AccessTokens } from './settings/access-tokens';
+import { ConnectedApps } from './settings/connected-apps';
 
-/** The account: who is signed in until when, and a password change. */
+/** The account: who is signed in until when, a password change, access tokens and connected apps. */
 export function SettingsPage() {
   const session = currentSession();
   return (
@@ -24,6 +26,8 @@ export function SettingsPage() {
         </dl>
       </Card>
       <PasswordCard />
+      <AccessTokens />
+      <ConnectedApps />
     </div>
   );
 }
@@ -70,7 +74,7 @@ function PasswordCard() {
         />
         <TextField
           label="New password"
-          hint="At least 8 characters. Every other signed-in browser and script is signed out."
+          hint="At least 8 characters. Every other signed-in browser is signed out; access tokens and connected apps keep working until revoked."
           id="new-password"
           type="password"
           autocomplete="new-password"
