@@ -46,7 +46,8 @@ describe('web console access tokens in Chromium', () => {
 
     await page.getByRole('button', { name: 'Done' }).click();
     await shown(card.getByRole('cell', { name: 'Name Backup script' }));
-    const kept = await page.evaluate(() => document.documentElement.outerHTML + JSON.stringify({ ...localStorage }) + location.href);
+    // A string, as the other browser tests write page code: the tests are type-checked without the DOM's types.
+    const kept = await page.evaluate<string>('document.documentElement.outerHTML + JSON.stringify({ ...localStorage }) + location.href');
     expect(kept).not.toContain(secret);
     await session.checkpoint('token-listed');
 
