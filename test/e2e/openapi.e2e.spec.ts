@@ -33,11 +33,12 @@ const OPERATION_ID =
   /^(register|login|unsubscribe|(list|get|create|update|delete|add|change|complete|start|pause|import|run|send|stream|export|verify|approve|reject|revoke|deny)[A-Z][A-Za-z]*)$/;
 
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };
-/** POST /mcp's transport refuses some requests with JSON-RPC errors rather than the error body. */
+/** POST /mcp's transport refuses some requests (and an unknown session) with JSON-RPC errors rather than the error body. */
 const JSON_RPC_ERRORS: Record<string, unknown> = {
   'POST /mcp 400': { oneOf: [ERROR_BODY, { $ref: '#/components/schemas/JsonRpcErrorResponseDto' }] },
   'POST /mcp 406': { $ref: '#/components/schemas/JsonRpcErrorResponseDto' },
   'POST /mcp 415': { $ref: '#/components/schemas/JsonRpcErrorResponseDto' },
+  'POST /mcp 404': { $ref: '#/components/schemas/JsonRpcErrorResponseDto' },
 };
 
 const METRICS_TOKEN = 'metrics-token-for-the-openapi-suite';

@@ -41,9 +41,22 @@ export const gone = (locator: Locator) => locator.waitFor({ state: 'detached', t
  */
 export async function pageUntil(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate(expression))) {
+  while (!(await evaluateAcrossNavigation(page, expression))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting in the page for: ${expression}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * The expression's value, or false while the page is between two documents: a wait for a
+ * navigation (the consent page sending the browser back to the client) polls through it.
+ */
+async function evaluateAcrossNavigation(page: Page, expression: string): Promise<unknown> {
+  try {
+    return await page.evaluate(expression);
+  } catch (error) {
+    if (error instanceof Error && /Execution context was destroyed|navigat/i.test(error.message)) return false;
+    throw error;
   }
 }
 
