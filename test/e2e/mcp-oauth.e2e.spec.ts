@@ -251,6 +251,12 @@ describe('MCP clients over OAuth', () => {
     const listed = await client.callTool({ name: 'list_tasks', arguments: {} });
     expect(listed.isError).toBeFalsy();
     expect(JSON.stringify(listed.structuredContent)).toContain('Water the plants');
+    // Its audience is /mcp: the rest of the API refuses it, whatever its scopes.
+    const elsewhere = await request(sut.http)
+      .get(`/api/${alice.userId}/tasks`)
+      .set({ Authorization: `Bearer ${tokens.access_token}` });
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.headers['www-authenticate']).toContain('error="invalid_token"');
 
     const grants = await request(sut.http).get(`/api/${alice.userId}/oauth/grants`).set(alice.auth).expect(200);
     expect(grants.body).toEqual([
