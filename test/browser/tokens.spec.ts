@@ -55,5 +55,6 @@ describe('web console access tokens in Chromium', () => {
     await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke' }).click();
     await shown(card.getByText('revoked'));
     expect((await page.request.get(`${origin}/api/${userId}/tasks`, { headers: asToken })).status()).toBe(401);
-  });
+    // Four checkpoints of four views each, with axe on every view: as long as the other suites' multi-checkpoint tests.
+  }, 180_000);
 });
