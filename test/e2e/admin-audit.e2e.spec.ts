@@ -234,6 +234,8 @@ describe('admin audit API', () => {
   });
 
   it('shows chat turns, MCP calls and outreach actions, in the item shape', async () => {
+    // Sealed first, so that every row carries its link (the sealer runs every half second anyway).
+    await get('/admin/audit-logs/verify').expect(200);
     const items = await allPages<AuditItem>('/admin/audit-logs', {}, 100);
     expect(Object.keys(items[0]).sort()).toEqual([...ITEM_KEYS].sort());
     expect(items.map((row) => row.seq)).toEqual([...items.map((row) => row.seq)].sort((a, b) => b - a));
@@ -536,12 +538,18 @@ describe('admin audit API', () => {
     expect(outcome!.result.rows).toBeLessThan(total / 2);
   });
 
-  it('verifies an untouched chain', async () => {
-    const [expected] = await sql.query<{ n: string; head: string }[]>(
-      `SELECT count(*) AS n, (SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1) AS head FROM audit_log`,
-    );
+  it('verifies an untouched chain, sealing first every row committed before the request', async () => {
+    const [before] = await sql.query<{ n: string }[]>(`SELECT count(*) AS n FROM audit_log`);
     const res = await get('/admin/audit-logs/verify').expect(200);
-    expect(res.body).toEqual({ verified: true, checkedRows: Number(expected.n), firstBadSeq: null, headHash: expected.head });
+    expect(res.body).toEqual({
+      verified: true,
+      checkedRows: Number(before.n),
+      firstBadSeq: null,
+      headHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      unsealedRows: 0,
+    });
+    const [head] = await sql.query<{ hash: string }[]>(`SELECT hash FROM audit_chain WHERE position = $1`, [res.body.checkedRows]);
+    expect(res.body.headHash).toBe(head.hash);
   });
 
   it('refuses a plain UPDATE, DELETE or TRUNCATE in the database', async () => {
@@ -552,7 +560,9 @@ describe('admin audit API', () => {
     expect((await get('/admin/audit-logs/verify').expect(200)).body.verified).toBe(true);
   });
 
-  it('finds a row altered around the trigger, and the row after one deleted around it', async () => {
+  it('finds a row altered around the trigger, and one deleted around it', async () => {
+    // Every row sealed first: a row altered before it is sealed is sealed as altered (docs/decisions/0008).
+    await get('/admin/audit-logs/verify').expect(200);
     const [victim] = await sql.query<{ seq: string; arguments: string }[]>(
       `SELECT seq, arguments::text AS arguments FROM audit_log WHERE source = 'mcp' AND tool = 'add_task' ORDER BY seq LIMIT 1`,
     );
@@ -575,14 +585,15 @@ describe('admin audit API', () => {
       expect.objectContaining({ verified: true, firstBadSeq: null }),
     );
 
-    const [gone] = await sql.query<{ seq: string; next: string }[]>(
-      `SELECT a.seq, (SELECT min(n.seq) FROM audit_log n WHERE n.seq > a.seq) AS next FROM audit_log a
+    const [gone] = await sql.query<{ seq: string }[]>(
+      `SELECT a.seq FROM audit_log a
        WHERE a.source = 'chat' AND NOT EXISTS (SELECT 1 FROM audit_log o WHERE o.pending_seq = a.seq)
        ORDER BY a.seq LIMIT 1`,
     );
     await asOwner(`DELETE FROM audit_log WHERE seq = $1`, [gone.seq]);
     const deleted = await get('/admin/audit-logs/verify').expect(200);
-    expect(deleted.body).toEqual(expect.objectContaining({ verified: false, firstBadSeq: Number(gone.next) }));
+    // Its link stays in the chain and no longer finds its row.
+    expect(deleted.body).toEqual(expect.objectContaining({ verified: false, firstBadSeq: Number(gone.seq) }));
     await get(`/admin/audit-logs/${gone.seq}`).expect(404);
   });
 

@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
+import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { RecordingMetrics } from '../fakes/recording-metrics';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { BROKEN_LINKS, STRAY_ROWS } from '../support/audit-chain';
+import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
 
-/** The chain as the database holds it: each row's link to the previous, recomputed in SQL. */
-const BROKEN_LINKS = `
-  SELECT seq FROM (
-    SELECT seq, prev_hash, hash, audit_row_hash(prev_hash, a) AS recomputed,
-           coalesce(lag(hash) OVER (ORDER BY seq), repeat('0', 64)) AS previous
-    FROM audit_log a) c
-  WHERE prev_hash <> previous OR hash <> recomputed
-  ORDER BY seq`;
+const itOnPostgres = usingPostgresServer ? it : it.skip;
 
-describe(`the audit chain on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: Database;
   let appender: AuditAppender;
+  let sealer: PostgresAuditChainSealer;
+  let sealAll: SealAuditChainUseCase;
+  let reader: PostgresAuditReader;
   const actorId = randomUUID();
   const entry = (tool: string, args: Record<string, unknown> = {}): ToolAuditEntry => ({
     source: 'mcp',
@@ -26,11 +26,20 @@ describe(`the audit chain on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'P
     arguments: args,
     securityEvents: [],
   });
+  const append = (tool: string, args: Record<string, unknown> = {}) =>
+    appender.append(database.dataSource, entry(tool, args), { status: 'succeeded' }, null);
+  const chainOrder = async () =>
+    (await database.dataSource.query<{ seq: string }[]>(`SELECT seq FROM audit_chain ORDER BY position`)).map((row) => Number(row.seq));
+  const count = async (table: string) =>
+    Number((await database.dataSource.query<{ n: string }[]>(`SELECT count(*) AS n FROM ${table}`))[0].n);
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
     appender = new AuditAppender(new RecordingMetrics());
+    sealer = new PostgresAuditChainSealer(database.dataSource);
+    sealAll = new SealAuditChainUseCase(sealer);
+    reader = new PostgresAuditReader(database.dataSource);
   });
 
   afterAll(async () => {
@@ -38,40 +47,140 @@ describe(`the audit chain on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'P
     await testDb?.dispose();
   });
 
-  it('stays one unbroken chain in sequence order while 4 writers append at once', async () => {
-    const writers = Array.from({ length: 4 }, async (_, writer) => {
-      for (let i = 0; i < 100; i++) {
+  it('stays one unbroken chain while 8 writers append and two sealers seal beside them', async () => {
+    let writing = true;
+    const writers = Array.from({ length: 8 }, async (_, writer) => {
+      for (let i = 0; i < 50; i++) {
         // Half inside transactions that do more work, as outreach does.
         if (i % 2 === 0) await appender.append(database.dataSource, entry(`w${writer}`, { i }), { status: 'succeeded' }, null);
         else {
-          await appender.transaction(database.dataSource, async (manager, append) => {
-            await append(entry(`w${writer}`, { i }), { status: 'pending' }, null);
+          await appender.transaction(database.dataSource, async (manager, appendInTransaction) => {
+            await appendInTransaction(entry(`w${writer}`, { i }), { status: 'pending' }, null);
             await manager.query('SELECT pg_sleep(0.001)');
           });
         }
       }
     });
+    // Small batches, so that the sealers take turns many times while the writers run.
+    const sealers = Array.from({ length: 2 }, async () => {
+      while (writing) await sealer.sealBatch(7);
+    });
     await Promise.all(writers);
+    writing = false;
+    await Promise.all(sealers);
+    await sealAll.run();
 
-    const rows = await database.dataSource.query<{ n: string }[]>(`SELECT count(*) AS n FROM audit_log`);
-    expect(Number(rows[0].n)).toBe(400);
+    expect(await count('audit_log')).toBe(400);
+    expect(await count('audit_chain')).toBe(400);
+    expect(await count('audit_unsealed')).toBe(0);
+    expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
+    expect(await database.dataSource.query(STRAY_ROWS)).toEqual([]);
+    const verdict = await reader.verify();
+    expect(verdict).toEqual({
+      verified: true,
+      checkedRows: 400,
+      firstBadSeq: null,
+      headHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      unsealedRows: 0,
+    });
+  });
+
+  itOnPostgres('takes no lock to append: a writer whose transaction is still open holds up no other', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let appended!: (seq: number) => void;
+    const slowAppended = new Promise<number>((resolve) => (appended = resolve));
+    // The slow writer's row is numbered first and commits last.
+    const slow = appender.transaction(database.dataSource, async (_manager, appendInTransaction) => {
+      appended(await appendInTransaction(entry('slow'), { status: 'pending' }, null));
+      await released;
+    });
+    const slowSeq = await slowAppended;
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      const fast = await Promise.race([
+        append('fast'),
+        new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error('the append waited for another transaction')), 5_000)),
+        ),
+      ]).finally(() => clearTimeout(timer));
+      expect(fast).toBeGreaterThan(slowSeq);
+
+      // Sealed in the order they committed: the fast row now, the slow one once it commits.
+      await sealAll.run();
+      expect((await chainOrder()).slice(-1)).toEqual([fast]);
+      release();
+      await slow;
+      await sealAll.run();
+      expect((await chainOrder()).slice(-2)).toEqual([fast, slowSeq]);
+      expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
+    } finally {
+      release();
+      await slow;
+    }
+  });
+
+  itOnPostgres('seals in one process at a time: a second sealer leaves while the first holds the lock', async () => {
+    await append('queued');
+    const first = database.dataSource.createQueryRunner();
+    await first.connect();
+    try {
+      await first.startTransaction();
+      // The first sealer's transaction is open (it holds the lock, sealing what was queued).
+      expect(await first.query(`SELECT audit_seal(1000) AS sealed`)).toEqual([{ sealed: 1 }]);
+      await append('meanwhile');
+      expect(await sealer.sealBatch(1000)).toBe(0);
+      await first.commitTransaction();
+      expect(await sealer.sealBatch(1000)).toBe(1);
+    } finally {
+      if (first.isTransactionActive) await first.rollbackTransaction();
+      await first.release();
+    }
     expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
   });
 
-  it('refuses UPDATE, DELETE and TRUNCATE; going around the trigger breaks the chain at that row', async () => {
-    const seq = await appender.append(database.dataSource, entry('add_task', { title: 'original' }), { status: 'succeeded' }, null);
-    await appender.append(database.dataSource, entry('list_tasks'), { status: 'succeeded' }, null);
+  it("queues rows inserted by plain SQL too (a migration, an operator's script), several per statement", async () => {
+    const rows = await database.dataSource.query<{ seq: string }[]>(
+      `INSERT INTO audit_log (source, actor_id, tool, arguments, status)
+       SELECT 'admin', $1, 'revoke_admin', jsonb_build_object('n', n), 'succeeded' FROM generate_series(1, 3) n RETURNING seq`,
+      [actorId],
+    );
+    await sealAll.run();
+    expect((await chainOrder()).slice(-3)).toEqual(rows.map((row) => Number(row.seq)));
+    expect(await reader.verify()).toMatchObject({ verified: true, unsealedRows: 0 });
+  });
 
-    await expect(database.dataSource.query(`UPDATE audit_log SET tool = 'x' WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
-    await expect(database.dataSource.query(`DELETE FROM audit_log WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
-    await expect(database.dataSource.query(`TRUNCATE audit_log`)).rejects.toThrow(/append-only/);
+  it('refuses UPDATE, DELETE and TRUNCATE; going around the triggers breaks the chain where it happened', async () => {
+    const seq = await append('add_task', { title: 'original' });
+    const gone = await append('list_tasks');
+    await append('list_tasks');
+    await sealAll.run();
+    const { dataSource } = database;
 
-    // The owner can go around it; the chain shows where.
-    await database.dataSource.query(`ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only`);
-    await database.dataSource.query(`UPDATE audit_log SET arguments = '{"title":"forged"}' WHERE seq = $1`, [seq]);
-    await database.dataSource.query(`ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only`);
-    const broken = await database.dataSource.query<{ seq: string }[]>(BROKEN_LINKS);
-    expect(broken.map((row) => Number(row.seq))).toEqual([seq]);
+    for (const table of ['audit_log', 'audit_chain']) {
+      await expect(dataSource.query(`UPDATE ${table} SET seq = seq WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
+      await expect(dataSource.query(`DELETE FROM ${table} WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
+      await expect(dataSource.query(`TRUNCATE ${table}`)).rejects.toThrow(/append-only/);
+    }
+
+    // The owner can go around them; the chain shows where.
+    await dataSource.query(`ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only`);
+    await dataSource.query(`UPDATE audit_log SET arguments = '{"title":"forged"}' WHERE seq = $1`, [seq]);
+    await dataSource.query(`DELETE FROM audit_log WHERE seq = $1`, [gone]);
+    await dataSource.query(`ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only`);
+    // A row slipped in with the queueing trigger off is never sealed: verify names it.
+    await dataSource.query(`ALTER TABLE audit_log DISABLE TRIGGER audit_log_queue`);
+    const [{ seq: slipped }] = await dataSource.query<{ seq: string }[]>(
+      `INSERT INTO audit_log (source, actor_id, tool, arguments, status) VALUES ('mcp', $1, 'add_task', '{}', 'succeeded') RETURNING seq`,
+      [actorId],
+    );
+    await dataSource.query(`ALTER TABLE audit_log ENABLE TRIGGER audit_log_queue`);
+    await sealAll.run();
+
+    const broken = await dataSource.query<{ seq: string }[]>(BROKEN_LINKS);
+    expect(broken.map((row) => Number(row.seq))).toEqual([seq, gone]);
+    expect((await dataSource.query<{ seq: string }[]>(STRAY_ROWS)).map((row) => Number(row.seq))).toEqual([Number(slipped)]);
+    expect(await reader.verify()).toMatchObject({ verified: false, firstBadSeq: seq });
   });
 
   it('masks secrets before they reach the table', async () => {

@@ -76,6 +76,8 @@ export class AppConfig {
   readonly agentLimits!: AgentLimits;
   /** How often this process settles chat turns and tool calls cut off before they finished. */
   readonly chatSweepIntervalMs!: number;
+  /** How often this process links appended audit rows onto the hash chain (one process at a time does). */
+  readonly auditSealIntervalMs!: number;
   /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
   readonly mcpAllowedHosts!: ReadonlySet<string>;
   /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
@@ -178,6 +180,7 @@ export function loadConfig(env: Env): AppConfig {
       maxReplyChars: integer(env, 'AGENT_MAX_REPLY_CHARS', REPLY_TARGET_CHARS, 100, 8_000),
     },
     chatSweepIntervalMs: integer(env, 'CHAT_SWEEP_INTERVAL_MS', 60_000, 100, 3_600_000),
+    auditSealIntervalMs: integer(env, 'AUDIT_SEAL_INTERVAL_MS', 500, 10, 60_000),
     mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
     mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS', []),
     mcpSessions: {

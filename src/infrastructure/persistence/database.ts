@@ -24,6 +24,7 @@ import { CampaignBrief1765670400000 } from './migrations/1765670400000-campaign-
 import { WeeklyLimits1765929600000 } from './migrations/1765929600000-weekly-limits';
 import { PersonalAccessTokens1766016000000 } from './migrations/1766016000000-personal-access-tokens';
 import { OAuth1766102400000 } from './migrations/1766102400000-oauth';
+import { AuditChainSealing1766188800000 } from './migrations/1766188800000-audit-chain-sealing';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -47,6 +48,7 @@ const MIGRATIONS = [
   WeeklyLimits1765929600000,
   PersonalAccessTokens1766016000000,
   OAuth1766102400000,
+  AuditChainSealing1766188800000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

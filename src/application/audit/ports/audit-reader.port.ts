@@ -91,8 +91,9 @@ export interface AuditRecord {
   readonly securityEvents: readonly unknown[];
   /** For an outcome row, the seq of its pending row. */
   readonly pendingSeq: number | null;
-  readonly hash: string;
-  readonly prevHash: string;
+  /** Its link in the chain; null until the sealer has linked it (normally within a second). */
+  readonly hash: string | null;
+  readonly prevHash: string | null;
 }
 
 /** One decision log row: a chat turn (conversationId) or an outreach cycle (campaignId). */
@@ -133,6 +134,8 @@ export interface ChainVerification {
   readonly firstBadSeq: number | null;
   /** The last checked row's hash (null for an empty log): keep it elsewhere to detect a rewritten tail. */
   readonly headHash: string | null;
+  /** Rows appended but not linked yet (the tail the sealer has still to reach); not checked. */
+  readonly unsealedRows: number;
 }
 
 /** The admin's read side of the audit log and the decision log. */
@@ -152,6 +155,9 @@ export abstract class AuditReader {
    * began, read in batches: never the whole table in memory. Stop iterating to stop reading.
    */
   abstract export(filter: AuditFilter): AsyncIterable<AuditRecord>;
-  /** Walks the whole chain in seq order, checking each row's links and hash in the database. */
+  /**
+   * Walks the whole chain in its order, checking each link and hash in the database, and
+   * counts the unsealed tail; a row neither linked nor queued for the sealer fails it.
+   */
   abstract verify(): Promise<ChainVerification>;
 }

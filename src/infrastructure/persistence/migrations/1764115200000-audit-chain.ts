@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Serialises appends to audit_log (any constant; it names this lock in pg_locks). */
-export const AUDIT_CHAIN_LOCK = 4_201_377;
+const AUDIT_CHAIN_LOCK = 4_201_377;
 
 /**
  * audit_log becomes tamper-evident: each row carries

@@ -22,9 +22,9 @@ export type AppendInTransaction = (entry: ToolAuditEntry, outcome: AuditRowOutco
 
 /**
  * Appends audit rows: the only code that writes audit_log, so that every writer (chat, MCP,
- * outreach, admin reads; inside or outside a transaction) produces the same rows. The
- * database chains them (migration 1764115200000). Rows are counted for /metrics once
- * committed, so a rolled-back one never is.
+ * outreach, admin reads; inside or outside a transaction) produces the same rows, each
+ * queued for the sealer that chains them (AuditChainSealer). Rows are counted for /metrics
+ * once committed, so a rolled-back one never is.
  */
 @Injectable()
 export class AuditAppender {
@@ -56,6 +56,8 @@ export class AuditAppender {
     const tool = recordedToolName(entry.tool);
     // Secrets never enter the table: masked here, by the domain's one policy.
     const [args, result] = [jsonColumn(entry.arguments), outcome.result === undefined ? null : jsonColumn(outcome.result)];
+    // No lock: the table's statement trigger queues the row for the sealer, which links it
+    // into the chain later, in batches (migration 1766188800000).
     const row = await selectRow(
       db,
       sql`INSERT INTO audit_log

@@ -38,8 +38,8 @@ const AUDIT_ROW = z
     duration_ms: z.number().nullable(),
     security_events: z.array(z.unknown()),
     pending_seq: z.coerce.number().int().nullable(),
-    hash: z.string(),
-    prev_hash: z.string(),
+    hash: z.string().nullable(),
+    prev_hash: z.string().nullable(),
   })
   .transform((row): AuditRecord => ({
     seq: row.seq,
@@ -117,8 +117,9 @@ const DECISION_ROW = z.object(DECISION_FIELDS);
  */
 const AUDIT_COLUMNS = raw(`a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, a.conversation_id, a.campaign_id,
   a.outreach_task_id, a.decision_id, a.tool, a.arguments, a.status, a.result, a.error_code, a.duration_ms, a.security_events,
-  a.pending_seq, a.hash, a.prev_hash`);
-const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_id`);
+  a.pending_seq, c.hash, c.prev_hash`);
+/** With the row's link in the chain (`c`): none until the sealer has linked it. */
+const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN audit_chain c ON c.seq = a.seq`);
 /** Decision rows (`d`) with their user's email, as for audit rows. */
 const DECISION_COLUMNS = raw(`d.id, d.created_at, d.created_at::text AS created_key, d.user_id, u.email AS actor_email, d.conversation_id,
   d.campaign_id, d.outreach_task_id, d.decision_type, d.status, d.iterations, d.provider, d.model, d.prompt_tokens,
@@ -176,20 +177,29 @@ const TURN_CONTEXT = z.object({
 });
 
 const CHAIN_ROW = z.object({
+  position: z.coerce.number().int(),
   seq: z.coerce.number().int(),
-  prev_hash: z.string().nullable(),
-  hash: z.string().nullable(),
+  prev_hash: z.string(),
+  hash: z.string(),
   intact: z.boolean().nullable(),
+});
+const CHAIN_HEAD_ROW = z.object({ head: z.coerce.number().int().nullable() });
+/** Rows of audit_log that the chain does not hold: queued for the sealer, or in neither place (tampering). */
+const UNCHAINED_ROW = z.object({
+  unsealed: z.coerce.number().int(),
+  strays: z.coerce.number().int(),
+  first_stray: z.coerce.number().int().nullable(),
 });
 
 const DECISION_DETAIL_ROW = DECISION_ROW.extend({ context: TURN_CONTEXT.nullable(), summary: z.string().nullable() });
 const HEAD_ROW = z.object({ head: z.coerce.number().int().nullable() });
 
 /**
- * Reads audit_log and decision_logs for admins. Each append numbers its row under a lock
- * held until commit (see the audit-chain migration), so the committed rows are always all
- * the seqs up to the newest: a page "seq < cursor" never gains a row later, and an export
- * or a verification bounded by the newest seq at its start reads a fixed set in batches.
+ * Reads audit_log and decision_logs for admins. Pages and exports go by seq, the order rows
+ * were numbered in; appends take no lock (migration 1766188800000), so a row numbered just
+ * below the newest can commit a few milliseconds after it, and a page read in that window
+ * does not show it yet. The chain (audit_chain) is in the order the sealer found rows
+ * committed, and verify walks it by position.
  */
 @Injectable()
 export class PostgresAuditReader extends AuditReader {
@@ -274,30 +284,43 @@ export class PostgresAuditReader extends AuditReader {
   }
 
   async verify(): Promise<ChainVerification> {
-    const head = await this.head();
+    const head = (await selectRow(this.dataSource, sql`SELECT max(position) AS head FROM audit_chain`, CHAIN_HEAD_ROW))!.head;
     let previous = GENESIS_HASH;
     let after = 0;
     let checkedRows = 0;
     let firstBadSeq: number | null = null;
     let headHash: string | null = null;
     while (head !== null) {
-      // The hash is recomputed by the same SQL function the append trigger used.
+      // The hash is recomputed by the same SQL function the sealer used; a link whose row is
+      // gone (deleted around the triggers) fails.
       const rows = await selectRows(
         this.dataSource,
-        sql`SELECT seq, prev_hash, hash, hash = audit_row_hash(prev_hash, a) AS intact
-            FROM audit_log a WHERE seq > ${after}::bigint AND seq <= ${head}::bigint ORDER BY seq LIMIT ${VERIFY_BATCH}`,
+        sql`SELECT c.position, c.seq, c.prev_hash, c.hash, a.seq IS NOT NULL AND c.hash = audit_row_hash(c.prev_hash, a) AS intact
+            FROM audit_chain c LEFT JOIN audit_log a ON a.seq = c.seq
+            WHERE c.position > ${after}::bigint AND c.position <= ${head}::bigint ORDER BY c.position LIMIT ${VERIFY_BATCH}`,
         CHAIN_ROW,
       );
       for (const row of rows) {
         checkedRows += 1;
-        if (firstBadSeq === null && (row.prev_hash !== previous || row.intact !== true)) firstBadSeq = row.seq;
-        previous = row.hash ?? '';
+        const linked = row.position === after + 1 && row.prev_hash === previous && row.intact === true;
+        if (firstBadSeq === null && !linked) firstBadSeq = row.seq;
+        previous = row.hash;
         headHash = row.hash;
+        after = row.position;
       }
       if (rows.length < VERIFY_BATCH) break;
-      after = rows[rows.length - 1].seq;
     }
-    return { verified: firstBadSeq === null, checkedRows, firstBadSeq, headHash };
+    // Every row is linked or waiting to be: one in neither place was slipped in around the appender.
+    const unchained = (await selectRow(
+      this.dataSource,
+      sql`SELECT count(u.seq) AS unsealed, count(*) FILTER (WHERE u.seq IS NULL) AS strays, min(a.seq) FILTER (WHERE u.seq IS NULL) AS first_stray
+          FROM audit_log a LEFT JOIN audit_unsealed u ON u.seq = a.seq
+          WHERE NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.seq = a.seq)`,
+      UNCHAINED_ROW,
+    ))!;
+    if (unchained.first_stray !== null && (firstBadSeq === null || unchained.first_stray < firstBadSeq))
+      firstBadSeq = unchained.first_stray;
+    return { verified: firstBadSeq === null, checkedRows, firstBadSeq, headHash, unsealedRows: unchained.unsealed };
   }
 
   private async head(): Promise<number | null> {

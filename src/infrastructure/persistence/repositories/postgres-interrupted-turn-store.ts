@@ -3,7 +3,6 @@ import { DataSource } from 'typeorm';
 import type { ToolAuditEntry } from '../../../application/agent/ports/audit-log.port';
 import { InterruptedTurnStore, type UnsettledToolCall } from '../../../application/chat/ports/interrupted-turn-store.port';
 import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
-import { AUDIT_CHAIN_LOCK } from '../migrations/1764115200000-audit-chain';
 import { AuditAppender } from './postgres-audit-log';
 import { exists, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
@@ -72,9 +71,11 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
 
   settleToolCall(call: UnsettledToolCall, decide: (evidence: TaskEvidence) => SettledOutcome): Promise<SettledOutcome | null> {
     return this.appender.transaction(this.dataSource, async (manager, append) => {
-      // The check below must see every outcome committed before the lock was granted.
+      // The check below must see every outcome committed before the lock was granted. An
+      // outcome being written holds a key-share lock on its pending row (its foreign key), so
+      // this lock waits for it; one written after waits for this transaction instead.
       await run(manager, sql`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`);
-      await run(manager, sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`);
+      await run(manager, sql`SELECT 1 FROM audit_log WHERE seq = ${call.pendingSeq} FOR UPDATE`);
       if (await exists(manager, outcomeOf(call.pendingSeq))) return null;
       const userId = call.entry.actorId;
       const tasks = await selectRows(manager, sql`SELECT ${TASK_COLUMNS} FROM tasks WHERE user_id = ${userId} ORDER BY number`, TASK_ROW);

@@ -80,9 +80,10 @@ export class AdminAuditLogsController {
     operationId: 'verifyAuditChain',
     summary: 'Check the hash chain',
     description:
-      "Walks every row in sequence order: its prevHash must be the previous row's hash (64 zeros for the first) " +
-      'and its hash must be recomputed from its content. A row altered or deleted by going around the database ' +
-      'triggers makes verified false and names the first bad row.',
+      "Seals what is waiting, then walks the chain in its order: each link's prevHash must be the previous " +
+      "link's hash (64 zeros for the first) and its hash must be recomputed from its row's content. A row altered " +
+      'or deleted by going around the database triggers, or slipped in without being queued for the sealer, makes ' +
+      'verified false and names the first bad row. unsealedRows counts the tail another process was still sealing.',
   })
   @ApiOkResponse({ type: ChainVerificationDto })
   verify(@CurrentPrincipal() admin: Principal): Promise<ChainVerificationDto> {

@@ -161,11 +161,16 @@ export class AuditRowDto {
   @ApiProperty({ type: Number, nullable: true, description: 'For an outcome row, the seq of its pending row' })
   pendingSeq!: number | null;
 
-  @ApiProperty({ description: 'sha256(prevHash ‖ canonical row), hex' })
-  hash!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'sha256(prevHash ‖ canonical row), hex; null until the sealer has linked the row into the chain (normally within a second)',
+  })
+  hash!: string | null;
 
-  @ApiProperty({ description: "The previous row's hash; 64 zeros for the first row" })
-  prevHash!: string;
+  @ApiProperty({ type: String, nullable: true, description: "The previous link's hash (64 zeros for the first); null until sealed" })
+  prevHash!: string | null;
 
   static of(row: AuditRecord): AuditRowDto {
     return { ...row, createdAt: row.createdAt.toISOString(), securityEvents: [...row.securityEvents] };
@@ -305,7 +310,7 @@ export class DecisionLogDetailDto extends DecisionLogDto {
 }
 
 export class ChainVerificationDto implements ChainVerification {
-  @ApiProperty({ description: 'Every row links to the one before it and hashes to its stored hash' })
+  @ApiProperty({ description: 'Every link follows the one before it and hashes to its row, and every row is linked or queued to be' })
   verified!: boolean;
 
   @ApiProperty()
@@ -316,6 +321,9 @@ export class ChainVerificationDto implements ChainVerification {
 
   @ApiProperty({ type: String, nullable: true, description: 'The last row hash; keep it elsewhere to detect a rewritten tail' })
   headHash!: string | null;
+
+  @ApiProperty({ description: 'Rows appended but not yet linked into the chain when the walk ended (not checked)' })
+  unsealedRows!: number;
 }
 
 export function toAuditFilter(query: AuditFilterQueryDto): AuditFilter {

@@ -41,7 +41,14 @@ export function RowDetail({ row }: { row: AuditRow }) {
           ['Campaign', row.campaignId],
           ['Decision', row.decisionId],
           ['Pending row', row.pendingSeq === null ? null : String(row.pendingSeq)],
-          ['Hash', <span class="mono hash">{row.hash}</span>],
+          [
+            'Hash',
+            row.hash === null ? (
+              'Not linked into the chain yet (the sealer does it within a second)'
+            ) : (
+              <span class="mono hash">{row.hash}</span>
+            ),
+          ],
           ['Previous hash', row.prevHash && <span class="mono hash">{row.prevHash}</span>],
         ]}
       />

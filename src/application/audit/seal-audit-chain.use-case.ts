@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import { AuditChainSealer } from './ports/audit-chain-sealer.port';
+
+/** Rows per sealing transaction: short enough never to hold the sealer's lock for long. */
+export const SEAL_BATCH = 1000;
+
+/**
+ * Seals what is waiting, batch after batch, until a batch comes back short (the queue is
+ * empty, or another process holds the sealer's lock and is doing the same). Every process
+ * runs it every AUDIT_SEAL_INTERVAL_MS; the admin's verify runs it first.
+ */
+@Injectable()
+export class SealAuditChainUseCase {
+  constructor(private readonly sealer: AuditChainSealer) {}
+
+  /** @returns how many rows this call sealed. */
+  async run(): Promise<number> {
+    let sealed = 0;
+    for (;;) {
+      const batch = await this.sealer.sealBatch(SEAL_BATCH);
+      sealed += batch;
+      if (batch < SEAL_BATCH) return sealed;
+    }
+  }
+}
