@@ -1,55 +1,102 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
-import { analyseCpuProfile, formatProfile, type ProfileSummary } from './chat-turn-profile';
+import { cleanupAll, onCleanup } from './support/cleanup';
+import { analyseCpuProfile, formatProfile, type ProfileSummary } from './support/cpu-profile';
+import { bridleUsers, KINDS, type Kind, Load, type Mix, referenceUsers, send, usersNeeded } from './support/load';
+import { chargedCpu, type Cluster, type DatabaseStats, startCluster, type StatementStat } from './support/postgres-cluster';
+import {
+  busyCores,
+  type Listener,
+  machineCpu,
+  processCpuMs,
+  rssBytes,
+  sleep,
+  startListener,
+  waitForQuietMachine,
+} from './support/processes';
 
 /**
- * `npm run bench:chat-turn`: the chat endpoint of the BUILT service (`node dist/main.js`,
- * a child process) under 16 concurrent users, on embedded PGlite and on PostgreSQL.
- * Each user loops over add → complete → delete (dry run, confirmation asked) → "yes delete"
- * in one conversation. Prints a table per database, writes bench/results/chat-turn-*.json,
- * and, when a PostgreSQL target is missed, runs PostgreSQL once more under --cpu-prof and
- * prints where the server's CPU time goes.
+ * `npm run bench:chat-turn`: the chat endpoint of the BUILT service (`node dist/main.js`, a
+ * child process) over HTTP, closed-loop, in every configuration of
+ *   model {offline, openai-fake} × database {PGlite, PostgreSQL} × concurrency {1, 16}
+ *   × mix {add-only, mixed}
+ * and the reference target (bench/reference/server.ts: @openai/agents + Express + pg) on
+ * PostgreSQL with the fake model, add-only, at c=1 and c=16. The reference and Bridle's
+ * matching configuration (openai-fake, PostgreSQL, add-only, same concurrency) run side by
+ * side: both services up at once, measured in alternating chunks (A B B A A B B A), so a
+ * change of load on the shared machine hits both.
  *
- * Knobs for quick trials (the defaults are the benchmark): CHAT_TURN_MEASURED,
- * CHAT_TURN_WARMUP, CHAT_TURN_ONLY=pglite|postgres, CHAT_TURN_PROFILE=auto|always|never,
- * CHAT_TURN_KEEP_PROFILE=1 (keep the raw .cpuprofile in bench/results), and for investigations
- * CHAT_TURN_NODE_ARGS="--trace-gc …" (extra node flags for the server) with
- * CHAT_TURN_SERVER_LOG=<file> (append the server's stdout and stderr there), CHAT_TURN_MAIN=<main.js of another build>.
+ * PostgreSQL is a private cluster (bench/support/postgres-cluster.ts) with
+ * pg_stat_statements; every configuration gets a fresh database. The fake model is
+ * bench/support/fake-openai.ts, a child process. Per configuration: turns/s, p50/p95/p99,
+ * server CPU per turn (utime + stime of the service process), PostgreSQL CPU per turn (every
+ * process of the cluster), statements per turn (pg_stat_statements, nested ones included),
+ * commits per turn (pg_stat_database.xact_commit), RSS after 1 000 and after the last
+ * measured turn. Then the issue's targets, met or missed. Writes bench/results/turns.md and
+ * bench/results/turns.json (docs/performance.md explains every figure).
+ *
+ * Knobs (defaults are the benchmark; with any of the first seven set, results go to
+ * dist-bench/results/ instead, so a trial never replaces the committed figures):
+ *   TURNS_ONLY=a/b,c        run the configurations whose id has all the words of a part
+ *                           (ids: bridle/offline/postgres/mixed/c16, reference/openai-fake/postgres/add-only/c1, …;
+ *                           TURNS_ONLY=postgres/c16,reference: PostgreSQL at c=16, and the reference)
+ *   TURNS_MEASURED=10000    measured turns at c=16      TURNS_WARMUP=400    warm-up turns at c=16
+ *   TURNS_MEASURED_C1=2000  measured turns at c=1       TURNS_WARMUP_C1=100 warm-up turns at c=1
+ *   TURNS_CHUNKS=4          chunks a side-by-side configuration is measured in
+ *   TURNS_PROFILE=a/b       the Bridle configurations it selects (as TURNS_ONLY) run under node --cpu-prof
+ *                           (their figures are inflated; the profile summary is printed and kept)
+ *   TURNS_NODE_ARGS="…"     extra node flags for Bridle; TURNS_MAIN=<main.js of another build>
+ *   TURNS_QUIET_WAIT_S=60   before each run, wait at most this long for the machine to calm down
+ *                           (at most 5× this over the whole benchmark; then runs start at once)
+ *   TURNS_SERVER_LOG=<file> append the services' output there
  */
 
 const ROOT = join(__dirname, '..', '..');
-/** The built service; CHAT_TURN_MAIN may point at another build to compare (an experiment). */
-const MAIN = process.env.CHAT_TURN_MAIN || join(ROOT, 'dist', 'main.js');
-const RESULTS = join(ROOT, 'bench', 'results');
-const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const MAIN = process.env.TURNS_MAIN || join(ROOT, 'dist', 'main.js');
+const REFERENCE = join(__dirname, 'reference', 'server.js');
+const FAKE = join(__dirname, 'support', 'fake-openai.js');
+const COMMAND = 'npm run bench:chat-turn';
+const PARTIAL_KNOBS = [
+  'TURNS_ONLY',
+  'TURNS_MEASURED',
+  'TURNS_WARMUP',
+  'TURNS_MEASURED_C1',
+  'TURNS_WARMUP_C1',
+  'TURNS_CHUNKS',
+  'TURNS_PROFILE',
+  'TURNS_NODE_ARGS',
+  'TURNS_MAIN',
+];
+const PARTIAL = PARTIAL_KNOBS.some((name) => (process.env[name] ?? '') !== '');
+const RESULTS = PARTIAL ? join(ROOT, 'dist-bench', 'results') : join(ROOT, 'bench', 'results');
 
-const WORKERS = 16;
-const WARMUP = intFromEnv('CHAT_TURN_WARMUP', 400);
-const MEASURED = intFromEnv('CHAT_TURN_MEASURED', 10_000);
-const RSS_EARLY = Math.min(1_000, Math.max(1, Math.round(MEASURED / 10)));
-const RSS_EVERY = Math.max(1, Math.round(MEASURED / 10));
-const MAX_FAILURE_RATE = 0.01;
-const REQUEST_TIMEOUT_MS = 30_000;
-const START_TIMEOUT_MS = 90_000;
-const STOP_TIMEOUT_MS = 30_000;
-const PHASE_DEADLINE_MS = 15 * 60_000;
-const PG_SAMPLE_EVERY_MS = 20;
-/** Before each run, wait (at most this long) until other processes leave the CPUs alone. */
-const QUIET_WAIT_MS = 180_000;
-const QUIET_BUSY_PCT = 15;
+const TURNS = {
+  16: { warmup: intFromEnv('TURNS_WARMUP', 400), measured: intFromEnv('TURNS_MEASURED', 10_000) },
+  1: { warmup: intFromEnv('TURNS_WARMUP_C1', 100), measured: intFromEnv('TURNS_MEASURED_C1', 2_000) },
+} as const;
+const CHUNKS = intFromEnv('TURNS_CHUNKS', 4);
+const QUIET_WAIT_MS = intFromEnv('TURNS_QUIET_WAIT_S', 60) * 1000;
+/** What is left of the quiet-wait budget of the whole benchmark. */
+let quietBudgetMs = 5 * QUIET_WAIT_MS;
+/** Backends report their counters to pg_stat_database at most once a second, and within a second of going idle. */
+const STATS_SETTLE_MS = 2_000;
+const RSS_EARLY_TURN = 1_000;
+/** The first RSS reading: after the 1 000th measured turn, or half way through a shorter run. */
+const rssEarlyTurn = (measured: number) => Math.min(RSS_EARLY_TURN, Math.max(1, Math.round(measured / 2)));
 
-const TARGETS = { p95Ms: 20, turnsPerSecond: 400, rssChangePct: 10 } as const;
-
-type Kind = 'add' | 'complete' | 'delete' | 'confirm';
-const KINDS: readonly Kind[] = ['add', 'complete', 'delete', 'confirm'];
-type DatabaseKind = 'pglite' | 'postgres';
+const TARGETS = {
+  referenceThroughputFactor: 2,
+  offlineMixedTurnsPerSecond: 600,
+  offlineMixedP95Ms: 30,
+  commitsPerOneToolTurn: 4,
+  rssChangePct: 10,
+  pgliteRssMb: 300,
+} as const;
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -59,539 +106,65 @@ function intFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-// ---------------------------------------------------------------- cleanup
+// ---------------------------------------------------------------- the configurations
 
-/** Undo actions, run newest first, on success, failure and Ctrl-C alike. */
-const undoStack: { label: string; run: () => Promise<void> }[] = [];
+type System = 'bridle' | 'reference';
+type Model = 'offline' | 'openai-fake';
+type Database = 'pglite' | 'postgres';
+type Concurrency = 1 | 16;
 
-function onCleanup(label: string, run: () => Promise<void>): () => Promise<void> {
-  const entry = { label, run };
-  undoStack.push(entry);
-  let done = false;
-  return async () => {
-    if (done) return;
-    done = true;
-    const index = undoStack.indexOf(entry);
-    if (index >= 0) undoStack.splice(index, 1);
-    await run();
-  };
+interface Target {
+  readonly id: string;
+  readonly system: System;
+  readonly model: Model;
+  readonly database: Database;
+  readonly mix: Mix;
+  readonly concurrency: Concurrency;
+  readonly warmup: number;
+  readonly measured: number;
+  readonly profiled: boolean;
 }
 
-async function cleanupAll(): Promise<void> {
-  while (undoStack.length > 0) {
-    const entry = undoStack.pop();
-    if (!entry) break;
-    try {
-      await entry.run();
-    } catch (error) {
-      process.stderr.write(`cleanup "${entry.label}" failed: ${String(error)}\n`);
-    }
-  }
+/** Whether the id has every word of one of the comma-separated parts ("postgres/c16,reference"). */
+function selects(list: string, id: string): boolean {
+  const words = new Set(id.split('/'));
+  return list
+    .split(',')
+    .map((part) => part.split('/').filter((word) => word.trim() !== ''))
+    .some((part) => part.length > 0 && part.every((word) => words.has(word.trim())));
 }
 
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  // Last resort: no service may outlive the benchmark.
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    process.stderr.write(`\n${signal}: cleaning up\n`);
-    void cleanupAll().finally(() => process.exit(130));
-  });
+function target(system: System, model: Model, database: Database, mix: Mix, concurrency: Concurrency): Target {
+  const id = `${system}/${model}/${database}/${mix}/c${concurrency}`;
+  const profiled = system === 'bridle' && selects(process.env.TURNS_PROFILE ?? '', id);
+  return { id, system, model, database, mix, concurrency, ...TURNS[concurrency], profiled };
 }
 
-// ---------------------------------------------------------------- the service as a child process
-
-interface Service {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  readonly port: number;
-  readonly output: () => string;
-  readonly stop: () => Promise<number | null>;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The TCP port the process listens on, from /proc (the start-up line is info level, so LOG_LEVEL=warn hides it). */
-function listeningPort(pid: number): number | undefined {
-  const inodes = new Set<string>();
-  try {
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      try {
-        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
-        if (inode) inodes.add(inode);
-      } catch {
-        // the descriptor closed meanwhile
-      }
-    }
-  } catch {
-    return undefined;
-  }
-  for (const table of ['tcp', 'tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      // sl local_address rem_address st ... inode(9); st 0A = LISTEN
-      if (fields.length > 9 && fields[3] === '0A' && inodes.has(fields[9])) return parseInt(fields[1].split(':')[1], 16);
-    }
-  }
-  return undefined;
-}
-
-async function startService(env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<Service> {
-  const extra = (process.env.CHAT_TURN_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
-  const child = spawn(process.execPath, [...extra, ...nodeArgs, MAIN], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let output = '';
-  const log = process.env.CHAT_TURN_SERVER_LOG;
-  const keep = (chunk: Buffer) => {
-    if (log) appendFileSync(log, chunk);
-    output += chunk.toString();
-    if (output.length > 256_000) output = output.slice(-128_000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exitCode: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      exitCode = code;
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  const stop = async (): Promise<number | null> => {
-    if (exitCode !== undefined) return exitCode;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    try {
-      return await exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  const release = onCleanup(`stop service pid ${child.pid ?? '?'}`, async () => {
-    await stop();
-  });
-
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  let port: number | undefined;
-  while (Date.now() < deadline && exitCode === undefined && port === undefined) {
-    const logged = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
-    port = logged ? Number(logged) : child.pid ? listeningPort(child.pid) : undefined;
-    if (port === undefined) await sleep(100);
-  }
-  // Listening comes after the routes are mounted; /health also proves the database answers.
-  while (port !== undefined && Date.now() < deadline && exitCode === undefined) {
-    const health = await send(undefined, port, 'GET', '/health').catch(() => undefined);
-    if (health?.status === 200) break;
-    await sleep(100);
-  }
-  if (port === undefined || exitCode !== undefined || Date.now() >= deadline || !child.pid) {
-    await release();
-    throw new Error(`the service did not start (exit ${String(exitCode)}):\n${output.slice(-4000)}`);
-  }
-  return {
-    child,
-    pid: child.pid,
-    port,
-    output: () => output,
-    stop: async () => {
-      const code = await stop();
-      await release();
-      return code;
-    },
-  };
-}
-
-function rssBytes(pid: number): number {
-  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  if (!kb) throw new Error(`no VmRSS for pid ${pid}`);
-  return Number(kb) * 1024;
-}
-
-// ---------------------------------------------------------------- HTTP client
-
-interface Reply {
-  readonly status: number;
-  readonly body: string;
-}
-
-function send(agent: Agent | undefined, port: number, method: string, path: string, body?: unknown, token?: string): Promise<Reply> {
-  return new Promise<Reply>((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string | number> = {};
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = Buffer.byteLength(payload);
-    }
-    if (token) headers.authorization = `Bearer ${token}`;
-    const req = request({ host: '127.0.0.1', port, method, path, agent: agent ?? false, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`timeout after ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-// ---------------------------------------------------------------- load
-
-interface ChatResponse {
-  conversationId?: string;
-  decision?: { type?: string };
-  toolCalls?: { tool?: string; success?: boolean; result?: { task?: { number?: number } }; error?: { code?: string } }[];
-}
-
-interface Worker {
-  readonly index: number;
-  readonly userId: string;
-  readonly token: string;
-  conversationId: string | undefined;
-  step: number;
-  item: number;
-  taskNumber: number | undefined;
-}
-
-interface LoadStats {
-  readonly latencies: Record<Kind, number[]>;
-  failures: number;
-  unexpected: number;
-  firstFailures: string[];
-  sent: number;
-}
-
-interface Phase {
-  remaining: number;
-  readonly measured: boolean;
-  completed: number;
-  readonly onMeasured?: (completed: number) => void;
-}
-
-function messageOf(worker: Worker): { kind: Kind; message: string } {
-  switch (worker.step) {
-    case 0:
-      return { kind: 'add', message: `add bench item ${worker.item}` };
-    case 1:
-      return { kind: 'complete', message: `mark task ${worker.taskNumber} done` };
-    case 2:
-      return { kind: 'delete', message: `delete task ${worker.taskNumber}` };
-    default:
-      return { kind: 'confirm', message: 'yes delete' };
-  }
-}
-
-/** Moves the worker's cycle on; false when the reply did not take the expected path. */
-function advance(worker: Worker, kind: Kind, reply: ChatResponse): boolean {
-  const call = reply.toolCalls?.[0];
-  switch (kind) {
-    case 'add': {
-      const n = call?.tool === 'add_task' && call.success ? call.result?.task?.number : undefined;
-      if (typeof n !== 'number') return false;
-      worker.taskNumber = n;
-      worker.step = 1;
-      return true;
-    }
-    case 'complete':
-      worker.step = 2;
-      return call?.tool === 'complete_task' && call.success === true;
-    case 'delete':
-      worker.step = 3;
-      return reply.decision?.type === 'REQUEST_CONFIRMATION' && call?.error?.code === 'CONFIRMATION_REQUIRED';
-    case 'confirm':
-      worker.step = 0;
-      worker.item++;
-      worker.taskNumber = undefined;
-      return call?.tool === 'delete_task' && call.success === true;
-  }
-}
-
-async function turn(agent: Agent, port: number, worker: Worker, phase: Phase, stats: LoadStats, failureBudget: number) {
-  const { kind, message } = messageOf(worker);
-  const body = worker.conversationId ? { message, conversationId: worker.conversationId } : { message };
-  const started = performance.now();
-  let reply: Reply | undefined;
-  let error: unknown;
-  try {
-    reply = await send(agent, port, 'POST', `/api/${worker.userId}/chat`, body, worker.token);
-  } catch (caught) {
-    error = caught;
-  }
-  const elapsed = performance.now() - started;
-  stats.sent++;
-  if (reply?.status === 200) {
-    const parsed = JSON.parse(reply.body) as ChatResponse;
-    worker.conversationId ??= parsed.conversationId;
-    if (!advance(worker, kind, parsed)) {
-      stats.unexpected++;
-      if (stats.firstFailures.length < 5) stats.firstFailures.push(`unexpected ${kind} reply: ${reply.body.slice(0, 300)}`);
-      // Start the cycle over so one odd reply does not derail the rest.
-      if (kind !== 'confirm') worker.step = 0;
-    }
-  } else {
-    stats.failures++;
-    if (stats.firstFailures.length < 5) {
-      stats.firstFailures.push(reply ? `HTTP ${reply.status} on ${kind}: ${reply.body.slice(0, 300)}` : `${kind}: ${String(error)}`);
-    }
-    worker.step = 0;
-    if (stats.failures > failureBudget)
-      throw new Error(`more than 1 % of the turns failed (${stats.failures}): ${stats.firstFailures.join(' | ')}`);
-  }
-  if (phase.measured) {
-    stats.latencies[kind].push(elapsed);
-    phase.completed++;
-    phase.onMeasured?.(phase.completed);
-  }
-}
-
-async function runPhase(agent: Agent, port: number, workers: readonly Worker[], phase: Phase, stats: LoadStats, failureBudget: number) {
-  const deadline = performance.now() + PHASE_DEADLINE_MS;
-  await Promise.all(
-    workers.map(async (worker) => {
-      // Bounded: every pass takes one turn off the shared budget.
-      try {
-        while (phase.remaining > 0) {
-          if (performance.now() > deadline) throw new Error(`phase took longer than ${PHASE_DEADLINE_MS / 60_000} minutes`);
-          phase.remaining--;
-          await turn(agent, port, worker, phase, stats, failureBudget);
+/** Groups run one after the other; the targets of a group are measured side by side. */
+function plan(): Target[][] {
+  const only = process.env.TURNS_ONLY ?? '';
+  const wanted = (t: Target) => only.trim() === '' || selects(only, t.id);
+  const groups: Target[][] = [];
+  for (const concurrency of [16, 1] as const) {
+    groups.push([
+      target('bridle', 'openai-fake', 'postgres', 'add-only', concurrency),
+      target('reference', 'openai-fake', 'postgres', 'add-only', concurrency),
+    ]);
+    for (const database of ['postgres', 'pglite'] as const) {
+      for (const model of ['offline', 'openai-fake'] as const) {
+        for (const mix of ['mixed', 'add-only'] as const) {
+          if (!(database === 'postgres' && model === 'openai-fake' && mix === 'add-only'))
+            groups.push([target('bridle', model, database, mix, concurrency)]);
         }
-      } catch (error) {
-        phase.remaining = 0; // the other workers stop after their current turn
-        throw error;
       }
-    }),
-  );
-}
-
-async function createUsers(agent: Agent, port: number, tag: string): Promise<Worker[]> {
-  const workers: Worker[] = [];
-  // scrypt is deliberately slow; a few at a time keeps start-up short without piling up.
-  for (let batch = 0; batch < WORKERS; batch += 4) {
-    const created = await Promise.all(
-      Array.from({ length: Math.min(4, WORKERS - batch) }, async (_, offset) => {
-        const index = batch + offset;
-        const credentials = { email: `bench-${tag}-${index}@example.com`, password: `bench password ${tag} ${index}` };
-        const registered = await send(agent, port, 'POST', '/auth/register', credentials);
-        if (registered.status !== 201) throw new Error(`register ${index}: HTTP ${registered.status} ${registered.body}`);
-        const login = await send(agent, port, 'POST', '/auth/login', credentials);
-        if (login.status !== 200) throw new Error(`login ${index}: HTTP ${login.status} ${login.body}`);
-        const { accessToken, userId } = JSON.parse(login.body) as { accessToken: string; userId: string };
-        return { index, userId, token: accessToken, conversationId: undefined, step: 0, item: 1, taskNumber: undefined };
-      }),
-    );
-    workers.push(...created);
-  }
-  return workers;
-}
-
-// ---------------------------------------------------------------- CPU and PostgreSQL observation
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** utime + stime of one process, in ms. */
-function processCpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // after "pid (comm) ": state(0) ... utime(11) stime(12)
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Per-pid CPU ms of every PostgreSQL server process on this machine. */
-function postgresCpu(): Map<number, number> {
-  const result = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-    } catch {
-      continue;
     }
-    const ms = processCpuMs(Number(entry));
-    if (ms !== undefined) result.set(Number(entry), ms);
   }
-  return result;
+  return groups.map((group) => group.filter(wanted)).filter((group) => group.length > 0);
 }
 
-/** Busy and total jiffies of all cores. */
-function machineCpu(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
-  const idle = fields[3] + fields[4];
-  return { busy: total - idle, total };
-}
+// ---------------------------------------------------------------- results
 
-interface CpuSnapshot {
-  readonly at: number;
-  readonly server: number;
-  readonly postgres: Map<number, number>;
-  readonly client: NodeJS.CpuUsage;
-  readonly machine: { busy: number; total: number };
-}
-
-function cpuSnapshot(serverPid: number): CpuSnapshot {
-  return {
-    at: performance.now(),
-    server: processCpuMs(serverPid) ?? 0,
-    postgres: postgresCpu(),
-    client: process.cpuUsage(),
-    machine: machineCpu(),
-  };
-}
-
-interface CpuFigures {
-  readonly serverMsPerTurn: number;
-  readonly postgresMsPerTurn: number;
-  readonly clientMsPerTurn: number;
-  readonly serverCores: number;
-  readonly postgresCores: number;
-  readonly clientCores: number;
-  /** Cores busy with anything else on the machine (other tests, builds…) while measuring. */
-  readonly otherCores: number;
-  readonly machineBusyPct: number;
-}
-
-function cpuFigures(before: CpuSnapshot, after: CpuSnapshot, turns: number): CpuFigures {
-  const wallMs = after.at - before.at;
-  let postgres = 0;
-  for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
-  const client = process.cpuUsage(before.client);
-  const clientMs = (client.user + client.system) / 1000;
-  const server = after.server - before.server;
-  const machine = (100 * (after.machine.busy - before.machine.busy)) / Math.max(1, after.machine.total - before.machine.total);
-  return {
-    serverMsPerTurn: round(server / turns, 3),
-    postgresMsPerTurn: round(postgres / turns, 3),
-    clientMsPerTurn: round(clientMs / turns, 3),
-    serverCores: round(server / wallMs, 2),
-    postgresCores: round(postgres / wallMs, 2),
-    clientCores: round(clientMs / wallMs, 2),
-    otherCores: round(Math.max(0, (machine / 100) * cpus().length - (server + postgres + clientMs) / wallMs), 2),
-    machineBusyPct: round(machine, 1),
-  };
-}
-
-/** Waits (bounded) until the machine is idle enough to measure; returns its busy % over the last second. */
-async function waitForQuietMachine(out: (text: string) => void): Promise<number> {
-  const limit = Date.now() + QUIET_WAIT_MS;
-  let told = false;
-  for (;;) {
-    const before = machineCpu();
-    await sleep(1_000);
-    const after = machineCpu();
-    const busyPct = (100 * (after.busy - before.busy)) / Math.max(1, after.total - before.total);
-    if (busyPct <= QUIET_BUSY_PCT) return round(busyPct, 1);
-    if (Date.now() > limit) {
-      out(`  the machine is still ${busyPct.toFixed(0)} % busy with other work after ${QUIET_WAIT_MS / 1000} s: measuring anyway`);
-      return round(busyPct, 1);
-    }
-    if (!told)
-      out(`  the machine is ${busyPct.toFixed(0)} % busy with other work: waiting up to ${QUIET_WAIT_MS / 1000} s for it to calm down…`);
-    told = true;
-    await sleep(4_000);
-  }
-}
-
-interface PgStatRow {
-  xact_commit: string;
-  xact_rollback: string;
-  active_time: number;
-  idle_in_transaction_time: number;
-  tup_returned: string;
-  tup_fetched: string;
-  tup_inserted: string;
-  tup_updated: string;
-  tup_deleted: string;
-}
-
-async function pgDatabaseStats(admin: Client, database: string): Promise<PgStatRow> {
-  const { rows } = await admin.query<PgStatRow>(
-    `SELECT xact_commit, xact_rollback, active_time, idle_in_transaction_time,
-            tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted
-     FROM pg_stat_database WHERE datname = $1`,
-    [database],
-  );
-  return rows[0];
-}
-
-/** Samples how many of the service's backends are executing a statement right now. */
-class ActivitySampler {
-  private samples = 0;
-  private activeSum = 0;
-  private idleInTxSum = 0;
-  private connectionsMax = 0;
-  private activeMax = 0;
-  private stopped = false;
-  private loop: Promise<void> | undefined;
-
-  constructor(
-    private readonly client: Client,
-    private readonly database: string,
-  ) {}
-
-  start(): void {
-    const maxSamples = Math.ceil(PHASE_DEADLINE_MS / PG_SAMPLE_EVERY_MS);
-    this.loop = (async () => {
-      while (!this.stopped && this.samples < maxSamples) {
-        let rows: { active: number; idle_tx: number; total: number }[];
-        try {
-          ({ rows } = await this.client.query<{ active: number; idle_tx: number; total: number }>(
-            `SELECT count(*) FILTER (WHERE state = 'active')::int AS active,
-                    count(*) FILTER (WHERE state LIKE 'idle in transaction%')::int AS idle_tx,
-                    count(*)::int AS total
-             FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'`,
-            [this.database],
-          ));
-        } catch {
-          break; // the connection closed under us: the run is over
-        }
-        this.samples++;
-        this.activeSum += rows[0].active;
-        this.idleInTxSum += rows[0].idle_tx;
-        this.activeMax = Math.max(this.activeMax, rows[0].active);
-        this.connectionsMax = Math.max(this.connectionsMax, rows[0].total);
-        await sleep(PG_SAMPLE_EVERY_MS);
-      }
-    })();
-  }
-
-  async stop() {
-    this.stopped = true;
-    await this.loop;
-    return {
-      samples: this.samples,
-      meanActive: round(this.activeSum / Math.max(1, this.samples), 2),
-      maxActive: this.activeMax,
-      meanIdleInTransaction: round(this.idleInTxSum / Math.max(1, this.samples), 2),
-      maxConnections: this.connectionsMax,
-    };
-  }
-}
-
-// ---------------------------------------------------------------- one run
-
-interface LatencySummary {
+interface Latency {
   readonly p50: number;
   readonly p95: number;
   readonly p99: number;
@@ -600,223 +173,448 @@ interface LatencySummary {
   readonly count: number;
 }
 
-interface PostgresFigures {
-  readonly meanActiveBackends: number;
-  readonly maxActiveBackends: number;
-  readonly meanIdleInTransactionBackends: number;
-  readonly maxConnections: number;
-  readonly activeSamples: number;
-  /** Little's law: mean active backends × measured wall time ÷ measured turns. */
-  readonly activeMsPerTurnSampled: number;
-  /** From pg_stat_database.active_time over the whole run (warm-up included), read after the service stopped. */
-  readonly activeMsPerTurn: number;
-  readonly idleInTransactionMsPerTurn: number;
-  readonly commitsPerTurn: number;
-  readonly rowsWrittenPerTurn: number;
+interface TopStatement {
+  readonly query: string;
+  readonly toplevel: boolean;
+  readonly callsPerTurn: number;
+  readonly msPerTurn: number;
+  readonly meanMs: number;
 }
 
-interface RunResult {
-  readonly database: DatabaseKind;
+interface PostgresFigures {
+  /** Statements that ran (pg_stat_statements calls), nested ones included, transaction control (BEGIN, COMMIT, SAVEPOINT…) not. */
+  readonly statementsPerTurn: number;
+  readonly topLevelStatementsPerTurn: number;
+  readonly nestedStatementsPerTurn: number;
+  readonly transactionControlPerTurn: number;
+  readonly commitsPerTurn: number;
+  readonly rollbacksPerTurn: number;
+  readonly rowsWrittenPerTurn: number;
+  /** Statement time (pg_stat_statements total_exec_time, wall clock inside the server) per turn; nested time is also in its caller's. */
+  readonly topLevelStatementMsPerTurn: number;
+  /** False when pg_stat_statements evicted entries during the run: the statement figures are then too low. */
+  readonly statementsComplete: boolean;
+  readonly topStatements: readonly TopStatement[];
+}
+
+interface Result {
+  readonly id: string;
+  readonly system: System;
+  readonly model: Model;
+  readonly database: Database;
+  readonly mix: Mix;
+  readonly concurrency: Concurrency;
   readonly profiled: boolean;
-  readonly measuredTurns: number;
   readonly warmupTurns: number;
-  readonly workers: number;
+  readonly measuredTurns: number;
+  readonly chunks: number;
   readonly seconds: number;
   readonly turnsPerSecond: number;
-  readonly latencyMs: LatencySummary;
-  readonly p95ByKindMs: Record<Kind, number>;
-  readonly latencyByKindMs: Record<Kind, LatencySummary>;
+  readonly latencyMs: Latency;
+  readonly latencyByKindMs: Partial<Record<Kind, Latency>>;
+  readonly cpuMsPerTurn: {
+    readonly server: number;
+    /** Every process of the private cluster (null on PGlite: the database runs inside the server). */
+    readonly postgres: number | null;
+    readonly postgresBackends: number | null;
+    readonly loadGenerator: number;
+    readonly fakeModel: number | null;
+  };
+  /** Cores busy on average while measuring: the machine, and the part no process of the benchmark used (other engineers' work). */
+  readonly cores: { readonly machine: number; readonly other: number };
+  readonly postgres: PostgresFigures | null;
+  readonly modelRequestsPerTurn: number | null;
   readonly rss: {
     readonly earlyTurn: number;
-    readonly earlyBytes: number;
+    readonly earlyMb: number;
     readonly finalTurn: number;
-    readonly finalBytes: number;
+    readonly finalMb: number;
     readonly changePct: number;
-    readonly trace: readonly { turn: number; bytes: number }[];
-    /** Least-squares slope of the trace: a leak shows as a steady climb, GC as a saw. */
-    readonly slopeMbPer1000Turns: number;
+    readonly traceMb: readonly { readonly turn: number; readonly mb: number }[];
   };
   readonly failures: number;
-  readonly totalTurns: number;
-  readonly failureRatePct: number;
   readonly unexpectedReplies: number;
-  readonly failureSamples: readonly string[];
-  readonly cpu: CpuFigures;
-  readonly postgres: PostgresFigures | null;
-  readonly serverExitCode: number | null;
+  readonly sent: number;
+  readonly problems: readonly string[];
+  readonly checks: readonly string[];
   readonly setupSeconds: number;
-  /** Machine busy % in the second before the run started. */
   readonly machineBusyBeforePct: number;
+  readonly serverExitCode: number | null;
+  readonly profile?: ProfileSummary;
 }
 
-async function benchDatabase(
-  database: DatabaseKind,
-  out: (text: string) => void,
-  options: { cpuProfDir?: string } = {},
-): Promise<RunResult> {
-  const machineBusyBeforePct = await waitForQuietMachine(out);
-  const setupStarted = performance.now();
-  const tag = randomBytes(4).toString('hex');
-  const dataDir = await mkdtemp(join(tmpdir(), 'bridle-chat-turn-'));
-  const removeDataDir = onCleanup(`remove ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }));
-  let admin: Client | undefined;
-  let dropDatabase: (() => Promise<void>) | undefined;
-  let service: Service | undefined;
-  let agent: Agent | undefined;
+interface GroupFailure {
+  readonly ids: readonly string[];
+  readonly error: string;
+}
+
+// ---------------------------------------------------------------- one group
+
+interface Shared {
+  readonly cluster: Cluster | undefined;
+  readonly fake: Listener | undefined;
+  readonly out: (text: string) => void;
+}
+
+interface Running {
+  readonly target: Target;
+  readonly service: Listener;
+  readonly load: Load;
+  readonly database: string | undefined;
+  readonly cpuProfDir: string | undefined;
+  readonly setupSeconds: number;
+  /** Drops the database and removes the temp folders (the service is stopped first). */
+  readonly release: () => Promise<void>;
+  measuredDone: number;
+  chunks: number;
+  ms: number;
+  serverMs: number;
+  postgresMs: number;
+  postgresBackendsMs: number;
+  clientMs: number;
+  fakeMs: number;
+  machineCoreMs: number;
+  modelRequests: number;
+  readonly trace: { turn: number; bytes: number }[];
+  statementsBefore?: Map<string, StatementStat>;
+  statsBefore?: DatabaseStats;
+}
+
+async function fakeRequests(fake: Listener | undefined): Promise<number> {
+  if (!fake) return 0;
+  const reply = await send(undefined, fake.port, 'GET', '/stats');
+  return (JSON.parse(reply.body) as { requests: number }).requests;
+}
+
+async function start(t: Target, shared: Shared): Promise<Running> {
+  const undo: (() => Promise<void>)[] = [];
+  const release = async () => {
+    for (let step = undo.pop(); step; step = undo.pop()) await step();
+  };
   try {
-    const env: Record<string, string> = {
-      BRIDLE_DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      AUTH_RATE_LIMIT_PER_MINUTE: '100000',
-      CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
-      JWT_SECRET: randomBytes(36).toString('base64url'),
-    };
-    let dbName = '';
-    if (database === 'postgres') {
-      dbName = `bridle_bench_${tag}`;
-      const connected = new Client({ connectionString: PG_ADMIN_URL });
-      await connected.connect();
-      admin = connected;
-      const closeAdmin = onCleanup('close admin connection', () => connected.end());
-      await connected.query(`CREATE DATABASE ${dbName}`);
-      const drop = onCleanup(`drop database ${dbName}`, async () => {
-        await connected.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      });
-      dropDatabase = async () => {
-        await drop();
-        await closeAdmin();
-      };
-      env.DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${dbName}`;
-    }
-
-    service = await startService(env, options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []);
-    agent = new Agent({ keepAlive: true, maxSockets: WORKERS });
-    const workers = await createUsers(agent, service.port, tag);
-    const stats: LoadStats = {
-      latencies: { add: [], complete: [], delete: [], confirm: [] },
-      failures: 0,
-      unexpected: 0,
-      firstFailures: [],
-      sent: 0,
-    };
-    const failureBudget = Math.floor(MAX_FAILURE_RATE * (WARMUP + MEASURED));
-    const pgBefore = admin ? await pgDatabaseStats(admin, dbName) : undefined;
-    const setupSeconds = (performance.now() - setupStarted) / 1000;
-
-    await runPhase(agent, service.port, workers, { remaining: WARMUP, measured: false, completed: 0 }, stats, failureBudget);
-
-    const pid = service.pid;
-    const trace: { turn: number; bytes: number }[] = [];
-    let earlyBytes = 0;
-    let finalBytes = 0;
-    let sampler: ActivitySampler | undefined;
-    let samplerClient: Client | undefined;
-    if (database === 'postgres') {
-      const connected = new Client({ connectionString: PG_ADMIN_URL });
-      await connected.connect();
-      samplerClient = connected;
-      sampler = new ActivitySampler(connected, dbName);
-    }
-    const closeSampler = onCleanup('close sampler connection', async () => {
-      await samplerClient?.end();
-    });
-    sampler?.start();
-    const cpuBefore = cpuSnapshot(pid);
-    const started = performance.now();
-    let ended = started;
-    let cpuAfter = cpuBefore;
-    const phase: Phase = {
-      remaining: MEASURED,
-      measured: true,
-      completed: 0,
-      onMeasured: (completed) => {
-        if (completed === MEASURED) {
-          ended = performance.now();
-          cpuAfter = cpuSnapshot(pid);
-        }
-        if (completed % RSS_EVERY === 0 || completed === RSS_EARLY || completed === MEASURED) {
-          const bytes = rssBytes(pid);
-          if (completed === RSS_EARLY) earlyBytes = bytes;
-          if (completed === MEASURED) finalBytes = bytes;
-          if (trace.at(-1)?.turn !== completed) trace.push({ turn: completed, bytes });
-        }
-      },
-    };
-    await runPhase(agent, service.port, workers, phase, stats, failureBudget);
-    const activity = await sampler?.stop();
-    await closeSampler();
-    const seconds = (ended - started) / 1000;
-
-    agent.destroy();
-    agent = undefined;
-    const serverExitCode = await service.stop();
-    service = undefined;
-
-    let postgres: PostgresFigures | null = null;
-    if (admin && pgBefore && activity) {
-      // Backends flush their statistics when they exit: the service is stopped now.
-      await sleep(500);
-      const pgAfter = await pgDatabaseStats(admin, dbName);
-      const turns = WARMUP + MEASURED;
-      const delta = (key: keyof PgStatRow) => Number(pgAfter[key]) - Number(pgBefore[key]);
-      postgres = {
-        meanActiveBackends: activity.meanActive,
-        maxActiveBackends: activity.maxActive,
-        meanIdleInTransactionBackends: activity.meanIdleInTransaction,
-        maxConnections: activity.maxConnections,
-        activeSamples: activity.samples,
-        activeMsPerTurnSampled: round((activity.meanActive * seconds * 1000) / MEASURED, 3),
-        activeMsPerTurn: round(delta('active_time') / turns, 3),
-        idleInTransactionMsPerTurn: round(delta('idle_in_transaction_time') / turns, 3),
-        commitsPerTurn: round(delta('xact_commit') / turns, 2),
-        rowsWrittenPerTurn: round((delta('tup_inserted') + delta('tup_updated') + delta('tup_deleted')) / turns, 2),
-      };
-    }
-
-    const all = KINDS.flatMap((kind) => stats.latencies[kind]);
-    const byKind = Object.fromEntries(KINDS.map((kind) => [kind, summarise(stats.latencies[kind])])) as Record<Kind, LatencySummary>;
-    return {
-      database,
-      profiled: options.cpuProfDir !== undefined,
-      measuredTurns: phase.completed,
-      warmupTurns: WARMUP,
-      workers: WORKERS,
-      seconds: round(seconds, 3),
-      turnsPerSecond: round(phase.completed / seconds, 1),
-      latencyMs: summarise(all),
-      p95ByKindMs: Object.fromEntries(KINDS.map((kind) => [kind, byKind[kind].p95])) as Record<Kind, number>,
-      latencyByKindMs: byKind,
-      rss: {
-        earlyTurn: RSS_EARLY,
-        earlyBytes,
-        finalTurn: MEASURED,
-        finalBytes,
-        changePct: round((100 * (finalBytes - earlyBytes)) / earlyBytes, 2),
-        trace,
-        slopeMbPer1000Turns: round(slope(trace.map((point) => [point.turn / 1000, point.bytes / 1024 / 1024])), 2),
-      },
-      failures: stats.failures,
-      totalTurns: stats.sent,
-      failureRatePct: round((100 * stats.failures) / Math.max(1, stats.sent), 3),
-      unexpectedReplies: stats.unexpected,
-      failureSamples: stats.firstFailures,
-      cpu: cpuFigures(cpuBefore, cpuAfter, MEASURED),
-      postgres,
-      serverExitCode,
-      setupSeconds: round(setupSeconds, 2),
-      machineBusyBeforePct,
-    };
-  } finally {
-    agent?.destroy();
-    await service?.stop();
-    await dropDatabase?.();
-    await removeDataDir();
+    return await startService(t, shared, undo, release);
+  } catch (error) {
+    await release();
+    throw error;
   }
 }
 
-function summarise(values: readonly number[]): LatencySummary {
+async function startService(t: Target, shared: Shared, undo: (() => Promise<void>)[], release: () => Promise<void>): Promise<Running> {
+  const began = performance.now();
+  const tag = randomBytes(4).toString('hex');
+  const dataDir = await mkdtemp(join(tmpdir(), 'bridle-bench-turns-'));
+  undo.push(onCleanup(`remove ${dataDir}`, () => rm(dataDir, { recursive: true, force: true })));
+  let database: string | undefined;
+  if (t.database === 'postgres') {
+    const cluster = shared.cluster;
+    if (!cluster) throw new Error('no PostgreSQL cluster');
+    const name = `bench_${t.system}_${tag}`;
+    await cluster.createDatabase(name);
+    undo.push(onCleanup(`drop database ${name}`, () => cluster.dropDatabase(name)));
+    database = name;
+  }
+  const jwtSecret = randomBytes(36).toString('base64url');
+  const modelUrl = `http://127.0.0.1:${shared.fake?.port ?? 0}/v1`;
+  if (t.model === 'openai-fake' && !shared.fake) throw new Error('no fake model');
+  let cpuProfDir: string | undefined;
+  if (t.profiled) {
+    const dir = await mkdtemp(join(tmpdir(), 'bridle-bench-prof-'));
+    undo.push(onCleanup(`remove ${dir}`, () => rm(dir, { recursive: true, force: true })));
+    cpuProfDir = dir;
+  }
+  let service: Listener;
+  if (t.system === 'bridle') {
+    const extra = (process.env.TURNS_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+    service = await startListener({
+      label: t.id,
+      cwd: ROOT,
+      args: [...extra, ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), MAIN],
+      env: {
+        BRIDLE_DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+        CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
+        JWT_SECRET: jwtSecret,
+        ...(database && shared.cluster ? { DATABASE_URL: shared.cluster.urlOf(database) } : {}),
+        ...(t.model === 'openai-fake'
+          ? { LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-bench', OPENAI_MODEL: 'gpt-4o-mini', OPENAI_BASE_URL: modelUrl }
+          : {}),
+      },
+      ready: async (port) => (await send(undefined, port, 'GET', '/health')).status === 200,
+      logFile: process.env.TURNS_SERVER_LOG || undefined,
+    });
+  } else {
+    if (!database || !shared.cluster) throw new Error('the reference runs on PostgreSQL');
+    service = await startListener({
+      label: t.id,
+      cwd: ROOT,
+      args: [REFERENCE],
+      env: { DATABASE_URL: shared.cluster.urlOf(database), JWT_SECRET: jwtSecret, MODEL_BASE_URL: modelUrl, PORT: '0', HOST: '127.0.0.1' },
+      logFile: process.env.TURNS_SERVER_LOG || undefined,
+    });
+  }
+  const planned = t.warmup + t.measured;
+  const count = usersNeeded(t.concurrency, planned);
+  undo.push(async () => {
+    await service.stop();
+  });
+  const users = t.system === 'bridle' ? await bridleUsers(service.port, count, tag) : referenceUsers(count, jwtSecret);
+  const load = new Load({ system: t.system, mix: t.mix, concurrency: t.concurrency, port: service.port, users, plannedTurns: planned });
+  undo.push(() => Promise.resolve(load.close()));
+  return {
+    target: t,
+    service,
+    load,
+    database,
+    cpuProfDir,
+    release,
+    setupSeconds: (performance.now() - began) / 1000,
+    measuredDone: 0,
+    chunks: 0,
+    ms: 0,
+    serverMs: 0,
+    postgresMs: 0,
+    postgresBackendsMs: 0,
+    clientMs: 0,
+    fakeMs: 0,
+    machineCoreMs: 0,
+    modelRequests: 0,
+    trace: [],
+  };
+}
+
+/**
+ * Measures `turns` more turns of one target, adding up its CPU and time. `idle`: the other
+ * targets of the group, whose services wait meanwhile (their backends' CPU is not this run's).
+ */
+async function measure(run: Running, turns: number, shared: Shared, idle: readonly Running[]): Promise<void> {
+  const t = run.target;
+  const every = Math.max(1, Math.round(t.measured / 10));
+  const early = rssEarlyTurn(t.measured);
+  const requestsBefore = await fakeRequests(shared.fake);
+  const clusterBefore = shared.cluster?.cpu();
+  const fakeBefore = shared.fake ? (processCpuMs(shared.fake.pid) ?? 0) : 0;
+  const serverBefore = processCpuMs(run.service.pid) ?? 0;
+  const clientBefore = process.cpuUsage();
+  const machineBefore = machineCpu();
+  const started = performance.now();
+  if (run.trace.length === 0) run.trace.push({ turn: 0, bytes: rssBytes(run.service.pid) });
+  const base = run.measuredDone;
+  await run.load.run(turns, true, (done) => {
+    const turn = base + done;
+    if (turn === early || turn % every === 0 || turn === t.measured) run.trace.push({ turn, bytes: rssBytes(run.service.pid) });
+  });
+  const elapsed = performance.now() - started;
+  const machineAfter = machineCpu();
+  const client = process.cpuUsage(clientBefore);
+  const serverAfter = processCpuMs(run.service.pid) ?? serverBefore;
+  const fakeAfter = shared.fake ? (processCpuMs(shared.fake.pid) ?? fakeBefore) : 0;
+  const clusterAfter = shared.cluster?.cpu();
+  run.modelRequests += (await fakeRequests(shared.fake)) - requestsBefore;
+  run.measuredDone += turns;
+  run.chunks++;
+  run.ms += elapsed;
+  run.serverMs += serverAfter - serverBefore;
+  run.clientMs += (client.user + client.system) / 1000;
+  run.fakeMs += fakeAfter - fakeBefore;
+  if (clusterBefore && clusterAfter) {
+    const elsewhere = idle.flatMap((other) => (other.database ? [other.database] : []));
+    const charged = chargedCpu(clusterBefore, clusterAfter, run.database, elsewhere);
+    run.postgresMs += charged.totalMs;
+    run.postgresBackendsMs += charged.backendsMs;
+  }
+  run.machineCoreMs += busyCores(machineBefore, machineAfter) * elapsed;
+}
+
+const TRANSACTION_CONTROL =
+  /^\s*(BEGIN|START TRANSACTION|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|PREPARE TRANSACTION|SET|RESET|SHOW|DISCARD|DEALLOCATE)\b/i;
+
+function postgresFigures(
+  before: Map<string, StatementStat>,
+  after: Map<string, StatementStat>,
+  statsBefore: DatabaseStats,
+  statsAfter: DatabaseStats,
+  turns: number,
+  complete: boolean,
+): PostgresFigures {
+  let topLevel = 0;
+  let nested = 0;
+  let control = 0;
+  let topLevelMs = 0;
+  const moved: (StatementStat & { readonly deltaCalls: number; readonly deltaMs: number })[] = [];
+  for (const [key, stat] of after) {
+    const calls = stat.calls - (before.get(key)?.calls ?? 0);
+    const ms = stat.totalMs - (before.get(key)?.totalMs ?? 0);
+    if (calls <= 0) continue;
+    moved.push({ ...stat, deltaCalls: calls, deltaMs: ms });
+    if (TRANSACTION_CONTROL.test(stat.query)) control += calls;
+    else if (stat.toplevel) topLevel += calls;
+    else nested += calls;
+    if (stat.toplevel) topLevelMs += ms;
+  }
+  const per = (value: number, digits = 2) => round(value / turns, digits);
+  return {
+    statementsPerTurn: per(topLevel + nested),
+    topLevelStatementsPerTurn: per(topLevel),
+    nestedStatementsPerTurn: per(nested),
+    transactionControlPerTurn: per(control),
+    commitsPerTurn: per(statsAfter.commits - statsBefore.commits),
+    rollbacksPerTurn: per(statsAfter.rollbacks - statsBefore.rollbacks),
+    rowsWrittenPerTurn: per(statsAfter.rowsWritten - statsBefore.rowsWritten),
+    topLevelStatementMsPerTurn: per(topLevelMs, 3),
+    statementsComplete: complete,
+    topStatements: moved
+      .sort((a, b) => b.deltaMs - a.deltaMs)
+      .slice(0, 20)
+      .map((stat) => ({
+        query: stat.query.replace(/\s+/g, ' ').trim().slice(0, 240),
+        toplevel: stat.toplevel,
+        callsPerTurn: per(stat.deltaCalls),
+        msPerTurn: per(stat.deltaMs, 3),
+        meanMs: round(stat.deltaMs / stat.deltaCalls, 3),
+      })),
+  };
+}
+
+async function runGroup(group: readonly Target[], shared: Shared): Promise<Result[]> {
+  const { cluster, out } = shared;
+  const waitStarted = Date.now();
+  const machineBusyBeforePct = await waitForQuietMachine(out, Math.min(QUIET_WAIT_MS, quietBudgetMs));
+  quietBudgetMs = Math.max(0, quietBudgetMs - (Date.now() - waitStarted));
+  const runs: Running[] = [];
+  try {
+    for (const t of group) {
+      out(`  ${t.id}: starting${t.profiled ? ' under --cpu-prof' : ''}…`);
+      const run = await start(t, shared);
+      runs.push(run);
+      await run.load.run(t.warmup, false);
+    }
+    await sleep(STATS_SETTLE_MS);
+    const evictionsBefore = cluster ? await cluster.evictions() : 0;
+    for (const run of runs) {
+      if (cluster && run.database) {
+        run.statementsBefore = await cluster.statements(run.database);
+        run.statsBefore = await cluster.databaseStats(run.database);
+      }
+    }
+
+    // Side by side: A B B A A B B A …; alone: one chunk.
+    const chunks = runs.length > 1 ? CHUNKS : 1;
+    for (let chunk = 0; chunk < chunks; chunk++) {
+      const order = chunk % 2 === 0 ? runs : [...runs].reverse();
+      for (const run of order) {
+        const size = chunk === chunks - 1 ? run.target.measured - run.measuredDone : Math.floor(run.target.measured / chunks);
+        await measure(
+          run,
+          size,
+          shared,
+          runs.filter((other) => other !== run),
+        );
+      }
+    }
+
+    await sleep(STATS_SETTLE_MS);
+    const complete = cluster ? (await cluster.evictions()) === evictionsBefore : true;
+    const results: Result[] = [];
+    for (const run of runs) {
+      const t = run.target;
+      let postgres: PostgresFigures | null = null;
+      const checks: string[] = [];
+      if (cluster && run.database && run.statementsBefore && run.statsBefore) {
+        const after = await cluster.statements(run.database);
+        const statsAfter = await cluster.databaseStats(run.database);
+        postgres = postgresFigures(run.statementsBefore, after, run.statsBefore, statsAfter, run.measuredDone, complete);
+        if (t.system === 'reference') {
+          const [{ count }] = await cluster.query<{ count: string }>(run.database, 'SELECT count(*) FROM tasks');
+          const expected = t.warmup + t.measured - run.load.stats.failures;
+          checks.push(`${Number(count) === expected ? 'ok' : 'MISMATCH'}: ${count} tasks stored for ${expected} turns answered`);
+        }
+      }
+      const serverExitCode = await run.service.stop();
+      let profile: ProfileSummary | undefined;
+      if (run.cpuProfDir) {
+        const file = readdirSync(run.cpuProfDir).find((name) => name.endsWith('.cpuprofile'));
+        if (file) {
+          profile = analyseCpuProfile(join(run.cpuProfDir, file), ROOT);
+          out(formatProfile(profile, 25));
+        } else out(`  ${t.id}: no .cpuprofile was written (exit ${String(serverExitCode)})`);
+      }
+      results.push(result(run, postgres, checks, machineBusyBeforePct, serverExitCode, profile));
+    }
+    return results;
+  } finally {
+    for (const run of runs) await run.release();
+  }
+}
+
+function result(
+  run: Running,
+  postgres: PostgresFigures | null,
+  checks: string[],
+  machineBusyBeforePct: number,
+  serverExitCode: number | null,
+  profile: ProfileSummary | undefined,
+): Result {
+  const t = run.target;
+  const turns = run.measuredDone;
+  const stats = run.load.stats;
+  const byKind: Partial<Record<Kind, Latency>> = {};
+  if (t.mix === 'mixed') for (const kind of KINDS) byKind[kind] = summarise(stats.byKind[kind]);
+  const early = run.trace.find((point) => point.turn === rssEarlyTurn(t.measured)) ?? run.trace[0];
+  const last = run.trace.at(-1) ?? early;
+  const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
+  const machineCores = run.machineCoreMs / run.ms;
+  const ownCores = (run.serverMs + run.postgresMs + run.clientMs + run.fakeMs) / run.ms;
+  return {
+    id: t.id,
+    system: t.system,
+    model: t.model,
+    database: t.database,
+    mix: t.mix,
+    concurrency: t.concurrency,
+    profiled: t.profiled,
+    warmupTurns: t.warmup,
+    measuredTurns: turns,
+    chunks: run.chunks,
+    seconds: round(run.ms / 1000, 2),
+    turnsPerSecond: round(turns / (run.ms / 1000), 1),
+    latencyMs: summarise(stats.latencies),
+    latencyByKindMs: byKind,
+    cpuMsPerTurn: {
+      server: round(run.serverMs / turns, 3),
+      postgres: t.database === 'postgres' ? round(run.postgresMs / turns, 3) : null,
+      postgresBackends: t.database === 'postgres' ? round(run.postgresBackendsMs / turns, 3) : null,
+      loadGenerator: round(run.clientMs / turns, 3),
+      fakeModel: t.model === 'openai-fake' ? round(run.fakeMs / turns, 3) : null,
+    },
+    cores: { machine: round(machineCores, 2), other: round(Math.max(0, machineCores - ownCores), 2) },
+    postgres,
+    modelRequestsPerTurn: t.model === 'openai-fake' ? round(run.modelRequests / turns, 2) : null,
+    rss: {
+      earlyTurn: early.turn,
+      earlyMb: mb(early.bytes),
+      finalTurn: last.turn,
+      finalMb: mb(last.bytes),
+      changePct: round((100 * (last.bytes - early.bytes)) / early.bytes, 1),
+      traceMb: run.trace.map((point) => ({ turn: point.turn, mb: mb(point.bytes) })),
+    },
+    failures: stats.failures,
+    unexpectedReplies: stats.unexpected,
+    sent: stats.sent,
+    problems: stats.samples,
+    checks,
+    setupSeconds: round(run.setupSeconds, 1),
+    machineBusyBeforePct,
+    serverExitCode,
+    ...(profile
+      ? { profile: { ...profile, byFunction: profile.byFunction.slice(0, 60), repoInclusive: profile.repoInclusive.slice(0, 40) } }
+      : {}),
+  };
+}
+
+function summarise(values: readonly number[]): Latency {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) =>
     sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
@@ -836,204 +634,328 @@ function round(value: number, digits: number): number {
   return Math.round(value * factor) / factor;
 }
 
-function slope(points: readonly (readonly [number, number])[]): number {
-  if (points.length < 2) return 0;
-  const mx = points.reduce((sum, [x]) => sum + x, 0) / points.length;
-  const my = points.reduce((sum, [, y]) => sum + y, 0) / points.length;
-  const sxy = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0);
-  const sxx = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
-  return sxx === 0 ? 0 : sxy / sxx;
+// ---------------------------------------------------------------- targets
+
+interface Verdict {
+  readonly target: string;
+  readonly configuration: string;
+  readonly figure: string;
+  readonly met: boolean | null;
 }
 
-// ---------------------------------------------------------------- report
+function verdicts(results: readonly Result[]): Verdict[] {
+  const find = (id: string) => results.find((r) => r.id === id && !r.profiled);
+  const list: Verdict[] = [];
+  const add = (targetText: string, configuration: string, figure: string | undefined, met: boolean | undefined) =>
+    list.push({ target: targetText, configuration, figure: figure ?? 'not run', met: met ?? null });
 
-interface Verdicts {
-  readonly p95: boolean;
-  readonly throughput: boolean;
-  readonly memory: boolean;
-}
-
-function verdicts(result: RunResult): Verdicts {
-  return {
-    p95: result.latencyMs.p95 <= TARGETS.p95Ms,
-    throughput: result.turnsPerSecond >= TARGETS.turnsPerSecond,
-    memory: Math.abs(result.rss.changePct) <= TARGETS.rssChangePct,
-  };
-}
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-
-function table(result: RunResult): string {
-  const v = verdicts(result);
-  const note = result.database === 'postgres' ? '' : ' (targets are set for PostgreSQL; shown for comparison)';
-  const title = result.database === 'postgres' ? 'PostgreSQL 15 (127.0.0.1:5432)' : 'embedded PGlite';
-  const row = (label: string, value: string, target = '', verdict = '') =>
-    `  ${label.padEnd(18)} ${value.padEnd(44)} ${target.padEnd(22)} ${verdict}`.trimEnd();
-  const lines = [
-    `chat turn on ${title}${result.profiled ? ' — UNDER --cpu-prof (figures inflated by the profiler)' : ''}: ` +
-      `${result.workers} workers, ${result.warmupTurns} warm-up + ${result.measuredTurns} measured turns${note}`,
-    row(
-      'throughput',
-      `${result.turnsPerSecond.toFixed(1)} turns/s (${result.seconds.toFixed(2)} s)`,
-      `≥ ${TARGETS.turnsPerSecond} turns/s`,
-      mark(v.throughput),
-    ),
-    row('latency p50', ms(result.latencyMs.p50)),
-    row('latency p95', ms(result.latencyMs.p95), `≤ ${TARGETS.p95Ms} ms`, mark(v.p95)),
-    row('latency p99', ms(result.latencyMs.p99)),
-    row('latency max', ms(result.latencyMs.max)),
-    row('latency mean', ms(result.latencyMs.mean)),
-    row('p95 by kind', KINDS.map((kind) => `${kind} ${result.p95ByKindMs[kind].toFixed(1)}`).join(' | ') + ' ms'),
-    row('p50 by kind', KINDS.map((kind) => `${kind} ${result.latencyByKindMs[kind].p50.toFixed(1)}`).join(' | ') + ' ms'),
-    row(
-      'server RSS',
-      `${mb(result.rss.earlyBytes)} @${result.rss.earlyTurn} → ${mb(result.rss.finalBytes)} @${result.rss.finalTurn} (${result.rss.changePct >= 0 ? '+' : ''}${result.rss.changePct.toFixed(1)} %)`,
-      `within ±${TARGETS.rssChangePct} %`,
-      mark(v.memory),
-    ),
-    row(
-      'RSS trace',
-      `${result.rss.trace.map((point) => (point.bytes / 1024 / 1024).toFixed(0)).join(' ')} MB ` +
-        `(every ${RSS_EVERY}; trend ${result.rss.slopeMbPer1000Turns >= 0 ? '+' : ''}${result.rss.slopeMbPer1000Turns.toFixed(1)} MB/1000 turns)`,
-    ),
-    row(
-      'failures',
-      `${result.failures} of ${result.totalTurns} turns (${result.failureRatePct.toFixed(2)} %), ${result.unexpectedReplies} unexpected replies`,
-      '≤ 1 %',
-      mark(result.failureRatePct <= 100 * MAX_FAILURE_RATE),
-    ),
-    row(
-      'CPU per turn',
-      `server ${result.cpu.serverMsPerTurn.toFixed(2)} ms, postgres ${result.cpu.postgresMsPerTurn.toFixed(2)} ms, client ${result.cpu.clientMsPerTurn.toFixed(2)} ms`,
-    ),
-    row(
-      'CPU cores used',
-      `server ${result.cpu.serverCores.toFixed(2)}, postgres ${result.cpu.postgresCores.toFixed(2)}, client ${result.cpu.clientCores.toFixed(2)}, ` +
-        `other ${result.cpu.otherCores.toFixed(2)}; machine ${result.cpu.machineBusyPct.toFixed(0)} % of ${cpus().length}`,
-    ),
-  ];
-  if (result.postgres) {
-    const pg = result.postgres;
-    lines.push(
-      row(
-        'postgres busy',
-        `${pg.meanActiveBackends.toFixed(2)} active backends avg (max ${pg.maxActiveBackends}, ${pg.maxConnections} conns); idle-in-tx avg ${pg.meanIdleInTransactionBackends.toFixed(2)}`,
-      ),
-      row(
-        'postgres per turn',
-        `active ${pg.activeMsPerTurn.toFixed(2)} ms (sampled ${pg.activeMsPerTurnSampled.toFixed(2)} ms), idle-in-tx ${pg.idleInTransactionMsPerTurn.toFixed(2)} ms, ${pg.commitsPerTurn.toFixed(1)} commits, ${pg.rowsWrittenPerTurn.toFixed(1)} rows written`,
-      ),
-    );
-  }
-  if (result.failureSamples.length > 0) lines.push(`  first problems: ${result.failureSamples.join('\n                  ')}`);
-  return lines.join('\n');
-}
-
-function writeResult(name: string, value: unknown): string {
-  mkdirSync(RESULTS, { recursive: true });
-  const file = join(RESULTS, `chat-turn-${name}.json`);
-  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
-  return file;
-}
-
-function environment() {
-  return {
-    node: process.version,
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    platform: `${process.platform} ${process.arch}`,
-    date: new Date().toISOString(),
-  };
-}
-
-async function profileRun(out: (text: string) => void): Promise<{ result: RunResult; summary: ProfileSummary }> {
-  const dir = await mkdtemp(join(tmpdir(), 'bridle-chat-turn-prof-'));
-  const removeDir = onCleanup(`remove ${dir}`, () => rm(dir, { recursive: true, force: true }));
-  try {
-    const result = await benchDatabase('postgres', out, { cpuProfDir: dir });
-    const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
-    if (!file) throw new Error(`no .cpuprofile was written to ${dir} (server exit ${String(result.serverExitCode)})`);
-    let path = join(dir, file);
-    if (process.env.CHAT_TURN_KEEP_PROFILE === '1') {
-      mkdirSync(RESULTS, { recursive: true });
-      const kept = join(RESULTS, 'chat-turn-postgres.cpuprofile');
-      writeFileSync(kept, readFileSync(path));
-      path = kept;
+  for (const c of [16, 1] as const) {
+    const bridle = find(`bridle/openai-fake/postgres/add-only/c${c}`);
+    const reference = find(`reference/openai-fake/postgres/add-only/c${c}`);
+    const both = bridle && reference;
+    if (c === 16) {
+      add(
+        `fake OpenAI, PostgreSQL, c=16: ≥ ${TARGETS.referenceThroughputFactor}× the reference's turns/s`,
+        bridle?.id ?? 'bridle/openai-fake/postgres/add-only/c16',
+        both &&
+          `${bridle.turnsPerSecond} vs ${reference.turnsPerSecond} turns/s (${round(bridle.turnsPerSecond / reference.turnsPerSecond, 2)}×)`,
+        both && bridle.turnsPerSecond >= TARGETS.referenceThroughputFactor * reference.turnsPerSecond,
+      );
+    } else {
+      add(
+        "fake OpenAI, PostgreSQL, c=1: p50 no worse than the reference's",
+        bridle?.id ?? 'bridle/openai-fake/postgres/add-only/c1',
+        both && `${bridle.latencyMs.p50} vs ${reference.latencyMs.p50} ms`,
+        both && bridle.latencyMs.p50 <= reference.latencyMs.p50,
+      );
     }
-    return { result, summary: analyseCpuProfile(path, ROOT) };
-  } finally {
-    await removeDir();
   }
-}
-
-async function main(): Promise<number> {
-  const started = performance.now();
-  const only = process.env.CHAT_TURN_ONLY;
-  const profileMode = process.env.CHAT_TURN_PROFILE ?? 'auto';
-  const out = (text: string) => process.stdout.write(`${text}\n`);
-  out(
-    `bench:chat-turn — POST /api/:userId/chat on node ${MAIN.startsWith(ROOT + '/') ? MAIN.slice(ROOT.length + 1) : MAIN}; ${WORKERS} workers, ${WARMUP} warm-up + ${MEASURED} measured turns; ` +
-      `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}`,
+  const offline = find('bridle/offline/postgres/mixed/c16');
+  add(
+    `offline, PostgreSQL, mixed, c=16: ≥ ${TARGETS.offlineMixedTurnsPerSecond} turns/s`,
+    'bridle/offline/postgres/mixed/c16',
+    offline && `${offline.turnsPerSecond} turns/s`,
+    offline && offline.turnsPerSecond >= TARGETS.offlineMixedTurnsPerSecond,
   );
-  let exitCode = 0;
-  let postgres: RunResult | undefined;
-  for (const database of ['pglite', 'postgres'] as const) {
-    if (only && only !== database) continue;
-    out('');
-    try {
-      const result = await benchDatabase(database, out);
-      if (database === 'postgres') postgres = result;
-      out(table(result));
-      const v = verdicts(result);
-      const file = writeResult(database, {
-        benchmark: 'chat-turn',
-        environment: environment(),
-        targets: database === 'postgres' ? TARGETS : null,
-        verdicts: database === 'postgres' ? { p95: mark(v.p95), throughput: mark(v.throughput), memory: mark(v.memory) } : null,
-        ...result,
-      });
-      out(`  → ${file.slice(ROOT.length + 1)}`);
-    } catch (error) {
-      exitCode = 1;
-      out(`chat turn on ${database}: ABORTED — ${error instanceof Error ? error.message : String(error)}`);
+  add(
+    `offline, PostgreSQL, mixed, c=16: p95 ≤ ${TARGETS.offlineMixedP95Ms} ms`,
+    'bridle/offline/postgres/mixed/c16',
+    offline && `${offline.latencyMs.p95} ms`,
+    offline && offline.latencyMs.p95 <= TARGETS.offlineMixedP95Ms,
+  );
+  for (const c of [16, 1] as const) {
+    const reference = find(`reference/openai-fake/postgres/add-only/c${c}`);
+    for (const model of ['openai-fake', 'offline'] as const) {
+      const id = `bridle/${model}/postgres/add-only/c${c}`;
+      const bridle = find(id);
+      const both = bridle && reference && bridle.cpuMsPerTurn.postgres !== null && reference.cpuMsPerTurn.postgres !== null;
+      add(
+        "PostgreSQL CPU per one-tool turn ≤ the reference's",
+        id,
+        both ? `${bridle.cpuMsPerTurn.postgres} vs ${reference.cpuMsPerTurn.postgres} ms` : undefined,
+        both ? (bridle.cpuMsPerTurn.postgres ?? Infinity) <= (reference.cpuMsPerTurn.postgres ?? 0) : undefined,
+      );
     }
   }
-
-  if (postgres) {
-    const v = verdicts(postgres);
-    out('');
-    out(
-      `PostgreSQL targets: p95 ≤ ${TARGETS.p95Ms} ms ${mark(v.p95)} (${postgres.latencyMs.p95.toFixed(1)} ms) | ` +
-        `≥ ${TARGETS.turnsPerSecond} turns/s ${mark(v.throughput)} (${postgres.turnsPerSecond.toFixed(1)}) | ` +
-        `memory within ±${TARGETS.rssChangePct} % ${mark(v.memory)} (${postgres.rss.changePct.toFixed(1)} %)`,
-    );
-    const missed = !(v.p95 && v.throughput && v.memory);
-    if (profileMode === 'always' || (profileMode === 'auto' && missed)) {
-      out('');
-      out('A target was missed (or CHAT_TURN_PROFILE=always): PostgreSQL once more with the server under node --cpu-prof …');
-      try {
-        const { result, summary } = await profileRun(out);
-        out(table(result));
-        out('');
-        out(formatProfile(summary, 25));
-        const file = writeResult('postgres-profile', {
-          benchmark: 'chat-turn (PostgreSQL, server under --cpu-prof)',
-          environment: environment(),
-          run: result,
-          profile: { ...summary, byFunction: summary.byFunction.slice(0, 100), byPackage: summary.byPackage.slice(0, 50) },
-        });
-        out(`  → ${file.slice(ROOT.length + 1)}`);
-      } catch (error) {
-        exitCode = 1;
-        out(`profile run ABORTED — ${error instanceof Error ? error.message : String(error)}`);
+  for (const c of [16, 1] as const) {
+    for (const model of ['openai-fake', 'offline'] as const) {
+      const id = `bridle/${model}/postgres/add-only/c${c}`;
+      const bridle = find(id);
+      add(
+        `≤ ${TARGETS.commitsPerOneToolTurn} commits per one-tool turn`,
+        id,
+        bridle?.postgres ? `${bridle.postgres.commitsPerTurn} commits` : undefined,
+        bridle?.postgres ? bridle.postgres.commitsPerTurn <= TARGETS.commitsPerOneToolTurn : undefined,
+      );
+    }
+  }
+  for (const database of ['postgres', 'pglite'] as const) {
+    for (const model of ['offline', 'openai-fake'] as const) {
+      for (const mix of ['mixed', 'add-only'] as const) {
+        const id = `bridle/${model}/${database}/${mix}/c16`;
+        const r = find(id);
+        const rss = r && `${r.rss.earlyMb} MB @${r.rss.earlyTurn} → ${r.rss.finalMb} MB @${r.rss.finalTurn} (${signed(r.rss.changePct)} %)`;
+        if (database === 'postgres') {
+          add(
+            `server RSS within ${TARGETS.rssChangePct} % from turn 1 000 to 10 000`,
+            id,
+            rss,
+            r && r.rss.finalTurn >= 10_000 ? Math.abs(r.rss.changePct) <= TARGETS.rssChangePct : undefined,
+          );
+        } else {
+          add(
+            `PGlite RSS < ${TARGETS.pgliteRssMb} MB after 10 000 turns`,
+            id,
+            rss,
+            r && r.rss.finalTurn >= 10_000 ? r.rss.finalMb < TARGETS.pgliteRssMb : undefined,
+          );
+        }
       }
     }
   }
+  return list;
+}
+
+const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(1)}`;
+
+// ---------------------------------------------------------------- report
+
+function label(r: Result): string {
+  const model = r.model === 'offline' ? 'offline' : 'fake OpenAI';
+  const database = r.database === 'postgres' ? 'PostgreSQL' : 'PGlite';
+  return `${r.system === 'bridle' ? 'Bridle' : '**reference**'} · ${model} · ${database} · ${r.mix} · c=${r.concurrency}${r.profiled ? ' (under --cpu-prof)' : ''}`;
+}
+
+const fixed = (value: number | null | undefined, digits = 2) => (value === null || value === undefined ? '—' : value.toFixed(digits));
+
+interface Meta {
+  readonly date: string;
+  readonly minutes: number;
+  readonly commit: string;
+  readonly dirty: readonly string[];
+  readonly postgres: string | undefined;
+  readonly node: string;
+  readonly cpu: string;
+}
+
+function markdown(results: readonly Result[], list: readonly Verdict[], failures: readonly GroupFailure[], meta: Meta): string {
+  const lines: string[] = [
+    '# Chat turns',
+    '',
+    `\`${COMMAND}\`${PARTIAL ? ' (a partial run: TURNS_* knobs set)' : ''}, ${meta.date}, ${meta.minutes.toFixed(1)} min; commit ${meta.commit}` +
+      `${meta.dirty.length > 0 ? ` with uncommitted changes in ${meta.dirty.length} files under src/` : ''}; node ${meta.node}; ` +
+      `PostgreSQL ${meta.postgres ?? '—'} (a private cluster on the same machine); ${meta.cpu}, shared with other engineers' work ` +
+      '("other load": cores busy with processes that are not the benchmark\'s, on average while measuring).',
+    '',
+    'Turns: warm-up + measured. CPU in ms per measured turn. RSS of the service after the 1 000th measured turn and after the last. ' +
+      'The reference and Bridle with the fake model on PostgreSQL, add-only, ran side by side, in alternating chunks.',
+    '',
+    '| configuration | turns | turns/s | p50 / p95 / p99 ms | server CPU | PostgreSQL CPU | statements / turn | commits / turn | RSS MB | other load |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    lines.push(
+      `| ${label(r)} | ${r.warmupTurns} + ${r.measuredTurns} | ${r.turnsPerSecond.toFixed(0)} | ${fixed(r.latencyMs.p50, 1)} / ${fixed(r.latencyMs.p95, 1)} / ${fixed(r.latencyMs.p99, 1)} | ` +
+        `${fixed(r.cpuMsPerTurn.server)} | ${r.database === 'postgres' ? fixed(r.cpuMsPerTurn.postgres) : 'in server'} | ` +
+        `${r.postgres ? `${fixed(r.postgres.statementsPerTurn, 1)}${r.postgres.statementsComplete ? '' : ' (incomplete)'}` : '—'} | ${fixed(r.postgres?.commitsPerTurn)} | ` +
+        `${r.rss.earlyMb.toFixed(0)} → ${r.rss.finalMb.toFixed(0)} | ${r.cores.other.toFixed(2)} |`,
+    );
+  }
+  for (const failure of failures)
+    lines.push(
+      `| ${failure.ids.join(', ')} | ABORTED: ${failure.error.replace(/\|/g, '/').replace(/\s+/g, ' ').slice(0, 200)} | | | | | | | | |`,
+    );
+  lines.push('', '## Targets (issue 18)', '', '| target | configuration | measured | |', '|---|---|---|---|');
+  for (const v of list)
+    lines.push(`| ${v.target} | ${v.configuration} | ${v.figure} | ${v.met === null ? 'not run' : v.met ? 'met' : '**missed**'} |`);
+
+  const mixed = results.filter((r) => r.mix === 'mixed' && !r.profiled);
+  if (mixed.length > 0) {
+    lines.push(
+      '',
+      '## Mixed mix: p50 / p95 ms by message',
+      '',
+      `| configuration | ${KINDS.join(' | ')} |`,
+      `|---|${KINDS.map(() => '---').join('|')}|`,
+    );
+    for (const r of mixed)
+      lines.push(
+        `| ${label(r)} | ${KINDS.map((kind) => `${fixed(r.latencyByKindMs[kind]?.p50, 1)} / ${fixed(r.latencyByKindMs[kind]?.p95, 1)}`).join(' | ')} |`,
+      );
+  }
+
+  lines.push('', '## Where the CPU goes, ms per turn', '');
+  lines.push(
+    '| configuration | server | PostgreSQL (backends) | load generator | fake model | model requests / turn | PostgreSQL statement time | rows written / turn |',
+  );
+  lines.push('|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    lines.push(
+      `| ${label(r)} | ${fixed(r.cpuMsPerTurn.server)} | ${r.cpuMsPerTurn.postgres === null ? '—' : `${fixed(r.cpuMsPerTurn.postgres)} (${fixed(r.cpuMsPerTurn.postgresBackends)})`} | ` +
+        `${fixed(r.cpuMsPerTurn.loadGenerator)} | ${fixed(r.cpuMsPerTurn.fakeModel)} | ${fixed(r.modelRequestsPerTurn)} | ${fixed(r.postgres?.topLevelStatementMsPerTurn)} | ${fixed(r.postgres?.rowsWrittenPerTurn, 1)} |`,
+    );
+  }
+
+  for (const id of [
+    'bridle/openai-fake/postgres/add-only/c16',
+    'reference/openai-fake/postgres/add-only/c16',
+    'bridle/offline/postgres/mixed/c16',
+  ]) {
+    const r = results.find((candidate) => candidate.id === id && candidate.postgres);
+    if (!r?.postgres) continue;
+    const pg = r.postgres;
+    lines.push(
+      '',
+      `## Statements: ${label(r)}`,
+      '',
+      `${fixed(pg.statementsPerTurn, 1)} statements a turn (${fixed(pg.topLevelStatementsPerTurn, 1)} sent by the service, ${fixed(pg.nestedStatementsPerTurn, 1)} inside triggers, functions and foreign-key checks), ` +
+        `plus ${fixed(pg.transactionControlPerTurn, 1)} BEGIN / COMMIT / SAVEPOINT; ${fixed(pg.commitsPerTurn)} commits. The 20 with the most time (pg_stat_statements; a nested statement's time is also in its caller's):`,
+      '',
+      '| calls / turn | ms / turn | mean ms | level | statement |',
+      '|---|---|---|---|---|',
+    );
+    for (const s of pg.topStatements) {
+      lines.push(
+        `| ${fixed(s.callsPerTurn)} | ${fixed(s.msPerTurn, 3)} | ${fixed(s.meanMs, 3)} | ${s.toplevel ? 'top' : 'nested'} | \`${s.query.replace(/\|/g, '\\|').replace(/`/g, "'").slice(0, 160)}\` |`,
+      );
+    }
+  }
+  const problems = results.filter((r) => r.failures > 0 || r.unexpectedReplies > 0 || r.checks.some((check) => !check.startsWith('ok')));
+  if (problems.length > 0) {
+    lines.push('', '## Problems', '');
+    for (const r of problems) {
+      lines.push(
+        `- ${r.id}: ${r.failures} failed and ${r.unexpectedReplies} unexpected of ${r.sent} turns; ${[...r.checks, ...r.problems].join(' · ')}`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return '';
+  }
+}
+
+async function writeJson(file: string, value: unknown): Promise<void> {
+  // The repository's JSON is laid out by Prettier (npm run lint checks it).
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  writeFileSync(file, await prettier.format(JSON.stringify(value), { ...options, filepath: file }));
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const began = performance.now();
+  const out = (text: string) => process.stdout.write(`${text}\n`);
+  const groups = plan();
+  const targets = groups.flat();
+  const cpuText = `${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'}`;
+  out(
+    `${COMMAND}: ${targets.length} configurations in ${groups.length} runs; node ${process.version}; ${cpuText}` +
+      (PARTIAL ? `; partial (results in ${RESULTS.slice(ROOT.length + 1)})` : ''),
+  );
+  if (targets.length === 0) throw new Error(`TURNS_ONLY="${process.env.TURNS_ONLY}" matches no configuration`);
+
+  const cluster = targets.some((t) => t.database === 'postgres') ? await startCluster() : undefined;
+  if (cluster) out(`  PostgreSQL ${cluster.version}: a private cluster on 127.0.0.1:${cluster.port} with pg_stat_statements`);
+  const fake = targets.some((t) => t.model === 'openai-fake')
+    ? await startListener({ label: 'fake OpenAI', cwd: ROOT, args: [FAKE], env: { PORT: '0' } })
+    : undefined;
+  const shared: Shared = { cluster, fake, out };
+
+  const results: Result[] = [];
+  const failures: GroupFailure[] = [];
+  for (const [index, group] of groups.entries()) {
+    out('');
+    out(`[${index + 1}/${groups.length}] ${group.map((t) => t.id).join(' + ')}${group.length > 1 ? ' (side by side)' : ''}`);
+    try {
+      const done = await runGroup(group, shared);
+      results.push(...done);
+      for (const r of done) {
+        out(
+          `  ${r.id}: ${r.turnsPerSecond} turns/s, p50/p95/p99 ${r.latencyMs.p50}/${r.latencyMs.p95}/${r.latencyMs.p99} ms, ` +
+            `CPU/turn server ${fixed(r.cpuMsPerTurn.server)} PostgreSQL ${fixed(r.cpuMsPerTurn.postgres)} ms, ` +
+            `${fixed(r.postgres?.statementsPerTurn, 1)} statements, ${fixed(r.postgres?.commitsPerTurn)} commits a turn, ` +
+            `RSS ${r.rss.earlyMb} → ${r.rss.finalMb} MB, other load ${r.cores.other} cores, ${r.failures + r.unexpectedReplies} problems`,
+        );
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      failures.push({ ids: group.map((t) => t.id), error: message });
+      out(`  ABORTED: ${message}`);
+    }
+  }
+  await fake?.stop();
+  await cluster?.stop();
+
+  const list = verdicts(results);
+  const minutes = (performance.now() - began) / 60_000;
+  const meta: Meta = {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    minutes,
+    commit: git(['rev-parse', '--short=12', 'HEAD']),
+    dirty: git(['status', '--porcelain', '--', 'src'])
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.slice(3)),
+    postgres: cluster?.version,
+    node: process.version,
+    cpu: cpuText,
+  };
+  const report = markdown(results, list, failures, meta);
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'turns.md'), report);
+  await writeJson(join(RESULTS, 'turns.json'), {
+    benchmark: 'chat turns',
+    command: COMMAND,
+    partial: PARTIAL,
+    knobs: Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('TURNS_'))),
+    date: meta.date,
+    minutes: round(minutes, 1),
+    git: { commit: meta.commit, uncommittedSrc: meta.dirty },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim(),
+      memoryGb: round(totalmem() / 1024 ** 3, 1),
+      kernel: release(),
+      loadavgAtEnd: loadavg(),
+    },
+    node: process.version,
+    postgres: cluster ? { version: cluster.version, settings: cluster.settings } : null,
+    turns: { c16: TURNS[16], c1: TURNS[1], chunksSideBySide: CHUNKS },
+    targets: list,
+    results,
+    failures,
+  });
   out('');
-  out(`bench:chat-turn finished in ${((performance.now() - started) / 1000).toFixed(1)} s (excluding the build)`);
-  return exitCode;
+  out(report);
+  out(`→ ${join(RESULTS, 'turns.md').slice(ROOT.length + 1)} and turns.json; ${minutes.toFixed(1)} min (without the build)`);
+  return failures.length > 0 ? 1 : 0;
 }
 
 main()
@@ -1042,7 +964,7 @@ main()
     process.exitCode = code;
   })
   .catch(async (error: unknown) => {
-    process.stderr.write(`bench:chat-turn failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`${COMMAND} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     await cleanupAll();
     process.exitCode = 1;
   });

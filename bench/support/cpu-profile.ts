@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * (name + file:line) and per package (`node_modules/<pkg>`, `src/<layer>` for the built
  * service in dist/, node core, or V8's pseudo frames such as GC and idle).
  *
- * Standalone: `node dist-bench/bench/chat-turn-profile.js <file.cpuprofile> [top]`.
+ * Standalone: `node dist-bench/bench/support/cpu-profile.js <file.cpuprofile> [top]`.
  */
 
 interface CallFrame {
@@ -196,10 +196,10 @@ function fmt(value: number): string {
 if (require.main === module) {
   const file = process.argv[2];
   if (!file) {
-    process.stderr.write('usage: node dist-bench/bench/chat-turn-profile.js <file.cpuprofile> [top]\n');
+    process.stderr.write('usage: node dist-bench/bench/support/cpu-profile.js <file.cpuprofile> [top]\n');
     process.exitCode = 2;
   } else {
     const top = Number(process.argv[3] ?? 25);
-    process.stdout.write(`${formatProfile(analyseCpuProfile(file, join(__dirname, '..', '..')), top)}\n`);
+    process.stdout.write(`${formatProfile(analyseCpuProfile(file, join(__dirname, '..', '..', '..')), top)}\n`);
   }
 }
