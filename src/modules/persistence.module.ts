@@ -1,8 +1,10 @@
 import { Global, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DatabaseProbe } from '../application/health/ports/database-probe.port';
+import { UnitOfWork } from '../application/shared/ports/unit-of-work.port';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { Database, openDatabase } from '../infrastructure/persistence/database';
+import { DatabaseUnitOfWork } from '../infrastructure/persistence/database-unit-of-work';
 import { PostgresDatabaseProbe } from '../infrastructure/persistence/postgres-database-probe';
 
 @Injectable()
@@ -20,8 +22,9 @@ class DatabaseLifecycle implements OnApplicationShutdown {
     { provide: Database, useFactory: (config: AppConfig) => openDatabase(config.database), inject: [AppConfig] },
     { provide: DataSource, useFactory: (database: Database) => database.dataSource, inject: [Database] },
     { provide: DatabaseProbe, useClass: PostgresDatabaseProbe },
+    { provide: UnitOfWork, useClass: DatabaseUnitOfWork },
     DatabaseLifecycle,
   ],
-  exports: [DataSource, DatabaseProbe],
+  exports: [DataSource, DatabaseProbe, UnitOfWork],
 })
 export class PersistenceModule {}

@@ -10,6 +10,7 @@ import { UpdateTaskUseCase } from '../application/todo/update-task.use-case';
 import { PostgresTaskRepository } from '../infrastructure/persistence/repositories/postgres-task.repository';
 import { NotifyingTaskRepository } from '../application/todo/notifying-task-repository';
 import { TaskChanges } from '../application/todo/ports/task-changes.port';
+import { UnitOfWork } from '../application/shared/ports/unit-of-work.port';
 import { InProcessTaskChanges } from '../infrastructure/events/in-process-task-changes';
 import { DataSource } from 'typeorm';
 import { TasksController } from '../interfaces/http/todo/tasks.controller';
@@ -33,9 +34,9 @@ const TASK_USE_CASES = [
     { provide: TaskChanges, useClass: InProcessTaskChanges },
     {
       provide: TaskRepository,
-      useFactory: (dataSource: DataSource, changes: TaskChanges) =>
-        new NotifyingTaskRepository(new PostgresTaskRepository(dataSource), changes),
-      inject: [DataSource, TaskChanges],
+      useFactory: (dataSource: DataSource, changes: TaskChanges, unitOfWork: UnitOfWork) =>
+        new NotifyingTaskRepository(new PostgresTaskRepository(dataSource), changes, unitOfWork),
+      inject: [DataSource, TaskChanges, UnitOfWork],
     },
     ...TASK_USE_CASES,
   ],

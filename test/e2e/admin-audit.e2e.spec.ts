@@ -602,6 +602,8 @@ describe('admin audit API', () => {
     const turn = await chat(gone, 'add water the plants');
     expect((await get(`/admin/decisions/${turn.decision.id}`).expect(200)).body.actorEmail).toBe(gone.email);
     await sql.query(`DELETE FROM users WHERE id = $1`, [gone.userId]);
+    // Sealed first, so that the list and the single row read the same links.
+    await get('/admin/audit-logs/verify').expect(200);
 
     const rows = await allPages<AuditItem>('/admin/audit-logs', { actorId: gone.userId });
     expect(rows.map((row) => [row.tool, row.status, row.actorEmail])).toEqual([

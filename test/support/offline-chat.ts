@@ -23,6 +23,7 @@ import { InMemoryTaskRepository } from '../fakes/in-memory-task.repository';
 import { RecordingAuditLog } from '../fakes/outreach/recording-outreach-ports';
 import { RecordingLogger } from '../fakes/recording-logger';
 import { RecordingMetrics } from '../fakes/recording-metrics';
+import { RecordingUnitOfWork } from '../fakes/recording-unit-of-work';
 
 /** No daily budget (the default: CHAT_DAILY_TOKEN_BUDGET and CHAT_DAILY_COST_BUDGET unset), so nothing is reserved. */
 class NoTokenBudget extends TokenBudget {
@@ -85,7 +86,14 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
     new UpdateTaskUseCase(tasks, clock),
     new DeleteTasksAsShownUseCase(tasks),
   );
-  const executor = new ExecuteToolCallUseCase(toolbox, audit, clock, metrics, { mcpDestructiveTools: config.mcpDestructiveTools });
+  const executor = new ExecuteToolCallUseCase(
+    toolbox,
+    audit,
+    clock,
+    metrics,
+    { mcpDestructiveTools: config.mcpDestructiveTools },
+    new RecordingUnitOfWork(),
+  );
 
   // As connectInProcessToolGateway in src/modules/agent.module.ts: the same protocol path as an MCP client, without a socket.
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -5,6 +5,7 @@ import { validateToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
 import { Clock } from '../shared/ports/clock.port';
 import { Metrics } from '../shared/ports/metrics.port';
+import { UnitOfWork } from '../shared/ports/unit-of-work.port';
 import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from './ports/audit-log.port';
 import type { ToolCallContext, ToolResult } from './ports/tool-gateway.port';
 import { Toolbox } from './ports/toolbox.port';
@@ -16,6 +17,10 @@ import { ToolCallSettings } from './tool-call-settings';
  * and counted: validate, refuse destruction the person has not confirmed (domain
  * `mayDestroy`), audit before effect, run, audit the outcome, count it in the metrics. A
  * call the agent refused before sending (context.refusal) is recorded here the same way.
+ *
+ * A call that changes something commits its pending row first, then its own write and its
+ * outcome row in one unit of work: the effect never stands without its outcome. If that
+ * unit of work fails, the outcome `failed` is written on its own.
  */
 @Injectable()
 export class ExecuteToolCallUseCase {
@@ -25,6 +30,7 @@ export class ExecuteToolCallUseCase {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     private readonly settings: ToolCallSettings,
+    private readonly unitOfWork: UnitOfWork,
   ) {}
 
   /** The tools as a caller on `source` reads them: a destructive one says what the server does with it there. */
@@ -76,25 +82,32 @@ export class ExecuteToolCallUseCase {
     }
     const pendingSeq = definition.mutates && !dryRun ? await this.audit.recordPending(audited) : null;
     const started = this.clock.now().getTime();
-    const finish = (outcome: Omit<ToolAuditOutcome, 'durationMs'>) => {
+    const finish = async (outcome: Omit<ToolAuditOutcome, 'durationMs'>) => {
       const complete = { ...outcome, durationMs: this.clock.now().getTime() - started };
-      this.metrics.toolCall(audited.tool, complete.status, complete.durationMs / 1000);
-      return pendingSeq === null ? this.audit.record(audited, complete) : this.audit.recordOutcome(pendingSeq, audited, complete);
+      if (pendingSeq === null) await this.audit.record(audited, complete);
+      else await this.audit.recordOutcome(pendingSeq, audited, complete);
+      return complete;
+    };
+    const runAndRecord = async () => {
+      const result = await this.toolbox.run(definition.name, validation.arguments, context.userId, { dryRun });
+      const recorded = await finish(
+        result.ok
+          ? { status: dryRun ? 'confirmation_required' : 'succeeded', result: result.data }
+          : { status: TREATMENTS[failureOfToolError(result.code)].auditStatus, result: result.details, errorCode: result.code },
+      );
+      return { result, recorded };
     };
 
-    let result: ToolResult;
     try {
-      result = await this.toolbox.run(definition.name, validation.arguments, context.userId, { dryRun });
+      const { result, recorded } = pendingSeq === null ? await runAndRecord() : await this.unitOfWork.run(runAndRecord);
+      this.metrics.toolCall(audited.tool, recorded.status, recorded.durationMs / 1000);
+      return result;
     } catch (error) {
-      await finish({ status: 'failed', errorCode: 'INTERNAL' });
+      // Nothing of the unit of work stands: the call failed, whatever it had done.
+      const recorded = await finish({ status: 'failed', errorCode: 'INTERNAL' });
+      this.metrics.toolCall(audited.tool, recorded.status, recorded.durationMs / 1000);
       throw error;
     }
-    await finish(
-      result.ok
-        ? { status: dryRun ? 'confirmation_required' : 'succeeded', result: result.data }
-        : { status: TREATMENTS[failureOfToolError(result.code)].auditStatus, result: result.details, errorCode: result.code },
-    );
-    return result;
   }
 
   private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }, metricTool: string): Promise<ToolResult> {

@@ -1,4 +1,5 @@
 import type { ShownTask } from '../../domain/todo/deletion';
+import type { UnitOfWork } from '../shared/ports/unit-of-work.port';
 import type { Task, TaskDraft, TaskStatusFilter } from '../../domain/todo/task';
 import type { TaskChanges } from './ports/task-changes.port';
 import { TaskRepository } from './ports/task-repository.port';
@@ -6,12 +7,13 @@ import { TaskRepository } from './ports/task-repository.port';
 /**
  * The task store, announcing every write that changed something: whichever way a task
  * changes (the REST API, the chat's tools, an MCP client), the announcement is made once,
- * here, after the write.
+ * here, after the write has committed (a tool's write commits with its audit row).
  */
 export class NotifyingTaskRepository extends TaskRepository {
   constructor(
     private readonly store: TaskRepository,
     private readonly changes: TaskChanges,
+    private readonly unitOfWork: UnitOfWork,
   ) {
     super();
   }
@@ -41,7 +43,7 @@ export class NotifyingTaskRepository extends TaskRepository {
   }
 
   private announced<T>(userId: string, outcome: T, changed: (outcome: T) => boolean): T {
-    if (changed(outcome)) this.changes.publish(userId);
+    if (changed(outcome)) this.unitOfWork.afterCommit(() => this.changes.publish(userId));
     return outcome;
   }
 }

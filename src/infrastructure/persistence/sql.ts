@@ -1,4 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import sql, { empty, join, raw, type Sql as Statement } from 'sql-template-tag';
+import { DataSource, EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import type { z } from 'zod';
 
 /**
@@ -10,8 +13,78 @@ import type { z } from 'zod';
  */
 export { empty, join, raw, sql, type Statement };
 
-/** What runs a statement: a DataSource, or a transaction's EntityManager. */
-export type Sql = { query<T = unknown>(text: string, parameters?: unknown[]): Promise<T> };
+/** What runs a statement: a DataSource, a transaction's EntityManager, or a connected QueryRunner. */
+export type Sql = DataSource | EntityManager | QueryRunner;
+
+/**
+ * Distinct statement texts that run as named prepared statements: the server parses and plans
+ * each once per connection, not once per call. The first ones this process runs get names (the
+ * hot path's come first); past the cap a new text runs unnamed, so a statement whose text
+ * varies with its data never fills the server's memory.
+ */
+const MAX_PREPARED_STATEMENTS = 500;
+const preparedNames = new Map<string, string>();
+
+function preparedName(text: string): string | undefined {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED_STATEMENTS) {
+    name = `bridle_${preparedNames.size}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
+/** A transaction opened by `inTransaction`, and what waits for its commit. */
+interface TransactionScope {
+  readonly dataSource: DataSource;
+  readonly manager: EntityManager;
+  readonly afterCommit: (() => void)[];
+}
+const scopes = new AsyncLocalStorage<TransactionScope>();
+
+/**
+ * Runs `work` in one transaction on `dataSource`: every statement that any adapter runs on
+ * that DataSource meanwhile, in this async context, joins it (a unit of work across
+ * repositories that never pass a transaction around). Nested calls join the outer one.
+ */
+export async function inTransaction<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
+  if (scopes.getStore()?.dataSource === dataSource) return work();
+  const afterCommit: (() => void)[] = [];
+  const result = await dataSource.transaction((manager) => scopes.run({ dataSource, manager, afterCommit }, work));
+  for (const effect of afterCommit) effect();
+  return result;
+}
+
+/** Runs `effect` once the surrounding `inTransaction` commits (never if it rolls back), or now outside one. */
+export function afterCommit(effect: () => void): void {
+  const scope = scopes.getStore();
+  if (scope) scope.afterCommit.push(effect);
+  else effect();
+}
+
+/** node-postgres under TypeORM: the pool of a DataSource (or the client of its open unit of work), or the client a transaction holds. */
+function connectionOf(db: Sql): Pool | PoolClient {
+  if (db instanceof DataSource) {
+    const scope = scopes.getStore();
+    if (scope?.dataSource === db) return connectionOf(scope.manager);
+    return (db.driver as unknown as { master: Pool }).master;
+  }
+  const runner = db instanceof EntityManager ? db.queryRunner : db;
+  if (runner) return (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+  return ((db as EntityManager).connection.driver as unknown as { master: Pool }).master;
+}
+
+/**
+ * Runs one statement straight on node-postgres, prepared (see above). Errors come back as
+ * TypeORM's QueryFailedError, as from TypeORM's own query(), so callers read them one way.
+ */
+async function execute(db: Sql, statement: Statement): Promise<QueryResult> {
+  try {
+    return await connectionOf(db).query({ text: statement.text, values: statement.values, name: preparedName(statement.text) });
+  } catch (error) {
+    throw error instanceof Error && 'code' in error ? new QueryFailedError(statement.text, statement.values, error) : error;
+  }
+}
 
 /** A row that does not have the shape its adapter reads it as: the query and its schema disagree. */
 export class UnexpectedRowError extends Error {
@@ -25,10 +98,8 @@ export class UnexpectedRowError extends Error {
 
 /** The statement's rows (a SELECT's, or what RETURNING names), each checked against `row`. */
 export async function selectRows<S extends z.ZodType>(db: Sql, statement: Statement, row: S): Promise<z.output<S>[]> {
-  const result = await db.query<unknown[]>(statement.text, statement.values);
-  // TypeORM answers an UPDATE or DELETE as [rows, count], whatever it RETURNs; rows are never arrays.
-  const rows = Array.isArray(result[0]) && typeof result[1] === 'number' ? (result[0] as unknown[]) : result;
-  return rows.map((value, index) => {
+  const { rows } = await execute(db, statement);
+  return rows.map((value: unknown, index) => {
     const parsed = row.safeParse(value);
     if (!parsed.success) throw new UnexpectedRowError(statement, index, parsed.error.issues);
     return parsed.data;
@@ -42,19 +113,19 @@ export async function selectRow<S extends z.ZodType>(db: Sql, statement: Stateme
 
 /** Whether the statement returns any row (none of its columns is read). */
 export async function exists(db: Sql, statement: Statement): Promise<boolean> {
-  const result = await db.query<unknown[]>(statement.text, statement.values);
-  return result.length > 0;
+  const { rows } = await execute(db, statement);
+  return rows.length > 0;
 }
 
 /** Runs a statement whose result nobody reads. */
 export async function run(db: Sql, statement: Statement): Promise<void> {
-  await db.query(statement.text, statement.values);
+  await execute(db, statement);
 }
 
 /** Runs an UPDATE or DELETE. @returns how many rows it changed. */
 export async function changeRows(db: Sql, statement: Statement): Promise<number> {
-  const [, changed] = await db.query<[unknown[], number]>(statement.text, statement.values);
-  return changed;
+  const { rowCount } = await execute(db, statement);
+  return rowCount ?? 0;
 }
 
 function firstLine(text: string): string {

@@ -7,35 +7,47 @@ import type { McpDestructiveToolMode } from '../../../src/domain/agent/confirmat
 import { TASKS_PER_USER_MAX } from '../../../src/domain/todo/task';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { RecordingMetrics } from '../../fakes/recording-metrics';
+import { RecordingUnitOfWork } from '../../fakes/recording-unit-of-work';
 
 class AuditRows extends AuditLog {
-  readonly rows: { seq: number; status: string; pendingSeq?: number; entry: ToolAuditEntry; outcome?: ToolAuditOutcome }[] = [];
+  readonly rows: {
+    seq: number;
+    status: string;
+    pendingSeq?: number;
+    entry: ToolAuditEntry;
+    outcome?: ToolAuditOutcome;
+    inUnitOfWork: boolean;
+  }[] = [];
+  constructor(private readonly unitOfWork: RecordingUnitOfWork) {
+    super();
+  }
   recordPending(entry: ToolAuditEntry) {
     const seq = this.rows.length + 1;
-    this.rows.push({ seq, status: 'pending', entry });
+    this.rows.push({ seq, status: 'pending', entry, inUnitOfWork: this.unitOfWork.open });
     return Promise.resolve(seq);
   }
   recordOutcome(pendingSeq: number, entry: ToolAuditEntry, outcome: ToolAuditOutcome) {
-    this.rows.push({ seq: this.rows.length + 1, status: outcome.status, pendingSeq, entry, outcome });
+    this.rows.push({ seq: this.rows.length + 1, status: outcome.status, pendingSeq, entry, outcome, inUnitOfWork: this.unitOfWork.open });
     return Promise.resolve();
   }
   record(entry: ToolAuditEntry, outcome: ToolAuditOutcome) {
-    this.rows.push({ seq: this.rows.length + 1, status: outcome.status, entry, outcome });
+    this.rows.push({ seq: this.rows.length + 1, status: outcome.status, entry, outcome, inUnitOfWork: this.unitOfWork.open });
     return Promise.resolve();
   }
 }
 
 class StubToolbox extends Toolbox {
   readonly definitions = TODO_TOOLS;
-  readonly runs: { tool: string; dryRun: boolean; auditedBefore: number }[] = [];
+  readonly runs: { tool: string; dryRun: boolean; auditedBefore: number; inUnitOfWork: boolean }[] = [];
   constructor(
     private readonly audit: AuditRows,
+    private readonly unitOfWork: RecordingUnitOfWork,
     private readonly answer: () => Promise<ToolResult>,
   ) {
     super();
   }
   run(tool: string, _: unknown, __: string, options: { dryRun: boolean }) {
-    this.runs.push({ tool, dryRun: options.dryRun, auditedBefore: this.audit.rows.length });
+    this.runs.push({ tool, dryRun: options.dryRun, auditedBefore: this.audit.rows.length, inUnitOfWork: this.unitOfWork.open });
     return this.answer();
   }
 }
@@ -44,30 +56,44 @@ function setup(
   answer: () => Promise<ToolResult> = () => Promise.resolve({ ok: true, data: { task: {} } }),
   mcpDestructiveTools: McpDestructiveToolMode = 'confirm-in-chat',
 ) {
-  const audit = new AuditRows();
-  const toolbox = new StubToolbox(audit, answer);
+  const unitOfWork = new RecordingUnitOfWork();
+  const audit = new AuditRows(unitOfWork);
+  const toolbox = new StubToolbox(audit, unitOfWork, answer);
   const metrics = new RecordingMetrics();
-  return { audit, toolbox, metrics, sut: new ExecuteToolCallUseCase(toolbox, audit, new FixedClock(), metrics, { mcpDestructiveTools }) };
+  const sut = new ExecuteToolCallUseCase(toolbox, audit, new FixedClock(), metrics, { mcpDestructiveTools }, unitOfWork);
+  return { audit, toolbox, metrics, unitOfWork, sut };
 }
 
 const context = { userId: 'u1', source: 'mcp' as const };
 
 describe(ExecuteToolCallUseCase.name, () => {
-  it('commits a pending row before a mutating tool runs, then an outcome row pointing at it', async () => {
-    const { sut, audit, toolbox } = setup();
+  it('commits a pending row before a mutating tool runs, then its write and the outcome row in one unit of work', async () => {
+    const { sut, audit, toolbox, unitOfWork } = setup();
     await sut.execute({ tool: 'add_task', arguments: { title: 'x' }, context });
-    expect(toolbox.runs).toEqual([{ tool: 'add_task', dryRun: false, auditedBefore: 1 }]);
-    expect(audit.rows.map((r) => [r.seq, r.status, r.pendingSeq])).toEqual([
-      [1, 'pending', undefined],
-      [2, 'succeeded', 1],
+    expect(toolbox.runs).toEqual([{ tool: 'add_task', dryRun: false, auditedBefore: 1, inUnitOfWork: true }]);
+    expect(audit.rows.map((r) => [r.seq, r.status, r.pendingSeq, r.inUnitOfWork])).toEqual([
+      [1, 'pending', undefined, false],
+      [2, 'succeeded', 1, true],
     ]);
+    expect(unitOfWork.units).toBe(1);
   });
 
-  it('writes one row for a read, and for a dry run', async () => {
-    const { sut, audit } = setup();
+  it('records a call whose unit of work failed as failed, outside it, and counts it once', async () => {
+    const { sut, audit, metrics } = setup(() => Promise.reject(new Error('connection lost')));
+    await expect(sut.execute({ tool: 'add_task', arguments: { title: 'x' }, context })).rejects.toThrow('connection lost');
+    expect(audit.rows.map((r) => [r.status, r.pendingSeq, r.outcome?.errorCode, r.inUnitOfWork])).toEqual([
+      ['pending', undefined, undefined, false],
+      ['failed', 1, 'INTERNAL', false],
+    ]);
+    expect(metrics.calls).toEqual([{ name: 'toolCall', args: ['add_task', 'failed', 0] }]);
+  });
+
+  it('writes one row for a read, and for a dry run, with no unit of work', async () => {
+    const { sut, audit, unitOfWork } = setup();
     await sut.execute({ tool: 'list_tasks', arguments: {}, context });
     await sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context: { ...context, dryRun: true } });
     expect(audit.rows.map((r) => r.status)).toEqual(['succeeded', 'confirmation_required']);
+    expect(unitOfWork.units).toBe(0);
   });
 
   it('refuses unknown tools and invalid arguments without running anything', async () => {
@@ -148,13 +174,13 @@ describe(ExecuteToolCallUseCase.name, () => {
       code: 'CONFIRMATION_REQUIRED',
     });
     await sut.execute({ tool: 'delete_task', arguments: { tasks: [{ number: 3, title: 'x' }] }, context: { ...chat, confirmed: true } });
-    expect(toolbox.runs).toEqual([{ tool: 'delete_task', dryRun: false, auditedBefore: 2 }]);
+    expect(toolbox.runs).toEqual([{ tool: 'delete_task', dryRun: false, auditedBefore: 2, inUnitOfWork: true }]);
   });
 
   it('runs a destructive call over MCP once the operator allows it, audited before and after', async () => {
     const { sut, audit, toolbox } = setup(undefined, 'allow');
     await expect(sut.execute({ tool: 'delete_task', arguments: { scope: 'all' }, context })).resolves.toMatchObject({ ok: true });
-    expect(toolbox.runs).toEqual([{ tool: 'delete_task', dryRun: false, auditedBefore: 1 }]);
+    expect(toolbox.runs).toEqual([{ tool: 'delete_task', dryRun: false, auditedBefore: 1, inUnitOfWork: true }]);
     expect(audit.rows.map((r) => r.status)).toEqual(['pending', 'succeeded']);
   });
 

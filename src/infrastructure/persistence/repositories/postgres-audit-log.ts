@@ -9,7 +9,7 @@ import {
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { recordedToolName } from '../../../domain/agent/model-output';
 import { jsonColumn } from '../json-column';
-import { type Sql, selectRow, sql } from '../sql';
+import { afterCommit, type Sql, selectRow, sql } from '../sql';
 import { z } from 'zod';
 
 type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
@@ -30,10 +30,11 @@ export type AppendInTransaction = (entry: ToolAuditEntry, outcome: AuditRowOutco
 export class AuditAppender {
   constructor(private readonly metrics: Metrics) {}
 
-  /** One row on its own (autocommitted). @returns the row's sequence number. */
+  /** One row on its own, or in the unit of work open around the call. @returns the row's sequence number. */
   async append(dataSource: DataSource, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Promise<number> {
     const seq = await this.insert(dataSource, entry, outcome, pendingSeq);
-    this.metrics.auditRowAppended(entry.source, outcome.status);
+    // Inside a unit of work (a tool's write and its outcome), counted once that commits.
+    afterCommit(() => this.metrics.auditRowAppended(entry.source, outcome.status));
     return seq;
   }
 

@@ -1,0 +1,111 @@
+import { QueryFailedError } from 'typeorm';
+import { z } from 'zod';
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import {
+  afterCommit,
+  changeRows,
+  inTransaction,
+  run,
+  selectRow,
+  selectRows,
+  sql,
+  UnexpectedRowError,
+} from '../../src/infrastructure/persistence/sql';
+import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+
+/** How every adapter runs SQL: on node-postgres, prepared, rows read through their schema. */
+describe(`running statements on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  const ROW = z.object({ n: z.number().int(), label: z.string(), at: z.date() });
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    await database.dataSource.query(`CREATE TABLE sql_spec (n int PRIMARY KEY, label text NOT NULL, at timestamptz NOT NULL)`);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  it('sends values as parameters and reads rows as their schema says', async () => {
+    const at = new Date('2026-11-25T10:00:00.123Z');
+    const label = "o'brien; DROP TABLE sql_spec";
+    await run(database.dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${1}, ${label}, ${at}), (${2}, ${'two'}, ${at})`);
+    await expect(
+      selectRows(database.dataSource, sql`SELECT n, label, at, 'dropped' AS extra FROM sql_spec ORDER BY n`, ROW),
+    ).resolves.toEqual([
+      { n: 1, label, at },
+      { n: 2, label: 'two', at },
+    ]);
+    await expect(selectRow(database.dataSource, sql`SELECT n, label, at FROM sql_spec WHERE n = ${99}`, ROW)).resolves.toBeNull();
+  });
+
+  it('reads what an UPDATE returns, and counts what an UPDATE or DELETE changed', async () => {
+    const updated = await selectRows(database.dataSource, sql`UPDATE sql_spec SET label = label || '!' RETURNING n, label, at`, ROW);
+    expect(updated.map((row) => row.n).sort()).toEqual([1, 2]);
+    await expect(changeRows(database.dataSource, sql`UPDATE sql_spec SET label = ${'x'} WHERE n > ${1}`)).resolves.toBe(1);
+    await expect(changeRows(database.dataSource, sql`DELETE FROM sql_spec WHERE n = ${42}`)).resolves.toBe(0);
+  });
+
+  it('refuses a row of another shape, naming the column and the statement but no value', async () => {
+    const read = selectRows(
+      database.dataSource,
+      sql`SELECT n, label::int AS label, at FROM (SELECT 7 AS n, '7' AS label, now() AS at) r WHERE n = ${7}`,
+      ROW,
+    );
+    await expect(read).rejects.toThrow(UnexpectedRowError);
+    await expect(read).rejects.toThrow(/^Row 0 of "SELECT n, label::int AS label, at FROM .*" is not as expected: label: /);
+  });
+
+  it('prepares each statement once per connection, in and out of transactions', async () => {
+    const statement = sql`SELECT n, label, at FROM sql_spec WHERE n = ${1} /* prepared once */`;
+    const prepared = await database.dataSource.transaction(async (manager) => {
+      await selectRow(manager, statement, ROW);
+      await selectRow(manager, statement, ROW);
+      return selectRows(
+        manager,
+        sql`SELECT name FROM pg_prepared_statements WHERE statement LIKE ${'%prepared once%'} AND name LIKE ${'bridle_%'}`,
+        z.object({ name: z.string() }),
+      );
+    });
+    expect(prepared).toHaveLength(1);
+  });
+
+  it('joins every statement on the DataSource to an open unit of work: all of it commits, or none', async () => {
+    const { dataSource } = database;
+    const labels = () =>
+      selectRows(dataSource, sql`SELECT label FROM sql_spec WHERE n >= ${10} ORDER BY n`, z.object({ label: z.string() }));
+    const announced: string[] = [];
+    await expect(
+      inTransaction(dataSource, async () => {
+        await run(dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${10}, ${'first'}, now())`);
+        afterCommit(() => announced.push('first'));
+        // A nested unit of work joins the outer one.
+        await inTransaction(dataSource, () => run(dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${11}, ${'second'}, now())`));
+        throw new Error('the second write of the unit failed');
+      }),
+    ).rejects.toThrow('the second write of the unit failed');
+    expect(await labels()).toEqual([]);
+    expect(announced).toEqual([]);
+
+    await inTransaction(dataSource, async () => {
+      await run(dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${10}, ${'first'}, now())`);
+      afterCommit(() => announced.push('after commit'));
+      announced.push('inside');
+    });
+    expect(announced).toEqual(['inside', 'after commit']);
+    expect(await labels()).toEqual([{ label: 'first' }]);
+    // Outside a unit of work an effect runs at once.
+    afterCommit(() => announced.push('now'));
+    expect(announced).toEqual(['inside', 'after commit', 'now']);
+  });
+
+  it("reports a failed statement as TypeORM does, with the server's code and constraint", async () => {
+    const duplicate = run(database.dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${1}, ${'again'}, now())`);
+    await expect(duplicate).rejects.toThrow(QueryFailedError);
+    await expect(duplicate).rejects.toMatchObject({ driverError: { code: '23505', constraint: 'sql_spec_pkey' } });
+  });
+});
