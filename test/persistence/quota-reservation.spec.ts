@@ -139,7 +139,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
     }
 
     async function begin(claim: ClaimedTask) {
-      const context = await store.loadTaskContext(claim, { day: today, ownerLimits, secretNames: [] });
+      const context = (await store.loadTaskContext(claim, { day: today, ownerLimits, secretNames: [] }))?.context;
       const decisionId = randomUUID();
       const profileUrl = context!.lead.linkedinUrl;
       return {

@@ -14,8 +14,15 @@ import type { CycleCode, CycleOutcome, CycleStatus } from './cycle-outcome';
 import { type ChannelAction, OutreachChannels } from './outreach-channels';
 import { OutreachSettings } from './outreach-settings';
 import { LinkedInChannel, SecretNotFoundError, SecretStore, type ChannelRecord } from './ports/channels.port';
-import { OutreachDraftStore, type StoredDraft } from './ports/outreach-draft-store.port';
-import { OutreachCycleStore, type ClaimedTask, type TaskCycleContext, type TaskRelease } from './ports/outreach-cycle-store.port';
+import { OutreachDraftStore } from './ports/outreach-draft-store.port';
+import {
+  type ApprovedDraft,
+  OutreachCycleStore,
+  type ClaimedTask,
+  type TaskCycleContext,
+  type TaskRelease,
+  type TaskReview,
+} from './ports/outreach-cycle-store.port';
 
 /** What the outcome shows of the proposal, its validation and the task. */
 type Shown = {
@@ -103,11 +110,6 @@ export class OutreachActionRunner {
     );
   }
 
-  /** The task's draft its owner approved and that has not run yet. */
-  approvedDraft(claim: ClaimedTask): Promise<StoredDraft | null> {
-    return this.drafts.approvedFor(claim);
-  }
-
   /** Reserve and audit, act with a deadline, verify, record: the heart of the controller. */
   async act(
     cycle: Cycle,
@@ -116,14 +118,18 @@ export class OutreachActionRunner {
     proposal: ChannelAction,
     audited: ToolAuditEntry,
     shown: Shown,
-    /** A reviewed draft the owner approved: it runs as approved, on the slot it holds since it was drafted. */
-    approved?: StoredDraft,
+    /**
+     * A reviewed draft the owner approved, which runs as approved on the slot it holds since it
+     * was drafted; or the task's review state, by which the campaign's policy may hold the action.
+     */
+    route: { readonly approved: ApprovedDraft } | { readonly review: TaskReview },
   ): Promise<CycleOutcome> {
     const now = cycle.started;
+    const approved = 'approved' in route ? route.approved : undefined;
     const day = approved?.quotaDay ?? utcDay(now);
     const kind = TASK_ACTION[context.task.type].kind;
-    if (!approved) {
-      const held = await this.holdForReview(cycle, claim, context, proposal, audited, shown, kind, day);
+    if ('review' in route) {
+      const held = await this.holdForReview(cycle, claim, context, proposal, audited, shown, kind, day, route.review);
       if (held) return held;
     }
     const begun = await this.store.begin({
@@ -275,8 +281,8 @@ export class OutreachActionRunner {
     shown: Shown,
     kind: ActionKind,
     day: string,
+    review: TaskReview,
   ): Promise<CycleOutcome | null> {
-    const review = await this.drafts.reviewState(claim.campaignId, kind);
     if (!needsReview(review.policy, review.approved)) return null;
     const now = this.clock.now();
     const held = await this.drafts.hold({

@@ -105,12 +105,13 @@ export class RunOutreachCycleUseCase {
 
   private async workTask(cycle: Cycle, claim: ClaimedTask): Promise<CycleOutcome> {
     const now = cycle.started;
-    const context = await this.store.loadTaskContext(claim, {
+    const loaded = await this.store.loadTaskContext(claim, {
       day: utcDay(now),
       ownerLimits: ownerLimitsOf(this.settings),
       secretNames: this.settings.secretNames,
     });
-    if (!context) return outcome({ status: 'failed', code: 'LEASE_LOST', message: 'The task went away while it was being claimed.' });
+    if (!loaded) return outcome({ status: 'failed', code: 'LEASE_LOST', message: 'The task went away while it was being claimed.' });
+    const { context, review } = loaded;
     const entry: AuditEntryFor = (tool, args) => ({
       source: 'outreach',
       actorId: claim.ownerId,
@@ -137,7 +138,7 @@ export class RunOutreachCycleUseCase {
     const contextCheck = checkContext(context, now);
     // An approved draft runs as its owner reviewed it, without the model, on the slot it has
     // held since it was drafted (so today's used-up quota does not stop it), through begin.
-    const approved = contextCheck.ok || contextCheck.code === 'QUOTA_EXCEEDED' ? await this.runner.approvedDraft(claim) : null;
+    const approved = contextCheck.ok || contextCheck.code === 'QUOTA_EXCEEDED' ? review.approvedDraft : null;
     if (approved) {
       const { proposal } = approved;
       return this.runner.act(
@@ -147,7 +148,7 @@ export class RunOutreachCycleUseCase {
         proposal,
         entry(proposal.action, proposal.args),
         { proposed: { action: proposal.action, args: proposal.args, reason: proposal.reason, by: 'model' }, validation: null, view },
-        approved,
+        { approved },
       );
     }
     if (!contextCheck.ok) {
@@ -243,7 +244,15 @@ export class RunOutreachCycleUseCase {
         // fitProblems refuses it while tasks are open, so a task cycle never gets here.
         throw new Error('complete_campaign in a task cycle');
       default:
-        return this.runner.act(cycle, claim, context, proposal, entry(proposal.action, proposal.args), { proposed, validation, view });
+        return this.runner.act(
+          cycle,
+          claim,
+          context,
+          proposal,
+          entry(proposal.action, proposal.args),
+          { proposed, validation, view },
+          { review },
+        );
     }
   }
 

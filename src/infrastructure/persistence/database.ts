@@ -25,6 +25,7 @@ import { WeeklyLimits1765929600000 } from './migrations/1765929600000-weekly-lim
 import { PersonalAccessTokens1766016000000 } from './migrations/1766016000000-personal-access-tokens';
 import { OAuth1766102400000 } from './migrations/1766102400000-oauth';
 import { AuditChainSealing1766188800000 } from './migrations/1766188800000-audit-chain-sealing';
+import { OutreachClaim1766275200000 } from './migrations/1766275200000-outreach-claim';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -49,6 +50,7 @@ const MIGRATIONS = [
   PersonalAccessTokens1766016000000,
   OAuth1766102400000,
   AuditChainSealing1766188800000,
+  OutreachClaim1766275200000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

@@ -4,7 +4,7 @@ import { OutreachActionPlanner } from '../../../src/application/outreach/outreac
 import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
 import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
-import type { ClaimedTask, TaskCycleContext } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
+import type { ClaimedTask, TaskCycleContext, TaskReview } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { OutreachDraftStore } from '../../../src/application/outreach/ports/outreach-draft-store.port';
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
 import { UnsubscribeLinks } from '../../../src/application/outreach/unsubscribe/unsubscribe-links';
@@ -57,16 +57,17 @@ export const ACTING_CALLS = ['linkedin:scrapeProfile', 'linkedin:sendMessage', '
 
 /**
  * Runs one cycle of the task in `context` (claimed as `claim`) with `model` as the planner;
- * `drafts` decides review before send (none by default).
+ * `review` is the task's review state as loaded with its context (none by default), and
+ * `drafts` holds what it says to hold.
  */
 export async function runOneCycle(
   model: LanguageModel,
   context: TaskCycleContext,
   claim: ClaimedTask = CLAIM,
-  options: { drafts?: OutreachDraftStore } = {},
+  options: { drafts?: OutreachDraftStore; review?: TaskReview } = {},
 ) {
   const journal: Journal = [];
-  const store = new SingleTaskCycleStore(claim, context, journal);
+  const store = new SingleTaskCycleStore(claim, context, journal, options.review);
   const linkedin = new RecordingLinkedInChannel(journal);
   const email = new RecordingEmailChannel(journal);
   const secrets = new MapSecretStore(SECRETS, journal);

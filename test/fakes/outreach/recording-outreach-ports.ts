@@ -15,9 +15,11 @@ import {
   type ClaimedTask,
   type FinishAction,
   type OutreachDecision,
+  type LoadedTask,
   type StaleAction,
   type TaskCycleContext,
   type TaskRelease,
+  type TaskReview,
   type WrapUpContext,
 } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
 import { IdGenerator } from '../../../src/application/shared/ports/id-generator.port';
@@ -30,7 +32,10 @@ import type { ProfileField } from '../../../src/domain/outreach/actions';
  */
 export type Journal = string[];
 
-/** Hands out one claimed task with a fixed context; `begin` reserves (its pending audit row) every time. */
+/** A campaign whose approval mode is `none`, with no approved draft: no action waits for a person. */
+export const NO_REVIEW: TaskReview = { policy: { mode: 'none', firstN: 3 }, approved: 0, approvedDraft: null };
+
+/** Hands out one claimed task with a fixed context and review state; `begin` reserves (its pending audit row) every time. */
 export class SingleTaskCycleStore extends OutreachCycleStore {
   readonly begun: BeginAction[] = [];
   readonly finished: FinishAction[] = [];
@@ -41,6 +46,7 @@ export class SingleTaskCycleStore extends OutreachCycleStore {
     private readonly claim: ClaimedTask,
     private readonly context: TaskCycleContext,
     private readonly journal: Journal,
+    private readonly review: TaskReview = NO_REVIEW,
   ) {
     super();
   }
@@ -54,8 +60,8 @@ export class SingleTaskCycleStore extends OutreachCycleStore {
     return Promise.resolve(null);
   }
 
-  loadTaskContext(): Promise<TaskCycleContext | null> {
-    return Promise.resolve(this.context);
+  loadTaskContext(): Promise<LoadedTask | null> {
+    return Promise.resolve({ context: this.context, review: this.review });
   }
 
   loadWrapUpContext(): Promise<WrapUpContext | null> {

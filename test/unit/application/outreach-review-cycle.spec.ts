@@ -1,6 +1,6 @@
 import type { Completion } from '../../../src/application/agent/ports/language-model.port';
-import type { ClaimedTask } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
-import type { HoldDraft, HoldResult, StoredDraft } from '../../../src/application/outreach/ports/outreach-draft-store.port';
+import type { ApprovedDraft } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
+import type { HoldDraft, HoldResult } from '../../../src/application/outreach/ports/outreach-draft-store.port';
 import { idempotencyMaterial } from '../../../src/domain/outreach/planning';
 import type { ApprovalPolicy } from '../../../src/domain/outreach/review';
 import { runOneCycle } from '../../fakes/outreach/cycle-harness';
@@ -21,38 +21,30 @@ const MESSAGE = {
   reason: 'First contact after the look-up',
 } as const;
 
-/** A draft store with a policy, that records what it holds and hands out one approved draft if given. */
+/** A draft store that records what it holds. */
 class ReviewingDraftStore extends NoReviewDraftStore {
   readonly held: HoldDraft[] = [];
-  constructor(
-    private readonly policy: ApprovalPolicy,
-    private readonly approved: StoredDraft | null = null,
-  ) {
-    super();
-  }
-  override reviewState(): Promise<{ policy: ApprovalPolicy; approved: number }> {
-    return Promise.resolve({ policy: this.policy, approved: 0 });
-  }
   override hold(input: HoldDraft): Promise<HoldResult> {
     this.held.push(input);
     return Promise.resolve({ status: 'held', draftId: 'draft-1', argumentsHash: 'a'.repeat(64), expiresAt: input.expiresAt });
   }
-  override approvedFor(_claim: ClaimedTask): Promise<StoredDraft | null> {
-    return Promise.resolve(this.approved);
-  }
 }
 
-/** A cycle of the message task (test/fakes/outreach/cycle-harness.ts) whose model would propose MESSAGE. */
-function cycle(drafts: ReviewingDraftStore) {
+/**
+ * A cycle of the message task (test/fakes/outreach/cycle-harness.ts) whose model would propose
+ * MESSAGE, in a campaign with `policy`, `approved` drafts of the kind so far, and the task's approved draft if given.
+ */
+function cycle(drafts: ReviewingDraftStore, policy: ApprovalPolicy, approved = 0, approvedDraft: ApprovedDraft | null = null) {
   const model = new ScriptedLanguageModel();
   model.use((): Completion => ({ ...say(''), text: JSON.stringify(MESSAGE) }));
-  return { run: () => runOneCycle(model, taskContext('SendLinkedInMessage'), CLAIM, { drafts }), model };
+  const review = { policy, approved, approvedDraft };
+  return { run: () => runOneCycle(model, taskContext('SendLinkedInMessage'), CLAIM, { drafts, review }), model };
 }
 
 describe('review before send in a cycle', () => {
   it('holds a checked action as a draft in all mode: no begin, no channel call', async () => {
-    const drafts = new ReviewingDraftStore({ mode: 'all', firstN: 3 });
-    const { run } = cycle(drafts);
+    const drafts = new ReviewingDraftStore();
+    const { run } = cycle(drafts, { mode: 'all', firstN: 3 });
 
     const { outcome, journal, store } = await run();
 
@@ -66,30 +58,14 @@ describe('review before send in a cycle', () => {
   });
 
   it('runs an approved draft as reviewed, without the model, on the key of the attempt that drafted it', async () => {
-    const approved: StoredDraft = {
+    const approved: ApprovedDraft = {
       id: 'draft-7',
-      status: 'approved',
-      ownerId: CLAIM.ownerId,
-      campaignId: CLAIM.campaignId,
-      campaignName: 'Q1',
-      taskId: CLAIM.taskId,
-      taskType: 'SendLinkedInMessage',
-      leadId: 'lead-1',
-      leadName: LEAD.name,
-      decisionId: 'd-1',
       attempt: 1,
-      kind: 'linkedin_message',
       proposal: { ...MESSAGE, args: { ...MESSAGE.args, message: 'Edited by a person' } },
-      argumentsHash: 'b'.repeat(64),
       quotaDay: '2026-11-20',
-      edited: true,
-      reviewerId: CLAIM.ownerId,
-      reviewedAt: new Date(),
-      createdAt: new Date(),
-      expiresAt: new Date(),
     };
-    const drafts = new ReviewingDraftStore({ mode: 'all', firstN: 3 }, approved);
-    const { run, model } = cycle(drafts);
+    const drafts = new ReviewingDraftStore();
+    const { run, model } = cycle(drafts, { mode: 'all', firstN: 3 }, 0, approved);
 
     const { outcome, store } = await run();
 
@@ -104,5 +80,19 @@ describe('review before send in a cycle', () => {
       }),
     );
     expect(outcome.proposal).toEqual(expect.objectContaining({ args: approved.proposal.args }));
+  });
+
+  it('holds in first_n mode until the kind has its N approvals, then runs alone', async () => {
+    const policy: ApprovalPolicy = { mode: 'first_n', firstN: 3 };
+    const holding = new ReviewingDraftStore();
+    const held = await cycle(holding, policy, 2).run();
+    expect(held.outcome.status).toBe('awaiting_review');
+    expect(holding.held).toHaveLength(1);
+
+    const running = new ReviewingDraftStore();
+    const ran = await cycle(running, policy, 3).run();
+    expect(ran.outcome.status).toBe('completed');
+    expect(running.held).toHaveLength(0);
+    expect(ran.store.begun).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import type { Proposal } from '../../../domain/outreach/actions';
 import type { CycleContext } from '../../../domain/outreach/planning';
 import type { ActionKind, OutreachTaskStatus } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaBlock, QuotaScope, SlotLimits } from '../../../domain/outreach/quota';
+import type { ApprovalPolicy, DraftProposal } from '../../../domain/outreach/review';
 import type { ToolAuditEntry, ToolAuditOutcome } from '../../agent/ports/audit-log.port';
 
 /** A task one worker holds: `attempts` (incremented by the claim) is the claim's token. */
@@ -15,6 +16,30 @@ export interface ClaimedTask {
 }
 
 export type TaskCycleContext = Extract<CycleContext, { kind: 'task' }>;
+
+/** A draft of the task its owner approved and that has not run yet: it runs as approved, on the slot it holds. */
+export interface ApprovedDraft {
+  readonly id: string;
+  /** The task's attempt that drafted it: with the task, the idempotency key of its one run. */
+  readonly attempt: number;
+  readonly proposal: DraftProposal;
+  /** The UTC day its quota slot was reserved on. */
+  readonly quotaDay: string;
+}
+
+/** What review before send needs in a task cycle (domain/outreach/approval.ts needsReview). */
+export interface TaskReview {
+  readonly policy: ApprovalPolicy;
+  /** Drafts of the task's kind its owner approved (sent or about to be), counted up to `policy.firstN`: all needsReview asks. */
+  readonly approved: number;
+  readonly approvedDraft: ApprovedDraft | null;
+}
+
+/** A claimed task as a cycle reloads it: its context for the checks and the planner, and its review state. */
+export interface LoadedTask {
+  readonly context: TaskCycleContext;
+  readonly review: TaskReview;
+}
 export type WrapUpContext = Extract<CycleContext, { kind: 'wrap_up' }>;
 
 /** Where a cycle leaves its task. */
@@ -104,10 +129,11 @@ export abstract class OutreachCycleStore {
   abstract claimTask(input: { workerId: string; now: Date; leaseMs: number; campaignId?: string }): Promise<ClaimedTask | null>;
   /** An active campaign (this one, if given) with no open task left. */
   abstract findFinishedCampaign(input: { campaignId?: string }): Promise<{ campaignId: string; ownerId: string } | null>;
+  /** The claimed task's context and review state, in one statement; null when the claim is no longer held. */
   abstract loadTaskContext(
     claim: ClaimedTask,
     input: { day: string; ownerLimits: OwnerLimits; secretNames: readonly string[] },
-  ): Promise<TaskCycleContext | null>;
+  ): Promise<LoadedTask | null>;
   abstract loadWrapUpContext(campaignId: string, input: { day: string; ownerLimits: OwnerLimits }): Promise<WrapUpContext | null>;
   /** Leaves the claimed task as `release` says, if the claim is still held. */
   abstract releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date): Promise<boolean>;

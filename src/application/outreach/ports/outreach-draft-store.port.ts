@@ -1,6 +1,6 @@
 import type { ActionKind, OutreachTaskType } from '../../../domain/outreach/outreach-task';
 import type { QuotaBlock, QuotaScope, SlotLimits } from '../../../domain/outreach/quota';
-import type { ApprovalPolicy, DraftProposal, DraftStatus, DraftTarget, ReviewProblem } from '../../../domain/outreach/review';
+import type { DraftProposal, DraftStatus, DraftTarget, ReviewProblem } from '../../../domain/outreach/review';
 import type { ToolAuditEntry } from '../../agent/ports/audit-log.port';
 import type { Page } from '../../shared/page';
 import type { ClaimedTask } from './outreach-cycle-store.port';
@@ -71,16 +71,12 @@ export interface ExpiryReport {
  * conditional UPDATE on the draft's status and hash, so a double or stale review changes nothing.
  */
 export abstract class OutreachDraftStore {
-  /** The campaign's approval policy, and how many drafts of `kind` its owner approved so far. */
-  abstract reviewState(campaignId: string, kind: ActionKind): Promise<{ policy: ApprovalPolicy; approved: number }>;
   /**
    * In one transaction: checks the claim and parks the task (AwaitingReview), reserves the
    * action's quota slot in both scopes (never past a limit), appends the audit row
    * (confirmation_required) and stores the draft bound to the hash of its arguments.
    */
   abstract hold(input: HoldDraft): Promise<HoldResult>;
-  /** The task's approved draft, not yet sent. */
-  abstract approvedFor(claim: ClaimedTask): Promise<StoredDraft | null>;
   /** The owner's drafts, newest first, of one status if given. */
   abstract list(ownerId: string, status: DraftStatus | null, limit: number, cursor: string | null): Promise<Page<StoredDraft>>;
   /** One of the owner's drafts with what its edits are checked against; null for another owner's. */

@@ -280,7 +280,8 @@ export class PostgresCampaignRepository extends CampaignRepository {
       if (leads.length === 0) return { added: [], existing: [] };
 
       // One statement for every lead and task. A task row sees its lead through the CTE's
-      // RETURNING; the foreign key is checked at the end of the statement.
+      // RETURNING; the foreign key is checked at the end of the statement. A lead's first step
+      // is ready; each later one becomes ready when the step before it closes (migration 1766275200000).
       const [names, urls, emails] = [
         leads.map((lead) => lead.name),
         leads.map((lead) => lead.linkedinUrl),
@@ -298,8 +299,9 @@ export class PostgresCampaignRepository extends CampaignRepository {
               RETURNING ${LEAD_COLUMNS}
             ),
             tasks AS (
-              INSERT INTO outreach_tasks (campaign_id, lead_id, type, step, status, attempts, next_run_at, created_at, updated_at)
-              SELECT ${campaignId}::uuid, added.id, step.type, step.n, 'Pending', 0, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+              INSERT INTO outreach_tasks (campaign_id, lead_id, type, step, status, ready, attempts, next_run_at, created_at, updated_at)
+              SELECT ${campaignId}::uuid, added.id, step.type, step.n, 'Pending', step.n = 1, 0, ${now}::timestamptz, ${now}::timestamptz,
+                ${now}::timestamptz
               FROM added CROSS JOIN unnest(${TASK_STEPS}::text[]) WITH ORDINALITY AS step (type, n)
               WHERE step.type <> 'SendEmail' OR added.email IS NOT NULL
             )

@@ -9,7 +9,8 @@ import {
   type FinishAction,
   type OutreachDecision,
   type StaleAction,
-  type TaskCycleContext,
+  type LoadedTask,
+  type ApprovedDraft,
   type TaskRelease,
   type WrapUpContext,
 } from '../../../application/outreach/ports/outreach-cycle-store.port';
@@ -18,9 +19,10 @@ import { CAMPAIGN_STATUSES } from '../../../domain/outreach/campaign';
 import type { RecentResult } from '../../../domain/outreach/planning';
 import { TASK_TYPES, TASK_ACTION, TASK_STATUSES, type ActionKind } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaScope } from '../../../domain/outreach/quota';
+import { APPROVAL_MODES, type DraftProposal } from '../../../domain/outreach/review';
 import { BRIEF_ROW_FIELDS, briefColumns, briefOfRow } from './campaign-brief-columns';
-import { type QuotaCampaign, readQuota, refundSlot, refusalOf, reserveSlot, type Slot } from './quota-ledger';
-import { changeRows, exists, raw, run, type Sql, selectRow, selectRows, sql, type Statement } from '../sql';
+import { QUOTA_ROW, type QuotaCampaign, quotaRows, quotaStateOf, refundSlot, refusalOf, reserveSlot, type Slot } from './quota-ledger';
+import { changeRows, exists, join, raw, run, type Sql, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { AuditAppender } from './postgres-audit-log';
 import { markDraftSent } from './postgres-outreach-draft-store';
@@ -53,6 +55,14 @@ const CLAIM_ROW = z.object({ id: z.string(), campaign_id: z.string(), owner_id: 
 
 const FINISHED_CAMPAIGN_ROW = z.object({ id: z.string(), owner_id: z.string() });
 
+/** What the planner is shown of the campaign's past: its last 3 finished tasks, with the duration of their action. */
+const RECENT_ROW = z.object({
+  type: z.enum(TASK_TYPES),
+  status: z.enum(TASK_STATUSES),
+  lead_name: z.string(),
+  duration_ms: z.number().nullable(),
+});
+
 const TASK_CONTEXT_ROW = z.object({
   ...CAMPAIGN_FIELDS,
   id: z.string(),
@@ -64,20 +74,28 @@ const TASK_CONTEXT_ROW = z.object({
   linkedin_url: z.string(),
   email: z.string().nullable(),
   profile: z.object({ profile: z.record(z.string(), z.unknown()).optional() }).nullable(),
+  quota_rows: z.array(QUOTA_ROW),
+  recent: z.array(RECENT_ROW),
+  blocked: z.array(z.string()),
+  approval_mode: z.enum(APPROVAL_MODES),
+  approval_first_n: z.number(),
+  approved: z.number(),
+  draft_id: z.string().nullable(),
+  draft_attempt: z.number().nullable(),
+  draft_action: z.enum(['linkedin_scrape_profile', 'linkedin_send_message', 'send_email']).nullable(),
+  draft_args: z.record(z.string(), z.unknown()).nullable(),
+  draft_reason: z.string().nullable(),
+  draft_quota_day: z.string().nullable(),
   ...BRIEF_ROW_FIELDS,
 });
 
-const VALUE_ROW = z.object({ value: z.string() });
-
 /** count(*) is a bigint: text on the wire. */
-const WRAP_UP_ROW = z.object({ ...CAMPAIGN_FIELDS, open: z.coerce.number(), finished: z.coerce.number() });
-
-const RECENT_ROW = z.object({
-  type: z.enum(TASK_TYPES),
-  status: z.enum(TASK_STATUSES),
-  lead_name: z.string(),
-  // A numeric: text on the wire.
-  duration_ms: z.coerce.number().nullable(),
+const WRAP_UP_ROW = z.object({
+  ...CAMPAIGN_FIELDS,
+  open: z.coerce.number(),
+  finished: z.coerce.number(),
+  quota_rows: z.array(QUOTA_ROW),
+  recent: z.array(RECENT_ROW),
 });
 
 const ACTION_ID_ROW = z.object({ id: z.string() });
@@ -112,28 +130,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 
   async claimTask(input: { workerId: string; now: Date; leaseMs: number; campaignId?: string }): Promise<ClaimedTask | null> {
-    // SKIP LOCKED: concurrent workers each get a different task, none waits for another.
-    const now = sql`${input.now}::timestamptz`;
-    const campaignId = sql`${input.campaignId ?? null}::uuid`;
-    const row = await selectRow(
-      this.dataSource,
-      sql`UPDATE outreach_tasks t
-          SET status = 'InProgress', attempts = t.attempts + 1, lease_owner = ${input.workerId},
-              lease_expires_at = ${new Date(input.now.getTime() + input.leaseMs)}, updated_at = ${now}
-          FROM campaigns c
-          WHERE c.id = t.campaign_id AND t.id = (
-            SELECT d.id FROM outreach_tasks d JOIN campaigns dc ON dc.id = d.campaign_id
-            WHERE dc.status = 'active' AND d.next_run_at <= ${now}
-              AND (d.status = 'Pending' OR (d.status = 'InProgress' AND d.lease_expires_at < ${now}))
-              AND (${campaignId} IS NULL OR d.campaign_id = ${campaignId})
-              AND NOT EXISTS (SELECT 1 FROM outreach_tasks p WHERE p.lead_id = d.lead_id AND p.step < d.step AND p.status IN ${OPEN})
-              AND NOT EXISTS (SELECT 1 FROM outreach_actions a WHERE a.task_id = d.id AND a.status = 'in_flight')
-            ORDER BY d.next_run_at, d.step, d.created_at, d.id
-            LIMIT 1
-            FOR UPDATE OF d SKIP LOCKED)
-          RETURNING t.id, t.campaign_id, c.owner_id, t.attempts`,
-      CLAIM_ROW,
-    );
+    const row = await selectRow(this.dataSource, claimStatement(input), CLAIM_ROW);
     return row
       ? { taskId: row.id, campaignId: row.campaign_id, ownerId: row.owner_id, workerId: input.workerId, attempts: row.attempts }
       : null;
@@ -156,37 +153,49 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   async loadTaskContext(
     claim: ClaimedTask,
     input: { day: string; ownerLimits: OwnerLimits; secretNames: readonly string[] },
-  ): Promise<TaskCycleContext | null> {
+  ): Promise<LoadedTask | null> {
+    // One statement, each part by an index that holds only what it reads: the task, its lead
+    // and campaign by their keys; the profile among the lead's 3 tasks; the ledger's rows of
+    // the week; the last 3 finished tasks (outreach_tasks_recent); the lead's addresses on the
+    // do-not-contact list; approvals of the task's kind, counted only as far as first_n asks;
+    // and the task's approved draft (outreach_drafts_open_task).
     const row = await selectRow(
       this.dataSource,
       sql`SELECT t.id, t.type, t.status, t.attempts, t.last_error, l.name AS lead_name, l.linkedin_url, l.email,
          (SELECT s.output FROM outreach_tasks s WHERE s.lead_id = t.lead_id AND s.type = 'ScrapeProfile' AND s.status = 'Completed' LIMIT 1) AS profile,
+         (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
+         (SELECT coalesce(json_agg(r ORDER BY r.completed_at DESC, r.id), '[]') FROM (${recentTasks(sql`c.id`)}) r) AS recent,
+         ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = c.owner_id AND n.value IN (l.linkedin_url, l.email))::text[] AS blocked,
+         c.approval_mode, c.approval_first_n,
+         CASE WHEN c.approval_mode = 'first_n' THEN (SELECT count(*)::int FROM (
+           SELECT 1 FROM outreach_drafts r WHERE r.campaign_id = c.id AND r.kind = ${kindOfTask(sql`t.type`)} AND r.status IN ('approved', 'sent')
+           LIMIT c.approval_first_n) a) ELSE 0 END AS approved,
+         ad.id AS draft_id, ad.attempt AS draft_attempt, ad.action AS draft_action, ad.args AS draft_args, ad.reason AS draft_reason,
+         ad.quota_day::text AS draft_quota_day,
          ${CAMPAIGN_COLUMNS}, ${BRIEF_COLUMNS}
        FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id JOIN campaigns c ON c.id = t.campaign_id
+         LEFT JOIN outreach_drafts ad ON ad.task_id = t.id AND ad.status = 'approved'
        WHERE t.id = ${claim.taskId} AND t.lease_owner = ${claim.workerId} AND t.attempts = ${claim.attempts}`,
       TASK_CONTEXT_ROW,
     );
     if (!row) return null;
-    const [quota, recent, blocked] = await Promise.all([
-      readQuota(this.dataSource, campaignOf(row), input.ownerLimits, input.day),
-      this.recent(row.campaign_id),
-      selectRows(
-        this.dataSource,
-        sql`SELECT value FROM do_not_contact
-            WHERE owner_id = ${row.owner_id} AND value = ANY(${[row.linkedin_url, ...(row.email ? [row.email] : [])]}::text[])`,
-        VALUE_ROW,
-      ),
-    ]);
     return {
-      kind: 'task',
-      campaign: { id: row.campaign_id, name: row.campaign_name, status: row.campaign_status },
-      task: { id: row.id, type: row.type, status: row.status, attempts: row.attempts, lastError: row.last_error },
-      lead: { name: row.lead_name, linkedinUrl: row.linkedin_url, email: row.email, profile: row.profile?.profile ?? null },
-      quota,
-      recent,
-      doNotContact: blocked.map((entry) => entry.value),
-      secretNames: input.secretNames,
-      ...briefOfRow(row),
+      context: {
+        kind: 'task',
+        campaign: { id: row.campaign_id, name: row.campaign_name, status: row.campaign_status },
+        task: { id: row.id, type: row.type, status: row.status, attempts: row.attempts, lastError: row.last_error },
+        lead: { name: row.lead_name, linkedinUrl: row.linkedin_url, email: row.email, profile: row.profile?.profile ?? null },
+        quota: quotaStateOf(row.quota_rows, campaignOf(row), input.ownerLimits, input.day),
+        recent: row.recent.map(recentResult),
+        doNotContact: row.blocked,
+        secretNames: input.secretNames,
+        ...briefOfRow(row),
+      },
+      review: {
+        policy: { mode: row.approval_mode, firstN: row.approval_first_n },
+        approved: row.approved,
+        approvedDraft: row.draft_id === null ? null : approvedDraftOf(row),
+      },
     };
   }
 
@@ -195,38 +204,21 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
       this.dataSource,
       sql`SELECT ${CAMPAIGN_COLUMNS},
          (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status IN ${OPEN}) AS open,
-         (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status NOT IN ${OPEN}) AS finished
+         (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status NOT IN ${OPEN}) AS finished,
+         (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
+         (SELECT coalesce(json_agg(r ORDER BY r.completed_at DESC, r.id), '[]') FROM (${recentTasks(sql`c.id`)}) r) AS recent
        FROM campaigns c WHERE c.id = ${campaignId}`,
       WRAP_UP_ROW,
     );
     if (!row) return null;
-    const [quota, recent] = await Promise.all([
-      readQuota(this.dataSource, campaignOf(row), input.ownerLimits, input.day),
-      this.recent(campaignId),
-    ]);
     return {
       kind: 'wrap_up',
       campaign: { id: row.campaign_id, name: row.campaign_name, status: row.campaign_status },
       openTasks: row.open,
       finishedTasks: row.finished,
-      quota,
-      recent,
+      quota: quotaStateOf(row.quota_rows, campaignOf(row), input.ownerLimits, input.day),
+      recent: row.recent.map(recentResult),
     };
-  }
-
-  /** What the planner is shown of the campaign's past: its last 3 finished tasks, with the duration of their action. */
-  private async recent(campaignId: string): Promise<RecentResult[]> {
-    const rows = await selectRows(
-      this.dataSource,
-      sql`SELECT t.type, t.status, l.name AS lead_name,
-         (SELECT round(extract(epoch FROM a.finished_at - a.created_at) * 1000) FROM outreach_actions a
-          WHERE a.task_id = t.id AND a.finished_at IS NOT NULL ORDER BY a.created_at DESC LIMIT 1) AS duration_ms
-       FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id
-       WHERE t.campaign_id = ${campaignId} AND t.status IN ('Completed', 'Failed') AND t.completed_at IS NOT NULL
-       ORDER BY t.completed_at DESC, t.id LIMIT 3`,
-      RECENT_ROW,
-    );
-    return rows.map((row) => ({ type: row.type, status: row.status, leadName: row.lead_name, durationMs: row.duration_ms ?? 0 }));
   }
 
   async releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date): Promise<boolean> {
@@ -382,6 +374,37 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 }
 
+/**
+ * The claim of claimTask: each active campaign's first claimable task, by outreach_tasks_claim
+ * (its due, ready tasks in this very order), locked with SKIP LOCKED so that concurrent
+ * workers each get another and none waits; then the most overdue of those heads. Each walk
+ * stops at the first row it can lock, so the claim reads a few rows per active campaign
+ * whatever their size, how many tasks wait for an earlier step, and what the statistics
+ * say: the index is the one path that needs no sort. The earlier steps are checked again here.
+ */
+export function claimStatement(input: { workerId: string; now: Date; leaseMs: number; campaignId?: string }): Statement {
+  const now = sql`${input.now}::timestamptz`;
+  const campaignId = sql`${input.campaignId ?? null}::uuid`;
+  return sql`UPDATE outreach_tasks t
+    SET status = 'InProgress', attempts = t.attempts + 1, lease_owner = ${input.workerId},
+        lease_expires_at = ${new Date(input.now.getTime() + input.leaseMs)}, updated_at = ${now}
+    FROM campaigns c
+    WHERE c.id = t.campaign_id AND t.id = (
+      SELECT h.id FROM campaigns a CROSS JOIN LATERAL (
+        SELECT d.id, d.next_run_at, d.step, d.created_at FROM outreach_tasks d
+        WHERE d.campaign_id = a.id AND d.status IN ('Pending', 'InProgress') AND d.ready AND d.next_run_at <= ${now}
+          AND (d.status = 'Pending' OR d.lease_expires_at < ${now})
+          AND NOT EXISTS (SELECT 1 FROM outreach_tasks p WHERE p.lead_id = d.lead_id AND p.step < d.step AND p.status IN ${OPEN})
+          AND NOT EXISTS (SELECT 1 FROM outreach_actions x WHERE x.task_id = d.id AND x.status = 'in_flight')
+        ORDER BY d.next_run_at, d.step, d.created_at, d.id
+        LIMIT 1
+        FOR UPDATE OF d SKIP LOCKED) h
+      WHERE a.status = 'active' AND (${campaignId} IS NULL OR a.id = ${campaignId})
+      ORDER BY h.next_run_at, h.step, h.created_at, h.id
+      LIMIT 1)
+    RETURNING t.id, t.campaign_id, c.owner_id, t.attempts`;
+}
+
 /** SET clause for a task's new state. */
 function releaseSet(release: TaskRelease, now: Date): Statement {
   const status = sql`${release.status}::varchar`;
@@ -424,5 +447,37 @@ function campaignOf(row: CampaignRow): QuotaCampaign {
       linkedin_message: row.weekly_limit_linkedin_message,
       email: row.weekly_limit_email,
     },
+  };
+}
+
+/** The campaign's last 3 finished tasks (outreach_tasks_recent), newest first, with the duration of their last action (RECENT_ROW). */
+function recentTasks(campaignId: Statement): Statement {
+  return sql`SELECT t.id, t.completed_at, t.type, t.status, l.name AS lead_name,
+      (SELECT round(extract(epoch FROM a.finished_at - a.created_at) * 1000) FROM outreach_actions a
+       WHERE a.task_id = t.id AND a.finished_at IS NOT NULL ORDER BY a.created_at DESC LIMIT 1) AS duration_ms
+    FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id
+    WHERE t.campaign_id = ${campaignId} AND t.status IN ('Completed', 'Failed') AND t.completed_at IS NOT NULL
+    ORDER BY t.completed_at DESC, t.id LIMIT 3`;
+}
+
+function recentResult(row: z.output<typeof RECENT_ROW>): RecentResult {
+  return { type: row.type, status: row.status, leadName: row.lead_name, durationMs: row.duration_ms ?? 0 };
+}
+
+/** The action kind of a task of type `type` (a column), as TASK_ACTION says. */
+function kindOfTask(type: Statement): Statement {
+  return sql`CASE ${type} ${join(
+    TASK_TYPES.map((each) => sql`WHEN ${each} THEN ${TASK_ACTION[each].kind}`),
+    ' ',
+  )} END`;
+}
+
+/** The task's approved draft, from the context row's draft_* columns (set when draft_id is). */
+function approvedDraftOf(row: z.output<typeof TASK_CONTEXT_ROW>): ApprovedDraft {
+  return {
+    id: row.draft_id!,
+    attempt: row.draft_attempt!,
+    proposal: { action: row.draft_action!, args: row.draft_args!, reason: row.draft_reason! } as DraftProposal,
+    quotaDay: row.draft_quota_day!,
   };
 }

@@ -4,7 +4,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { ToolAuditEntry } from '../../../application/agent/ports/audit-log.port';
-import type { ClaimedTask } from '../../../application/outreach/ports/outreach-cycle-store.port';
 import {
   type ExpiryReport,
   type HoldDraft,
@@ -18,15 +17,7 @@ import { canonicalJson } from '../../../domain/agent/tool-call-validation';
 import { CAMPAIGN_STATUSES } from '../../../domain/outreach/campaign';
 import { ACTION_KINDS, type ActionKind, TASK_TYPES } from '../../../domain/outreach/outreach-task';
 import type { QuotaScope } from '../../../domain/outreach/quota';
-import {
-  APPROVAL_MODES,
-  type ApprovalPolicy,
-  DRAFT_STATUSES,
-  type DraftProposal,
-  type DraftStatus,
-  type DraftTarget,
-  reviewProblem,
-} from '../../../domain/outreach/review';
+import { DRAFT_STATUSES, type DraftProposal, type DraftStatus, type DraftTarget, reviewProblem } from '../../../domain/outreach/review';
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor } from '../cursor';
 import { changeRows, empty, raw, type Sql, selectRow, selectRows, sql } from '../sql';
@@ -98,7 +89,6 @@ const TARGET_ROW = z.object({
   blocked: z.array(z.string()),
 });
 
-const POLICY_ROW = z.object({ approval_mode: z.enum(APPROVAL_MODES), approval_first_n: z.number(), approved: z.number() });
 const LEAD_ROW = z.object({ lead_id: z.string() });
 const SETTLED_ROW = z.object({
   id: z.string(),
@@ -172,19 +162,6 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
     super();
   }
 
-  async reviewState(campaignId: string, kind: ActionKind): Promise<{ policy: ApprovalPolicy; approved: number }> {
-    const row = await selectRow(
-      this.dataSource,
-      sql`SELECT c.approval_mode, c.approval_first_n,
-            (SELECT count(*)::int FROM outreach_drafts d
-             WHERE d.campaign_id = c.id AND d.kind = ${kind} AND d.status IN ('approved', 'sent')) AS approved
-          FROM campaigns c WHERE c.id = ${campaignId}`,
-      POLICY_ROW,
-    );
-    if (!row) return { policy: { mode: 'none', firstN: 0 }, approved: 0 };
-    return { policy: { mode: row.approval_mode, firstN: row.approval_first_n }, approved: row.approved };
-  }
-
   async hold(input: HoldDraft): Promise<HoldResult> {
     const { claim, proposal } = input;
     const argumentsHash = draftArgumentsHash(proposal.args);
@@ -235,15 +212,6 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
       if (error instanceof Rollback) return error.result;
       throw error;
     }
-  }
-
-  async approvedFor(claim: ClaimedTask): Promise<StoredDraft | null> {
-    const row = await selectRow(
-      this.dataSource,
-      sql`SELECT ${DRAFT_COLUMNS} FROM ${DRAFT_FROM} WHERE d.task_id = ${claim.taskId} AND d.status = 'approved'`,
-      DRAFT_ROW,
-    );
-    return row && withoutKey(row);
   }
 
   async list(ownerId: string, status: DraftStatus | null, limit: number, cursor: string | null): Promise<Page<StoredDraft>> {

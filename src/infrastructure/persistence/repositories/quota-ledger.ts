@@ -13,7 +13,7 @@ import {
   type WeeklyLimits,
 } from '../../../domain/outreach/quota';
 import { z } from 'zod';
-import { changeRows, run, type Sql, selectRows, sql } from '../sql';
+import { changeRows, run, type Sql, selectRows, sql, type Statement } from '../sql';
 
 /*
  * quota_ledger holds the slots taken per scope (a campaign, or its owner across campaigns),
@@ -22,7 +22,8 @@ import { changeRows, run, type Sql, selectRows, sql } from '../sql';
  * so slots taken before weekly limits existed count in the week like any other.
  */
 
-const QUOTA_ROW = z.object({ scope: z.enum(QUOTA_SCOPES), kind: z.enum(ACTION_KINDS), day: z.string(), used: z.number() });
+/** A ledger row as read: `day` as text (YYYY-MM-DD). */
+export const QUOTA_ROW = z.object({ scope: z.enum(QUOTA_SCOPES), kind: z.enum(ACTION_KINDS), day: z.string(), used: z.number() });
 
 const USED_ROW = z.object({ used: z.number() });
 
@@ -35,17 +36,29 @@ export interface QuotaCampaign {
 }
 
 /**
- * Today's and the rolling week's use of each kind against the campaign's and the owner's
- * limits, from quota_ledger: one statement, so the day and the week agree.
+ * The ledger rows a quota state is made of: the campaign's and its owner's, of today and the
+ * rolling week (QUOTA_ROW), by the primary key. One statement, so the day and the week agree;
+ * the campaign and owner may be columns of an enclosing query.
  */
+export function quotaRows(campaignId: Statement, ownerId: Statement, day: string): Statement {
+  return sql`SELECT scope, kind, day::text AS day, used FROM quota_ledger
+    WHERE day > ${day}::date - ${WEEK_DAYS}::int
+      AND ((scope = 'campaign' AND scope_id = ${campaignId}) OR (scope = 'owner' AND scope_id = ${ownerId}))`;
+}
+
+/** Today's and the rolling week's use of each kind against the campaign's and the owner's limits, from quota_ledger. */
 export async function readQuota(db: Sql, campaign: QuotaCampaign, ownerLimits: OwnerLimits, day: string): Promise<QuotaState> {
-  const rows = await selectRows(
-    db,
-    sql`SELECT scope, kind, day::text AS day, used FROM quota_ledger
-        WHERE day > ${day}::date - ${WEEK_DAYS}::int
-          AND ((scope = 'campaign' AND scope_id = ${campaign.id}) OR (scope = 'owner' AND scope_id = ${campaign.ownerId}))`,
-    QUOTA_ROW,
-  );
+  const rows = await selectRows(db, quotaRows(sql`${campaign.id}::uuid`, sql`${campaign.ownerId}::uuid`, day), QUOTA_ROW);
+  return quotaStateOf(rows, campaign, ownerLimits, day);
+}
+
+/** The quota state that the ledger rows of `quotaRows` make. */
+export function quotaStateOf(
+  rows: readonly z.output<typeof QUOTA_ROW>[],
+  campaign: QuotaCampaign,
+  ownerLimits: OwnerLimits,
+  day: string,
+): QuotaState {
   const limits: Readonly<Record<QuotaScope, SlotLimitsByKind>> = {
     campaign: { daily: campaign.dailyLimits, weekly: campaign.weeklyLimits },
     owner: ownerLimits,
