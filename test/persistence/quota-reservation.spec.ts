@@ -9,12 +9,13 @@ import { AuditAppender } from '../../src/infrastructure/persistence/repositories
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
-import { readQuota, refusalOf, reserveSlot, type Slot } from '../../src/infrastructure/persistence/repositories/quota-ledger';
+import { readQuota, refusalOf, reserveSlots, type Slot } from '../../src/infrastructure/persistence/repositories/quota-ledger';
+import type { Sql } from '../../src/infrastructure/persistence/sql';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /**
- * The quota reservation (quota-ledger.ts reserveSlot, through PostgresOutreachCycleStore.begin):
+ * The quota reservation (quota-ledger.ts reserveSlots, through PostgresOutreachCycleStore.begin):
  * a day's and a rolling week's limits checked in the one reservation, exact when reservations
  * race (truly at once on PostgreSQL; one after another on PGlite, which has one connection).
  */
@@ -43,6 +44,8 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
   });
 
   const sql = <T>(query: string, parameters: unknown[] = []) => database.dataSource.query<T>(query, parameters);
+  /** One slot on its own: whether it was taken. */
+  const reserveSlot = async (db: Sql, slot: Slot) => (await reserveSlots(db, [slot])) === null;
   const newOwner = async () =>
     (await users.create({ email: `owner-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })).id;
   /** Slots taken on `day` before, as the ledger holds them (e.g. before weekly limits existed). */

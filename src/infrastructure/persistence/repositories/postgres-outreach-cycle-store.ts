@@ -21,8 +21,8 @@ import { TASK_TYPES, TASK_ACTION, TASK_STATUSES, type ActionKind } from '../../.
 import type { OwnerLimits, QuotaScope } from '../../../domain/outreach/quota';
 import { APPROVAL_MODES, type DraftProposal } from '../../../domain/outreach/review';
 import { BRIEF_ROW_FIELDS, briefColumns, briefOfRow } from './campaign-brief-columns';
-import { QUOTA_ROW, type QuotaCampaign, quotaRows, quotaStateOf, refundSlot, refusalOf, reserveSlot, type Slot } from './quota-ledger';
-import { changeRows, exists, join, raw, run, type Sql, selectRow, selectRows, sql, type Statement } from '../sql';
+import { QUOTA_ROW, type QuotaCampaign, quotaRows, quotaStateOf, refundSlot, refusalOf, reserveSlots, slotsOf } from './quota-ledger';
+import { changeRows, empty, exists, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { AuditAppender } from './postgres-audit-log';
 import { markDraftSent } from './postgres-outreach-draft-store';
@@ -99,6 +99,8 @@ const WRAP_UP_ROW = z.object({
 });
 
 const ACTION_ID_ROW = z.object({ id: z.string() });
+
+const COUNT_ROW = z.object({ n: z.number() });
 
 const STALE_ACTION_ROW = z.object({
   id: z.string(),
@@ -222,16 +224,17 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 
   async releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const released = await changeRows(
-        manager,
-        sql`UPDATE outreach_tasks SET ${releaseSet(release, now)}
-            WHERE id = ${claim.taskId} AND lease_owner = ${claim.workerId} AND attempts = ${claim.attempts} AND status = 'InProgress'`,
-      );
-      if (released === 0) return false;
-      await settleLead(manager, claim.taskId, release, now);
-      return true;
-    });
+    const row = await selectRow(
+      this.dataSource,
+      releaseStatement({
+        where: sql`id = ${claim.taskId} AND lease_owner = ${claim.workerId} AND attempts = ${claim.attempts} AND status = 'InProgress'`,
+        release,
+        now,
+        select: sql`(SELECT count(*) FROM released)::int AS n`,
+      }),
+      COUNT_ROW,
+    );
+    return row!.n === 1;
   }
 
   async deferKind(input: {
@@ -265,23 +268,15 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
                 AND status = 'InProgress'`,
         );
         if (held === 0) throw new Rollback({ status: 'lease_lost' });
-        const scopes: [QuotaScope, string][] = [
-          ['campaign', input.claim.campaignId],
-          ['owner', input.claim.ownerId],
-        ];
         if (input.approvedDraftId !== undefined) {
           // Reviewed and approved: its slot is held since it was drafted; it runs once.
           if (!(await markDraftSent(manager, input.approvedDraftId, input.now)))
             throw new Rollback({ status: 'duplicate', idempotencyKey });
         } else {
-          for (const [scope, scopeId] of scopes) {
-            // The day's and the rolling week's limits in one reservation (quota-ledger.ts).
-            const slot: Slot = { scope, scopeId, kind: input.kind, day: input.day, limits: input.limits[scope] };
-            if (!(await reserveSlot(manager, slot))) {
-              const block = await refusalOf(manager, slot, input.now);
-              throw new Rollback({ status: 'quota_exceeded', scope, block });
-            }
-          }
+          // The day's and the rolling week's limits of both scopes in one reservation (quota-ledger.ts).
+          const refused = await reserveSlots(manager, slotsOf(input.claim, input));
+          if (refused)
+            throw new Rollback({ status: 'quota_exceeded', scope: refused.scope, block: await refusalOf(manager, refused, input.now) });
         }
         const pendingSeq = await append(input.audit, { status: 'pending' }, null);
         const { claim, proposal } = input;
@@ -307,19 +302,27 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   async finish(input: FinishAction): Promise<void> {
     await this.audit.transaction(this.dataSource, async (manager, append) => {
       const { outcome } = input;
-      const settled = await changeRows(
+      // The action is settled unless someone (the sweeper) settled it first, whose record then
+      // stands; only then the task is left as the outcome says, with its lead.
+      const row = await selectRow(
         manager,
-        sql`UPDATE outreach_actions
-            SET status = ${outcome.status}, result = ${outcome.result === undefined ? null : JSON.stringify(outcome.result)},
-                error_code = ${outcome.errorCode ?? null}, finished_at = ${input.now}
-            WHERE id = ${input.actionId} AND status = 'in_flight'`,
+        releaseStatement({
+          before: sql`settled AS (
+            UPDATE outreach_actions
+            SET status = ${outcome.status}, result = ${outcome.result === undefined ? null : JSON.stringify(outcome.result)}::jsonb,
+                error_code = ${outcome.errorCode ?? null}::varchar, finished_at = ${input.now}
+            WHERE id = ${input.actionId} AND status = 'in_flight'
+            RETURNING id)`,
+          where: sql`id = ${input.taskId} AND EXISTS (SELECT 1 FROM settled)`,
+          release: input.task,
+          now: input.now,
+          select: sql`(SELECT count(*) FROM settled)::int AS n`,
+        }),
+        COUNT_ROW,
       );
-      // Someone (the sweeper) settled it first: its record stands.
-      if (settled === 0) return;
+      if (row!.n === 0) return;
       if (input.refundQuota) await refundSlot(manager, input.actionId, input.refundQuota.day);
       await append(input.audit, input.outcome, input.pendingSeq);
-      await changeRows(manager, sql`UPDATE outreach_tasks SET ${releaseSet(input.task, input.now)} WHERE id = ${input.taskId}`);
-      await settleLead(manager, input.taskId, input.task, input.now);
     });
   }
 
@@ -417,24 +420,34 @@ function releaseSet(release: TaskRelease, now: Date): Statement {
     completed_at = CASE WHEN ${status} IN ('Completed', 'Failed', 'Cancelled') THEN ${at} ELSE NULL END`;
 }
 
-/** A lead is done when none of its tasks is open; on the do-not-contact list, its other tasks are cancelled. */
-async function settleLead(db: Sql, taskId: string, release: TaskRelease, now: Date): Promise<void> {
-  const blocked = release.lastError === 'DO_NOT_CONTACT';
-  if (blocked) {
-    await changeRows(
-      db,
-      sql`UPDATE outreach_tasks SET status = 'Cancelled', last_error = 'DO_NOT_CONTACT', completed_at = ${now}, updated_at = ${now}
-          WHERE lead_id = (SELECT lead_id FROM outreach_tasks WHERE id = ${taskId}) AND status = 'Pending'`,
-    );
-  }
-  await changeRows(
-    db,
-    sql`UPDATE leads l SET status = CASE
+/**
+ * One statement that leaves the task that `where` finds as `release` says (the CTE
+ * `released`) and settles its lead: a lead is done when none of its tasks is open; on the
+ * do-not-contact list, its other pending tasks are cancelled. `before` are CTEs that run
+ * first, which `where` and `select` may name; `select` is what the statement answers.
+ */
+function releaseStatement(input: { before?: Statement; where: Statement; release: TaskRelease; now: Date; select: Statement }): Statement {
+  const blocked = input.release.lastError === 'DO_NOT_CONTACT';
+  const at = sql`${input.now}::timestamptz`;
+  // The statement's parts see the tables as they were before it: the released task's own status is taken from its RETURNING.
+  return sql`WITH ${input.before ? sql`${input.before},` : empty}
+    released AS (
+      UPDATE outreach_tasks SET ${releaseSet(input.release, input.now)} WHERE ${input.where} RETURNING id, lead_id, status),
+    ${
+      blocked
+        ? sql`cancelled AS (
+      UPDATE outreach_tasks o SET status = 'Cancelled', last_error = 'DO_NOT_CONTACT', completed_at = ${at}, updated_at = ${at}
+      FROM released r WHERE o.lead_id = r.lead_id AND o.status = 'Pending' AND o.id <> r.id RETURNING o.id),`
+        : empty
+    }
+    settled_lead AS (
+      UPDATE leads l SET status = CASE
           WHEN ${blocked}::boolean THEN 'do_not_contact'
-          WHEN EXISTS (SELECT 1 FROM outreach_tasks o WHERE o.lead_id = l.id AND o.status IN ${OPEN}) THEN 'in_progress'
+          WHEN r.status IN ${OPEN} OR EXISTS (SELECT 1 FROM outreach_tasks o WHERE o.lead_id = l.id AND o.id <> r.id AND o.status IN ${OPEN})
+            THEN 'in_progress'
           ELSE 'done' END
-        WHERE l.id = (SELECT lead_id FROM outreach_tasks WHERE id = ${taskId})`,
-  );
+      FROM released r WHERE l.id = r.lead_id RETURNING l.id)
+    SELECT ${input.select}`;
 }
 
 function campaignOf(row: CampaignRow): QuotaCampaign {

@@ -16,13 +16,12 @@ import type { Page } from '../../../application/shared/page';
 import { canonicalJson } from '../../../domain/agent/tool-call-validation';
 import { CAMPAIGN_STATUSES } from '../../../domain/outreach/campaign';
 import { ACTION_KINDS, type ActionKind, TASK_TYPES } from '../../../domain/outreach/outreach-task';
-import type { QuotaScope } from '../../../domain/outreach/quota';
 import { DRAFT_STATUSES, type DraftProposal, type DraftStatus, type DraftTarget, reviewProblem } from '../../../domain/outreach/review';
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor } from '../cursor';
 import { changeRows, empty, raw, type Sql, selectRow, selectRows, sql } from '../sql';
 import { AuditAppender } from './postgres-audit-log';
-import { refusalOf, reserveSlot, type Slot } from './quota-ledger';
+import { refusalOf, reserveSlots, slotsOf } from './quota-ledger';
 
 const DRAFT_ROW = z
   .object({
@@ -178,17 +177,10 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
           LEAD_ROW,
         );
         if (!parked) throw new Rollback({ status: 'lease_lost' });
-        const scopes: [QuotaScope, string][] = [
-          ['campaign', claim.campaignId],
-          ['owner', claim.ownerId],
-        ];
-        for (const [scope, scopeId] of scopes) {
-          // The same reservation the action itself takes (the day's and the rolling week's limits).
-          const slot: Slot = { scope, scopeId, kind: input.kind, day: input.day, limits: input.limits[scope] };
-          if (!(await reserveSlot(manager, slot))) {
-            throw new Rollback({ status: 'quota_exceeded', scope, block: await refusalOf(manager, slot, input.now) });
-          }
-        }
+        // The same reservation the action itself takes (the day's and the rolling week's limits of both scopes).
+        const refused = await reserveSlots(manager, slotsOf(claim, input));
+        if (refused)
+          throw new Rollback({ status: 'quota_exceeded', scope: refused.scope, block: await refusalOf(manager, refused, input.now) });
         await append(
           input.audit,
           {

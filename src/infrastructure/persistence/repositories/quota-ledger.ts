@@ -13,19 +13,19 @@ import {
   type WeeklyLimits,
 } from '../../../domain/outreach/quota';
 import { z } from 'zod';
-import { changeRows, run, type Sql, selectRows, sql, type Statement } from '../sql';
+import { changeRows, join, run, type Sql, selectRows, sql, type Statement } from '../sql';
 
 /*
  * quota_ledger holds the slots taken per scope (a campaign, or its owner across campaigns),
  * kind and UTC day. A day's use is its row; a rolling week's is the sum of the rows of that
- * day and the 6 before it (and of any later day: see reserveSlot). Rows are never deleted,
+ * day and the 6 before it (and of any later day: see reserveSlots). Rows are never deleted,
  * so slots taken before weekly limits existed count in the week like any other.
  */
 
 /** A ledger row as read: `day` as text (YYYY-MM-DD). */
 export const QUOTA_ROW = z.object({ scope: z.enum(QUOTA_SCOPES), kind: z.enum(ACTION_KINDS), day: z.string(), used: z.number() });
 
-const USED_ROW = z.object({ used: z.number() });
+const TAKEN_ROW = z.object({ scope: z.string(), scope_id: z.string() });
 
 /** A campaign as the ledger needs it: who owns it and its own limits. */
 export interface QuotaCampaign {
@@ -103,49 +103,77 @@ export interface Slot {
   readonly limits: SlotLimits;
 }
 
-/**
- * Takes one slot unless the day's or the rolling week's limit is reached. Call it inside a
- * transaction; the lock it takes is held until that transaction ends.
- *
- * 1. The counter's row in quota_counters (scope, scope id, kind) is locked: every
- *    reservation of that counter, whatever its day, waits here for the one before it to
- *    commit or roll back.
- * 2. Then one conditional upsert on the day's row. Its statement starts after the lock was
- *    granted, so the week's sum it reads includes every slot another reservation took; and
- *    the day's limit is checked on the newest version of the row. The week counts every row
- *    from 6 days before `day` on, later days included: a worker whose cycle began before
- *    midnight must still see what was taken after it.
- *
- * A refund (a decrement, which takes no lock) can only make the sum read here too high,
- * never too low: it never lets a reservation pass a limit.
- * @returns whether a slot was taken.
- */
-export async function reserveSlot(db: Sql, slot: Slot): Promise<boolean> {
-  await run(
-    db,
-    sql`INSERT INTO quota_counters AS c (scope, scope_id, kind) VALUES (${slot.scope}, ${slot.scopeId}, ${slot.kind})
-        ON CONFLICT (scope, scope_id, kind) DO UPDATE SET scope = c.scope`,
-  );
-  const dayLimit = sql`${slot.limits.day}::int`;
-  const weekLimit = sql`${slot.limits.week}::int`;
-  const weekHasRoom = sql`(${weekLimit} IS NULL OR (
-      SELECT coalesce(sum(w.used), 0) FROM quota_ledger w
-      WHERE w.scope = ${slot.scope} AND w.scope_id = ${slot.scopeId} AND w.kind = ${slot.kind}
-        AND w.day > ${slot.day}::date - ${WEEK_DAYS}::int) < ${weekLimit})`;
-  const rows = await selectRows(
-    db,
-    sql`INSERT INTO quota_ledger AS q (scope, scope_id, kind, day, used, "limit")
-        SELECT ${slot.scope}, ${slot.scopeId}, ${slot.kind}, ${slot.day}, 1, ${dayLimit} WHERE ${dayLimit} > 0 AND ${weekHasRoom}
-        ON CONFLICT (scope, scope_id, kind, day) DO UPDATE SET used = q.used + 1, "limit" = ${dayLimit}
-          WHERE q.used < ${dayLimit} AND ${weekHasRoom}
-        RETURNING used`,
-    USED_ROW,
-  );
-  return rows.length === 1;
+/** The slots one action takes: one of its kind on `day` in its campaign, then in its owner's scope, each against its limits. */
+export function slotsOf(
+  claim: { readonly campaignId: string; readonly ownerId: string },
+  action: { readonly kind: ActionKind; readonly day: string; readonly limits: Readonly<Record<QuotaScope, SlotLimits>> },
+): Slot[] {
+  const scopeIds: Readonly<Record<QuotaScope, string>> = { campaign: claim.campaignId, owner: claim.ownerId };
+  return QUOTA_SCOPES.map((scope) => ({
+    scope,
+    scopeId: scopeIds[scope],
+    kind: action.kind,
+    day: action.day,
+    limits: action.limits[scope],
+  }));
 }
 
 /**
- * Why `reserveSlot` refused `slot`: the limit that binds in its scope and when its next slot
+ * Takes one slot in each of `slots` (one per scope: the campaign's, then its owner's) unless
+ * a day's or a rolling week's limit is reached. Call it inside a transaction, and roll the
+ * transaction back when it refuses a slot: the others were taken by the same statement. The
+ * locks it takes are held until that transaction ends.
+ *
+ * 1. The counters' rows in quota_counters (scope, scope id, kind) are locked, in the order
+ *    given, by one statement: every reservation of a counter, whatever its day, waits here
+ *    for the one before it to commit or roll back.
+ * 2. Then one conditional upsert of each slot's day row, in one statement. It starts after
+ *    the locks were granted, so the week's sum it reads includes every slot another
+ *    reservation took; and the day's limit is checked on the newest version of the row. The
+ *    week counts every row from 6 days before `day` on, later days included: a worker whose
+ *    cycle began before midnight must still see what was taken after it.
+ *
+ * A refund (a decrement, which takes no lock) can only make the sum read here too high,
+ * never too low: it never lets a reservation pass a limit.
+ * @returns the first slot refused, or null when every one was taken.
+ */
+export async function reserveSlots(db: Sql, slots: readonly Slot[]): Promise<Slot | null> {
+  await run(
+    db,
+    sql`INSERT INTO quota_counters AS c (scope, scope_id, kind)
+        VALUES ${join(
+          slots.map((slot) => sql`(${slot.scope}, ${slot.scopeId}::uuid, ${slot.kind})`),
+          ', ',
+        )}
+        ON CONFLICT (scope, scope_id, kind) DO UPDATE SET scope = c.scope`,
+  );
+  const wanted = join(
+    slots.map(
+      (slot, n) =>
+        sql`(${n}::int, ${slot.scope}::varchar, ${slot.scopeId}::uuid, ${slot.kind}::varchar, ${slot.day}::date,
+             ${slot.limits.day}::int, ${slot.limits.week}::int)`,
+    ),
+    ', ',
+  );
+  const taken = await selectRows(
+    db,
+    sql`INSERT INTO quota_ledger AS q (scope, scope_id, kind, day, used, "limit")
+        SELECT v.scope, v.scope_id, v.kind, v.day, 1, v.day_limit
+        FROM (VALUES ${wanted}) AS v (n, scope, scope_id, kind, day, day_limit, week_limit)
+        WHERE v.day_limit > 0 AND (v.week_limit IS NULL OR (
+          SELECT coalesce(sum(w.used), 0) FROM quota_ledger w
+          WHERE w.scope = v.scope AND w.scope_id = v.scope_id AND w.kind = v.kind AND w.day > v.day - ${WEEK_DAYS}::int) < v.week_limit)
+        ORDER BY v.n
+        ON CONFLICT (scope, scope_id, kind, day) DO UPDATE SET used = q.used + 1, "limit" = EXCLUDED."limit"
+          WHERE q.used < EXCLUDED."limit"
+        RETURNING scope, scope_id`,
+    TAKEN_ROW,
+  );
+  return slots.find((slot) => !taken.some((row) => row.scope === slot.scope && row.scope_id === slot.scopeId)) ?? null;
+}
+
+/**
+ * Why `reserveSlots` refused `slot`: the limit that binds in its scope and when its next slot
  * frees. Call it in the same transaction, after the refusal (the counter is still locked).
  * If a refund committed in between and the scope has room again, its next slot frees now:
  * the tighter of its two windows, until `now`.
@@ -168,7 +196,7 @@ export async function refusalOf(db: Sql, slot: Slot, now: Date): Promise<QuotaBl
 }
 
 /**
- * Gives back the slot `reserveSlot` took on `day` for this action, in both scopes (never
+ * Gives back the slot `reserveSlots` took on `day` for this action, in both scopes (never
  * below 0); the week, a sum of days, gets it back with the day. The campaign's row first,
  * then the owner's: the order reservations lock them in, so the two never deadlock.
  */
