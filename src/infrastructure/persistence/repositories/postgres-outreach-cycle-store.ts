@@ -268,16 +268,9 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
                 AND status = 'InProgress'`,
         );
         if (held === 0) throw new Rollback({ status: 'lease_lost' });
-        if (input.approvedDraftId !== undefined) {
-          // Reviewed and approved: its slot is held since it was drafted; it runs once.
-          if (!(await markDraftSent(manager, input.approvedDraftId, input.now)))
-            throw new Rollback({ status: 'duplicate', idempotencyKey });
-        } else {
-          // The day's and the rolling week's limits of both scopes in one reservation (quota-ledger.ts).
-          const refused = await reserveSlots(manager, slotsOf(input.claim, input));
-          if (refused)
-            throw new Rollback({ status: 'quota_exceeded', scope: refused.scope, block: await refusalOf(manager, refused, input.now) });
-        }
+        // Reviewed and approved: its slot is held since it was drafted; it runs once.
+        if (input.approvedDraftId !== undefined && !(await markDraftSent(manager, input.approvedDraftId, input.now)))
+          throw new Rollback({ status: 'duplicate', idempotencyKey });
         const pendingSeq = await append(input.audit, { status: 'pending' }, null);
         const { claim, proposal } = input;
         const inserted = await selectRow(
@@ -291,6 +284,13 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
           ACTION_ID_ROW,
         );
         if (!inserted) throw new Rollback({ status: 'duplicate', idempotencyKey });
+        if (input.approvedDraftId === undefined) {
+          // The day's and the rolling week's limits of both scopes in one reservation (quota-ledger.ts), last:
+          // its counters stay locked until the commit, and every other reservation of them waits meanwhile.
+          const refused = await reserveSlots(manager, slotsOf(claim, input));
+          if (refused)
+            throw new Rollback({ status: 'quota_exceeded', scope: refused.scope, block: await refusalOf(manager, refused, input.now) });
+        }
         return { status: 'reserved' as const, actionId: inserted.id, idempotencyKey, pendingSeq };
       });
     } catch (error) {

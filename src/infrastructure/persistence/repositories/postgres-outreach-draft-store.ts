@@ -177,10 +177,6 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
           LEAD_ROW,
         );
         if (!parked) throw new Rollback({ status: 'lease_lost' });
-        // The same reservation the action itself takes (the day's and the rolling week's limits of both scopes).
-        const refused = await reserveSlots(manager, slotsOf(claim, input));
-        if (refused)
-          throw new Rollback({ status: 'quota_exceeded', scope: refused.scope, block: await refusalOf(manager, refused, input.now) });
         await append(
           input.audit,
           {
@@ -198,6 +194,11 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
                 ${claim.attempts}, ${proposal.action}, ${input.kind}, ${JSON.stringify(proposal.args)}, ${proposal.reason},
                 ${argumentsHash}, 'awaiting_review', ${input.day}::date, ${input.now}, ${input.expiresAt}, ${input.now})`,
         );
+        // The same reservation the action itself takes (the day's and the rolling week's limits of both scopes),
+        // last, as there: its counters stay locked until the commit.
+        const refused = await reserveSlots(manager, slotsOf(claim, input));
+        if (refused)
+          throw new Rollback({ status: 'quota_exceeded', scope: refused.scope, block: await refusalOf(manager, refused, input.now) });
         return { status: 'held' as const, draftId, argumentsHash, expiresAt: input.expiresAt };
       });
     } catch (error) {

@@ -122,7 +122,8 @@ export function slotsOf(
  * Takes one slot in each of `slots` (one per scope: the campaign's, then its owner's) unless
  * a day's or a rolling week's limit is reached. Call it inside a transaction, and roll the
  * transaction back when it refuses a slot: the others were taken by the same statement. The
- * locks it takes are held until that transaction ends.
+ * locks it takes are held until that transaction ends, so call it last: every other
+ * reservation of the same counters waits until then.
  *
  * 1. The counters' rows in quota_counters (scope, scope id, kind) are locked, in the order
  *    given, by one statement: every reservation of a counter, whatever its day, waits here
