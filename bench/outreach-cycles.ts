@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -6,6 +6,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
+import { cleanupAll, onCleanup, trackChild } from './support/cleanup';
+import { chargedCpu, type Cluster, startCluster, type StatementStat } from './support/postgres-cluster';
+import { CLK_TCK, machineCpu, sleep, startListener, statFields } from './support/processes';
 
 /**
  * The outreach controller's throughput and database cost: the BUILT service (`node dist/main.js`)
@@ -20,9 +23,13 @@ import { Client } from 'pg';
  * cycle and runs EXPLAIN (ANALYZE, BUFFERS) on each of its statements, right after the
  * import (no statistics yet) and after ANALYZE. Writes bench/results/outreach-cycles.{json,md}.
  *
+ * With OUTREACH_BENCH_POSTGRES=private it runs on a PostgreSQL cluster of its own instead
+ * (bench/support/postgres-cluster.ts: autovacuum on, pg_stat_statements with track = all),
+ * and adds what each statement cost per cycle, those run by triggers and functions included.
+ *
  * Build first: `npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/outreach-cycles.js`.
  * Knobs: OUTREACH_BENCH_DIST (a folder with main.js and worker.js, default dist/),
- * OUTREACH_BENCH_SIZES (default 1000,10000), OUTREACH_BENCH_MAX_SECONDS (default 120),
+ * OUTREACH_BENCH_SIZES (default 1000,10000), OUTREACH_BENCH_MAX_SECONDS (default 300),
  * OUTREACH_BENCH_EXPLAIN=0 (skip the plans), OUTREACH_BENCH_LABEL (a note kept in the results);
  * to find where time goes: OUTREACH_BENCH_ENV="NAME=value,…" (more environment for the service
  * and the workers), OUTREACH_BENCH_NODE_ARGS (node flags for the workers, e.g. --cpu-prof),
@@ -33,10 +40,12 @@ const ROOT = join(__dirname, '..', '..');
 const DIST = process.env.OUTREACH_BENCH_DIST || join(ROOT, 'dist');
 const HOOK = join(__dirname, 'outreach-statements.js');
 const RESULTS = join(ROOT, 'bench', 'results');
-const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The shared server (trust auth, user postgres), or a private cluster. */
+const SHARED_SERVER = 'postgres://postgres@127.0.0.1:5432';
+const PRIVATE = process.env.OUTREACH_BENCH_POSTGRES === 'private';
 const WORKERS = 4;
 const SIZES = (process.env.OUTREACH_BENCH_SIZES || '1000,10000').split(',').map((size) => positive('OUTREACH_BENCH_SIZES', size));
-const MAX_SECONDS = positive('OUTREACH_BENCH_MAX_SECONDS', process.env.OUTREACH_BENCH_MAX_SECONDS || '120');
+const MAX_SECONDS = positive('OUTREACH_BENCH_MAX_SECONDS', process.env.OUTREACH_BENCH_MAX_SECONDS || '300');
 const EXPLAIN = process.env.OUTREACH_BENCH_EXPLAIN !== '0';
 const LABEL = process.env.OUTREACH_BENCH_LABEL ?? '';
 const EXTRA_ENV = Object.fromEntries(
@@ -49,6 +58,8 @@ const NODE_ARGS = (process.env.OUTREACH_BENCH_NODE_ARGS ?? '').split(/\s+/).filt
 const SYNCHRONOUS_COMMIT = process.env.OUTREACH_BENCH_SYNCHRONOUS_COMMIT;
 const SAMPLE_EVERY_MS = 100;
 const START_TIMEOUT_MS = 90_000;
+/** Statements shown per run, the costliest first (private cluster only). */
+const TOP_STATEMENTS = 15;
 /** PostgreSQL CPU per cycle within this factor from the smallest campaign to the largest: "flat". */
 const TARGETS = { tasksPerSecond: 300, postgresMsPerCycle: 4, flatFactor: 1.25 } as const;
 
@@ -58,24 +69,8 @@ function positive(name: string, raw: string): number {
   return value;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 const out = (text: string) => process.stdout.write(`${text}\n`);
-
-// ---------------------------------------------------------------- cleanup
-
-/** Undo actions, newest first, on success, failure and Ctrl-C alike. */
-const undo: (() => Promise<void>)[] = [];
-async function cleanupAll(): Promise<void> {
-  for (let step = undo.pop(); step; step = undo.pop()) await step().catch((error: unknown) => out(`cleanup failed: ${String(error)}`));
-}
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanupAll().finally(() => process.exit(130)));
-}
 
 // ---------------------------------------------------------------- processes
 
@@ -85,47 +80,30 @@ interface Child {
   readonly stop: () => Promise<number | null>;
 }
 
+/** `node <args>` from the repository root with only PATH and `env`, stopped on cleanup. */
 function spawnNode(args: readonly string[], env: Record<string, string>): Child {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.add(child);
+  trackChild(child);
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-64_000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  const stop = async () => {
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const stop = onCleanup(`stop node ${args.at(-1) ?? ''} (pid ${child.pid ?? '?'})`, async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     try {
-      return await exited;
+      await exited;
     } finally {
       clearTimeout(timer);
     }
-  };
-  undo.push(async () => void (await stop()));
+  });
   if (!child.pid) throw new Error(`could not start node ${args.join(' ')}`);
-  return { pid: child.pid, output: () => output, stop };
-}
-
-async function startService(env: Record<string, string>): Promise<Child & { readonly base: string }> {
-  // LOG_LEVEL info for the line that names the port; the service is idle while cycles are measured.
-  const service = spawnNode([join(DIST, 'main.js')], { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(service.output())?.[1];
-    if (port) return { ...service, base: `http://127.0.0.1:${port}` };
-    await sleep(100);
-  }
-  throw new Error(`the service did not start:\n${service.output().slice(-4000)}`);
+  return { pid: child.pid, output: () => output, stop: async () => (await stop(), child.exitCode) };
 }
 
 async function call<T>(base: string, method: string, path: string, body?: unknown, token?: string, type = 'application/json'): Promise<T> {
@@ -141,8 +119,6 @@ async function call<T>(base: string, method: string, path: string, body?: unknow
 
 // ---------------------------------------------------------------- CPU
 
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
 interface Cpu {
   /** utime + stime, ms. */
   readonly ms: number;
@@ -152,25 +128,15 @@ interface Cpu {
 
 /** The CPU time of one process so far, or undefined once it is gone. */
 function cpuOf(pid: number): Cpu | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [user, system] = [Number(fields[11]), Number(fields[12])].map((ticks) => (ticks * 1000) / CLK_TCK);
-    return { ms: user + system, system };
-  } catch {
-    return undefined;
-  }
+  const fields = statFields(pid);
+  if (!fields) return undefined;
+  const [user, system] = [Number(fields[11]), Number(fields[12])].map((ticks) => (ticks * 1000) / CLK_TCK);
+  return { ms: user + system, system };
 }
 
 const NO_CPU: Cpu = { ms: 0, system: 0 };
 const minus = (a: Cpu, b: Cpu): Cpu => ({ ms: a.ms - b.ms, system: a.system - b.system });
 const plus = (a: Cpu, b: Cpu): Cpu => ({ ms: a.ms + b.ms, system: a.system + b.system });
-
-function machineJiffies(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { busy: total - fields[3] - fields[4], total };
-}
 
 /**
  * The CPU of every backend serving `database` (from pg_stat_activity, sampled every 100 ms so
@@ -291,23 +257,28 @@ interface Setup {
   readonly dispose: () => Promise<void>;
 }
 
+/** Where the bench's databases are made: the shared server, or a private cluster. */
+interface Server {
+  readonly urlOf: (database: string) => string;
+  readonly cluster: Cluster | null;
+}
+
 /** A database of its own, the service, an account and a campaign of about `size` tasks (leads with an email have 3), not started. */
-async function setUp(size: number, tag: string): Promise<Setup> {
+async function setUp(server: Server, size: number, tag: string): Promise<Setup> {
   const dbName = `bridle_bench_outreach_${tag}`;
-  const admin = new Client({ connectionString: PG_ADMIN_URL });
+  const admin = new Client({ connectionString: server.urlOf('postgres') });
   await admin.connect();
   const dataDir = await mkdtemp(join(tmpdir(), 'bridle-outreach-bench-'));
   const steps: (() => Promise<void>)[] = [() => admin.end(), () => rm(dataDir, { recursive: true, force: true })];
-  const dispose = async () => {
+  const dispose = onCleanup(`drop ${dbName}`, async () => {
     for (let step = steps.pop(); step; step = steps.pop()) await step().catch((error: unknown) => out(`cleanup failed: ${String(error)}`));
-  };
-  undo.push(dispose);
+  });
   await admin.query(`CREATE DATABASE ${dbName}`);
   steps.push(() => admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).then(() => undefined));
   if (SYNCHRONOUS_COMMIT)
     await admin.query(`ALTER DATABASE ${dbName} SET synchronous_commit = ${SYNCHRONOUS_COMMIT === 'off' ? 'off' : 'on'}`);
   const env: Record<string, string> = {
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${dbName}`,
+    DATABASE_URL: server.urlOf(dbName),
     JWT_SECRET: randomBytes(36).toString('base64url'),
     BRIDLE_DATA_DIR: dataDir,
     LLM_PROVIDER: 'offline',
@@ -322,15 +293,22 @@ async function setUp(size: number, tag: string): Promise<Setup> {
     OUTREACH_POLL_INTERVAL_MS: '50',
     ...EXTRA_ENV,
   };
-  const service = await startService({ ...env, OUTREACH_WORKER: 'false' });
+  const service = await startListener({
+    label: 'the service',
+    args: [join(DIST, 'main.js')],
+    env: { ...env, OUTREACH_WORKER: 'false', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    cwd: ROOT,
+    ready: async (port) => (await fetch(`http://127.0.0.1:${port}/health`)).ok,
+  });
   steps.push(async () => void (await service.stop()));
+  const base = `http://127.0.0.1:${service.port}`;
   const credentials = { email: `bench-${tag}@example.com`, password: `bench password ${tag}` };
-  await call(service.base, 'POST', '/auth/register', credentials);
-  const { accessToken, userId } = await call<{ accessToken: string; userId: string }>(service.base, 'POST', '/auth/login', credentials);
+  await call(base, 'POST', '/auth/register', credentials);
+  const { accessToken, userId } = await call<{ accessToken: string; userId: string }>(base, 'POST', '/auth/login', credentials);
   const campaigns = `/api/${userId}/campaigns`;
   const limits = { profile_lookup: 10_000, linkedin_message: 10_000, email: 10_000 };
   const { id: campaignId } = await call<{ id: string }>(
-    service.base,
+    base,
     'POST',
     campaigns,
     { name: `Bench ${size}`, dailyLimits: limits },
@@ -343,7 +321,7 @@ async function setUp(size: number, tag: string): Promise<Setup> {
       lines.push(`Lead ${i},https://www.linkedin.com/in/bench-lead-${i}/,lead.${i}@example.com`);
     }
     const report = await call<{ imported: number }>(
-      service.base,
+      base,
       'POST',
       `${campaigns}/${campaignId}/leads`,
       lines.join('\n'),
@@ -367,11 +345,8 @@ async function setUp(size: number, tag: string): Promise<Setup> {
     env,
     campaignId,
     tasks,
-    start: async () => void (await call(service.base, 'POST', `${campaigns}/${campaignId}/start`, undefined, accessToken)),
-    dispose: async () => {
-      undo.splice(undo.indexOf(dispose), 1);
-      await dispose();
-    },
+    start: async () => void (await call(base, 'POST', `${campaigns}/${campaignId}/start`, undefined, accessToken)),
+    dispose,
   };
 }
 
@@ -431,11 +406,50 @@ interface RunResult {
   readonly outcomes: Record<string, number>;
   readonly tasksAnalyzed: boolean;
   readonly backends: number;
+  /** On a private cluster: all of its CPU per cycle (background processes too), and what the statements cost. */
+  readonly cluster: ClusterFigures | null;
 }
 
-async function throughput(size: number): Promise<RunResult> {
+interface ClusterFigures {
+  readonly cpuMsPerCycle: number;
+  /** Execution time of the statements the clients sent (pg_stat_statements, top level), per cycle. */
+  readonly executionMsPerCycle: number;
+  /** The costliest statements, top level or run by a trigger or function (nested). */
+  readonly statements: readonly { query: string; nested: boolean; callsPerCycle: number; msPerCycle: number; msPerCall: number }[];
+}
+
+/** What each statement cost between two readings of pg_stat_statements, per cycle. */
+function clusterFigures(
+  before: { cpu: ReturnType<Cluster['cpu']>; statements: Map<string, StatementStat> },
+  after: { cpu: ReturnType<Cluster['cpu']>; statements: Map<string, StatementStat> },
+  database: string,
+  cycles: number,
+): ClusterFigures {
+  const per = (value: number) => round(value / Math.max(1, cycles), 3);
+  const deltas = [...after.statements].map(([key, stat]) => {
+    const earlier = before.statements.get(key);
+    return { stat, calls: stat.calls - (earlier?.calls ?? 0), ms: stat.totalMs - (earlier?.totalMs ?? 0) };
+  });
+  return {
+    cpuMsPerCycle: per(chargedCpu(before.cpu, after.cpu, database, []).totalMs),
+    executionMsPerCycle: per(deltas.filter((d) => d.stat.toplevel).reduce((sum, d) => sum + d.ms, 0)),
+    statements: deltas
+      .filter((d) => d.calls > 0)
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, TOP_STATEMENTS)
+      .map((d) => ({
+        query: label(d.stat.query),
+        nested: !d.stat.toplevel,
+        callsPerCycle: per(d.calls),
+        msPerCycle: per(d.ms),
+        msPerCall: round(d.ms / d.calls, 3),
+      })),
+  };
+}
+
+async function throughput(server: Server, size: number): Promise<RunResult> {
   const tag = randomBytes(4).toString('hex');
-  const setup = await setUp(size, tag);
+  const setup = await setUp(server, size, tag);
   const countsDir = await mkdtemp(join(tmpdir(), 'bridle-outreach-counts-'));
   const workers: Child[] = [];
   try {
@@ -447,10 +461,12 @@ async function throughput(size: number): Promise<RunResult> {
     backends.start();
     const statsBefore = await databaseStats(setup.db);
     await sleep(300);
+    const cluster = server.cluster;
+    const clusterBefore = cluster ? { cpu: cluster.cpu(), statements: await cluster.statements(setup.dbName) } : null;
     await backends.begin();
     const countsBefore = readCounts(countsDir);
     const workerCpuBefore = workers.map((w) => cpuOf(w.pid) ?? NO_CPU);
-    const machineBefore = machineJiffies();
+    const machineBefore = machineCpu();
     const started = Date.now();
     const t0 = performance.now();
     await setup.start();
@@ -466,8 +482,9 @@ async function throughput(size: number): Promise<RunResult> {
     const ended = Date.now();
     const seconds = (performance.now() - t0) / 1000;
     const postgres = await backends.end();
+    const clusterAfter = cluster ? { cpu: cluster.cpu(), statements: await cluster.statements(setup.dbName) } : null;
     const workerCpu = workers.reduce((sum, w, i) => plus(sum, minus(cpuOf(w.pid) ?? NO_CPU, workerCpuBefore[i])), NO_CPU);
-    const machineAfter = machineJiffies();
+    const machineAfter = machineCpu();
     const countsAfter = readCounts(countsDir);
     for (const worker of workers) await worker.stop();
     await sleep(700); // the backends' statistics are flushed when they exit
@@ -532,6 +549,7 @@ async function throughput(size: number): Promise<RunResult> {
       outcomes: Object.fromEntries(outcomes.map((row) => [row.status, Number(row.n)])),
       tasksAnalyzed: analyzed?.analyzed ?? false,
       backends: postgres.backends,
+      cluster: clusterBefore && clusterAfter ? clusterFigures(clusterBefore, clusterAfter, setup.dbName, cycles) : null,
     };
   } finally {
     for (const worker of workers) await worker.stop();
@@ -638,9 +656,9 @@ interface PlansResult {
  * Each statement of one worker's fifth cycle on a freshly imported campaign, explained as it
  * ran (bench/outreach-statements.ts): with no statistics yet, then, by another worker, after ANALYZE.
  */
-async function plans(size: number): Promise<PlansResult> {
+async function plans(server: Server, size: number): Promise<PlansResult> {
   const tag = randomBytes(4).toString('hex');
-  const setup = await setUp(size, tag);
+  const setup = await setUp(server, size, tag);
   const dir = await mkdtemp(join(tmpdir(), 'bridle-outreach-capture-'));
   const capture = async (name: string): Promise<Captured[]> => {
     const file = join(dir, name);
@@ -674,7 +692,8 @@ function markdown(
     `# Outreach cycles on PostgreSQL${LABEL ? ` (${LABEL})` : ''}`,
     '',
     `\`node dist-bench/bench/outreach-cycles.js\`, ${started}; ${WORKERS} worker processes, offline planner, sandbox channels, ` +
-      `PostgreSQL 15 on the same ${cpus().length}-core machine (${cpus()[0]?.model ?? '?'}), shared with other engineers' work (machine busy % below).`,
+      `PostgreSQL ${settings.server_version?.split(' ')[0] ?? ''} (${PRIVATE ? 'a private cluster' : 'the shared server'}) on the same ` +
+      `${cpus().length}-core machine (${cpus()[0]?.model ?? '?'}), shared with other engineers' work (machine busy % below).`,
     '',
     '| tasks | done | s | tasks/s | PG CPU ms/cycle (kernel) | worker CPU ms/cycle (kernel) | statements/cycle | commits/cycle | buffers/cycle | rows read/cycle | cycle p50 / p95 ms | machine busy |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -710,6 +729,23 @@ function markdown(
       .map(([name, verdict]) => `${name} ${verdict}`)
       .join('; ')}.`,
   ];
+  for (const r of runs) {
+    if (!r.cluster) continue;
+    lines.push(
+      '',
+      `## What the statements cost per cycle, ${r.tasks} tasks (pg_stat_statements)`,
+      '',
+      `The whole cluster: ${r.cluster.cpuMsPerCycle} ms of CPU per cycle (background processes included); ` +
+        `the statements the clients sent: ${r.cluster.executionMsPerCycle} ms of execution per cycle.`,
+      '',
+      '| statement | run by | calls/cycle | ms/cycle | ms/call |',
+      '|---|---|---|---|---|',
+      ...r.cluster.statements.map(
+        (st) =>
+          `| \`${st.query.replace(/\|/g, '\\|')}\` | ${st.nested ? 'a trigger or function' : 'a client'} | ${st.callsPerCycle} | ${st.msPerCycle} | ${st.msPerCall} |`,
+      ),
+    );
+  }
   if (plan) {
     lines.push(
       '',
@@ -744,8 +780,8 @@ function markdown(
 }
 
 /** The server settings that change what a cycle costs: autovacuum (statistics, dead rows) and commit durability. */
-async function serverSettings(): Promise<Record<string, string>> {
-  const admin = new Client({ connectionString: PG_ADMIN_URL });
+async function serverSettings(server: Server): Promise<Record<string, string>> {
+  const admin = new Client({ connectionString: server.urlOf('postgres') });
   await admin.connect();
   try {
     const { rows } = await admin.query<{ name: string; setting: string }>(
@@ -762,10 +798,12 @@ async function serverSettings(): Promise<Record<string, string>> {
 
 async function main(): Promise<void> {
   const started = new Date().toISOString();
+  const cluster = PRIVATE ? await startCluster() : null;
+  const server: Server = { urlOf: (database) => (cluster ? cluster.urlOf(database) : `${SHARED_SERVER}/${database}`), cluster };
   out(`outreach cycles: ${DIST}; sizes ${SIZES.join(', ')}; ${WORKERS} workers; node ${process.version}, ${cpus().length} cores`);
   const runs: RunResult[] = [];
   for (const size of SIZES) {
-    const result = await throughput(size);
+    const result = await throughput(server, size);
     runs.push(result);
     out(
       `  ${result.tasks} tasks: ${result.tasksPerSecond} tasks/s over ${result.seconds} s${result.completed ? '' : ' (cut at the time limit)'}, ` +
@@ -774,7 +812,7 @@ async function main(): Promise<void> {
         `${result.buffersPerCycle} buffers/cycle, machine ${result.machineBusyPct} % busy`,
     );
   }
-  const plan = EXPLAIN ? await plans(Math.max(...SIZES)) : null;
+  const plan = EXPLAIN ? await plans(server, Math.max(...SIZES)) : null;
   if (plan) out(`  plans of one cycle at ${plan.tasks} tasks: ${plan.fresh.length} statements explained`);
   const [smallest, largest] = [runs[0], runs[runs.length - 1]];
   const verdicts: Record<string, string> = {
@@ -788,7 +826,7 @@ async function main(): Promise<void> {
         }
       : {}),
   };
-  const settings = await serverSettings();
+  const settings = await serverSettings(server);
   const environment = {
     node: process.version,
     cpus: cpus().length,
@@ -812,6 +850,7 @@ async function main(): Promise<void> {
       .join('; ')}`,
   );
   out('  → bench/results/outreach-cycles.json, bench/results/outreach-cycles.md');
+  await cluster?.stop();
 }
 
 main()
