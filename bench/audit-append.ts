@@ -1,30 +1,48 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import type { ToolAuditEntry } from '../src/application/agent/ports/audit-log.port';
-import { openDatabase } from '../src/infrastructure/persistence/database';
-import { AuditAppender } from '../src/infrastructure/persistence/repositories/postgres-audit-log';
 import type { Metrics } from '../src/application/shared/ports/metrics.port';
+import { SealAuditChainUseCase } from '../src/application/audit/seal-audit-chain.use-case';
+import { type Database, openDatabase } from '../src/infrastructure/persistence/database';
+import { PostgresAuditChainSealer } from '../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
+import { AuditAppender } from '../src/infrastructure/persistence/repositories/postgres-audit-log';
 
 /**
  * `npm run bench:audit-append`: audit rows appended per second on PostgreSQL by 1 and by 8
  * concurrent writers (each its own connection, each row its own transaction, as a chat
- * turn's pending row is), through the one code path that writes audit_log. A database of
- * its own, dropped at the end. Prints one line per writer count and writes
- * bench/results/audit-append.json.
+ * turn's pending row is), through the one code path that writes audit_log, on two databases
+ * of its own side by side:
+ * - before: the schema as it was before migration 1766188800000, whose BEFORE INSERT
+ *   trigger takes one advisory lock per append until commit (the migration's down undone);
+ * - after: the current schema (appends queued, no lock), with the sealer running beside the
+ *   writers every 500 ms as every process runs it, so its cost is in the figures.
+ * Rounds alternate (before, after, before, …) so the machine's load hits both alike.
+ * Prints a table and writes bench/results/audit-append.{json,md}.
  *
- * AUDIT_APPEND_SECONDS (default 10) is the length of each measured phase; BENCH_PG_URL
- * (default postgres://postgres@127.0.0.1:5432/postgres) the server to use.
+ * AUDIT_APPEND_SECONDS (default 5) is each measured block; AUDIT_APPEND_ROUNDS (default 3)
+ * the rounds; BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres) the server.
  */
 const ADMIN_URL = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const SECONDS = Number(process.env.AUDIT_APPEND_SECONDS || 10);
+const SECONDS = Number(process.env.AUDIT_APPEND_SECONDS || 5);
+const ROUNDS = Number(process.env.AUDIT_APPEND_ROUNDS || 3);
 const RESULTS = join(__dirname, '..', '..', 'bench', 'results');
+const SEALING_MIGRATION = 'AuditChainSealing1766188800000';
 
 /** Counts nothing: the benchmark measures the database, not the metrics. */
 const noMetrics = new Proxy({}, { get: () => () => undefined }) as Metrics;
+
+type Schema = 'before' | 'after';
+interface Block {
+  readonly schema: Schema;
+  readonly writers: number;
+  readonly appends: number;
+  readonly seconds: number;
+  readonly latencies: number[];
+}
 
 function entry(writer: number, i: number): ToolAuditEntry {
   return {
@@ -38,54 +56,134 @@ function entry(writer: number, i: number): ToolAuditEntry {
   };
 }
 
-async function main(): Promise<void> {
-  const name = `bridle_bench_audit_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
+async function createDatabase(admin: Client, schema: Schema): Promise<{ name: string; database: Database }> {
+  const name = `bridle_bench_audit_${schema}_${randomBytes(4).toString('hex')}`;
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const database = await openDatabase({ kind: 'server', url: url.toString() });
-  const appender = new AuditAppender(noMetrics);
-  const results: { writers: number; appends: number; seconds: number; appendsPerSecond: number; p50Ms: number; p99Ms: number }[] = [];
-  try {
-    for (const writers of [1, 8]) {
-      const latencies: number[] = [];
-      const deadline = performance.now() + SECONDS * 1000;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: writers }, async (_, writer) => {
-          for (let i = 0; performance.now() < deadline; i++) {
-            const t0 = performance.now();
-            await appender.append(database.dataSource, entry(writer, i), { status: 'pending' }, null);
-            latencies.push(performance.now() - t0);
-          }
-        }),
-      );
-      const seconds = (performance.now() - started) / 1000;
-      latencies.sort((a, b) => a - b);
-      const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(2));
-      const result = {
-        writers,
-        appends: latencies.length,
-        seconds: Number(seconds.toFixed(1)),
-        appendsPerSecond: Math.round(latencies.length / seconds),
-        p50Ms: at(0.5),
-        p99Ms: at(0.99),
-      };
-      results.push(result);
-      process.stdout.write(
-        `audit appends, ${writers} writer(s): ${result.appendsPerSecond}/s  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms  (${result.appends} in ${result.seconds} s)\n`,
-      );
+  if (schema === 'before') {
+    const { dataSource } = database;
+    while (dataSource.migrations.length > 0) {
+      const [last] = await dataSource.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`);
+      await dataSource.undoLastMigration();
+      if (last.name === SEALING_MIGRATION) break;
     }
+  }
+  return { name, database };
+}
+
+async function measure(database: Database, schema: Schema, writers: number): Promise<Block> {
+  const appender = new AuditAppender(noMetrics);
+  const latencies: number[] = [];
+  const deadline = performance.now() + SECONDS * 1000;
+  const sealing = schema === 'after' ? startSealer(database) : null;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: writers }, async (_, writer) => {
+      for (let i = 0; performance.now() < deadline; i++) {
+        const t0 = performance.now();
+        await appender.append(database.dataSource, entry(writer, i), { status: 'pending' }, null);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await sealing?.stop();
+  return { schema, writers, appends: latencies.length, seconds, latencies };
+}
+
+/** The sealer as every process runs it: all that is queued, every 500 ms. */
+function startSealer(database: Database): { stop: () => Promise<void> } {
+  const seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database.dataSource));
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await seal.run();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      await seal.run();
+    },
+  };
+}
+
+function summary(blocks: readonly Block[]) {
+  const latencies = blocks.flatMap((block) => block.latencies).sort((a, b) => a - b);
+  const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(2));
+  const appends = blocks.reduce((sum, block) => sum + block.appends, 0);
+  const seconds = blocks.reduce((sum, block) => sum + block.seconds, 0);
+  const perBlock = blocks.map((block) => Math.round(block.appends / block.seconds));
+  return {
+    appendsPerSecond: Math.round(appends / seconds),
+    slowestBlock: Math.min(...perBlock),
+    fastestBlock: Math.max(...perBlock),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    appends,
+  };
+}
+
+async function main(): Promise<void> {
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  const databases: { name: string; database: Database }[] = [];
+  try {
+    const before = await createDatabase(admin, 'before');
+    databases.push(before);
+    const after = await createDatabase(admin, 'after');
+    databases.push(after);
+    const blocks: Block[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const writers of [1, 8]) {
+        for (const [schema, { database }] of [
+          ['before', before],
+          ['after', after],
+        ] as const) {
+          blocks.push(await measure(database, schema, writers));
+        }
+      }
+    }
+    const rows = ([1, 8] as const).flatMap((writers) =>
+      (['before', 'after'] as const).map((schema) => ({
+        schema,
+        writers,
+        ...summary(blocks.filter((block) => block.schema === schema && block.writers === writers)),
+      })),
+    );
+    const ratio8 =
+      rows.find((row) => row.schema === 'after' && row.writers === 8)!.appendsPerSecond /
+      rows.find((row) => row.schema === 'before' && row.writers === 8)!.appendsPerSecond;
+    const target = { name: 'audit appends from 8 concurrent writers ≥ 5× before', ratio: Number(ratio8.toFixed(2)), met: ratio8 >= 5 };
+    const table = [
+      `Audit appends on PostgreSQL, ${ROUNDS} rounds of ${SECONDS} s blocks, before and after alternating (${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores, load average at the end ${loadavg()[0].toFixed(1)})`,
+      '',
+      '| schema | writers | appends/s | slowest–fastest block | p50 ms | p99 ms |',
+      '|---|---|---|---|---|---|',
+      ...rows.map(
+        (row) =>
+          `| ${row.schema === 'before' ? 'before: chain trigger with a lock' : 'after: queued, sealed in batches'} | ${row.writers} | ${row.appendsPerSecond} | ${row.slowestBlock}–${row.fastestBlock} | ${row.p50Ms} | ${row.p99Ms} |`,
+      ),
+      '',
+      `8 writers, after ÷ before: ${target.ratio}× (target ≥ 5×: ${target.met ? 'met' : 'missed'})`,
+      '',
+    ].join('\n');
+    process.stdout.write(`${table}\n`);
     mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(join(RESULTS, 'audit-append.md'), `${table}\nCommand: \`npm run bench:audit-append\`\n`);
     writeFileSync(
       join(RESULTS, 'audit-append.json'),
-      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, secondsPerPhase: SECONDS, results }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), secondsPerBlock: SECONDS, rounds: ROUNDS, rows, target }, null, 2)}\n`,
     );
   } finally {
-    await database.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    for (const { name, database } of databases) {
+      await database.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }
     await admin.end();
   }
 }
