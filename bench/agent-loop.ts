@@ -33,6 +33,7 @@ import { loadConfig } from '../src/infrastructure/config/app-config';
 import { NestLogger } from '../src/infrastructure/logging/nest-logger';
 import { SystemClock } from '../src/infrastructure/system-clock';
 import { busyCores, machineCpu, sleep, waitForQuietMachine } from './support/processes';
+import { writeJson } from './support/results';
 
 /**
  * `npm run bench:agent-loop`: the agent loop in process, against the two loops someone would
@@ -552,13 +553,6 @@ function git(args: string[]): string {
   } catch {
     return '';
   }
-}
-
-async function writeJson(file: string, value: unknown): Promise<void> {
-  // The repository's JSON is laid out by Prettier (npm run lint checks it).
-  const prettier = await import('prettier');
-  const options = (await prettier.resolveConfig(file)) ?? {};
-  writeFileSync(file, await prettier.format(JSON.stringify(value), { ...options, filepath: file }));
 }
 
 function version(name: string): string {

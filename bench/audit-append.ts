@@ -10,6 +10,7 @@ import { SealAuditChainUseCase } from '../src/application/audit/seal-audit-chain
 import { type Database, openDatabase } from '../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { AuditAppender } from '../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { writeJson } from './support/results';
 
 /**
  * `npm run bench:audit-append`: audit rows appended per second on PostgreSQL by 1 and by 8
@@ -175,10 +176,16 @@ async function main(): Promise<void> {
     process.stdout.write(`${table}\n`);
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(join(RESULTS, 'audit-append.md'), `${table}\nCommand: \`npm run bench:audit-append\`\n`);
-    writeFileSync(
-      join(RESULTS, 'audit-append.json'),
-      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), secondsPerBlock: SECONDS, rounds: ROUNDS, rows, target }, null, 2)}\n`,
-    );
+    await writeJson(join(RESULTS, 'audit-append.json'), {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      loadAverage: loadavg(),
+      secondsPerBlock: SECONDS,
+      rounds: ROUNDS,
+      rows,
+      target,
+    });
   } finally {
     for (const { name, database } of databases) {
       await database.close();

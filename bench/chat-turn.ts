@@ -19,6 +19,7 @@ import {
   startListener,
   waitForQuietMachine,
 } from './support/processes';
+import { writeJson } from './support/results';
 
 /**
  * `npm run bench:chat-turn`: the chat endpoint of the BUILT service (`node dist/main.js`, a
@@ -858,13 +859,6 @@ function git(args: string[]): string {
   } catch {
     return '';
   }
-}
-
-async function writeJson(file: string, value: unknown): Promise<void> {
-  // The repository's JSON is laid out by Prettier (npm run lint checks it).
-  const prettier = await import('prettier');
-  const options = (await prettier.resolveConfig(file)) ?? {};
-  writeFileSync(file, await prettier.format(JSON.stringify(value), { ...options, filepath: file }));
 }
 
 // ---------------------------------------------------------------- main

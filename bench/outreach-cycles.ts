@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { cleanupAll, onCleanup, trackChild } from './support/cleanup';
 import { chargedCpu, type Cluster, startCluster, type StatementStat } from './support/postgres-cluster';
 import { CLK_TCK, machineCpu, sleep, startListener, statFields } from './support/processes';
+import { writeJson } from './support/results';
 
 /**
  * The outreach controller's throughput and database cost: the BUILT service (`node dist/main.js`)
@@ -839,10 +840,14 @@ async function main(): Promise<void> {
     workerNodeArgs: NODE_ARGS,
   };
   mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(
-    join(RESULTS, 'outreach-cycles.json'),
-    `${JSON.stringify({ benchmark: 'outreach-cycles', environment, targets: TARGETS, verdicts, runs, plans: plan }, null, 2)}\n`,
-  );
+  await writeJson(join(RESULTS, 'outreach-cycles.json'), {
+    benchmark: 'outreach-cycles',
+    environment,
+    targets: TARGETS,
+    verdicts,
+    runs,
+    plans: plan,
+  });
   writeFileSync(join(RESULTS, 'outreach-cycles.md'), markdown(runs, plan, verdicts, started, settings));
   out(
     `  targets: ${Object.entries(verdicts)
