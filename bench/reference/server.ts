@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { Agent, assistant, OpenAIProvider, Runner, tool, user, type AgentInputItem } from '@openai/agents';
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool, type AgentInputItem } from '@openai/agents';
 import express, { type Request, type Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { Pool } from 'pg';
@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     model: 'gpt-4o',
     tools: [addTask, listTasks],
   });
+  setTracingDisabled(true);
   const runner = new Runner({
     modelProvider: new OpenAIProvider({ apiKey: 'sk-reference', baseURL: modelBaseUrl, useResponses: false }),
     tracingDisabled: true,
@@ -129,10 +130,9 @@ async function main(): Promise<void> {
         userId,
         body.message,
       ]);
-      const input: AgentInputItem[] = [
-        ...history.map((message) => (message.role === 'user' ? user(message.content) : assistant(message.content))),
-        user(body.message),
-      ];
+      // History as plain {role, content} messages: the SDK takes an assistant message's words
+      // as a string too (its types want a list of parts, which costs more to copy each turn).
+      const input = [...history, { role: 'user', content: body.message }] as AgentInputItem[];
       const result = await runner.run(agent, input, { context: { userId }, maxTurns: 5 });
       const answer = String(result.finalOutput ?? '');
       await pool.query(`INSERT INTO messages (conversation_id, user_id, role, content) VALUES ($1, $2, 'assistant', $3)`, [
