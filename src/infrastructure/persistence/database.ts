@@ -99,6 +99,16 @@ async function openServer(url: string): Promise<Database> {
   return new Database(dataSource, () => Promise.resolve());
 }
 
+/**
+ * Shared buffers of the embedded database, set on every start (over the 128 MB that PGlite's
+ * initdb writes into postgresql.conf). PostgreSQL touches all of them at start, inside a
+ * WebAssembly memory that never shrinks; 16 MB holds the hot pages of one process serving a
+ * handful of people, and a page not there is one read of the OS's file cache away. PGlite's
+ * other start parameters, durability included, stay as they are (docs/operations.md, "Memory
+ * of the embedded default"; bench/embedded-memory.ts).
+ */
+const EMBEDDED_SHARED_BUFFERS = '16MB';
+
 async function openEmbedded(dataDir: string): Promise<Database> {
   await mkdir(dataDir, { recursive: true });
   const lock = await DataDirLock.acquire(dataDir);
@@ -107,7 +117,9 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     // Loaded lazily: PGlite is large, and server deployments never need it.
     const { PGlite } = await import('@electric-sql/pglite');
     const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
-    const instance = await PGlite.create(join(dataDir, 'pgdata'));
+    const instance = await PGlite.create(join(dataDir, 'pgdata'), {
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
+    });
     pglite = instance;
     // PGlite is one session: a pool of one serialises transactions instead of interleaving
     // them. The folder lock already makes this process the only migrator.
