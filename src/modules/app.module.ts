@@ -37,6 +37,7 @@ export class AppModule {
         loggingModule(config),
         // Each route names the limits it takes (RateLimit()); the counters live in the database,
         // so every server process counts the same requests (one upsert per limited request).
+        // The chat's limit is counted by the turn's own opening statement (ConversationStore).
         ThrottlerModule.forRootAsync({
           imports: [PersistenceModule],
           inject: [DataSource],
@@ -45,7 +46,6 @@ export class AppModule {
             throttlers: [
               { name: 'default', ttl: 60_000, limit: config.authRateLimitPerMinute, skipIf: routeSkips('default') },
               signInPerAccount(SIGN_IN_WINDOW_MS, config.signInAttemptsPerAccount),
-              perUserPerMinute('chat', config.chatRateLimitPerMinute),
               perUserPerMinute('mcp', config.mcpRateLimitPerMinute),
             ],
           }),

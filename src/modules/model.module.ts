@@ -25,6 +25,7 @@ import { AuditLogModule } from './audit-log.module';
         limits: config.agentLimits,
         sampling: config.llmSampling,
         pricing: config.llmPricing,
+        turnsPerMinute: config.chatRateLimitPerMinute,
       }),
       inject: [AppConfig],
     },

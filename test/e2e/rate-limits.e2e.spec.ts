@@ -153,6 +153,43 @@ describe('POST /mcp is limited per user', () => {
   });
 });
 
+describe('chat turns per user per minute', () => {
+  let db: TestDatabase;
+  let sut: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db, { CHAT_RATE_LIMIT_PER_MINUTE: '2' });
+  });
+
+  afterAll(async () => {
+    await sut?.close();
+    await db?.dispose();
+  });
+
+  it('counts the plain and streaming routes together and answers 429 with Retry-After, storing nothing', async () => {
+    const [alice, bob] = [await signUpAndIn(sut.http), await signUpAndIn(sut.http)];
+    const chat = (user: SignedInUser, route: 'chat' | 'chat/stream') =>
+      request(sut.http).post(`/api/${user.userId}/${route}`).set(user.auth).send({ message: 'list my tasks' });
+
+    expect((await chat(alice, 'chat')).status).toBe(200);
+    expect((await chat(alice, 'chat/stream')).status).toBe(200);
+    for (const route of ['chat', 'chat/stream'] as const) {
+      const refused = await chat(alice, route);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ statusCode: 429, code: 'HTTP.RATE_LIMITED' });
+      const retryAfter = Number(refused.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(50);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(refused.headers['retry-after-chat']).toBe(refused.headers['retry-after']);
+    }
+    // Only the two turns that ran were stored; Bob has his own count.
+    const conversations = await request(sut.http).get(`/api/${alice.userId}/conversations`).set(alice.auth);
+    expect(conversations.body.items).toHaveLength(2);
+    expect((await chat(bob, 'chat')).status).toBe(200);
+  });
+});
+
 // Two server processes (the built service, as deployed), each with its own memory, on one
 // PostgreSQL database. PGlite is one process's database, so this runs in the PostgreSQL pass.
 const describeOnPostgres = usingPostgresServer ? describe : describe.skip;

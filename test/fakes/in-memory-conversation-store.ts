@@ -63,7 +63,8 @@ export type DecisionRow = { readonly startedAt: Date } & (
  * the use case answers an expired one), the answer is stored as a placeholder filled in by
  * finishTurn, tool calls go through the same JSON column rules (so replayed results are
  * plain JSON, as read back from the database), and a pending confirmation is taken once,
- * only before it expires. Listing conversations and messages is not used here.
+ * only before it expires. Listing conversations and messages is not used here, and the
+ * per-minute turn limit is not counted (test/persistence/chat-turn-limit.spec.ts covers it).
  */
 export class InMemoryConversationStore extends ConversationStore {
   readonly conversations: StoredConversation[] = [];

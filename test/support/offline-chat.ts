@@ -102,7 +102,12 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
 
   const model = new MeteredLanguageModel(new OfflineLanguageModel(), metrics);
   const agent = new AgentLoop(model, gateway, clock, logger);
-  const settings: AgentSettings = { limits: config.agentLimits, sampling: config.llmSampling, pricing: config.llmPricing };
+  const settings: AgentSettings = {
+    limits: config.agentLimits,
+    sampling: config.llmSampling,
+    pricing: config.llmPricing,
+    turnsPerMinute: config.chatRateLimitPerMinute,
+  };
   const chat = new SendChatMessageUseCase(conversations, agent, settings, clock, new RandomIdGenerator(), metrics, new NoTokenBudget());
 
   return {

@@ -6,4 +6,6 @@ export abstract class AgentSettings {
   abstract readonly sampling: ModelSampling;
   /** When set, each decision-log row carries the cost of its tokens. */
   abstract readonly pricing: TokenPricing | null;
+  /** Chat turns one person may start per minute, counted across every server process. */
+  abstract readonly turnsPerMinute: number;
 }

@@ -68,6 +68,7 @@ export class SendChatMessageUseCase {
       decisionId,
       model: this.agent.provider,
       window: limits.historyWindow,
+      turnsPerMinute: this.settings.turnsPerMinute,
       now: started,
     });
     const { conversationId } = loaded;

@@ -1,4 +1,4 @@
-import { DomainError, DomainValidationError } from '../shared/domain-error';
+import { DomainError, DomainValidationError, RateLimitedError } from '../shared/domain-error';
 import type { ToolArguments } from '../agent/tool-call-validation';
 import type { DecisionType, TurnStatus } from '../agent/decision';
 
@@ -47,6 +47,14 @@ export class ConversationNotFoundError extends DomainError {
   readonly kind = 'not_found' as const;
   constructor() {
     super('Conversation not found');
+  }
+}
+
+/** The person started more chat turns this minute than their limit (CHAT_RATE_LIMIT_PER_MINUTE). */
+export class ChatTurnLimitError extends RateLimitedError {
+  readonly code = 'HTTP.RATE_LIMITED';
+  constructor(retryAfterSeconds: number) {
+    super('chat', retryAfterSeconds, 'Too many requests; please retry in a minute');
   }
 }
 

@@ -45,7 +45,7 @@ export const SETTINGS: OutreachSettings = {
   draftTtlHours: 72,
 };
 
-const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null };
+const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null, turnsPerMinute: 60 };
 const SECRETS = new Map(SECRET_NAMES.map((name) => [name, `session-of-${name}`]));
 export const UNSUBSCRIBE_LINKS = new UnsubscribeLinks(
   HmacLinkSigner.derive('a-secret-of-at-least-thirty-two-characters', 'unsubscribe'),

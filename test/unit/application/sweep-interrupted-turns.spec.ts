@@ -14,6 +14,7 @@ const settings = {
   limits: { ...DEFAULT_AGENT_LIMITS, turnTimeoutMs: TURN_MS, toolTimeoutMs: 10_000 },
   sampling: DEFAULT_SAMPLING,
   pricing: null,
+  turnsPerMinute: 60,
 };
 
 function call(pendingSeq: number, tool: string, args: Record<string, unknown>, startedAt = ago(2 * TURN_MS + 1)): UnsettledToolCall {

@@ -55,6 +55,8 @@ export interface StartTurnInput {
   /** Who will answer: recorded on the pending decision. */
   readonly model: { readonly provider: string; readonly model: string };
   readonly window: number;
+  /** The turn counts against the user's per-minute limit and opens only within it. */
+  readonly turnsPerMinute: number;
   readonly now: Date;
 }
 
@@ -88,7 +90,10 @@ export abstract class ConversationStore {
    * `window` finished messages after it, and the open pending confirmation. One statement, so the context is read in the
    * same snapshot it is written, and no tool call's audit row can name a decision that is
    * not there.
-   * @throws ConversationNotFoundError when the user has no such conversation.
+   * Counts the turn against the user's `turnsPerMinute` first, in the same statement: past
+   * the limit nothing else is written.
+   * @throws ChatTurnLimitError past the limit (the block lasts a minute from the hit that passed it).
+   * @throws ConversationNotFoundError when the user has no such conversation (the hit still counts).
    */
   abstract startTurn(input: StartTurnInput): Promise<TurnContext & { conversationId: string }>;
   /** Fills in the answer and completes the decision log row started under `turn.decision.id`. */

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Page } from '../../../application/shared/page';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import { jsonColumn } from '../json-column';
+import { countHit } from '../rate-limit-counter';
 import { empty, exists, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { ConversationStore, type FinishedTurn, type StartTurnInput } from '../../../application/chat/ports/conversation-store.port';
@@ -12,6 +13,7 @@ import { DECISION_TYPES, TURN_STATUSES } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
 import {
   type AnswerStatus,
+  ChatTurnLimitError,
   ConversationNotFoundError,
   conversationTitle,
   type ConversationSummary,
@@ -56,7 +58,9 @@ const PENDING_ROW = z.object({
 
 /** What startTurn reads back: the conversation, its history after the latest summary, and the open confirmation. */
 const TURN_START_ROW = z.object({
-  id: z.string(),
+  /** Seconds the user's chat limit still blocks them; null when the turn opened. */
+  blocked_for: z.number().nullable(),
+  id: z.string().nullable(),
   history: z.array(MESSAGE_ROW),
   summary: SUMMARY_ROW.nullable(),
   pending: PENDING_ROW.nullable(),
@@ -89,14 +93,19 @@ export class PostgresConversationStore extends ConversationStore {
   }
 
   async startTurn(input: StartTurnInput) {
-    const { userId, conversationId, message, decisionId, model, window, now } = input;
+    const { userId, conversationId, message, decisionId, model, window, turnsPerMinute, now } = input;
+    // The turn's hit on the user's chat limit comes first; everything else happens only when
+    // it is not blocked (`open`), so a blocked turn costs this one statement and stores nothing.
+    const hit = countHit({ key: `chat:${userId}`, ttlMs: 60_000, limit: turnsPerMinute, blockDurationMs: 60_000, backOff: false });
+    const open = raw('(SELECT blocked_for IS NULL FROM hit)');
     // The UPDATE row-locks the conversation until this statement commits, so two turns of one
     // conversation store their pairs one after the other: question, answer, question, answer.
     const conversation =
       conversationId === null
         ? sql`INSERT INTO conversations (user_id, title, created_at, updated_at)
-              VALUES (${userId}, ${conversationTitle(message)}, ${now}, ${now}) RETURNING id`
-        : sql`UPDATE conversations SET updated_at = ${now} WHERE id = ${conversationId} AND user_id = ${userId} RETURNING id`;
+              SELECT ${userId}, ${conversationTitle(message)}, ${now}, ${now} WHERE ${open} RETURNING id`
+        : sql`UPDATE conversations SET updated_at = ${now} WHERE id = ${conversationId} AND user_id = ${userId} AND ${open}
+              RETURNING id`;
     // Every part of one statement reads the same snapshot: the history below does not
     // include the message inserted here, which is what the model must not see twice.
     // The answer's row is stored now, numbered after the question (rows take their numbers
@@ -104,7 +113,8 @@ export class PostgresConversationStore extends ConversationStore {
     // by finishTurn; one left 'in_progress' belongs to a turn that never finished.
     const row = await selectRow(
       this.dataSource,
-      sql`WITH c AS (${conversation}),
+      sql`WITH hit AS (${hit}),
+               c AS (${conversation}),
                m AS (INSERT INTO messages (conversation_id, role, content, status, decision_id, created_at)
                      SELECT c.id, v.role, v.content, v.status, v.decision_id, ${now}::timestamptz FROM c,
                        (VALUES (1, 'user', ${message}::text, NULL, NULL), (2, 'assistant', '', ${IN_PROGRESS_STATUS}, ${decisionId}::uuid))
@@ -116,7 +126,7 @@ export class PostgresConversationStore extends ConversationStore {
                        ${model.model}::text, 0, 0, 0, ${now}::timestamptz FROM c),
                s AS (SELECT id, content, last_seq, messages FROM conversation_summaries
                      WHERE conversation_id = (SELECT id FROM c) ORDER BY last_seq DESC LIMIT 1)
-          SELECT c.id,
+          SELECT hit.blocked_for, c.id,
             (SELECT row_to_json(s) FROM s) AS summary,
             (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
                SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
@@ -127,10 +137,12 @@ export class PostgresConversationStore extends ConversationStore {
                SELECT ${PENDING_COLUMNS} FROM pending_confirmations
                WHERE conversation_id = c.id AND resolved_at IS NULL
                ORDER BY created_at DESC LIMIT 1) p) AS pending
-          FROM c`,
+          FROM hit LEFT JOIN c ON true`,
       TURN_START_ROW,
     );
-    if (!row) throw new ConversationNotFoundError();
+    if (!row) throw new Error('the opening statement returned no row');
+    if (row.blocked_for !== null) throw new ChatTurnLimitError(row.blocked_for);
+    if (row.id === null) throw new ConversationNotFoundError();
     return {
       conversationId: row.id,
       history: row.history.map((message) => ({ ...toStoredMessage(message), seq: message.seq })),

@@ -19,7 +19,6 @@ import {
   ToolCallDto,
 } from './chat.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
-import { RateLimit } from '../shared/rate-limit';
 import { RequiredScope } from '../guards/required-scope';
 
 @ApiTags('chat')
@@ -38,7 +37,6 @@ export class ChatController {
 
   @Post('chat')
   @HttpCode(200)
-  @RateLimit('chat')
   @ApiOperation({
     operationId: 'sendChatMessage',
     summary: 'Talk to the task assistant',
@@ -55,7 +53,6 @@ export class ChatController {
   }
 
   @Post('chat/stream')
-  @RateLimit('chat')
   @ApiOperation({
     operationId: 'streamChatMessage',
     summary: 'Talk to the task assistant, as Server-Sent Events',

@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
-import { DomainError, type DomainErrorKind } from '../../../domain/shared/domain-error';
+import { DomainError, type DomainErrorKind, RateLimitedError } from '../../../domain/shared/domain-error';
 import { ApiError } from './api-error';
 import { requestIdOf } from './request-id';
 
@@ -18,6 +18,7 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  rate_limited: 429,
 };
 
 const CODE_OF_STATUS: Record<number, string> = {
@@ -47,6 +48,11 @@ export class HttpErrorFilter implements ExceptionFilter {
       this.logger.error({ err: exception, method: req.method, path: req.path }, 'request failed');
     }
     if (res.headersSent) return;
+    if (exception instanceof RateLimitedError) {
+      // As @nestjs/throttler answers for its named limits, and the standard header too.
+      res.setHeader('Retry-After', exception.retryAfterSeconds);
+      res.setHeader(`Retry-After-${exception.limit}`, exception.retryAfterSeconds);
+    }
     res.status(status).json({ statusCode: status, code, message, correlationId: requestIdOf(req) });
   }
 }

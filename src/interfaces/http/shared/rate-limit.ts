@@ -7,7 +7,7 @@ import { ThrottlerGuard, type ThrottlerOptions } from '@nestjs/throttler';
  * which limits it takes; every other limit skips it. `default` is the per-address limit:
  * named so that its headers keep their standard names (Retry-After, X-RateLimit-*).
  */
-export type RateLimitName = 'default' | 'sign-in' | 'chat' | 'mcp';
+export type RateLimitName = 'default' | 'sign-in' | 'mcp';
 
 const LIMITS = 'bridle:rate-limits';
 
@@ -28,9 +28,9 @@ export function routeSkips(limit: RateLimitName): (context: ExecutionContext) =>
 
 /**
  * A limit per signed-in user (else per client address) per minute, counted across every
- * route that takes it (the plain and streaming chat routes share one count).
+ * route that takes it.
  */
-export function perUserPerMinute(name: 'chat' | 'mcp', limit: number): ThrottlerOptions {
+export function perUserPerMinute(name: 'mcp', limit: number): ThrottlerOptions {
   return {
     name,
     ttl: 60_000,

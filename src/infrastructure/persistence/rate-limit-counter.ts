@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { raw, sql, type Statement } from './sql';
+
+/** How many times longer each consecutive block of a backing-off limit lasts, at most: 2^6. */
+const MAX_BACK_OFF_DOUBLINGS = 6;
+/** A block counts as consecutive when the previous one ended less than this long before. */
+export const BACK_OFF_INTERVAL = raw(`interval '24 hours'`);
+const MAX_DOUBLINGS = raw(String(MAX_BACK_OFF_DOUBLINGS));
+
+/** One hit on a rate limit's counter (a row of `rate_limits`). */
+export interface RateLimitHit {
+  readonly key: string;
+  /** How long a window lasts from its first hit. */
+  readonly ttlMs: number;
+  /** Hits a window allows; the one past it blocks the key. */
+  readonly limit: number;
+  readonly blockDurationMs: number;
+  /** Each block that follows another within 24 hours lasts twice as long (up to 64 times). */
+  readonly backOff: boolean;
+}
+
+/** What a hit leaves: the window's hits and how long it and any block still last. */
+export const HIT_ROW = z.object({ hits: z.number(), expires_in: z.number(), blocked_for: z.number().nullable() });
+export type HitRow = z.output<typeof HIT_ROW>;
+
+/**
+ * The counting statement, one upsert whose row lock serialises racing hits, returning a
+ * HIT_ROW: used on its own by the throttler's storage, and as the first part of a chat
+ * turn's opening statement (the turn opens only when the hit is not blocked).
+ *
+ * Fixed windows: the first hit opens a window of `ttlMs`; the hit that passes `limit` blocks
+ * the key for `blockDurationMs`. A blocked key's hits are not counted.
+ */
+export function countHit(hit: RateLimitHit): Statement {
+  const newlyBlocked = sql`(r.blocked_until IS NULL OR r.blocked_until <= (SELECT now FROM t))
+    AND (CASE WHEN r.window_ends <= (SELECT now FROM t) THEN 1 ELSE r.hits + 1 END) > ${hit.limit}::int`;
+  return sql`WITH t AS (SELECT clock_timestamp() AS now)
+       INSERT INTO rate_limits AS r (key, hits, window_ends, blocks)
+       SELECT ${hit.key}, 1, t.now + ${hit.ttlMs}::float8 * interval '1 millisecond', 0 FROM t
+       ON CONFLICT (key) DO UPDATE SET
+         hits = CASE
+           WHEN r.blocked_until > (SELECT now FROM t) THEN r.hits
+           WHEN r.window_ends <= (SELECT now FROM t) THEN 1
+           ELSE r.hits + 1 END,
+         window_ends = CASE
+           WHEN r.blocked_until > (SELECT now FROM t) THEN r.window_ends
+           WHEN r.window_ends <= (SELECT now FROM t) THEN excluded.window_ends
+           ELSE r.window_ends END,
+         blocks = CASE
+           WHEN ${newlyBlocked} THEN
+             CASE WHEN r.blocked_until > (SELECT now FROM t) - ${BACK_OFF_INTERVAL} THEN r.blocks + 1 ELSE 1 END
+           ELSE r.blocks END,
+         blocked_until = CASE
+           WHEN ${newlyBlocked} THEN (SELECT now FROM t) + ${hit.blockDurationMs}::float8 * interval '1 millisecond' * CASE
+             WHEN ${hit.backOff}::boolean AND r.blocked_until > (SELECT now FROM t) - ${BACK_OFF_INTERVAL}
+               THEN power(2, least(r.blocks, ${MAX_DOUBLINGS}))
+             ELSE 1 END
+           ELSE r.blocked_until END
+       RETURNING hits,
+         ceil(extract(epoch FROM window_ends - clock_timestamp()))::int AS expires_in,
+         CASE WHEN blocked_until > clock_timestamp() THEN ceil(extract(epoch FROM blocked_until - clock_timestamp()))::int END AS blocked_for`;
+}
