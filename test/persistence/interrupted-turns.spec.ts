@@ -44,7 +44,16 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
 
   const start = (message: string, conversationId: string | null, now = new Date(), decisionId = randomUUID()) =>
     conversations
-      .startTurn({ userId, conversationId, message, decisionId, model: { provider: 'offline', model: 'test' }, window: 20, turnsPerMinute: 1000, now })
+      .startTurn({
+        userId,
+        conversationId,
+        message,
+        decisionId,
+        model: { provider: 'offline', model: 'test' },
+        window: 20,
+        turnsPerMinute: 1000,
+        now,
+      })
       .then((turn) => ({ ...turn, decisionId }));
 
   const finish = (conversationId: string, decisionId: string, content: string) => {
