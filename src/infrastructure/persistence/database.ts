@@ -26,6 +26,7 @@ import { PersonalAccessTokens1766016000000 } from './migrations/1766016000000-pe
 import { OAuth1766102400000 } from './migrations/1766102400000-oauth';
 import { AuditChainSealing1766188800000 } from './migrations/1766188800000-audit-chain-sealing';
 import { OutreachClaim1766275200000 } from './migrations/1766275200000-outreach-claim';
+import { AuditSealLinear1766361600000 } from './migrations/1766361600000-audit-seal-linear';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -51,6 +52,7 @@ const MIGRATIONS = [
   OAuth1766102400000,
   AuditChainSealing1766188800000,
   OutreachClaim1766275200000,
+  AuditSealLinear1766361600000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

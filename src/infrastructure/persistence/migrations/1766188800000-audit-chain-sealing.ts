@@ -4,6 +4,47 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 export const AUDIT_SEAL_LOCK = 4_201_378;
 
 /**
+ * The first sealer, as this migration created it (1766361600000 replaces it and puts it back
+ * on the way down). Its arrays grow by copying, so a batch of n rows costs n² copies.
+ */
+export const AUDIT_SEAL_V1 = `FUNCTION audit_seal(max_rows integer) RETURNS integer LANGUAGE plpgsql AS $$
+      DECLARE
+        queued bigint[];
+        head bigint;
+        previous char(64);
+        r audit_log;
+        positions bigint[] := '{}';
+        seqs bigint[] := '{}';
+        prevs char(64)[] := '{}';
+        hashes char(64)[] := '{}';
+      BEGIN
+        -- One sealer at a time, whichever process: the others leave at once.
+        IF NOT pg_try_advisory_xact_lock(${AUDIT_SEAL_LOCK}) THEN
+          RETURN 0;
+        END IF;
+        WITH taken AS (
+          DELETE FROM audit_unsealed WHERE seq IN (SELECT seq FROM audit_unsealed ORDER BY seq LIMIT max_rows) RETURNING seq
+        ) SELECT array_agg(seq) INTO queued FROM taken;
+        IF queued IS NULL THEN
+          RETURN 0;
+        END IF;
+        SELECT position, hash INTO head, previous FROM audit_chain ORDER BY position DESC LIMIT 1;
+        head := coalesce(head, 0);
+        previous := coalesce(previous, repeat('0', 64));
+        FOR r IN SELECT * FROM audit_log WHERE seq = ANY (queued) ORDER BY seq LOOP
+          head := head + 1;
+          positions := positions || head;
+          seqs := seqs || r.seq;
+          prevs := prevs || previous;
+          previous := audit_row_hash(previous, r);
+          hashes := hashes || previous;
+        END LOOP;
+        INSERT INTO audit_chain (position, seq, prev_hash, hash)
+          SELECT * FROM unnest(positions, seqs, prevs, hashes);
+        RETURN cardinality(seqs);
+      END $$`;
+
+/**
  * The audit chain leaves the hot path (docs/decisions/0008-audit-chain-sealing.md).
  *
  * Before: a BEFORE INSERT trigger took one transaction-wide advisory lock, numbered the row,
@@ -57,43 +98,7 @@ export class AuditChainSealing1766188800000 implements MigrationInterface {
     );
 
     // One round trip per batch; the hashes are the SQL functions verify recomputes.
-    await db.query(`
-      CREATE FUNCTION audit_seal(max_rows integer) RETURNS integer LANGUAGE plpgsql AS $$
-      DECLARE
-        queued bigint[];
-        head bigint;
-        previous char(64);
-        r audit_log;
-        positions bigint[] := '{}';
-        seqs bigint[] := '{}';
-        prevs char(64)[] := '{}';
-        hashes char(64)[] := '{}';
-      BEGIN
-        -- One sealer at a time, whichever process: the others leave at once.
-        IF NOT pg_try_advisory_xact_lock(${AUDIT_SEAL_LOCK}) THEN
-          RETURN 0;
-        END IF;
-        WITH taken AS (
-          DELETE FROM audit_unsealed WHERE seq IN (SELECT seq FROM audit_unsealed ORDER BY seq LIMIT max_rows) RETURNING seq
-        ) SELECT array_agg(seq) INTO queued FROM taken;
-        IF queued IS NULL THEN
-          RETURN 0;
-        END IF;
-        SELECT position, hash INTO head, previous FROM audit_chain ORDER BY position DESC LIMIT 1;
-        head := coalesce(head, 0);
-        previous := coalesce(previous, repeat('0', 64));
-        FOR r IN SELECT * FROM audit_log WHERE seq = ANY (queued) ORDER BY seq LOOP
-          head := head + 1;
-          positions := positions || head;
-          seqs := seqs || r.seq;
-          prevs := prevs || previous;
-          previous := audit_row_hash(previous, r);
-          hashes := hashes || previous;
-        END LOOP;
-        INSERT INTO audit_chain (position, seq, prev_hash, hash)
-          SELECT * FROM unnest(positions, seqs, prevs, hashes);
-        RETURN cardinality(seqs);
-      END $$`);
+    await db.query(`CREATE ${AUDIT_SEAL_V1}`);
   }
 
   async down(db: QueryRunner): Promise<void> {
