@@ -52,6 +52,7 @@ import { writeJson } from './support/results';
  *   TURNS_PROFILE=a/b       the Bridle configurations it selects (as TURNS_ONLY) run under node --cpu-prof
  *                           (their figures are inflated; the profile summary is printed and kept)
  *   TURNS_NODE_ARGS="…"     extra node flags for Bridle; TURNS_MAIN=<main.js of another build>
+ *   TURNS_SERVER_ENV="A=1 B=2"  extra environment for Bridle (a setting tried without a build)
  *   TURNS_QUIET_WAIT_S=60   before each run, wait at most this long for the machine to calm down
  *                           (at most 5× this over the whole benchmark; then runs start at once)
  *   TURNS_SERVER_LOG=<file> append the services' output there
@@ -72,6 +73,7 @@ const PARTIAL_KNOBS = [
   'TURNS_PROFILE',
   'TURNS_NODE_ARGS',
   'TURNS_MAIN',
+  'TURNS_SERVER_ENV',
 ];
 const PARTIAL = PARTIAL_KNOBS.some((name) => (process.env[name] ?? '') !== '');
 const RESULTS = PARTIAL ? join(ROOT, 'dist-bench', 'results') : join(ROOT, 'bench', 'results');
@@ -98,6 +100,18 @@ const TARGETS = {
   rssChangePct: 10,
   pgliteRssMb: 300,
 } as const;
+
+/** TURNS_SERVER_ENV: `NAME=value` pairs separated by spaces. */
+function serverEnv(): Record<string, string> {
+  const pairs = (process.env.TURNS_SERVER_ENV ?? '').split(/\s+/).filter((pair) => pair !== '');
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`TURNS_SERVER_ENV: "${pair}" is not NAME=value`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -342,6 +356,7 @@ async function startService(t: Target, shared: Shared, undo: (() => Promise<void
         ...(t.model === 'openai-fake'
           ? { LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-bench', OPENAI_MODEL: 'gpt-4o-mini', OPENAI_BASE_URL: modelUrl }
           : {}),
+        ...serverEnv(),
       },
       ready: async (port) => (await send(undefined, port, 'GET', '/health')).status === 200,
       logFile: process.env.TURNS_SERVER_LOG || undefined,
