@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { cleanupAll, onCleanup } from './support/cleanup';
 import { analyseCpuProfile, formatProfile, type ProfileSummary } from './support/cpu-profile';
+import { liveHeapsOfSnapshots } from './support/heap-snapshot';
 import { bridleUsers, KINDS, type Kind, Load, type Mix, referenceUsers, send, usersNeeded } from './support/load';
 import { chargedCpu, type Cluster, type DatabaseStats, startCluster, type StatementStat } from './support/postgres-cluster';
 import {
@@ -53,6 +54,8 @@ import { writeJson } from './support/results';
  *                           (their figures are inflated; the profile summary is printed and kept)
  *   TURNS_NODE_ARGS="…"     extra node flags for Bridle; TURNS_MAIN=<main.js of another build>
  *   TURNS_SERVER_ENV="A=1 B=2"  extra environment for Bridle (a setting tried without a build)
+ *   TURNS_HEAP_SNAPSHOTS=1  Bridle writes a heap snapshot after the 1 000th measured turn and after the last;
+ *                           the live heap of each is reported (the snapshots pause the service: other figures suffer)
  *   TURNS_QUIET_WAIT_S=60   before each run, wait at most this long for the machine to calm down
  *                           (at most 5× this over the whole benchmark; then runs start at once)
  *   TURNS_SERVER_LOG=<file> append the services' output there
@@ -74,8 +77,10 @@ const PARTIAL_KNOBS = [
   'TURNS_NODE_ARGS',
   'TURNS_MAIN',
   'TURNS_SERVER_ENV',
+  'TURNS_HEAP_SNAPSHOTS',
 ];
 const PARTIAL = PARTIAL_KNOBS.some((name) => (process.env[name] ?? '') !== '');
+const HEAP_SNAPSHOTS = process.env.TURNS_HEAP_SNAPSHOTS === '1';
 const RESULTS = PARTIAL ? join(ROOT, 'dist-bench', 'results') : join(ROOT, 'bench', 'results');
 
 const TURNS = {
@@ -256,6 +261,8 @@ interface Result {
   readonly machineBusyBeforePct: number;
   readonly serverExitCode: number | null;
   readonly profile?: ProfileSummary;
+  /** TURNS_HEAP_SNAPSHOTS: the live heap (after a full collection) after the early turn and after the last. */
+  readonly liveHeapMb?: { readonly earlyTurn: number; readonly early: number; readonly finalTurn: number; readonly final: number };
 }
 
 interface GroupFailure {
@@ -277,6 +284,8 @@ interface Running {
   readonly load: Load;
   readonly database: string | undefined;
   readonly cpuProfDir: string | undefined;
+  /** Where the service writes its heap snapshots (TURNS_HEAP_SNAPSHOTS). */
+  readonly heapDir: string | undefined;
   readonly setupSeconds: number;
   /** Drops the database and removes the temp folders (the service is stopped first). */
   readonly release: () => Promise<void>;
@@ -337,9 +346,16 @@ async function startService(t: Target, shared: Shared, undo: (() => Promise<void
     undo.push(onCleanup(`remove ${dir}`, () => rm(dir, { recursive: true, force: true })));
     cpuProfDir = dir;
   }
+  let heapDir: string | undefined;
+  if (HEAP_SNAPSHOTS && t.system === 'bridle') {
+    const dir = await mkdtemp(join(tmpdir(), 'bridle-bench-heap-'));
+    undo.push(onCleanup(`remove ${dir}`, () => rm(dir, { recursive: true, force: true })));
+    heapDir = dir;
+  }
   let service: Listener;
   if (t.system === 'bridle') {
     const extra = (process.env.TURNS_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+    if (heapDir) extra.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`);
     service = await startListener({
       label: t.id,
       cwd: ROOT,
@@ -385,6 +401,7 @@ async function startService(t: Target, shared: Shared, undo: (() => Promise<void
     load,
     database,
     cpuProfDir,
+    heapDir,
     release,
     setupSeconds: (performance.now() - began) / 1000,
     measuredDone: 0,
@@ -421,6 +438,7 @@ async function measure(run: Running, turns: number, shared: Shared, idle: readon
   await run.load.run(turns, true, (done) => {
     const turn = base + done;
     if (turn === early || turn % every === 0 || turn === t.measured) run.trace.push({ turn, bytes: rssBytes(run.service.pid) });
+    if (turn === early && run.heapDir) process.kill(run.service.pid, 'SIGUSR2');
   });
   const elapsed = performance.now() - started;
   const machineAfter = machineCpu();
@@ -548,6 +566,12 @@ async function runGroup(group: readonly Target[], shared: Shared): Promise<Resul
           checks.push(`${Number(count) === expected ? 'ok' : 'MISMATCH'}: ${count} tasks stored for ${expected} turns answered`);
         }
       }
+      let heap: Result['liveHeapMb'];
+      if (run.heapDir) {
+        process.kill(run.service.pid, 'SIGUSR2');
+        const [early, final] = (await liveHeapsOfSnapshots(run.heapDir, 2)).map((bytes) => round(bytes / 1024 / 1024, 1));
+        heap = { earlyTurn: rssEarlyTurn(t.measured), early, finalTurn: run.measuredDone, final };
+      }
       const serverExitCode = await run.service.stop();
       let profile: ProfileSummary | undefined;
       if (run.cpuProfDir) {
@@ -557,7 +581,7 @@ async function runGroup(group: readonly Target[], shared: Shared): Promise<Resul
           out(formatProfile(profile, 25));
         } else out(`  ${t.id}: no .cpuprofile was written (exit ${String(serverExitCode)})`);
       }
-      results.push(result(run, postgres, checks, machineBusyBeforePct, serverExitCode, profile));
+      results.push({ ...result(run, postgres, checks, machineBusyBeforePct, serverExitCode, profile), liveHeapMb: heap });
     }
     return results;
   } finally {
@@ -912,6 +936,8 @@ async function main(): Promise<number> {
             `${fixed(r.postgres?.statementsPerTurn, 1)} statements, ${fixed(r.postgres?.commitsPerTurn)} commits a turn, ` +
             `RSS ${r.rss.earlyMb} → ${r.rss.finalMb} MB, other load ${r.cores.other} cores, ${r.failures + r.unexpectedReplies} problems`,
         );
+        const heap = r.liveHeapMb;
+        if (heap) out(`    live heap ${heap.early} MB after turn ${heap.earlyTurn} → ${heap.final} MB after turn ${heap.finalTurn}`);
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
