@@ -1,3 +1,4 @@
+import './compile-cache';
 import 'reflect-metadata';
 import { userInfo } from 'node:os';
 import { NestFactory } from '@nestjs/core';

@@ -1,3 +1,4 @@
+import './compile-cache';
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';

@@ -15,7 +15,7 @@ import { AuditLogModule } from './audit-log.module';
   providers: [
     {
       provide: LanguageModel,
-      useFactory: (config: AppConfig, metrics: Metrics) => new MeteredLanguageModel(createLanguageModel(config), metrics),
+      useFactory: async (config: AppConfig, metrics: Metrics) => new MeteredLanguageModel(await createLanguageModel(config), metrics),
       inject: [AppConfig, Metrics],
     },
     { provide: IdGenerator, useClass: RandomIdGenerator },
