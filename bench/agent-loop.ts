@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +33,7 @@ import { NestLogger } from '../src/infrastructure/logging/nest-logger';
 import { SystemClock } from '../src/infrastructure/system-clock';
 import { busyCores, machineCpu, sleep, waitForQuietMachine } from './support/processes';
 import { writeJson } from './support/results';
+import { git } from './support/git';
 
 /**
  * `npm run bench:agent-loop`: the agent loop in process, against the two loops someone would
@@ -547,14 +547,6 @@ function markdown(results: readonly Figures[], list: readonly Verdict[], meta: M
   return `${lines.join('\n')}\n`;
 }
 
-function git(args: string[]): string {
-  try {
-    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-  } catch {
-    return '';
-  }
-}
-
 function version(name: string): string {
   return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
@@ -628,8 +620,8 @@ async function main(): Promise<void> {
   const meta: Meta = {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     seconds: (performance.now() - began) / 1000,
-    commit: git(['rev-parse', '--short=12', 'HEAD']),
-    dirty: git(['status', '--porcelain', '--', 'src'])
+    commit: git(ROOT, ['rev-parse', '--short=12', 'HEAD']),
+    dirty: git(ROOT, ['status', '--porcelain', '--', 'src'])
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => line.slice(3)),

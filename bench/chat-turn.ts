@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +20,7 @@ import {
   waitForQuietMachine,
 } from './support/processes';
 import { writeJson } from './support/results';
+import { git } from './support/git';
 
 /**
  * `npm run bench:chat-turn`: the chat endpoint of the BUILT service (`node dist/main.js`, a
@@ -892,14 +892,6 @@ function markdown(results: readonly Result[], list: readonly Verdict[], failures
   return `${lines.join('\n')}\n`;
 }
 
-function git(args: string[]): string {
-  try {
-    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-  } catch {
-    return '';
-  }
-}
-
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
@@ -953,8 +945,8 @@ async function main(): Promise<number> {
   const meta: Meta = {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     minutes,
-    commit: git(['rev-parse', '--short=12', 'HEAD']),
-    dirty: git(['status', '--porcelain', '--', 'src'])
+    commit: git(ROOT, ['rev-parse', '--short=12', 'HEAD']),
+    dirty: git(ROOT, ['status', '--porcelain', '--', 'src'])
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => line.slice(3)),
