@@ -2,12 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
+import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { MemorySample } from './embedded-memory-probe';
+import { send } from './support/load';
+import { freePort, sleep } from './support/processes';
 import { writeJson } from './support/results';
 
 /**
@@ -140,45 +141,6 @@ function residentOfMappings(pid: number, sizes: number[]): number | null {
   return rss;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-interface Reply {
-  readonly status: number;
-  readonly body: string;
-}
-
-function send(agent: Agent | false, port: number, method: string, path: string, body?: unknown, token?: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string | number> = {};
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = Buffer.byteLength(payload);
-    }
-    if (token) headers.authorization = `Bearer ${token}`;
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.setTimeout(60_000, () => req.destroy(new Error('no answer in 60 s')));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
 class Service {
   private output = '';
   private exitCode: number | null | undefined;
@@ -298,12 +260,12 @@ interface Account {
 
 async function account(port: number, index: number): Promise<Account> {
   const credentials = { email: `memory-${index}@example.com`, password: `memory bench password ${index}` };
-  const registered = await send(false, port, 'POST', '/auth/register', credentials);
+  const registered = await send(undefined, port, 'POST', '/auth/register', credentials);
   if (registered.status !== 201) throw new Error(`register: HTTP ${registered.status} ${registered.body}`);
-  const login = await send(false, port, 'POST', '/auth/login', credentials);
+  const login = await send(undefined, port, 'POST', '/auth/login', credentials);
   if (login.status !== 200) throw new Error(`login: HTTP ${login.status} ${login.body}`);
   const token = (JSON.parse(login.body) as { accessToken: string }).accessToken;
-  const me = await send(false, port, 'GET', '/auth/me', undefined, token);
+  const me = await send(undefined, port, 'GET', '/auth/me', undefined, token);
   return { userId: (JSON.parse(me.body) as { id: string }).id, token };
 }
 

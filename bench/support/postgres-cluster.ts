@@ -1,13 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { onCleanup, onExit } from './cleanup';
-import { statFields, CLK_TCK } from './processes';
+import { freePort, statFields, CLK_TCK } from './processes';
 
 /**
  * A PostgreSQL cluster of the benchmark's own: initdb into a temp folder (as the `postgres`
@@ -95,18 +94,6 @@ function binDir(): string {
   if (versions.length === 0)
     throw new Error(`no PostgreSQL binaries under ${root} (set BENCH_PG_BIN to the folder that holds initdb and pg_ctl)`);
   return join(root, versions[0], 'bin');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startCluster(): Promise<Cluster> {

@@ -1,11 +1,24 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { onCleanup, trackChild } from './cleanup';
 
 /** Reading /proc: CPU time and memory of processes, how busy the machine is, and child processes that listen on a port. */
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A TCP port of 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
 
 export const CLK_TCK = (() => {
   try {
