@@ -64,6 +64,32 @@ describe('changing the password', () => {
     // Every guarded route, not only /auth/me.
     const staleTasks = await request(sut.http).get(`/api/${ada.userId}/tasks`).set(ada.auth);
     expect({ status: staleTasks.status, code: staleTasks.body.code }).toEqual({ status: 401, code: 'AUTH.UNAUTHENTICATED' });
+    // The chat reads the session's account in its turn's opening statement, not in the guard:
+    // the same answer and challenge, and nothing of the turn stored or counted.
+    const guardChallenge = (await request(sut.http).get('/auth/me').set(ada.auth)).headers['www-authenticate'];
+    expect(guardChallenge).toMatch(
+      /^Bearer resource_metadata=".+", error="invalid_token", error_description="The password was changed: sign in again"$/,
+    );
+    for (const path of ['chat', 'chat/stream']) {
+      const staleChat = await request(sut.http).post(`/api/${ada.userId}/${path}`).set(ada.auth).send({ message: 'add buy milk' });
+      expect({ status: staleChat.status, body: staleChat.body, challenge: staleChat.headers['www-authenticate'] }).toEqual({
+        status: 401,
+        body: {
+          statusCode: 401,
+          code: 'AUTH.UNAUTHENTICATED',
+          message: 'The password was changed: sign in again',
+          correlationId: staleChat.headers['x-request-id'],
+        },
+        challenge: guardChallenge,
+      });
+    }
+    const stored = await sut.app
+      .get(DataSource)
+      .query<{ n: number }[]>(
+        `SELECT ((SELECT count(*) FROM conversations WHERE user_id = $1) + (SELECT count(*) FROM rate_limits WHERE key = 'chat:' || $1))::int AS n`,
+        [ada.userId],
+      );
+    expect(stored).toEqual([{ n: 0 }]);
 
     const fresh = { Authorization: `Bearer ${res.body.accessToken as string}` };
     expect((await request(sut.http).get('/auth/me').set(fresh).expect(200)).body).toMatchObject({ id: ada.userId, email: ada.email });

@@ -64,7 +64,8 @@ export type DecisionRow = { readonly startedAt: Date } & (
  * finishTurn, tool calls go through the same JSON column rules (so replayed results are
  * plain JSON, as read back from the database), and a pending confirmation is taken once,
  * only before it expires. Listing conversations and messages is not used here, and the
- * per-minute turn limit is not counted (test/persistence/chat-turn-limit.spec.ts covers it).
+ * per-minute turn limit is not counted nor the account checked (test/persistence/chat-turn-opening.spec.ts
+ * covers both).
  */
 export class InMemoryConversationStore extends ConversationStore {
   readonly conversations: StoredConversation[] = [];

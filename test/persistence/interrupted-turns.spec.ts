@@ -52,6 +52,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
         model: { provider: 'offline', model: 'test' },
         window: 20,
         turnsPerMinute: 1000,
+        account: null,
         now,
       })
       .then((turn) => ({ ...turn, decisionId }));

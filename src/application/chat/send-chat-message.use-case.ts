@@ -17,6 +17,7 @@ import { estimatedFixedTokens, estimatedTokens, planWindow } from '../../domain/
 import type { TokenUsage } from '../agent/ports/language-model.port';
 import { type ConversationDigest, ConversationStore, type TurnContext, type TurnContextRecord } from './ports/conversation-store.port';
 import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
+import type { AccountCheck } from '../identity/ports/access-token-service.port';
 
 export interface ChatReply {
   readonly conversationId: string;
@@ -56,7 +57,11 @@ export class SendChatMessageUseCase {
     private readonly budget: TokenBudget,
   ) {}
 
-  async execute(input: { userId: string; conversationId?: string; message: string }, observer?: TurnObserver): Promise<ChatReply> {
+  /** `account`: the session's account check the bearer guard left to the turn (StartTurnInput.account). */
+  async execute(
+    input: { userId: string; conversationId?: string; message: string; account?: AccountCheck | null },
+    observer?: TurnObserver,
+  ): Promise<ChatReply> {
     const message = validMessage(input.message);
     const started = this.clock.now();
     const { limits } = this.settings;
@@ -69,6 +74,7 @@ export class SendChatMessageUseCase {
       model: this.agent.provider,
       window: limits.historyWindow,
       turnsPerMinute: this.settings.turnsPerMinute,
+      account: input.account ?? null,
       now: started,
     });
     const { conversationId } = loaded;

@@ -64,12 +64,23 @@ export class WrongCurrentPasswordError extends DomainError {
   }
 }
 
-/** A token issued before the account's password was last changed. */
-export class CredentialsChangedError extends DomainError {
+/** A signed token that no longer stands for an account as it is now: the holder must sign in again. */
+export abstract class StaleTokenError extends DomainError {
   readonly code = 'AUTH.UNAUTHENTICATED';
   readonly kind = 'unauthenticated' as const;
+}
+
+/** A token issued before the account's password was last changed. */
+export class CredentialsChangedError extends StaleTokenError {
   constructor() {
     super('The password was changed: sign in again');
+  }
+}
+
+/** A token of an account that no longer exists. */
+export class AccountGoneError extends StaleTokenError {
+  constructor() {
+    super('The account for this token no longer exists');
   }
 }
 

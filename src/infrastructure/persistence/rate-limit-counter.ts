@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { raw, sql, type Statement } from './sql';
+import { empty, raw, sql, type Statement } from './sql';
 
 /** How many times longer each consecutive block of a backing-off limit lasts, at most: 2^6. */
 const MAX_BACK_OFF_DOUBLINGS = 6;
@@ -17,6 +17,8 @@ export interface RateLimitHit {
   readonly blockDurationMs: number;
   /** Each block that follows another within 24 hours lasts twice as long (up to 64 times). */
   readonly backOff: boolean;
+  /** A condition on the statement around it: when it does not hold, nothing is counted and no row returned. */
+  readonly only?: Statement;
 }
 
 /** What a hit leaves: the window's hits and how long it and any block still last. */
@@ -36,7 +38,7 @@ export function countHit(hit: RateLimitHit): Statement {
     AND (CASE WHEN r.window_ends <= (SELECT now FROM t) THEN 1 ELSE r.hits + 1 END) > ${hit.limit}::int`;
   return sql`WITH t AS (SELECT clock_timestamp() AS now)
        INSERT INTO rate_limits AS r (key, hits, window_ends, blocks)
-       SELECT ${hit.key}, 1, t.now + ${hit.ttlMs}::float8 * interval '1 millisecond', 0 FROM t
+       SELECT ${hit.key}, 1, t.now + ${hit.ttlMs}::float8 * interval '1 millisecond', 0 FROM t ${hit.only ? sql`WHERE ${hit.only}` : empty}
        ON CONFLICT (key) DO UPDATE SET
          hits = CASE
            WHEN r.blocked_until > (SELECT now FROM t) THEN r.hits

@@ -1,4 +1,5 @@
 import type { DecisionMeasures } from '../../agent/decision-measures';
+import type { AccountCheck } from '../../identity/ports/access-token-service.port';
 import type { Page } from '../../shared/page';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
@@ -57,6 +58,13 @@ export interface StartTurnInput {
   readonly window: number;
   /** The turn counts against the user's per-minute limit and opens only within it. */
   readonly turnsPerMinute: number;
+  /**
+   * The signed-in session's account check, when the bearer guard left it to the turn: the
+   * turn opens (and counts against the limit) only if the user's account exists under this
+   * credentials version, read by the opening statement itself. Null when the guard has
+   * already read the account.
+   */
+  readonly account: AccountCheck | null;
   readonly now: Date;
 }
 
@@ -92,6 +100,8 @@ export abstract class ConversationStore {
    * not there.
    * Counts the turn against the user's `turnsPerMinute` first, in the same statement: past
    * the limit nothing else is written.
+   * With an `account` check, that comes before everything: a stale session writes nothing.
+   * @throws AccountGoneError, CredentialsChangedError when the account check fails.
    * @throws ChatTurnLimitError past the limit (the block lasts a minute from the hit that passed it).
    * @throws ConversationNotFoundError when the user has no such conversation (the hit still counts).
    */

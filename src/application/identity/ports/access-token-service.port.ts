@@ -23,6 +23,17 @@ export interface AuthenticatedPrincipal extends Principal {
   readonly credential: Credential;
   /** Every scope for a session; the token's or grant's own otherwise. */
   readonly scopes: readonly Scope[];
+  /**
+   * Set when the guard did not read the account because the route's handler does, in the
+   * statement it opens with (a session on a route marked AccountCheckedByHandler): the
+   * handler must pass it on. Email and role are then the token's claims, not read.
+   */
+  readonly accountCheck?: AccountCheck;
+}
+
+/** A session's account check left to a handler: the credentials version its token was issued under. */
+export interface AccountCheck {
+  readonly credentialsVersion: number;
 }
 
 export interface IssuedToken {

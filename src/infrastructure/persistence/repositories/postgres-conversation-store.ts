@@ -11,6 +11,7 @@ import { ConversationStore, type FinishedTurn, type StartTurnInput } from '../..
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import { DECISION_TYPES, TURN_STATUSES } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
+import { AccountGoneError, CredentialsChangedError, hasCurrentCredentials } from '../../../domain/identity/user';
 import {
   type AnswerStatus,
   ChatTurnLimitError,
@@ -58,7 +59,9 @@ const PENDING_ROW = z.object({
 
 /** What startTurn reads back: the conversation, its history after the latest summary, and the open confirmation. */
 const TURN_START_ROW = z.object({
-  /** Seconds the user's chat limit still blocks them; null when the turn opened. */
+  /** The account's credentials version, when the turn checks it; null otherwise and when there is no such account. */
+  credentials_version: z.number().nullable(),
+  /** Seconds the user's chat limit still blocks them; null when the turn opened (or the account check failed). */
   blocked_for: z.number().nullable(),
   id: z.string().nullable(),
   history: z.array(MESSAGE_ROW),
@@ -93,10 +96,24 @@ export class PostgresConversationStore extends ConversationStore {
   }
 
   async startTurn(input: StartTurnInput) {
-    const { userId, conversationId, message, decisionId, model, window, turnsPerMinute, now } = input;
-    // The turn's hit on the user's chat limit comes first; everything else happens only when
-    // it is not blocked (`open`), so a blocked turn costs this one statement and stores nothing.
-    const hit = countHit({ key: `chat:${userId}`, ttlMs: 60_000, limit: turnsPerMinute, blockDurationMs: 60_000, backOff: false });
+    const { userId, conversationId, message, decisionId, model, window, turnsPerMinute, account, now } = input;
+    // The session's account check, when the guard left it here, comes first: the hit is counted
+    // only for a current session. Then the turn's hit on the user's chat limit; everything else
+    // happens only when it is not blocked (`open`; null without a hit), so a refused turn
+    // costs this one statement and stores nothing.
+    const accountCheck = account && {
+      cte: sql`a AS (SELECT credentials_version FROM users WHERE id = ${userId}),`,
+      holds: sql`EXISTS (SELECT 1 FROM a WHERE credentials_version = ${account.credentialsVersion}::int)`,
+      version: raw('(SELECT credentials_version FROM a)'),
+    };
+    const hit = countHit({
+      key: `chat:${userId}`,
+      ttlMs: 60_000,
+      limit: turnsPerMinute,
+      blockDurationMs: 60_000,
+      backOff: false,
+      only: accountCheck?.holds,
+    });
     const open = raw('(SELECT blocked_for IS NULL FROM hit)');
     // The UPDATE row-locks the conversation until this statement commits, so two turns of one
     // conversation store their pairs one after the other: question, answer, question, answer.
@@ -113,7 +130,7 @@ export class PostgresConversationStore extends ConversationStore {
     // by finishTurn; one left 'in_progress' belongs to a turn that never finished.
     const row = await selectRow(
       this.dataSource,
-      sql`WITH hit AS (${hit}),
+      sql`WITH ${accountCheck?.cte ?? empty} hit AS (${hit}),
                c AS (${conversation}),
                m AS (INSERT INTO messages (conversation_id, role, content, status, decision_id, created_at)
                      SELECT c.id, v.role, v.content, v.status, v.decision_id, ${now}::timestamptz FROM c,
@@ -126,7 +143,7 @@ export class PostgresConversationStore extends ConversationStore {
                        ${model.model}::text, 0, 0, 0, ${now}::timestamptz FROM c),
                s AS (SELECT id, content, last_seq, messages FROM conversation_summaries
                      WHERE conversation_id = (SELECT id FROM c) ORDER BY last_seq DESC LIMIT 1)
-          SELECT hit.blocked_for, c.id,
+          SELECT ${accountCheck?.version ?? raw('NULL::int')} AS credentials_version, hit.blocked_for, c.id,
             (SELECT row_to_json(s) FROM s) AS summary,
             (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
                SELECT seq, id, role, content, tool_calls, decision_type, status, created_at
@@ -137,10 +154,16 @@ export class PostgresConversationStore extends ConversationStore {
                SELECT ${PENDING_COLUMNS} FROM pending_confirmations
                WHERE conversation_id = c.id AND resolved_at IS NULL
                ORDER BY created_at DESC LIMIT 1) p) AS pending
-          FROM hit LEFT JOIN c ON true`,
+          FROM (VALUES (true)) AS one LEFT JOIN hit ON true LEFT JOIN c ON true`,
       TURN_START_ROW,
     );
     if (!row) throw new Error('the opening statement returned no row');
+    if (account) {
+      if (row.credentials_version === null) throw new AccountGoneError();
+      if (!hasCurrentCredentials({ credentialsVersion: row.credentials_version }, account.credentialsVersion)) {
+        throw new CredentialsChangedError();
+      }
+    }
     if (row.blocked_for !== null) throw new ChatTurnLimitError(row.blocked_for);
     if (row.id === null) throw new ConversationNotFoundError();
     return {

@@ -5,8 +5,9 @@ import { PinoLogger } from 'nestjs-pino';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
 import { type ChatReply, SendChatMessageUseCase } from '../../../application/chat/send-chat-message.use-case';
+import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
 import { SseWriter } from './sse-writer';
-import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
+import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
 import {
@@ -19,7 +20,7 @@ import {
   ToolCallDto,
 } from './chat.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
-import { RequiredScope } from '../guards/required-scope';
+import { AccountCheckedByHandler, RequiredScope } from '../guards/required-scope';
 
 @ApiTags('chat')
 @ApiBearerAuth()
@@ -46,8 +47,13 @@ export class ChatController {
   })
   @ApiOkResponse({ type: ChatResponseDto })
   @ApiErrors(404, 413, 429)
-  async chat(@Param() path: UserPathDto, @Body() body: ChatRequestDto): Promise<ChatResponseDto> {
-    const reply = await this.sendMessage.execute({ userId: path.userId, ...body });
+  @AccountCheckedByHandler()
+  async chat(
+    @Param() path: UserPathDto,
+    @Body() body: ChatRequestDto,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+  ): Promise<ChatResponseDto> {
+    const reply = await this.sendMessage.execute({ userId: path.userId, ...body, account: principal.accountCheck ?? null });
     this.logTurn(reply);
     return toResponse(reply);
   }
@@ -67,11 +73,17 @@ export class ChatController {
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
   @ApiErrors(404, 413, 429)
-  async stream(@Param() path: UserPathDto, @Body() body: ChatRequestDto, @Res() res: Response): Promise<void> {
+  @AccountCheckedByHandler()
+  async stream(
+    @Param() path: UserPathDto,
+    @Body() body: ChatRequestDto,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Res() res: Response,
+  ): Promise<void> {
     const sse = new SseWriter(res);
     try {
       const reply = await this.sendMessage.execute(
-        { userId: path.userId, ...body },
+        { userId: path.userId, ...body, account: principal.accountCheck ?? null },
         {
           toolCall: (call) => sse.send('tool_call', call),
           toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record)),

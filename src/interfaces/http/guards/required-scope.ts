@@ -35,3 +35,17 @@ export function AnyCredential(): ClassDecorator & MethodDecorator {
 export function OAuthProtectedResource(): ClassDecorator & MethodDecorator {
   return applyDecorators(SetMetadata(ACCEPTS_OAUTH_TOKENS, true));
 }
+
+export const ACCOUNT_CHECKED_BY_HANDLER = 'bridle:account-checked-by-handler';
+
+/**
+ * The route's handler reads the signed-in session's account itself, in the statement it
+ * opens with anyway (a chat turn: ConversationStore.startTurn). On a session token the bearer
+ * guard then checks the signature and expiry only and puts `accountCheck` on the principal,
+ * which the handler must pass on; a changed password or a missing account is still refused
+ * from the next request, by that statement, before it writes anything. Saves a round trip and
+ * a commit a request. Personal access and OAuth tokens are read by the guard as everywhere.
+ */
+export function AccountCheckedByHandler(): MethodDecorator {
+  return SetMetadata(ACCOUNT_CHECKED_BY_HANDLER, true);
+}

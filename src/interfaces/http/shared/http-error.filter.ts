@@ -3,6 +3,8 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { DomainError, type DomainErrorKind, RateLimitedError } from '../../../domain/shared/domain-error';
+import { StaleTokenError } from '../../../domain/identity/user';
+import { bearerChallenge, ProtectedResource } from '../guards/bearer-challenge';
 import { ApiError } from './api-error';
 import { requestIdOf } from './request-id';
 
@@ -35,7 +37,10 @@ const CODE_OF_STATUS: Record<number, string> = {
 /** The one exception filter: every error leaves as `{statusCode, code, message, correlationId}`. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger: PinoLogger) {
+  constructor(
+    private readonly logger: PinoLogger,
+    private readonly resource: ProtectedResource,
+  ) {
     logger.setContext(HttpErrorFilter.name);
   }
 
@@ -52,6 +57,10 @@ export class HttpErrorFilter implements ExceptionFilter {
       // As @nestjs/throttler answers for its named limits, and the standard header too.
       res.setHeader('Retry-After', exception.retryAfterSeconds);
       res.setHeader(`Retry-After-${exception.limit}`, exception.retryAfterSeconds);
+    }
+    if (exception instanceof StaleTokenError) {
+      // Refused past the bearer guard (a check it left to the handler): the same challenge it sends.
+      res.setHeader('WWW-Authenticate', bearerChallenge(this.resource, { code: 'invalid_token', description: message }));
     }
     res.status(status).json({ statusCode: status, code, message, correlationId: requestIdOf(req) });
   }

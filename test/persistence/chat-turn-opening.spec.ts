@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import type { AccountCheck } from '../../src/application/identity/ports/access-token-service.port';
 import { ChatTurnLimitError, ConversationNotFoundError } from '../../src/domain/chat/conversation';
+import { AccountGoneError, CredentialsChangedError } from '../../src/domain/identity/user';
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-/** The chat's per-user limit is counted by the turn's own opening statement (no statement of its own). */
-describe(`the chat limit in the opening statement on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+/**
+ * A chat turn's opening statement checks what would otherwise take statements of their own:
+ * the signed-in session's account (when the bearer guard left it to the turn), then the
+ * user's per-minute limit.
+ */
+describe(`the account check and the chat limit in the opening statement on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: Database;
   let store: PostgresConversationStore;
@@ -26,7 +32,7 @@ describe(`the chat limit in the opening statement on ${process.env.TEST_POSTGRES
 
   const newUser = async () =>
     (await users.create({ email: `limit-${randomUUID()}@example.com`, passwordHash: 'scrypt$x', role: 'user' })).id;
-  const start = (userId: string, conversationId: string | null, turnsPerMinute: number) =>
+  const start = (userId: string, conversationId: string | null, turnsPerMinute: number, account: AccountCheck | null = null) =>
     store.startTurn({
       userId,
       conversationId,
@@ -35,10 +41,16 @@ describe(`the chat limit in the opening statement on ${process.env.TEST_POSTGRES
       model: { provider: 'offline', model: 'test' },
       window: 20,
       turnsPerMinute,
+      account,
       now: new Date(),
     });
-  const count = async (table: 'messages' | 'decision_logs' | 'conversations', userId: string) => {
-    const where = table === 'messages' ? 'conversation_id IN (SELECT id FROM conversations WHERE user_id = $1)' : 'user_id = $1';
+  const count = async (table: 'messages' | 'decision_logs' | 'conversations' | 'rate_limits', userId: string) => {
+    const where = {
+      messages: 'conversation_id IN (SELECT id FROM conversations WHERE user_id = $1)',
+      decision_logs: 'user_id = $1',
+      conversations: 'user_id = $1',
+      rate_limits: `key = 'chat:' || $1`,
+    }[table];
     const [row] = await database.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, [userId]);
     return row.n;
   };
@@ -93,5 +105,47 @@ describe(`the chat limit in the opening statement on ${process.env.TEST_POSTGRES
       [`chat:${userId}`],
     );
     await expect(start(userId, null, 1)).resolves.toMatchObject({ history: [] });
+  });
+
+  describe("with the session's account check", () => {
+    it('opens the turn when the account is at the version the session was issued under', async () => {
+      const userId = await newUser();
+      await expect(start(userId, null, 5, { credentialsVersion: 0 })).resolves.toMatchObject({ history: [] });
+      expect(await count('messages', userId)).toBe(2);
+      expect(await count('rate_limits', userId)).toBe(1);
+    });
+
+    it('refuses a session issued before the password changed, storing and counting nothing', async () => {
+      const userId = await newUser();
+      const first = await start(userId, null, 5, { credentialsVersion: 0 });
+      expect(await users.changePassword(userId, 'scrypt$y', 0)).toMatchObject({ credentialsVersion: 1 });
+
+      await expect(start(userId, first.conversationId, 5, { credentialsVersion: 0 })).rejects.toBeInstanceOf(CredentialsChangedError);
+      await expect(start(userId, null, 5, { credentialsVersion: 0 })).rejects.toBeInstanceOf(CredentialsChangedError);
+      expect(await count('conversations', userId)).toBe(1);
+      expect(await count('messages', userId)).toBe(2);
+      expect(await count('decision_logs', userId)).toBe(1);
+      const [hit] = await database.dataSource.query<{ hits: number }[]>(`SELECT hits FROM rate_limits WHERE key = $1`, [`chat:${userId}`]);
+      expect(hit.hits).toBe(1);
+      // A session signed in after the change is current.
+      await expect(start(userId, first.conversationId, 5, { credentialsVersion: 1 })).resolves.toMatchObject({
+        conversationId: first.conversationId,
+      });
+    });
+
+    it('refuses a session whose account does not exist, before the limit, storing nothing', async () => {
+      const nobody = randomUUID();
+      await expect(start(nobody, null, 5, { credentialsVersion: 0 })).rejects.toBeInstanceOf(AccountGoneError);
+      expect(await count('rate_limits', nobody)).toBe(0);
+      expect(await count('conversations', nobody)).toBe(0);
+    });
+
+    it('is checked before the limit: a blocked user with a stale session learns to sign in again', async () => {
+      const userId = await newUser();
+      await start(userId, null, 1, { credentialsVersion: 0 });
+      await expect(start(userId, null, 1, { credentialsVersion: 0 })).rejects.toBeInstanceOf(ChatTurnLimitError);
+      await users.changePassword(userId, 'scrypt$y', 0);
+      await expect(start(userId, null, 1, { credentialsVersion: 0 })).rejects.toBeInstanceOf(CredentialsChangedError);
+    });
   });
 });
