@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EmailChannel, type ChannelCall, type ChannelLookup, type OutgoingEmail } from '../../../application/outreach/ports/channels.port';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
-import { raise, takeFault } from './sandbox-faults';
+import { raise, takeFaultAndRecord } from './sandbox-faults';
 import { z } from 'zod';
 import { selectRow, sql } from '../../persistence/sql';
 
@@ -23,20 +23,22 @@ export class SandboxEmailChannel extends EmailChannel {
 
   async send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }> {
     if (input.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the call', 'no');
-    const fault = await takeFault(this.dataSource, 'email', input.to);
-    if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, input.signal);
     const messageId = `<${input.idempotencyKey}@bridle.sandbox>`;
+    const { fault, recorded } = await takeFaultAndRecord(this.dataSource, {
+      channel: 'email',
+      target: input.to,
+      recordedUnder: ['HANG_AFTER'],
+      effect: {
+        insert: sql`INSERT INTO sandbox_email_outbox (idempotency_key, message_id, to_address, subject, body)`,
+        values: sql`${input.idempotencyKey}::varchar, ${messageId}::varchar, ${input.to}::varchar, ${input.subject}::text, ${input.body}::text`,
+        onConflict: sql`ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_email_outbox.calls + 1 RETURNING message_id`,
+        row: MESSAGE_ROW,
+      },
+    });
+    if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, input.signal);
     if (fault === 'UNVERIFIABLE') return { messageId };
-    const row = await selectRow(
-      this.dataSource,
-      sql`INSERT INTO sandbox_email_outbox (idempotency_key, message_id, to_address, subject, body)
-          VALUES (${input.idempotencyKey}, ${messageId}, ${input.to}, ${input.subject}, ${input.body})
-          ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_email_outbox.calls + 1
-          RETURNING message_id`,
-      MESSAGE_ROW,
-    );
     if (fault === 'HANG_AFTER') await raise(fault, input.signal);
-    return { messageId: row!.message_id };
+    return { messageId: recorded!.message_id };
   }
 
   async find(idempotencyKey: string): Promise<ChannelLookup> {

@@ -1,6 +1,6 @@
 import { CHANNEL_ERROR_CODES, ChannelError, type ChannelErrorCode } from '../../../domain/outreach/channel-errors';
 import { z } from 'zod';
-import { type Sql, selectRow, sql } from '../../persistence/sql';
+import { type Sql, selectRow, sql, type Statement } from '../../persistence/sql';
 
 /**
  * Failures the sandbox can be told to simulate (rows in sandbox_faults): any ChannelError
@@ -10,19 +10,44 @@ import { type Sql, selectRow, sql } from '../../persistence/sql';
  */
 export type SandboxFault = ChannelErrorCode | 'HANG_BEFORE' | 'HANG_AFTER' | 'UNVERIFIABLE';
 const SANDBOX_FAULTS = [...CHANNEL_ERROR_CODES, 'HANG_BEFORE', 'HANG_AFTER', 'UNVERIFIABLE'] as const satisfies readonly SandboxFault[];
-const FAULT_ROW = z.object({ code: z.enum(SANDBOX_FAULTS) });
 
-/** Takes the first fault set for this target (or '*'), if any. */
-export async function takeFault(db: Sql, channel: 'linkedin' | 'email', target: string): Promise<SandboxFault | null> {
+const FAULT_AND_EFFECT_ROW = z.object({ code: z.enum(SANDBOX_FAULTS).nullable(), recorded: z.unknown() });
+
+/** A call's effect as the sandbox records it: `INSERT INTO <table> (<columns>) SELECT <values> … <onConflict>`. */
+export interface SandboxEffect<S extends z.ZodType> {
+  readonly insert: Statement;
+  readonly values: Statement;
+  /** ON CONFLICT … RETURNING …: what the row of `row` reads back. */
+  readonly onConflict: Statement;
+  readonly row: S;
+}
+
+/**
+ * In one statement, so a sandbox call costs one round trip: takes the first fault set for
+ * this target (or '*'), if any, and records the call's effect unless that fault stops it
+ * (it is recorded with no fault, or with one of `recordedUnder`). @returns the fault taken
+ * and what the effect's insert returned, null when it was not recorded.
+ */
+export async function takeFaultAndRecord<S extends z.ZodType>(
+  db: Sql,
+  call: { channel: 'linkedin' | 'email'; target: string; recordedUnder: readonly SandboxFault[]; effect: SandboxEffect<S> },
+): Promise<{ fault: SandboxFault | null; recorded: z.output<S> | null }> {
+  const { effect } = call;
   const row = await selectRow(
     db,
-    sql`UPDATE sandbox_faults SET remaining = remaining - CASE WHEN code = 'SESSION_EXPIRED' THEN 0 ELSE 1 END
-        WHERE id = (SELECT id FROM sandbox_faults WHERE channel = ${channel} AND target IN (${target}, '*') AND remaining > 0
-                    ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING code`,
-    FAULT_ROW,
+    sql`WITH fault AS (
+          UPDATE sandbox_faults SET remaining = remaining - CASE WHEN code = 'SESSION_EXPIRED' THEN 0 ELSE 1 END
+          WHERE id = (SELECT id FROM sandbox_faults WHERE channel = ${call.channel} AND target IN (${call.target}, '*') AND remaining > 0
+                      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING code),
+        recorded AS (
+          ${effect.insert} SELECT ${effect.values}
+          WHERE NOT EXISTS (SELECT 1 FROM fault WHERE code <> ALL (${[...call.recordedUnder]}::text[]))
+          ${effect.onConflict})
+        SELECT (SELECT code FROM fault) AS code, (SELECT row_to_json(recorded) FROM recorded) AS recorded`,
+    FAULT_AND_EFFECT_ROW,
   );
-  return row?.code ?? null;
+  return { fault: row!.code, recorded: row!.recorded === null ? null : effect.row.parse(row!.recorded) };
 }
 
 /** Throws the fault's ChannelError; hangs first for the HANG faults. */

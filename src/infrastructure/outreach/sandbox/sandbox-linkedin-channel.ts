@@ -5,7 +5,7 @@ import { LinkedInChannel, type ChannelCall, type ChannelLookup, type Profile } f
 import type { ProfileField } from '../../../domain/outreach/actions';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { profileSlug } from '../../../domain/outreach/lead';
-import { raise, takeFault } from './sandbox-faults';
+import { raise, type SandboxFault, takeFaultAndRecord } from './sandbox-faults';
 import { z } from 'zod';
 import { changeRows, selectRow, sql } from '../../persistence/sql';
 
@@ -32,21 +32,20 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
   }
 
   async scrapeProfile(input: ChannelCall & { profileUrl: string; fields: readonly ProfileField[] }): Promise<Profile> {
-    const fault = await this.precheck(input.profileUrl, input.signal);
     const full = sandboxProfile(input.profileUrl);
     const profile = Object.fromEntries(input.fields.map((field) => [field, full[field] ?? null]));
-    const result = await this.record(input.idempotencyKey, 'profile', input.profileUrl, null, { profile });
+    // UNVERIFIABLE is for messages; a look-up under it is read and recorded as usual.
+    const { fault, result } = await this.call(input, 'profile', null, { profile }, ['HANG_AFTER', 'UNVERIFIABLE']);
     if (fault === 'HANG_AFTER') await raise(fault, input.signal);
-    return result.profile as Profile;
+    return result!.profile as Profile;
   }
 
   async sendMessage(input: ChannelCall & { profileUrl: string; message: string }): Promise<{ messageId: string }> {
-    const fault = await this.precheck(input.profileUrl, input.signal);
     const messageId = `sandbox-${input.idempotencyKey.slice(0, 24)}`;
+    const { fault, result } = await this.call(input, 'message', input.message, { messageId }, ['HANG_AFTER']);
     if (fault === 'UNVERIFIABLE') return { messageId };
-    const result = await this.record(input.idempotencyKey, 'message', input.profileUrl, input.message, { messageId });
     if (fault === 'HANG_AFTER') await raise(fault, input.signal);
-    return { messageId: result.messageId as string };
+    return { messageId: result!.messageId as string };
   }
 
   async find(idempotencyKey: string): Promise<ChannelLookup> {
@@ -66,31 +65,32 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
     await changeRows(this.dataSource, sql`DELETE FROM sandbox_faults WHERE channel = 'linkedin' AND code = 'SESSION_EXPIRED'`);
   }
 
-  /** Applies a fault set for this profile, except HANG_AFTER and UNVERIFIABLE, which act later. */
-  private async precheck(profileUrl: string, signal: AbortSignal) {
-    if (signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the call', 'no');
-    const fault = await takeFault(this.dataSource, 'linkedin', profileUrl);
-    if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, signal);
-    return fault;
-  }
-
-  /** Records the effect once per key; a repeated key only counts the call. */
-  private async record(
-    idempotencyKey: string,
+  /**
+   * Takes a fault set for this profile and records the effect once per key (a repeated key
+   * only counts the call) unless the fault stops it, in one statement; then applies the
+   * fault, except HANG_AFTER and UNVERIFIABLE, which the caller acts on later.
+   */
+  private async call(
+    input: ChannelCall & { profileUrl: string },
     kind: 'profile' | 'message',
-    profileUrl: string,
     message: string | null,
     result: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    const row = await selectRow(
-      this.dataSource,
-      sql`INSERT INTO sandbox_linkedin_actions (idempotency_key, kind, profile_url, message, result)
-          VALUES (${idempotencyKey}, ${kind}, ${profileUrl}, ${message}, ${JSON.stringify(result)})
-          ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_linkedin_actions.calls + 1
-          RETURNING result`,
-      RESULT_ROW,
-    );
-    return row!.result;
+    recordedUnder: readonly SandboxFault[],
+  ): Promise<{ fault: SandboxFault | null; result: Record<string, unknown> | null }> {
+    if (input.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the call', 'no');
+    const { fault, recorded } = await takeFaultAndRecord(this.dataSource, {
+      channel: 'linkedin',
+      target: input.profileUrl,
+      recordedUnder,
+      effect: {
+        insert: sql`INSERT INTO sandbox_linkedin_actions (idempotency_key, kind, profile_url, message, result)`,
+        values: sql`${input.idempotencyKey}::varchar, ${kind}::varchar, ${input.profileUrl}::varchar, ${message}::text, ${JSON.stringify(result)}::jsonb`,
+        onConflict: sql`ON CONFLICT (idempotency_key) DO UPDATE SET calls = sandbox_linkedin_actions.calls + 1 RETURNING result`,
+        row: RESULT_ROW,
+      },
+    });
+    if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, input.signal);
+    return { fault, result: recorded?.result ?? null };
   }
 }
 
