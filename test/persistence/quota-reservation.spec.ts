@@ -141,8 +141,10 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       return campaign.id;
     }
 
-    async function begin(claim: ClaimedTask) {
+    /** Loads the task's context, then (after `meanwhile`) begins its action. */
+    async function begin(claim: ClaimedTask, meanwhile?: () => Promise<unknown>) {
       const context = (await store.loadTaskContext(claim, { day: today, ownerLimits, secretNames: [] }))?.context;
+      await meanwhile?.();
       const decisionId = randomUUID();
       const profileUrl = context!.lead.linkedinUrl;
       return {
@@ -231,6 +233,34 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       const quota = await readQuota(database.dataSource, campaign, ownerLimits, today);
       expect(quota.linkedin_message.owner.week).toEqual({ used: 4, limit: 5, byDay: { [addDays(today, -2)]: 3, [today]: 1 } });
       expect((await begin(await claim(second))).result.status).toBe('reserved');
+    });
+
+    const writtenFor = async (taskId: string) =>
+      (
+        await sql<{ actions: number; audits: number; used: number }[]>(
+          `SELECT (SELECT count(*) FROM outreach_actions WHERE task_id = $1)::int AS actions,
+                  (SELECT count(*) FROM audit_log WHERE outreach_task_id = $1)::int AS audits,
+                  (SELECT coalesce(sum(used), 0) FROM quota_ledger q JOIN outreach_tasks t ON q.scope_id = t.campaign_id WHERE t.id = $1)::int AS used`,
+          [taskId],
+        )
+      )[0];
+
+    it('begins an action only under the lease: once another worker holds the task, nothing is written', async () => {
+      const mine = await claim(await messagesDue(await newOwner(), 1));
+      // The lease expired and another worker claimed the task while this one was planning.
+      const stolen = () => sql(`UPDATE outreach_tasks SET lease_owner = 'worker-2', attempts = attempts + 1 WHERE id = $1`, [mine.taskId]);
+
+      expect((await begin(mine, stolen)).result).toEqual({ status: 'lease_lost' });
+      expect(await writtenFor(mine.taskId)).toEqual({ actions: 0, audits: 0, used: 0 });
+    });
+
+    it('begins the same action once: the second begin is a duplicate and writes nothing more', async () => {
+      const mine = await claim(await messagesDue(await newOwner(), 1));
+      const first = await begin(mine);
+      expect(first.result.status).toBe('reserved');
+      const again = await begin(mine);
+      expect(again.result).toEqual({ status: 'duplicate', idempotencyKey: (first.result as { idempotencyKey: string }).idempotencyKey });
+      expect(await writtenFor(mine.taskId)).toEqual({ actions: 1, audits: 1, used: 1 });
     });
   });
 });

@@ -98,7 +98,8 @@ const WRAP_UP_ROW = z.object({
   recent: z.array(RECENT_ROW),
 });
 
-const ACTION_ID_ROW = z.object({ id: z.string() });
+/** What begin's statement reads back: whether the lease held, and the new action's id (null for a duplicate). */
+const BEGUN_ROW = z.object({ held: z.boolean(), id: z.string().nullable() });
 
 const COUNT_ROW = z.object({ n: z.number() });
 
@@ -261,29 +262,34 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     const leaseExpiresAt = new Date(input.now.getTime() + input.leaseMs);
     try {
       return await this.audit.transaction(this.dataSource, async (manager, append) => {
-        const held = await changeRows(
+        const pendingSeq = await append(input.audit, { status: 'pending' }, null);
+        const { claim, proposal } = input;
+        // The lease is checked (and extended over the call) by the statement that inserts the
+        // action: no action row without the lease, and one round trip for both.
+        const row = await selectRow(
           manager,
-          sql`UPDATE outreach_tasks SET lease_expires_at = ${leaseExpiresAt}
-              WHERE id = ${input.claim.taskId} AND lease_owner = ${input.claim.workerId} AND attempts = ${input.claim.attempts}
-                AND status = 'InProgress'`,
+          sql`WITH held AS (
+                UPDATE outreach_tasks SET lease_expires_at = ${leaseExpiresAt}
+                WHERE id = ${claim.taskId} AND lease_owner = ${claim.workerId} AND attempts = ${claim.attempts} AND status = 'InProgress'
+                RETURNING id),
+              inserted AS (
+                INSERT INTO outreach_actions (task_id, campaign_id, owner_id, decision_id, action, kind, channel, target, args,
+                  idempotency_key, status, pending_audit_seq, lease_expires_at, created_at)
+                SELECT held.id, ${claim.campaignId}::uuid, ${claim.ownerId}::uuid, ${input.decisionId}::uuid, ${proposal.action}::varchar,
+                  ${input.kind}::varchar, ${input.channel}::varchar, ${actionTarget(proposal) ?? ''}::varchar,
+                  ${JSON.stringify({ ...proposal.args })}::jsonb, ${idempotencyKey}::varchar, 'in_flight', ${pendingSeq}::bigint,
+                  ${leaseExpiresAt}::timestamptz, ${input.now}::timestamptz
+                FROM held
+                ON CONFLICT (idempotency_key) DO NOTHING RETURNING id)
+              SELECT EXISTS (SELECT 1 FROM held) AS held, (SELECT id FROM inserted) AS id`,
+          BEGUN_ROW,
         );
-        if (held === 0) throw new Rollback({ status: 'lease_lost' });
+        if (!row!.held) throw new Rollback({ status: 'lease_lost' });
+        if (row!.id === null) throw new Rollback({ status: 'duplicate', idempotencyKey });
+        const actionId = row!.id;
         // Reviewed and approved: its slot is held since it was drafted; it runs once.
         if (input.approvedDraftId !== undefined && !(await markDraftSent(manager, input.approvedDraftId, input.now)))
           throw new Rollback({ status: 'duplicate', idempotencyKey });
-        const pendingSeq = await append(input.audit, { status: 'pending' }, null);
-        const { claim, proposal } = input;
-        const inserted = await selectRow(
-          manager,
-          sql`INSERT INTO outreach_actions (task_id, campaign_id, owner_id, decision_id, action, kind, channel, target, args,
-                idempotency_key, status, pending_audit_seq, lease_expires_at, created_at)
-              VALUES (${claim.taskId}, ${claim.campaignId}, ${claim.ownerId}, ${input.decisionId}, ${proposal.action}, ${input.kind},
-                ${input.channel}, ${actionTarget(proposal) ?? ''}, ${JSON.stringify({ ...proposal.args })}, ${idempotencyKey},
-                'in_flight', ${pendingSeq}, ${leaseExpiresAt}, ${input.now})
-              ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-          ACTION_ID_ROW,
-        );
-        if (!inserted) throw new Rollback({ status: 'duplicate', idempotencyKey });
         if (input.approvedDraftId === undefined) {
           // The day's and the rolling week's limits of both scopes in one reservation (quota-ledger.ts), last:
           // its counters stay locked until the commit, and every other reservation of them waits meanwhile.
@@ -291,7 +297,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
           if (refused)
             throw new Rollback({ status: 'quota_exceeded', scope: refused.scope, block: await refusalOf(manager, refused, input.now) });
         }
-        return { status: 'reserved' as const, actionId: inserted.id, idempotencyKey, pendingSeq };
+        return { status: 'reserved' as const, actionId, idempotencyKey, pendingSeq };
       });
     } catch (error) {
       if (error instanceof Rollback) return error.result;
