@@ -173,6 +173,48 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
   }, 60_000);
 
+  it('reads only its batch of the log to seal it, however large the log (migration 1766448000000)', async () => {
+    await sealAll.run();
+    // One connection, as a server process's pool holds them: the plans PL/pgSQL caches for
+    // audit_seal live as long as it does.
+    const connection = database.dataSource.createQueryRunner();
+    await connection.connect();
+    try {
+      const queue = (rows: number) =>
+        connection.query(
+          `INSERT INTO audit_log (source, actor_id, tool, arguments, status)
+           SELECT 'mcp', $1, 'add_task', jsonb_build_object('title', 'buy milk ' || n), 'succeeded' FROM generate_series(1, $2::int) n`,
+          [actorId, rows],
+        );
+      const sealReading = async (rows: number) => {
+        await queue(rows);
+        // This transaction's reads of audit_log so far (PGlite keeps counting across them).
+        const reads = async () => {
+          const [read] = (await connection.query(
+            `SELECT seq_tup_read, idx_tup_fetch FROM pg_stat_xact_user_tables WHERE relname = 'audit_log'`,
+          )) as { seq_tup_read: string; idx_tup_fetch: string }[];
+          return { sequential: Number(read.seq_tup_read), byKey: Number(read.idx_tup_fetch) };
+        };
+        await connection.startTransaction();
+        const before = await reads();
+        const [{ sealed }] = (await connection.query(`SELECT audit_seal(${rows}) AS sealed`)) as { sealed: number }[];
+        const after = await reads();
+        await connection.commitTransaction();
+        return { sealed, sequential: after.sequential - before.sequential, byKey: after.byKey - before.byKey };
+      };
+      // Enough batches for PL/pgSQL to keep its generic plans, then batches on a log grown by
+      // thousands of rows: each reads its own rows by key and nothing else.
+      for (let batch = 0; batch < 6; batch++) await sealReading(50);
+      await queue(3000);
+      await connection.query(`SELECT audit_seal(5000)`);
+      expect(await sealReading(1000)).toEqual({ sealed: 1000, sequential: 0, byKey: 1000 });
+      expect(await sealReading(200)).toEqual({ sealed: 200, sequential: 0, byKey: 200 });
+    } finally {
+      await connection.release();
+    }
+    expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
+  }, 60_000);
+
   it('refuses UPDATE, DELETE and TRUNCATE; going around the triggers breaks the chain where it happened', async () => {
     const seq = await append('add_task', { title: 'original' });
     const gone = await append('list_tasks');

@@ -27,6 +27,7 @@ import { OAuth1766102400000 } from './migrations/1766102400000-oauth';
 import { AuditChainSealing1766188800000 } from './migrations/1766188800000-audit-chain-sealing';
 import { OutreachClaim1766275200000 } from './migrations/1766275200000-outreach-claim';
 import { AuditSealLinear1766361600000 } from './migrations/1766361600000-audit-seal-linear';
+import { AuditSealByKey1766448000000 } from './migrations/1766448000000-audit-seal-by-key';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -53,6 +54,7 @@ const MIGRATIONS = [
   AuditChainSealing1766188800000,
   OutreachClaim1766275200000,
   AuditSealLinear1766361600000,
+  AuditSealByKey1766448000000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

@@ -1,24 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { AUDIT_SEAL_LOCK, AUDIT_SEAL_V1 } from './1766188800000-audit-chain-sealing';
 
-/**
- * The sealer's cost per row, from about 0.2 ms (and growing with the batch) to about 0.02 ms,
- * with the same hashes (docs/audit-log.md, "What an append costs"):
- * - `audit_row_canonical` and `audit_row_hash` are declared STABLE, which they are (to_char
- *   and convert_to are): declared IMMUTABLE around stable functions, PostgreSQL would not
- *   inline them, and ran each call as a query of its own. Their bodies are unchanged.
- * - `audit_seal` fills its arrays in place (an array grown with `||` is copied each time:
- *   n² for a batch of n rows) and reads each queued row by its key, so no plan can scan the
- *   table for a batch, with or without statistics.
- */
-export class AuditSealLinear1766361600000 implements MigrationInterface {
-  name = 'AuditSealLinear1766361600000';
-
-  async up(db: QueryRunner): Promise<void> {
-    await db.query(`ALTER FUNCTION audit_row_canonical(audit_log) STABLE`);
-    await db.query(`ALTER FUNCTION audit_row_hash(text, audit_log) STABLE`);
-    await db.query(`
-      CREATE OR REPLACE FUNCTION audit_seal(max_rows integer) RETURNS integer LANGUAGE plpgsql AS $$
+/** The sealer as this migration defines it (kept for the down of migration 1766448000000). */
+export const AUDIT_SEAL_V2 = `FUNCTION audit_seal(max_rows integer) RETURNS integer LANGUAGE plpgsql AS $$
       DECLARE
         queued bigint[];
         head bigint;
@@ -56,7 +40,26 @@ export class AuditSealLinear1766361600000 implements MigrationInterface {
         INSERT INTO audit_chain (position, seq, prev_hash, hash)
           SELECT * FROM unnest(positions, seqs, prevs, hashes);
         RETURN n;
-      END $$`);
+      END $$`;
+
+/**
+ * The sealer's cost per row, from about 0.2 ms (and growing with the batch) to about 0.02 ms,
+ * with the same hashes (docs/audit-log.md, "What an append costs"):
+ * - `audit_row_canonical` and `audit_row_hash` are declared STABLE, which they are (to_char
+ *   and convert_to are): declared IMMUTABLE around stable functions, PostgreSQL would not
+ *   inline them, and ran each call as a query of its own. Their bodies are unchanged.
+ * - `audit_seal` fills its arrays in place (an array grown with `||` is copied each time:
+ *   n² for a batch of n rows) and reads the queued rows through a LATERAL join on their key.
+ *   That did not hold: the plan PL/pgSQL caches can be a hash join over the whole table
+ *   (migration 1766448000000 reads them one key at a time).
+ */
+export class AuditSealLinear1766361600000 implements MigrationInterface {
+  name = 'AuditSealLinear1766361600000';
+
+  async up(db: QueryRunner): Promise<void> {
+    await db.query(`ALTER FUNCTION audit_row_canonical(audit_log) STABLE`);
+    await db.query(`ALTER FUNCTION audit_row_hash(text, audit_log) STABLE`);
+    await db.query(`CREATE OR REPLACE ${AUDIT_SEAL_V2}`);
   }
 
   async down(db: QueryRunner): Promise<void> {
