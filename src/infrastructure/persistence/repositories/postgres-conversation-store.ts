@@ -103,7 +103,7 @@ export class PostgresConversationStore extends ConversationStore {
     // costs this one statement and stores nothing.
     const accountCheck = account && {
       cte: sql`a AS (SELECT credentials_version FROM users WHERE id = ${userId}),`,
-      holds: sql`EXISTS (SELECT 1 FROM a WHERE credentials_version = ${account.credentialsVersion}::int)`,
+      holds: sql`EXISTS (SELECT 1 FROM a WHERE credentials_version = ${account.credentialsVersion}::bigint)`,
       version: raw('(SELECT credentials_version FROM a)'),
     };
     const hit = countHit({
