@@ -8,6 +8,4 @@ export abstract class AuditChainSealer {
    * @returns how many; 0 when there were none or another process is sealing right now.
    */
   abstract sealBatch(maxRows: number): Promise<number>;
-  /** Rows appended and not sealed yet, and the oldest one's time: the chain's tail. */
-  abstract tail(): Promise<{ rows: number; oldestAt: Date | null }>;
 }
