@@ -23,7 +23,6 @@ export interface RateLimitHit {
 
 /** What a hit leaves: the window's hits and how long it and any block still last. */
 export const HIT_ROW = z.object({ hits: z.number(), expires_in: z.number(), blocked_for: z.number().nullable() });
-export type HitRow = z.output<typeof HIT_ROW>;
 
 /**
  * The counting statement, one upsert whose row lock serialises racing hits, returning a

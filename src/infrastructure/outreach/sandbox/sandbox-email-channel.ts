@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EmailChannel, type ChannelCall, type ChannelLookup, type OutgoingEmail } from '../../../application/outreach/ports/channels.port';
-import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { raise, takeFaultAndRecord } from './sandbox-faults';
 import { z } from 'zod';
 import { selectRow, sql } from '../../persistence/sql';
@@ -22,11 +21,11 @@ export class SandboxEmailChannel extends EmailChannel {
   }
 
   async send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }> {
-    if (input.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the call', 'no');
     const messageId = `<${input.idempotencyKey}@bridle.sandbox>`;
     const { fault, recorded } = await takeFaultAndRecord(this.dataSource, {
       channel: 'email',
       target: input.to,
+      signal: input.signal,
       recordedUnder: ['HANG_AFTER'],
       effect: {
         insert: sql`INSERT INTO sandbox_email_outbox (idempotency_key, message_id, to_address, subject, body)`,
@@ -35,7 +34,6 @@ export class SandboxEmailChannel extends EmailChannel {
         row: MESSAGE_ROW,
       },
     });
-    if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, input.signal);
     if (fault === 'UNVERIFIABLE') return { messageId };
     if (fault === 'HANG_AFTER') await raise(fault, input.signal);
     return { messageId: recorded!.message_id };

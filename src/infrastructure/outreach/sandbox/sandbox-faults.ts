@@ -22,16 +22,28 @@ export interface SandboxEffect<S extends z.ZodType> {
   readonly row: S;
 }
 
+/** Faults the caller acts on after the call (the others are raised before it returns). */
+export type LateFault = 'HANG_AFTER' | 'UNVERIFIABLE';
+
 /**
- * In one statement, so a sandbox call costs one round trip: takes the first fault set for
+ * A sandbox call, in one statement so it costs one round trip: takes the first fault set for
  * this target (or '*'), if any, and records the call's effect unless that fault stops it
- * (it is recorded with no fault, or with one of `recordedUnder`). @returns the fault taken
- * and what the effect's insert returned, null when it was not recorded.
+ * (it is recorded with no fault, or with one of `recordedUnder`); then raises the fault,
+ * unless it is one the caller acts on later (HANG_AFTER, UNVERIFIABLE). A call past its
+ * deadline is refused before anything. @returns that late fault, if any, and what the
+ * effect's insert returned, null when it was not recorded.
  */
 export async function takeFaultAndRecord<S extends z.ZodType>(
   db: Sql,
-  call: { channel: 'linkedin' | 'email'; target: string; recordedUnder: readonly SandboxFault[]; effect: SandboxEffect<S> },
-): Promise<{ fault: SandboxFault | null; recorded: z.output<S> | null }> {
+  call: {
+    channel: 'linkedin' | 'email';
+    target: string;
+    signal: AbortSignal;
+    recordedUnder: readonly SandboxFault[];
+    effect: SandboxEffect<S>;
+  },
+): Promise<{ fault: LateFault | null; recorded: z.output<S> | null }> {
+  if (call.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the call', 'no');
   const { effect } = call;
   const row = await selectRow(
     db,
@@ -47,7 +59,9 @@ export async function takeFaultAndRecord<S extends z.ZodType>(
         SELECT (SELECT code FROM fault) AS code, (SELECT row_to_json(recorded) FROM recorded) AS recorded`,
     FAULT_AND_EFFECT_ROW,
   );
-  return { fault: row!.code, recorded: row!.recorded === null ? null : effect.row.parse(row!.recorded) };
+  const fault = row!.code;
+  if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') return raise(fault, call.signal);
+  return { fault, recorded: row!.recorded === null ? null : effect.row.parse(row!.recorded) };
 }
 
 /** Throws the fault's ChannelError; hangs first for the HANG faults. */

@@ -5,7 +5,7 @@ import { LinkedInChannel, type ChannelCall, type ChannelLookup, type Profile } f
 import type { ProfileField } from '../../../domain/outreach/actions';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { profileSlug } from '../../../domain/outreach/lead';
-import { raise, type SandboxFault, takeFaultAndRecord } from './sandbox-faults';
+import { type LateFault, raise, type SandboxFault, takeFaultAndRecord } from './sandbox-faults';
 import { z } from 'zod';
 import { changeRows, selectRow, sql } from '../../persistence/sql';
 
@@ -65,22 +65,18 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
     await changeRows(this.dataSource, sql`DELETE FROM sandbox_faults WHERE channel = 'linkedin' AND code = 'SESSION_EXPIRED'`);
   }
 
-  /**
-   * Takes a fault set for this profile and records the effect once per key (a repeated key
-   * only counts the call) unless the fault stops it, in one statement; then applies the
-   * fault, except HANG_AFTER and UNVERIFIABLE, which the caller acts on later.
-   */
+  /** Records the effect once per key (a repeated key only counts the call), through takeFaultAndRecord. */
   private async call(
     input: ChannelCall & { profileUrl: string },
     kind: 'profile' | 'message',
     message: string | null,
     result: Record<string, unknown>,
     recordedUnder: readonly SandboxFault[],
-  ): Promise<{ fault: SandboxFault | null; result: Record<string, unknown> | null }> {
-    if (input.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the call', 'no');
+  ): Promise<{ fault: LateFault | null; result: Record<string, unknown> | null }> {
     const { fault, recorded } = await takeFaultAndRecord(this.dataSource, {
       channel: 'linkedin',
       target: input.profileUrl,
+      signal: input.signal,
       recordedUnder,
       effect: {
         insert: sql`INSERT INTO sandbox_linkedin_actions (idempotency_key, kind, profile_url, message, result)`,
@@ -89,7 +85,6 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
         row: RESULT_ROW,
       },
     });
-    if (fault && fault !== 'HANG_AFTER' && fault !== 'UNVERIFIABLE') await raise(fault, input.signal);
     return { fault, result: recorded?.result ?? null };
   }
 }
