@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-bench/', 'dist-test*/', 'node_modules/', 'coverage/', 'data/', 'artifacts/', 'web/dist/'] },
+  { ignores: ['dist/', 'dist-compiled/', 'dist-bench/', 'dist-test*/', 'node_modules/', 'coverage/', 'data/', 'artifacts/', 'web/dist/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

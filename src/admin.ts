@@ -1,4 +1,3 @@
-import './compile-cache';
 import 'reflect-metadata';
 import { userInfo } from 'node:os';
 import { NestFactory } from '@nestjs/core';

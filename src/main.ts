@@ -1,4 +1,3 @@
-import './compile-cache';
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';

@@ -1,4 +1,3 @@
-import './compile-cache';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';

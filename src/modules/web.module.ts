@@ -1,11 +1,19 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type DynamicModule, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import { ExpressLoader, type ServeStaticModuleOptions } from '@nestjs/serve-static';
 
-/** `web/dist`, two levels up from both `src/modules` (tests) and `dist/modules` (the build). */
-export const WEB_CONSOLE_ROOT = join(__dirname, '..', '..', 'web', 'dist');
+/** The folder holding package.json, above this file wherever it runs from: src/ (tests) or the bundle in dist/server/. */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+/** `web/dist` of the repository the service runs from. */
+export const WEB_CONSOLE_ROOT = join(packageRoot(__dirname), 'web', 'dist');
 
 /**
  * Registers @nestjs/serve-static's Express loader when the module initialises.

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildService, callService, removeBuild, ROOT, type RunningService, spawnService, startService } from '../support/built-service';
 import { testDataRoot } from '../support/test-database';
 
 /**
- * The built service as a newcomer runs it: `node dist/main.js` with no configuration but a
- * data folder and a free port, driven over real HTTP.
+ * The built service as a newcomer runs it: `node dist/main.js` (the bundle npm run build
+ * makes) with no configuration but a data folder and a free port, driven over real HTTP.
  */
 const OUT_DIR = join(ROOT, 'dist-test');
 const MAIN = join(OUT_DIR, 'main.js');
@@ -156,6 +156,37 @@ describe('the service as a process', () => {
     } finally {
       await stop(service);
     }
+  }, 120_000);
+
+  it('loads no npm package twice: each is either in the bundle or loaded from node_modules', async () => {
+    const loadedFile = join(dataDir, 'loaded-packages.txt');
+    const service = await startService(MAIN, {
+      BRIDLE_DATA_DIR: dataDir,
+      NODE_OPTIONS: `--require ${join(ROOT, 'test', 'support', 'loaded-packages-probe.cjs')}`,
+      LOADED_PACKAGES_FILE: loadedFile,
+    });
+    try {
+      // What loads packages lazily: the API reference, validation, the web console, a chat turn.
+      expect((await call(service, 'GET', '/docs-json')).status).toBe(200);
+      expect((await fetch(`${service.baseUrl}/docs`)).status).toBe(200);
+      expect((await fetch(`${service.baseUrl}/`)).status).toBe(200);
+      expect((await call(service, 'POST', '/auth/register', { email: 'not an email', password: 'long enough' })).status).toBe(400);
+      const credentials = { email: 'twice@example.com', password: 'long enough' };
+      expect((await call(service, 'POST', '/auth/register', credentials)).status).toBe(201);
+      const { accessToken, userId } = (await call(service, 'POST', '/auth/login', credentials)).body as {
+        accessToken: string;
+        userId: string;
+      };
+      expect((await call(service, 'POST', `/api/${userId}/chat`, { message: 'add water plants' }, accessToken)).status).toBe(200);
+    } finally {
+      expect(await stop(service)).toBe(0);
+    }
+    const loaded = (await readFile(loadedFile, 'utf8')).split('\n');
+    const bundled = JSON.parse(await readFile(join(OUT_DIR, 'server', 'bundled-packages.json'), 'utf8')) as string[];
+    // The probe saw what stays outside the bundle, and the bundle holds the framework.
+    expect(loaded).toEqual(expect.arrayContaining(['class-transformer', 'class-validator', 'express', 'pg', '@electric-sql/pglite']));
+    expect(bundled).toEqual(expect.arrayContaining(['@nestjs/core', 'typeorm', '@modelcontextprotocol/sdk']));
+    expect(loaded.filter((name) => bundled.includes(name))).toEqual([]);
   }, 120_000);
 
   it('refuses to start on bad configuration, naming the variable', async () => {

@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { type Options, transformFile } from '@swc/core';
 
 /** The repository root: the working directory of a built service under test. */
@@ -15,26 +16,31 @@ const SWC_OPTIONS: Options = {
 };
 
 /**
- * Compiles src/ into `dir`, a folder of the calling suite's own under the repository root,
- * so that a concurrent build or another process test cannot pull it away. Remove it with
- * removeBuild. Compiled with swc, as every other suite runs the sources, in about a second
- * where tsc takes half a minute on a busy machine; `npm run typecheck` checks the types.
+ * Builds the service into `dir` as `npm run build` builds it into dist/: compiles src/ (into
+ * `dir`-compiled), then bundles that with scripts/bundle-server.mjs, so these suites run what
+ * ships. `dir` is a folder of the calling suite's own under the repository root, so that a
+ * concurrent build or another process test cannot pull it away. Remove it with removeBuild.
+ * Compiled with swc, as every other suite runs the sources, in about a second where tsc takes
+ * half a minute on a busy machine; `npm run typecheck` checks the types.
  */
 export async function buildService(dir: string): Promise<void> {
   removeBuild(dir);
+  const compiled = `${dir}-compiled`;
   const sources = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
   await Promise.all(
     sources.map(async (file) => {
       const { code } = await transformFile(join(ROOT, 'src', file), SWC_OPTIONS);
-      const target = join(dir, file.replace(/\.ts$/, '.js'));
+      const target = join(compiled, file.replace(/\.ts$/, '.js'));
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, code);
     }),
   );
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'bundle-server.mjs'), compiled, dir], { cwd: ROOT });
 }
 
 export function removeBuild(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(`${dir}-compiled`, { recursive: true, force: true });
 }
 
 /** A built service started as its own OS process, listening on a free port of 127.0.0.1. */

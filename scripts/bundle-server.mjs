@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// `node scripts/bundle-server.mjs [from] [to]` (npm run build: dist-compiled → dist): bundles
+// the compiled server, tsc's output, into a few files, because a start spent about a sixth of
+// its time finding, reading and compiling some 1 900 CommonJS modules one by one
+// (docs/decisions/0009-bundled-server.md). tsc's output and not the sources, so the decorator
+// metadata Nest injects by is already plain code. Writes:
+//   to/main.js, to/worker.js, to/admin.js   what you run (`node dist/main.js`): each turns on
+//                                           Node's compile cache, then loads its bundle
+//   to/server/                              the bundles, their shared chunks and source maps
+//   to/server/bundled-packages.json         the npm packages inside the bundles
+// A package is either in the bundle or loaded from node_modules, never both: two copies of a
+// package keep two sets of its state (class-transformer's metadata, pg's error classes). The
+// packages below stay outside, with everything they depend on, because something loads them by
+// name at run time or because they read files next to themselves; the process tests check that
+// nothing bundled is also loaded from node_modules (test/e2e/process.e2e.spec.ts).
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const EXTERNAL = [
+  // Loads its WebAssembly and data files from its own folder; imported lazily, only when embedded.
+  '@electric-sql/pglite',
+  // @nestjs/mapped-types and ValidationPipe load these by name at run time.
+  'class-validator',
+  'class-transformer',
+  // TypeORM loads its driver by name at run time.
+  'pg',
+  // @nestjs/serve-static loads it by name to serve the web console.
+  'express',
+  // Transports run in worker threads started from files of these packages.
+  'pino',
+  'thread-stream',
+  // Serves its own files (the /docs page).
+  'swagger-ui-dist',
+];
+
+/** Optional peers Nest and @nestjs/swagger try to load and do without; any other missing import fails the build. */
+const ABSENT_ON_PURPOSE = ['@nestjs/microservices', '@nestjs/websockets', '@fastify/static'];
+
+const ENTRIES = ['main', 'worker', 'admin'];
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const isPackage = (id, name) => id === name || id.startsWith(`${name}/`);
+const packageOf = (path) => path.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
+/** The package a bare import names: `@scope/name/x` → `@scope/name`, `name/x` → `name`. */
+const packageNamed = (id) => /^((?:@[^/]+\/)?[^./][^/]*)/.exec(id)?.[1];
+
+/** The packages and, transitively, what they depend on (by name, as installed at the root). */
+async function withDependencies(names) {
+  const all = new Set();
+  for (const queue = [...names]; queue.length > 0;) {
+    const name = queue.pop();
+    if (all.has(name)) continue;
+    all.add(name);
+    const manifest = await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8').then(JSON.parse, () => ({}));
+    queue.push(...Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies }));
+  }
+  return all;
+}
+
+/**
+ * Hands rolldown each compiled file with the source map tsc wrote next to it, so the bundle's
+ * maps lead back to src/*.ts (NODE_OPTIONS=--enable-source-maps uses them in stack traces).
+ */
+function compiledSourceMaps(from) {
+  return {
+    name: 'compiled-source-maps',
+    async load(id) {
+      if (relative(from, id).startsWith('..') || !id.endsWith('.js')) return null;
+      const code = await readFile(id, 'utf8');
+      const map = await readFile(`${id}.map`, 'utf8').catch(() => null);
+      return { code: code.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'), map };
+    },
+  };
+}
+
+export async function bundleServer(fromDir, toDir) {
+  const from = resolve(fromDir);
+  const to = resolve(toDir);
+  const unexpected = [];
+  const external = await withDependencies(EXTERNAL);
+  await rm(to, { recursive: true, force: true });
+  const { output } = await build({
+    input: Object.fromEntries(ENTRIES.map((name) => [name, join(from, `${name}.js`)])),
+    platform: 'node',
+    external: (id) => external.has(packageNamed(id)),
+    plugins: [compiledSourceMaps(from)],
+    onLog(level, log, handler) {
+      const missing = log.code === 'UNRESOLVED_IMPORT' ? /Could not resolve '([^']+)'/.exec(log.message)?.[1] : undefined;
+      if (missing && ABSENT_ON_PURPOSE.some((name) => isPackage(missing, name))) return;
+      if (missing) unexpected.push(missing);
+      handler(level, log);
+    },
+    output: {
+      dir: join(to, 'server'),
+      format: 'cjs',
+      // Nest names loggers and errors after classes: keep every class's and function's name.
+      keepNames: true,
+      sourcemap: true,
+      entryFileNames: '[name].js',
+      chunkFileNames: 'chunks/[name]-[hash].js',
+    },
+  });
+  if (unexpected.length > 0) throw new Error(`the bundle imports what is not installed: ${[...new Set(unexpected)].join(', ')}`);
+  const bundled = new Set();
+  for (const chunk of output) if (chunk.type === 'chunk') for (const id of chunk.moduleIds) bundled.add(packageOf(id));
+  bundled.delete(undefined);
+  await writeFile(join(to, 'server', 'bundled-packages.json'), `${JSON.stringify([...bundled].sort(), null, 2)}\n`);
+  for (const name of ENTRIES) {
+    await writeFile(
+      join(to, `${name}.js`),
+      [
+        `'use strict';`,
+        `// Written by scripts/bundle-server.mjs. V8 keeps the compiled code of the bundle on disk`,
+        `// (NODE_COMPILE_CACHE, else the OS's temp folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off),`,
+        `// so a start after the first skips compiling it; a rebuilt file is compiled again.`,
+        `require('node:module').enableCompileCache();`,
+        `require('./server/${name}.js');`,
+        '',
+      ].join('\n'),
+    );
+  }
+  return { packages: bundled.size };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [from = 'dist-compiled', to = 'dist'] = process.argv.slice(2);
+  const started = performance.now();
+  const { packages } = await bundleServer(from, to);
+  process.stdout.write(
+    `bundle-server: ${from} into ${to} (${packages} npm packages inside) in ${Math.round(performance.now() - started)} ms\n`,
+  );
+}
