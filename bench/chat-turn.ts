@@ -17,6 +17,7 @@ import {
   rssBytes,
   sleep,
   startListener,
+  startNodeFlags,
   waitForQuietMachine,
 } from './support/processes';
 import { writeJson } from './support/results';
@@ -24,7 +25,8 @@ import { git } from './support/git';
 
 /**
  * `npm run bench:chat-turn`: the chat endpoint of the BUILT service (`node dist/main.js`, a
- * child process) over HTTP, closed-loop, in every configuration of
+ * child process; on PGlite with `npm start`'s node flags, package.json config.startNodeFlags)
+ * over HTTP, closed-loop, in every configuration of
  *   model {offline, openai-fake} × database {PGlite, PostgreSQL} × concurrency {1, 16}
  *   × mix {add-only, mixed}
  * and the reference target (bench/reference/server.ts: @openai/agents + Express + pg) on
@@ -354,7 +356,12 @@ async function startService(t: Target, shared: Shared, undo: (() => Promise<void
   }
   let service: Listener;
   if (t.system === 'bridle') {
-    const extra = (process.env.TURNS_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+    // On PGlite the service runs as `npm start` runs the embedded default; on PostgreSQL as a
+    // deployment runs it, `node dist/main.js` (docs/operations.md).
+    const extra = [
+      ...(t.database === 'pglite' ? startNodeFlags(ROOT) : []),
+      ...(process.env.TURNS_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== ''),
+    ];
     if (heapDir) extra.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`);
     service = await startListener({
       label: t.id,

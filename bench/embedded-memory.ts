@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { MemorySample } from './embedded-memory-probe';
 import { send } from './support/load';
-import { freePort, sleep } from './support/processes';
+import { freePort, sleep, startNodeFlags } from './support/processes';
 import { writeJson } from './support/results';
 
 /**
  * `npm run bench:embedded-memory`: memory and cold start of the embedded default (PGlite, the
- * offline model), measured on the built service `node dist/main.js`:
+ * offline model), measured on the built service as `npm start` runs it (`node <config.startNodeFlags>
+ * dist/main.js`):
  *
  * 1. a start on a fresh data folder (initdb and every migration): process start to the first
  *    200 of GET /health, and the memory then;
@@ -34,7 +35,7 @@ import { writeJson } from './support/results';
  * Prints a table and writes bench/results/embedded-memory.{json,md}, keeping the runs of
  * other labels (MEMORY_LABEL, default "current"); with MEMORY_TURNS, MEMORY_CONCURRENCY or
  * MEMORY_STARTS set, dist-bench/results/ instead. MEMORY_MAIN names another build of main.js,
- * MEMORY_NODE_ARGS more arguments for its node; MEMORY_DATA_ROOT the folder for data
+ * MEMORY_NODE_ARGS the flags of its node instead of npm start's; MEMORY_DATA_ROOT the folder for data
  * (default the OS temporary folder, on disk).
  */
 
@@ -49,8 +50,12 @@ const TURNS = positive('MEMORY_TURNS', 10_000);
 const CONCURRENCY = positive('MEMORY_CONCURRENCY', 16);
 const STARTS = positive('MEMORY_STARTS', 3);
 const DATA_ROOT = process.env.MEMORY_DATA_ROOT || tmpdir();
-/** More arguments for the service's node, e.g. --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp (an investigation). */
-const NODE_ARGS = (process.env.MEMORY_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+/**
+ * The service's node flags: by default those `npm start` uses (package.json config.startNodeFlags),
+ * since that is how the embedded default runs; MEMORY_NODE_ARGS replaces them ("" for none).
+ */
+const NODE_ARGS =
+  process.env.MEMORY_NODE_ARGS === undefined ? startNodeFlags(ROOT) : process.env.MEMORY_NODE_ARGS.split(/\s+/).filter((arg) => arg !== '');
 const CONVERSATION_TURNS = 25;
 const FIRST_CHECKPOINT = 1_000;
 /** After the load: V8 gives back heap it no longer needs once the process is idle for a while. */
@@ -105,7 +110,7 @@ interface Run {
   readonly readCallsPerTurn: number;
   readonly writeCallsPerTurn: number;
   readonly failedTurns: number;
-  /** MEMORY_NODE_ARGS: extra arguments of the service's node (none for the default). */
+  /** The flags of the service's node: npm start's, or MEMORY_NODE_ARGS. */
   readonly nodeArgs: string;
 }
 

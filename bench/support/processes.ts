@@ -2,9 +2,16 @@ import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { onCleanup, trackChild } from './cleanup';
 
 /** Reading /proc: CPU time and memory of processes, how busy the machine is, and child processes that listen on a port. */
+
+/** The node flags `npm start` runs the service with: package.json `config.startNodeFlags`, the embedded default's. */
+export function startNodeFlags(root: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { config: { startNodeFlags: string } };
+  return manifest.config.startNodeFlags.split(/\s+/).filter((flag) => flag !== '');
+}
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

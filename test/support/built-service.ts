@@ -43,6 +43,13 @@ export function removeBuild(dir: string): void {
   rmSync(`${dir}-compiled`, { recursive: true, force: true });
 }
 
+/** The node flags `npm start` runs the service with (package.json `config.startNodeFlags`): the process suites run it so. */
+export const START_NODE_FLAGS = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config: { startNodeFlags: string } }
+).config.startNodeFlags
+  .split(' ')
+  .filter((flag) => flag !== '');
+
 /** A built service started as its own OS process, listening on a free port of 127.0.0.1. */
 export interface RunningService {
   readonly child: ChildProcess;
@@ -52,9 +59,9 @@ export interface RunningService {
   readonly exited: Promise<number | null>;
 }
 
-/** Spawns `node <script>` from the repository root with only PATH and `env` (plus HOST and a free PORT). */
+/** Spawns `node <script>` as `npm start` does, from the repository root with only PATH and `env` (plus HOST and a free PORT). */
 export function spawnService(script: string, env: Record<string, string>): Omit<RunningService, 'baseUrl'> {
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
