@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `node scripts/bundle-server.mjs [from] [to]` (npm run build: dist-compiled → dist): bundles
-// the compiled server, tsc's output, into a few files, because a start spent about a sixth of
-// its time finding, reading and compiling some 1 900 CommonJS modules one by one
-// (docs/decisions/0009-bundled-server.md). tsc's output and not the sources, so the decorator
-// metadata Nest injects by is already plain code. Writes:
+// the compiled server, tsc's output, into a few files, because finding and reading some 1 900
+// CommonJS modules one by one was much of a start's time (docs/decisions/0009-bundled-server.md).
+// tsc's output and not the sources, so the decorator metadata Nest injects by is already plain
+// code. Writes:
 //   to/main.js, to/worker.js, to/admin.js   what you run (`node dist/main.js`): each turns on
 //                                           Node's compile cache, then loads its bundle
 //   to/server/                              the bundles, their shared chunks and source maps
@@ -76,7 +76,7 @@ function compiledSourceMaps(from) {
   };
 }
 
-export async function bundleServer(fromDir, toDir) {
+async function bundleServer(fromDir, toDir) {
   const from = resolve(fromDir);
   const to = resolve(toDir);
   const unexpected = [];
@@ -125,11 +125,9 @@ export async function bundleServer(fromDir, toDir) {
   return { packages: bundled.size };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const [from = 'dist-compiled', to = 'dist'] = process.argv.slice(2);
-  const started = performance.now();
-  const { packages } = await bundleServer(from, to);
-  process.stdout.write(
-    `bundle-server: ${from} into ${to} (${packages} npm packages inside) in ${Math.round(performance.now() - started)} ms\n`,
-  );
-}
+const [from = 'dist-compiled', to = 'dist'] = process.argv.slice(2);
+const started = performance.now();
+const { packages } = await bundleServer(from, to);
+process.stdout.write(
+  `bundle-server: ${from} into ${to} (${packages} npm packages inside) in ${Math.round(performance.now() - started)} ms\n`,
+);
