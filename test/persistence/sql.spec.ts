@@ -108,4 +108,14 @@ describe(`running statements on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}
     await expect(duplicate).rejects.toThrow(QueryFailedError);
     await expect(duplicate).rejects.toMatchObject({ driverError: { code: '23505', constraint: 'sql_spec_pkey' } });
   });
+
+  it('keeps the connection after an error the database answered: the next statement runs on it', async () => {
+    const pid = z.object({ pid: z.number().int() });
+    const before = await selectRow(database.dataSource, sql`SELECT pg_backend_pid() AS pid`, pid);
+    for (const failing of [sql`SELECT 1 / ${0}::int AS n`, sql`SELECT ${'not-a-uuid'}::uuid AS n`]) {
+      await expect(run(database.dataSource, failing)).rejects.toThrow(QueryFailedError);
+      // At once, as a retry would be (on PGlite, a discarded client's end used to reach the next one).
+      await expect(selectRow(database.dataSource, sql`SELECT pg_backend_pid() AS pid`, pid)).resolves.toEqual(before);
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import sql, { empty, join, raw, type Sql as Statement } from 'sql-template-tag';
 import { DataSource, EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import type { z } from 'zod';
@@ -48,11 +48,16 @@ const scopes = new AsyncLocalStorage<TransactionScope>();
  * repositories that never pass a transaction around). Nested calls join the outer one.
  */
 export async function inTransaction<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
-  if (scopes.getStore()?.dataSource === dataSource) return work();
+  if (inUnitOfWork(dataSource)) return work();
   const afterCommit: (() => void)[] = [];
   const result = await dataSource.transaction((manager) => scopes.run({ dataSource, manager, afterCommit }, work));
   for (const effect of afterCommit) effect();
   return result;
+}
+
+/** Whether this async context runs inside `inTransaction` on `dataSource` (its statements join that transaction). */
+export function inUnitOfWork(dataSource: DataSource): boolean {
+  return scopes.getStore()?.dataSource === dataSource;
 }
 
 /** Runs `effect` once the surrounding `inTransaction` commits (never if it rolls back), or now outside one. */
@@ -79,11 +84,37 @@ function connectionOf(db: Sql): Pool | PoolClient {
  * TypeORM's QueryFailedError, as from TypeORM's own query(), so callers read them one way.
  */
 async function execute(db: Sql, statement: Statement): Promise<QueryResult> {
+  const query = { text: statement.text, values: statement.values, name: preparedName(statement.text) };
   try {
-    return await connectionOf(db).query({ text: statement.text, values: statement.values, name: preparedName(statement.text) });
+    const connection = connectionOf(db);
+    return await ('release' in connection ? connection.query(query) : onPool(connection, query));
   } catch (error) {
     throw error instanceof Error && 'code' in error ? new QueryFailedError(statement.text, statement.values, error) : error;
   }
+}
+
+/**
+ * One statement on a pooled client. pg's `pool.query` would throw away the client after any
+ * error; an error the database answered (a constraint, a bad value) leaves the connection
+ * sound, so it goes back to the pool with its prepared statements. On PGlite, whose pool
+ * hands the same connection to every client, a thrown-away client also ended the next one.
+ */
+async function onPool(pool: Pool, query: QueryConfig): Promise<QueryResult> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    return await client.query(query);
+  } catch (error) {
+    if (!answeredByDatabase(error)) broken = error instanceof Error ? error : new Error(String(error));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** An ErrorResponse from the server (it has a severity), not a broken connection or a bug. */
+function answeredByDatabase(error: unknown): boolean {
+  return error instanceof Error && typeof (error as { severity?: unknown }).severity === 'string';
 }
 
 /** A row that does not have the shape its adapter reads it as: the query and its schema disagree. */
