@@ -7,17 +7,18 @@ export const SEAL_BATCH = 1000;
 /**
  * Seals what is waiting, batch after batch, until a batch comes back short (the queue is
  * empty, or another process holds the sealer's lock and is doing the same). Every process
- * runs it every AUDIT_SEAL_INTERVAL_MS; the admin's verify runs it first.
+ * runs it every AUDIT_SEAL_INTERVAL_MS; the admin's verify runs it first, waiting for another
+ * process's batch rather than leaving its rows to it.
  */
 @Injectable()
 export class SealAuditChainUseCase {
   constructor(private readonly sealer: AuditChainSealer) {}
 
   /** @returns how many rows this call sealed. */
-  async run(): Promise<number> {
+  async run(options: { waitForOtherSealer?: boolean } = {}): Promise<number> {
     let sealed = 0;
     for (;;) {
-      const batch = await this.sealer.sealBatch(SEAL_BATCH);
+      const batch = await this.sealer.sealBatch(SEAL_BATCH, options.waitForOtherSealer);
       sealed += batch;
       if (batch < SEAL_BATCH) return sealed;
     }

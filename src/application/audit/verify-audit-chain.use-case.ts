@@ -19,7 +19,7 @@ export class VerifyAuditChainUseCase {
     return this.recorder.around(
       { adminId: input.adminId, tool: 'admin.audit_logs.verify', arguments: {} },
       async () => {
-        await this.sealer.run();
+        await this.sealer.run({ waitForOtherSealer: true });
         return this.reader.verify();
       },
       (verification) => verification,

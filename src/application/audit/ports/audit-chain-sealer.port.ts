@@ -5,7 +5,10 @@
 export abstract class AuditChainSealer {
   /**
    * Seals up to `maxRows` committed, unsealed rows, oldest first.
-   * @returns how many; 0 when there were none or another process is sealing right now.
+   * @param waitForOtherSealer wait while another process seals, then seal what it left
+   *   (verify's walk must cover every row committed before it), instead of leaving.
+   * @returns how many; 0 when there were none, or another process is sealing right now and
+   *   `waitForOtherSealer` is not set.
    */
-  abstract sealBatch(maxRows: number): Promise<number>;
+  abstract sealBatch(maxRows: number, waitForOtherSealer?: boolean): Promise<number>;
 }

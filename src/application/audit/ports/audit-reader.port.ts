@@ -134,7 +134,7 @@ export interface ChainVerification {
   readonly firstBadSeq: number | null;
   /** The last checked row's hash (null for an empty log): keep it elsewhere to detect a rewritten tail. */
   readonly headHash: string | null;
-  /** Rows appended but not linked yet (the tail the sealer has still to reach); not checked. */
+  /** Rows appended but not linked yet (committed after verify's sealing, during its walk); not checked. */
   readonly unsealedRows: number;
 }
 

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { AuditChainSealer } from '../../../application/audit/ports/audit-chain-sealer.port';
-import { selectRow, sql } from '../sql';
+import { AUDIT_SEAL_LOCK } from '../migrations/1766188800000-audit-chain-sealing';
+import { inTransaction, run, selectRow, sql } from '../sql';
 
 const SEALED_ROW = z.object({ sealed: z.number().int() });
 
@@ -13,8 +14,14 @@ export class PostgresAuditChainSealer extends AuditChainSealer {
     super();
   }
 
-  async sealBatch(maxRows: number): Promise<number> {
-    const row = await selectRow(this.dataSource, sql`SELECT audit_seal(${maxRows}::int) AS sealed`, SEALED_ROW);
-    return row!.sealed;
+  async sealBatch(maxRows: number, waitForOtherSealer = false): Promise<number> {
+    const seal = async () => (await selectRow(this.dataSource, sql`SELECT audit_seal(${maxRows}::int) AS sealed`, SEALED_ROW))!.sealed;
+    if (!waitForOtherSealer) return seal();
+    // audit_seal only tries the lock; taken first in the same transaction, it waits here
+    // for the other process's batch to commit, and audit_seal's try then holds it already.
+    return inTransaction(this.dataSource, async () => {
+      await run(this.dataSource, sql`SELECT pg_advisory_xact_lock(${AUDIT_SEAL_LOCK})`);
+      return seal();
+    });
   }
 }
