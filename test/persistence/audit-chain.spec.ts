@@ -85,6 +85,54 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     });
   });
 
+  it('commits the rows appended together in one transaction, each caller getting its own row (group commit)', async () => {
+    const metrics = new RecordingMetrics();
+    const grouped = new AuditAppender(metrics);
+    const tools = Array.from({ length: 20 }, (_, i) => `together_${i}`);
+    const seqs = await Promise.all(
+      tools.map((tool, i) => grouped.append(database.dataSource, entry(tool, { i }), { status: 'pending' }, null)),
+    );
+
+    const rows = await database.dataSource.query<{ seq: string; tool: string; args: { i: number }; tx: string }[]>(
+      `SELECT seq, tool, arguments AS args, xmin::text AS tx FROM audit_log WHERE seq = ANY ($1) ORDER BY seq`,
+      [seqs],
+    );
+    // Every caller's seq names its own row.
+    const bySeq = new Map(rows.map((row) => [Number(row.seq), [row.tool, row.args.i]]));
+    expect(seqs.map((seq) => bySeq.get(seq))).toEqual(tools.map((tool, i) => [tool, i]));
+    // The first two went at once, alone; the 18 that arrived while they were written went together.
+    expect(new Set(rows.map((row) => row.tx)).size).toBe(3);
+    expect(metrics.calls.filter((call) => call.name === 'auditRowAppended')).toHaveLength(20);
+    await sealAll.run();
+    expect(await reader.verify()).toMatchObject({ verified: true, unsealedRows: 0 });
+  });
+
+  it('fails only the bad row of a batch: the others are written one by one', async () => {
+    const metrics = new RecordingMetrics();
+    const grouped = new AuditAppender(metrics);
+    const appendOne = (tool: string, actor: string) =>
+      grouped.append(database.dataSource, { ...entry(tool), actorId: actor }, { status: 'succeeded' }, null);
+    // The first two go alone; the next three are one batch, and one of them cannot be stored.
+    const results = await Promise.allSettled([
+      appendOne('alone_1', actorId),
+      appendOne('alone_2', actorId),
+      appendOne('good_1', actorId),
+      appendOne('bad', 'not-a-uuid'),
+      appendOne('good_2', actorId),
+    ]);
+
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[3] as PromiseRejectedResult).reason)).toMatch(/uuid/);
+    const seqs = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const tools = await database.dataSource.query<{ tool: string }[]>(`SELECT tool FROM audit_log WHERE seq = ANY ($1) ORDER BY tool`, [
+      seqs,
+    ]);
+    expect(tools.map((row) => row.tool)).toEqual(['alone_1', 'alone_2', 'good_1', 'good_2']);
+    expect(metrics.calls.filter((call) => call.name === 'auditRowAppended')).toHaveLength(4);
+    // The appender is not stuck: the next row goes through.
+    await expect(appendOne('after', actorId)).resolves.toBeGreaterThan(Math.max(...seqs));
+  });
+
   itOnPostgres('takes no lock to append: a writer whose transaction is still open holds up no other', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -136,6 +184,28 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
       if (first.isTransactionActive) await first.rollbackTransaction();
       await first.release();
     }
+    expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
+  });
+
+  itOnPostgres("seals to the end for verify: waits for another process's batch instead of leaving the tail", async () => {
+    await append('queued');
+    const first = database.dataSource.createQueryRunner();
+    await first.connect();
+    try {
+      await first.startTransaction();
+      expect(await first.query(`SELECT audit_seal(1000) AS sealed`)).toEqual([{ sealed: 1 }]);
+      await append('meanwhile');
+      const thorough = sealAll.run({ waitForOtherSealer: true });
+      // It waits while the other holds the lock, then seals what that one left.
+      const early = await Promise.race([thorough, new Promise((resolve) => setTimeout(() => resolve('waiting'), 200))]);
+      expect(early).toBe('waiting');
+      await first.commitTransaction();
+      await expect(thorough).resolves.toBe(1);
+    } finally {
+      if (first.isTransactionActive) await first.rollbackTransaction();
+      await first.release();
+    }
+    expect(await count('audit_unsealed')).toBe(0);
     expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
   });
 
