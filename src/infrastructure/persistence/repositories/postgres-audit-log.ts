@@ -9,7 +9,7 @@ import {
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { recordedToolName } from '../../../domain/agent/model-output';
 import { jsonColumn } from '../json-column';
-import { afterCommit, inUnitOfWork, join, raw, type Sql, selectRows, sql } from '../sql';
+import { afterCommit, inUnitOfWork, join, raw, type Sql, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 
 type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
@@ -110,6 +110,24 @@ export class AuditAppender {
     return result;
   }
 
+  /**
+   * One row as part of the caller's own statement: an INSERT for its WITH clause that writes
+   * the row when `condition` holds (it may name the statement's other parts), so that an
+   * effect and its audit row take one round trip and commit together, without a transaction
+   * around them. Count the row with `counted` once the statement has run and wrote it.
+   */
+  insertWhen(condition: Statement, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Statement {
+    const values = rowValues(entry, outcome, pendingSeq);
+    return sql`INSERT INTO audit_log (${COLUMNS})
+               SELECT ${join(values.map((value, i) => sql`${value}::${raw(COLUMN_TYPES[i])}`))} WHERE ${condition}
+               RETURNING seq`;
+  }
+
+  /** Counts a row that `insertWhen` wrote, once its statement has committed. */
+  counted(entry: ToolAuditEntry, outcome: AuditRowOutcome): void {
+    afterCommit(() => this.metrics.auditRowAppended(entry.source, outcome.status));
+  }
+
   /** Queues the row; a writer starts when fewer than MAX_WRITERS are writing, and takes what queued meanwhile. */
   private inBatch(dataSource: DataSource, values: AuditRowValues): Promise<number> {
     return new Promise<number>((resolve, reject) => {
@@ -180,7 +198,7 @@ async function insert(db: Sql, rows: readonly AuditRowValues[]): Promise<number[
       : sql`INSERT INTO audit_log (${COLUMNS})
             SELECT ${COLUMNS}
               FROM unnest(${join(
-                ARRAY_TYPES.map((type, i) => sql`${rows.map((row) => row[i])}::${raw(type)}[]`),
+                COLUMN_TYPES.map((type, i) => sql`${rows.map((row) => row[i])}::${raw(type)}[]`),
               )}) WITH ORDINALITY AS r (${COLUMNS}, n)
              ORDER BY n
             RETURNING seq`;
@@ -188,8 +206,8 @@ async function insert(db: Sql, rows: readonly AuditRowValues[]): Promise<number[
   return inserted.map((row) => row.seq).sort((a, b) => a - b);
 }
 
-/** The columns' types, in COLUMNS' order, for the arrays a batch is sent as. */
-const ARRAY_TYPES = [
+/** The columns' types, in COLUMNS' order: a batch's arrays and insertWhen's values are cast to them. */
+const COLUMN_TYPES = [
   'text',
   'uuid',
   'uuid',

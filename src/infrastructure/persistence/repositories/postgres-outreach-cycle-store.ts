@@ -22,7 +22,7 @@ import type { OwnerLimits, QuotaScope } from '../../../domain/outreach/quota';
 import { APPROVAL_MODES, type DraftProposal } from '../../../domain/outreach/review';
 import { BRIEF_ROW_FIELDS, briefColumns, briefOfRow } from './campaign-brief-columns';
 import { QUOTA_ROW, type QuotaCampaign, quotaRows, quotaStateOf, refundSlot, refusalOf, reserveSlots, slotsOf } from './quota-ledger';
-import { changeRows, empty, exists, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
+import { changeRows, empty, exists, join, raw, run, selectRow, selectRows, type Sql, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { AuditAppender } from './postgres-audit-log';
 import { markDraftSent } from './postgres-outreach-draft-store';
@@ -306,19 +306,21 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 
   async finish(input: FinishAction): Promise<void> {
-    await this.audit.transaction(this.dataSource, async (manager, append) => {
-      const { outcome } = input;
-      // The action is settled unless someone (the sweeper) settled it first, whose record then
-      // stands; only then the task is left as the outcome says, with its lead.
-      const row = await selectRow(
-        manager,
+    const { outcome } = input;
+    // The action is settled unless someone (the sweeper) settled it first, whose record then
+    // stands; only then the task is left as the outcome says, with its lead, and the outcome
+    // row written.
+    const settled = sql`settled AS (
+      UPDATE outreach_actions
+      SET status = ${outcome.status}, result = ${outcome.result === undefined ? null : JSON.stringify(outcome.result)}::jsonb,
+          error_code = ${outcome.errorCode ?? null}::varchar, finished_at = ${input.now}
+      WHERE id = ${input.actionId} AND status = 'in_flight'
+      RETURNING id)`;
+    const release = (before: Statement, db: Sql) =>
+      selectRow(
+        db,
         releaseStatement({
-          before: sql`settled AS (
-            UPDATE outreach_actions
-            SET status = ${outcome.status}, result = ${outcome.result === undefined ? null : JSON.stringify(outcome.result)}::jsonb,
-                error_code = ${outcome.errorCode ?? null}::varchar, finished_at = ${input.now}
-            WHERE id = ${input.actionId} AND status = 'in_flight'
-            RETURNING id)`,
+          before,
           where: sql`id = ${input.taskId} AND EXISTS (SELECT 1 FROM settled)`,
           release: input.task,
           now: input.now,
@@ -326,10 +328,19 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
         }),
         COUNT_ROW,
       );
-      if (row!.n === 0) return;
-      if (input.refundQuota) await refundSlot(manager, input.actionId, input.refundQuota.day);
-      await append(input.audit, input.outcome, input.pendingSeq);
-    });
+    if (input.refundQuota) {
+      const { refundQuota } = input;
+      // Nothing happened: the slot goes back in the same transaction.
+      await this.audit.transaction(this.dataSource, async (manager, append) => {
+        if ((await release(settled, manager))!.n === 0) return;
+        await refundSlot(manager, input.actionId, refundQuota.day);
+        await append(input.audit, outcome, input.pendingSeq);
+      });
+      return;
+    }
+    // One statement, one round trip: the settlement, the task's release and the outcome row.
+    const audited = this.audit.insertWhen(sql`EXISTS (SELECT 1 FROM settled)`, input.audit, outcome, input.pendingSeq);
+    if ((await release(sql`${settled}, audited AS (${audited})`, this.dataSource))!.n > 0) this.audit.counted(input.audit, outcome);
   }
 
   async completeCampaign(campaignId: string, now: Date): Promise<boolean> {
