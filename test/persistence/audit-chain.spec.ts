@@ -168,45 +168,44 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     }
   });
 
-  itOnPostgres('seals in one process at a time: a second sealer leaves while the first holds the lock', async () => {
+  /**
+   * Runs `meanwhile` while another sealer's transaction holds the lock, having sealed the one
+   * row queued before; `commit` ends that transaction. A row appended meanwhile waits.
+   */
+  async function whileAnotherSeals(meanwhile: (commit: () => Promise<void>) => Promise<void>): Promise<void> {
     await append('queued');
     const first = database.dataSource.createQueryRunner();
     await first.connect();
     try {
       await first.startTransaction();
-      // The first sealer's transaction is open (it holds the lock, sealing what was queued).
       expect(await first.query(`SELECT audit_seal(1000) AS sealed`)).toEqual([{ sealed: 1 }]);
       await append('meanwhile');
-      expect(await sealer.sealBatch(1000)).toBe(0);
-      await first.commitTransaction();
-      expect(await sealer.sealBatch(1000)).toBe(1);
+      await meanwhile(() => first.commitTransaction());
     } finally {
       if (first.isTransactionActive) await first.rollbackTransaction();
       await first.release();
     }
     expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
+  }
+
+  itOnPostgres('seals in one process at a time: a second sealer leaves while the first holds the lock', async () => {
+    await whileAnotherSeals(async (commit) => {
+      expect(await sealer.sealBatch(1000)).toBe(0);
+      await commit();
+      expect(await sealer.sealBatch(1000)).toBe(1);
+    });
   });
 
   itOnPostgres("seals to the end for verify: waits for another process's batch instead of leaving the tail", async () => {
-    await append('queued');
-    const first = database.dataSource.createQueryRunner();
-    await first.connect();
-    try {
-      await first.startTransaction();
-      expect(await first.query(`SELECT audit_seal(1000) AS sealed`)).toEqual([{ sealed: 1 }]);
-      await append('meanwhile');
+    await whileAnotherSeals(async (commit) => {
       const thorough = sealAll.run({ waitForOtherSealer: true });
       // It waits while the other holds the lock, then seals what that one left.
       const early = await Promise.race([thorough, new Promise((resolve) => setTimeout(() => resolve('waiting'), 200))]);
       expect(early).toBe('waiting');
-      await first.commitTransaction();
+      await commit();
       await expect(thorough).resolves.toBe(1);
-    } finally {
-      if (first.isTransactionActive) await first.rollbackTransaction();
-      await first.release();
-    }
+    });
     expect(await count('audit_unsealed')).toBe(0);
-    expect(await database.dataSource.query(BROKEN_LINKS)).toEqual([]);
   });
 
   it("queues rows inserted by plain SQL too (a migration, an operator's script), several per statement", async () => {
