@@ -101,11 +101,11 @@ async function execute(db: Sql, statement: Statement): Promise<QueryResult> {
  */
 async function onPool(pool: Pool, query: QueryConfig): Promise<QueryResult> {
   const client = await pool.connect();
-  let broken: Error | undefined;
+  let broken = false;
   try {
     return await client.query(query);
   } catch (error) {
-    if (!answeredByDatabase(error)) broken = error instanceof Error ? error : new Error(String(error));
+    broken = !answeredByDatabase(error);
     throw error;
   } finally {
     client.release(broken);

@@ -117,10 +117,7 @@ export class AuditAppender {
    * around them. Count the row with `counted` once the statement has run and wrote it.
    */
   insertWhen(condition: Statement, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Statement {
-    const values = rowValues(entry, outcome, pendingSeq);
-    return sql`INSERT INTO audit_log (${COLUMNS})
-               SELECT ${join(values.map((value, i) => sql`${value}::${raw(COLUMN_TYPES[i])}`))} WHERE ${condition}
-               RETURNING seq`;
+    return sql`INSERT INTO audit_log (${COLUMNS}) ${oneRow(rowValues(entry, outcome, pendingSeq))} WHERE ${condition} RETURNING seq`;
   }
 
   /** Counts a row that `insertWhen` wrote, once its statement has committed. */
@@ -183,10 +180,15 @@ const COLUMNS = raw(
   'source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events, status, result, error_code, duration_ms, pending_seq',
 );
 
+/** One row as a SELECT of its values, each cast to its column's type. */
+function oneRow(values: AuditRowValues): Statement {
+  return sql`SELECT ${join(values.map((value, i) => sql`${value}::${raw(COLUMN_TYPES[i])}`))}`;
+}
+
 /**
- * Inserts the rows in one statement: one row as VALUES, several from arrays (one statement
- * text whatever their number, prepared once per connection; a lone row costs less as
- * VALUES). @returns their sequence numbers, in the rows' order: the rows are inserted in
+ * Inserts the rows in one statement: one row as its values, several from arrays (one
+ * statement text whatever their number, prepared once per connection; a lone row costs less
+ * without them). @returns their sequence numbers, in the rows' order: the rows are inserted in
  * their given order, so their seqs, drawn in that order, ascend with it.
  */
 async function insert(db: Sql, rows: readonly AuditRowValues[]): Promise<number[]> {
@@ -194,7 +196,7 @@ async function insert(db: Sql, rows: readonly AuditRowValues[]): Promise<number[
   // into the chain later, in batches (migration 1766188800000).
   const statement =
     rows.length === 1
-      ? sql`INSERT INTO audit_log (${COLUMNS}) VALUES (${join(rows[0])}) RETURNING seq`
+      ? sql`INSERT INTO audit_log (${COLUMNS}) ${oneRow(rows[0])} RETURNING seq`
       : sql`INSERT INTO audit_log (${COLUMNS})
             SELECT ${COLUMNS}
               FROM unnest(${join(
@@ -206,7 +208,7 @@ async function insert(db: Sql, rows: readonly AuditRowValues[]): Promise<number[
   return inserted.map((row) => row.seq).sort((a, b) => a - b);
 }
 
-/** The columns' types, in COLUMNS' order: a batch's arrays and insertWhen's values are cast to them. */
+/** The columns' types, in COLUMNS' order: a row's values and a batch's arrays are cast to them. */
 const COLUMN_TYPES = [
   'text',
   'uuid',
