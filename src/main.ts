@@ -8,6 +8,27 @@ import { configureHttpApp } from './interfaces/http/configure-http-app';
 import { AppModule } from './modules/app.module';
 
 async function bootstrap(): Promise<void> {
+  const starting = holdEventLoop();
+  try {
+    await start();
+  } finally {
+    clearInterval(starting);
+  }
+}
+
+/**
+ * Keeps the event loop waiting on something until the server listens. Whenever the loop has
+ * nothing to wait for (an `await` on PGlite compiling or instantiating WebAssembly, say), Node
+ * blocks until every task queued on V8's worker threads has finished, and on a start on PGlite
+ * those are mostly the optimising compiler's work on PGlite's hot WebAssembly functions: the
+ * start stood still for 0.4 to 1.1 s with `npm start`'s `--v8-pool-size=1` (docs/operations.md,
+ * "Cold start"). With the loop held, that work goes on in the background while the start does.
+ */
+function holdEventLoop(): NodeJS.Timeout {
+  return setInterval(() => undefined, 60_000);
+}
+
+async function start(): Promise<void> {
   const config = loadConfig(process.env);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
     bodyParser: false,
