@@ -53,6 +53,8 @@ describe('GET /metrics', () => {
     expect(moved('bridle_model_tokens_total{provider="offline",direction="prompt"}')).toBeGreaterThan(0);
     expect(moved('bridle_audit_rows_appended_total{source="chat",status="pending"}')).toBe(1);
     expect(moved('bridle_audit_rows_appended_total{source="outreach",status="succeeded"}')).toBe(1);
+    // The refused cycle's pending row was rolled back with its reservation: not counted.
+    expect(moved('bridle_audit_rows_appended_total{source="outreach",status="pending"}')).toBe(1);
     expect(at(after, 'bridle_process_cpu_user_seconds_total')).toBeGreaterThan(0);
   });
 });

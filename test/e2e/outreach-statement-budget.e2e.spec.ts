@@ -29,7 +29,7 @@ describe('SQL statements per outreach cycle', () => {
     await db?.dispose();
   });
 
-  it('acts in at most 13 round trips and 8 commits; the outcome row rides in the statement that settles the action', async () => {
+  it('acts in at most 12 round trips and 8 commits; each audit row rides in the statement of the write it records', async () => {
     const campaignId = await startedCampaign(sut.http, user, 'Budget', leads(2, 'budget'));
     await runCycle(sut.http, user, campaignId); // connections and prepared statements warm
     const counter = countStatements();
@@ -41,25 +41,35 @@ describe('SQL statements per outreach cycle', () => {
     }
     expect(outcome).toMatchObject({ status: 'completed', execution: { status: 'succeeded' } });
     // The route's account and campaign, the claim, the reload, the reservation's transaction
-    // (6: the pending row, the lease and the action row, two for the quota), the sandbox
+    // (5: the pending row with the lease and the action row, two for the quota), the sandbox
     // channel's call, the settlement with the task's release and the outcome row, the decision.
     const { statements } = counter;
     expect({ count: statements.length, commits: commitsOf(statements) }).toEqual({
-      count: Math.min(statements.length, 13),
+      count: Math.min(statements.length, 12),
       commits: Math.min(commitsOf(statements), 8),
     });
-    // The pending row before the channel is called, on its own; the outcome row with the settlement.
-    expect(statements.filter((statement) => /^\s*INSERT INTO audit_log/.test(statement))).toHaveLength(1);
+    // The pending row with the action row, before the channel is called; the outcome row with the settlement.
+    expect(statements.filter((statement) => /^\s*INSERT INTO audit_log/.test(statement))).toHaveLength(0);
+    const beginning = statements.filter((statement) => statement.includes('INSERT INTO outreach_actions'));
+    expect(beginning).toHaveLength(1);
+    expect(beginning[0]).toMatch(/INSERT INTO audit_log/);
     const settling = statements.filter((statement) => statement.includes('UPDATE outreach_actions'));
     expect(settling).toHaveLength(1);
     expect(settling[0]).toMatch(/INSERT INTO audit_log/);
-    // Written that way, the outcome row is queued for the sealer like any other.
+    // Written that way, both rows are queued for the sealer like any other, the action names
+    // its pending row, and the outcome row points at it.
     const sql = sut.app.get(DataSource);
-    const [row] = await sql.query<{ status: string; pending: string | null }[]>(
-      `SELECT status, pending_seq AS pending FROM audit_log WHERE decision_id = $1 AND pending_seq IS NOT NULL`,
+    const rows = await sql.query<{ seq: string; status: string; pending: string | null; action_pending: string }[]>(
+      `SELECT a.seq, a.status, a.pending_seq AS pending, o.pending_audit_seq AS action_pending
+         FROM audit_log a JOIN outreach_actions o ON o.decision_id = a.decision_id
+        WHERE a.decision_id = $1 ORDER BY a.seq`,
       [outcome.decisionId],
     );
-    expect(row).toEqual({ status: 'succeeded', pending: expect.any(String) });
+    const pendingSeq = rows[0]?.seq;
+    expect(rows).toEqual([
+      { seq: pendingSeq, status: 'pending', pending: null, action_pending: pendingSeq },
+      { seq: expect.any(String), status: 'succeeded', pending: pendingSeq, action_pending: pendingSeq },
+    ]);
     expect(await sql.query(STRAY_ROWS)).toEqual([]);
   });
 });

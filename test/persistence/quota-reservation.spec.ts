@@ -25,6 +25,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
   let users: PostgresUserRepository;
   let campaigns: PostgresCampaignRepository;
   let store: PostgresOutreachCycleStore;
+  const metrics = new RecordingMetrics();
   /** Wednesday 2026-11-18, 14:20 UTC. */
   const now = new Date('2026-11-18T14:20:00.000Z');
   const today = '2026-11-18';
@@ -35,7 +36,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
     database = await openDatabase(testDb.settings);
     users = new PostgresUserRepository(database.dataSource);
     campaigns = new PostgresCampaignRepository(database.dataSource);
-    store = new PostgresOutreachCycleStore(database.dataSource, new AuditAppender(new RecordingMetrics()));
+    store = new PostgresOutreachCycleStore(database.dataSource, new AuditAppender(metrics));
   });
 
   afterAll(async () => {
@@ -245,22 +246,45 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
         )
       )[0];
 
+    /** Audit rows counted for /metrics by `work`: only those committed. */
+    const counting = async (work: () => Promise<unknown>) => {
+      const counted = () => metrics.calls.filter((call) => call.name === 'auditRowAppended').length;
+      const before = counted();
+      await work();
+      return counted() - before;
+    };
+
     it('begins an action only under the lease: once another worker holds the task, nothing is written', async () => {
       const mine = await claim(await messagesDue(await newOwner(), 1));
       // The lease expired and another worker claimed the task while this one was planning.
       const stolen = () => sql(`UPDATE outreach_tasks SET lease_owner = 'worker-2', attempts = attempts + 1 WHERE id = $1`, [mine.taskId]);
 
-      expect((await begin(mine, stolen)).result).toEqual({ status: 'lease_lost' });
+      expect(await counting(async () => expect((await begin(mine, stolen)).result).toEqual({ status: 'lease_lost' }))).toBe(0);
       expect(await writtenFor(mine.taskId)).toEqual({ actions: 0, audits: 0, used: 0 });
     });
 
     it('begins the same action once: the second begin is a duplicate and writes nothing more', async () => {
       const mine = await claim(await messagesDue(await newOwner(), 1));
-      const first = await begin(mine);
-      expect(first.result.status).toBe('reserved');
-      const again = await begin(mine);
-      expect(again.result).toEqual({ status: 'duplicate', idempotencyKey: (first.result as { idempotencyKey: string }).idempotencyKey });
+      let first: Awaited<ReturnType<typeof begin>> | undefined;
+      expect(await counting(async () => (first = await begin(mine)))).toBe(1);
+      expect(first!.result.status).toBe('reserved');
+      // The pending row the action names is the one written with it.
+      const [action] = await sql<{ pending: string; status: string }[]>(
+        `SELECT a.pending_audit_seq AS pending, l.status FROM outreach_actions a JOIN audit_log l ON l.seq = a.pending_audit_seq WHERE a.task_id = $1`,
+        [mine.taskId],
+      );
+      expect(action).toEqual({ pending: String((first!.result as { pendingSeq: number }).pendingSeq), status: 'pending' });
+      const idempotencyKey = (first!.result as { idempotencyKey: string }).idempotencyKey;
+      expect(await counting(async () => expect((await begin(mine)).result).toEqual({ status: 'duplicate', idempotencyKey }))).toBe(0);
       expect(await writtenFor(mine.taskId)).toEqual({ actions: 1, audits: 1, used: 1 });
+    });
+
+    it('counts no audit row for a begin the quota refused: its pending row was rolled back', async () => {
+      const mine = await claim(await messagesDue(await newOwner(), 1, { linkedin_message: 0 }));
+      expect(
+        await counting(async () => expect((await begin(mine)).result).toMatchObject({ status: 'quota_exceeded', scope: 'campaign' })),
+      ).toBe(0);
+      expect(await writtenFor(mine.taskId)).toEqual({ actions: 0, audits: 0, used: 0 });
     });
   });
 });

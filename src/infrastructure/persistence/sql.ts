@@ -46,11 +46,13 @@ const scopes = new AsyncLocalStorage<TransactionScope>();
  * Runs `work` in one transaction on `dataSource`: every statement that any adapter runs on
  * that DataSource meanwhile, in this async context, joins it (a unit of work across
  * repositories that never pass a transaction around). Nested calls join the outer one.
+ * `work` gets the transaction's EntityManager, for statements of its own.
  */
-export async function inTransaction<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
-  if (inUnitOfWork(dataSource)) return work();
+export async function inTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  const scope = scopes.getStore();
+  if (scope?.dataSource === dataSource) return work(scope.manager);
   const afterCommit: (() => void)[] = [];
-  const result = await dataSource.transaction((manager) => scopes.run({ dataSource, manager, afterCommit }, work));
+  const result = await dataSource.transaction((manager) => scopes.run({ dataSource, manager, afterCommit }, () => work(manager)));
   for (const effect of afterCommit) effect();
   return result;
 }

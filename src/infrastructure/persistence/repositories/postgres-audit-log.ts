@@ -9,7 +9,7 @@ import {
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { recordedToolName } from '../../../domain/agent/model-output';
 import { jsonColumn } from '../json-column';
-import { afterCommit, inUnitOfWork, join, raw, type Sql, selectRows, sql, type Statement } from '../sql';
+import { afterCommit, inTransaction, inUnitOfWork, join, raw, type Sql, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 
 type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
@@ -96,18 +96,17 @@ export class AuditAppender {
     return seq;
   }
 
-  /** Runs `work` in one transaction on `dataSource`, with `append` writing into it. */
+  /**
+   * Runs `work` in a transaction of its own on `dataSource` (a unit of work, sql.ts
+   * `inTransaction`), with `append` writing into it. Rows, `append`'s and `insertWhen`'s
+   * alike, are counted once it commits. Its callers roll it back by throwing, so it never
+   * joins a unit of work already open.
+   */
   async transaction<T>(dataSource: DataSource, work: (manager: EntityManager, append: AppendInTransaction) => Promise<T>): Promise<T> {
-    const appended: [string, string][] = [];
-    const result = await dataSource.transaction((manager) =>
-      work(manager, async (entry, outcome, pendingSeq) => {
-        const [seq] = await insert(manager, [rowValues(entry, outcome, pendingSeq)]);
-        appended.push([entry.source, outcome.status]);
-        return seq;
-      }),
+    if (inUnitOfWork(dataSource)) throw new Error('AuditAppender.transaction opens its own transaction, not one inside a unit of work');
+    return inTransaction(dataSource, (manager) =>
+      work(manager, (entry, outcome, pendingSeq) => this.append(dataSource, entry, outcome, pendingSeq)),
     );
-    for (const [source, status] of appended) this.metrics.auditRowAppended(source, status);
-    return result;
   }
 
   /**

@@ -99,7 +99,8 @@ const WRAP_UP_ROW = z.object({
 });
 
 /** What begin's statement reads back: whether the lease held, and the new action's id (null for a duplicate). */
-const BEGUN_ROW = z.object({ held: z.boolean(), id: z.string().nullable() });
+/** bigserial comes back as text. */
+const BEGUN_ROW = z.object({ held: z.boolean(), id: z.string().nullable(), pending_seq: z.coerce.number().int().nullable() });
 
 const COUNT_ROW = z.object({ n: z.number() });
 
@@ -261,32 +262,35 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     const idempotencyKey = createHash('sha256').update(input.idempotencyMaterial).digest('hex');
     const leaseExpiresAt = new Date(input.now.getTime() + input.leaseMs);
     try {
-      return await this.audit.transaction(this.dataSource, async (manager, append) => {
-        const pendingSeq = await append(input.audit, { status: 'pending' }, null);
+      return await this.audit.transaction(this.dataSource, async (manager) => {
         const { claim, proposal } = input;
-        // The lease is checked (and extended over the call) by the statement that inserts the
-        // action: no action row without the lease, and one round trip for both.
+        // One round trip for the pending audit row, the lease (checked, and extended over the
+        // call) and the action row: no action row without the lease, none without its audit row.
+        const pending = { status: 'pending' } as const;
         const row = await selectRow(
           manager,
           sql`WITH held AS (
                 UPDATE outreach_tasks SET lease_expires_at = ${leaseExpiresAt}
                 WHERE id = ${claim.taskId} AND lease_owner = ${claim.workerId} AND attempts = ${claim.attempts} AND status = 'InProgress'
                 RETURNING id),
+              audited AS (${this.audit.insertWhen(sql`EXISTS (SELECT 1 FROM held)`, input.audit, pending, null)}),
               inserted AS (
                 INSERT INTO outreach_actions (task_id, campaign_id, owner_id, decision_id, action, kind, channel, target, args,
                   idempotency_key, status, pending_audit_seq, lease_expires_at, created_at)
                 SELECT held.id, ${claim.campaignId}::uuid, ${claim.ownerId}::uuid, ${input.decisionId}::uuid, ${proposal.action}::varchar,
                   ${input.kind}::varchar, ${input.channel}::varchar, ${actionTarget(proposal) ?? ''}::varchar,
-                  ${JSON.stringify({ ...proposal.args })}::jsonb, ${idempotencyKey}::varchar, 'in_flight', ${pendingSeq}::bigint,
+                  ${JSON.stringify({ ...proposal.args })}::jsonb, ${idempotencyKey}::varchar, 'in_flight', audited.seq,
                   ${leaseExpiresAt}::timestamptz, ${input.now}::timestamptz
-                FROM held
+                FROM held, audited
                 ON CONFLICT (idempotency_key) DO NOTHING RETURNING id)
-              SELECT EXISTS (SELECT 1 FROM held) AS held, (SELECT id FROM inserted) AS id`,
+              SELECT EXISTS (SELECT 1 FROM held) AS held, (SELECT id FROM inserted) AS id, (SELECT seq FROM audited) AS pending_seq`,
           BEGUN_ROW,
         );
         if (!row!.held) throw new Rollback({ status: 'lease_lost' });
         if (row!.id === null) throw new Rollback({ status: 'duplicate', idempotencyKey });
         const actionId = row!.id;
+        const pendingSeq = row!.pending_seq!;
+        this.audit.counted(input.audit, pending);
         // Reviewed and approved: its slot is held since it was drafted; it runs once.
         if (input.approvedDraftId !== undefined && !(await markDraftSent(manager, input.approvedDraftId, input.now)))
           throw new Rollback({ status: 'duplicate', idempotencyKey });
