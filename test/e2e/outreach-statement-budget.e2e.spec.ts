@@ -29,7 +29,7 @@ describe('SQL statements per outreach cycle', () => {
     await db?.dispose();
   });
 
-  it('acts in at most 12 round trips and 8 commits; each audit row rides in the statement of the write it records', async () => {
+  it('acts in at most 11 round trips and 7 commits; each audit row rides in the statement of the write it records', async () => {
     const campaignId = await startedCampaign(sut.http, user, 'Budget', leads(2, 'budget'));
     await runCycle(sut.http, user, campaignId); // connections and prepared statements warm
     const counter = countStatements();
@@ -42,11 +42,12 @@ describe('SQL statements per outreach cycle', () => {
     expect(outcome).toMatchObject({ status: 'completed', execution: { status: 'succeeded' } });
     // The route's account and campaign, the claim, the reload, the reservation's transaction
     // (5: the pending row with the lease and the action row, two for the quota), the sandbox
-    // channel's call, the settlement with the task's release and the outcome row, the decision.
+    // channel's call, and the settlement with the task's release, the outcome row and the
+    // cycle's decision row.
     const { statements } = counter;
     expect({ count: statements.length, commits: commitsOf(statements) }).toEqual({
-      count: Math.min(statements.length, 12),
-      commits: Math.min(commitsOf(statements), 8),
+      count: Math.min(statements.length, 11),
+      commits: Math.min(commitsOf(statements), 7),
     });
     // The pending row with the action row, before the channel is called; the outcome row with the settlement.
     expect(statements.filter((statement) => /^\s*INSERT INTO audit_log/.test(statement))).toHaveLength(0);
@@ -56,6 +57,8 @@ describe('SQL statements per outreach cycle', () => {
     const settling = statements.filter((statement) => statement.includes('UPDATE outreach_actions'));
     expect(settling).toHaveLength(1);
     expect(settling[0]).toMatch(/INSERT INTO audit_log/);
+    expect(settling[0]).toMatch(/INSERT INTO decision_logs/);
+    expect(statements.filter((statement) => statement.includes('INSERT INTO decision_logs'))).toHaveLength(1);
     // Written that way, both rows are queued for the sealer like any other, the action names
     // its pending row, and the outcome row points at it.
     const sql = sut.app.get(DataSource);
@@ -65,6 +68,11 @@ describe('SQL statements per outreach cycle', () => {
         WHERE a.decision_id = $1 ORDER BY a.seq`,
       [outcome.decisionId],
     );
+    const [decision] = await sql.query<{ status: string; decision_type: string }[]>(
+      `SELECT status, decision_type FROM decision_logs WHERE id = $1`,
+      [outcome.decisionId],
+    );
+    expect(decision).toEqual({ status: 'completed', decision_type: outcome.proposal!.action });
     const pendingSeq = rows[0]?.seq;
     expect(rows).toEqual([
       { seq: pendingSeq, status: 'pending', pending: null, action_pending: pendingSeq },

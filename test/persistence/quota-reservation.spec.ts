@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ClaimedTask } from '../../src/application/outreach/ports/outreach-cycle-store.port';
+import type { ClaimedTask, OutreachDecision } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import { draftCampaign } from '../../src/domain/outreach/campaign';
 import { draftLead } from '../../src/domain/outreach/lead';
 import type { ActionKind } from '../../src/domain/outreach/outreach-task';
@@ -277,6 +277,76 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       const idempotencyKey = (first!.result as { idempotencyKey: string }).idempotencyKey;
       expect(await counting(async () => expect((await begin(mine)).result).toEqual({ status: 'duplicate', idempotencyKey }))).toBe(0);
       expect(await writtenFor(mine.taskId)).toEqual({ actions: 1, audits: 1, used: 1 });
+    });
+
+    it("writes the cycle's decision row with the settlement: when the sweeper settled the action first, and with a refund", async () => {
+      const ownerId = await newOwner();
+      const campaignId = await messagesDue(ownerId, 2);
+      const decisionOf = (claim: ClaimedTask, status: string): OutreachDecision => ({
+        id: randomUUID(),
+        ownerId,
+        campaignId,
+        taskId: claim.taskId,
+        decisionType: 'linkedin_send_message',
+        status,
+        iterations: 1,
+        provider: 'offline',
+        model: 'offline',
+        promptTokens: 0,
+        completionTokens: 0,
+        cost: null,
+        durationMs: 5,
+        failureClass: null,
+        providerRequestId: null,
+        createdAt: now,
+      });
+      const settle = async () => {
+        const claimed = await claim(campaignId);
+        const { result } = await begin(claimed);
+        if (result.status !== 'reserved') throw new Error(result.status);
+        return { claimed, result };
+      };
+      const finishWith = (
+        claimed: ClaimedTask,
+        result: { actionId: string; pendingSeq: number },
+        refund: boolean,
+        decision: OutreachDecision,
+      ) =>
+        store.finish({
+          actionId: result.actionId,
+          taskId: claimed.taskId,
+          pendingSeq: result.pendingSeq,
+          audit: {
+            source: 'outreach',
+            actorId: ownerId,
+            campaignId,
+            outreachTaskId: claimed.taskId,
+            tool: 'linkedin_send_message',
+            arguments: {},
+            securityEvents: [],
+          },
+          outcome: refund ? { status: 'failed', errorCode: 'RATE_LIMITED', durationMs: 1 } : { status: 'succeeded', durationMs: 1 },
+          task: refund ? { status: 'Pending', nextRunAt: now, lastError: 'RATE_LIMITED' } : { status: 'Completed', lastError: null },
+          refundQuota: refund ? { day: today } : null,
+          now,
+          decision,
+        });
+      const decided = async (id: string) => (await sql<{ status: string }[]>(`SELECT status FROM decision_logs WHERE id = $1`, [id]))[0];
+
+      // The sweeper settled the action while the channel was slow: its record stands, no outcome row, but the decision is written.
+      const first = await settle();
+      await sql(`UPDATE outreach_actions SET status = 'unknown' WHERE id = $1`, [first.result.actionId]);
+      const swept = decisionOf(first.claimed, 'completed');
+      await finishWith(first.claimed, first.result, false, swept);
+      expect(await decided(swept.id)).toEqual({ status: 'completed' });
+      expect(await writtenFor(first.claimed.taskId)).toMatchObject({ actions: 1, audits: 1 });
+
+      // The channel refused: the slot goes back, the outcome row and the decision are written in one transaction.
+      const second = await settle();
+      const refused = decisionOf(second.claimed, 'deferred');
+      await finishWith(second.claimed, second.result, true, refused);
+      expect(await decided(refused.id)).toEqual({ status: 'deferred' });
+      expect(await writtenFor(second.claimed.taskId)).toEqual({ actions: 1, audits: 2, used: 1 });
     });
 
     it('counts no audit row for a begin the quota refused: its pending row was rolled back', async () => {

@@ -1,6 +1,7 @@
 import type { ToolAuditEntry } from '../agent/ports/audit-log.port';
 import type { TokenUsage } from '../agent/ports/language-model.port';
 import type { CycleOutcome } from './cycle-outcome';
+import type { FinishAction } from './ports/outreach-cycle-store.port';
 
 /** What one cycle accumulates for its decision-log row while its steps run. */
 export interface Cycle {
@@ -12,6 +13,11 @@ export interface Cycle {
   planningAttempts: number;
   failureClass: string | null;
   providerRequestId: string | null;
+  /**
+   * The action's settlement, once the cycle acted: written when the cycle ends, in one
+   * statement with its decision row (OutreachCycleStore.finish).
+   */
+  settlement: FinishAction | null;
 }
 
 /** The audit entry of a tool the cycle proposes or runs, with the cycle's own fields filled in. */

@@ -191,7 +191,7 @@ export class OutreachActionRunner {
         const found = await this.channels.lookup(proposal, idempotencyKey);
         if (found !== null && found !== 'unknowable') record = found;
         else if (found === 'unknowable') {
-          return this.finishAction(claim, shown, base, action, {
+          return this.finishAction(cycle, claim, shown, base, action, {
             status: 'unknown',
             errorCode: failure.code,
             result: { error: failure.message },
@@ -215,7 +215,7 @@ export class OutreachActionRunner {
       const retry = error.retryable && claim.attempts < MAX_TASK_ATTEMPTS;
       const nextRunAt =
         error.code === 'SESSION_EXPIRED' ? this.clock.now() : new Date(this.clock.now().getTime() + retryDelayMs(claim.attempts));
-      return this.finishAction(claim, shown, base, action, {
+      return this.finishAction(cycle, claim, shown, base, action, {
         status: 'failed',
         errorCode: error.code,
         result: { error: error.message },
@@ -234,6 +234,7 @@ export class OutreachActionRunner {
     // After a failure, the record can only have come from the look-up by key.
     const verification = await this.channels.verify(proposal, idempotencyKey, record, failure !== null);
     return this.finishAction(
+      cycle,
       claim,
       shown,
       base,
@@ -343,7 +344,12 @@ export class OutreachActionRunner {
     return { release: { status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' }, deferred };
   }
 
-  private async finishAction(
+  /**
+   * Settles the action: its outcome, its audit row and the task's release, written when the
+   * cycle ends, with its decision row (Cycle.settlement).
+   */
+  private finishAction(
+    cycle: Cycle,
     claim: ClaimedTask,
     shown: { view: (release: TaskRelease) => CycleOutcome['task'] },
     base: Pick<CycleOutcome, 'proposal' | 'validation'>,
@@ -358,11 +364,11 @@ export class OutreachActionRunner {
       task: TaskRelease;
       cycle: { status: CycleStatus; code: CycleCode | null; message: string };
     },
-  ): Promise<CycleOutcome> {
+  ): CycleOutcome {
     const now = this.clock.now();
     const durationMs = now.getTime() - action.started;
     this.metrics.toolCall(action.audited.tool, result.status, durationMs / 1000);
-    await this.store.finish({
+    cycle.settlement = {
       actionId: action.actionId,
       taskId: claim.taskId,
       pendingSeq: action.pendingSeq,
@@ -371,7 +377,7 @@ export class OutreachActionRunner {
       task: result.task,
       refundQuota: result.refundQuota ? { day: action.day } : null,
       now,
-    });
+    };
     return outcome({
       ...base,
       ...result.cycle,

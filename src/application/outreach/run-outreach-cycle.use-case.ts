@@ -14,7 +14,13 @@ import type { CycleOutcome, CycleStatus } from './cycle-outcome';
 import { OutreachActionPlanner } from './outreach-action-planner';
 import { OutreachActionRunner } from './outreach-action-runner';
 import { ownerLimitsOf, OutreachSettings } from './outreach-settings';
-import { OutreachCycleStore, type ClaimedTask, type TaskRelease, type WrapUpContext } from './ports/outreach-cycle-store.port';
+import {
+  OutreachCycleStore,
+  type ClaimedTask,
+  type OutreachDecision,
+  type TaskRelease,
+  type WrapUpContext,
+} from './ports/outreach-cycle-store.port';
 
 /**
  * One outreach cycle: claim one due task, reload its state, check the context, plan ONE
@@ -66,6 +72,7 @@ export class RunOutreachCycleUseCase {
       planningAttempts: 0,
       failureClass: null,
       providerRequestId: null,
+      settlement: null,
     };
   }
 
@@ -74,7 +81,7 @@ export class RunOutreachCycleUseCase {
     const result = { ...(await work(cycle)), decisionId: cycle.decisionId, campaignId: cycle.campaignId };
     const pricing = this.agentSettings.pricing;
     const durationMs = this.clock.now().getTime() - cycle.started.getTime();
-    await this.store.recordDecision({
+    const decision: OutreachDecision = {
       id: cycle.decisionId,
       ownerId: cycle.ownerId,
       campaignId: cycle.campaignId,
@@ -90,7 +97,10 @@ export class RunOutreachCycleUseCase {
       failureClass: cycle.failureClass,
       providerRequestId: cycle.providerRequestId,
       createdAt: cycle.started,
-    });
+    };
+    // A cycle that acted settles its action with its decision: one statement, one commit.
+    if (cycle.settlement) await this.store.finish({ ...cycle.settlement, decision });
+    else await this.store.recordDecision(decision);
     this.metrics.outreachCycle(result.status, result.code, durationMs / 1000);
     this.logger.info({
       msg: 'outreach cycle',

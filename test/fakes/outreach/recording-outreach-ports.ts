@@ -88,6 +88,8 @@ export class SingleTaskCycleStore extends OutreachCycleStore {
   finish(input: FinishAction): Promise<void> {
     this.journal.push('store:finish');
     this.finished.push(input);
+    // The cycle's decision row rides in the settlement.
+    if (input.decision) this.decisions.push(input.decision);
     return Promise.resolve();
   }
 

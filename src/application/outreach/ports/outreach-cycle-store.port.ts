@@ -94,6 +94,8 @@ export interface FinishAction {
    */
   readonly refundQuota: { readonly day: string } | null;
   readonly now: Date;
+  /** The cycle's decision row, written with the settlement (a cycle's last write); none from the sweeper. */
+  readonly decision?: OutreachDecision;
 }
 
 /** An action whose worker stopped (or stalled) between its pending row and its outcome. */
@@ -151,7 +153,7 @@ export abstract class OutreachCycleStore {
    * past a daily or weekly limit), appends the pending audit row and the action row with its key.
    */
   abstract begin(input: BeginAction): Promise<BeginResult>;
-  /** In one transaction: the action's status, the audit outcome row, the task's new state. */
+  /** In one transaction: the action's status, the audit outcome row, the task's new state, and the decision row if given. */
   abstract finish(input: FinishAction): Promise<void>;
   /** Completes the campaign if no task is open. */
   abstract completeCampaign(campaignId: string, now: Date): Promise<boolean>;

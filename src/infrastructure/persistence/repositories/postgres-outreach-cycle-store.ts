@@ -332,19 +332,22 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
         }),
         COUNT_ROW,
       );
+    // The cycle's decision row is written whoever settled the action.
+    const decided = input.decision ? sql`, decided AS (${decisionInsert(input.decision)})` : empty;
     if (input.refundQuota) {
       const { refundQuota } = input;
       // Nothing happened: the slot goes back in the same transaction.
       await this.audit.transaction(this.dataSource, async (manager, append) => {
-        if ((await release(settled, manager))!.n === 0) return;
+        if ((await release(sql`${settled}${decided}`, manager))!.n === 0) return;
         await refundSlot(manager, input.actionId, refundQuota.day);
         await append(input.audit, outcome, input.pendingSeq);
       });
       return;
     }
-    // One statement, one round trip: the settlement, the task's release and the outcome row.
+    // One statement, one round trip: the settlement, the task's release, the outcome row and the decision row.
     const audited = this.audit.insertWhen(sql`EXISTS (SELECT 1 FROM settled)`, input.audit, outcome, input.pendingSeq);
-    if ((await release(sql`${settled}, audited AS (${audited})`, this.dataSource))!.n > 0) this.audit.counted(input.audit, outcome);
+    if ((await release(sql`${settled}, audited AS (${audited})${decided}`, this.dataSource))!.n > 0)
+      this.audit.counted(input.audit, outcome);
   }
 
   async completeCampaign(campaignId: string, now: Date): Promise<boolean> {
@@ -363,15 +366,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 
   async recordDecision(decision: OutreachDecision): Promise<void> {
-    const d = decision;
-    await run(
-      this.dataSource,
-      sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
-            prompt_tokens, completion_tokens, cost, duration_ms, failure_class, provider_request_id, created_at)
-          VALUES (${d.id}, ${d.ownerId}, ${d.campaignId}, ${d.taskId}, ${d.decisionType}, ${d.status}, ${d.iterations}, ${d.provider},
-            ${d.model}, ${d.promptTokens}, ${d.completionTokens}, ${d.cost}, ${d.durationMs}, ${d.failureClass}, ${d.providerRequestId},
-            ${d.createdAt})`,
-    );
+    await run(this.dataSource, decisionInsert(decision));
   }
 
   async claimStaleActions(input: { now: Date; leaseMs: number; limit: number }): Promise<StaleAction[]> {
@@ -447,6 +442,15 @@ function releaseSet(release: TaskRelease, now: Date): Statement {
  * do-not-contact list, its other pending tasks are cancelled. `before` are CTEs that run
  * first, which `where` and `select` may name; `select` is what the statement answers.
  */
+/** The decision row's INSERT, on its own or as a part of `finish`'s statement. */
+function decisionInsert(d: OutreachDecision): Statement {
+  return sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
+      prompt_tokens, completion_tokens, cost, duration_ms, failure_class, provider_request_id, created_at)
+    VALUES (${d.id}, ${d.ownerId}, ${d.campaignId}, ${d.taskId}, ${d.decisionType}, ${d.status}, ${d.iterations}, ${d.provider},
+      ${d.model}, ${d.promptTokens}, ${d.completionTokens}, ${d.cost}, ${d.durationMs}, ${d.failureClass}, ${d.providerRequestId},
+      ${d.createdAt})`;
+}
+
 function releaseStatement(input: { before?: Statement; where: Statement; release: TaskRelease; now: Date; select: Statement }): Statement {
   const blocked = input.release.lastError === 'DO_NOT_CONTACT';
   const at = sql`${input.now}::timestamptz`;
