@@ -98,8 +98,10 @@ const WRAP_UP_ROW = z.object({
   recent: z.array(RECENT_ROW),
 });
 
-/** What begin's statement reads back: whether the lease held, and the new action's id (null for a duplicate). */
-/** bigserial comes back as text. */
+/**
+ * What begin's statement reads back: whether the lease held, the new action's id (null for a
+ * duplicate) and its pending audit row's seq (a bigserial, which comes back as text).
+ */
 const BEGUN_ROW = z.object({ held: z.boolean(), id: z.string().nullable(), pending_seq: z.coerce.number().int().nullable() });
 
 const COUNT_ROW = z.object({ n: z.number() });
