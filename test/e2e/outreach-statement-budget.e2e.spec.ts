@@ -80,4 +80,38 @@ describe('SQL statements per outreach cycle', () => {
     ]);
     expect(await sql.query(STRAY_ROWS)).toEqual([]);
   });
+
+  it("writes a cycle's decision row in the statement that releases its task when it does not act", async () => {
+    const campaignId = await startedCampaign(sut.http, user, 'No look-ups', leads(2, 'no-lookups', { email: false }), {
+      profile_lookup: 0,
+    });
+    await runCycle(sut.http, user, campaignId); // warm, and defers every look-up of the campaign
+    await sut.app
+      .get(DataSource)
+      .query(`UPDATE outreach_tasks SET next_run_at = now() - interval '1 minute' WHERE campaign_id = $1 AND status = 'Pending'`, [
+        campaignId,
+      ]);
+    const counter = countStatements();
+    let outcome: CycleBody;
+    try {
+      outcome = await runCycle(sut.http, user, campaignId);
+    } finally {
+      counter.stop();
+    }
+    expect(outcome).toMatchObject({ status: 'deferred', code: 'QUOTA_EXCEEDED' });
+    // The route's account and campaign, the claim, the reload, the refusal's audit row, the
+    // deferral of the kind's other tasks, and the task's release with the decision row.
+    const { statements } = counter;
+    expect({ count: statements.length, commits: commitsOf(statements) }).toEqual({
+      count: Math.min(statements.length, 7),
+      commits: Math.min(commitsOf(statements), 7),
+    });
+    const deciding = statements.filter((statement) => statement.includes('INSERT INTO decision_logs'));
+    expect(deciding).toHaveLength(1);
+    expect(deciding[0]).toMatch(/UPDATE outreach_tasks SET/);
+    const [decision] = await sut.app
+      .get(DataSource)
+      .query<{ status: string }[]>(`SELECT status FROM decision_logs WHERE id = $1`, [outcome.decisionId]);
+    expect(decision).toEqual({ status: 'deferred' });
+  });
 });

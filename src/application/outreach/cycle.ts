@@ -1,7 +1,7 @@
 import type { ToolAuditEntry } from '../agent/ports/audit-log.port';
 import type { TokenUsage } from '../agent/ports/language-model.port';
 import type { CycleOutcome } from './cycle-outcome';
-import type { FinishAction } from './ports/outreach-cycle-store.port';
+import type { ClaimedTask, FinishAction, TaskRelease } from './ports/outreach-cycle-store.port';
 
 /** What one cycle accumulates for its decision-log row while its steps run. */
 export interface Cycle {
@@ -14,11 +14,16 @@ export interface Cycle {
   failureClass: string | null;
   providerRequestId: string | null;
   /**
-   * The action's settlement, once the cycle acted: written when the cycle ends, in one
-   * statement with its decision row (OutreachCycleStore.finish).
+   * The cycle's last write to the task, made when the cycle ends together with its decision
+   * row (one statement): the action's settlement if it acted, else the task's release. Null
+   * when something else wrote the task's state (a draft held for review), or nothing did.
    */
-  settlement: FinishAction | null;
+  settlement: CycleSettlement | null;
 }
+
+export type CycleSettlement =
+  | { readonly kind: 'action'; readonly action: FinishAction }
+  | { readonly kind: 'release'; readonly claim: ClaimedTask; readonly release: TaskRelease; readonly now: Date };
 
 /** The audit entry of a tool the cycle proposes or runs, with the cycle's own fields filled in. */
 export type AuditEntryFor = (tool: string, args: unknown) => ToolAuditEntry;

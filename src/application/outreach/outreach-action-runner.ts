@@ -73,7 +73,7 @@ export class OutreachActionRunner {
     leave: (
       release: TaskRelease,
       result: { status: CycleStatus; code: CycleCode | null; message: string; execution: CycleOutcome['execution'] },
-    ) => Promise<CycleOutcome>,
+    ) => CycleOutcome,
   ): Promise<CycleOutcome> {
     const pendingSeq = await this.audit.recordPending(audited);
     const started = this.clock.now().getTime();
@@ -149,7 +149,7 @@ export class OutreachActionRunner {
     });
     const base = { proposal: shown.proposed, validation: shown.validation };
     if (begun.status === 'lease_lost') return leaseLost(base, 'acting');
-    if (begun.status === 'quota_exceeded') return this.quotaReachedMeanwhile(claim, audited, begun.block, shown, now);
+    if (begun.status === 'quota_exceeded') return this.quotaReachedMeanwhile(cycle, claim, audited, begun.block, shown, now);
     if (begun.status === 'duplicate') {
       await this.audit.record(audited, {
         status: 'rejected',
@@ -158,7 +158,7 @@ export class OutreachActionRunner {
         durationMs: 0,
       });
       const release: TaskRelease = { status: 'Failed', lastError: 'DUPLICATE_ACTION' };
-      await this.store.releaseTask(claim, release, this.clock.now());
+      cycle.settlement = { kind: 'release', claim, release, now: this.clock.now() };
       return outcome({
         ...base,
         status: 'failed',
@@ -298,7 +298,7 @@ export class OutreachActionRunner {
       audit: audited,
     });
     if (held.status === 'lease_lost') return leaseLost({ proposal: shown.proposed, validation: shown.validation }, 'drafting');
-    if (held.status === 'quota_exceeded') return this.quotaReachedMeanwhile(claim, audited, held.block, shown, cycle.started);
+    if (held.status === 'quota_exceeded') return this.quotaReachedMeanwhile(cycle, claim, audited, held.block, shown, cycle.started);
     return outcome({
       proposal: shown.proposed,
       validation: shown.validation,
@@ -312,6 +312,7 @@ export class OutreachActionRunner {
 
   /** The slot was taken meanwhile (the context check saw room): audited, and the task waits for the limit's next slot. */
   private async quotaReachedMeanwhile(
+    cycle: Cycle,
     claim: ClaimedTask,
     audited: ToolAuditEntry,
     block: QuotaBlock,
@@ -320,7 +321,7 @@ export class OutreachActionRunner {
   ): Promise<CycleOutcome> {
     await this.audit.record(audited, { status: 'rejected', errorCode: 'QUOTA_EXCEEDED', result: quotaResult(block), durationMs: 0 });
     const { release } = await this.deferForQuota(claim, block, now);
-    await this.store.releaseTask(claim, release, this.clock.now());
+    cycle.settlement = { kind: 'release', claim, release, now: this.clock.now() };
     return outcome({
       proposal: shown.proposed,
       validation: shown.validation,
@@ -369,14 +370,17 @@ export class OutreachActionRunner {
     const durationMs = now.getTime() - action.started;
     this.metrics.toolCall(action.audited.tool, result.status, durationMs / 1000);
     cycle.settlement = {
-      actionId: action.actionId,
-      taskId: claim.taskId,
-      pendingSeq: action.pendingSeq,
-      audit: action.audited,
-      outcome: { status: result.status, result: result.result, errorCode: result.errorCode ?? undefined, durationMs },
-      task: result.task,
-      refundQuota: result.refundQuota ? { day: action.day } : null,
-      now,
+      kind: 'action',
+      action: {
+        actionId: action.actionId,
+        taskId: claim.taskId,
+        pendingSeq: action.pendingSeq,
+        audit: action.audited,
+        outcome: { status: result.status, result: result.result, errorCode: result.errorCode ?? undefined, durationMs },
+        task: result.task,
+        refundQuota: result.refundQuota ? { day: action.day } : null,
+        now,
+      },
     };
     return outcome({
       ...base,

@@ -98,8 +98,10 @@ export class RunOutreachCycleUseCase {
       providerRequestId: cycle.providerRequestId,
       createdAt: cycle.started,
     };
-    // A cycle that acted settles its action with its decision: one statement, one commit.
-    if (cycle.settlement) await this.store.finish({ ...cycle.settlement, decision });
+    // The cycle's last write to its task goes with its decision row: one statement, one commit.
+    const settlement = cycle.settlement;
+    if (settlement?.kind === 'action') await this.store.finish({ ...settlement.action, decision });
+    else if (settlement?.kind === 'release') await this.store.releaseTask(settlement.claim, settlement.release, settlement.now, decision);
     else await this.store.recordDecision(decision);
     this.metrics.outreachCycle(result.status, result.code, durationMs / 1000);
     this.logger.info({
@@ -140,8 +142,11 @@ export class RunOutreachCycleUseCase {
       attempts: claim.attempts,
       nextRunAt: release.status === 'Pending' ? (release.nextRunAt ?? now) : null,
     });
-    const leave = async (release: TaskRelease, result: Omit<Partial<CycleOutcome>, 'task'> & { status: CycleStatus; message: string }) => {
-      await this.store.releaseTask(claim, release, this.clock.now());
+    const leave = (
+      release: TaskRelease,
+      result: Omit<Partial<CycleOutcome>, 'task'> & { status: CycleStatus; message: string },
+    ): CycleOutcome => {
+      cycle.settlement = { kind: 'release', claim, release, now: this.clock.now() };
       return outcome({ ...result, task: view(release) });
     };
 

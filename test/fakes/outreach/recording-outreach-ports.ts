@@ -68,9 +68,11 @@ export class SingleTaskCycleStore extends OutreachCycleStore {
     return Promise.resolve(null);
   }
 
-  releaseTask(_: ClaimedTask, release: TaskRelease): Promise<boolean> {
+  releaseTask(_: ClaimedTask, release: TaskRelease, _now: Date, decision?: OutreachDecision): Promise<boolean> {
     this.journal.push('store:releaseTask');
     this.released.push(release);
+    // The cycle's decision row rides in the release.
+    if (decision) this.decisions.push(decision);
     return Promise.resolve(true);
   }
 

@@ -137,8 +137,8 @@ export abstract class OutreachCycleStore {
     input: { day: string; ownerLimits: OwnerLimits; secretNames: readonly string[] },
   ): Promise<LoadedTask | null>;
   abstract loadWrapUpContext(campaignId: string, input: { day: string; ownerLimits: OwnerLimits }): Promise<WrapUpContext | null>;
-  /** Leaves the claimed task as `release` says, if the claim is still held. */
-  abstract releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date): Promise<boolean>;
+  /** Leaves the claimed task as `release` says, if the claim is still held; writes the cycle's decision row if given, either way. */
+  abstract releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date, decision?: OutreachDecision): Promise<boolean>;
   /** Moves every Pending task of `kind` in the exhausted scope to `until`. @returns how many. */
   abstract deferKind(input: {
     ownerId: string;

@@ -227,10 +227,11 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     };
   }
 
-  async releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date): Promise<boolean> {
+  async releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date, decision?: OutreachDecision): Promise<boolean> {
     const row = await selectRow(
       this.dataSource,
       releaseStatement({
+        before: decision ? sql`decided AS (${decisionInsert(decision)})` : undefined,
         where: sql`id = ${claim.taskId} AND lease_owner = ${claim.workerId} AND attempts = ${claim.attempts} AND status = 'InProgress'`,
         release,
         now,
