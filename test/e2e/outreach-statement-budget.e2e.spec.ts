@@ -29,22 +29,25 @@ describe('SQL statements per outreach cycle', () => {
     await db?.dispose();
   });
 
-  it('acts in at most 11 round trips and 7 commits; each audit row rides in the statement of the write it records', async () => {
-    const campaignId = await startedCampaign(sut.http, user, 'Budget', leads(2, 'budget'));
-    await runCycle(sut.http, user, campaignId); // connections and prepared statements warm
+  /** One cycle over HTTP, and the statements it sent. */
+  async function countedCycle(campaignId: string): Promise<{ outcome: CycleBody; statements: string[] }> {
     const counter = countStatements();
-    let outcome: CycleBody;
     try {
-      outcome = await runCycle(sut.http, user, campaignId);
+      return { outcome: await runCycle(sut.http, user, campaignId), statements: counter.statements };
     } finally {
       counter.stop();
     }
+  }
+
+  it('acts in at most 11 round trips and 7 commits; each audit row rides in the statement of the write it records', async () => {
+    const campaignId = await startedCampaign(sut.http, user, 'Budget', leads(2, 'budget'));
+    await runCycle(sut.http, user, campaignId); // connections and prepared statements warm
+    const { outcome, statements } = await countedCycle(campaignId);
     expect(outcome).toMatchObject({ status: 'completed', execution: { status: 'succeeded' } });
     // The route's account and campaign, the claim, the reload, the reservation's transaction
     // (5: the pending row with the lease and the action row, two for the quota), the sandbox
     // channel's call, and the settlement with the task's release, the outcome row and the
     // cycle's decision row.
-    const { statements } = counter;
     expect({ count: statements.length, commits: commitsOf(statements) }).toEqual({
       count: Math.min(statements.length, 11),
       commits: Math.min(commitsOf(statements), 7),
@@ -91,17 +94,10 @@ describe('SQL statements per outreach cycle', () => {
       .query(`UPDATE outreach_tasks SET next_run_at = now() - interval '1 minute' WHERE campaign_id = $1 AND status = 'Pending'`, [
         campaignId,
       ]);
-    const counter = countStatements();
-    let outcome: CycleBody;
-    try {
-      outcome = await runCycle(sut.http, user, campaignId);
-    } finally {
-      counter.stop();
-    }
+    const { outcome, statements } = await countedCycle(campaignId);
     expect(outcome).toMatchObject({ status: 'deferred', code: 'QUOTA_EXCEEDED' });
     // The route's account and campaign, the claim, the reload, the refusal's audit row, the
     // deferral of the kind's other tasks, and the task's release with the decision row.
-    const { statements } = counter;
     expect({ count: statements.length, commits: commitsOf(statements) }).toEqual({
       count: Math.min(statements.length, 7),
       commits: Math.min(commitsOf(statements), 7),
