@@ -59,7 +59,7 @@ pg.Client.prototype.query = function countedQuery(this: object, ...args: unknown
   counts.statements++;
   if (/^\s*(START TRANSACTION|BEGIN)\b/i.test(text)) inTransaction.add(this);
   else if (/^\s*(COMMIT|ROLLBACK)\s*$/i.test(text)) inTransaction.delete(this);
-  // A cycle's decision row ends it: on its own, or inside the statement that settles its action.
+  // A cycle's decision row ends it: on its own, or inside the statement that settles its action or releases its task.
   const cycleEnds = /\bINSERT INTO decision_logs\b/.test(text);
   if (cycleEnds) counts.cycles++;
   if (captured && !CONTROL.test(text)) {

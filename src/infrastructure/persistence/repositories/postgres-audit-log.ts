@@ -112,8 +112,8 @@ export class AuditAppender {
   /**
    * One row as part of the caller's own statement: an INSERT for its WITH clause that writes
    * the row when `condition` holds (it may name the statement's other parts), so that an
-   * effect and its audit row take one round trip and commit together, without a transaction
-   * around them. Count the row with `counted` once the statement has run and wrote it.
+   * effect and its audit row take one round trip and commit together, with or without a
+   * transaction around them. Count the row with `counted` once the statement has run and wrote it.
    */
   insertWhen(condition: Statement, entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: number | null): Statement {
     return sql`INSERT INTO audit_log (${COLUMNS}) ${oneRow(rowValues(entry, outcome, pendingSeq))} WHERE ${condition} RETURNING seq`;

@@ -231,7 +231,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     const row = await selectRow(
       this.dataSource,
       releaseStatement({
-        before: decision ? sql`decided AS (${decisionInsert(decision)})` : undefined,
+        decision,
         where: sql`id = ${claim.taskId} AND lease_owner = ${claim.workerId} AND attempts = ${claim.attempts} AND status = 'InProgress'`,
         release,
         now,
@@ -328,6 +328,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
         db,
         releaseStatement({
           before,
+          decision: input.decision,
           where: sql`id = ${input.taskId} AND EXISTS (SELECT 1 FROM settled)`,
           release: input.task,
           now: input.now,
@@ -335,13 +336,11 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
         }),
         COUNT_ROW,
       );
-    // The cycle's decision row is written whoever settled the action.
-    const decided = input.decision ? sql`, decided AS (${decisionInsert(input.decision)})` : empty;
     if (input.refundQuota) {
       const { refundQuota } = input;
       // Nothing happened: the slot goes back in the same transaction.
       await this.audit.transaction(this.dataSource, async (manager, append) => {
-        if ((await release(sql`${settled}${decided}`, manager))!.n === 0) return;
+        if ((await release(settled, manager))!.n === 0) return;
         await refundSlot(manager, input.actionId, refundQuota.day);
         await append(input.audit, outcome, input.pendingSeq);
       });
@@ -349,8 +348,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     }
     // One statement, one round trip: the settlement, the task's release, the outcome row and the decision row.
     const audited = this.audit.insertWhen(sql`EXISTS (SELECT 1 FROM settled)`, input.audit, outcome, input.pendingSeq);
-    if ((await release(sql`${settled}, audited AS (${audited})${decided}`, this.dataSource))!.n > 0)
-      this.audit.counted(input.audit, outcome);
+    if ((await release(sql`${settled}, audited AS (${audited})`, this.dataSource))!.n > 0) this.audit.counted(input.audit, outcome);
   }
 
   async completeCampaign(campaignId: string, now: Date): Promise<boolean> {
@@ -439,13 +437,7 @@ function releaseSet(release: TaskRelease, now: Date): Statement {
     completed_at = CASE WHEN ${status} IN ('Completed', 'Failed', 'Cancelled') THEN ${at} ELSE NULL END`;
 }
 
-/**
- * One statement that leaves the task that `where` finds as `release` says (the CTE
- * `released`) and settles its lead: a lead is done when none of its tasks is open; on the
- * do-not-contact list, its other pending tasks are cancelled. `before` are CTEs that run
- * first, which `where` and `select` may name; `select` is what the statement answers.
- */
-/** The decision row's INSERT, on its own or as a part of `finish`'s statement. */
+/** The decision row's INSERT: on its own, or a part of the statement that releases the cycle's task (releaseStatement). */
 function decisionInsert(d: OutreachDecision): Statement {
   return sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
       prompt_tokens, completion_tokens, cost, duration_ms, failure_class, provider_request_id, created_at)
@@ -454,11 +446,27 @@ function decisionInsert(d: OutreachDecision): Statement {
       ${d.createdAt})`;
 }
 
-function releaseStatement(input: { before?: Statement; where: Statement; release: TaskRelease; now: Date; select: Statement }): Statement {
+/**
+ * One statement that leaves the task that `where` finds as `release` says (the CTE
+ * `released`) and settles its lead: a lead is done when none of its tasks is open; on the
+ * do-not-contact list, its other pending tasks are cancelled. `before` are CTEs that run
+ * first, which `where` and `select` may name; `select` is what the statement answers. The
+ * cycle's `decision` row, if given, is written by the statement whether or not it releases
+ * the task.
+ */
+function releaseStatement(input: {
+  before?: Statement;
+  decision?: OutreachDecision;
+  where: Statement;
+  release: TaskRelease;
+  now: Date;
+  select: Statement;
+}): Statement {
   const blocked = input.release.lastError === 'DO_NOT_CONTACT';
   const at = sql`${input.now}::timestamptz`;
   // The statement's parts see the tables as they were before it: the released task's own status is taken from its RETURNING.
   return sql`WITH ${input.before ? sql`${input.before},` : empty}
+    ${input.decision ? sql`decided AS (${decisionInsert(input.decision)}),` : empty}
     released AS (
       UPDATE outreach_tasks SET ${releaseSet(input.release, input.now)} WHERE ${input.where} RETURNING id, lead_id, status),
     ${
