@@ -1,3 +1,5 @@
+// First: it changes how V8 collects garbage while the rest loads.
+import { optimizeForSizeOnceStarted } from './infrastructure/start-up-heap';
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
@@ -13,6 +15,7 @@ async function bootstrap(): Promise<void> {
     await start();
   } finally {
     clearInterval(starting);
+    optimizeForSizeOnceStarted();
   }
 }
 
