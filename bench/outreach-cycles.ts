@@ -585,6 +585,8 @@ interface StatementPlan {
   /** Every node of the plan, indented, with the rows it produced or filtered out. */
   readonly nodes: string[];
   readonly triggerMs: number;
+  /** Each trigger that fired: its name, table, time and calls (foreign-key checks included). */
+  readonly triggers: string[];
 }
 
 function label(text: string): string {
@@ -605,9 +607,16 @@ function scansOf(node: PlanNode, into: { rows: number; scans: string[]; nodes: s
   for (const child of node.Plans ?? []) scansOf(child, into, depth + 1);
 }
 
+interface PlanTrigger {
+  readonly 'Trigger Name': string;
+  readonly Relation?: string;
+  readonly Time: number;
+  readonly Calls: number;
+}
+
 interface Captured {
   readonly text: string;
-  readonly plan?: [{ Plan: PlanNode; 'Execution Time': number; 'Planning Time': number; Triggers?: { Time: number }[] }];
+  readonly plan?: [{ Plan: PlanNode; 'Execution Time': number; 'Planning Time': number; Triggers?: PlanTrigger[] }];
   readonly error?: string;
 }
 
@@ -626,6 +635,7 @@ function summarise(captured: readonly Captured[]): StatementPlan[] {
           scans: [],
           nodes: [],
           triggerMs: 0,
+          triggers: [],
         };
       const [result] = plan;
       const found = { rows: 0, scans: [] as string[], nodes: [] as string[] };
@@ -641,6 +651,9 @@ function summarise(captured: readonly Captured[]): StatementPlan[] {
         triggerMs: round(
           (result.Triggers ?? []).reduce((sum, trigger) => sum + trigger.Time, 0),
           3,
+        ),
+        triggers: (result.Triggers ?? []).map(
+          (trigger) => `${trigger['Trigger Name']} on ${trigger.Relation ?? '?'}: ${round(trigger.Time, 3)} ms, ${trigger.Calls} calls`,
         ),
       };
     });
@@ -764,7 +777,7 @@ function markdown(
       const [analyzed] = index >= 0 ? unused.splice(index, 1) : [undefined];
       const cell = (p?: StatementPlan) => (p ? `${p.ms} / ${p.buffers} / ${p.rowsRead}` : '—');
       lines.push(
-        `| \`${fresh.statement.replace(/\|/g, '\\|')}\` | ${cell(fresh)} | ${cell(analyzed)} | ${fresh.scans.join('; ').replace(/\|/g, '\\|')} |`,
+        `| \`${fresh.statement.replace(/\|/g, '\\|')}\` | ${cell(fresh)} | ${cell(analyzed)} | ${[...fresh.scans, ...fresh.triggers.map((trigger) => `trigger ${trigger}`)].join('; ').replace(/\|/g, '\\|')} |`,
       );
     }
     const sum = (list: StatementPlan[], key: 'ms' | 'buffers' | 'rowsRead') =>
