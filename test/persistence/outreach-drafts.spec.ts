@@ -26,6 +26,15 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
   const now = new Date();
   const day = now.toISOString().slice(0, 10);
   const limits = { campaign: { day: 50, week: null }, owner: { day: 100, week: null } };
+  /** What a claim reads its task's context with. */
+  const contextOf = {
+    day,
+    ownerLimits: {
+      daily: { profile_lookup: 100, linkedin_message: 100, email: 100 },
+      weekly: { profile_lookup: 500, linkedin_message: 500, email: 500 },
+    },
+    secretNames: [],
+  };
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -59,7 +68,7 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
       now,
     );
     await campaigns.update(owner.id, campaign.id, { status: 'active' }, now, 'draft');
-    const claim = (await cycles.claimTask({ workerId: 'w-1', now, leaseMs: 60_000, campaignId: campaign.id }))!;
+    const { claim } = (await cycles.claimTask({ workerId: 'w-1', now, leaseMs: 60_000, campaignId: campaign.id, ...contextOf }))!;
     const proposal: DraftProposal = {
       action: 'linkedin_scrape_profile',
       args: { profileUrl: `https://www.linkedin.com/in/${slug}/`, fields: ['name'] },
@@ -117,7 +126,7 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     );
     expect(row).toEqual({ status: 'confirmation_required', result: expect.objectContaining({ draftId, argumentsHash }) });
     // Parked: no claim picks it up.
-    expect(await cycles.claimTask({ workerId: 'w-2', now, leaseMs: 60_000, campaignId: claim.campaignId })).toBeNull();
+    expect(await cycles.claimTask({ workerId: 'w-2', now, leaseMs: 60_000, campaignId: claim.campaignId, ...contextOf })).toBeNull();
   });
 
   it('approves once among 10 concurrent approvals, never with another hash, and sends once', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ClaimedTask, OutreachDecision } from '../../src/application/outreach/ports/outreach-cycle-store.port';
+import type { ClaimedTask, ClaimedWork, OutreachDecision } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import { draftCampaign } from '../../src/domain/outreach/campaign';
 import { draftLead } from '../../src/domain/outreach/lead';
 import type { ActionKind } from '../../src/domain/outreach/outreach-task';
@@ -142,14 +142,14 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       return campaign.id;
     }
 
-    /** Loads the task's context, then (after `meanwhile`) begins its action. */
-    async function begin(claim: ClaimedTask, meanwhile?: () => Promise<unknown>) {
-      const context = (await store.loadTaskContext(claim, { day: today, ownerLimits, secretNames: [] }))?.context;
+    /** Begins the action of a task claimed with its context (after `meanwhile`). */
+    async function begin({ claim, loaded }: ClaimedWork, meanwhile?: () => Promise<unknown>) {
+      const { context } = loaded;
       await meanwhile?.();
       const decisionId = randomUUID();
-      const profileUrl = context!.lead.linkedinUrl;
+      const profileUrl = context.lead.linkedinUrl;
       return {
-        context: context!,
+        context,
         result: await store.begin({
           claim,
           decisionId,
@@ -157,7 +157,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
           kind: 'linkedin_message',
           channel: 'linkedin',
           idempotencyMaterial: `${claim.taskId}:${claim.attempts}`,
-          limits: slotLimits(context!.quota, 'linkedin_message'),
+          limits: slotLimits(context.quota, 'linkedin_message'),
           day: today,
           now,
           leaseMs: 60_000,
@@ -175,7 +175,8 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       };
     }
 
-    const claim = async (campaignId: string) => (await store.claimTask({ workerId: 'worker-1', now, leaseMs: 60_000, campaignId }))!;
+    const claim = async (campaignId: string) =>
+      (await store.claimTask({ workerId: 'worker-1', now, leaseMs: 60_000, campaignId, day: today, ownerLimits, secretNames: [] }))!;
 
     it("reserves within the campaign's and the owner's weeks, refuses with the limit that binds, and a refund gives the week back", async () => {
       const ownerId = await newOwner();
@@ -184,7 +185,16 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       const second = await messagesDue(ownerId, 3);
 
       // The context knows both weeks: the campaign's own limit of 1, the owner's 5 with 3 taken.
-      const one = await begin(await claim(first));
+      const claimed = await claim(first);
+      // Read by the claim's own statement: the task as the claim left it.
+      expect(claimed.loaded.context.task).toEqual({
+        id: claimed.claim.taskId,
+        type: 'SendLinkedInMessage',
+        status: 'InProgress',
+        attempts: 1,
+        lastError: null,
+      });
+      const one = await begin(claimed);
       expect(one.context.quota.linkedin_message).toEqual({
         campaign: { used: 0, limit: 50, week: { used: 0, limit: 1, byDay: {} } },
         owner: { used: 0, limit: 100, week: { used: 3, limit: 5, byDay: { [addDays(today, -2)]: 3 } } },
@@ -257,10 +267,11 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
     it('begins an action only under the lease: once another worker holds the task, nothing is written', async () => {
       const mine = await claim(await messagesDue(await newOwner(), 1));
       // The lease expired and another worker claimed the task while this one was planning.
-      const stolen = () => sql(`UPDATE outreach_tasks SET lease_owner = 'worker-2', attempts = attempts + 1 WHERE id = $1`, [mine.taskId]);
+      const stolen = () =>
+        sql(`UPDATE outreach_tasks SET lease_owner = 'worker-2', attempts = attempts + 1 WHERE id = $1`, [mine.claim.taskId]);
 
       expect(await counting(async () => expect((await begin(mine, stolen)).result).toEqual({ status: 'lease_lost' }))).toBe(0);
-      expect(await writtenFor(mine.taskId)).toEqual({ actions: 0, audits: 0, used: 0 });
+      expect(await writtenFor(mine.claim.taskId)).toEqual({ actions: 0, audits: 0, used: 0 });
     });
 
     it('begins the same action once: the second begin is a duplicate and writes nothing more', async () => {
@@ -271,12 +282,12 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       // The pending row the action names is the one written with it.
       const [action] = await sql<{ pending: string; status: string }[]>(
         `SELECT a.pending_audit_seq AS pending, l.status FROM outreach_actions a JOIN audit_log l ON l.seq = a.pending_audit_seq WHERE a.task_id = $1`,
-        [mine.taskId],
+        [mine.claim.taskId],
       );
       expect(action).toEqual({ pending: String((first!.result as { pendingSeq: number }).pendingSeq), status: 'pending' });
       const idempotencyKey = (first!.result as { idempotencyKey: string }).idempotencyKey;
       expect(await counting(async () => expect((await begin(mine)).result).toEqual({ status: 'duplicate', idempotencyKey }))).toBe(0);
-      expect(await writtenFor(mine.taskId)).toEqual({ actions: 1, audits: 1, used: 1 });
+      expect(await writtenFor(mine.claim.taskId)).toEqual({ actions: 1, audits: 1, used: 1 });
     });
 
     it("writes the cycle's decision row with the settlement: when the sweeper settled the action first, and with a refund", async () => {
@@ -301,10 +312,10 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
         createdAt: now,
       });
       const settle = async () => {
-        const claimed = await claim(campaignId);
-        const { result } = await begin(claimed);
+        const work = await claim(campaignId);
+        const { result } = await begin(work);
         if (result.status !== 'reserved') throw new Error(result.status);
-        return { claimed, result };
+        return { claimed: work.claim, result };
       };
       const finishWith = (
         claimed: ClaimedTask,
@@ -354,7 +365,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       expect(
         await counting(async () => expect((await begin(mine)).result).toMatchObject({ status: 'quota_exceeded', scope: 'campaign' })),
       ).toBe(0);
-      expect(await writtenFor(mine.taskId)).toEqual({ actions: 0, audits: 0, used: 0 });
+      expect(await writtenFor(mine.claim.taskId)).toEqual({ actions: 0, audits: 0, used: 0 });
     });
   });
 });

@@ -16,7 +16,7 @@ import { OutreachActionRunner } from './outreach-action-runner';
 import { ownerLimitsOf, OutreachSettings } from './outreach-settings';
 import {
   OutreachCycleStore,
-  type ClaimedTask,
+  type ClaimedWork,
   type OutreachDecision,
   type TaskRelease,
   type WrapUpContext,
@@ -50,13 +50,19 @@ export class RunOutreachCycleUseCase {
   /** Works the most overdue task (of `campaignId`, if given), or completes a finished campaign. */
   async run(input: { workerId: string; campaignId?: string }): Promise<CycleOutcome> {
     const now = this.clock.now();
-    const claim = await this.store.claimTask({
+    const claimed = await this.store.claimTask({
       workerId: input.workerId,
       now,
       leaseMs: this.settings.leaseMs,
       campaignId: input.campaignId,
+      day: utcDay(now),
+      ownerLimits: ownerLimitsOf(this.settings),
+      secretNames: this.settings.secretNames,
     });
-    if (claim) return this.recorded(this.newCycle(claim.campaignId, claim.ownerId, now), (cycle) => this.workTask(cycle, claim));
+    if (claimed) {
+      const { claim } = claimed;
+      return this.recorded(this.newCycle(claim.campaignId, claim.ownerId, now), (cycle) => this.workTask(cycle, claimed));
+    }
     const finished = await this.store.findFinishedCampaign({ campaignId: input.campaignId });
     if (finished) return this.recorded(this.newCycle(finished.campaignId, finished.ownerId, now), (cycle) => this.wrapUp(cycle));
     return outcome({ status: 'idle', code: 'NO_TASK', message: 'No task is due and no campaign is ready to complete.' });
@@ -115,14 +121,8 @@ export class RunOutreachCycleUseCase {
     return result;
   }
 
-  private async workTask(cycle: Cycle, claim: ClaimedTask): Promise<CycleOutcome> {
+  private async workTask(cycle: Cycle, { claim, loaded }: ClaimedWork): Promise<CycleOutcome> {
     const now = cycle.started;
-    const loaded = await this.store.loadTaskContext(claim, {
-      day: utcDay(now),
-      ownerLimits: ownerLimitsOf(this.settings),
-      secretNames: this.settings.secretNames,
-    });
-    if (!loaded) return outcome({ status: 'failed', code: 'LEASE_LOST', message: 'The task went away while it was being claimed.' });
     const { context, review } = loaded;
     const entry: AuditEntryFor = (tool, args) => ({
       source: 'outreach',

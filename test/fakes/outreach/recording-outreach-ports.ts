@@ -15,7 +15,7 @@ import {
   type ClaimedTask,
   type FinishAction,
   type OutreachDecision,
-  type LoadedTask,
+  type ClaimedWork,
   type StaleAction,
   type TaskCycleContext,
   type TaskRelease,
@@ -51,17 +51,13 @@ export class SingleTaskCycleStore extends OutreachCycleStore {
     super();
   }
 
-  claimTask(): Promise<ClaimedTask | null> {
+  claimTask(): Promise<ClaimedWork | null> {
     this.journal.push('store:claimTask');
-    return Promise.resolve(this.claim);
+    return Promise.resolve({ claim: this.claim, loaded: { context: this.context, review: this.review } });
   }
 
   findFinishedCampaign(): Promise<{ campaignId: string; ownerId: string } | null> {
     return Promise.resolve(null);
-  }
-
-  loadTaskContext(): Promise<LoadedTask | null> {
-    return Promise.resolve({ context: this.context, review: this.review });
   }
 
   loadWrapUpContext(): Promise<WrapUpContext | null> {

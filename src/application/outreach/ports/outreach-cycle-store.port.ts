@@ -40,6 +40,25 @@ export interface LoadedTask {
   readonly context: TaskCycleContext;
   readonly review: TaskReview;
 }
+
+/** What a claim takes: the worker and its lease; and what the claimed task's context is read with. */
+export interface ClaimInput {
+  readonly workerId: string;
+  readonly now: Date;
+  readonly leaseMs: number;
+  /** Only this campaign's tasks. */
+  readonly campaignId?: string;
+  /** The UTC day the quota is read for. */
+  readonly day: string;
+  readonly ownerLimits: OwnerLimits;
+  readonly secretNames: readonly string[];
+}
+
+/** A task claimed, with its context as the claim read it. */
+export interface ClaimedWork {
+  readonly claim: ClaimedTask;
+  readonly loaded: LoadedTask;
+}
 export type WrapUpContext = Extract<CycleContext, { kind: 'wrap_up' }>;
 
 /** Where a cycle leaves its task. */
@@ -127,15 +146,13 @@ export interface OutreachDecision extends DecisionMeasures {
  * transaction; correctness under any number of workers comes from PostgreSQL.
  */
 export abstract class OutreachCycleStore {
-  /** Claims the most overdue task of an active campaign (FOR UPDATE SKIP LOCKED, with a lease). */
-  abstract claimTask(input: { workerId: string; now: Date; leaseMs: number; campaignId?: string }): Promise<ClaimedTask | null>;
+  /**
+   * Claims the most overdue task of an active campaign (FOR UPDATE SKIP LOCKED, with a lease)
+   * and reads its context and review state, in one statement.
+   */
+  abstract claimTask(input: ClaimInput): Promise<ClaimedWork | null>;
   /** An active campaign (this one, if given) with no open task left. */
   abstract findFinishedCampaign(input: { campaignId?: string }): Promise<{ campaignId: string; ownerId: string } | null>;
-  /** The claimed task's context and review state, in one statement; null when the claim is no longer held. */
-  abstract loadTaskContext(
-    claim: ClaimedTask,
-    input: { day: string; ownerLimits: OwnerLimits; secretNames: readonly string[] },
-  ): Promise<LoadedTask | null>;
   abstract loadWrapUpContext(campaignId: string, input: { day: string; ownerLimits: OwnerLimits }): Promise<WrapUpContext | null>;
   /** Leaves the claimed task as `release` says, if the claim is still held; writes the cycle's decision row if given, either way. */
   abstract releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date, decision?: OutreachDecision): Promise<boolean>;

@@ -5,11 +5,12 @@ import {
   OutreachCycleStore,
   type BeginAction,
   type BeginResult,
+  type ClaimInput,
   type ClaimedTask,
+  type ClaimedWork,
   type FinishAction,
   type OutreachDecision,
   type StaleAction,
-  type LoadedTask,
   type ApprovedDraft,
   type TaskRelease,
   type WrapUpContext,
@@ -50,8 +51,6 @@ const CAMPAIGN_COLUMNS = raw(`c.id AS campaign_id, c.name AS campaign_name, c.st
 
 /** The campaign's brief and templates, for the planner's prompt. */
 const BRIEF_COLUMNS = raw(briefColumns('c'));
-
-const CLAIM_ROW = z.object({ id: z.string(), campaign_id: z.string(), owner_id: z.string(), attempts: z.number() });
 
 const FINISHED_CAMPAIGN_ROW = z.object({ id: z.string(), owner_id: z.string() });
 
@@ -135,13 +134,6 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     super();
   }
 
-  async claimTask(input: { workerId: string; now: Date; leaseMs: number; campaignId?: string }): Promise<ClaimedTask | null> {
-    const row = await selectRow(this.dataSource, claimStatement(input), CLAIM_ROW);
-    return row
-      ? { taskId: row.id, campaignId: row.campaign_id, ownerId: row.owner_id, workerId: input.workerId, attempts: row.attempts }
-      : null;
-  }
-
   async findFinishedCampaign(input: { campaignId?: string }): Promise<{ campaignId: string; ownerId: string } | null> {
     const campaignId = sql`${input.campaignId ?? null}::uuid`;
     const row = await selectRow(
@@ -156,18 +148,17 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     return row ? { campaignId: row.id, ownerId: row.owner_id } : null;
   }
 
-  async loadTaskContext(
-    claim: ClaimedTask,
-    input: { day: string; ownerLimits: OwnerLimits; secretNames: readonly string[] },
-  ): Promise<LoadedTask | null> {
-    // One statement, each part by an index that holds only what it reads: the task, its lead
-    // and campaign by their keys; the profile among the lead's 3 tasks; the ledger's rows of
-    // the week; the last 3 finished tasks (outreach_tasks_recent); the lead's addresses on the
-    // do-not-contact list; approvals of the task's kind, counted only as far as first_n asks;
-    // and the task's approved draft (outreach_drafts_open_task).
+  async claimTask(input: ClaimInput): Promise<ClaimedWork | null> {
+    // One statement, one round trip: the claim, then the claimed task's context read by indexes
+    // that hold only what it reads: the task's own columns as the claim left them (its
+    // RETURNING); its lead and campaign by their keys; the profile among the lead's 3 tasks; the
+    // ledger's rows of the week; the last 3 finished tasks (outreach_tasks_recent); the lead's
+    // addresses on the do-not-contact list; approvals of the task's kind, counted only as far as
+    // first_n asks; and the task's approved draft (outreach_drafts_open_task).
     const row = await selectRow(
       this.dataSource,
-      sql`SELECT t.id, t.type, t.status, t.attempts, t.last_error, l.name AS lead_name, l.linkedin_url, l.email,
+      sql`WITH claimed AS (${claimStatement(input)})
+       SELECT t.id, t.type, t.status, t.attempts, t.last_error, l.name AS lead_name, l.linkedin_url, l.email,
          (SELECT s.output FROM outreach_tasks s WHERE s.lead_id = t.lead_id AND s.type = 'ScrapeProfile' AND s.status = 'Completed' LIMIT 1) AS profile,
          (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
          (SELECT coalesce(json_agg(r ORDER BY r.completed_at DESC, r.id), '[]') FROM (${recentTasks(sql`c.id`)}) r) AS recent,
@@ -179,28 +170,30 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
          ad.id AS draft_id, ad.attempt AS draft_attempt, ad.action AS draft_action, ad.args AS draft_args, ad.reason AS draft_reason,
          ad.quota_day::text AS draft_quota_day,
          ${CAMPAIGN_COLUMNS}, ${BRIEF_COLUMNS}
-       FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id JOIN campaigns c ON c.id = t.campaign_id
-         LEFT JOIN outreach_drafts ad ON ad.task_id = t.id AND ad.status = 'approved'
-       WHERE t.id = ${claim.taskId} AND t.lease_owner = ${claim.workerId} AND t.attempts = ${claim.attempts}`,
+       FROM claimed t JOIN leads l ON l.id = t.lead_id JOIN campaigns c ON c.id = t.campaign_id
+         LEFT JOIN outreach_drafts ad ON ad.task_id = t.id AND ad.status = 'approved'`,
       TASK_CONTEXT_ROW,
     );
     if (!row) return null;
     return {
-      context: {
-        kind: 'task',
-        campaign: { id: row.campaign_id, name: row.campaign_name, status: row.campaign_status },
-        task: { id: row.id, type: row.type, status: row.status, attempts: row.attempts, lastError: row.last_error },
-        lead: { name: row.lead_name, linkedinUrl: row.linkedin_url, email: row.email, profile: row.profile?.profile ?? null },
-        quota: quotaStateOf(row.quota_rows, campaignOf(row), input.ownerLimits, input.day),
-        recent: row.recent.map(recentResult),
-        doNotContact: row.blocked,
-        secretNames: input.secretNames,
-        ...briefOfRow(row),
-      },
-      review: {
-        policy: { mode: row.approval_mode, firstN: row.approval_first_n },
-        approved: row.approved,
-        approvedDraft: row.draft_id === null ? null : approvedDraftOf(row),
+      claim: { taskId: row.id, campaignId: row.campaign_id, ownerId: row.owner_id, workerId: input.workerId, attempts: row.attempts },
+      loaded: {
+        context: {
+          kind: 'task',
+          campaign: { id: row.campaign_id, name: row.campaign_name, status: row.campaign_status },
+          task: { id: row.id, type: row.type, status: row.status, attempts: row.attempts, lastError: row.last_error },
+          lead: { name: row.lead_name, linkedinUrl: row.linkedin_url, email: row.email, profile: row.profile?.profile ?? null },
+          quota: quotaStateOf(row.quota_rows, campaignOf(row), input.ownerLimits, input.day),
+          recent: row.recent.map(recentResult),
+          doNotContact: row.blocked,
+          secretNames: input.secretNames,
+          ...briefOfRow(row),
+        },
+        review: {
+          policy: { mode: row.approval_mode, firstN: row.approval_first_n },
+          approved: row.approved,
+          approvedDraft: row.draft_id === null ? null : approvedDraftOf(row),
+        },
       },
     };
   }
@@ -422,7 +415,7 @@ export function claimStatement(input: { workerId: string; now: Date; leaseMs: nu
       WHERE a.status = 'active' AND (${campaignId} IS NULL OR a.id = ${campaignId})
       ORDER BY h.next_run_at, h.step, h.created_at, h.id
       LIMIT 1)
-    RETURNING t.id, t.campaign_id, c.owner_id, t.attempts`;
+    RETURNING t.id, t.campaign_id, c.owner_id, t.attempts, t.lead_id, t.type, t.status, t.last_error`;
 }
 
 /** SET clause for a task's new state. */
