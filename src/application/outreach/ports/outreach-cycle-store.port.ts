@@ -59,6 +59,7 @@ export interface ClaimedWork {
   readonly claim: ClaimedTask;
   readonly loaded: LoadedTask;
 }
+
 export type WrapUpContext = Extract<CycleContext, { kind: 'wrap_up' }>;
 
 /** Where a cycle leaves its task. */
