@@ -395,7 +395,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
  * whatever their size, how many tasks wait for an earlier step, and what the statistics
  * say: the index is the one path that needs no sort. The earlier steps are checked again here.
  */
-export function claimStatement(input: { workerId: string; now: Date; leaseMs: number; campaignId?: string }): Statement {
+export function claimStatement(input: Pick<ClaimInput, 'workerId' | 'now' | 'leaseMs' | 'campaignId'>): Statement {
   const now = sql`${input.now}::timestamptz`;
   const campaignId = sql`${input.campaignId ?? null}::uuid`;
   return sql`UPDATE outreach_tasks t
