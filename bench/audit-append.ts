@@ -10,6 +10,7 @@ import { SealAuditChainUseCase } from '../src/application/audit/seal-audit-chain
 import { type Database, openDatabase } from '../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { AuditAppender } from '../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { machineSpeed, speedSentence } from './support/machine-speed';
 import { writeJson } from './support/results';
 
 /**
@@ -141,6 +142,7 @@ function summary(blocks: readonly Block[]) {
 }
 
 async function main(): Promise<void> {
+  const speedBefore = machineSpeed();
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
   const databases: { name: string; database: Database }[] = [];
@@ -177,8 +179,9 @@ async function main(): Promise<void> {
       rowByRowRatio: ratio('after'),
       met: ratio('group') >= 5,
     };
+    const speed = { before: speedBefore, after: machineSpeed() };
     const table = [
-      `Audit appends on PostgreSQL, ${ROUNDS} rounds of ${SECONDS} s blocks, the three alternating (${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores, load average at the end ${loadavg()[0].toFixed(1)})`,
+      `Audit appends on PostgreSQL, ${ROUNDS} rounds of ${SECONDS} s blocks, the three alternating (${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores, load average at the end ${loadavg()[0].toFixed(1)}). ${speedSentence(speed.before, speed.after)}`,
       '',
       '| schema | writers | appends/s | slowest–fastest block | p50 ms | p99 ms |',
       '|---|---|---|---|---|---|',
@@ -198,6 +201,7 @@ async function main(): Promise<void> {
       node: process.version,
       cpus: cpus().length,
       loadAverage: loadavg(),
+      machineSpeed: speed,
       secondsPerBlock: SECONDS,
       rounds: ROUNDS,
       rows,

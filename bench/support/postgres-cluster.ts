@@ -122,6 +122,7 @@ export async function startCluster(): Promise<Cluster> {
     '-c pg_stat_statements.track=all',
     '-c pg_stat_statements.track_utility=on',
     '-c pg_stat_statements.max=10000',
+    process.env.BENCH_PG_OPTIONS ?? '',
   ].join(' ');
   const pgCtl = (args: readonly string[]) => command('pg_ctl', ['-D', data, ...args]);
   let running = false;
@@ -180,7 +181,10 @@ export async function startCluster(): Promise<Cluster> {
     version,
     port,
     settings,
-    urlOf: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    urlOf: (database) =>
+      process.env.BENCH_PG_SOCKET === '1'
+        ? `postgres://postgres@/${database}?host=${encodeURIComponent(folder)}&port=${port}`
+        : `postgres://postgres@127.0.0.1:${port}/${database}`,
     createDatabase: async (database) => {
       await query('postgres', `CREATE DATABASE ${database}`);
     },
