@@ -776,7 +776,7 @@ function verdicts(results: readonly Result[]): Verdict[] {
             `server RSS within ${TARGETS.rssChangePct} % from turn 1 000 to 10 000`,
             id,
             rss,
-            // Judged only from a first reading at the service's turn 1 000 or before (TURNS_WARMUP < 1 000).
+            // Judged only from a first reading at the service's turn 1 000 or before (TURNS_WARMUP=0).
             r && r.rss.earlyTurn <= 1_000 && r.rss.finalTurn >= 10_000 ? Math.abs(r.rss.changePct) <= TARGETS.rssChangePct : undefined,
           );
         } else {
