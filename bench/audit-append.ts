@@ -10,7 +10,7 @@ import { SealAuditChainUseCase } from '../src/application/audit/seal-audit-chain
 import { type Database, openDatabase } from '../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { AuditAppender } from '../src/infrastructure/persistence/repositories/postgres-audit-log';
-import { machineSpeed, speedSentence } from './support/machine-speed';
+import { speedAround, speedSentence } from './support/machine-speed';
 import { writeJson } from './support/results';
 
 /**
@@ -142,7 +142,7 @@ function summary(blocks: readonly Block[]) {
 }
 
 async function main(): Promise<void> {
-  const speedBefore = machineSpeed();
+  const readSpeed = speedAround();
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
   const databases: { name: string; database: Database }[] = [];
@@ -179,9 +179,9 @@ async function main(): Promise<void> {
       rowByRowRatio: ratio('after'),
       met: ratio('group') >= 5,
     };
-    const speed = { before: speedBefore, after: machineSpeed() };
+    const speed = readSpeed();
     const table = [
-      `Audit appends on PostgreSQL, ${ROUNDS} rounds of ${SECONDS} s blocks, the three alternating (${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores, load average at the end ${loadavg()[0].toFixed(1)}). ${speedSentence(speed.before, speed.after)}`,
+      `Audit appends on PostgreSQL, ${ROUNDS} rounds of ${SECONDS} s blocks, the three alternating (${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores, load average at the end ${loadavg()[0].toFixed(1)}). ${speedSentence(speed)}`,
       '',
       '| schema | writers | appends/s | slowest–fastest block | p50 ms | p99 ms |',
       '|---|---|---|---|---|---|',

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { cleanupAll, onCleanup } from './support/cleanup';
 import { analyseCpuProfile, formatProfile, type ProfileSummary } from './support/cpu-profile';
 import { liveHeapsOfSnapshots } from './support/heap-snapshot';
-import { type MachineSpeed, machineSpeed, speedSentence } from './support/machine-speed';
+import { speedAround, speedSentence, type SpeedReadings } from './support/machine-speed';
 import { bridleUsers, KINDS, type Kind, Load, type Mix, referenceUsers, send, usersNeeded } from './support/load';
 import { chargedCpu, type Cluster, type DatabaseStats, startCluster, type StatementStat } from './support/postgres-cluster';
 import {
@@ -813,7 +813,7 @@ interface Meta {
   readonly postgres: string | undefined;
   readonly node: string;
   readonly cpu: string;
-  readonly machineSpeed: { readonly before: MachineSpeed; readonly after: MachineSpeed };
+  readonly machineSpeed: SpeedReadings;
 }
 
 function markdown(results: readonly Result[], list: readonly Verdict[], failures: readonly GroupFailure[], meta: Meta): string {
@@ -824,7 +824,7 @@ function markdown(results: readonly Result[], list: readonly Verdict[], failures
       `${meta.dirty.length > 0 ? ` with uncommitted changes in ${meta.dirty.length} files under src/` : ''}; node ${meta.node}; ` +
       `PostgreSQL ${meta.postgres ?? '—'} (a private cluster on the same machine); ${meta.cpu}, shared with other engineers' work ` +
       '("other load": cores busy with processes that are not the benchmark\'s, on average while measuring). ' +
-      speedSentence(meta.machineSpeed.before, meta.machineSpeed.after),
+      speedSentence(meta.machineSpeed),
     '',
     'Turns: warm-up + measured. CPU in ms per measured turn. RSS of the service after the 1 000th measured turn and after the last. ' +
       'The reference and Bridle with the fake model on PostgreSQL, add-only, ran side by side, in alternating chunks.',
@@ -915,7 +915,7 @@ function markdown(results: readonly Result[], list: readonly Verdict[], failures
 
 async function main(): Promise<number> {
   const began = performance.now();
-  const speedBefore = machineSpeed();
+  const readSpeed = speedAround();
   const out = (text: string) => process.stdout.write(`${text}\n`);
   const groups = plan();
   const targets = groups.flat();
@@ -973,7 +973,7 @@ async function main(): Promise<number> {
     postgres: cluster?.version,
     node: process.version,
     cpu: cpuText,
-    machineSpeed: { before: speedBefore, after: machineSpeed() },
+    machineSpeed: readSpeed(),
   };
   const report = markdown(results, list, failures, meta);
   mkdirSync(RESULTS, { recursive: true });

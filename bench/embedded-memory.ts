@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { MemorySample } from './embedded-memory-probe';
 import { send } from './support/load';
 import { freePort, sleep, startNodeFlags } from './support/processes';
-import { type MachineSpeed, machineSpeed, speedSentence } from './support/machine-speed';
+import { speedAround, speedSentence, type SpeedReadings } from './support/machine-speed';
 import { writeJson } from './support/results';
 
 /**
@@ -114,7 +114,7 @@ interface Run {
   /** The flags of the service's node: npm start's, or MEMORY_NODE_ARGS. */
   readonly nodeArgs: string;
   /** How fast the machine was before and after (runs before 2026-11-26 14:00 UTC lack it). */
-  readonly machineSpeed?: { before: MachineSpeed; after: MachineSpeed };
+  readonly machineSpeed?: SpeedReadings;
 }
 
 const mib = (bytes: number) => Math.round((bytes / MiB) * 10) / 10;
@@ -358,7 +358,7 @@ function markdown(run: Run): string {
       `${run.nodeArgs ? `Service run with \`node ${run.nodeArgs}\`. ` : ''}${run.turns} turns from ${run.concurrency} clients at ${run.turnsPerSecond} turns/s ` +
       `(${run.serviceCpuMsPerTurn} ms of service CPU, ${run.readCallsPerTurn} read and ${run.writeCallsPerTurn} write system calls a turn), ` +
       `${run.failedTurns} failed. Memory in MiB.` +
-      (run.machineSpeed ? ` ${speedSentence(run.machineSpeed.before, run.machineSpeed.after)}` : ''),
+      (run.machineSpeed ? ` ${speedSentence(run.machineSpeed)}` : ''),
     '',
     '| when | cold start: to the first 200 of /health (CPU time) | RSS | peak RSS | RSS anonymous / file | V8 heap used / total | external | WebAssembly memories (resident) |',
     '|---|---|---|---|---|---|---|---|',
@@ -374,7 +374,7 @@ async function main(): Promise<void> {
   process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   const jwtSecret = randomBytes(36).toString('base64url');
   const loadAverageAtStart = Math.round(loadavg()[0] * 10) / 10;
-  const speedBefore = machineSpeed();
+  const readSpeed = speedAround();
   const starts: Start[] = [];
   const say = (text: string) => process.stdout.write(`${text}\n`);
   say(`embedded memory: ${MAIN}, data in ${dataDir}, ${TURNS} turns from ${CONCURRENCY} clients`);
@@ -419,7 +419,7 @@ async function main(): Promise<void> {
     writeCallsPerTurn: load.writeCallsPerTurn,
     failedTurns: load.failedTurns,
     nodeArgs: NODE_ARGS.join(' '),
-    machineSpeed: { before: speedBefore, after: machineSpeed() },
+    machineSpeed: readSpeed(),
   };
   mkdirSync(RESULTS, { recursive: true });
   const file = join(RESULTS, 'embedded-memory.json');

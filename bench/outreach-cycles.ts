@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { cleanupAll, onCleanup, trackChild } from './support/cleanup';
 import { chargedCpu, type Cluster, startCluster, type StatementStat } from './support/postgres-cluster';
-import { type MachineSpeed, machineSpeed, speedSentence } from './support/machine-speed';
+import { speedAround, speedSentence, type SpeedReadings } from './support/machine-speed';
 import { CLK_TCK, machineCpu, sleep, startListener, statFields } from './support/processes';
 import { writeJson } from './support/results';
 
@@ -702,7 +702,7 @@ function markdown(
   verdicts: Record<string, string>,
   started: string,
   settings: Record<string, string>,
-  speed: { before: MachineSpeed; after: MachineSpeed },
+  speed: SpeedReadings,
 ): string {
   const lines = [
     `# Outreach cycles on PostgreSQL${LABEL ? ` (${LABEL})` : ''}`,
@@ -710,7 +710,7 @@ function markdown(
     `\`node dist-bench/bench/outreach-cycles.js\`, ${started}; ${WORKERS} worker processes, offline planner, sandbox channels, ` +
       `PostgreSQL ${settings.server_version?.split(' ')[0] ?? ''} (${PRIVATE ? 'a private cluster' : 'the shared server'}) on the same ` +
       `${cpus().length}-core machine (${cpus()[0]?.model ?? '?'}), shared with other engineers' work (machine busy % below). ` +
-      speedSentence(speed.before, speed.after),
+      speedSentence(speed),
     '',
     '| tasks | done | s | tasks/s | PG CPU ms/cycle (kernel) | worker CPU ms/cycle (kernel) | statements/cycle | commits/cycle | buffers/cycle | rows read/cycle | cycle p50 / p95 ms | machine busy |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -815,7 +815,7 @@ async function serverSettings(server: Server): Promise<Record<string, string>> {
 
 async function main(): Promise<void> {
   const started = new Date().toISOString();
-  const speedBefore = machineSpeed();
+  const readSpeed = speedAround();
   const cluster = PRIVATE ? await startCluster() : null;
   const server: Server = { urlOf: (database) => (cluster ? cluster.urlOf(database) : `${SHARED_SERVER}/${database}`), cluster };
   out(`outreach cycles: ${DIST}; sizes ${SIZES.join(', ')}; ${WORKERS} workers; node ${process.version}, ${cpus().length} cores`);
@@ -845,7 +845,7 @@ async function main(): Promise<void> {
       : {}),
   };
   const settings = await serverSettings(server);
-  const speed = { before: speedBefore, after: machineSpeed() };
+  const speed = readSpeed();
   const environment = {
     node: process.version,
     cpus: cpus().length,

@@ -40,7 +40,7 @@ function onePass(): number {
 }
 
 /** Times the fixed work (after one pass to warm it up): about 0.15 s on a fast machine. */
-export function machineSpeed(): MachineSpeed {
+function machineSpeed(): MachineSpeed {
   onePass();
   const passesMs = Array.from({ length: 5 }, onePass)
     .map((ms) => Math.round(ms * 100) / 100)
@@ -48,8 +48,20 @@ export function machineSpeed(): MachineSpeed {
   return { passMs: passesMs[2], passesMs };
 }
 
-/** The sentence each benchmark's markdown gives its before and after figures. */
-export function speedSentence(before: MachineSpeed, after: MachineSpeed): string {
+/** The machine's speed before a benchmark measured and after. */
+export interface SpeedReadings {
+  readonly before: MachineSpeed;
+  readonly after: MachineSpeed;
+}
+
+/** Reads the speed now; the function it returns reads it again and gives both. */
+export function speedAround(): () => SpeedReadings {
+  const before = machineSpeed();
+  return () => ({ before, after: machineSpeed() });
+}
+
+/** The sentence each benchmark's markdown gives its readings. */
+export function speedSentence({ before, after }: SpeedReadings): string {
   return (
     `Machine speed (bench/support/machine-speed.ts, one thread, lower is faster): ${before.passMs} ms a pass before measuring, ` +
     `${after.passMs} ms after.`
