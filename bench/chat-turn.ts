@@ -264,7 +264,7 @@ interface Result {
   readonly machineBusyBeforePct: number;
   readonly serverExitCode: number | null;
   readonly profile?: ProfileSummary;
-  /** TURNS_HEAP_SNAPSHOTS: the live heap (after a full collection) after the early turn and after the last. */
+  /** TURNS_HEAP_SNAPSHOTS: the live heap (after a full collection) after the early turn and after the last, by the service's turn. */
   readonly liveHeapMb?: { readonly earlyTurn: number; readonly early: number; readonly finalTurn: number; readonly final: number };
 }
 
@@ -585,7 +585,8 @@ async function runGroup(group: readonly Target[], shared: Shared): Promise<Resul
       if (run.heapDir) {
         process.kill(run.service.pid, 'SIGUSR2');
         const [early, final] = (await liveHeapsOfSnapshots(run.heapDir, 2)).map((bytes) => round(bytes / 1024 / 1024, 1));
-        heap = { earlyTurn: rssEarlyTurn(t.measured), early, finalTurn: run.measuredDone, final };
+        // Named by the service's turn, warm-up included, as the RSS readings are.
+        heap = { earlyTurn: t.warmup + rssEarlyTurn(t.measured), early, finalTurn: t.warmup + run.measuredDone, final };
       }
       const serverExitCode = await run.service.stop();
       let profile: ProfileSummary | undefined;
