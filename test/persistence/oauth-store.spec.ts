@@ -125,4 +125,110 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
     );
     expect(await sut.answerRequest(late, 'approved', userId, now)).toBe(false);
   });
+
+  describe('sweep', () => {
+    const day = 24 * 3_600_000;
+    const before = new Date(now.getTime() - 7 * day);
+    const longAgo = new Date(now.getTime() - 30 * day);
+    const justBefore = new Date(before.getTime() - 60_000);
+    const justAfter = new Date(before.getTime() + 60_000);
+    const registration = {
+      redirectUris: ['http://127.0.0.1:9/cb'],
+      clientName: null,
+      clientUri: null,
+      softwareId: null,
+      softwareVersion: null,
+    };
+    const request = (client: string, expiresAt: Date) =>
+      sut.createRequest(
+        {
+          clientId: client,
+          redirectUri: 'http://127.0.0.1:9/cb',
+          codeChallenge: 'c'.repeat(43),
+          scopes: ['tasks:read'],
+          state: null,
+          resource: RESOURCE,
+          expiresAt,
+        },
+        longAgo,
+      );
+    const sweepAll = async () => {
+      const deleted: Record<string, number> = {};
+      for (const kind of ['tokens', 'grants', 'requests', 'clients'] as const) deleted[kind] = await sut.sweep(kind, before, 100);
+      return deleted;
+    };
+
+    it('deletes what stopped working before the cut-off, with what hangs on it, and keeps what still works', async () => {
+      const newClient = async (createdAt: Date) => (await sut.registerClient(randomUUID(), registration, createdAt)).id;
+      const unusedOld = await newClient(longAgo);
+      const recent = await newClient(justAfter);
+      const withGrant = await newClient(longAgo);
+      const withRequest = await newClient(longAgo);
+      const withRevokedGrant = await newClient(longAgo);
+
+      // A live grant: its first refresh token expired long ago, after it had been exchanged for a pair that still works.
+      const { grant } = await sut.upsertGrant(userId, withGrant, RESOURCE, ['tasks:read'], longAgo);
+      const first = { ...pair(), accessExpiresAt: justBefore, refreshExpiresAt: justBefore };
+      await sut.issueTokens(grant.id, first, longAgo);
+      const firstRefresh = (await sut.findToken(first.refreshHash))!;
+      const live = pair();
+      expect(await sut.rotateRefreshToken(firstRefresh.id, grant.id, live, longAgo)).toBe(true);
+      const recentlyExpired = { ...pair(), accessExpiresAt: justAfter, refreshExpiresAt: justAfter };
+      await sut.issueTokens(grant.id, recentlyExpired, longAgo);
+
+      // A grant revoked before the cut-off, with a token that has not expired and a code of an expired request; and one
+      // revoked after it.
+      const revoked = (await sut.upsertGrant(userId, withRevokedGrant, RESOURCE, ['tasks:read'], longAgo)).grant;
+      const ofRevoked = pair();
+      await sut.issueTokens(revoked.id, ofRevoked, longAgo);
+      const revokedCode = hash();
+      await sut.storeCode(revokedCode, await request(withRevokedGrant, justBefore), revoked.id, ['tasks:read'], inAnHour);
+      await sut.revokeGrant(revoked.id, justBefore, userId);
+      const recentlyRevoked = (await sut.upsertGrant(userId, recent, RESOURCE, ['tasks:read'], longAgo)).grant;
+      await sut.revokeGrant(recentlyRevoked.id, justAfter, userId);
+
+      // Requests: one expired before the cut-off with its code, one after.
+      const expiredRequest = await request(withRequest, justBefore);
+      const expiredCode = hash();
+      await sut.storeCode(expiredCode, expiredRequest, grant.id, ['tasks:read'], justBefore);
+      const recentRequest = await request(withRequest, justAfter);
+
+      expect(await sweepAll()).toEqual({ tokens: 2, grants: 1, requests: 2, clients: 2 });
+
+      // Gone: the expired pair, the revoked grant with its token and code, the expired request with its code,
+      // the old client that never held anything, and the client whose only grant was the revoked one.
+      for (const gone of [first.accessHash, first.refreshHash, ofRevoked.accessHash, ofRevoked.refreshHash])
+        expect(await sut.findToken(gone)).toBeNull();
+      expect(await sut.findCode(revokedCode)).toBeNull();
+      expect(await sut.findCode(expiredCode)).toBeNull();
+      expect(await sut.findRequest(expiredRequest)).toBeNull();
+      expect(await sut.findClient(unusedOld)).toBeNull();
+      expect(await sut.findClient(withRevokedGrant)).toBeNull();
+
+      // Kept: the successors of the deleted refresh token (still working), what expired or was revoked after the
+      // cut-off, the recent request, and every client that still holds a grant or a request, or is new.
+      expect(await sut.findToken(live.accessHash)).toMatchObject({ grantId: grant.id, revokedAt: null });
+      expect(await sut.findToken(live.refreshHash)).toMatchObject({ grantId: grant.id, usedAt: null, revokedAt: null });
+      expect(await sut.findToken(recentlyExpired.refreshHash)).not.toBeNull();
+      expect(await sut.findRequest(recentRequest)).not.toBeNull();
+      for (const kept of [recent, withGrant, withRequest]) expect(await sut.findClient(kept)).not.toBeNull();
+      expect((await sut.listGrants(userId)).map((g) => g.id)).toContain(grant.id);
+
+      // Nothing is left to delete until more stops working.
+      expect(await sweepAll()).toEqual({ tokens: 0, grants: 0, requests: 0, clients: 0 });
+    });
+
+    it('deletes at most the limit a call, oldest first', async () => {
+      const { grant } = await sut.upsertGrant(userId, clientId, 'http://127.0.0.1:3000/other', ['tasks:read'], longAgo);
+      const expiries = [3, 1, 2].map((daysEarlier) => new Date(before.getTime() - daysEarlier * day));
+      const pairs = expiries.map((expiresAt) => ({ ...pair(), accessExpiresAt: expiresAt, refreshExpiresAt: expiresAt }));
+      for (const issued of pairs) await sut.issueTokens(grant.id, issued, longAgo);
+      expect(await sut.sweep('tokens', before, 4)).toBe(4);
+      // The two pairs that expired first are gone; the last one to expire is left for the next call.
+      expect(await sut.findToken(pairs[0].accessHash)).toBeNull();
+      expect(await sut.findToken(pairs[2].accessHash)).toBeNull();
+      expect(await sut.findToken(pairs[1].accessHash)).not.toBeNull();
+      expect(await sut.sweep('tokens', before, 4)).toBe(2);
+    });
+  });
 });

@@ -28,6 +28,7 @@ import { AuditChainSealing1766188800000 } from './migrations/1766188800000-audit
 import { OutreachClaim1766275200000 } from './migrations/1766275200000-outreach-claim';
 import { AuditSealLinear1766361600000 } from './migrations/1766361600000-audit-seal-linear';
 import { AuditSealByKey1766448000000 } from './migrations/1766448000000-audit-seal-by-key';
+import { OAuthSweep1766534400000 } from './migrations/1766534400000-oauth-sweep';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -55,6 +56,7 @@ const MIGRATIONS = [
   OutreachClaim1766275200000,
   AuditSealLinear1766361600000,
   AuditSealByKey1766448000000,
+  OAuthSweep1766534400000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

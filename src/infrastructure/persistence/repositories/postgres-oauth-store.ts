@@ -9,11 +9,12 @@ import {
   type OAuthClient,
   type OAuthGrant,
   OAuthStore,
+  type OAuthSweepKind,
   type StoredCode,
   type StoredToken,
   type TokenPair,
 } from '../../../application/identity/oauth/ports/oauth-store.port';
-import { changeRows, raw, run, type Sql, selectRow, selectRows, sql } from '../sql';
+import { changeRows, raw, run, type Sql, selectRow, selectRows, sql, type Statement } from '../sql';
 
 const scopes = z.string().transform((value): Scope[] => parseScopes(value.split(' ')).scopes);
 const joined = (list: readonly Scope[]) => list.join(' ');
@@ -290,7 +291,35 @@ export class PostgresOAuthStore extends OAuthStore {
   async revokeToken(id: string, now: Date): Promise<void> {
     await run(this.dataSource, sql`UPDATE oauth_tokens SET revoked_at = ${now} WHERE id = ${id} AND revoked_at IS NULL`);
   }
+
+  sweep(kind: OAuthSweepKind, before: Date, limit: number): Promise<number> {
+    return changeRows(this.dataSource, SWEEPS[kind](before, limit));
+  }
 }
+
+/**
+ * One DELETE per kind, each reading its rows by an index (migration 1766534400000). A
+ * grant's tokens and codes and a request's code go with it (ON DELETE CASCADE); a deleted
+ * token's successors keep living (their parent_id becomes NULL).
+ */
+const SWEEPS: Record<OAuthSweepKind, (before: Date, limit: number) => Statement> = {
+  tokens: (before, limit) =>
+    sql`DELETE FROM oauth_tokens WHERE id IN (
+          SELECT id FROM oauth_tokens WHERE expires_at < ${before} ORDER BY expires_at LIMIT ${limit})`,
+  grants: (before, limit) =>
+    sql`DELETE FROM oauth_grants WHERE id IN (
+          SELECT id FROM oauth_grants WHERE revoked_at < ${before} ORDER BY revoked_at LIMIT ${limit})`,
+  requests: (before, limit) =>
+    sql`DELETE FROM oauth_authorization_requests WHERE id IN (
+          SELECT id FROM oauth_authorization_requests WHERE expires_at < ${before} ORDER BY expires_at LIMIT ${limit})`,
+  clients: (before, limit) =>
+    sql`DELETE FROM oauth_clients WHERE id IN (
+          SELECT c.id FROM oauth_clients c
+          WHERE c.created_at < ${before}
+            AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)
+            AND NOT EXISTS (SELECT 1 FROM oauth_authorization_requests r WHERE r.client_id = c.id)
+          ORDER BY c.created_at LIMIT ${limit})`,
+};
 
 async function insertPair(db: Sql, grantId: string, tokens: TokenPair, parentId: string | null, now: Date): Promise<void> {
   const scopeText = joined(tokens.scopes);

@@ -124,4 +124,17 @@ export abstract class OAuthStore {
   abstract rotateRefreshToken(refreshId: string, grantId: string, successors: TokenPair, now: Date): Promise<boolean>;
   abstract findToken(hash: string): Promise<StoredToken | null>;
   abstract revokeToken(id: string, now: Date): Promise<void>;
+
+  /**
+   * Deletes at most `limit` rows of one kind that stopped working before `before`, oldest
+   * first, with what hangs on them (a grant's tokens and codes, a request's code).
+   * @returns how many rows of that kind it deleted.
+   */
+  abstract sweep(kind: OAuthSweepKind, before: Date, limit: number): Promise<number>;
 }
+
+/**
+ * What the sweep deletes: tokens that expired; grants that were revoked; authorization
+ * requests that expired; clients registered that hold no grant and no request.
+ */
+export type OAuthSweepKind = 'tokens' | 'grants' | 'requests' | 'clients';
