@@ -28,6 +28,8 @@ export const CONVERSATION_TURNS = 25;
 export const USER_TURNS = 250;
 const MAX_FAILURE_RATE = 0.01;
 const REQUEST_TIMEOUT_MS = 30_000;
+/** Below the 5 s keep-alive timeout of the services' HTTP servers (Node's default). */
+const IDLE_SOCKET_MS = 4_000;
 const CHUNK_DEADLINE_MS = 15 * 60_000;
 
 export interface Principal {
@@ -150,7 +152,10 @@ export class Load {
   readonly stats = newStats();
 
   constructor(private readonly options: LoadOptions) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+    // An idle kept-alive socket is closed here before the service closes it (Node's HTTP
+    // server: after 5 s idle), so a request never meets a socket as the service closes it
+    // ("socket hang up"); in side-by-side runs one side's sockets idle through the other's chunk.
+    this.agent = new Agent({ keepAlive: true, maxSockets: options.concurrency, timeout: IDLE_SOCKET_MS });
     const perWorker = Math.floor(options.users.length / options.concurrency);
     if (perWorker < 1) throw new Error(`${options.users.length} users for ${options.concurrency} workers`);
     this.workers = Array.from({ length: options.concurrency }, (_, index) => ({
