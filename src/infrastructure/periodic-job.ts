@@ -1,4 +1,5 @@
-import type { Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type FactoryProvider, Logger, type OnApplicationBootstrap, type Type } from '@nestjs/common';
+import { AppConfig } from './config/app-config';
 
 /**
  * Runs a job now and then every `intervalMs`, never two runs at once (a tick that finds
@@ -35,4 +36,40 @@ export class PeriodicJob {
       )
       .finally(() => (this.running = undefined));
   }
+}
+
+/** A PeriodicJob that starts with the application and stops before it shuts down (so before the database closes). */
+class ScheduledJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly job: PeriodicJob,
+    private readonly intervalMs: number,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.job.start(this.intervalMs);
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.job.stop();
+  }
+}
+
+/**
+ * A provider for a job that every process loading the module runs at start and every
+ * `intervalMs`, stopped before shutdown. Nothing injects it (its token is its own); Nest
+ * calls its lifecycle hooks. Failed runs are logged under `context`.
+ */
+export function periodicJobProvider<D>(job: {
+  readonly what: string;
+  readonly context: string;
+  readonly uses: Type<D>;
+  readonly intervalMs: (config: AppConfig) => number;
+  readonly run: (dependency: D) => Promise<unknown>;
+}): FactoryProvider<ScheduledJob> {
+  return {
+    provide: Symbol(job.what),
+    inject: [AppConfig, job.uses],
+    useFactory: (config: AppConfig, dependency: D) =>
+      new ScheduledJob(new PeriodicJob(job.what, () => job.run(dependency), new Logger(job.context)), job.intervalMs(config)),
+  };
 }

@@ -1,17 +1,9 @@
-import {
-  type BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  type MiddlewareConsumer,
-  Module,
-  type NestModule,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Logger, type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
 import { OAuthAuthorization } from '../application/identity/oauth/oauth-authorization';
 import { OAuthTokenIssuer } from '../application/identity/oauth/oauth-token-issuer';
 import { SweepOAuthRecordsUseCase } from '../application/identity/oauth/sweep-oauth-records.use-case';
 import { AppConfig } from '../infrastructure/config/app-config';
-import { PeriodicJob } from '../infrastructure/periodic-job';
+import { periodicJobProvider } from '../infrastructure/periodic-job';
 import { BridleOAuthProvider } from '../infrastructure/oauth/bridle-oauth-provider';
 import { oauthRouter } from '../infrastructure/oauth/oauth-router';
 import { ProtectedResource } from '../interfaces/http/guards/bearer-challenge';
@@ -24,24 +16,6 @@ import { OAuthTokensModule } from './oauth-tokens.module';
 /** How often each server process deletes OAuth records that stopped working (SweepOAuthRecordsUseCase). */
 const OAUTH_SWEEP_INTERVAL_MS = 3_600_000;
 
-/** At start and every hour; it stops before the database closes. */
-@Injectable()
-class OAuthSweepLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly sweeping: PeriodicJob;
-
-  constructor(sweeper: SweepOAuthRecordsUseCase) {
-    this.sweeping = new PeriodicJob('deleting OAuth records', () => sweeper.run(), new Logger('OAuth'));
-  }
-
-  onApplicationBootstrap(): void {
-    this.sweeping.start(OAUTH_SWEEP_INTERVAL_MS);
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.sweeping.stop();
-  }
-}
-
 /**
  * Bridle as the OAuth 2.1 authorization server of MCP clients: the SDK's endpoints at the
  * root (mcpAuthRouter, as middleware ahead of every route), the consent API the console's
@@ -53,7 +27,14 @@ class OAuthSweepLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
   providers: [
     OAuthAuthorization,
     SweepOAuthRecordsUseCase,
-    OAuthSweepLifecycle,
+    // Every server process, at start and every hour.
+    periodicJobProvider({
+      what: 'deleting OAuth records',
+      context: 'OAuth',
+      uses: SweepOAuthRecordsUseCase,
+      intervalMs: () => OAUTH_SWEEP_INTERVAL_MS,
+      run: (sweeper) => sweeper.run(),
+    }),
     {
       provide: BridleOAuthProvider,
       useFactory: (authorization: OAuthAuthorization, tokens: OAuthTokenIssuer) => new BridleOAuthProvider(authorization, tokens),
