@@ -107,14 +107,26 @@ async function bundleServer(fromDir, toDir) {
   for (const chunk of output) if (chunk.type === 'chunk') for (const id of chunk.moduleIds) bundled.add(packageOf(id));
   bundled.delete(undefined);
   await writeFile(join(to, 'server', 'bundled-packages.json'), `${JSON.stringify([...bundled].sort(), null, 2)}\n`);
+  const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+  const [major, minor = 0] = manifest.engines.node
+    .replace(/^>=\s*/, '')
+    .split('.')
+    .map(Number);
   for (const name of ENTRIES) {
     await writeFile(
       join(to, `${name}.js`),
       [
         `'use strict';`,
-        `// Written by scripts/bundle-server.mjs. V8 keeps the compiled code of the bundle on disk`,
-        `// (NODE_COMPILE_CACHE, else the OS's temp folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off),`,
-        `// so a start after the first skips compiling it; a rebuilt file is compiled again.`,
+        `// Written by scripts/bundle-server.mjs. An older Node than package.json's engines stops here`,
+        `// with a sentence rather than failing somewhere in the bundle.`,
+        `const [major, minor] = process.versions.node.split('.').map(Number);`,
+        `if (major < ${major} || (major === ${major} && minor < ${minor})) {`,
+        `  process.stderr.write(\`bridle: this is Node \${process.version}; Bridle needs Node >=${major}.${minor} (docs/operations.md).\\n\`);`,
+        `  process.exit(1);`,
+        `}`,
+        `// V8 keeps the compiled code of the bundle on disk (NODE_COMPILE_CACHE, else the OS's temp`,
+        `// folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a start after the first skips`,
+        `// compiling it; a rebuilt file is compiled again.`,
         `require('node:module').enableCompileCache();`,
         `require('./server/${name}.js');`,
         '',
