@@ -9,6 +9,8 @@ import { oauthRouter } from '../infrastructure/oauth/oauth-router';
 import { ProtectedResource } from '../interfaces/http/guards/bearer-challenge';
 import { OAuthConsentController } from '../interfaces/http/oauth/oauth-consent.controller';
 import { OAuthGrantsController } from '../interfaces/http/oauth/oauth-grants.controller';
+import { sendAuthorizationErrorPage } from '../interfaces/http/oauth/authorization-error-page';
+import { oauthBoundary } from '../interfaces/http/oauth/oauth-boundary';
 import { AccountsModule } from './accounts.module';
 import { IdentityModule } from './identity.module';
 import { OAuthTokensModule } from './oauth-tokens.module';
@@ -18,8 +20,9 @@ const OAUTH_SWEEP_INTERVAL_MS = 3_600_000;
 
 /**
  * Bridle as the OAuth 2.1 authorization server of MCP clients: the SDK's endpoints at the
- * root (mcpAuthRouter, as middleware ahead of every route), the consent API the console's
- * page calls, the person's connected apps, and the sweep of its old records.
+ * root (mcpAuthRouter, as middleware ahead of every route) behind Bridle's HTTP boundary
+ * (oauthBoundary), the consent API the console's page calls, the person's connected apps,
+ * and the sweep of its old records.
  */
 @Module({
   imports: [AccountsModule, IdentityModule, OAuthTokensModule],
@@ -37,7 +40,8 @@ const OAUTH_SWEEP_INTERVAL_MS = 3_600_000;
     }),
     {
       provide: BridleOAuthProvider,
-      useFactory: (authorization: OAuthAuthorization, tokens: OAuthTokenIssuer) => new BridleOAuthProvider(authorization, tokens),
+      useFactory: (authorization: OAuthAuthorization, tokens: OAuthTokenIssuer) =>
+        new BridleOAuthProvider(authorization, tokens, sendAuthorizationErrorPage),
       inject: [OAuthAuthorization, OAuthTokenIssuer],
     },
   ],
@@ -50,7 +54,9 @@ export class OAuthModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const { router, off } = oauthRouter(this.provider, this.config.publicBaseUrl, this.resource.resourceUrl);
+    const { resourceUrl } = this.resource;
+    const boundary = oauthBoundary({ clients: this.provider.clientsStore, resourceUrl });
+    const { router, off } = oauthRouter(this.provider, this.config.publicBaseUrl, resourceUrl, boundary);
     if (!router) {
       new Logger('OAuth').warn(`OAuth for MCP clients is off: ${off} (set PUBLIC_BASE_URL to the https:// address people reach)`);
       return;

@@ -286,7 +286,7 @@ describe('hostile input on every route of the OpenAPI document', () => {
         body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]) as unknown as string,
         expect: { kind: 'refused', field: 'UTF-8' },
       });
-      // JSON-RPC has its own answers to odd messages (an empty batch is 202): there, only no 500.
+      // JSON-RPC has its own answers to odd messages (a batch is Invalid Request): there, only no 500.
       for (const text of ['[]', '"text"', '42', 'null', 'true', '{', ''])
         cases.push(raw(`body ${text || '(empty)'}`, text, { kind: mcp ? 'no-500' : 'not-accepted' }));
       for (const key of ['__proto__', 'constructor', 'prototype']) {

@@ -1,4 +1,5 @@
-import { isSecretKey, REDACTED, redactText } from '../../domain/audit/redaction';
+import { cutMark, headOf, REDACTED, redactText } from '../../domain/audit/redaction';
+import { redactUrl } from './url-redaction';
 
 /**
  * What a log line may say about requests and errors. Logs are read by more people than the
@@ -8,6 +9,21 @@ import { isSecretKey, REDACTED, redactText } from '../../domain/audit/redaction'
 
 const MAX_MESSAGE_LENGTH = 500;
 const MAX_CAUSES = 3;
+
+/**
+ * The most of one text (a request's URL, an error's message, a field of a line) a log line
+ * reads: the rest is cut before any pattern runs on it, so a 64 KB word costs what 4 KB do.
+ */
+export const LOGGED_TEXT_MAX_LENGTH = 4 * 1024;
+
+/** Where a URL may be cut: between its path's segments and its query's parameters. */
+const URL_SEPARATOR = /[/?&#]/;
+
+/** `text` cut to LOGGED_TEXT_MAX_LENGTH (at a `separator`, see headOf) before `redact` reads it, the cut marked. */
+function redactedHead(text: string, redact: (head: string) => string, separator?: RegExp): string {
+  const head = headOf(text, LOGGED_TEXT_MAX_LENGTH, separator);
+  return head.length === text.length ? redact(text) : `${redact(head)}${cutMark(text.length - head.length)}`;
+}
 
 export interface LoggedError {
   readonly type: string;
@@ -23,7 +39,7 @@ export interface LoggedError {
  * hash) and the driver's `detail` quotes the offending values.
  */
 export function serializeError(error: unknown, depth = 0): LoggedError {
-  if (!isErrorLike(error)) return { type: typeof error, message: redactText(String(error)).slice(0, MAX_MESSAGE_LENGTH) };
+  if (!isErrorLike(error)) return { type: typeof error, message: redactedHead(String(error), redactText).slice(0, MAX_MESSAGE_LENGTH) };
   const { code, stack, cause } = error;
   const frames =
     typeof stack === 'string'
@@ -35,7 +51,7 @@ export function serializeError(error: unknown, depth = 0): LoggedError {
   return {
     type: typeof error.type === 'string' ? error.type : (error.constructor?.name ?? 'Error'),
     ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
-    message: redactText(error.message).slice(0, MAX_MESSAGE_LENGTH),
+    message: redactedHead(error.message, redactText).slice(0, MAX_MESSAGE_LENGTH),
     ...(frames ? { stack: frames } : {}),
     ...(cause !== undefined && depth < MAX_CAUSES ? { cause: serializeError(cause, depth + 1) } : {}),
   };
@@ -63,13 +79,15 @@ const TOKEN_PATH = /^(\/unsubscribe\/)[^/]+$/;
 
 /**
  * The path, with an unsubscribe link's token masked, and the query with secret-named or
- * secret-shaped values masked (`?access_token=…`).
+ * secret-shaped values masked (`?access_token=…`, `?code=…`): redactUrl. Past
+ * LOGGED_TEXT_MAX_LENGTH, cut first, after a `/`, `?` or `&`.
  */
 export function loggableUrl(url: string): string {
+  return redactedHead(url, loggableHead, URL_SEPARATOR);
+}
+
+function loggableHead(url: string): string {
   const start = url.indexOf('?');
   const path = (start === -1 ? url : url.slice(0, start)).replace(TOKEN_PATH, `$1${REDACTED}`);
-  if (start === -1) return redactText(path);
-  const query = new URLSearchParams(url.slice(start + 1));
-  const shown = [...query].map(([key, value]) => `${key}=${isSecretKey(key) ? REDACTED : redactText(value)}`);
-  return `${redactText(path)}?${shown.join('&')}`;
+  return redactUrl(start === -1 ? path : `${path}${url.slice(start)}`);
 }

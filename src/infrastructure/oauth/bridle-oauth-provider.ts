@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { CustomOAuthError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -10,6 +11,18 @@ import type { OAuthClient } from '../../application/identity/oauth/ports/oauth-s
 import { OAuthRefusedError } from '../../domain/identity/oauth';
 
 /**
+ * How /authorize shows the person a request it will not start: Bridle's page, never a
+ * redirect to the client (the interfaces layer supplies it: sendAuthorizationErrorPage).
+ */
+export type RefuseAuthorization = (
+  res: Response,
+  refusal: { readonly status: number; readonly error: string; readonly description: string },
+) => void;
+
+/** For what the SDK's handlers answer 500 to without a word in the logs: any failure that is not an OAuth refusal. */
+const logger = new Logger('OAuth');
+
+/**
  * Registered clients, for the SDK's handlers. Every client is public (token endpoint auth
  * `none`): an MCP client runs on the person's machine and cannot keep a secret, and PKCE
  * binds each code to the instance that asked for it. A client that asks for a secret gets
@@ -19,14 +32,14 @@ export class BridleClientsStore implements OAuthRegisteredClientsStore {
   constructor(private readonly authorization: OAuthAuthorization) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    const client = await this.authorization.findClient(clientId);
+    const client = await oauthErrors('looking up a client', () => this.authorization.findClient(clientId));
     return client ? clientInformation(client) : undefined;
   }
 
   async registerClient(client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>): Promise<OAuthClientInformationFull> {
     const clientId = (client as Partial<OAuthClientInformationFull>).client_id;
     if (!clientId) throw new CustomOAuthError('invalid_client_metadata', 'The server did not assign a client_id');
-    const registered = await oauthErrors(() => this.authorization.register(clientId, client));
+    const registered = await oauthErrors('registering a client', () => this.authorization.register(clientId, client));
     return clientInformation(registered);
   }
 }
@@ -43,26 +56,38 @@ export class BridleOAuthProvider implements OAuthServerProvider {
   constructor(
     private readonly authorization: OAuthAuthorization,
     private readonly tokens: OAuthTokenIssuer,
+    private readonly refuse: RefuseAuthorization,
   ) {
     this.clientsStore = new BridleClientsStore(authorization);
   }
 
-  /** Stores the request and sends the browser to the console's consent page. */
+  /**
+   * Stores the request and sends the browser to the console's consent page. A refusal
+   * (Bridle's scopes, state and challenge rules) is shown on Bridle's page, not thrown: the
+   * SDK would redirect it to the client, and any client may have registered any site.
+   */
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
-    const consentUrl = await oauthErrors(() =>
-      this.authorization.start(client.client_id, {
+    let consentUrl: string;
+    try {
+      consentUrl = await this.authorization.start(client.client_id, {
         redirectUri: params.redirectUri,
         codeChallenge: params.codeChallenge,
         scopes: params.scopes ?? [],
         state: params.state,
         resource: params.resource?.href,
-      }),
-    );
+      });
+    } catch (error) {
+      if (error instanceof OAuthRefusedError) {
+        return this.refuse(res, { status: 400, error: error.oauthCode, description: error.message });
+      }
+      logger.error({ msg: 'starting an authorization request failed', err: error });
+      return this.refuse(res, { status: 500, error: 'server_error', description: 'Bridle could not store this request; try again later' });
+    }
     res.redirect(302, consentUrl);
   }
 
   challengeForAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string): Promise<string> {
-    return oauthErrors(() => this.tokens.challengeFor(client.client_id, authorizationCode));
+    return oauthErrors('exchanging a code', () => this.tokens.challengeFor(client.client_id, authorizationCode));
   }
 
   async exchangeAuthorizationCode(
@@ -73,7 +98,9 @@ export class BridleOAuthProvider implements OAuthServerProvider {
     resource?: URL,
   ): Promise<OAuthTokens> {
     return tokenResponse(
-      await oauthErrors(() => this.tokens.exchangeCode(client.client_id, authorizationCode, redirectUri, resource?.href)),
+      await oauthErrors('exchanging a code', () =>
+        this.tokens.exchangeCode(client.client_id, authorizationCode, redirectUri, resource?.href),
+      ),
     );
   }
 
@@ -83,7 +110,9 @@ export class BridleOAuthProvider implements OAuthServerProvider {
     scopes?: string[],
     resource?: URL,
   ): Promise<OAuthTokens> {
-    return tokenResponse(await oauthErrors(() => this.tokens.refresh(client.client_id, refreshToken, scopes, resource?.href)));
+    return tokenResponse(
+      await oauthErrors('refreshing a token', () => this.tokens.refresh(client.client_id, refreshToken, scopes, resource?.href)),
+    );
   }
 
   /** Bridle's own bearer guard checks tokens on /mcp; this is the SDK's form of the same check. */
@@ -100,7 +129,7 @@ export class BridleOAuthProvider implements OAuthServerProvider {
   }
 
   async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-    await this.tokens.revokeByClient(client.client_id, request.token);
+    await oauthErrors('revoking a token', () => this.tokens.revokeByClient(client.client_id, request.token));
   }
 }
 
@@ -130,11 +159,13 @@ function tokenResponse(issued: IssuedOAuthTokens): OAuthTokens {
   };
 }
 
-async function oauthErrors<T>(work: () => Promise<T>): Promise<T> {
+/** Domain refusals as the OAuth error they name; anything else is logged, and the SDK answers it with a 500. */
+async function oauthErrors<T>(what: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof OAuthRefusedError) throw new CustomOAuthError(error.oauthCode, error.message);
+    logger.error({ msg: `${what} failed`, err: error });
     throw error;
   }
 }

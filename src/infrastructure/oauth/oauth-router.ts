@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { DEFAULT_MCP_SCOPES } from '../../domain/identity/scopes';
 import type { BridleOAuthProvider } from './bridle-oauth-provider';
@@ -9,6 +9,8 @@ import type { BridleOAuthProvider } from './bridle-oauth-provider';
  * endpoint's protected resource metadata (RFC 9728). The SDK adds per-address rate limits
  * (in this process's memory) and open CORS on the endpoints a browser-based client calls
  * with fetch (tokens travel in bodies, never cookies); /authorize is a page navigation.
+ * @param before what every request passes first, seeing the same paths: the HTTP boundary
+ * (oauthBoundary), which the SDK's handlers have no hook for.
  * @returns null, with the reason, when the SDK refuses the issuer: it must be https, except
  * on localhost and 127.0.0.1.
  */
@@ -16,9 +18,10 @@ export function oauthRouter(
   provider: BridleOAuthProvider,
   publicBaseUrl: string,
   resourceUrl: string,
+  before?: RequestHandler,
 ): { router: RequestHandler; off?: undefined } | { router: null; off: string } {
   try {
-    const router = mcpAuthRouter({
+    const sdk = mcpAuthRouter({
       provider,
       issuerUrl: new URL(publicBaseUrl),
       resourceServerUrl: new URL(resourceUrl),
@@ -27,6 +30,9 @@ export function oauthRouter(
       scopesSupported: [...DEFAULT_MCP_SCOPES],
       resourceName: 'Bridle',
     });
+    const router = Router();
+    if (before) router.use(before);
+    router.use(sdk);
     return { router: atRoot(router) };
   } catch (error) {
     return { router: null, off: error instanceof Error ? error.message : String(error) };

@@ -21,6 +21,7 @@ import { ListTasksUseCase } from '../../application/todo/list-tasks.use-case';
 import { TaskChanges } from '../../application/todo/ports/task-changes.port';
 import { holdsScope, type Scope } from '../../domain/identity/scopes';
 import { insufficientScope, ProtectedResource } from '../http/guards/bearer-challenge';
+import { countsAsCall, isBatch, refuseBatch } from './json-rpc-body';
 import { McpSessions, SessionsFullError } from './mcp-sessions';
 import { serveTaskResources, TASK_RESOURCE_CAPABILITIES } from './task-resources';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -28,7 +29,7 @@ import { bearerChannel, createToolsMcpServer } from './tools-mcp-server';
 import { BearerAuthGuard } from '../http/guards/bearer-auth.guard';
 import { ApiError } from '../http/shared/api-error';
 import { ApiErrors } from '../http/shared/api-errors.decorator';
-import { RateLimit } from '../http/shared/rate-limit';
+import { RateLimit, RateLimitCounts } from '../http/shared/rate-limit';
 import { ErrorResponseDto } from '../http/shared/error-response.dto';
 import { OAuthProtectedResource, RequiredScope } from '../http/guards/required-scope';
 
@@ -112,7 +113,8 @@ interface JsonRpcMessage {
  * server ask the person (elicitation) before deleting. A POST without a session id that is
  * not `initialize` is served **statelessly**: its own server and transport, any replica,
  * nothing kept (simple clients, curl). Every request is authenticated by its bearer token
- * either way; a session id is never a credential.
+ * either way; a session id is never a credential. A POST carries one message: a batch is
+ * refused, so the per-user limit, which counts POSTs, counts calls.
  */
 @ApiTags('mcp')
 // Any credential's call needs tasks:read; a tool call that changes tasks needs tasks:write (scopeFor).
@@ -131,7 +133,10 @@ export class McpController {
 
   @Post()
   // Above UseGuards: the limit counts the authenticated user, so it runs after those guards.
+  // It counts calls: a body is one message (batches are refused), and one notification or one
+  // response is not counted (countsAsCall).
   @RateLimit('mcp')
+  @RateLimitCounts((req) => countsAsCall(req.body))
   @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiBearerAuth()
   @ApiOperation({
@@ -141,10 +146,13 @@ export class McpController {
       "The five task tools, the tasks as resources (bridle://tasks, bridle://tasks/{number}) and two prompts, as the bearer token's user. " +
       'Send `Accept: application/json, text/event-stream`. An `initialize` opens a session (`Mcp-Session-Id` in the answer): send the id ' +
       'with every later request, GET /mcp with it for the event stream, DELETE /mcp with it to end it; an unknown, closed or foreign ' +
-      'id is 404, and the client initializes again. Without a session id any other message is served statelessly. A message needing a scope the token lacks is 403 AUTH.INSUFFICIENT_SCOPE before anything runs. The transport refuses a request it cannot take with a JSON-RPC error body.',
+      'id is 404, and the client initializes again. Without a session id any other message is served statelessly. One message per request: ' +
+      'a JSON-RPC batch (a JSON array, even an empty one) is refused with 400 and a JSON-RPC Invalid Request (-32600), and nothing in it runs. ' +
+      'Each request (a message with an id) counts against MCP_RATE_LIMIT_PER_MINUTE; a notification or a response does not. ' +
+      'A message needing a scope the token lacks is 403 AUTH.INSUFFICIENT_SCOPE before anything runs. The transport refuses a request it cannot take with a JSON-RPC error body.',
   })
   @ApiExtraModels(JsonRpcErrorResponseDto)
-  @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' } })
+  @ApiBody({ schema: { type: 'object', description: 'One JSON-RPC 2.0 message of the Model Context Protocol (no batch)' } })
   @ApiOkResponse({ schema: { type: 'object', description: 'The JSON-RPC response, as JSON or as an event stream' } })
   @ApiErrors(
     401,
@@ -161,15 +169,17 @@ export class McpController {
     status: 400,
     description:
       'The error body (VALIDATION.FAILED, HTTP.MALFORMED_JSON) for a body that is not valid JSON, or a JSON-RPC error ' +
-      'for one that is not a JSON-RPC message or names an unsupported MCP-Protocol-Version',
+      'for a batch (-32600), for one that is not a JSON-RPC message or names an unsupported MCP-Protocol-Version',
     schema: { oneOf: [{ $ref: getSchemaPath(ErrorResponseDto) }, { $ref: getSchemaPath(JsonRpcErrorResponseDto) }] },
   })
   @jsonRpcError(404, 'JSON-RPC error: no such session (unknown, closed, idle too long, or another person’s): initialize again')
   @jsonRpcError(406, 'JSON-RPC error: the Accept header does not name both application/json and text/event-stream')
   @jsonRpcError(415, 'JSON-RPC error: the body is not application/json')
   async handle(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
+    // Before the transport sees the body: the SDK would still run up to 100 calls of a batch.
+    if (isBatch(req.body)) return refuseBatch(res);
     const principal = req.principal!;
-    this.checkScopes(req.body, principal, res);
+    this.checkScope(req.body as JsonRpcMessage | null, principal, res);
     req.auth = authInfo(principal);
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -191,8 +201,9 @@ export class McpController {
 
   // Left out of the API document: parts of the session protocol POST's description names,
   // not operations a generated client would call.
+  // Neither carries a call, so the per-user limit does not count them: GET holds the session's
+  // one event stream, DELETE ends the session.
   @Get()
-  @RateLimit('mcp')
   @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiExcludeEndpoint()
   stream(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
@@ -200,7 +211,6 @@ export class McpController {
   }
 
   @Delete()
-  @RateLimit('mcp')
   @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiExcludeEndpoint()
   endSession(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
@@ -246,12 +256,10 @@ export class McpController {
   }
 
   /** 403 with the scope to ask for, before the transport or any tool sees a message the token may not send. */
-  private checkScopes(body: unknown, principal: AuthenticatedPrincipal, res: Response): void {
-    for (const message of Array.isArray(body) ? body : [body]) {
-      const scope = this.scopeFor(message as JsonRpcMessage);
-      if (!holdsScope(principal.scopes, scope)) {
-        throw insufficientScope(res, this.resource, scope, `This token lacks the scope ${scope}`);
-      }
+  private checkScope(message: JsonRpcMessage | null, principal: AuthenticatedPrincipal, res: Response): void {
+    const scope = this.scopeFor(message);
+    if (!holdsScope(principal.scopes, scope)) {
+      throw insufficientScope(res, this.resource, scope, `This token lacks the scope ${scope}`);
     }
   }
 

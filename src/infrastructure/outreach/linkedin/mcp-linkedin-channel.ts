@@ -6,6 +6,7 @@ import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.
 import { type ChannelCall, type ChannelLookup, LinkedInChannel, type Profile } from '../../../application/outreach/ports/channels.port';
 import type { ProfileField } from '../../../domain/outreach/actions';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
+import { redactUrl } from '../../logging/url-redaction';
 
 export const SCRAPE_PROFILE_TOOL = 'linkedin_scrape_profile';
 export const SEND_MESSAGE_TOOL = 'linkedin_send_message';
@@ -155,9 +156,9 @@ function createTransport(target: McpLinkedInTarget): Transport {
   });
 }
 
-/** Arguments may hold secrets, so a command is named by its executable only. */
+/** Arguments may hold secrets, so a command is named by its executable only, and a URL without its query's secrets. */
 function describeTarget(target: McpLinkedInTarget): string {
-  return 'url' in target ? `at ${target.url}` : `run as ${target.command}`;
+  return 'url' in target ? `at ${redactUrl(target.url)}` : `run as ${target.command}`;
 }
 
 async function listAllTools(client: Client, options: { timeout: number | undefined }): Promise<Tool[]> {

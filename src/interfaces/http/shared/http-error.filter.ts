@@ -55,9 +55,10 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (res.headersSent) return;
     if (exception instanceof RateLimitedError) {
       // As @nestjs/throttler answers for its named limits, and the standard header too.
-      res.setHeader('Retry-After', exception.retryAfterSeconds);
-      res.setHeader(`Retry-After-${exception.limit}`, exception.retryAfterSeconds);
+      res.setHeader('Retry-After', wholeSeconds(exception.retryAfterSeconds));
+      res.setHeader(`Retry-After-${exception.limit}`, wholeSeconds(exception.retryAfterSeconds));
     }
+    if (status === 429 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', retryAfterOf(res));
     if (exception instanceof StaleTokenError) {
       // Refused past the bearer guard (a check it left to the handler): the same challenge it sends.
       res.setHeader('WWW-Authenticate', bearerChallenge(this.resource, { code: 'invalid_token', description: message }));
@@ -83,6 +84,29 @@ function describe(exception: unknown): ErrorDescription {
     return { status, code: CODE_OF_STATUS[status] ?? 'HTTP.ERROR', message: messageOf(exception) };
   }
   return { status: 500, code: 'INTERNAL', message: 'An unexpected error occurred. Please try again.' };
+}
+
+/** What a 429 without a wait of its own says: the shortest window of any limit (a minute). */
+const DEFAULT_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * Retry-After for a 429 that has none: @nestjs/throttler sets the standard header for its
+ * `default` limit only, and only `Retry-After-<name>` for a named one (sign-in, mcp), which
+ * HTTP clients do not know to read. Every 429 carries the standard header (RFC 9110
+ * §10.2.3), in whole seconds.
+ */
+function retryAfterOf(res: Response): number {
+  const named = res
+    .getHeaderNames()
+    .filter((name) => name.startsWith('retry-after-'))
+    .map((name) => Number(res.getHeader(name)))
+    .filter((seconds) => Number.isFinite(seconds));
+  return named.length > 0 ? wholeSeconds(Math.max(...named)) : DEFAULT_RETRY_AFTER_SECONDS;
+}
+
+/** At least 1: `Retry-After: 0` would invite the retry at once. */
+function wholeSeconds(seconds: number): number {
+  return Math.max(1, Math.ceil(seconds));
 }
 
 function messageOf(exception: HttpException): string {

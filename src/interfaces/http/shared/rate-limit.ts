@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { applyDecorators, type ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerOptions } from '@nestjs/throttler';
+import type { Request } from 'express';
 
 /**
  * The named limits (configured in AppModule) and the routes they apply to. A route says
@@ -10,20 +11,33 @@ import { ThrottlerGuard, type ThrottlerOptions } from '@nestjs/throttler';
 export type RateLimitName = 'default' | 'sign-in' | 'mcp';
 
 const LIMITS = 'bridle:rate-limits';
+const COUNTS = 'bridle:rate-limit-counts';
 
 /** Counts the request against each named limit; put it after the route's authentication guards. */
 export function RateLimit(...limits: RateLimitName[]): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(LIMITS, limits), UseGuards(ThrottlerGuard));
 }
 
-/** For a limit's `skipIf`: true on every route that did not ask for `limit`. */
+/**
+ * Which of the route's requests its limits count; without it, every one. `counts` reads the
+ * request as the route's guards leave it (authenticated, body parsed), before any limit counts.
+ */
+export function RateLimitCounts(counts: (req: Request) => boolean): MethodDecorator & ClassDecorator {
+  return SetMetadata(COUNTS, counts);
+}
+
+/** For a limit's `skipIf`: true on every route that did not ask for `limit`, and for a request the route does not count. */
 export function routeSkips(limit: RateLimitName): (context: ExecutionContext) => boolean {
   return (context) => {
-    const limits = (Reflect.getMetadata(LIMITS, context.getHandler()) ??
-      Reflect.getMetadata(LIMITS, context.getClass()) ??
-      []) as RateLimitName[];
-    return !limits.includes(limit);
+    const limits = (metadataOf(LIMITS, context) ?? []) as RateLimitName[];
+    if (!limits.includes(limit)) return true;
+    const counts = metadataOf(COUNTS, context) as ((req: Request) => boolean) | undefined;
+    return counts !== undefined && !counts(context.switchToHttp().getRequest<Request>());
   };
+}
+
+function metadataOf(key: string, context: ExecutionContext): unknown {
+  return Reflect.getMetadata(key, context.getHandler()) ?? Reflect.getMetadata(key, context.getClass());
 }
 
 /**
