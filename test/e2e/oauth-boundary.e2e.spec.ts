@@ -104,7 +104,7 @@ describe('the OAuth routes behind the boundary', () => {
       ['no code_challenge', { code_challenge: undefined }, 'invalid_request', 'code_challenge'],
       ['code_challenge_method=plain', { code_challenge_method: 'plain' }, 'invalid_request', 'code_challenge_method'],
       ['a code_challenge that is no S256 challenge', { code_challenge: 'short' }, 'invalid_request', 'code_challenge'],
-      ['a scope Bridle does not have', { scope: 'tasks:read admin:everything' }, 'invalid_scope', 'admin:everything'],
+      ['a scope Bridle does not have', { scope: 'tasks:read admin:everything' }, 'invalid_scope', 'scopes are tasks:read'],
       ['a resource other than its MCP endpoint', { resource: 'https://other.example/mcp' }, 'invalid_target', 'resource'],
       ['a resource that is no URL', { resource: 'not a url' }, 'invalid_target', 'resource'],
       ['a state longer than 1 000 characters', { state: 's'.repeat(1_500) }, 'invalid_request', 'state'],
@@ -117,6 +117,12 @@ describe('the OAuth routes behind the boundary', () => {
 
     it.each(badRequests)('shows its own error page for %s', async (_what, changes, error, naming) => {
       expectErrorPage(await request(sut.http).get(`/authorize?${authorizeQuery(changes)}`), error, naming);
+    });
+
+    it("names Bridle's scopes on its page, never the words the client sent as a scope", async () => {
+      const response = await request(sut.http).get(`/authorize?${authorizeQuery({ scope: 'Your-account-is-locked:call-0800-123' })}`);
+      expectErrorPage(response, 'invalid_scope', 'tasks:read');
+      expect(response.text).not.toContain('locked');
     });
 
     it('shows it for no redirect_uri when the client registered two', async () => {

@@ -1,5 +1,5 @@
 import { DomainError } from '../shared/domain-error';
-import { DEFAULT_MCP_SCOPES, holdsScope, parseScopes, type Scope } from './scopes';
+import { DEFAULT_MCP_SCOPES, holdsScope, parseScopes, type Scope, SCOPES } from './scopes';
 
 /**
  * Bridle as the OAuth 2.1 authorization server of its MCP clients: the rules that are ours
@@ -166,13 +166,15 @@ function bounded(field: string, value: string | undefined, max: number): string 
 
 /**
  * The scopes an authorization request asks for: each one Bridle's (else invalid_scope,
- * naming them), the MCP default when the client names none. @throws OAuthRefusedError
+ * naming the scopes Bridle has, not the client's text: the refusal is shown on Bridle's own
+ * page, where a client's words must not appear), the MCP default when the client names none.
+ * @throws OAuthRefusedError
  */
 export function requestedScopes(requested: readonly string[]): Scope[] {
   const named = requested.filter((item) => item !== '');
   if (named.length === 0) return [...DEFAULT_MCP_SCOPES];
   const { scopes, unknown } = parseScopes(named);
-  if (unknown.length > 0) throw new OAuthRefusedError('invalid_scope', `Unknown scope: ${unknown.slice(0, 5).join(' ').slice(0, 200)}`);
+  if (unknown.length > 0) throw new OAuthRefusedError('invalid_scope', `An unknown scope was asked for; Bridle's scopes are ${SCOPES.join(', ')}`);
   return scopes;
 }
 
