@@ -51,11 +51,16 @@ export class OAuthModule implements NestModule {
     private readonly provider: BridleOAuthProvider,
     private readonly config: AppConfig,
     private readonly resource: ProtectedResource,
+    private readonly tokens: OAuthTokenIssuer,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
     const { resourceUrl } = this.resource;
-    const boundary = oauthBoundary({ clients: this.provider.clientsStore, resourceUrl });
+    const boundary = oauthBoundary({
+      clients: this.provider.clientsStore,
+      resourceUrl,
+      discardExposedCode: (code) => this.tokens.discardExposedCode(code),
+    });
     const { router, off } = oauthRouter(this.provider, this.config.publicBaseUrl, resourceUrl, boundary);
     if (!router) {
       new Logger('OAuth').warn(`OAuth for MCP clients is off: ${off} (set PUBLIC_BASE_URL to the https:// address people reach)`);

@@ -278,6 +278,23 @@ describe('the OAuth routes behind the boundary', () => {
       expect(logged?.req.url).toBe('/token?grant_type=authorization_code&code=[REDACTED]&code_verifier=[REDACTED]');
     });
 
+    it("spends a real code that arrived in /token's URL: exchanging it afterwards is refused", async () => {
+      const { verifier, challenge } = pkce();
+      const started = await request(sut.http).get(`/authorize?${authorizeQuery({ code_challenge: challenge })}`);
+      const requestId = new URLSearchParams(new URL(started.headers.location).hash.split('?')[1]).get('request')!;
+      const answer = await request(sut.http).post(`/oauth/requests/${requestId}/approve`).set(alice.auth).send({}).expect(200);
+      const code = new URL(answer.body.redirectTo).searchParams.get('code')!;
+      const exposed = await request(sut.http).get(
+        `/token?${new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier })}`,
+      );
+      expect(exposed.status).toBe(405);
+      const exchange = await request(sut.http)
+        .post('/token')
+        .type('form')
+        .send({ grant_type: 'authorization_code', client_id: attacker, code, code_verifier: verifier, redirect_uri: FOREIGN_REDIRECT });
+      expect({ status: exchange.status, error: exchange.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
+    });
+
     it('answers other methods on the OAuth endpoints with 405 and Allow, and still takes the CORS preflight', async () => {
       const answers = await Promise.all([
         request(sut.http).put('/register').send({}),

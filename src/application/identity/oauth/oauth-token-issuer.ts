@@ -53,6 +53,15 @@ export class OAuthTokenIssuer extends OAuthAccessTokenVerifier {
     return stored.codeChallenge;
   }
 
+  /**
+   * Spends a code that reached Bridle in a URL (`GET /token?code=…`, or a query string on a
+   * POST): a URL is kept by proxies, browsers and logs, so the code is no longer the client's
+   * secret. Exchanging it afterwards is a replay, which ends the grant.
+   */
+  async discardExposedCode(code: string): Promise<void> {
+    await this.store.useCode(this.opaque.hash(code), this.clock.now());
+  }
+
   /** @throws OAuthRefusedError (invalid_grant, invalid_target) */
   async exchangeCode(
     clientId: string,

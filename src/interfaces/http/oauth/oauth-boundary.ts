@@ -19,6 +19,8 @@ export interface OAuthBoundaryOptions {
   readonly clients: OAuthRegisteredClientsStore;
   /** The one resource tokens are for (RFC 8707): `resource` names it or nothing. */
   readonly resourceUrl: string;
+  /** Spends an authorization code that arrived in a URL, where it is no longer secret. */
+  readonly discardExposedCode: (code: string) => Promise<void>;
 }
 
 /**
@@ -38,10 +40,31 @@ export function oauthBoundary(options: OAuthBoundaryOptions): RequestHandler {
   const page: Refuse = (res, status, description) => sendAuthorizationErrorPage(res, { status, error: 'invalid_request', description });
   const invalidRequest = oauthError('invalid_request');
   router.use('/authorize', allowOnly(['GET', 'POST']), parsed(form, page), checked(page), authorizationGate(options));
+  router.use('/token', spendsCodeInUrl(options.discardExposedCode));
   router.use(['/token', '/revoke'], allowOnly(['POST'], { cors: true }), parsed(form, invalidRequest), checked(invalidRequest));
   // JSON, parsed by the app's own body parser (configureHttpApp).
   router.use('/register', allowOnly(['POST'], { cors: true }), checked(oauthError('invalid_client_metadata')));
   return router;
+}
+
+/**
+ * A code in /token's query string, whatever the method, is spent before the request is
+ * answered: the URL it came in may be kept anywhere on its way (RFC 9700 §4.2.4 on codes in
+ * URLs), so it can no longer prove that its holder is the client.
+ */
+function spendsCodeInUrl(discard: (code: string) => Promise<void>): RequestHandler {
+  const logger = new Logger('OAuth');
+  return (req, _res, next) => {
+    const { code } = req.query;
+    if (typeof code !== 'string' || code === '') return next();
+    discard(code).then(
+      () => {
+        logger.warn("an authorization code arrived in /token's URL: it is spent, and exchanging it will end its grant");
+        next();
+      },
+      (error: unknown) => next(error),
+    );
+  };
 }
 
 /**
