@@ -6,8 +6,8 @@ import type * as Pg from 'pg';
  * Preloaded into each outreach worker by bench/outreach-cycles.ts (`node -r <this> dist/worker.js`).
  * Counts what the process sends to PostgreSQL through node-postgres (`Client#query`: every
  * statement, transaction control included; statements that triggers and foreign-key checks
- * run inside the server are not seen) and the cycles it records (the statements that insert
- * into decision_logs), and writes both to `$OUTREACH_BENCH_COUNTS/<pid>.json` every 500 ms and at exit.
+ * run inside the server are not seen) and the cycles it records (the statements that settle
+ * a decision_logs row), and writes both to `$OUTREACH_BENCH_COUNTS/<pid>.json` every 500 ms and at exit.
  *
  * With `OUTREACH_BENCH_CAPTURE=<file>`, during its fifth cycle (its connections warm) it runs each statement first
  * as `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` in a transaction (or a savepoint) that it
@@ -59,8 +59,9 @@ pg.Client.prototype.query = function countedQuery(this: object, ...args: unknown
   counts.statements++;
   if (/^\s*(START TRANSACTION|BEGIN)\b/i.test(text)) inTransaction.add(this);
   else if (/^\s*(COMMIT|ROLLBACK)\s*$/i.test(text)) inTransaction.delete(this);
-  // A cycle's decision row ends it: on its own, or inside the statement that settles its action or releases its task.
-  const cycleEnds = /\bINSERT INTO decision_logs\b/.test(text);
+  // A cycle's decision row, settled, ends it: on its own, or inside the statement that settles its action or releases
+  // its task. The claim's statement opens it as pending (a plain INSERT); the settling one is an upsert.
+  const cycleEnds = /\bINSERT INTO decision_logs\b[^;]*\bON CONFLICT \(id\) DO UPDATE\b/.test(text);
   if (cycleEnds) counts.cycles++;
   if (captured && !CONTROL.test(text)) {
     const list = captured;

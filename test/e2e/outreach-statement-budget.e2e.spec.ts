@@ -60,8 +60,12 @@ describe('SQL statements per outreach cycle', () => {
     const settling = statements.filter((statement) => statement.includes('UPDATE outreach_actions'));
     expect(settling).toHaveLength(1);
     expect(settling[0]).toMatch(/INSERT INTO audit_log/);
-    expect(settling[0]).toMatch(/INSERT INTO decision_logs/);
-    expect(statements.filter((statement) => statement.includes('INSERT INTO decision_logs'))).toHaveLength(1);
+    // The cycle's decision row: opened as pending by the claim's statement, before the model is
+    // asked, and settled by the settlement's; no statement of its own.
+    const claiming = statements.filter((statement) => statement.startsWith('WITH claimed AS'));
+    expect(claiming).toHaveLength(1);
+    expect(statements.filter((statement) => statement.includes('INSERT INTO decision_logs'))).toEqual([claiming[0], settling[0]]);
+    expect(settling[0]).toMatch(/INSERT INTO decision_logs[^;]*ON CONFLICT \(id\) DO UPDATE/);
     // Written that way, both rows are queued for the sealer like any other, the action names
     // its pending row, and the outcome row points at it.
     const sql = sut.app.get(DataSource);
@@ -102,9 +106,11 @@ describe('SQL statements per outreach cycle', () => {
       count: Math.min(statements.length, 6),
       commits: Math.min(commitsOf(statements), 6),
     });
+    // Opened as pending by the claim's statement, settled by the release's.
     const deciding = statements.filter((statement) => statement.includes('INSERT INTO decision_logs'));
-    expect(deciding).toHaveLength(1);
-    expect(deciding[0]).toMatch(/UPDATE outreach_tasks SET/);
+    expect(deciding).toHaveLength(2);
+    expect(deciding[0]).toMatch(/^WITH claimed AS/);
+    expect(deciding[1]).toMatch(/UPDATE outreach_tasks SET/);
     const [decision] = await sut.app
       .get(DataSource)
       .query<{ status: string }[]>(`SELECT status FROM decision_logs WHERE id = $1`, [outcome.decisionId]);

@@ -22,6 +22,8 @@ export type CycleCode =
   | 'QUOTA_EXCEEDED'
   | 'DO_NOT_CONTACT'
   | 'NO_VALID_ACTION'
+  /** The model claimed QUOTA_EXCEEDED or INVALID_CONTEXT and the controller's state contradicts it: the task runs again soon. */
+  | 'CLAIM_REFUSED'
   | 'MODEL_UNAVAILABLE'
   | 'LEASE_LOST'
   | 'DUPLICATE_ACTION'

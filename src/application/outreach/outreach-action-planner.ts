@@ -1,17 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { classifyModelFailure } from '../../domain/agent/failures';
 import { LanguageModelError, LanguageModelInvalidJsonError } from '../../domain/agent/language-model-errors';
-import {
-  ACTION_CONTRACTS,
-  checkPlannerError,
-  checkProposal,
-  type PlannerError,
-  type Proposal,
-  REASON_MAX_LENGTH,
-  suggestedCooldownHours,
-} from '../../domain/outreach/actions';
+import { ACTION_CONTRACTS, checkPlannerError, checkProposal, type PlannerError, type Proposal } from '../../domain/outreach/actions';
+import { type ClaimVerdict, judgeClaim } from '../../domain/outreach/planner-claims';
 import { availableActions, fitProblems, type CycleContext } from '../../domain/outreach/planning';
-import { hoursUntilReset } from '../../domain/outreach/quota';
 import { completeJson } from '../agent/complete-json';
 import { AuditLog } from '../agent/ports/audit-log.port';
 import { LanguageModel } from '../agent/ports/language-model.port';
@@ -32,10 +24,12 @@ export type PlanResult =
       readonly message: string;
       readonly problems: readonly string[];
       readonly validation: CycleOutcome['validation'];
-      /** The model answered with an error instead of an action (audited; docs/outreach.md#when-the-model-proposes-nothing): what it said. */
-      readonly reported?: PlannerError;
-      /** For a reported QUOTA_EXCEEDED: the wait_cooldown the task takes (its suggested duration, if valid; else until the next UTC midnight). */
-      readonly cooldown?: { readonly durationHours: number; readonly reason: string };
+      /**
+       * The model answered with an error instead of an action (docs/outreach.md#when-the-model-proposes-nothing)
+       * claiming QUOTA_EXCEEDED or INVALID_CONTEXT in a task cycle: whether the controller's state
+       * confirms it (domain/outreach/planner-claims.ts). Refused, the cycle's code is CLAIM_REFUSED.
+       */
+      readonly claim?: ClaimVerdict;
     };
 
 /** What the model may answer: one action, or why it proposes none. */
@@ -124,10 +118,11 @@ export class OutreachActionPlanner {
   }
 
   /**
-   * The model said, as an error answer ({error: {code, message, suggestedAction, suggestedArgs}}), why it proposes no action: audited as a
-   * rejected row with its code, then the cycle's outcome for that code (the orchestrator
-   * turns it into the task's state): QUOTA_EXCEEDED waits (wait_cooldown), INVALID_CONTEXT
-   * and NO_VALID_ACTION end as the controller's own would.
+   * The model said, as an error answer ({error: {code, message, suggestedAction, suggestedArgs}}), why it proposes no action.
+   * A claim about the controller's own state (QUOTA_EXCEEDED, INVALID_CONTEXT) is judged against
+   * that state: refused when the state contradicts it (code CLAIM_REFUSED), confirmed by the
+   * controller's own finding otherwise. Audited as one rejected row saying which, then the
+   * cycle's outcome for it (the orchestrator turns it into the task's state).
    */
   private async reported(
     error: PlannerError,
@@ -136,29 +131,34 @@ export class OutreachActionPlanner {
     entry: AuditEntryFor,
     validation: NonNullable<CycleOutcome['validation']>,
   ): Promise<PlanResult> {
-    const cooldown =
-      error.code === 'QUOTA_EXCEEDED'
-        ? {
-            durationHours: suggestedCooldownHours(error) ?? hoursUntilReset(cycle.started),
-            reason: reasonOf(`The model reports the quota exceeded: ${error.message}`),
-          }
-        : undefined;
+    const claim = context.kind === 'task' ? judgeClaim(error.code, context, cycle.started) : null;
+    const refusal = claim && !claim.holds ? claim.reason : null;
     await this.audit.record(entry(availableActions(context)[0], { error }), {
       status: 'rejected',
-      errorCode: error.code,
-      result: { problems: [error.message], reportedBy: 'model', ...(cooldown ? { durationHours: cooldown.durationHours } : {}) },
+      errorCode: refusal ? 'CLAIM_REFUSED' : error.code,
+      result: {
+        problems: [error.message],
+        reportedBy: 'model',
+        ...(claim && {
+          claim: claim.holds ? 'confirmed' : 'refused',
+          reason: claim.holds ? claim.check.problems.join('; ') : claim.reason,
+        }),
+      },
       durationMs: 0,
     });
-    if (error.code !== 'QUOTA_EXCEEDED') cycle.failureClass = error.code;
-    const problem = `the model reported ${error.code}: ${error.message}`;
+    if (refusal) cycle.failureClass = 'CLAIM_REFUSED';
+    else if (error.code !== 'QUOTA_EXCEEDED') cycle.failureClass = error.code;
+    const problem = refusal ?? `the model reported ${error.code}: ${error.message}`;
     return {
       ok: false,
-      code: error.code,
-      message: `The model proposed no action (${error.code}): ${error.message}`,
-      problems: [error.message],
-      validation: cooldown ? validation : { ...validation, accepted: false, problems: [...validation.problems, problem] },
-      reported: error,
-      ...(cooldown ? { cooldown } : {}),
+      code: refusal ? 'CLAIM_REFUSED' : error.code,
+      message: refusal
+        ? `The model claimed ${error.code} (${JSON.stringify(error.message)}); ${refusal}.`
+        : `The model proposed no action (${error.code}): ${error.message}`,
+      problems: refusal ? [refusal] : [error.message],
+      // A confirmed claim is a valid answer: the controller's state says the same.
+      validation: claim?.holds ? validation : { ...validation, accepted: false, problems: [...validation.problems, problem] },
+      ...(claim ? { claim } : {}),
     };
   }
 
@@ -178,11 +178,6 @@ export class OutreachActionPlanner {
       });
     }
   }
-}
-
-/** A reason within the contract's 200 characters. */
-function reasonOf(text: string): string {
-  return text.length > REASON_MAX_LENGTH ? `${text.slice(0, REASON_MAX_LENGTH - 1)}…` : text;
 }
 
 function parseObject(text: string | null): Record<string, unknown> | null {

@@ -40,7 +40,7 @@ If you cannot propose any action, answer this instead (JSON only):
     "suggestedArgs": { "durationHours": 24 }
   }
 }
-QUOTA_EXCEEDED: a daily or weekly limit is reached (the task waits, for suggestedArgs.durationHours if given); INVALID_CONTEXT: the context lacks what the task needs; NO_VALID_ACTION: nothing can be done now.`;
+QUOTA_EXCEEDED: a daily or weekly limit is reached; INVALID_CONTEXT: the context lacks what the task needs; NO_VALID_ACTION: nothing can be done now. The Controller checks QUOTA_EXCEEDED and INVALID_CONTEXT against its own state and refuses a claim that state contradicts.`;
 
 /** The planner's message for one cycle, filled from the database state (campaign, lead, task, quota, recent results). */
 export function outreachUserPrompt(context: CycleContext, now: Date): string {

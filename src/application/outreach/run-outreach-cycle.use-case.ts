@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { costOf } from '../../domain/agent/pricing';
-import { checkContext } from '../../domain/outreach/planning';
+import { REFUSED_CLAIM_RETRY_MS } from '../../domain/outreach/planner-claims';
+import { checkContext, type ContextCheck } from '../../domain/outreach/planning';
 import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
 import { hoursUntil, KIND_LABELS, utcDay } from '../../domain/outreach/quota';
 import { AuditLog } from '../agent/ports/audit-log.port';
@@ -16,11 +17,17 @@ import { OutreachActionRunner } from './outreach-action-runner';
 import { ownerLimitsOf, OutreachSettings } from './outreach-settings';
 import {
   OutreachCycleStore,
+  type ClaimedTask,
   type ClaimedWork,
+  type OpenedDecision,
   type OutreachDecision,
+  type TaskCycleContext,
   type TaskRelease,
   type WrapUpContext,
 } from './ports/outreach-cycle-store.port';
+
+/** Leaves the claimed task as `release` says, with the cycle's decision row, and answers `result` with the task's view. */
+type Leave = (release: TaskRelease, result: Omit<Partial<CycleOutcome>, 'task'> & { status: CycleStatus; message: string }) => CycleOutcome;
 
 /**
  * One outreach cycle: claim one due task, reload its state, check the context, plan ONE
@@ -50,6 +57,9 @@ export class RunOutreachCycleUseCase {
   /** Works the most overdue task (of `campaignId`, if given), or completes a finished campaign. */
   async run(input: { workerId: string; campaignId?: string }): Promise<CycleOutcome> {
     const now = this.clock.now();
+    // The cycle's decision row is opened as pending by the statement that claims its task (or
+    // reads the campaign it wraps up), before the model is asked; the cycle's end settles it.
+    const decision: OpenedDecision = { id: this.ids.next(), ...this.planner.modelName, createdAt: now };
     const claimed = await this.store.claimTask({
       workerId: input.workerId,
       now,
@@ -58,19 +68,23 @@ export class RunOutreachCycleUseCase {
       day: utcDay(now),
       ownerLimits: ownerLimitsOf(this.settings),
       secretNames: this.settings.secretNames,
+      decision,
     });
     if (claimed) {
       const { claim } = claimed;
-      return this.recorded(this.newCycle(claim.campaignId, claim.ownerId, now), (cycle) => this.workTask(cycle, claimed));
+      return this.recorded(this.newCycle(decision.id, claim.campaignId, claim.ownerId, now), (cycle) => this.workTask(cycle, claimed));
     }
     const finished = await this.store.findFinishedCampaign({ campaignId: input.campaignId });
-    if (finished) return this.recorded(this.newCycle(finished.campaignId, finished.ownerId, now), (cycle) => this.wrapUp(cycle));
+    if (finished) {
+      const cycle = this.newCycle(decision.id, finished.campaignId, finished.ownerId, now);
+      return this.recorded(cycle, () => this.wrapUp(cycle, decision));
+    }
     return outcome({ status: 'idle', code: 'NO_TASK', message: 'No task is due and no campaign is ready to complete.' });
   }
 
-  private newCycle(campaignId: string, ownerId: string, started: Date): Cycle {
+  private newCycle(decisionId: string, campaignId: string, ownerId: string, started: Date): Cycle {
     return {
-      decisionId: this.ids.next(),
+      decisionId,
       started,
       campaignId,
       ownerId,
@@ -142,10 +156,7 @@ export class RunOutreachCycleUseCase {
       attempts: claim.attempts,
       nextRunAt: release.status === 'Pending' ? (release.nextRunAt ?? now) : null,
     });
-    const leave = (
-      release: TaskRelease,
-      result: Omit<Partial<CycleOutcome>, 'task'> & { status: CycleStatus; message: string },
-    ): CycleOutcome => {
+    const leave: Leave = (release, result) => {
       cycle.settlement = { kind: 'release', claim, release, now: this.clock.now() };
       return outcome({ ...result, task: view(release) });
     };
@@ -166,60 +177,29 @@ export class RunOutreachCycleUseCase {
         { approved },
       );
     }
-    if (!contextCheck.ok) {
-      const problems = contextCheck.problems.join('; ');
-      await this.audit.record(entry(TASK_ACTION[context.task.type].action, { profileUrl: context.lead.linkedinUrl }), {
-        status: 'rejected',
-        errorCode: contextCheck.code,
-        result: { problems: contextCheck.problems },
-        durationMs: 0,
-      });
-      if (contextCheck.code === 'QUOTA_EXCEEDED') {
-        // The limit that binds names when its next slot frees: midnight for a day, the oldest counted day's exit for a week.
-        const { block } = contextCheck;
-        const { release, deferred } = await this.runner.deferForQuota(claim, block, now);
-        return leave(release, {
-          status: 'deferred',
-          code: 'QUOTA_EXCEEDED',
-          message: `Quota exhausted: ${problems}. This and ${deferred} other waiting tasks resume at ${block.until.toISOString()}.`,
-          proposal: {
-            action: 'wait_cooldown',
-            args: { durationHours: hoursUntil(now, block.until) },
-            reason: `The ${block.scope}'s ${block.window === 'day' ? 'daily' : 'weekly'} ${KIND_LABELS[block.kind]} limit is reached; waiting for its next slot.`,
-            by: 'controller',
-          },
-        });
-      }
-      const cancelled = contextCheck.code === 'DO_NOT_CONTACT';
-      return leave(
-        { status: cancelled ? 'Cancelled' : 'Failed', lastError: contextCheck.code, output: { problems: contextCheck.problems } },
-        { status: 'failed', code: contextCheck.code, message: `${cancelled ? 'Cancelled' : 'Not run'}: ${problems}.` },
-      );
-    }
+    // The controller's own finding ends the cycle before the model is asked. A model's claim about
+    // that state (QUOTA_EXCEEDED, INVALID_CONTEXT) is judged on the same state, which the model was
+    // shown: one the state confirms ends the cycle the same way (its audit row says so already);
+    // one it contradicts changes nothing, and the task runs again soon, when the controller checks
+    // afresh (a limit reached meanwhile then parks it as above).
+    const stop = (check: Exclude<ContextCheck, { ok: true }>, audited: boolean, validation: CycleOutcome['validation'] = null) =>
+      this.stopForContext(check, { claim, context, entry, leave, now, audited, validation });
+    if (!contextCheck.ok) return stop(contextCheck, false);
 
     const planned = await this.planner.plan(cycle, context, entry);
     if (!planned.ok) {
-      if (planned.cooldown) {
-        // The model answered with a QUOTA_EXCEEDED error: the task waits, as for a wait_cooldown.
-        const { durationHours, reason } = planned.cooldown;
-        const until = new Date(now.getTime() + Math.round(durationHours * 3_600_000));
-        await this.audit.record(entry('wait_cooldown', { durationHours }), { status: 'succeeded', result: { until }, durationMs: 0 });
+      const { claim: verdict } = planned;
+      if (verdict?.holds) return stop(verdict.check, true, planned.validation);
+      if (verdict) {
+        const at = new Date(now.getTime() + REFUSED_CLAIM_RETRY_MS);
         return leave(
-          { status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' },
+          { status: 'Pending', nextRunAt: at, lastError: 'CLAIM_REFUSED' },
           {
             status: 'deferred',
-            code: 'QUOTA_EXCEEDED',
-            message: `${planned.message} Waiting ${durationHours} hours.`,
-            proposal: { action: 'wait_cooldown', args: { durationHours }, reason, by: 'model' },
+            code: 'CLAIM_REFUSED',
+            message: `${planned.message} The task runs again at ${at.toISOString()}.`,
             validation: planned.validation,
           },
-        );
-      }
-      if (planned.reported?.code === 'INVALID_CONTEXT') {
-        // As the controller's own INVALID_CONTEXT: the context is reloaded from the same rows, so asking again would not help.
-        return leave(
-          { status: 'Failed', lastError: 'INVALID_CONTEXT', output: { problems: planned.problems } },
-          { status: 'failed', code: 'INVALID_CONTEXT', message: `Not run: ${planned.message}`, validation: planned.validation },
         );
       }
       if (planned.code === 'NO_VALID_ACTION' && claim.attempts >= MAX_TASK_ATTEMPTS) {
@@ -271,12 +251,65 @@ export class RunOutreachCycleUseCase {
     }
   }
 
+  /**
+   * Ends a task cycle on what the controller found wrong with the task's context: INVALID_CONTEXT
+   * fails the task, DO_NOT_CONTACT cancels it (and the lead's other pending tasks), QUOTA_EXCEEDED
+   * parks it, and every waiting task of that kind in that scope, until the limit that binds
+   * has room. Audited as rejected with the code, unless the row that led here was written already.
+   */
+  private async stopForContext(
+    check: Exclude<ContextCheck, { ok: true }>,
+    task: {
+      readonly claim: ClaimedTask;
+      readonly context: TaskCycleContext;
+      readonly entry: AuditEntryFor;
+      readonly leave: Leave;
+      readonly now: Date;
+      readonly audited: boolean;
+      readonly validation: CycleOutcome['validation'];
+    },
+  ): Promise<CycleOutcome> {
+    const { claim, context, entry, leave, now, validation } = task;
+    const problems = check.problems.join('; ');
+    if (!task.audited) {
+      await this.audit.record(entry(TASK_ACTION[context.task.type].action, { profileUrl: context.lead.linkedinUrl }), {
+        status: 'rejected',
+        errorCode: check.code,
+        result: { problems: check.problems },
+        durationMs: 0,
+      });
+    }
+    if (check.code === 'QUOTA_EXCEEDED') {
+      // The limit that binds names when its next slot frees: midnight for a day, the oldest counted day's exit for a week.
+      const { block } = check;
+      const { release, deferred } = await this.runner.deferForQuota(claim, block, now);
+      return leave(release, {
+        status: 'deferred',
+        code: 'QUOTA_EXCEEDED',
+        message: `Quota exhausted: ${problems}. This and ${deferred} other waiting tasks resume at ${block.until.toISOString()}.`,
+        proposal: {
+          action: 'wait_cooldown',
+          args: { durationHours: hoursUntil(now, block.until) },
+          reason: `The ${block.scope}'s ${block.window === 'day' ? 'daily' : 'weekly'} ${KIND_LABELS[block.kind]} limit is reached; waiting for its next slot.`,
+          by: 'controller',
+        },
+        validation,
+      });
+    }
+    const cancelled = check.code === 'DO_NOT_CONTACT';
+    return leave(
+      { status: cancelled ? 'Cancelled' : 'Failed', lastError: check.code, output: { problems: check.problems } },
+      { status: 'failed', code: check.code, message: `${cancelled ? 'Cancelled' : 'Not run'}: ${problems}.`, validation },
+    );
+  }
+
   /** No task is left: the model is asked for complete_campaign, which is checked and done. */
-  private async wrapUp(cycle: Cycle): Promise<CycleOutcome> {
+  private async wrapUp(cycle: Cycle, decision: OpenedDecision): Promise<CycleOutcome> {
     const now = cycle.started;
     const context: WrapUpContext | null = await this.store.loadWrapUpContext(cycle.campaignId, {
       day: utcDay(now),
       ownerLimits: ownerLimitsOf(this.settings),
+      decision,
     });
     if (!context || !checkContext(context, now).ok) {
       return outcome({ status: 'idle', code: 'NO_TASK', message: 'The campaign changed meanwhile; nothing to do.' });

@@ -59,6 +59,9 @@ export type CycleContext =
       readonly recent: readonly RecentResult[];
     };
 
+/** A task cycle's context. */
+export type TaskContext = Extract<CycleContext, { kind: 'task' }>;
+
 export type ContextCheck =
   | { readonly ok: true }
   | { readonly ok: false; readonly code: 'INVALID_CONTEXT'; readonly problems: readonly string[] }
@@ -75,12 +78,23 @@ export type ContextCheck =
 
 /** Input validation before any model call: what must be known, and allowed (quotas as of `now`). */
 export function checkContext(context: CycleContext, now: Date): ContextCheck {
+  const problems = contextProblems(context);
+  if (problems.length) return { ok: false, code: 'INVALID_CONTEXT', problems };
+  if (context.kind === 'wrap_up') return { ok: true };
+  if (context.doNotContact.length) {
+    return { ok: false, code: 'DO_NOT_CONTACT', problems: [`${context.doNotContact.join(' and ')} is on the do-not-contact list`] };
+  }
+  return quotaCheck(context, now) ?? { ok: true };
+}
+
+/** What the cycle's context lacks for its work (INVALID_CONTEXT): none when it is complete. */
+export function contextProblems(context: CycleContext): string[] {
   const problems: string[] = [];
   if (!context.campaign.name) problems.push('the campaign name is missing');
   if (context.campaign.status !== 'active') problems.push(`the campaign is ${context.campaign.status}, not active`);
   if (context.kind === 'wrap_up') {
     if (context.openTasks > 0) problems.push(`${context.openTasks} tasks are still open`);
-    return problems.length ? { ok: false, code: 'INVALID_CONTEXT', problems } : { ok: true };
+    return problems;
   }
   const { task, lead } = context;
   if (!task.id) problems.push('the task id is missing');
@@ -88,14 +102,14 @@ export function checkContext(context: CycleContext, now: Date): ContextCheck {
   if (!lead.linkedinUrl) problems.push("the lead's LinkedIn URL is missing");
   if (task.status !== 'Pending' && task.status !== 'InProgress') problems.push(`the task is ${task.status}`);
   if (task.type === 'SendEmail' && !lead.email) problems.push('the lead has no email address');
-  if (problems.length) return { ok: false, code: 'INVALID_CONTEXT', problems };
-  if (context.doNotContact.length) {
-    return { ok: false, code: 'DO_NOT_CONTACT', problems: [`${context.doNotContact.join(' and ')} is on the do-not-contact list`] };
-  }
-  const kind = TASK_ACTION[task.type].kind;
+  return problems;
+}
+
+/** The limit that stops the task's kind of action now (QUOTA_EXCEEDED), or null while every limit has room. */
+export function quotaCheck(context: TaskContext, now: Date): Extract<ContextCheck, { code: 'QUOTA_EXCEEDED' }> | null {
+  const kind = TASK_ACTION[context.task.type].kind;
   const block = quotaBlock(context.quota, kind, now);
-  if (block) return { ok: false, code: 'QUOTA_EXCEEDED', kind, scope: block.scope, block, problems: [describeBlock(block)] };
-  return { ok: true };
+  return block ? { ok: false, code: 'QUOTA_EXCEEDED', kind, scope: block.scope, block, problems: [describeBlock(block)] } : null;
 }
 
 /** Actions a cycle may take besides the one its task is done by. */
@@ -143,8 +157,6 @@ export function fitProblems(proposal: Proposal, context: CycleContext): string[]
       return [];
   }
 }
-
-type TaskContext = Extract<CycleContext, { kind: 'task' }>;
 
 /** The untrusted text of a task cycle: the lead's name, its profile, recent leads' names. */
 export function untrustedTextOf(context: CycleContext): UntrustedText[] {

@@ -1,6 +1,12 @@
-import { hoursUntilReset } from '../../../src/domain/outreach/quota';
+import { REFUSED_CLAIM_RETRY_MS } from '../../../src/domain/outreach/planner-claims';
+import { nextUtcMidnight } from '../../../src/domain/outreach/quota';
 import { MAX_TASK_ATTEMPTS } from '../../../src/domain/outreach/outreach-task';
-import { CLAIM, runOneCycle } from '../../fakes/outreach/cycle-harness';
+import type { AuditEntryFor, Cycle } from '../../../src/application/outreach/cycle';
+import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
+import type { TaskCycleContext } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
+import { CLAIM, runOneCycle, SETTINGS } from '../../fakes/outreach/cycle-harness';
+import { RecordingAuditLog } from '../../fakes/outreach/recording-outreach-ports';
+import { RecordingLogger } from '../../fakes/recording-logger';
 import { LEAD, taskContext } from '../../fakes/outreach/proposals';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
 
@@ -16,25 +22,32 @@ const error = (code: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe("a planner answer in seed 000's error shape, through the cycle", () => {
-  it('QUOTA_EXCEEDED: the task waits for the suggested duration, as for a wait_cooldown; both rows audited, nothing sent', async () => {
+  // taskContext: 10 of 50 used today in the campaign, 10 of 100 by the owner, in every kind.
+  const TIGHTEST_MESSAGE_LIMIT =
+    "claim refused: QUOTA_EXCEEDED but 10 of 50 used: the campaign's daily LinkedIn message limit, the tightest of this task's, has 40 left";
+
+  it('QUOTA_EXCEEDED with quota left: the claim is refused, audited with why, and the task runs again in minutes; nothing sent', async () => {
     const model = answering(error('QUOTA_EXCEEDED', { suggestedAction: 'wait_cooldown', suggestedArgs: { durationHours: 24 } }));
     const run = await runOneCycle(model, taskContext('SendLinkedInMessage'));
 
     expect(model.requests).toHaveLength(1);
     expect(run.acting).toEqual([]);
-    const until = new Date(run.now.getTime() + 24 * 3_600_000);
-    expect(run.store.released).toEqual([{ status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' }]);
+    const at = new Date(run.now.getTime() + REFUSED_CLAIM_RETRY_MS);
+    expect(run.store.released).toEqual([{ status: 'Pending', nextRunAt: at, lastError: 'CLAIM_REFUSED' }]);
     expect(run.outcome).toMatchObject({
       status: 'deferred',
-      code: 'QUOTA_EXCEEDED',
-      message: 'The model proposed no action (QUOTA_EXCEEDED): Reported QUOTA_EXCEEDED for this task. Waiting 24 hours.',
-      proposal: { action: 'wait_cooldown', args: { durationHours: 24 }, by: 'model', reason: expect.stringContaining('quota exceeded') },
-      validation: { accepted: true, attempts: 1, problems: [] },
-      task: { status: 'Pending', nextRunAt: until },
+      code: 'CLAIM_REFUSED',
+      message: `The model claimed QUOTA_EXCEEDED ("Reported QUOTA_EXCEEDED for this task."); ${TIGHTEST_MESSAGE_LIMIT}. The task runs again at ${at.toISOString()}.`,
+      proposal: null,
+      validation: {
+        accepted: false,
+        attempts: 1,
+        problems: [TIGHTEST_MESSAGE_LIMIT],
+      },
+      task: { status: 'Pending', nextRunAt: at },
     });
     expect(run.audit.rows.map((row) => [row.entry.tool, row.outcome?.status, row.outcome?.errorCode])).toEqual([
-      ['linkedin_send_message', 'rejected', 'QUOTA_EXCEEDED'],
-      ['wait_cooldown', 'succeeded', undefined],
+      ['linkedin_send_message', 'rejected', 'CLAIM_REFUSED'],
     ]);
     expect(run.audit.rows[0].entry.arguments).toEqual({
       error: {
@@ -47,49 +60,78 @@ describe("a planner answer in seed 000's error shape, through the cycle", () => 
     expect(run.audit.rows[0].outcome?.result).toEqual({
       problems: ['Reported QUOTA_EXCEEDED for this task.'],
       reportedBy: 'model',
-      durationHours: 24,
+      claim: 'refused',
+      reason: TIGHTEST_MESSAGE_LIMIT,
     });
-    expect(run.audit.rows[1].outcome?.result).toEqual({ until });
-    expect(run.store.decisions[0]).toMatchObject({ status: 'deferred', decisionType: 'wait_cooldown', failureClass: null });
+    expect(run.store.decisions[0]).toMatchObject({ status: 'deferred', decisionType: 'CLAIM_REFUSED', failureClass: 'CLAIM_REFUSED' });
   });
 
   it.each([
     ['no suggestion', {}],
     ['a wait past the contract', { suggestedAction: 'wait_cooldown', suggestedArgs: { durationHours: 500 } }],
     ['another action', { suggestedAction: 'send_email', suggestedArgs: { durationHours: 2 } }],
-  ])('QUOTA_EXCEEDED with %s: the task waits until the next UTC midnight', async (_, extra) => {
+  ])('QUOTA_EXCEEDED with %s and quota left: refused all the same', async (_, extra) => {
     const run = await runOneCycle(answering(error('QUOTA_EXCEEDED', extra)), taskContext('SendEmail'));
-    const hours = hoursUntilReset(run.now);
-    expect(run.outcome).toMatchObject({ status: 'deferred', code: 'QUOTA_EXCEEDED', proposal: { args: { durationHours: hours } } });
-    expect(run.store.released[0]).toEqual({
-      status: 'Pending',
-      nextRunAt: new Date(run.now.getTime() + Math.round(hours * 3_600_000)),
-      lastError: 'QUOTA_EXCEEDED',
-    });
+    expect(run.outcome).toMatchObject({ status: 'deferred', code: 'CLAIM_REFUSED', proposal: null });
+    expect(run.store.released).toEqual([
+      { status: 'Pending', nextRunAt: new Date(run.now.getTime() + REFUSED_CLAIM_RETRY_MS), lastError: 'CLAIM_REFUSED' },
+    ]);
     expect(run.acting).toEqual([]);
   });
 
-  it('INVALID_CONTEXT: the task fails as for the controller’s own INVALID_CONTEXT, audited', async () => {
-    const run = await runOneCycle(answering(error('INVALID_CONTEXT')), taskContext('ScrapeProfile'));
+  it('QUOTA_EXCEEDED when the quota is used up: the controller parks the task itself, before the model is asked', async () => {
+    const model = answering(error('QUOTA_EXCEEDED'));
+    const context = taskContext('SendLinkedInMessage');
+    const full = { ...context.quota.linkedin_message.campaign, used: 50 };
+    const run = await runOneCycle(model, {
+      ...context,
+      quota: { ...context.quota, linkedin_message: { ...context.quota.linkedin_message, campaign: full } },
+    });
+
+    expect(model.requests).toHaveLength(0);
+    const until = nextUtcMidnight(run.now);
+    expect(run.store.released).toEqual([{ status: 'Pending', nextRunAt: until, lastError: 'QUOTA_EXCEEDED' }]);
     expect(run.outcome).toMatchObject({
-      status: 'failed',
-      code: 'INVALID_CONTEXT',
-      message: 'Not run: The model proposed no action (INVALID_CONTEXT): Reported INVALID_CONTEXT for this task.',
+      status: 'deferred',
+      code: 'QUOTA_EXCEEDED',
+      proposal: { action: 'wait_cooldown', by: 'controller' },
+    });
+  });
+
+  it('INVALID_CONTEXT for a complete context: the claim is refused and the task is not Failed; it runs again in minutes', async () => {
+    const run = await runOneCycle(answering(error('INVALID_CONTEXT')), taskContext('ScrapeProfile'));
+    const reason =
+      'claim refused: INVALID_CONTEXT but the context is complete for linkedin_scrape_profile: ' +
+      "the lead's LinkedIn URL is recorded, the task is open and the campaign active";
+    expect(run.outcome).toMatchObject({
+      status: 'deferred',
+      code: 'CLAIM_REFUSED',
       validation: {
         accepted: false,
         attempts: 1,
-        problems: ['the model reported INVALID_CONTEXT: Reported INVALID_CONTEXT for this task.'],
+        problems: [reason],
       },
-      task: { status: 'Failed' },
+      task: { status: 'Pending' },
     });
     expect(run.store.released).toEqual([
-      { status: 'Failed', lastError: 'INVALID_CONTEXT', output: { problems: ['Reported INVALID_CONTEXT for this task.'] } },
+      { status: 'Pending', nextRunAt: new Date(run.now.getTime() + REFUSED_CLAIM_RETRY_MS), lastError: 'CLAIM_REFUSED' },
     ]);
     expect(run.audit.rows.map((row) => [row.entry.tool, row.outcome?.status, row.outcome?.errorCode])).toEqual([
-      ['linkedin_scrape_profile', 'rejected', 'INVALID_CONTEXT'],
+      ['linkedin_scrape_profile', 'rejected', 'CLAIM_REFUSED'],
     ]);
-    expect(run.store.decisions[0]).toMatchObject({ status: 'failed', failureClass: 'INVALID_CONTEXT' });
+    expect(run.audit.rows[0].outcome?.result).toMatchObject({ claim: 'refused', reason });
+    expect(run.store.decisions[0]).toMatchObject({ status: 'deferred', failureClass: 'CLAIM_REFUSED' });
     expect(run.acting).toEqual([]);
+  });
+
+  it('never fails a task for refused claims, however many attempts it took: the model’s word alone changes nothing', async () => {
+    const run = await runOneCycle(answering(error('INVALID_CONTEXT')), taskContext('SendEmail'), {
+      ...CLAIM,
+      attempts: MAX_TASK_ATTEMPTS + 3,
+    });
+    expect(run.store.released).toEqual([
+      { status: 'Pending', nextRunAt: new Date(run.now.getTime() + REFUSED_CLAIM_RETRY_MS), lastError: 'CLAIM_REFUSED' },
+    ]);
   });
 
   it('NO_VALID_ACTION: the task waits with a backoff, as when no answer was valid, and fails on its last attempt', async () => {
@@ -138,5 +180,77 @@ describe("a planner answer in seed 000's error shape, through the cycle", () => 
     expect(run.outcome).toMatchObject({ status: 'deferred', code: 'NO_VALID_ACTION', validation: { accepted: false, attempts: 2 } });
     expect(run.audit.rows.map((row) => row.outcome?.errorCode)).toEqual(['INVALID_PROPOSAL', 'NO_VALID_ACTION']);
     expect(run.acting).toEqual([]);
+  });
+});
+
+describe(`${OutreachActionPlanner.name}, on a claim the controller's state confirms`, () => {
+  // The cycle checks the same state before it asks the model, so through the cycle a claim is
+  // confirmed only by a check the model's answer races; the planner is asked directly here.
+  async function plan(model: ScriptedLanguageModel, context: TaskCycleContext) {
+    const audit = new RecordingAuditLog([]);
+    const sut = new OutreachActionPlanner(model, audit, SETTINGS, new RecordingLogger());
+    const cycle: Cycle = {
+      decisionId: 'decision-1',
+      started: new Date('2026-11-22T09:00:00.000Z'),
+      campaignId: context.campaign.id,
+      ownerId: CLAIM.ownerId,
+      usage: { promptTokens: 0, completionTokens: 0 },
+      planningAttempts: 0,
+      failureClass: null,
+      providerRequestId: null,
+      settlement: null,
+    };
+    const entry: AuditEntryFor = (tool, args) => ({
+      source: 'outreach',
+      actorId: CLAIM.ownerId,
+      tool,
+      arguments: args as Record<string, unknown>,
+      securityEvents: [],
+    });
+    return { result: await sut.plan(cycle, context, entry), audit, cycle };
+  }
+
+  it('QUOTA_EXCEEDED with the campaign’s daily limit reached: confirmed by the controller’s own block, audited as confirmed', async () => {
+    const context = taskContext('SendLinkedInMessage');
+    const full = { ...context.quota.linkedin_message.campaign, used: 50 };
+    const { result, audit, cycle } = await plan(answering(error('QUOTA_EXCEEDED')), {
+      ...context,
+      quota: { ...context.quota, linkedin_message: { ...context.quota.linkedin_message, campaign: full } },
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'QUOTA_EXCEEDED',
+      validation: { accepted: true },
+      claim: {
+        holds: true,
+        check: { code: 'QUOTA_EXCEEDED', block: { scope: 'campaign', window: 'day', until: nextUtcMidnight(cycle.started) } },
+      },
+    });
+    expect(audit.rows.map((row) => [row.outcome?.status, row.outcome?.errorCode])).toEqual([['rejected', 'QUOTA_EXCEEDED']]);
+    expect(audit.rows[0].outcome?.result).toEqual({
+      problems: ['Reported QUOTA_EXCEEDED for this task.'],
+      reportedBy: 'model',
+      claim: 'confirmed',
+      reason: "the campaign's daily LinkedIn message limit (50 a day) is reached; the next slot frees at 2026-11-23T00:00:00.000Z",
+    });
+    expect(cycle.failureClass).toBeNull();
+  });
+
+  it('INVALID_CONTEXT for an email task whose lead has no address: confirmed, with the controller’s problem', async () => {
+    const context = taskContext('SendEmail');
+    const { result, audit, cycle } = await plan(answering(error('INVALID_CONTEXT')), {
+      ...context,
+      lead: { ...context.lead, email: null },
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'INVALID_CONTEXT',
+      claim: { holds: true, check: { code: 'INVALID_CONTEXT', problems: ['the lead has no email address'] } },
+    });
+    expect(audit.rows[0].outcome).toMatchObject({
+      errorCode: 'INVALID_CONTEXT',
+      result: { claim: 'confirmed', reason: 'the lead has no email address' },
+    });
+    expect(cycle.failureClass).toBe('INVALID_CONTEXT');
   });
 });

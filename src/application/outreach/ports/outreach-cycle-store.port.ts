@@ -52,6 +52,21 @@ export interface ClaimInput {
   readonly day: string;
   readonly ownerLimits: OwnerLimits;
   readonly secretNames: readonly string[];
+  /** The cycle's decision row, written as pending by the claim's statement when it claims a task (none: no row until the cycle ends). */
+  readonly decision?: OpenedDecision;
+}
+
+/**
+ * A cycle's decision row as it is opened, before the model is asked: decision type `PENDING`,
+ * status `pending`, with the task (or campaign) and owner of what the statement read. The
+ * cycle's end settles it (finish, releaseTask, recordDecision); one a worker left behind
+ * stays pending, a trace of the cycle it did not finish.
+ */
+export interface OpenedDecision {
+  readonly id: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly createdAt: Date;
 }
 
 /** A task claimed, with its context as the claim read it. */
@@ -149,12 +164,16 @@ export interface OutreachDecision extends DecisionMeasures {
 export abstract class OutreachCycleStore {
   /**
    * Claims the most overdue task of an active campaign (FOR UPDATE SKIP LOCKED, with a lease)
-   * and reads its context and review state, in one statement.
+   * and reads its context and review state, and opens the cycle's decision row if given, in one statement.
    */
   abstract claimTask(input: ClaimInput): Promise<ClaimedWork | null>;
   /** An active campaign (this one, if given) with no open task left. */
   abstract findFinishedCampaign(input: { campaignId?: string }): Promise<{ campaignId: string; ownerId: string } | null>;
-  abstract loadWrapUpContext(campaignId: string, input: { day: string; ownerLimits: OwnerLimits }): Promise<WrapUpContext | null>;
+  /** The context of a campaign's wrap-up; with `decision`, the same statement opens the cycle's decision row (as claimTask does). */
+  abstract loadWrapUpContext(
+    campaignId: string,
+    input: { day: string; ownerLimits: OwnerLimits; decision?: OpenedDecision },
+  ): Promise<WrapUpContext | null>;
   /** Leaves the claimed task as `release` says, if the claim is still held; writes the cycle's decision row if given, either way. */
   abstract releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date, decision?: OutreachDecision): Promise<boolean>;
   /** Moves every Pending task of `kind` in the exhausted scope to `until`. @returns how many. */
@@ -175,6 +194,7 @@ export abstract class OutreachCycleStore {
   abstract finish(input: FinishAction): Promise<void>;
   /** Completes the campaign if no task is open. */
   abstract completeCampaign(campaignId: string, now: Date): Promise<boolean>;
+  /** Writes the cycle's decision row, or settles the one its claim opened (finish and releaseTask do the same with theirs). */
   abstract recordDecision(decision: OutreachDecision): Promise<void>;
   /** In-flight actions past their lease, leased anew to the caller so one sweeper handles each. */
   abstract claimStaleActions(input: { now: Date; leaseMs: number; limit: number }): Promise<StaleAction[]>;

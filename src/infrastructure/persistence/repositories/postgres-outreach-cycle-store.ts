@@ -9,6 +9,7 @@ import {
   type ClaimedTask,
   type ClaimedWork,
   type FinishAction,
+  type OpenedDecision,
   type OutreachDecision,
   type StaleAction,
   type ApprovedDraft,
@@ -26,6 +27,7 @@ import { QUOTA_ROW, type QuotaCampaign, quotaRows, quotaStateOf, refundSlot, ref
 import { changeRows, empty, exists, join, raw, run, selectRow, selectRows, type Sql, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { AuditAppender } from './postgres-audit-log';
+import { PENDING_DECISION } from './postgres-conversation-store';
 import { markDraftSent } from './postgres-outreach-draft-store';
 
 /** AwaitingReview is open: its draft waits for a person, and it keeps the lead's later steps and the campaign waiting. */
@@ -154,10 +156,14 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     // RETURNING); its lead and campaign by their keys; the profile among the lead's 3 tasks; the
     // ledger's rows of the week; the last 3 finished tasks (outreach_tasks_recent); the lead's
     // addresses on the do-not-contact list; approvals of the task's kind, counted only as far as
-    // first_n asks; and the task's approved draft (outreach_drafts_open_task).
+    // first_n asks; and the task's approved draft (outreach_drafts_open_task). The cycle's
+    // decision row is opened as pending in the same statement, for the task it claimed.
+    const opened = input.decision
+      ? sql`, opened AS (${decisionOpening(input.decision, sql`SELECT owner_id, campaign_id, id FROM claimed`)})`
+      : empty;
     const row = await selectRow(
       this.dataSource,
-      sql`WITH claimed AS (${claimStatement(input)})
+      sql`WITH claimed AS (${claimStatement(input)})${opened}
        SELECT t.id, t.type, t.status, t.attempts, t.last_error, l.name AS lead_name, l.linkedin_url, l.email,
          (SELECT s.output FROM outreach_tasks s WHERE s.lead_id = t.lead_id AND s.type = 'ScrapeProfile' AND s.status = 'Completed' LIMIT 1) AS profile,
          (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
@@ -198,10 +204,16 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     };
   }
 
-  async loadWrapUpContext(campaignId: string, input: { day: string; ownerLimits: OwnerLimits }): Promise<WrapUpContext | null> {
+  async loadWrapUpContext(
+    campaignId: string,
+    input: { day: string; ownerLimits: OwnerLimits; decision?: OpenedDecision },
+  ): Promise<WrapUpContext | null> {
+    const opened = input.decision
+      ? sql`WITH opened AS (${decisionOpening(input.decision, sql`SELECT owner_id, id, NULL::uuid FROM campaigns WHERE id = ${campaignId}`)}) `
+      : empty;
     const row = await selectRow(
       this.dataSource,
-      sql`SELECT ${CAMPAIGN_COLUMNS},
+      sql`${opened}SELECT ${CAMPAIGN_COLUMNS},
          (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status IN ${OPEN}) AS open,
          (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status NOT IN ${OPEN}) AS finished,
          (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
@@ -430,13 +442,36 @@ function releaseSet(release: TaskRelease, now: Date): Statement {
     completed_at = CASE WHEN ${status} IN ('Completed', 'Failed', 'Cancelled') THEN ${at} ELSE NULL END`;
 }
 
-/** The decision row's INSERT: on its own, or a part of the statement that releases the cycle's task (releaseStatement). */
+/**
+ * The decision row's INSERT: on its own, or a part of the statement that releases the cycle's
+ * task (releaseStatement). It settles the row the cycle opened as pending (decisionOpening),
+ * keeping its start and task, or writes it whole when none was opened.
+ */
 function decisionInsert(d: OutreachDecision): Statement {
   return sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
       prompt_tokens, completion_tokens, cost, duration_ms, failure_class, provider_request_id, created_at)
     VALUES (${d.id}, ${d.ownerId}, ${d.campaignId}, ${d.taskId}, ${d.decisionType}, ${d.status}, ${d.iterations}, ${d.provider},
       ${d.model}, ${d.promptTokens}, ${d.completionTokens}, ${d.cost}, ${d.durationMs}, ${d.failureClass}, ${d.providerRequestId},
-      ${d.createdAt})`;
+      ${d.createdAt})
+    ON CONFLICT (id) DO UPDATE SET decision_type = EXCLUDED.decision_type, status = EXCLUDED.status,
+      iterations = EXCLUDED.iterations, provider = EXCLUDED.provider, model = EXCLUDED.model,
+      prompt_tokens = EXCLUDED.prompt_tokens, completion_tokens = EXCLUDED.completion_tokens, cost = EXCLUDED.cost,
+      duration_ms = EXCLUDED.duration_ms, failure_class = EXCLUDED.failure_class, provider_request_id = EXCLUDED.provider_request_id,
+      outreach_task_id = COALESCE(EXCLUDED.outreach_task_id, decision_logs.outreach_task_id)
+    WHERE decision_logs.user_id = EXCLUDED.user_id AND decision_logs.campaign_id = EXCLUDED.campaign_id`;
+}
+
+/**
+ * The INSERT that opens a cycle's decision row as pending (PENDING, like a chat turn's), before
+ * the model is asked, for the owner, campaign and task (or null) of the one row `of` selects,
+ * in that order; none when it selects none.
+ */
+function decisionOpening(d: OpenedDecision, of: Statement): Statement {
+  return sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
+      prompt_tokens, completion_tokens, duration_ms, created_at)
+    SELECT ${d.id}::uuid, o.owner_id, o.campaign_id, o.task_id, ${PENDING_DECISION}::varchar, 'pending', 0, ${d.provider}::varchar,
+      ${d.model}::varchar, 0, 0, 0, ${d.createdAt}::timestamptz
+    FROM (${of}) AS o (owner_id, campaign_id, task_id)`;
 }
 
 /**
