@@ -283,16 +283,6 @@ export function checkPlannerError(value: unknown): PlannerErrorCheck | null {
   };
 }
 
-/**
- * The cooldown a QUOTA_EXCEEDED error suggests: `suggestedArgs.durationHours` when no other
- * action is suggested and the duration meets wait_cooldown's contract; null otherwise.
- */
-export function suggestedCooldownHours(error: PlannerError): number | null {
-  if (error.suggestedAction !== null && error.suggestedAction !== 'wait_cooldown') return null;
-  const hours = error.suggestedArgs?.durationHours;
-  return typeof hours === 'number' && Number.isFinite(hours) && hours >= 0.01 && hours <= COOLDOWN_MAX_HOURS ? hours : null;
-}
-
 /** Who an action reaches, for the do-not-contact list and the idempotency key. */
 export function actionTarget(proposal: ProposedAction): string | null {
   switch (proposal.action) {

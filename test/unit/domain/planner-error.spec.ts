@@ -1,4 +1,4 @@
-import { checkPlannerError, suggestedCooldownHours, type PlannerError } from '../../../src/domain/outreach/actions';
+import { checkPlannerError } from '../../../src/domain/outreach/actions';
 
 /** Seed 000's error response, as the seed writes it. */
 const SEED_ERROR = {
@@ -67,31 +67,5 @@ describe(checkPlannerError.name, () => {
     const checked = checkPlannerError(value);
     expect(checked).toMatchObject({ ok: false });
     expect(checked?.ok === false && checked.problems).toContain(problem);
-  });
-});
-
-describe(suggestedCooldownHours.name, () => {
-  const quota = (suggestedAction: PlannerError['suggestedAction'], suggestedArgs: PlannerError['suggestedArgs']): PlannerError => ({
-    code: 'QUOTA_EXCEEDED',
-    message: 'm',
-    suggestedAction,
-    suggestedArgs,
-  });
-
-  it('is the suggested wait when it meets the wait_cooldown contract', () => {
-    expect(suggestedCooldownHours(quota('wait_cooldown', { durationHours: 24 }))).toBe(24);
-    expect(suggestedCooldownHours(quota(null, { durationHours: 0.5 }))).toBe(0.5);
-    expect(suggestedCooldownHours(quota('wait_cooldown', { durationHours: 168, reason: 'quota' }))).toBe(168);
-  });
-
-  it.each([
-    ['no duration', quota('wait_cooldown', null)],
-    ['too long a wait', quota('wait_cooldown', { durationHours: 169 })],
-    ['no wait at all', quota('wait_cooldown', { durationHours: 0 })],
-    ['a negative wait', quota('wait_cooldown', { durationHours: -1 })],
-    ['a duration as text', quota('wait_cooldown', { durationHours: '24' })],
-    ['another action', quota('send_email', { durationHours: 24 })],
-  ])('is null for %s', (_, error) => {
-    expect(suggestedCooldownHours(error)).toBeNull();
   });
 });
