@@ -1,5 +1,6 @@
 import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -57,6 +58,16 @@ export default tseslint.config(
           message: 'Write SQL with the sql tag and run it with selectRows, selectRow, changeRows or run (persistence/sql.ts).',
         },
       ],
+    },
+  },
+  {
+    // Regular expressions read hostile text (an MCP argument, a URL, a chat message): each must run in
+    // time linear in it (docs/security.md#untrusted-text-in-linear-time). Tests and benches read their own.
+    files: ['src/**', 'web/src/**', 'scripts/**'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+      'regexp/no-super-linear-move': ['error', { report: 'potential', ignorePartial: false }],
     },
   },
   {

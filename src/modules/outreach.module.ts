@@ -92,6 +92,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
       useFactory: (config: AppConfig, dataSource: DataSource): EmailChannel => {
         const target = config.outreach.email;
         if (target.kind === 'sandbox') return new SandboxEmailChannel(dataSource);
+        // eslint-disable-next-line regexp/no-super-linear-move -- EMAIL_FROM is the operator's, read once at start
         const domain = /@([^>\s]+)>?\s*$/.exec(target.from)?.[1] ?? 'bridle.local';
         return new SmtpEmailChannel(
           { url: target.url, from: target.from, messageIdDomain: domain },

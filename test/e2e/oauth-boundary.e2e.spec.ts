@@ -285,7 +285,7 @@ describe('the OAuth routes behind the boundary', () => {
       const answer = await request(sut.http).post(`/oauth/requests/${requestId}/approve`).set(alice.auth).send({}).expect(200);
       const code = new URL(answer.body.redirectTo).searchParams.get('code')!;
       const exposed = await request(sut.http).get(
-        `/token?${new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier })}`,
+        `/token?${new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier }).toString()}`,
       );
       expect(exposed.status).toBe(405);
       const exchange = await request(sut.http)

@@ -48,10 +48,15 @@ export function decisionOf(turn: {
   return asksAQuestion(turn.finalText) ? 'ASK_CLARIFICATION' : 'RESPOND_ONLY';
 }
 
-/** A phrase in quotes, like 'what's left?': an example to say, not a question asked. */
-const QUOTED = /(^|[\s(:])['"‘“].*?['"’”](?=[\s.,;:!?)]|$)/gu;
+/**
+ * A phrase in quotes, like 'what's left?': an example to say, not a question asked. An opening
+ * quote with no closing one after it on its line is kept as it is, with the rest of the line:
+ * a later opening quote on that line would find no closing one either, so the line is read
+ * once, not once per quote.
+ */
+const QUOTED = /(^|[\s(:])['"‘“](?:(.*?['"’”])(?=[\s.,;:!?)]|$)|.*)/gu;
 
 /** True when the text asks the person something, outside any quoted example phrase. */
 export function asksAQuestion(text: string): boolean {
-  return text.replace(QUOTED, '$1').includes('?');
+  return text.replace(QUOTED, (match, before: string, quoted?: string) => (quoted === undefined ? match : before)).includes('?');
 }

@@ -174,7 +174,8 @@ export function requestedScopes(requested: readonly string[]): Scope[] {
   const named = requested.filter((item) => item !== '');
   if (named.length === 0) return [...DEFAULT_MCP_SCOPES];
   const { scopes, unknown } = parseScopes(named);
-  if (unknown.length > 0) throw new OAuthRefusedError('invalid_scope', `An unknown scope was asked for; Bridle's scopes are ${SCOPES.join(', ')}`);
+  if (unknown.length > 0)
+    throw new OAuthRefusedError('invalid_scope', `An unknown scope was asked for; Bridle's scopes are ${SCOPES.join(', ')}`);
   return scopes;
 }
 

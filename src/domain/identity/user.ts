@@ -21,8 +21,9 @@ export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 256;
 export const EMAIL_MAX_LENGTH = 254;
 
-// Deliberately loose: one @, something on each side, a dot in the domain, no spaces.
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// Deliberately loose: one @, something on each side, a dot in the domain, no spaces. The domain
+// is read up to its first dot after its first character, so a run of dots is read once.
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@][^\s@.]*\.[^\s@]+$/;
 
 export class InvalidEmailError extends DomainValidationError {
   readonly code = 'AUTH.INVALID_EMAIL';

@@ -366,7 +366,7 @@ function publicBaseUrl(env: Env, port: number, production: boolean): string {
   if (!/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/i.test(value)) {
     throw new ConfigError('PUBLIC_BASE_URL', `must be an http:// or https:// URL with no query or fragment, got "${value}"`);
   }
-  return value.replace(/\/+$/, '');
+  return value.replace(/(?<!\/)\/+$/, '');
 }
 
 /**

@@ -80,7 +80,7 @@ const TOKEN_PATH = /^(\/unsubscribe\/)[^/]+$/;
 /**
  * The path, with an unsubscribe link's token masked, and the query with secret-named or
  * secret-shaped values masked (`?access_token=…`, `?code=…`): redactUrl. Past
- * LOGGED_TEXT_MAX_LENGTH, cut first, after a `/`, `?` or `&`.
+ * LOGGED_TEXT_MAX_LENGTH, cut first, after a `/`, `?`, `&` or `#`.
  */
 export function loggableUrl(url: string): string {
   return redactedHead(url, loggableHead, URL_SEPARATOR);

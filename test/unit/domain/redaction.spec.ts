@@ -1,4 +1,12 @@
-import { isSecretKey, REDACTED, redact, redactText } from '../../../src/domain/audit/redaction';
+import {
+  cutMark,
+  isSecretKey,
+  maskSecrets,
+  REDACTED,
+  REDACTED_TEXT_MAX_LENGTH,
+  redact,
+  redactText,
+} from '../../../src/domain/audit/redaction';
 
 describe(redact.name, () => {
   it.each(['apiKey', 'api_key', 'API-KEY', 'password', 'sessionToken', 'Authorization', 'cookie', 'client_secret', 'privateKey'])(
@@ -104,5 +112,64 @@ describe('redactText on text that is not JSON', () => {
 
   it('leaves text without a secret-named key alone', () => {
     expect(redactText('title: Buy milk, priority: high')).toBe('title: Buy milk, priority: high');
+  });
+});
+
+describe('redactText on long text (issue 33)', () => {
+  const MAX = REDACTED_TEXT_MAX_LENGTH;
+
+  it('cuts one long word whole: nothing of it is kept, only how long it was', () => {
+    const word = `sk-${'a'.repeat(62 * 1024)}`;
+    expect(redactText(word)).toBe(cutMark(word.length));
+    expect(redact({ name: 'add_task', arguments: { title: word } })).toEqual({
+      name: 'add_task',
+      arguments: { title: cutMark(word.length) },
+    });
+  });
+
+  it('keeps the text up to its last separator within the limit, masked as before, and marks the rest as cut', () => {
+    const kept = `api_key=abc123 then Bearer abcdefgh.ijk ${'word '.repeat(MAX)}`.slice(0, MAX - 1) + ' ';
+    const text = `${kept}${'z'.repeat(100)} more`;
+    expect(kept).toHaveLength(MAX);
+    expect(redactText(text)).toBe(`${redactText(kept)}${cutMark(105)}`);
+    expect(redactText(text).startsWith('api_key=[REDACTED] then [REDACTED] word word ')).toBe(true);
+  });
+
+  it('drops a secret the cut runs through, rather than keep a start of it too short for its shape', () => {
+    const filler = 'x '.repeat((MAX - 10) / 2);
+    const token = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    const text = `${filler}Bearer ${token}`;
+    expect(redactText(text)).toBe(`${filler}Bearer ${cutMark(token.length)}`);
+    expect(redactText(text)).not.toContain('abc');
+  });
+
+  it('leaves text of exactly the limit whole', () => {
+    const text = `${'a'.repeat(MAX - 20)} password=hunter2xyz`;
+    expect(text).toHaveLength(MAX);
+    expect(redactText(text)).toBe(`${'a'.repeat(MAX - 20)} password=[REDACTED]`);
+  });
+});
+
+describe('maskSecrets on long runs of what its patterns look for', () => {
+  const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJl';
+
+  it('masks the value after a secret-named key at the end of a long word, keeping the word', () => {
+    const word = 'x'.repeat(100_000);
+    expect(maskSecrets(`${word}_password=hunter2 ok`)).toBe(`${word}_password=[REDACTED] ok`);
+    expect(maskSecrets(`${word} ok`)).toBe(`${word} ok`);
+  });
+
+  it('keeps a long run of JWT starts that is no JWT, and masks the JWT after it, or one after a hyphen', () => {
+    const run = 'eyJ-'.repeat(25_000);
+    expect(maskSecrets(`${run} ${JWT}`)).toBe(`${run} ${REDACTED}`);
+    expect(maskSecrets(`x-${JWT}`)).toBe(`x-${REDACTED}`);
+    expect(maskSecrets(`eyJaa.${JWT}`)).toBe(`eyJaa.${REDACTED}`);
+  });
+
+  it('finds the password of a URL after a long scheme, user and password, and nothing in a run of colons', () => {
+    const long = 'p'.repeat(50_000);
+    expect(maskSecrets(`${'a'.repeat(50_000)}://user:${long}@db.example`)).toBe(`${'a'.repeat(50_000)}://user:${REDACTED}@db.example`);
+    const colons = `a://b${':'.repeat(50_000)}`;
+    expect(maskSecrets(colons)).toBe(colons);
   });
 });

@@ -15,8 +15,9 @@ export function Markdown({ text }: { text: string }) {
 
 type Block = { kind: 'p'; lines: string[] } | { kind: 'ul'; items: string[] } | { kind: 'ol'; items: { n: number; text: string }[] };
 
-const BULLET = /^\s*[-*•]\s+(.*)$/;
-const NUMBERED = /^\s*(\d{1,4})[.)]\s+(.*)$/;
+// The item starts at its first non-space character, so the spaces before it are read one way.
+const BULLET = /^\s*[-*•]\s+(\S.*|)$/;
+const NUMBERED = /^\s*(\d{1,4})[.)]\s+(\S.*|)$/;
 
 function parse(text: string): Block[] {
   const out: Block[] = [];

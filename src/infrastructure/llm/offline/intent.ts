@@ -101,7 +101,9 @@ const RULES: readonly Rule[] = [
   },
   {
     pattern:
-      /^(?:add|put|attach|write|leave|give) (?:a |the )?(?:note|description|comment) (?:to|on|for) (.+?)(?:\s*[:,–-]\s*| saying | that says | reading )(.+)$/i,
+      // The task is what comes before the first separator (tidy() left single spaces): it cannot
+      // hold one, so each character is read once, not once per separator after it.
+      /^(?:add|put|attach|write|leave|give) (?:a |the )?(?:note|description|comment) (?:to|on|for) (.(?:(?! saying | that says | reading )[^:,–-])*?)(?: ?[:,–-] ?| saying | that says | reading )(.+)$/i,
     intent: (m) => update(m[1], { description: cleanDescription(m[2]) }),
   },
   {
@@ -262,7 +264,7 @@ const RULES: readonly Rule[] = [
   },
   { pattern: /^put (.+?) on (?:my|the) (?:todo |to-do |task )?list$/i, intent: (m) => add(m[1]) },
   { pattern: /^(?:add|jot down|write down|note down) (.+)$/i, intent: (m) => add(m[1]) },
-  { pattern: /^(?:task|todo|to-do|reminder)\s*[:-]\s*(.+)$/i, intent: (m) => add(m[1]) },
+  { pattern: /^(?:task|todo|to-do|reminder)\s*[:-]\s*(\S.*)$/i, intent: (m) => add(m[1]) },
   { pattern: /^remind me (?:to|about|of) (.+)$/i, intent: (m) => add(m[1]) },
   {
     pattern:

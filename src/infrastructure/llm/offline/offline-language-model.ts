@@ -60,7 +60,8 @@ export class OfflineLanguageModel extends LanguageModel {
    */
   override async stream(request: CompletionRequest, onText: (text: string) => void): Promise<Completion> {
     const completion = await this.complete(request);
-    const words = completion.text?.match(/\s*\S+\s*/g) ?? [];
+    // Each word with the spaces after it, the first with those before it too.
+    const words = completion.text?.match(/^\s*\S+\s*|\S+\s*/g) ?? [];
     for (const [index, word] of words.entries()) {
       if (index > 0 && this.streamWordDelayMs > 0 && !request.signal.aborted) await pause(this.streamWordDelayMs);
       onText(word);

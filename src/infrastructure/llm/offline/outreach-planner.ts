@@ -241,7 +241,8 @@ function read(text: string): OutreachPrompt | null {
     .filter((tool): tool is ActionName => ACTION_NAMES.includes(tool as ActionName));
 
   const type = field('- Task Type:');
-  const target = /\((\S+)\)$/.exec(field('- Target Lead:') ?? '');
+  // From the last word's first parenthesis: tried where a word starts, so a run of ( is read once.
+  const target = /(?<!\S)[^\s(]*\((\S+)\)$/.exec(field('- Target Lead:') ?? '');
   const profileUrl = target && canonicalProfileUrl(target[1]);
   const untrusted = untrustedData(lines);
   const lastError = field('- Last error:');

@@ -12,8 +12,10 @@ export type DeletionTarget =
   | { readonly kind: 'numbers'; readonly numbers: readonly number[] }
   | { readonly kind: 'scope'; readonly scope: 'completed' | 'all' };
 
-const TRAILING_PUNCTUATION = /[\s.,;:!?…]+$/;
-const TRAILING_COURTESY = /[,\s]+(?:please|pls|plz|thanks|thank you|thx)$/i;
+// A pattern that ends a text (`…+$`) starts only where its run starts: tried at every character
+// of a long run, it would read the rest of the run each time.
+const TRAILING_PUNCTUATION = /(?<![\s.,;:!?…])[\s.,;:!?…]+$/;
+const TRAILING_COURTESY = /(?<![,\s])[,\s]+(?:please|pls|plz|thanks|thank you|thx)$/i;
 const LEADING_COURTESY = [
   /^(?:please|pls|plz|kindly|ok|okay|so|and|also|now|then|alright|right)\b[,\s]+/i,
   /^(?:can|could|would|will) you(?: please)?\s+/i,
@@ -78,9 +80,9 @@ export function priorityOf(word: string): TaskPriority | undefined {
  * inside a title ("Read important email") they are usually part of what the task says.
  */
 const PRIORITY_MARKERS: readonly RegExp[] = [
-  /[\s,;(-]*\b(?:with |at |as |in )?(?:a |an )?(?:very |really )?(high|highest|top|medium|normal|mid|low|lowest)[- ]priority\b\)?/i,
+  /(?<![\s,;(-])[\s,;(-]*\b(?:with |at |as |in )?(?:a |an )?(?:very |really )?(high|highest|top|medium|normal|mid|low|lowest)[- ]priority\b\)?/i,
   /^(?:an? )?(?:very |really |super )?(urgent|important)\b[\s:,-]*/i,
-  /[\s,;:(-]+(?:it'?s |it is |this is |that'?s )?(?:very |really |super )?(urgent|important|asap)\)?$/i,
+  /(?<![\s,;:(-])[\s,;:(-]+(?:it'?s |it is |this is |that'?s )?(?:very |really |super )?(urgent|important|asap)\)?$/i,
 ];
 
 export function withoutPriority(text: string): { readonly text: string; readonly priority?: TaskPriority } {
@@ -95,11 +97,11 @@ export function withoutPriority(text: string): { readonly text: string; readonly
 }
 
 const TITLE_LEADERS: readonly RegExp[] = [
-  /^to (?:my|the) (?:todo |to-do |task )?list\s*[:,-]?\s*/i,
-  /^(?:an? )?(?:new )?(?:task|todo|to-do|item|reminder|entry)\b\s*(?:called|named|titled|saying|that says|to|for|about)?\s*[:,-]?\s*/i,
+  /^to (?:my|the) (?:todo |to-do |task )?list\s*(?:[:,-]\s*)?/i,
+  /^(?:an? )?(?:new )?(?:task|todo|to-do|item|reminder|entry)\b\s*(?:(?:called|named|titled|saying|that says|to|for|about)\s*)?(?:[:,-]\s*)?/i,
 ];
 const TITLE_TRAILERS: readonly RegExp[] = [
-  /\s+(?:to|on|in|onto) (?:my|the) (?:todo |to-do |task |shopping )?(?:list|tasks|todos|to-dos)$/i,
+  /(?<!\s)\s+(?:to|on|in|onto) (?:my|the) (?:todo |to-do |task |shopping )?(?:list|tasks|todos|to-dos)$/i,
   TRAILING_COURTESY,
   TRAILING_PUNCTUATION,
 ];
@@ -146,8 +148,9 @@ const ORDINAL_WORDS: Readonly<Record<string, number>> = {
   tenth: 10,
 };
 
-const LIST_MENTION = /\s+(?:from|on|in|off|of) (?:my|the) (?:todo |to-do |task )?(?:list|tasks|todos)$/i;
-const NUMBERED = /^(?:the )?(?:(?:task|item|todo|to-do)\s*)?(?:(?:number|no\.?)\s*)?#?\s*(\d{1,10})$/i;
+const LIST_MENTION = /(?<!\s)\s+(?:from|on|in|off|of) (?:my|the) (?:todo |to-do |task )?(?:list|tasks|todos)$/i;
+/** Spaces before a number without `#` only where no word took them (tidy() left single spaces): one way to read a run. */
+const NUMBERED = /^(?:the )?(?:(?:task|item|todo|to-do)\s*)?(?:(?:number|no\.?)\s*)?(?:#\s*|(?<!\s)\s+)?(\d{1,10})$/i;
 const NUMBERED_IN_WORDS = /^(?:the )?(?:task|item|todo|to-do|number)\s+(?:number\s+)?([a-z]+)$/i;
 const ORDINAL =
   /^(?:the )?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d{1,3}(?:st|nd|rd|th))(?: (?:one|task|item|todo|thing))?$/i;
@@ -180,7 +183,7 @@ export function parseTarget(phrase: string): TaskTarget {
   const about = ABOUT.exec(text);
   const words = (about ? about[1] : text)
     .split(' ')
-    .map((word) => word.replace(/^["'(]+|["'),.;:!?]+$/g, ''))
+    .map((word) => word.replace(/^["'(]+/, '').replace(/(?<!["'),.;:!?])["'),.;:!?]+$/, ''))
     .filter((word) => word.length > 0 && !FILLER.has(word.toLowerCase()));
   return words.length > 0 ? { kind: 'query', query: words.join(' ') } : { kind: 'missing' };
 }

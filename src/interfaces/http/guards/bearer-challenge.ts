@@ -13,7 +13,7 @@ export class ProtectedResource {
 
   constructor(publicBaseUrl: string) {
     const base = new URL(publicBaseUrl);
-    const prefix = base.pathname.replace(/\/+$/, '');
+    const prefix = base.pathname.replace(/(?<!\/)\/+$/, '');
     this.resourceUrl = `${base.origin}${prefix}/mcp`;
     this.metadataUrl = `${base.origin}/.well-known/oauth-protected-resource${prefix}/mcp`;
   }
