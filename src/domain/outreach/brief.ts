@@ -1,4 +1,5 @@
 import { MESSAGE_MAX_LENGTH } from './actions';
+import { normaliseUntrustedText } from '../shared/untrusted-text-normalisation';
 
 /**
  * A campaign's brief: what its owner wants the messages to say and how. Every field is
@@ -64,8 +65,8 @@ export const PLACEHOLDER_FALLBACK: TemplateValues = {
   signature: '',
 };
 
-/** `{{ name }}`, with optional blanks inside the braces. */
-const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+/** `{{ name }}`, with optional blanks inside the braces: the group, trimmed (blanks in the pattern are tried at every split). */
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
 /** A field the request got wrong, named by its path (`brief.tone`, `templates.emailBody`). */
 export interface BriefProblem {
@@ -134,7 +135,8 @@ function textFields<T extends { readonly [K in keyof T]: string | null }>(
 function placeholderProblem(template: string): string | null {
   const unknown = new Set<string>();
   for (const match of template.matchAll(PLACEHOLDER)) {
-    if (!(PLACEHOLDERS as readonly string[]).includes(match[1])) unknown.add(`{{${match[1]}}}`);
+    const name = match[1].trim();
+    if (!(PLACEHOLDERS as readonly string[]).includes(name)) unknown.add(`{{${name}}}`);
   }
   if (unknown.size > 0) {
     return `names an unknown placeholder ${[...unknown].join(', ')}: use ${PLACEHOLDERS.map((name) => `{{${name}}}`).join(', ')}`;
@@ -146,7 +148,7 @@ function placeholderProblem(template: string): string | null {
 
 /** A template with each placeholder replaced by its value. */
 export function fillTemplate(template: string, values: TemplateValues): string {
-  return template.replace(PLACEHOLDER, (_, name: string) => values[name as Placeholder] ?? '');
+  return template.replace(PLACEHOLDER, (_, name: string) => values[name.trim() as Placeholder] ?? '');
 }
 
 /** Text from outside (a lead's name, a scraped profile) longer than this is not put in a message. */
@@ -154,6 +156,8 @@ const OUTSIDE_TEXT_MAX = 100;
 const FIRST_NAME_MAX = 60;
 /** An address or link: text from outside that carries one is never copied into a message. */
 const ADDRESS_LIKE = /@|:\/\/|\bwww\.|linkedin\.com/i;
+/** Whether outside text carries an address or a link as its reader sees it (a hidden ＠ or "at … dot" too). */
+const carriesAddress = (text: string) => ADDRESS_LIKE.test(normaliseUntrustedText(text));
 
 /**
  * The values of a template's placeholders for one lead. The lead's name and its profile are
@@ -168,7 +172,7 @@ export function templateValues(input: {
   const name = outsideText(input.leadName);
   const firstName = firstNameOf(input.leadName);
   return {
-    firstName: ADDRESS_LIKE.test(firstName) ? PLACEHOLDER_FALLBACK.firstName : firstName,
+    firstName: carriesAddress(firstName) ? PLACEHOLDER_FALLBACK.firstName : firstName,
     name: name ?? PLACEHOLDER_FALLBACK.name,
     company: outsideText(input.profile?.company) ?? PLACEHOLDER_FALLBACK.company,
     title: outsideText(input.profile?.title) ?? PLACEHOLDER_FALLBACK.title,
@@ -181,12 +185,12 @@ export function templateValues(input: {
 export function outsideText(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const text = value.replace(/\s+/g, ' ').trim();
-  if (text === '' || text.length > OUTSIDE_TEXT_MAX || ADDRESS_LIKE.test(text)) return null;
+  if (text === '' || text.length > OUTSIDE_TEXT_MAX || carriesAddress(text)) return null;
   return text;
 }
 
 /** The first word of the name that starts with a letter, without quotes or brackets around it. */
 export function firstNameOf(name: string): string {
-  const word = /[\p{L}\p{M}][\p{L}\p{M}\p{N}'’.-]*/u.exec(name)?.[0].replace(/['’.-]+$/u, '');
+  const word = /[\p{L}\p{M}][\p{L}\p{M}\p{N}'’.-]*/u.exec(name)?.[0].replace(/(?<!['’.-])['’.-]+$/u, '');
   return word ? word.slice(0, FIRST_NAME_MAX) : PLACEHOLDER_FALLBACK.firstName;
 }

@@ -1,5 +1,6 @@
 import { DomainValidationError } from '../shared/domain-error';
 import { EMAIL_MAX_LENGTH } from '../identity/user';
+import { strippedImportedText } from '../shared/untrusted-text-normalisation';
 
 export const LEAD_STATUSES = ['new', 'in_progress', 'done', 'do_not_contact'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -28,7 +29,10 @@ export class InvalidLeadError extends DomainValidationError {
 }
 
 const PROFILE_URL = /^https:\/\/(?:www\.)?linkedin\.com\/in\/([A-Za-z0-9\-_%]{3,100})\/?$/;
-const EMAIL_SHAPE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
+/** A dot in the domain, found as the first after the domain's first character: a run of dots is read once. */
+const EMAIL_SHAPE = /^[^\s@,;<>"]+@[^\s@,;<>"][^\s@,;<>".]*\.[^\s@,;<>"]+$/;
+/** Drawn as nothing, so an address holding one is not the address it looks like. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 
 /** The canonical form of a LinkedIn profile URL, or null when `raw` is not one. */
 export function canonicalProfileUrl(raw: unknown): string | null {
@@ -37,10 +41,17 @@ export function canonicalProfileUrl(raw: unknown): string | null {
   return match ? `https://www.linkedin.com/in/${match[1].toLowerCase()}/` : null;
 }
 
+/**
+ * The canonical form of an email address (NFKC, trimmed, lower-case), or null when `raw` is
+ * not one. NFKC reads `jane＠ａｃｍｅ.example` as the jane@acme.example a mail server would
+ * deliver it to, so the do-not-contact list and the lead's own address compare as they are
+ * read; an address with an invisible or control character in it (a zero-width space, a bidi
+ * control) is refused rather than guessed at.
+ */
 export function canonicalEmail(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
-  const email = raw.trim().toLowerCase();
-  return email.length <= EMAIL_MAX_LENGTH && EMAIL_SHAPE.test(email) ? email : null;
+  const email = raw.normalize('NFKC').trim().toLowerCase();
+  return email.length <= EMAIL_MAX_LENGTH && !INVISIBLE.test(email) && EMAIL_SHAPE.test(email) ? email : null;
 }
 
 /** The slug of a canonical profile URL. */
@@ -48,8 +59,14 @@ export function profileSlug(profileUrl: string): string {
   return profileUrl.slice('https://www.linkedin.com/in/'.length, -1);
 }
 
+/**
+ * A lead as imported (a CSV row or an item of a JSON list). The name is stored without the
+ * control, bidi and invisible characters `strippedImportedText` removes (a lead list is often
+ * scraped: the characters are stripped, not refused); the address fields are refused when
+ * they hold one (canonicalEmail, canonicalProfileUrl).
+ */
 export function draftLead(input: { name?: unknown; linkedinUrl?: unknown; email?: unknown }): LeadDraft {
-  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  const name = typeof input.name === 'string' ? strippedImportedText(input.name) : '';
   if (name.length === 0 || name.length > LEAD_NAME_MAX_LENGTH) {
     throw new InvalidLeadError('name', `name must be 1 to ${LEAD_NAME_MAX_LENGTH} characters long`);
   }

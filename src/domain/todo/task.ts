@@ -1,4 +1,5 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
+import { labelProblem } from '../shared/untrusted-text-normalisation';
 
 export const TASK_PRIORITIES = ['low', 'medium', 'high'] as const;
 export type TaskPriority = (typeof TASK_PRIORITIES)[number];
@@ -92,11 +93,18 @@ export function changeTask(task: Task, changes: TaskChanges, now: Date): Task {
   };
 }
 
+/**
+ * A title is one line a person (or the assistant, for them) writes and reads back in lists
+ * and confirmations ("delete 'Buy milk'?"): a control or bidi character in it is refused, not
+ * stripped, so that what is stored is what was asked for and shows in the order it is stored.
+ */
 function validTitle(raw: string): string {
   const title = raw.trim();
   if (title.length === 0 || title.length > TITLE_MAX_LENGTH) {
     throw new InvalidTaskError('title', `title must be 1 to ${TITLE_MAX_LENGTH} characters long`);
   }
+  const problem = labelProblem(title);
+  if (problem) throw new InvalidTaskError('title', `title ${problem}`);
   return title;
 }
 

@@ -60,7 +60,7 @@ describe(parseLeadCsv.name, () => {
     });
   });
 
-  it('reads quoted commas, newlines and escaped quotes, and counts the newlines in line numbers', () => {
+  it('reads quoted commas, newlines and escaped quotes, and counts the newlines in line numbers; a name is one line', () => {
     const text = [
       'name,linkedinUrl,email',
       '"Smith, Ann",https://www.linkedin.com/in/ann-smith,',
@@ -76,7 +76,7 @@ describe(parseLeadCsv.name, () => {
     expect(sut.leads).toEqual([
       { line: 2, lead: { name: 'Smith, Ann', linkedinUrl: url('ann-smith'), email: null } },
       { line: 3, lead: { name: 'Bob "The Builder"', linkedinUrl: url('bob-b'), email: 'bob@example.com' } },
-      { line: 4, lead: { name: 'Carol\nJones', linkedinUrl: url('carol-j'), email: null } },
+      { line: 4, lead: { name: 'Carol Jones', linkedinUrl: url('carol-j'), email: null } },
       { line: 6, lead: { name: 'Dan', linkedinUrl: url('dan-d'), email: null } },
     ]);
   });
@@ -88,10 +88,37 @@ describe(parseLeadCsv.name, () => {
 
       expect(sut.leads.map(({ line, lead }) => [line, lead.name])).toEqual([
         [2, 'Ann'],
-        [3, 'Bo\r\nb'],
+        [3, 'Bo b'],
       ]);
       expect(sut.errors).toEqual([expect.objectContaining({ line: 5, field: 'linkedinUrl' })]);
     }
+  });
+
+  it('strips control, bidi and invisible characters from a name, keeping ZWNJ and ZWJ; refuses an email that holds one', () => {
+    const text = [
+      'name,linkedinUrl,email',
+      'Ann\u200B Smith\u00AD\u2060\uFEFF,https://www.linkedin.com/in/ann-smith,',
+      '"\u202EhtimS\u202C Bob\u0007\tJones",https://www.linkedin.com/in/bob-j,',
+      'Jane boss\u200B@victim.example,https://www.linkedin.com/in/jane-d,',
+      'محمد\u200Cرضا 👩\u200D💻,https://www.linkedin.com/in/mr-p,',
+      'Dan,https://www.linkedin.com/in/dan-d,dan\u200B@acme.example',
+      'Eve,https://www.linkedin.com/in/eve-e,ＥＶＥ＠acme.example',
+      '"\u200B\u2066\u2069",https://www.linkedin.com/in/nobody,',
+    ].join('\n');
+
+    const sut = parseLeadCsv(text);
+
+    expect(sut.leads.map(({ line, lead }) => [line, lead.name, lead.email])).toEqual([
+      [2, 'Ann Smith', null],
+      [3, 'htimS Bob Jones', null],
+      [4, 'Jane boss@victim.example', null],
+      [5, 'محمد\u200Cرضا 👩\u200D💻', null],
+      [7, 'Eve', 'eve@acme.example'],
+    ]);
+    expect(sut.errors).toEqual([
+      { line: 6, field: 'email', message: 'email must be a valid email address' },
+      { line: 8, field: 'name', message: 'name must be 1 to 200 characters long' },
+    ]);
   });
 
   it('skips blank lines without counting them as rows but keeps them in the line numbers', () => {

@@ -29,6 +29,32 @@ describe('draftTask', () => {
     expect(attempt).toThrow(/title/);
   });
 
+  it.each([
+    ['a line break', 'Buy milk\nand eggs', 'U+000A'],
+    ['a tab', 'Buy\tmilk', 'U+0009'],
+    ['a bell', 'Buy milk\u0007', 'U+0007'],
+    ['a right-to-left override', 'Pay \u202Eeulav\u202C invoice', 'U+202E'],
+    ['a right-to-left isolate', 'Pay \u2067x\u2069', 'U+2067'],
+    ['a left-to-right mark', 'Pay\u200E bill', 'U+200E'],
+    ['a C1 control', 'Pay\u0085bill', 'U+0085'],
+  ])('refuses a title with %s, naming the field and the character', (_, title, code) => {
+    const attempt = () => draftTask({ title });
+    expect(attempt).toThrow(InvalidTaskError);
+    expect(attempt).toThrow(`title must be one line with no control or bidi characters (found ${code})`);
+    expect(() => changeTask(task(), { title }, at('2026-01-02T00:00:00Z'))).toThrow(InvalidTaskError);
+  });
+
+  it.each([
+    'José Núñez: call back',
+    '買牛奶',
+    'Zoë’s party 🎉',
+    'Family 👨\u200D👩\u200D👧 dinner',
+    'می\u200Cخواهم',
+    'Call Kat Attwood at 5',
+  ])('keeps the title %j as written', (title) => {
+    expect(draftTask({ title }).title).toBe(title);
+  });
+
   it('accepts a title of exactly 200 characters after trimming', () => {
     expect(draftTask({ title: ` ${'x'.repeat(200)} ` }).title).toHaveLength(200);
   });
