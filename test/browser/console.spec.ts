@@ -121,11 +121,12 @@ describe('web console in Chromium: chat and tasks', () => {
     // Deleted by chat: the same rule, asked in the conversation as a card.
     await page.getByLabel('Message').fill('delete the oat milk');
     await page.getByLabel('Message').press('Enter');
-    const card = page.getByRole('group', { name: "Delete 'Buy oat milk'?" });
+    const card = page.getByRole('group', { name: 'Delete 1 task?' });
     await shown(card);
     await shown(task('Buy oat milk'));
+    expect(await card.getByRole('listitem').allTextContents()).toEqual(['Buy oat milk']);
     await checkpoint('chat-delete-asks');
-    await card.getByRole('button', { name: 'Yes, delete' }).click();
+    await card.getByRole('button', { name: 'Yes, delete 1 task' }).click();
     await gone(task('Buy oat milk'));
     await shown(tasks().getByText('No tasks yet.'));
     await gone(card);

@@ -29,6 +29,12 @@ describe('a deletion confirmed after it expired (offline model)', () => {
       toolCalls: unknown[];
       decision: { type: string };
     };
+  const openQuestion = async (conversationId: string) =>
+    (
+      (await request(sut.http).get(`/api/${user.userId}/conversations/${conversationId}/messages`).set(user.auth).expect(200)).body as {
+        pendingConfirmation: { id: string } | null;
+      }
+    ).pendingConfirmation;
   const titles = async () =>
     ((await request(sut.http).get(`/api/${user.userId}/tasks`).set(user.auth).expect(200)).body as { title: string }[]).map(
       (task) => task.title,
@@ -38,8 +44,11 @@ describe('a deletion confirmed after it expired (offline model)', () => {
     const { conversationId } = await chat('add buy milk');
     const asked = await chat('delete buy milk', conversationId);
     expect(asked.decision.type).toBe('REQUEST_CONFIRMATION');
+    expect(await openQuestion(conversationId)).toMatchObject({ id: expect.any(String) });
 
     clock.advance(CONFIRMATION_TTL_MS + 1000);
+    // Expired, the history offers no question for a client to draw, before anyone answers it.
+    expect(await openQuestion(conversationId)).toBeNull();
     const late = await chat('yes delete', conversationId);
     expect(late.response).toBe(
       'That request expired: I wait 10 minutes for an answer, so nothing was changed. Ask me again if you still want it.',

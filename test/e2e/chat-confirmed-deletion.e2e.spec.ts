@@ -9,6 +9,7 @@ interface Turn {
   readonly response: string;
   readonly decision: { readonly type: string; readonly id: string };
   readonly toolCalls: readonly { readonly tool: string; readonly success: boolean; readonly error?: { readonly code: string } }[];
+  readonly pendingConfirmation: { readonly id: string; readonly tool: string; readonly count: number; readonly items: string[] } | null;
 }
 
 /**
@@ -67,6 +68,9 @@ describe('a confirmed deletion (offline model)', () => {
         "Do you really want to delete 2 tasks: 'Task 11' and 'Task 13'? Reply 'yes delete' to confirm.",
     );
     expect(stale.decision.type).toBe('REQUEST_CONFIRMATION');
+    // Asked again: a new pending confirmation, with what is there now.
+    expect(stale.pendingConfirmation).toMatchObject({ tool: 'delete_task', count: 2, items: ['Task 11', 'Task 13'] });
+    expect(stale.pendingConfirmation!.id).not.toBe(asked.pendingConfirmation!.id);
     expect(stale.toolCalls).toEqual([
       expect.objectContaining({ tool: 'delete_task', success: false, error: expect.objectContaining({ code: 'CONFIRMATION_STALE' }) }),
     ]);
@@ -122,6 +126,12 @@ describe('a confirmed deletion (offline model)', () => {
     const user = await userWith(130);
     const asked = await chat(user, 'delete everything');
     expect(asked.response).toBe("Do you really want to delete all 130 tasks? Reply 'yes delete' to confirm.");
+    // The answer's data names what yes deletes: every task counted, the first ten by title.
+    expect(asked.pendingConfirmation).toMatchObject({
+      tool: 'delete_task',
+      count: 130,
+      items: Array.from({ length: 10 }, (_, i) => `Task ${i + 1}`),
+    });
 
     const confirmed = await chat(user, 'yes delete', asked.conversationId);
     expect(confirmed.response).toBe("I've removed 130 tasks: 'Task 1', 'Task 2', 'Task 3' and 127 more.");

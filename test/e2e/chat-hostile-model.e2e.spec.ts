@@ -120,7 +120,12 @@ describe('chat with a hostile or failing model', () => {
     });
     const reply = await chat(alice, 'do something odd');
     expect(reply.status).toBe('completed');
-    expect(reply.response).toContain('There is no tool named \\"drop_database\\"');
+    // The model read the tool's error; its words quoting that error's JSON are not for the person (reply-check.ts).
+    expect(model.requests.at(-1)!.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: expect.stringContaining('There is no tool named \\"drop_database\\"'),
+    });
+    expect(reply.response).toBe("I couldn't do that. Please try rephrasing your request.");
     expect(reply.toolCalls).toEqual([
       expect.objectContaining({ tool: 'drop_database', success: false, error: expect.objectContaining({ code: 'UNKNOWN_TOOL' }) }),
     ]);

@@ -131,7 +131,7 @@ export class InMemoryConversationStore extends ConversationStore {
     if (turn.newPendingConfirmation) {
       const pending = turn.newPendingConfirmation;
       this.pendingConfirmations.push({
-        id: randomUUID(),
+        id: pending.id,
         userId: turn.userId,
         conversationId: turn.conversationId,
         tool: pending.tool,
@@ -158,6 +158,12 @@ export class InMemoryConversationStore extends ConversationStore {
     if (!pending) return Promise.resolve(null);
     Object.assign(pending, { resolvedAt: now, resolution });
     return Promise.resolve(pendingConfirmation(pending));
+  }
+
+  openPendingConfirmation(userId: string, conversationId: string, now: Date): Promise<PendingConfirmation | null> {
+    const pending = this.newestOpenPending(conversationId);
+    const open = pending && pending.userId === userId && pending.expiresAt.getTime() > now.getTime();
+    return Promise.resolve(open ? pendingConfirmation(pending) : null);
   }
 
   listConversations(_userId: string, _limit: number, _cursor: string | null): Promise<Page<ConversationSummary>> {

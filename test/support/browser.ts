@@ -111,10 +111,14 @@ export interface ConsoleSession {
   close(): Promise<void>;
 }
 
-/** `env` reaches the app's config, e.g. SIGN_UP. */
-export async function openConsole(screenshotPrefix = '', env: Record<string, string> = {}): Promise<ConsoleSession> {
+/** `env` reaches the app's config, e.g. SIGN_UP; `overrides` replace providers, e.g. a scripted language model. */
+export async function openConsole(
+  screenshotPrefix = '',
+  env: Record<string, string> = {},
+  overrides: Parameters<typeof startTestApp>[2] = {},
+): Promise<ConsoleSession> {
   const db = await createTestDatabase();
-  const sut = await startTestApp(db, env);
+  const sut = await startTestApp(db, env, overrides);
   const { port } = new URL(sut.http);
   const debuggingPort = await freePort();
   // A persistent profile (not an incognito context), so that Lighthouse's tab shares its storage.

@@ -108,7 +108,16 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
     pricing: config.llmPricing,
     turnsPerMinute: config.chatRateLimitPerMinute,
   };
-  const chat = new SendChatMessageUseCase(conversations, agent, settings, clock, new RandomIdGenerator(), metrics, new NoTokenBudget());
+  const chat = new SendChatMessageUseCase(
+    conversations,
+    agent,
+    settings,
+    clock,
+    new RandomIdGenerator(),
+    metrics,
+    new NoTokenBudget(),
+    logger,
+  );
 
   return {
     chat,

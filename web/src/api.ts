@@ -84,6 +84,7 @@ import type {
   MeResponseDto,
   MessageDto,
   PauseCampaignData,
+  PendingConfirmationDto,
   RegisterData,
   RunCampaignCycleData,
   RunCampaignCycleResponse,
@@ -113,13 +114,16 @@ export type ToolCall = ToolCallDto;
 export type Conversation = ConversationDto;
 export type Message = MessageDto;
 export type ChatReply = ChatResponseDto;
+/** What a "yes" runs, as the server stored it: the console's question card is drawn from this alone. */
+export type PendingConfirmation = PendingConfirmationDto;
 
 /** The events of POST /api/:userId/chat/stream (its description in the API document). */
 export type ChatEvent =
   | { event: 'tool_call'; data: Pick<ToolCall, 'tool' | 'arguments'> }
   | { event: 'tool_result'; data: ToolCall }
   | { event: 'delta'; data: { text: string } }
-  | { event: 'confirmation_required'; data: { prompt: string } }
+  | { event: 'replace'; data: { text: string } }
+  | { event: 'confirmation_required'; data: { prompt: string; pendingConfirmation: PendingConfirmation } }
   | { event: 'error'; data: { message: string } }
   | { event: 'done'; data: ChatReply };
 
@@ -281,12 +285,17 @@ export async function listConversations(session: Session, cursor: string | null)
   return json<ListConversationsResponse>('GET', path, session);
 }
 
-export async function listMessages(session: Session, conversationId: string): Promise<Message[]> {
+/** The newest messages of a conversation, oldest first, and the question it still waits on. */
+export async function listMessages(
+  session: Session,
+  conversationId: string,
+): Promise<{ messages: Message[]; pendingConfirmation: PendingConfirmation | null }> {
   const path = url<ListMessagesData>('/api/{userId}/conversations/{conversationId}/messages', {
     path: { userId: session.userId, conversationId },
     query: { limit: 50 },
   });
-  return (await json<ListMessagesResponse>('GET', path, session)).items;
+  const page = await json<ListMessagesResponse>('GET', path, session);
+  return { messages: page.items, pendingConfirmation: page.pendingConfirmation };
 }
 
 export type Campaign = CampaignResponseDto;
@@ -430,6 +439,7 @@ export async function verifyAuditChain(session: Session): Promise<ChainVerificat
 
 /**
  * Runs one chat turn over Server-Sent Events, calling `onEvent` as each event arrives.
+ * `confirmationId` makes a "yes" or "no" answer that pending confirmation and no other.
  * Aborting `signal` stops reading; the server still finishes and stores the turn.
  */
 export async function streamChat(
@@ -438,8 +448,9 @@ export async function streamChat(
   conversationId: string | undefined,
   onEvent: (event: ChatEvent) => void,
   signal?: AbortSignal,
+  confirmationId?: string,
 ): Promise<void> {
-  const body: StreamChatMessageData['body'] = { message, conversationId };
+  const body: StreamChatMessageData['body'] = { message, conversationId, ...(confirmationId && { confirmationId }) };
   const path = url<StreamChatMessageData>('/api/{userId}/chat/stream', { path: { userId: session.userId } });
   const res = await send('POST', path, session, body, 'application/json', signal);
   if (!res.body) throw new ApiError(0, 'Your browser cannot read the reply stream.');

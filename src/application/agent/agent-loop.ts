@@ -32,6 +32,11 @@ export interface TurnObserver {
   toolResult?(record: ToolCallRecord): void;
   /** A piece of the reply as it is made (the model's tokens as the provider streams them); joined, the pieces are the reply. */
   text?(piece: string): void;
+  /**
+   * The reply is `text` instead of the pieces told so far: the model's words failed the check
+   * made before a reply is stored (reply-check.ts). Told at most once, after every piece.
+   */
+  replace?(text: string): void;
 }
 
 export interface AgentRunInput {
@@ -48,6 +53,10 @@ export interface AgentRunInput {
 
 export interface AgentRunResult {
   readonly text: string;
+  /** Of `text`: the model's words, which the chat checks before anyone reads them (reply-check.ts). */
+  readonly modelWords: string;
+  /** Of `text`: the server's own sentences (a question, a failure), in order. */
+  readonly serverSentences: readonly string[];
   readonly status: TurnStatus;
   readonly finishReason: TurnFinishReason;
   /** Set when the answer may be incomplete: a limit was reached, or the answer was cut. */
@@ -109,6 +118,11 @@ export class AgentLoop {
 
   get provider(): { readonly provider: string; readonly model: string } {
     return { provider: this.model.provider, model: this.model.model };
+  }
+
+  /** The names of the tools the model is offered, as their definitions say (listed once). */
+  async toolNames(): Promise<readonly string[]> {
+    return (await this.gateway.listTools()).map((tool) => tool.name);
   }
 
   async run(input: AgentRunInput): Promise<AgentRunResult> {
@@ -390,7 +404,7 @@ export class AgentLoop {
       const { code, message, details } = parsed;
       return this.refuse(call, input, signal, state, { code, message, ...(details ? { details } : {}) });
     }
-    const args = parsed.arguments as ToolArguments;
+    const args = parsed.arguments;
     if (tool?.destructive) {
       const preview = await this.invoke(call, args, input, signal, state, { dryRun: true });
       if (preview.result.ok) {
@@ -542,6 +556,8 @@ export class AgentLoop {
           : null;
     return {
       text: reply.value,
+      modelWords: reply.modelWords,
+      serverSentences: reply.serverSentences,
       status: end.status,
       finishReason: end.finishReason,
       warning,

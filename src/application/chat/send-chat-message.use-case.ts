@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { CONFIRMATION_TTL_MS, interpretConfirmationReply, isExpired, type PendingConfirmation } from '../../domain/agent/confirmation';
+import {
+  BULK_CHANGE,
+  CONFIRMATION_TTL_MS,
+  interpretConfirmationReply,
+  isExpired,
+  type PendingConfirmation,
+} from '../../domain/agent/confirmation';
 import type { DecisionType, TurnFinishReason, TurnStatus } from '../../domain/agent/decision';
-import { TREATMENTS } from '../../domain/agent/failures';
+import { TREATMENTS, WARNINGS } from '../../domain/agent/failures';
+import { Reply } from '../../domain/agent/reply';
+import { checkedReply, toolCallsInWords } from '../../domain/agent/reply-check';
 import { costOf } from '../../domain/agent/pricing';
 import type { AgentMessage } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
@@ -18,6 +26,8 @@ import type { TokenUsage } from '../agent/ports/language-model.port';
 import { type ConversationDigest, ConversationStore, type TurnContext, type TurnContextRecord } from './ports/conversation-store.port';
 import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
 import type { AccountCheck } from '../identity/ports/access-token-service.port';
+import { Logger } from '../shared/ports/logger.port';
+import { toolResultSentence } from '../todo/tools/tool-result-sentences';
 
 export interface ChatReply {
   readonly conversationId: string;
@@ -28,8 +38,8 @@ export interface ChatReply {
   readonly status: TurnStatus;
   readonly finishReason: TurnFinishReason;
   readonly warning: string | null;
-  /** The question put to the person, when the turn waits for their yes. */
-  readonly confirmationPrompt: string | null;
+  /** What the turn waits for the person's yes to run, as stored (its question is `prompt`); null otherwise. */
+  readonly pendingConfirmation: PendingConfirmation | null;
   /** The friendly sentence of the failure, when the turn failed. */
   readonly error: string | null;
 }
@@ -47,6 +57,8 @@ const EXPIRED =
  */
 @Injectable()
 export class SendChatMessageUseCase {
+  private readonly logger: Logger;
+
   constructor(
     private readonly store: ConversationStore,
     private readonly agent: AgentLoop,
@@ -55,11 +67,18 @@ export class SendChatMessageUseCase {
     private readonly ids: IdGenerator,
     private readonly metrics: Metrics,
     private readonly budget: TokenBudget,
-  ) {}
+    logger: Logger,
+  ) {
+    this.logger = logger.withContext(SendChatMessageUseCase.name);
+  }
 
-  /** `account`: the session's account check the bearer guard left to the turn (StartTurnInput.account). */
+  /**
+   * `account`: the session's account check the bearer guard left to the turn (StartTurnInput.account).
+   * `confirmationId`: the pending confirmation a "yes" or "no" answers, from a client that showed it as
+   * data; such an answer resolves that one or, when it is no longer the open one, nothing.
+   */
   async execute(
-    input: { userId: string; conversationId?: string; message: string; account?: AccountCheck | null },
+    input: { userId: string; conversationId?: string; message: string; account?: AccountCheck | null; confirmationId?: string },
     observer?: TurnObserver,
   ): Promise<ChatReply> {
     const message = validMessage(input.message);
@@ -91,19 +110,33 @@ export class SendChatMessageUseCase {
       observer,
     };
     const pending = loaded.pendingConfirmation;
-    const reply = pending ? interpretConfirmationReply(message) : 'other';
+    const named = input.confirmationId ?? null;
+    const reply = pending || named ? interpretConfirmationReply(message) : 'other';
     const expired = pending !== null && isExpired(pending, started);
     let result: AgentRunResult;
-    if (pending && reply !== 'other') {
+    if (named !== null && reply !== 'other' && pending?.id !== named) {
+      // Never taken as the answer to another question, nor passed to the model as a bare "yes".
+      result = answer(ALREADY_HANDLED, observer);
+    } else if (pending && reply !== 'other') {
       result = expired ? answer(EXPIRED, observer) : await this.answerConfirmation(run, pending, reply);
     } else {
       result = await this.agent.run(run);
     }
+    result = await this.checked(result, run, decisionId);
 
     const finished = this.clock.now();
     const usage = {
       promptTokens: result.usage.promptTokens + window.usage.promptTokens,
       completionTokens: result.usage.completionTokens + window.usage.completionTokens,
+    };
+    const newPendingConfirmation: PendingConfirmation | null = result.confirmation && {
+      id: this.ids.next(),
+      userId: input.userId,
+      conversationId,
+      tool: result.confirmation.tool,
+      arguments: result.confirmation.arguments,
+      prompt: result.confirmation.prompt,
+      expiresAt: new Date(finished.getTime() + CONFIRMATION_TTL_MS),
     };
     await this.store.finishTurn(
       {
@@ -131,14 +164,7 @@ export class SendChatMessageUseCase {
           providerRequestId: result.failure?.providerRequestId ?? null,
           context: window.record,
         },
-        newPendingConfirmation: result.confirmation && {
-          userId: input.userId,
-          conversationId,
-          tool: result.confirmation.tool,
-          arguments: result.confirmation.arguments,
-          prompt: result.confirmation.prompt,
-          expiresAt: new Date(finished.getTime() + CONFIRMATION_TTL_MS),
-        },
+        newPendingConfirmation,
         // A message that neither confirms nor cancels moves on: the old question lapses. An expired one is closed.
         droppedPendingConfirmationId: pending && (reply === 'other' || expired) ? pending.id : null,
         newSummary: window.newSummary,
@@ -157,7 +183,7 @@ export class SendChatMessageUseCase {
       status: result.status,
       finishReason: result.finishReason,
       warning: result.warning,
-      confirmationPrompt: result.confirmation?.prompt ?? null,
+      pendingConfirmation: newPendingConfirmation,
       error: result.failure ? TREATMENTS[result.failure.class].userSees : null,
     };
   }
@@ -228,6 +254,47 @@ export class SendChatMessageUseCase {
     };
   }
 
+  /**
+   * The one place a turn's reply is settled, before it is stored or shown: the model's words
+   * are checked (reply-check.ts). Unfit words (JSON, an internal code, schema text, a tool's
+   * name) give way to the server's own sentences of the turn, or else to what its tool calls
+   * did in words (toolCallsInWords); a listener is told the replacement (`replace`), and the
+   * line logged names the rule, never the words.
+   */
+  private async checked(result: AgentRunResult, run: AgentRunInput, decisionId: string): Promise<AgentRunResult> {
+    if (result.modelWords === '') return result;
+    // Listed once and cached; a gateway that cannot list them leaves the other rules to judge.
+    const toolNames = await this.agent.toolNames().catch(() => []);
+    // What the person wrote and what their own data holds may be said back, whatever it looks like.
+    const echoes = [
+      ...run.messages.flatMap((message) =>
+        message.role === 'user' || (message.role === 'tool' && !message.isError) ? [message.content] : [],
+      ),
+      ...result.toolCalls.flatMap((call) => (call.success ? [JSON.stringify(call.result ?? null)] : [])),
+    ];
+    const checked = checkedReply(result, { toolNames: [...toolNames, BULK_CHANGE], echoes }, () => {
+      const bounded = new Reply(run.limits.maxReplyChars);
+      bounded.model(toolCallsInWords(result.toolCalls, toolResultSentence));
+      return bounded.value;
+    });
+    if (!checked.problem) return result;
+    this.logger.warn({
+      msg: "model's reply replaced",
+      decisionId,
+      rule: checked.problem.rule,
+      found: checked.problem.found,
+      modelChars: result.modelWords.length,
+    });
+    run.observer?.replace?.(checked.text);
+    return {
+      ...result,
+      text: checked.text,
+      modelWords: '',
+      serverSentences: [checked.text],
+      warning: result.warning === WARNINGS.SHORTENED ? null : result.warning,
+    };
+  }
+
   private async answerConfirmation(run: AgentRunInput, pending: PendingConfirmation, reply: 'confirm' | 'cancel'): Promise<AgentRunResult> {
     const resolution = reply === 'confirm' ? 'confirmed' : 'cancelled';
     // Taking the action is atomic: of two racing "yes" messages, one runs it.
@@ -242,6 +309,8 @@ function answer(text: string, observer: TurnObserver | undefined): AgentRunResul
   observer?.text?.(text);
   return {
     text,
+    modelWords: '',
+    serverSentences: [text],
     status: 'completed',
     finishReason: 'stop',
     warning: null,

@@ -1,4 +1,4 @@
-import { inBrief, NAMED_ONE_BY_ONE_MAX } from '../shared/words';
+import { clipped, inBrief, joinedWithAnd, quoted } from '../shared/words';
 import type { ToolArguments } from './tool-call-validation';
 
 /** A destructive call waiting for the person's yes; single use, bound to everything below. */
@@ -40,15 +40,31 @@ export function titlesInBrief(titles: readonly string[]): string {
 }
 
 /**
- * "Do you really want to delete 'Dentist'? Reply 'yes delete' to confirm." A long list asked
+ * A confirmation question is the server's own sentence, added to the reply whatever the
+ * reply's bound (AGENT_MAX_REPLY_CHARS, 500 by default), so it is short by construction: it
+ * names at most QUESTION_NAMED_MAX things, each quoted within QUOTED_NAME_CHARS, and counts
+ * the rest. The full list is the pending confirmation's data (confirmationTargets).
+ */
+export const QUESTION_NAMED_MAX = 5;
+const QUESTION_NAMED_WHEN_MANY = 3;
+
+/** "A, B and C", or for a longer list "A, B, C and 4 more". */
+function inQuestion(names: readonly string[]): string {
+  return names.length > QUESTION_NAMED_MAX
+    ? joinedWithAnd([...names.slice(0, QUESTION_NAMED_WHEN_MANY), `${names.length - QUESTION_NAMED_WHEN_MANY} more`])
+    : joinedWithAnd(names);
+}
+
+/**
+ * "Do you really want to delete 'Dentist'? Reply 'yes delete' to confirm." A longer list asked
  * for by scope is counted ("all 130 tasks"), not read out.
  */
 export function deletionPrompt(titles: readonly string[], scope?: 'all' | 'completed'): string {
   let what: string;
-  if (titles.length === 1) what = `'${titles[0]}'`;
-  else if (scope !== undefined && titles.length > NAMED_ONE_BY_ONE_MAX) {
+  if (titles.length === 1) what = quoted(titles[0]);
+  else if (scope !== undefined && titles.length > QUESTION_NAMED_MAX) {
     what = `all ${titles.length} ${scope === 'completed' ? 'completed tasks' : 'tasks'}`;
-  } else what = `${titles.length} tasks: ${titlesInBrief(titles)}`;
+  } else what = `${titles.length} tasks: ${inQuestion(titles.map(quoted))}`;
   return `Do you really want to delete ${what}?${CHAT_REPLY_HINT}`;
 }
 
@@ -95,13 +111,47 @@ export function bulkChangeCalls(args: ToolArguments): PlannedCall[] | null {
  * its target, so the person sees what "yes" runs.
  */
 export function bulkChangePrompt(calls: readonly PlannedCall[]): string {
-  const steps = calls.map((call) => {
-    const verb = call.tool.replace(/_task$/, '').replace(/_/g, ' ');
-    const { number, query } = call.arguments;
-    const target = typeof number === 'number' ? `task ${number}` : typeof query === 'string' ? `'${query}'` : 'a task';
-    return `${verb} ${target}`;
-  });
-  return `That's a big action: ${inBrief(steps)}. Confirm with 'yes'.`;
+  return `That's a big action: ${inQuestion(calls.map(callInWords))}. Confirm with 'yes'.`;
+}
+
+/** "complete task 3", "update 'rent'". */
+function callInWords(call: PlannedCall): string {
+  const verb = call.tool.replace(/_task$/, '').replace(/_/g, ' ');
+  const { number, query } = call.arguments;
+  const target = typeof number === 'number' ? `task ${number}` : typeof query === 'string' ? quoted(query) : 'a task';
+  return `${verb} ${target}`;
+}
+
+/** Things a pending confirmation's data lists one by one (the API's `pendingConfirmation.items`); it counts the rest. */
+export const CONFIRMATION_ITEMS_MAX = 10;
+/** How much of each item it gives; a longer one is cut with "…". */
+export const CONFIRMATION_ITEM_CHARS = 100;
+
+/** What "yes" acts on: how many things, and the first CONFIRMATION_ITEMS_MAX of them. */
+export interface ConfirmationTargets {
+  readonly count: number;
+  readonly items: readonly string[];
+}
+
+/**
+ * What "yes" acts on, read from the stored call itself and never from the words around the
+ * question: the tasks a deletion deletes, by the titles they were shown with, or each change
+ * of a bulk change ("complete task 3"). What a person clicks is drawn from this alone.
+ */
+export function confirmationTargets(action: Pick<PendingConfirmation, 'tool' | 'arguments'>): ConfirmationTargets {
+  const all = everyTarget(action);
+  return { count: all.length, items: all.slice(0, CONFIRMATION_ITEMS_MAX).map((item) => clipped(item, CONFIRMATION_ITEM_CHARS)) };
+}
+
+function everyTarget({ tool, arguments: args }: Pick<PendingConfirmation, 'tool' | 'arguments'>): string[] {
+  if (tool === BULK_CHANGE) return (bulkChangeCalls(args) ?? []).map(callInWords);
+  if (Array.isArray(args.tasks)) {
+    return (args.tasks as unknown[]).map((task) => {
+      const { number, title } = (task ?? {}) as { number?: unknown; title?: unknown };
+      return typeof title === 'string' ? title : `task ${String(number)}`;
+    });
+  }
+  return [callInWords({ tool, arguments: args })];
 }
 
 /**

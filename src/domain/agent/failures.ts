@@ -118,6 +118,16 @@ export const WARNINGS = {
   SHORTENED: 'The answer was shortened.',
 } as const;
 
+/**
+ * Said instead of a model's reply that failed the reply check (reply-check.ts) when the
+ * turn has nothing else to say: after tool calls that succeeded but whose results say
+ * nothing in words, and when no tool ran.
+ */
+export const UNFIT_REPLY = {
+  DONE: 'Done.',
+  NO_WORDS: "Sorry, I couldn't put my answer into words. Please ask me again.",
+} as const;
+
 /** "I couldn't find a task about '<query>' in your list." */
 export function notFoundSentence(query: string): string {
   return `I couldn't find a task about '${query}' in your list.`;

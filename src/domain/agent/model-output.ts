@@ -15,6 +15,41 @@ export function utf8Length(text: string): number {
 }
 
 /**
+ * A tool call's arguments as the text the agent parses (parseToolCall), whatever a provider
+ * sent: every adapter reads them through here. OpenAI's wire format says a JSON string, kept
+ * as it came; some OpenAI-compatible servers send the object itself, and Gemini always does:
+ * it is written as its JSON, so it is taken as that object. No arguments at all (undefined)
+ * are '', which parseToolCall reads as {}. Anything else is written as JSON too, so that null,
+ * an array, a number or a boolean reach parseToolCall as what they are, and are refused there.
+ */
+export function toolArgumentsText(raw: unknown): string {
+  if (raw === undefined) return '';
+  if (typeof raw === 'string') return raw;
+  // A value parsed from JSON always has a JSON text; anything else (a function) is no arguments.
+  return JSON.stringify(raw) ?? '';
+}
+
+/**
+ * A tool call's name as the agent looks it up, whatever a provider sent: a string as it came;
+ * anything else (a number, an object, null from a server that bends the wire format) as its
+ * JSON, which names no tool, so the call is refused as an unknown tool the model is told about.
+ */
+export function toolNameText(raw: unknown): string {
+  return typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? '');
+}
+
+/**
+ * The arguments of a streamed tool call, from the pieces its deltas carried: the text pieces
+ * joined (each as toolArgumentsText takes it). A null piece beside others carries nothing
+ * (some servers send one with the call's name); a call whose only pieces are null has null.
+ */
+export function streamedArgumentsText(pieces: readonly unknown[]): string {
+  const present = pieces.filter((piece) => piece !== undefined && piece !== null);
+  if (present.length === 0) return pieces.includes(null) ? 'null' : '';
+  return present.map(toolArgumentsText).join('');
+}
+
+/**
  * A tool name as Bridle may record it, whatever the caller sent: storable, and cut with a
  * marker to fit the 64 characters a recorded name has.
  */

@@ -3,8 +3,11 @@ import { storableText } from '../shared/untrusted-input';
 /** What ends a reply cut at its bound. */
 export const CUT_MARKER = '…';
 
-/** What a piece may end with that must wait for the next one: spaces, half of a surrogate pair. */
-const HELD_TAIL = /\s*[\uD800-\uDBFF]?$/;
+/**
+ * What a piece may end with that must wait for the next one: spaces, half of a surrogate pair.
+ * Tried only where a run of spaces starts, so a long run is read once, not once per space.
+ */
+const HELD_TAIL = /(?<!\s)\s*[\uD800-\uDBFF]?$/;
 
 /**
  * The reply a person reads, built piece by piece as the model streams it and the server
@@ -17,6 +20,9 @@ const HELD_TAIL = /\s*[\uD800-\uDBFF]?$/;
  */
 export class Reply {
   private text = '';
+  /** The model's words of the reply, as kept: what reply-check.ts reads. */
+  private words = '';
+  private readonly sentences: string[] = [];
   private cut = false;
   private paragraphOpen = false;
   /** Trailing spaces or a high surrogate of the last piece, sent only if more text follows. */
@@ -30,6 +36,16 @@ export class Reply {
   /** The reply so far. */
   get value(): string {
     return this.text;
+  }
+
+  /** The model's words in the reply (its paragraphs joined by blank lines), without the server's sentences. */
+  get modelWords(): string {
+    return this.words;
+  }
+
+  /** The server's own sentences in the reply, in order. */
+  get serverSentences(): readonly string[] {
+    return [...this.sentences];
   }
 
   /** True once the model's words ran past the bound. */
@@ -49,11 +65,14 @@ export class Reply {
     let text = this.held + piece;
     this.held = HELD_TAIL.exec(text)?.[0] ?? '';
     text = storableText(text.slice(0, text.length - this.held.length));
+    let opened = false;
     if (!this.paragraphOpen) {
       text = text.replace(/^\s+/, '');
       if (text === '') return;
       if (this.text !== '') text = `\n\n${text}`;
+      if (this.words !== '') this.words += '\n\n';
       this.paragraphOpen = true;
+      opened = true;
     }
     const room = this.maxChars - this.text.length;
     if (text.length > room) {
@@ -61,12 +80,14 @@ export class Reply {
       text = kept === '' ? `${/^\s/.test(text) ? ' ' : ''}${CUT_MARKER}` : `${kept} ${CUT_MARKER}`;
       this.cut = true;
     }
+    this.words += opened && text.startsWith('\n\n') ? text.slice(2) : text;
     this.append(text);
   }
 
   /** A sentence of the server's own, in a paragraph of its own. */
   say(sentence: string): void {
     this.newParagraph();
+    this.sentences.push(sentence);
     this.append(this.text === '' ? sentence : `\n\n${sentence}`);
   }
 
@@ -84,5 +105,5 @@ function wordsWithin(text: string, max: number): string {
   if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
   const endsWord = text.length === head.length || /\s/.test(text[head.length]);
   const lastSpace = head.search(/\s\S*$/);
-  return (endsWord || lastSpace <= 0 ? head : head.slice(0, lastSpace)).replace(/\s+$/, '');
+  return (endsWord || lastSpace <= 0 ? head : head.slice(0, lastSpace)).trimEnd();
 }

@@ -38,14 +38,15 @@ export interface ArgumentProblem {
 }
 
 /**
- * A model's call as text made a JSON value: size limit and parsing, the checks that belong
- * to the model's output format. Whatever the model wrote, the answer is a value, never an
- * exception. The rest of the validation is the tool server's (validateToolArguments).
+ * A model's call as text made a JSON object: size limit, parsing, and an object (not null,
+ * an array, a number…), the checks that belong to the model's output format. Whatever the
+ * model wrote, the answer is a value, never an exception. The rest of the validation is the
+ * tool server's (validateToolArguments).
  */
 export function parseToolCall(
   call: ToolCallRequest,
   maxArgumentBytes: number,
-): { readonly ok: true; readonly arguments: unknown } | (ToolCallValidation & { readonly ok: false }) {
+): { readonly ok: true; readonly arguments: ToolArguments } | (ToolCallValidation & { readonly ok: false }) {
   const name = recordedToolName(call.name);
   const bytes = utf8Length(call.arguments);
   if (bytes > maxArgumentBytes) {
@@ -56,8 +57,9 @@ export function parseToolCall(
       securityEvents: [],
     };
   }
+  let value: unknown;
   try {
-    return { ok: true, arguments: call.arguments.trim() === '' ? {} : JSON.parse(call.arguments) };
+    value = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch {
     return {
       ok: false,
@@ -66,6 +68,20 @@ export function parseToolCall(
       securityEvents: [],
     };
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return {
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: `The arguments for ${name} must be a JSON object, not ${kindOf(value)}. Send one JSON object: {} when the tool needs none.`,
+      securityEvents: [],
+    };
+  }
+  return { ok: true, arguments: value as ToolArguments };
+}
+
+/** "null", "an array", "a number"…: what a JSON value that is not an object is, for a message. */
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
 /** Whether a model's call would pass every check: the tool's name first, then parseToolCall and validateToolArguments. */

@@ -20,3 +20,20 @@ export function inBrief(items: readonly string[]): string {
     ? joinedWithAnd([...items.slice(0, NAMED_WHEN_MANY), `${items.length - NAMED_WHEN_MANY} more`])
     : joinedWithAnd(items);
 }
+
+/** `text` within `max` characters: a longer one is cut and ends with "…". */
+export function clipped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let head = text.slice(0, max - 1);
+  // Never half of a character outside the Basic Multilingual Plane.
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  return `${head.trimEnd()}…`;
+}
+
+/** How much of a name (a task's title, words to find one by) a sentence of the server's quotes. */
+export const QUOTED_NAME_CHARS = 60;
+
+/** "'Buy milk'": a name as a sentence of the server's quotes it, cut to QUOTED_NAME_CHARS. */
+export function quoted(name: string): string {
+  return `'${clipped(name, QUOTED_NAME_CHARS)}'`;
+}

@@ -1,4 +1,4 @@
-import { joinedWithAnd } from '../shared/words';
+import { joinedWithAnd, quoted } from '../shared/words';
 
 /** A task as the person was shown it when asked to confirm its deletion. */
 export interface ShownTask {
@@ -36,7 +36,7 @@ export function unchangedSinceShown(shown: readonly ShownTask[], current: readon
 /** Changes named one by one; past this they are counted. */
 const CHANGES_NAMED_MAX = 3;
 
-/** "Since I asked, task 12 'x' is gone and task 13 'y' was renamed 'z'" (no full stop). */
+/** "Since I asked, task 12 'x' is gone and task 13 'y' was renamed 'z'" (no full stop; titles cut as `quoted` cuts them). */
 export function sinceAsked(changes: ChangesSinceShown): string {
   const { gone, renamed } = changes;
   const parts: string[] = [];
@@ -44,9 +44,9 @@ export function sinceAsked(changes: ChangesSinceShown): string {
     if (gone.length > 0) parts.push(`${gone.length} of those tasks ${gone.length === 1 ? 'is' : 'are'} gone`);
     if (renamed.length > 0) parts.push(`${renamed.length} ${renamed.length === 1 ? 'was' : 'were'} renamed`);
   } else {
-    if (gone.length === 1) parts.push(`task ${gone[0].number} '${gone[0].title}' is gone`);
-    if (gone.length > 1) parts.push(`tasks ${joinedWithAnd(gone.map((task) => `${task.number} '${task.title}'`))} are gone`);
-    for (const task of renamed) parts.push(`task ${task.number} '${task.was}' was renamed '${task.now}'`);
+    if (gone.length === 1) parts.push(`task ${gone[0].number} ${quoted(gone[0].title)} is gone`);
+    if (gone.length > 1) parts.push(`tasks ${joinedWithAnd(gone.map((task) => `${task.number} ${quoted(task.title)}`))} are gone`);
+    for (const task of renamed) parts.push(`task ${task.number} ${quoted(task.was)} was renamed ${quoted(task.now)}`);
   }
   return `Since I asked, ${joinedWithAnd(parts)}`;
 }

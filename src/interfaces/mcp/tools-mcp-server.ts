@@ -10,7 +10,7 @@ import {
 import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import { TOOL_META_KEYS, type ToolCallContext, type ToolResult } from '../../application/agent/ports/tool-gateway.port';
 import type { DryRunResult } from '../../application/agent/ports/toolbox.port';
-import { withoutChatReplyHint } from '../../domain/agent/confirmation';
+import { type ConfirmationTargets, confirmationTargets, QUESTION_NAMED_MAX, withoutChatReplyHint } from '../../domain/agent/confirmation';
 
 const logger = new Logger('Tools');
 
@@ -77,7 +77,7 @@ export function createToolsMcpServer(
     try {
       const askable = channel.source === 'mcp' && destructive.has(name) && !executor.destroysUnasked('mcp') && canElicit(server);
       result = askable
-        ? await confirmedByThePerson(server, request.params.arguments, context, call, requestExtra.requestId)
+        ? await confirmedByThePerson(server, name, request.params.arguments, context, call, requestExtra.requestId)
         : await call(request.params.arguments, context);
     } catch (error) {
       // A bug, not an outcome: logged with its stack here, never shown to the caller.
@@ -100,11 +100,13 @@ function canElicit(server: Server): boolean {
 
 /**
  * Dry run, question, and on the person's accept the call exactly as the question showed it.
- * Declined, cancelled, unanswered or failed: nothing is deleted, and the result says so as
- * an outcome (not an error a model would retry).
+ * The question is the server's own, with what the call will delete read from that call (the
+ * model's words never reach it). Declined, cancelled, unanswered or failed: nothing is
+ * deleted, and the result says so as an outcome (not an error a model would retry).
  */
 async function confirmedByThePerson(
   server: Server,
+  tool: string,
   args: unknown,
   context: ToolCallContext,
   call: (args: unknown, context: ToolCallContext) => Promise<ToolResult>,
@@ -114,14 +116,23 @@ async function confirmedByThePerson(
   if (!dryRun.ok) return dryRun;
   const question = dryRun.data as DryRunResult;
   const asked = withoutChatReplyHint(question.prompt);
+  const targets = confirmationTargets({ tool, arguments: question.arguments });
+  const { count } = targets;
   let answer: ElicitResult;
   try {
     answer = await server.elicitInput(
       {
-        message: asked,
+        message: elicitationMessage(asked, targets),
         requestedSchema: {
           type: 'object',
-          properties: { confirm: { type: 'boolean', title: 'Yes, delete', description: asked, default: false } },
+          properties: {
+            confirm: {
+              type: 'boolean',
+              title: `Yes, delete ${count === 1 ? '1 task' : `${count} tasks`}`,
+              description: asked,
+              default: false,
+            },
+          },
           required: ['confirm'],
         },
       },
@@ -135,6 +146,13 @@ async function confirmedByThePerson(
     return notConfirmed(asked, `The person said no (${answer.action === 'accept' ? 'decline' : answer.action}), so nothing was deleted.`);
   }
   return call(question.arguments, { ...context, confirmed: true });
+}
+
+/** The question, then, when it names only a few, what "yes" deletes one per line (as the chat's card lists it). */
+function elicitationMessage(asked: string, targets: ConfirmationTargets): string {
+  if (targets.count <= QUESTION_NAMED_MAX) return asked;
+  const more = targets.count - targets.items.length;
+  return [asked, '', ...targets.items.map((item) => `- ${item}`), ...(more > 0 ? [`… and ${more} more`] : [])].join('\n');
 }
 
 function notConfirmed(asked: string, message: string): ToolResult {

@@ -78,8 +78,8 @@ export interface FinishedTurn {
     readonly status: TurnStatus;
   };
   readonly decision: DecisionLogEntry;
-  /** A new destructive call waiting for the person's yes. */
-  readonly newPendingConfirmation: Omit<PendingConfirmation, 'id'> | null;
+  /** A new destructive call waiting for the person's yes, under the id the turn gave it (the API shows it). */
+  readonly newPendingConfirmation: PendingConfirmation | null;
   /** An earlier pending confirmation the message did not answer: it is dropped. */
   readonly droppedPendingConfirmationId: string | null;
   /** A summary this turn made of the conversation's older part. */
@@ -115,6 +115,11 @@ export abstract class ConversationStore {
     resolution: 'confirmed' | 'cancelled',
     now: Date,
   ): Promise<PendingConfirmation | null>;
+  /**
+   * The conversation's open question, as startTurn would load it (the newest unresolved pending
+   * confirmation), if it is the user's and still unexpired at `now`; null otherwise.
+   */
+  abstract openPendingConfirmation(userId: string, conversationId: string, now: Date): Promise<PendingConfirmation | null>;
   abstract listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>>;
   /** Newest `limit` messages before the cursor, returned oldest first; null if no such conversation. */
   abstract listMessages(userId: string, conversationId: string, limit: number, cursor: string | null): Promise<Page<StoredMessage> | null>;

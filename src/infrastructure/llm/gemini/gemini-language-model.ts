@@ -19,6 +19,7 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from '../../../domain/agent/language-model-errors';
+import { toolArgumentsText } from '../../../domain/agent/model-output';
 import type { AgentMessage } from '../../../domain/agent/tools';
 import { type Classified, type RetryPolicy, withRetries, withStreamRetries } from '../retry';
 import { toGeminiSchema } from './gemini-schema';
@@ -119,7 +120,7 @@ function completionOf(responses: readonly GenerateContentResponse[], request: Co
           {
             id: part.functionCall.id ?? `gemini-call-${request.messages.length}-${i}`,
             name: part.functionCall.name,
-            arguments: JSON.stringify(part.functionCall.args ?? {}),
+            arguments: toolArgumentsText(part.functionCall.args),
           },
         ]
       : [],

@@ -20,6 +20,7 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from '../../../domain/agent/language-model-errors';
+import { streamedArgumentsText, toolArgumentsText, toolNameText } from '../../../domain/agent/model-output';
 import type { AgentMessage, ToolCallRequest } from '../../../domain/agent/tools';
 import { type Classified, type RetryPolicy, withRetries, withStreamRetries } from '../retry';
 
@@ -56,9 +57,14 @@ export class OpenAiLanguageModel extends LanguageModel {
     if (!choice) throw new LanguageModelUnavailableError('The provider answered with no choice');
     return completionOf({
       text: choice.message.content ?? null,
-      toolCalls: (choice.message.tool_calls ?? []).flatMap((call) =>
-        call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
-      ),
+      toolCalls: (choice.message.tool_calls ?? []).flatMap((call) => {
+        // Some OpenAI-compatible servers leave `type` out, or send a name or arguments of
+        // another type than the SDK's string: a call with a `function` is one, read as the
+        // domain reads any provider's (toolNameText, toolArgumentsText).
+        const { type, function: fn } = call as { type?: unknown; function?: { name?: unknown; arguments?: unknown } };
+        if ((type !== undefined && type !== 'function') || typeof fn !== 'object' || fn === null) return [];
+        return [{ id: call.id, name: toolNameText(fn.name), arguments: toolArgumentsText(fn.arguments) }];
+      }),
       finishReason: choice.finish_reason,
       usage: response.usage,
     });
@@ -150,15 +156,16 @@ function completionOf(answer: Answer): Completion {
 
 /**
  * The answer a stream's chunks make: the text deltas joined; each tool call put together
- * from the deltas of its index (id and name come once, the arguments in pieces), in the
- * order they began; the last finish reason, and the usage of the last chunk that has one
- * (with include_usage, a final chunk without choices).
+ * from the deltas of its index (id and name come once, the arguments in pieces, which some
+ * servers send whole, as an object: see streamedArgumentsText), in the order they began;
+ * the last finish reason, and the usage of the last chunk that has one (with include_usage,
+ * a final chunk without choices).
  */
 function assembled(chunks: readonly ChatCompletionChunk[]): Answer {
   let text = '';
   let finishReason: string | null = null;
   let usage: CompletionUsage | undefined;
-  const calls = new Map<number | string, ToolCallRequest>();
+  const calls = new Map<number | string, { id: string; name: string; pieces: unknown[] }>();
   let last: number | string = 0;
   for (const chunk of chunks) {
     if (chunk.usage) usage = chunk.usage;
@@ -170,15 +177,16 @@ function assembled(chunks: readonly ChatCompletionChunk[]): Answer {
       // Some OpenAI-compatible servers (Gemini's) leave the index out: then an id starts a call.
       const index: number | undefined = delta.index;
       last = index ?? delta.id ?? last;
-      const call = calls.get(last) ?? { id: '', name: '', arguments: '' };
-      calls.set(last, {
-        id: delta.id ?? call.id,
-        name: delta.function?.name ?? call.name,
-        arguments: call.arguments + (delta.function?.arguments ?? ''),
-      });
+      const call = calls.get(last) ?? { id: '', name: '', pieces: [] };
+      call.id = delta.id ?? call.id;
+      const name: unknown = delta.function?.name;
+      if (name !== undefined && name !== null) call.name = toolNameText(name);
+      call.pieces.push(delta.function?.arguments);
+      calls.set(last, call);
     }
   }
-  return { text: text || null, toolCalls: [...calls.values()], finishReason, usage };
+  const toolCalls = [...calls.values()].map(({ id, name, pieces }) => ({ id, name, arguments: streamedArgumentsText(pieces) }));
+  return { text: text || null, toolCalls, finishReason, usage };
 }
 
 function finishReasonOf(reason: string | null | undefined): FinishReason {

@@ -211,8 +211,9 @@ export class PostgresConversationStore extends ConversationStore {
     if (turn.newPendingConfirmation) {
       const pending = turn.newPendingConfirmation;
       parts.push(sql`u AS (${last})`);
-      last = sql`INSERT INTO pending_confirmations (user_id, conversation_id, tool, arguments, arguments_hash, prompt, created_at, expires_at)
-                 VALUES (${userId}, ${conversationId}, ${pending.tool}, ${JSON.stringify(pending.arguments)},
+      last = sql`INSERT INTO pending_confirmations (id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, created_at,
+                   expires_at)
+                 VALUES (${pending.id}, ${userId}, ${conversationId}, ${pending.tool}, ${JSON.stringify(pending.arguments)},
                          ${argumentsHash(pending.arguments)}, ${pending.prompt}, ${now}, ${pending.expiresAt})`;
     }
     await run(this.dataSource, sql`WITH ${join(parts, ',\n')}\n${last}`);
@@ -229,6 +230,19 @@ export class PostgresConversationStore extends ConversationStore {
       sql`UPDATE pending_confirmations SET resolved_at = ${now}, resolution = ${resolution}
           WHERE id = ${id} AND user_id = ${userId} AND resolved_at IS NULL AND expires_at > ${now}
           RETURNING ${PENDING_COLUMNS}`,
+      PENDING_ROW,
+    );
+    return row && toPendingConfirmation(row);
+  }
+
+  async openPendingConfirmation(userId: string, conversationId: string, now: Date): Promise<PendingConfirmation | null> {
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT ${PENDING_COLUMNS} FROM (
+            SELECT ${PENDING_COLUMNS} FROM pending_confirmations
+            WHERE conversation_id = ${conversationId} AND resolved_at IS NULL
+            ORDER BY created_at DESC LIMIT 1) p
+          WHERE user_id = ${userId} AND expires_at > ${now}`,
       PENDING_ROW,
     );
     return row && toPendingConfirmation(row);

@@ -17,6 +17,7 @@ import {
   ConversationPathDto,
   MessageDto,
   MessagePageDto,
+  PendingConfirmationDto,
   ToolCallDto,
 } from './chat.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
@@ -42,8 +43,9 @@ export class ChatController {
     operationId: 'sendChatMessage',
     summary: 'Talk to the task assistant',
     description:
-      'Without conversationId a new conversation starts. Deleting asks for confirmation first: ' +
-      "reply 'yes delete' (or 'yes') to run exactly the proposed deletion, 'no' or 'cancel' to drop it.",
+      'Without conversationId a new conversation starts. Deleting asks for confirmation first: the answer then carries ' +
+      "pendingConfirmation (what 'yes' runs, as stored); reply 'yes delete' (or 'yes') to run exactly that, 'no' or " +
+      "'cancel' to drop it, with its id as confirmationId to answer that one and no other.",
   })
   @ApiOkResponse({ type: ChatResponseDto })
   @ApiErrors(404, 413, 429)
@@ -64,7 +66,10 @@ export class ChatController {
     summary: 'Talk to the task assistant, as Server-Sent Events',
     description:
       'Events: tool_call {tool, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
-      "(the answer in pieces as the model writes them; joined, they are done's response); confirmation_required {prompt}; " +
+      "(the answer in pieces as the model writes them; joined, they are done's response unless replace came); " +
+      "replace {text} (the whole answer, instead of the deltas sent: the model's words failed the check made before " +
+      'an answer is stored); confirmation_required ' +
+      '{prompt, pendingConfirmation} (the question, and what yes runs as stored); ' +
       'error {message} (a friendly sentence); done (the same body as POST /chat). The turn is stored the same way when ' +
       'the client disconnects.',
   })
@@ -88,10 +93,17 @@ export class ChatController {
           toolCall: (call) => sse.send('tool_call', call),
           toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record)),
           text: (text) => sse.send('delta', { text }),
+          replace: (text) => sse.send('replace', { text }),
         },
       );
       this.logTurn(reply);
-      if (reply.confirmationPrompt !== null) sse.send('confirmation_required', { prompt: reply.confirmationPrompt });
+      const { pendingConfirmation } = reply;
+      if (pendingConfirmation !== null) {
+        sse.send('confirmation_required', {
+          prompt: pendingConfirmation.prompt,
+          pendingConfirmation: PendingConfirmationDto.of(pendingConfirmation),
+        });
+      }
       if (reply.error !== null) sse.send('error', { message: reply.error });
       sse.send('done', toResponse(reply));
     } catch (error) {
@@ -146,7 +158,8 @@ export class ChatController {
     operationId: 'listMessages',
     summary: 'Messages of a conversation, with the tool calls of each answer',
     description:
-      "The person's messages and the assistant's answers, oldest first. One page; pass nextCursor back as cursor for the next one.",
+      "The person's messages and the assistant's answers, oldest first, and the question the conversation still waits on " +
+      '(pendingConfirmation). One page; pass nextCursor back as cursor for the next one.',
   })
   @ApiOkResponse({ type: MessagePageDto })
   @ApiErrors(404)
@@ -157,7 +170,11 @@ export class ChatController {
       limit: query.limit ?? PAGE_LIMIT_DEFAULT,
       cursor: query.cursor ?? null,
     });
-    return { items: page.items.map((message) => MessageDto.of(message)), nextCursor: page.nextCursor };
+    return {
+      items: page.items.map((message) => MessageDto.of(message)),
+      nextCursor: page.nextCursor,
+      pendingConfirmation: page.pendingConfirmation && PendingConfirmationDto.of(page.pendingConfirmation),
+    };
   }
 }
 
@@ -171,5 +188,6 @@ function toResponse(reply: ChatReply): ChatResponseDto {
     status: reply.status,
     finishReason: reply.finishReason,
     warning: reply.warning,
+    pendingConfirmation: reply.pendingConfirmation && PendingConfirmationDto.of(reply.pendingConfirmation),
   };
 }

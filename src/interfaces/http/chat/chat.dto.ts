@@ -1,6 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import {
+  CONFIRMATION_ITEM_CHARS,
+  CONFIRMATION_ITEMS_MAX,
+  confirmationTargets,
+  type PendingConfirmation,
+} from '../../../domain/agent/confirmation';
+import {
   DECISION_TYPES,
   type DecisionType,
   FINISH_REASONS,
@@ -25,6 +31,49 @@ export class ChatRequestDto {
   @Optional()
   @IsUUID()
   conversationId?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      "The pending confirmation (pendingConfirmation.id) that this 'yes' or 'no' answers. With it, the answer resolves " +
+      "exactly that one, or nothing when it is no longer open; without it, the conversation's open one.",
+  })
+  @Optional()
+  @IsUUID()
+  confirmationId?: string;
+}
+
+/** What a "yes" runs, as the server stored it: a client draws its question from this, never from the answer's words. */
+export class PendingConfirmationDto {
+  @ApiProperty({ format: 'uuid', description: "Send it back as confirmationId with 'yes' or 'no'" })
+  id!: string;
+
+  @ApiProperty({
+    example: 'delete_task',
+    description: "The tool 'yes' runs: delete_task, or bulk_change (several changes to tasks, each run once)",
+  })
+  tool!: string;
+
+  @ApiProperty({ example: 7, description: 'How many things it acts on: the tasks it deletes, or the changes it makes' })
+  count!: number;
+
+  @ApiProperty({
+    type: [String],
+    maxItems: CONFIRMATION_ITEMS_MAX,
+    example: ['Buy milk', 'Call mum'],
+    description:
+      `The first ${CONFIRMATION_ITEMS_MAX} of them, from the stored call: each task by the title it was shown with, or each ` +
+      `change ("complete task 3"); each at most ${CONFIRMATION_ITEM_CHARS} characters (a longer one ends with "…")`,
+  })
+  items!: string[];
+
+  @ApiProperty({ type: String, format: 'date-time', description: "After this a 'yes' changes nothing" })
+  expiresAt!: string;
+
+  static of(action: PendingConfirmation): PendingConfirmationDto {
+    const { count, items } = confirmationTargets(action);
+    return { id: action.id, tool: action.tool, count, items: [...items], expiresAt: action.expiresAt.toISOString() };
+  }
 }
 
 export class ToolCallErrorDto {
@@ -110,6 +159,13 @@ export class ChatResponseDto {
     example: null,
   })
   warning!: string | null;
+
+  @ApiProperty({
+    type: PendingConfirmationDto,
+    nullable: true,
+    description: "Set when the answer asks the person's confirmation (finishReason confirmation_required): what 'yes' runs",
+  })
+  pendingConfirmation!: PendingConfirmationDto | null;
 }
 
 export class ConversationPathDto extends UserPathDto {
@@ -186,4 +242,11 @@ export class MessagePageDto {
 
   @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the older messages' })
   nextCursor!: string | null;
+
+  @ApiProperty({
+    type: PendingConfirmationDto,
+    nullable: true,
+    description: "The conversation's open question, unexpired: what 'yes' runs. It belongs to the newest answer.",
+  })
+  pendingConfirmation!: PendingConfirmationDto | null;
 }

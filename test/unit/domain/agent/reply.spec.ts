@@ -52,4 +52,20 @@ describe(Reply.name, () => {
     });
     expect(reply.value).toBe('a\uFFFDb \uD83D\uDE00 done');
   });
+
+  it("keeps apart the model's words and the server's sentences, for the reply check", () => {
+    const { reply } = built(500, (r) => {
+      r.model('  Let me look. ');
+      r.model('\n\nStill looking.');
+      r.newParagraph();
+      r.say("Do you really want to delete 'A'?");
+      r.model('Then: done.');
+      r.say('That request took too long.');
+    });
+    expect(reply.modelWords).toBe('Let me look. \n\nStill looking.\n\nThen: done.');
+    expect(reply.serverSentences).toEqual(["Do you really want to delete 'A'?", 'That request took too long.']);
+    expect(reply.value).toBe(
+      "Let me look. \n\nStill looking.\n\nDo you really want to delete 'A'?\n\nThen: done.\n\nThat request took too long.",
+    );
+  });
 });

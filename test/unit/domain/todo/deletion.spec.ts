@@ -34,4 +34,11 @@ describe(sinceAsked.name, () => {
     );
     expect(sinceAsked({ gone: gone(1, 2, 3, 4), renamed: [] })).toBe('Since I asked, 4 of those tasks are gone');
   });
+
+  it('quotes each title cut to 60 characters', () => {
+    const long = `${'z'.repeat(199)}!`;
+    expect(sinceAsked({ gone: [{ number: 1, title: long }], renamed: [{ number: 2, was: long, now: 'b' }] })).toBe(
+      `Since I asked, task 1 '${'z'.repeat(59)}…' is gone and task 2 '${'z'.repeat(59)}…' was renamed 'b'`,
+    );
+  });
 });

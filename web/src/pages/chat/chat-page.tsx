@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ChatEvent, type Message, type ToolCall, listMessages, streamChat } from '../../api';
+import { type ChatEvent, type Message, type PendingConfirmation, type ToolCall, listMessages, streamChat } from '../../api';
 import { errorText } from '../../lib/errors';
 import { currentSession, handledAuthFailure } from '../../state/session';
 import { refreshTasks } from '../../state/tasks';
@@ -14,14 +14,15 @@ const CHANGES_TASKS = new Set(['add_task', 'complete_task', 'update_task', 'dele
 let ids = 0;
 const localId = () => `local-${++ids}`;
 
-function fromHistory(messages: readonly Message[]): ChatItem[] {
+/** `pending`: the conversation's open question, drawn on the newest answer (the one that asked it). */
+function fromHistory(messages: readonly Message[], pending: PendingConfirmation | null): ChatItem[] {
   return messages.map((message, index) => ({
     id: message.id,
     role: message.role,
     text: message.content,
     toolCalls: message.toolCalls,
     running: [],
-    confirmation: index === messages.length - 1 && message.decisionType === 'REQUEST_CONFIRMATION',
+    confirmation: index === messages.length - 1 && message.role === 'assistant' ? pending : null,
     streaming: false,
     failed: message.status === 'error' || message.status === 'interrupted',
   }));
@@ -61,21 +62,22 @@ export function ChatPage() {
     setShowConversations(false);
     if (!id) return;
     try {
-      const messages = await listMessages(session, id);
-      if (mine === opened.current) setItems(fromHistory(messages));
+      const { messages, pendingConfirmation } = await listMessages(session, id);
+      if (mine === opened.current) setItems(fromHistory(messages, pendingConfirmation));
     } catch (error) {
       if (mine === opened.current && !handledAuthFailure(error)) setLoadError(errorText(error));
     }
   }
 
-  async function send(message: string) {
+  /** `confirmationId`: the pending confirmation this "yes" or "no" answers (from its card). */
+  async function send(message: string, confirmationId?: string) {
     if (running || message.trim() === '') return;
     const controller = new AbortController();
     setRunning(controller);
     setItems((current) => [
-      ...current.map((item) => ({ ...item, confirmation: false })),
-      { id: localId(), role: 'user', text: message, toolCalls: [], running: [], confirmation: false, streaming: false, failed: false },
-      { id: localId(), role: 'assistant', text: '', toolCalls: [], running: [], confirmation: false, streaming: true, failed: false },
+      ...current.map((item) => ({ ...item, confirmation: null })),
+      { id: localId(), role: 'user', text: message, toolCalls: [], running: [], confirmation: null, streaming: false, failed: false },
+      { id: localId(), role: 'assistant', text: '', toolCalls: [], running: [], confirmation: null, streaming: true, failed: false },
     ]);
     const onEvent = (event: ChatEvent) => {
       switch (event.event) {
@@ -94,8 +96,12 @@ export function ChatPage() {
         case 'delta':
           updateLast((item) => ({ ...item, text: item.text + event.data.text }));
           break;
+        case 'replace':
+          // The model's words failed the server's check: the answer is this sentence instead.
+          updateLast((item) => ({ ...item, text: event.data.text }));
+          break;
         case 'confirmation_required':
-          updateLast((item) => ({ ...item, confirmation: true }));
+          updateLast((item) => ({ ...item, confirmation: event.data.pendingConfirmation }));
           break;
         case 'error':
           updateLast((item) => ({ ...item, failed: true, text: event.data.message }));
@@ -112,7 +118,7 @@ export function ChatPage() {
       }
     };
     try {
-      await streamChat(session, message, conversationId, onEvent, controller.signal);
+      await streamChat(session, message, conversationId, onEvent, controller.signal, confirmationId);
     } catch (error) {
       if (controller.signal.aborted) {
         updateLast((item) => ({ ...item, stopped: true }));
@@ -149,7 +155,13 @@ export function ChatPage() {
         onOpen={(id) => void open(id)}
         busy={!!running}
       />
-      <ChatThread items={items} error={loadError} running={!!running} onSend={(text) => void send(text)} onStop={() => running?.abort()} />
+      <ChatThread
+        items={items}
+        error={loadError}
+        running={!!running}
+        onSend={(text, confirmationId) => void send(text, confirmationId)}
+        onStop={() => running?.abort()}
+      />
       <TaskPanel />
     </div>
   );

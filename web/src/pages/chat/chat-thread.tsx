@@ -1,6 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ToolCall } from '../../api';
+import type { PendingConfirmation, ToolCall } from '../../api';
+import { plural } from '../../lib/labels';
 import { Markdown } from '../../lib/markdown';
+import { timeAgo } from '../../lib/time';
+import { now } from '../../state/session';
 import { Alert, Button } from '../../ui';
 import { RunningTool, ToolCard } from './tool-card';
 
@@ -12,8 +15,8 @@ export interface ChatItem {
   readonly toolCalls: readonly ToolCall[];
   /** Tools called and not yet answered. */
   readonly running: readonly string[];
-  /** The answer asks the person to confirm a delete (only ever the last one). */
-  readonly confirmation: boolean;
+  /** What the answer asks the person to say yes to, as the server stored it (only ever on the last one). */
+  readonly confirmation: PendingConfirmation | null;
   readonly streaming: boolean;
   readonly failed: boolean;
   readonly stopped?: boolean;
@@ -32,7 +35,8 @@ interface Props {
   items: readonly ChatItem[];
   error: string | null;
   running: boolean;
-  onSend: (text: string) => void;
+  /** `confirmationId`: the pending confirmation a "yes" or "no" from its card answers. */
+  onSend: (text: string, confirmationId?: string) => void;
   onStop: () => void;
 }
 
@@ -126,7 +130,7 @@ export function ChatThread({ items, error, running, onSend, onStop }: Props) {
   );
 }
 
-function Bubble({ item, last, running, onSend }: { item: ChatItem; last: boolean; running: boolean; onSend: (text: string) => void }) {
+function Bubble({ item, last, running, onSend }: { item: ChatItem; last: boolean; running: boolean; onSend: Props['onSend'] }) {
   if (item.role === 'user') {
     return (
       <div class="message user">
@@ -166,28 +170,65 @@ function Bubble({ item, last, running, onSend }: { item: ChatItem; last: boolean
         <p class="note">Stopped. The assistant may still finish this turn; it will show when you open the conversation again.</p>
       )}
       {item.warning && <p class="note warning">{item.warning}</p>}
-      {item.confirmation && last && <Confirmation text={item.text} disabled={running} onAnswer={onSend} />}
+      {item.confirmation && last && <Confirmation action={item.confirmation} disabled={running} onAnswer={onSend} />}
     </div>
   );
 }
 
-/** The assistant's question before a delete, as a card with the two answers it takes. */
-function Confirmation({ text, disabled, onAnswer }: { text: string; disabled: boolean; onAnswer: (text: string) => void }) {
-  const what = /delete (.+?)\? Reply/.exec(text)?.[1];
-  const deleting = /delete/i.test(text);
+/** How a card words what "yes" runs; every figure in it comes from the stored action. */
+function wording(action: PendingConfirmation) {
+  if (action.tool === 'delete_task') {
+    const tasks = plural(action.count, 'task');
+    return {
+      title: `Delete ${tasks}?`,
+      yes: `Yes, delete ${tasks}`,
+      note: 'Nothing is deleted until you say yes. This cannot be undone.',
+      danger: true,
+    };
+  }
+  const changes = plural(action.count, 'change');
+  return { title: `Make ${changes}?`, yes: `Yes, make ${changes}`, note: 'Nothing changes until you say yes.', danger: false };
+}
+
+/**
+ * The question before a delete (or a big change) as a card, drawn only from what the server
+ * stored: how many things "yes" acts on and which, as text. The assistant's own words stay in
+ * its bubble above; they are never the card's title nor a button. "Yes" and "Cancel" answer
+ * this stored action by its id, so they run it exactly, or nothing once it is no longer open.
+ */
+function Confirmation({
+  action,
+  disabled,
+  onAnswer,
+}: {
+  action: PendingConfirmation;
+  disabled: boolean;
+  onAnswer: (text: string, confirmationId: string) => void;
+}) {
+  const words = wording(action);
+  const more = action.count - action.items.length;
+  const expired = Date.parse(action.expiresAt) <= now.value;
   return (
     <div class="confirm-card" role="group" aria-labelledby="confirm-title">
       <p id="confirm-title" class="confirm-title">
-        {what ? `Delete ${what}?` : 'Go ahead with this?'}
+        {words.title}
       </p>
+      <ul class="confirm-items" aria-label={words.title.replace(/\?$/, '')}>
+        {action.items.map((item, i) => (
+          <li key={i}>{item}</li>
+        ))}
+        {more > 0 && <li class="muted">{`and ${more} more`}</li>}
+      </ul>
       <p class="muted small">
-        {deleting ? 'Nothing is deleted until you say yes. This cannot be undone.' : 'Nothing changes until you say yes.'}
+        {expired
+          ? 'This question has expired: ask again if you still want it.'
+          : `${words.note} The question expires ${timeAgo(action.expiresAt, now.value)}.`}
       </p>
       <div class="row">
-        <Button variant={deleting ? 'danger' : 'primary'} disabled={disabled} onClick={() => onAnswer('yes')}>
-          {deleting ? 'Yes, delete' : 'Yes, go ahead'}
+        <Button variant={words.danger ? 'danger' : 'primary'} disabled={disabled || expired} onClick={() => onAnswer('yes', action.id)}>
+          {words.yes}
         </Button>
-        <Button variant="secondary" disabled={disabled} onClick={() => onAnswer('no')}>
+        <Button variant="secondary" disabled={disabled} onClick={() => onAnswer('no', action.id)}>
           Cancel
         </Button>
       </div>

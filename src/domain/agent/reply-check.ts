@@ -1,0 +1,203 @@
+import { friendlyToolError, UNFIT_REPLY } from './failures';
+
+/**
+ * What a person reads is checked: a model's final words must be words for a person, not
+ * Bridle's insides. A reply is unfit when it is (or mostly is) JSON, names an internal code
+ * (`TASK_NOT_FOUND`, `OUTREACH.QUOTA_EXCEEDED`), carries schema text (`additionalProperties`,
+ * "must have required property") or names a tool (`add_task`). Every check takes time linear
+ * in the text: no pattern here can backtrack over it (no nested or adjacent quantifiers that
+ * overlap), and the loops read each character a bounded number of times.
+ */
+
+export type ReplyRule = 'json' | 'internal_code' | 'schema_text' | 'tool_name';
+
+export interface ReplyVocabulary {
+  /** The names of the tools the model is offered (their definitions'), never to be shown. */
+  readonly toolNames: readonly string[];
+  /**
+   * Texts from the person or their own data (their message, their tasks as the tools
+   * returned them): a word in them may be said back, even when it looks like a code
+   * ("Fix CI_TIMEOUT" is a title, not an error).
+   */
+  readonly echoes: readonly string[];
+}
+
+export interface ReplyProblem {
+  readonly rule: ReplyRule;
+  /** The word or phrase that broke the rule, at most FOUND_MAX_CHARS; none for JSON (it may hold the person's data). */
+  readonly found?: string;
+}
+
+export const FOUND_MAX_CHARS = 40;
+
+/** Phrases of JSON Schema and of validators' messages, lower case. */
+const SCHEMA_PHRASES = [
+  'additionalproperties',
+  'additional properties',
+  'required property',
+  'inputschema',
+  'input_schema',
+  'parametersjsonschema',
+  '$schema',
+  'minlength',
+  'maxlength',
+  'minitems',
+  'maxitems',
+  'is not an accepted argument',
+];
+
+/** `"type": "object"` and its kin: a schema's or a JSON value's insides. */
+const SCHEMA_KEY = /"(?:type|properties|required|items|enum)"\s*:/i;
+
+/** A validator's path into a call: `arguments.title`, `arguments[0]`. */
+const ARGUMENT_PATH = /\barguments[.[]\w/i;
+
+/** Words as far as codes and tool names go: letters, digits, `_`, `.` and `-`. */
+const WORD = /[\w.-]+/g;
+
+/** A code fence's marks (```json), which say nothing about what they hold. */
+const FENCE = /```[a-z]*/gi;
+
+/** The first problem of `text` for a person to read, or null when it reads as words. */
+export function replyProblem(text: string, vocabulary: ReplyVocabulary): ReplyProblem | null {
+  if (isMostlyJson(text)) return { rule: 'json' };
+  const echoes = vocabulary.echoes.join('\n').toLowerCase();
+  const schema = schemaPhrase(text, echoes);
+  if (schema) return { rule: 'schema_text', found: bounded(schema) };
+  const echoed = new Set(words(echoes));
+  const tools = new Set(vocabulary.toolNames.map((name) => name.toLowerCase()));
+  for (const word of words(text)) {
+    const key = word.toLowerCase();
+    if (echoed.has(key)) continue;
+    if (tools.has(key)) return { rule: 'tool_name', found: bounded(word) };
+    if (isInternalCode(word)) return { rule: 'internal_code', found: bounded(word) };
+  }
+  return null;
+}
+
+/**
+ * True when the reply is a JSON object or array, or when one (from its first `{"`, `[{`,
+ * `["`… to its last `}` or `]`, or to the end when the reply was cut) fills at least half
+ * of it. A bracket in a sentence ("[1] Buy milk", "{draft}") is not JSON.
+ */
+export function isMostlyJson(text: string): boolean {
+  const body = text.replace(FENCE, '').trim();
+  if (body === '') return false;
+  if (body.startsWith('{') || body.startsWith('[')) {
+    try {
+      const value: unknown = JSON.parse(body);
+      if (typeof value === 'object' && value !== null) return true;
+    } catch {
+      // Not all of it: maybe most of it (below).
+    }
+  }
+  const start = jsonStart(body);
+  if (start < 0) return false;
+  const close = Math.max(body.lastIndexOf('}'), body.lastIndexOf(']'));
+  const end = close > start ? close + 1 : body.length;
+  return (end - start) * 2 >= body.length;
+}
+
+/** Where the first `{` or `[` is that opens JSON (or a dict): followed, past spaces, by a quote, a bracket or its close. */
+function jsonStart(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '{' && text[i] !== '[') continue;
+    let next = i + 1;
+    while (next < text.length && isSpace(text[next])) next++;
+    if (next < text.length && `"'{[]}`.includes(text[next])) return i;
+    // The spaces just skipped hold no bracket: go on after them.
+    i = next - 1;
+  }
+  return -1;
+}
+
+function isSpace(char: string): boolean {
+  return char === ' ' || char === '\n' || char === '\r' || char === '\t';
+}
+
+/** The first schema phrase in `text` that the person's own words (`echoes`, lower case) do not hold. */
+function schemaPhrase(text: string, echoes: string): string | null {
+  const lower = text.toLowerCase();
+  const found = [...SCHEMA_PHRASES.filter((phrase) => lower.includes(phrase)), SCHEMA_KEY.exec(lower)?.[0], ARGUMENT_PATH.exec(lower)?.[0]];
+  return found.find((phrase) => phrase !== undefined && !echoes.includes(phrase)) ?? null;
+}
+
+/**
+ * A code as Bridle's errors name them: SCREAMING_SNAKE with an underscore (`TASK_NOT_FOUND`),
+ * or dotted upper-case segments of two characters or more (`HTTP.RATE_LIMITED`, `AUTH.UNAUTHENTICATED`).
+ * A shouted word ("ASAP", "TODO") is not a code, nor an abbreviation ("U.S.", "e.g.").
+ */
+export function isInternalCode(word: string): boolean {
+  const segments = word.split('.');
+  if (!segments.every(isUpperSegment)) return false;
+  return segments.length > 1 ? segments.every((segment) => segment.length >= 2) : segments[0].includes('_');
+}
+
+/** Upper-case letters, digits and inner underscores, starting with a letter. */
+function isUpperSegment(segment: string): boolean {
+  if (!/^[A-Z][A-Z0-9_]*$/.test(segment)) return false;
+  return !segment.endsWith('_') && /[A-Z]/.test(segment);
+}
+
+/** The words of `text`, without the dots and dashes that end a sentence or start a list item. */
+function words(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const word = trimmed(match[0]);
+    if (word !== '') found.push(word);
+  }
+  return found;
+}
+
+function trimmed(word: string): string {
+  let start = 0;
+  let end = word.length;
+  while (start < end && (word[start] === '.' || word[start] === '-')) start++;
+  while (end > start && (word[end - 1] === '.' || word[end - 1] === '-')) end--;
+  return word.slice(start, end);
+}
+
+function bounded(text: string): string {
+  return text.length <= FOUND_MAX_CHARS ? text : `${text.slice(0, FOUND_MAX_CHARS - 1)}…`;
+}
+
+/**
+ * The reply to keep once the model's words were checked: unchanged when they pass; else
+ * without them: the server's own sentences (a question, a failure) if there are any, or the
+ * fallback, which says in words what the turn did.
+ */
+export function checkedReply(
+  reply: { readonly text: string; readonly modelWords: string; readonly serverSentences: readonly string[] },
+  vocabulary: ReplyVocabulary,
+  fallback: () => string,
+): { readonly text: string; readonly problem: ReplyProblem | null } {
+  const problem = reply.modelWords === '' ? null : replyProblem(reply.modelWords, vocabulary);
+  if (!problem) return { text: reply.text, problem: null };
+  return { text: reply.serverSentences.length > 0 ? reply.serverSentences.join('\n\n') : fallback(), problem };
+}
+
+/** A tool call as the turn recorded it: enough to say what it did. */
+export interface CallInWords {
+  readonly tool: string;
+  readonly success: boolean;
+  readonly result?: unknown;
+  readonly error?: { readonly code: string; readonly details?: unknown };
+}
+
+/**
+ * What a turn's tool calls did, in the server's words, for a reply whose model words were
+ * unfit: a sentence per successful call that `describe` can word (`describe` knows the
+ * tools' results), then the friendly sentence of the last call when it failed. Without
+ * any: "Done." after a success, else an apology that asks again.
+ */
+export function toolCallsInWords(calls: readonly CallInWords[], describe: (call: CallInWords) => string | null): string {
+  const sentences: string[] = [];
+  const add = (sentence: string | null) => {
+    if (sentence && !sentences.includes(sentence)) sentences.push(sentence);
+  };
+  for (const call of calls) if (call.success) add(describe(call));
+  const last = calls.at(-1);
+  if (last && !last.success && last.error) add(friendlyToolError(last.error));
+  if (sentences.length > 0) return sentences.join(' ');
+  return calls.some((call) => call.success) ? UNFIT_REPLY.DONE : UNFIT_REPLY.NO_WORDS;
+}
