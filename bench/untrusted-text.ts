@@ -132,6 +132,7 @@ const CASES: readonly Case[] = [
   { group: 'offline model', what: 'parseDeletion: `task` and spaces', input: run(' ', 'x', 'task'), call: parseDeletion },
   { group: 'offline model', what: 'understand: a note with dashes', input: run('-', '', 'add a note to x'), call: understand },
   { group: 'offline model', what: 'understand: one long word', input: run('a'), call: understand },
+  { group: 'offline model', what: 'understand: `i need to ` again and again', input: run('i need to ', 'call mum'), call: understand },
   { group: 'outreach', what: "firstNameOf: a name's run of dots", input: run('.', 'b', 'a'), call: firstNameOf },
   {
     group: 'outreach',

@@ -59,7 +59,7 @@ describe('conversations', () => {
       .get(`/api/${ada.userId}/conversations/${ids[0]}/messages?limit=3&cursor=${older.body.nextCursor}`)
       .set(ada.auth)
       .expect(200);
-    expect(rest.body).toEqual({ items: [expect.objectContaining({ content: 'hello' })], nextCursor: null });
+    expect(rest.body).toEqual({ items: [expect.objectContaining({ content: 'hello' })], nextCursor: null, pendingConfirmation: null });
   });
 
   it("treats another user's conversation as missing, in chat and in history", async () => {

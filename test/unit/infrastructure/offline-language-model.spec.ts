@@ -127,6 +127,7 @@ const PHRASINGS: readonly (readonly [string, Expected])[] = [
   ['remove 1, 2 and 4', deletes({ numbers: [1, 2, 4] })],
   ['delete tasks 2-4', deletes({ numbers: [2, 3, 4] })],
   ['I need to delete task 2', deletes({ number: 2 })],
+  ['I need to I need to delete task 2', adds('I need to delete task 2')],
   ['delete all completed tasks', deletes({ scope: 'completed' })],
   ['clear completed', deletes({ scope: 'completed' })],
   ['remove the finished ones', deletes({ scope: 'completed' })],

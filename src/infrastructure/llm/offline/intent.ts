@@ -85,6 +85,10 @@ function reprioritise(phrase: string, word: string): Intent | undefined {
 /** "what is done" must not become "complete the task about 'what'". */
 const NOT_A_TASK = /^(?:what|which|who|everything|all|anything|nothing|i|i'm|i am|we|you)\b/i;
 
+/** "I need to", "I have to", "gotta"…: what comes after says what the person wants (needTo). */
+const NEED_TO =
+  /^(?:i (?:really |still |also )?(?:need|must|should|ought)(?: to)?|i (?:really |still |also )?have to|i(?:'ve| have)? got to|i gotta|need to|have to) /i;
+
 /** Tried in order; the first rule whose pattern matches and whose intent is defined wins. */
 const RULES: readonly Rule[] = [
   // Reopening a task has no tool; without this rule "mark 2 as not done" would complete it.
@@ -271,11 +275,7 @@ const RULES: readonly Rule[] = [
       /^(?:don'?t let me forget|do not let me forget|don'?t forget|help me remember|make sure i remember|remember)(?: to| about)? (.+)$/i,
     intent: (m) => add(m[1]),
   },
-  {
-    pattern:
-      /^(?:i (?:really |still |also )?(?:need|must|should|ought)(?: to)?|i (?:really |still |also )?have to|i(?:'ve| have)? got to|i gotta|need to|have to) (.+)$/i,
-    intent: (m) => needTo(m[1]),
-  },
+  { pattern: new RegExp(`${NEED_TO.source}(.+)$`, 'i'), intent: (m) => needTo(m[1]) },
 ];
 
 function matchRules(text: string): Intent | undefined {
@@ -293,7 +293,9 @@ function matchRules(text: string): Intent | undefined {
  * points at tasks by number, position or scope, or asks for the list, counts as the former.
  */
 function needTo(rest: string): Intent | undefined {
-  const inner = matchRules(rest);
+  // "I need to I need to …" once more is a task's words, not a second request to read: each
+  // reading would go through every rule again, which made a message of repeats quadratic.
+  const inner = NEED_TO.test(rest) ? undefined : matchRules(rest);
   const aboutTheList =
     inner?.kind === 'list' ||
     ((inner?.kind === 'complete' || inner?.kind === 'update' || inner?.kind === 'delete') &&
