@@ -16,6 +16,8 @@ export interface SweepReport {
   readonly unknown: number;
   /** Drafts held for review past their expiry (or approved for a task that ended): slot given back. */
   readonly expiredDrafts: number;
+  /** Decision rows of cycles whose worker died, left pending: marked `interrupted`. */
+  readonly interruptedDecisions: number;
 }
 
 const BATCH = 50;
@@ -23,7 +25,10 @@ const BATCH = 50;
 /**
  * Settles actions left in flight past their lease (their worker died or stalled): the
  * channel is asked whether the action with that key happened. Nothing is ever re-sent,
- * and the quota slot stays taken.
+ * and the quota slot stays taken. Then closes the decision rows such workers left pending:
+ * a live cycle holds its task's lease, so a row opened more than two leases ago is a
+ * leftover (the second lease covers a cycle's last statements on a busy database, and
+ * clocks that differ between servers).
  */
 @Injectable()
 export class SweepStaleActionsUseCase {
@@ -60,7 +65,16 @@ export class SweepStaleActionsUseCase {
       if (report.expired + report.voided < BATCH) break;
     }
     if (expiredDrafts > 0) this.logger.info({ msg: 'expired drafts held for review', expiredDrafts });
-    return { checked, confirmed, unknown: checked - confirmed, expiredDrafts };
+    const openedBefore = new Date(this.clock.now().getTime() - 2 * this.settings.leaseMs);
+    let interruptedDecisions = 0;
+    for (;;) {
+      const closed = await this.store.closeAbandonedDecisions({ openedBefore, limit: BATCH });
+      interruptedDecisions += closed;
+      if (closed < BATCH) break;
+    }
+    if (interruptedDecisions > 0)
+      this.logger.warn({ msg: 'closed decisions of cycles cut off before they finished', interruptedDecisions });
+    return { checked, confirmed, unknown: checked - confirmed, expiredDrafts, interruptedDecisions };
   }
 
   /** @returns whether the action is confirmed done. */

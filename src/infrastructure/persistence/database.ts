@@ -29,6 +29,7 @@ import { OutreachClaim1766275200000 } from './migrations/1766275200000-outreach-
 import { AuditSealLinear1766361600000 } from './migrations/1766361600000-audit-seal-linear';
 import { AuditSealByKey1766448000000 } from './migrations/1766448000000-audit-seal-by-key';
 import { OAuthSweep1766534400000 } from './migrations/1766534400000-oauth-sweep';
+import { DecisionPending1766620800000 } from './migrations/1766620800000-decision-pending';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -57,6 +58,7 @@ const MIGRATIONS = [
   AuditSealLinear1766361600000,
   AuditSealByKey1766448000000,
   OAuthSweep1766534400000,
+  DecisionPending1766620800000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

@@ -41,6 +41,9 @@ export class SingleTaskCycleStore extends OutreachCycleStore {
   readonly finished: FinishAction[] = [];
   readonly released: TaskRelease[] = [];
   readonly decisions: OutreachDecision[] = [];
+  /** When the pending decision rows that dead workers left were opened, until closeAbandonedDecisions closes them. */
+  readonly abandoned: Date[] = [];
+  readonly closeQueries: { openedBefore: Date; limit: number }[] = [];
 
   constructor(
     private readonly claim: ClaimedTask,
@@ -103,6 +106,16 @@ export class SingleTaskCycleStore extends OutreachCycleStore {
 
   claimStaleActions(): Promise<StaleAction[]> {
     return Promise.resolve([]);
+  }
+
+  closeAbandonedDecisions(input: { openedBefore: Date; limit: number }): Promise<number> {
+    this.closeQueries.push(input);
+    const closed = this.abandoned
+      .filter((openedAt) => openedAt < input.openedBefore)
+      .sort((a, b) => a.getTime() - b.getTime())
+      .slice(0, input.limit);
+    for (const openedAt of closed) this.abandoned.splice(this.abandoned.indexOf(openedAt), 1);
+    return Promise.resolve(closed.length);
   }
 }
 

@@ -60,7 +60,8 @@ export interface ClaimInput {
  * A cycle's decision row as it is opened, before the model is asked: decision type `PENDING`,
  * status `pending`, with the task (or campaign) and owner of what the statement read. The
  * cycle's end settles it (finish, releaseTask, recordDecision); one a worker left behind
- * stays pending, a trace of the cycle it did not finish.
+ * stays pending, a trace of the cycle it did not finish, until the sweeper marks it
+ * `interrupted` (closeAbandonedDecisions).
  */
 export interface OpenedDecision {
   readonly id: string;
@@ -198,4 +199,10 @@ export abstract class OutreachCycleStore {
   abstract recordDecision(decision: OutreachDecision): Promise<void>;
   /** In-flight actions past their lease, leased anew to the caller so one sweeper handles each. */
   abstract claimStaleActions(input: { now: Date; leaseMs: number; limit: number }): Promise<StaleAction[]>;
+  /**
+   * Marks `interrupted` (failure class `INTERRUPTED`) up to `limit` of the pending decision rows
+   * of outreach cycles opened before `openedBefore`, oldest first: cycles whose worker died. Their
+   * decision type stays `PENDING`; chat's pending rows are left to chat's sweeper. @returns how many.
+   */
+  abstract closeAbandonedDecisions(input: { openedBefore: Date; limit: number }): Promise<number>;
 }

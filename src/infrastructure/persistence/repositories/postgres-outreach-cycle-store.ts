@@ -397,6 +397,25 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
       idempotencyKey: row.idempotency_key,
     }));
   }
+
+  async closeAbandonedDecisions(input: { openedBefore: Date; limit: number }): Promise<number> {
+    // decision_logs_pending holds only the pending rows, by their start: the walk reads those,
+    // not the table. Chat's pending rows (no campaign) are its sweeper's; SKIP LOCKED leaves a
+    // row a cycle is settling right now to that cycle. A cycle that still settles its row
+    // later overwrites this (decisionInsert): what it did is the better record.
+    // The batch is picked once (MATERIALIZED): as `id IN (subquery)`, a nested-loop semi join
+    // runs the subquery again for each row, skips the rows this statement already updated, and
+    // takes the next ones, past the limit.
+    return changeRows(
+      this.dataSource,
+      sql`WITH picked AS MATERIALIZED (
+            SELECT d.id FROM decision_logs d
+            WHERE d.status = 'pending' AND d.campaign_id IS NOT NULL AND d.created_at < ${input.openedBefore}
+            ORDER BY d.created_at LIMIT ${input.limit} FOR UPDATE SKIP LOCKED)
+          UPDATE decision_logs SET status = 'interrupted', failure_class = 'INTERRUPTED'
+          WHERE id IN (SELECT id FROM picked) AND status = 'pending'`,
+    );
+  }
 }
 
 /**

@@ -1,0 +1,155 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ClaimInput } from '../../src/application/outreach/ports/outreach-cycle-store.port';
+import { draftCampaign } from '../../src/domain/outreach/campaign';
+import { draftLead } from '../../src/domain/outreach/lead';
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
+import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
+import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
+import { RecordingMetrics } from '../fakes/recording-metrics';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/**
+ * A cycle's decision row is opened pending by the claim and settled by the cycle's end; the
+ * sweep (closeAbandonedDecisions) closes the ones whose worker died, and nothing else.
+ */
+describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+  const now = new Date('2026-11-18T14:20:00.000Z');
+  const cutOff = new Date(now.getTime() - 120_000);
+  const before = (ms: number) => new Date(cutOff.getTime() - ms);
+  let testDb: TestDatabase;
+  let database: Database;
+  let sut: PostgresOutreachCycleStore;
+  let conversations: PostgresConversationStore;
+  let ownerId: string;
+  let campaignId: string;
+  let claims = 0;
+
+  const sql = <T>(query: string, parameters: unknown[] = []) => database.dataSource.query<T>(query, parameters);
+
+  const decisionOf = async (id: string) =>
+    (
+      await sql<{ decision_type: string; status: string; failure_class: string | null }[]>(
+        `SELECT decision_type, status, failure_class FROM decision_logs WHERE id = $1`,
+        [id],
+      )
+    )[0];
+
+  /** Claims the campaign's next task, opening its cycle's decision row as pending at `openedAt`. */
+  async function claimOpenedAt(openedAt: Date): Promise<{ decisionId: string; taskId: string }> {
+    const decisionId = randomUUID();
+    const input: ClaimInput = {
+      workerId: `worker-${++claims}`,
+      now,
+      leaseMs: 60_000,
+      campaignId,
+      day: now.toISOString().slice(0, 10),
+      ownerLimits: {
+        daily: { profile_lookup: 100, linkedin_message: 100, email: 100 },
+        weekly: { profile_lookup: 500, linkedin_message: 500, email: 500 },
+      },
+      secretNames: [],
+      decision: { id: decisionId, provider: 'offline', model: 'test', createdAt: openedAt },
+    };
+    const work = await sut.claimTask(input);
+    return { decisionId, taskId: work!.claim.taskId };
+  }
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    sut = new PostgresOutreachCycleStore(database.dataSource, new AuditAppender(new RecordingMetrics()));
+    conversations = new PostgresConversationStore(database.dataSource);
+    const campaigns = new PostgresCampaignRepository(database.dataSource);
+    const users = new PostgresUserRepository(database.dataSource);
+    ownerId = (
+      await users.create({ email: `abandoned-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })
+    ).id;
+    const campaign = await campaigns.create(ownerId, draftCampaign({ name: 'Abandoned' }), now);
+    const tag = randomBytes(3).toString('hex');
+    await campaigns.addLeads(
+      campaign.id,
+      Array.from({ length: 4 }, (_, i) =>
+        draftLead({ name: `Lead ${i}`, linkedinUrl: `https://www.linkedin.com/in/${tag}-${i}/`, email: null }),
+      ),
+      new Date(now.getTime() - 3_600_000),
+    );
+    await campaigns.update(ownerId, campaign.id, { status: 'active' }, now, 'draft');
+    campaignId = campaign.id;
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  it('marks interrupted the pending rows of cycles opened before the cut-off, oldest first, and leaves every other row as it was', async () => {
+    const oldest = await claimOpenedAt(before(60_000));
+    const old = await claimOpenedAt(before(1));
+    const live = await claimOpenedAt(new Date(cutOff.getTime() + 1));
+    // A cycle as old that ended: its end settled its row.
+    const settled = await claimOpenedAt(before(60_000));
+    await sut.recordDecision({
+      id: settled.decisionId,
+      ownerId,
+      campaignId,
+      taskId: settled.taskId,
+      decisionType: 'linkedin_scrape_profile',
+      status: 'completed',
+      createdAt: before(60_000),
+      iterations: 1,
+      provider: 'offline',
+      model: 'test',
+      promptTokens: 10,
+      completionTokens: 5,
+      cost: null,
+      durationMs: 40,
+      failureClass: null,
+      providerRequestId: null,
+    });
+    // A chat turn cut off as long ago: its row (no campaign) is chat's sweeper's.
+    const chatDecision = randomUUID();
+    await conversations.startTurn({
+      userId: ownerId,
+      conversationId: null,
+      message: 'hello',
+      decisionId: chatDecision,
+      model: { provider: 'offline', model: 'test' },
+      window: 20,
+      turnsPerMinute: 1000,
+      account: null,
+      now: before(60_000),
+    });
+    expect(await decisionOf(oldest.decisionId)).toEqual({ decision_type: 'PENDING', status: 'pending', failure_class: null });
+    expect(await decisionOf(chatDecision)).toEqual({ decision_type: 'PENDING', status: 'pending', failure_class: null });
+
+    expect(await sut.closeAbandonedDecisions({ openedBefore: cutOff, limit: 1 })).toBe(1);
+    expect(await decisionOf(oldest.decisionId)).toEqual({ decision_type: 'PENDING', status: 'interrupted', failure_class: 'INTERRUPTED' });
+    expect(await decisionOf(old.decisionId)).toMatchObject({ status: 'pending' });
+
+    expect(await sut.closeAbandonedDecisions({ openedBefore: cutOff, limit: 50 })).toBe(1);
+    expect(await sut.closeAbandonedDecisions({ openedBefore: cutOff, limit: 50 })).toBe(0);
+    expect(await decisionOf(old.decisionId)).toEqual({ decision_type: 'PENDING', status: 'interrupted', failure_class: 'INTERRUPTED' });
+    expect(await decisionOf(live.decisionId)).toEqual({ decision_type: 'PENDING', status: 'pending', failure_class: null });
+    expect(await decisionOf(settled.decisionId)).toEqual({
+      decision_type: 'linkedin_scrape_profile',
+      status: 'completed',
+      failure_class: null,
+    });
+    expect(await decisionOf(chatDecision)).toEqual({ decision_type: 'PENDING', status: 'pending', failure_class: null });
+  });
+
+  it('finds them by a partial index of the pending rows, which the migration can take down and put back', async () => {
+    const index = () => sql<{ indexdef: string }[]>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'decision_logs_pending'`);
+    expect(await index()).toEqual([{ indexdef: expect.stringMatching(/\(created_at\) WHERE \(\(?status\)?::text = 'pending'::text\)/) }]);
+    const { migrations } = database.dataSource;
+    const fromIt = migrations.length - migrations.findIndex((migration) => migration.name === 'DecisionPending1766620800000');
+    expect(fromIt).toBeLessThanOrEqual(migrations.length);
+    for (let i = 0; i < fromIt; i++) await database.dataSource.undoLastMigration();
+    expect(await index()).toEqual([]);
+    await database.dataSource.runMigrations();
+    expect(await index()).toHaveLength(1);
+  });
+});
