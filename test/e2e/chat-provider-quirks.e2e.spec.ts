@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { parseSse, streamChat } from '../support/chat-stream';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import {
   chatChunk,
@@ -20,24 +21,6 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  * itself, or null. An object is taken as that object; anything else is a refused call that
  * the model is told about and the audit log records, and never a 500.
  */
-
-interface StreamEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-function parseSse(text: string): StreamEvent[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      return {
-        event: lines.find((line) => line.startsWith('event: '))!.slice(7),
-        data: JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as Record<string, unknown>,
-      };
-    });
-}
 
 /** The last message the model was sent. */
 const lastMessage = (req: RecordedRequest) => (req.body.messages as { role: string; content: string }[]).at(-1)!;
@@ -104,16 +87,7 @@ describe('an OpenAI-compatible server that sends tool-call arguments as an objec
   }
 
   async function streamed(message: string): Promise<Turn> {
-    const res = await request(sut.http)
-      .post(`/api/${user.userId}/chat/stream`)
-      .set(user.auth)
-      .send({ message })
-      .buffer(true)
-      .parse((response, done) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => done(null, text));
-      });
+    const res = await streamChat(sut.http, user, { message });
     statuses.push(res.status);
     expect(res.status).toBe(200);
     const events = parseSse(res.body as string);

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { CompletionRequest } from '../../src/application/agent/ports/language-model.port';
 import { UNFIT_REPLY } from '../../src/domain/agent/failures';
+import { parseSse, type SseEvent, streamChat } from '../support/chat-stream';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { captureStdout } from '../support/log-capture';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -14,24 +15,6 @@ import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fa
  * the console, which applies `replace`, ends up showing it), and a WARN line says which
  * rule, with the decision's id.
  */
-
-interface SseEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-function parseSse(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      return {
-        event: lines.find((line) => line.startsWith('event: '))!.slice(7),
-        data: JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as Record<string, unknown>,
-      };
-    });
-}
 
 /** The text the console shows once the stream ended: deltas appended, `replace` taking their place (web/src/pages/chat). */
 function shownByConsole(events: readonly SseEvent[]): string {
@@ -157,16 +140,7 @@ describe("the model's final words are checked before a person reads them", () =>
   }
 
   async function streamed(user: SignedInUser, message: string): Promise<{ body: ChatBody; shown: string }> {
-    const res = await request(sut.http)
-      .post(`/api/${user.userId}/chat/stream`)
-      .set(user.auth)
-      .send({ message })
-      .buffer(true)
-      .parse((response, done) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => done(null, text));
-      });
+    const res = await streamChat(sut.http, user, { message });
     expect(res.status).toBe(200);
     const events = parseSse(res.body as string);
     expect(events.at(-1)!.event).toBe('done');

@@ -2,27 +2,11 @@ import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
+import { parseSse, streamChat } from '../support/chat-stream';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
-
-interface SseEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-function parseSse(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      const event = lines.find((line) => line.startsWith('event: '))!.slice(7);
-      const data = JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as Record<string, unknown>;
-      return { event, data };
-    });
-}
 
 describe('POST /api/:userId/chat/stream (offline model)', () => {
   let db: TestDatabase;
@@ -40,17 +24,7 @@ describe('POST /api/:userId/chat/stream (offline model)', () => {
     await db?.dispose();
   });
 
-  const stream = (body: object) =>
-    request(sut.http)
-      .post(`/api/${user.userId}/chat/stream`)
-      .set(user.auth)
-      .send(body)
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => done(null, text));
-      });
+  const stream = (body: object) => streamChat(sut.http, user, body);
 
   it('streams tool_call, tool_result, the answer in deltas, then done with the plain body', async () => {
     const res = await stream({ message: 'add buy milk' }).expect(200);
@@ -204,17 +178,7 @@ describe('a streamed turn that reaches the iteration limit', () => {
   });
 
   it('streams the answer worded from the results, and done carries the status, finishReason and warning', async () => {
-    const res = await request(sut.http)
-      .post(`/api/${user.userId}/chat/stream`)
-      .set(user.auth)
-      .send({ message: 'keep listing' })
-      .buffer(true)
-      .parse((response, done) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => done(null, text));
-      })
-      .expect(200);
+    const res = await streamChat(sut.http, user, { message: 'keep listing' }).expect(200);
     const events = parseSse(res.body as string);
     expect(events.filter((e) => e.event === 'tool_result')).toHaveLength(5);
     const done = events.at(-1)!;
