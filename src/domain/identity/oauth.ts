@@ -1,3 +1,4 @@
+import { labelProblem } from '../shared/untrusted-text-normalisation';
 import { DomainError } from '../shared/domain-error';
 import { DEFAULT_MCP_SCOPES, holdsScope, parseScopes, type Scope, SCOPES } from './scopes';
 
@@ -131,7 +132,7 @@ export function checkClientMetadata(input: ClientMetadataInput): ClientRegistrat
   }
   return {
     redirectUris: [...uris],
-    clientName: bounded('client_name', input.client_name, CLIENT_LIMITS.clientName),
+    clientName: label('client_name', bounded('client_name', input.client_name, CLIENT_LIMITS.clientName)),
     clientUri: bounded('client_uri', input.client_uri, CLIENT_LIMITS.urlLength),
     softwareId: bounded('software_id', input.software_id, CLIENT_LIMITS.software),
     softwareVersion: bounded('software_version', input.software_version, CLIENT_LIMITS.software),
@@ -155,6 +156,16 @@ function safeUrl(value: string): URL | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A name the consent page and the person's connected apps show: one line, in the order it is
+ * stored (a bidi override would let a client show itself as another).
+ */
+function label(field: string, value: string | null): string | null {
+  const problem = value === null ? null : labelProblem(value);
+  if (problem) throw new OAuthRefusedError('invalid_client_metadata', `${field} ${problem}`);
+  return value;
 }
 
 function bounded(field: string, value: string | undefined, max: number): string | null {

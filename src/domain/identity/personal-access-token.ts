@@ -1,3 +1,4 @@
+import { labelProblem } from '../shared/untrusted-text-normalisation';
 import { DomainError, DomainValidationError } from '../shared/domain-error';
 import { parseScopes, type Scope } from './scopes';
 
@@ -58,9 +59,11 @@ export class TokenNotFoundError extends DomainError {
 /** @throws InvalidTokenRequestError naming the field at fault. */
 export function validateTokenRequest(request: NewTokenRequest, now: Date): ValidTokenRequest {
   const name = request.name.trim();
-  if (name.length === 0 || name.length > TOKEN_NAME_MAX_LENGTH || /\p{Cc}/u.test(name)) {
-    throw new InvalidTokenRequestError('name', `name must be 1 to ${TOKEN_NAME_MAX_LENGTH} characters, with no control characters`);
+  if (name.length === 0 || name.length > TOKEN_NAME_MAX_LENGTH) {
+    throw new InvalidTokenRequestError('name', `name must be 1 to ${TOKEN_NAME_MAX_LENGTH} characters`);
   }
+  const problem = labelProblem(name);
+  if (problem) throw new InvalidTokenRequestError('name', `name ${problem}`);
   const { scopes, unknown } = parseScopes(request.scopes);
   if (unknown.length > 0) throw new InvalidTokenRequestError('scopes', `scopes holds unknown scopes: ${unknown.slice(0, 5).join(', ')}`);
   if (scopes.length === 0) throw new InvalidTokenRequestError('scopes', 'scopes must name at least one scope');

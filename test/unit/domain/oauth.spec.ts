@@ -57,6 +57,9 @@ describe('OAuth rules', () => {
       expect(refusal(() => checkClientMetadata({ ...ok, grant_types: ['client_credentials'] }))).toBe('invalid_client_metadata');
       expect(refusal(() => checkClientMetadata({ ...ok, response_types: ['token'] }))).toBe('invalid_client_metadata');
       expect(refusal(() => checkClientMetadata({ ...ok, client_name: 'x'.repeat(101) }))).toBe('invalid_client_metadata');
+      // A right-to-left override would show the name on the consent page in another order than stored.
+      expect(refusal(() => checkClientMetadata({ ...ok, client_name: 'Claude \u202Eedualc' }))).toBe('invalid_client_metadata');
+      expect(refusal(() => checkClientMetadata({ ...ok, client_name: 'Two\nlines' }))).toBe('invalid_client_metadata');
       expect(refusal(() => checkClientMetadata({ ...ok, client_uri: 'javascript:alert(1)' }))).toBe('invalid_client_metadata');
     });
   });

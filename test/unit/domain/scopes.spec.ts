@@ -38,6 +38,7 @@ describe('a personal access token request', () => {
   it.each([
     [{ name: ' ', scopes: ['chat'] }, 'name'],
     [{ name: 'a\u0000b', scopes: ['chat'] }, 'name'],
+    [{ name: 'Backup \u202Epukcab', scopes: ['chat'] }, 'name'],
     [{ name: 'x'.repeat(101), scopes: ['chat'] }, 'name'],
     [{ name: 'x', scopes: [] }, 'scopes'],
     [{ name: 'x', scopes: ['admin'] }, 'scopes'],
