@@ -7,7 +7,11 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { loadConfig } from './infrastructure/config/app-config';
 import { configureHttpApp } from './interfaces/http/configure-http-app';
+import { GracefulShutdown } from './interfaces/http/graceful-shutdown';
 import { AppModule } from './modules/app.module';
+
+/** What Nest's shutdown hooks may take after the connections are drained. */
+const HOOKS_MARGIN_MS = 2_000;
 
 async function bootstrap(): Promise<void> {
   const starting = holdEventLoop();
@@ -40,20 +44,32 @@ async function start(): Promise<void> {
   });
   configureHttpApp(app, config);
   const logger = new Logger('Bridle');
+  const shutdown = new GracefulShutdown(app.getHttpServer());
+  shutdown.track();
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      logger.log(`${signal} received: closing the server and the database`);
-      app.close().then(
-        () => {
-          logger.log('Shut down cleanly');
-          process.exit(0);
-        },
-        (error: unknown) => {
-          logger.error(error, 'Shutdown failed');
-          process.exit(1);
-        },
-      );
+      logger.log(`${signal} received: draining connections for up to ${config.shutdownGraceMs} ms, then closing the database`);
+      // The hooks after the drain (an in-process worker's cycle, the database) get a bounded
+      // time too: past it the process exits, and what it cut is swept as after a crash.
+      setTimeout(() => {
+        logger.warn(`Not shut down ${HOOKS_MARGIN_MS} ms after the grace period: exiting anyway`);
+        process.exit(1);
+      }, config.shutdownGraceMs + HOOKS_MARGIN_MS).unref();
+      // Nest's app.close() closes the HTTP server too, and its hooks stop the jobs and the database.
+      shutdown
+        .drain(config.shutdownGraceMs)
+        .then(() => app.close())
+        .then(
+          () => {
+            logger.log('Shut down cleanly');
+            process.exit(0);
+          },
+          (error: unknown) => {
+            logger.error(error, 'Shutdown failed');
+            process.exit(1);
+          },
+        );
     });
   }
 

@@ -14,7 +14,12 @@ async function main(): Promise<void> {
   await app.init();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      logger.log(`${signal} received: finishing the current cycle, then stopping`);
+      logger.log(`${signal} received: finishing the current cycle, then stopping (at most ${config.shutdownGraceMs} ms)`);
+      // A cycle still running at the deadline is cut; the outreach sweeper settles what it left in flight.
+      setTimeout(() => {
+        logger.warn('The current cycle did not finish within SHUTDOWN_GRACE_MS: stopping anyway');
+        process.exit(1);
+      }, config.shutdownGraceMs).unref();
       app.close().then(
         () => process.exit(0),
         (error: unknown) => {

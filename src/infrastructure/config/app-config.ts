@@ -44,6 +44,8 @@ export class AppConfig {
   readonly production!: boolean;
   readonly host!: string;
   readonly port!: number;
+  /** How long in-flight requests may run after SIGTERM before their connections are cut. */
+  readonly shutdownGraceMs!: number;
   /**
    * Where people reach this service (PUBLIC_BASE_URL), without a trailing slash: the start of
    * the links Bridle puts in what it sends (the unsubscribe link of every outreach email).
@@ -149,6 +151,7 @@ export function loadConfig(env: Env): AppConfig {
     production,
     host: text(env, 'HOST') ?? '0.0.0.0',
     port,
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     publicBaseUrl: publicBaseUrl(env, port, production),
     dataDir,
     database: databaseUrl === undefined ? { kind: 'embedded', dataDir } : { kind: 'server', url: databaseUrl },
@@ -350,15 +353,17 @@ function url(env: Env, name: string): string | undefined {
 /**
  * PUBLIC_BASE_URL: an http(s) origin, with a path prefix if Bridle is served under one; no
  * query, no fragment; a trailing slash is dropped. Unset: `http://localhost:<PORT>`, which
- * only the machine itself reaches, so production mail (SMTP_URL) needs it set.
+ * only the machine itself reaches, so production (NODE_ENV=production) needs it set.
  */
 function publicBaseUrl(env: Env, port: number, production: boolean): string {
   const value = text(env, 'PUBLIC_BASE_URL');
   if (value === undefined) {
-    if (production && text(env, 'SMTP_URL') !== undefined) {
+    if (production) {
       throw new ConfigError(
         'PUBLIC_BASE_URL',
-        'is required when NODE_ENV=production and SMTP_URL is set: it starts every unsubscribe link',
+        'is required when NODE_ENV=production: it is the OAuth issuer and token audience every replica must share ' +
+          '(without it a replica issues tokens for http://localhost, which the others refuse and MCP clients cannot reach), ' +
+          'and it starts every unsubscribe link',
       );
     }
     return `http://localhost:${port}`;

@@ -119,7 +119,7 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
-  it('starts the links it sends with PUBLIC_BASE_URL: localhost on PORT unless set, and required for production mail', () => {
+  it('starts the links it sends with PUBLIC_BASE_URL: localhost on PORT unless set, and required in production', () => {
     expect(loadConfig({}).publicBaseUrl).toBe('http://localhost:3000');
     expect(loadConfig({ PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://bridle.example.com/' }).publicBaseUrl).toBe('https://bridle.example.com');
@@ -134,8 +134,11 @@ describe(loadConfig.name, () => {
       expect(() => loadConfig({ PUBLIC_BASE_URL: bad })).toThrow(/^Invalid configuration: PUBLIC_BASE_URL must be an http/);
     }
     const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
-    expect(loadConfig(production).publicBaseUrl).toBe('http://localhost:3000');
+    // Every replica must issue and accept tokens under one issuer and audience; localhost:<PORT> is each replica's own.
+    expect(() => loadConfig(production)).toThrow(ConfigError);
+    expect(() => loadConfig(production)).toThrow(/^Invalid configuration: PUBLIC_BASE_URL is required when NODE_ENV=production: .*OAuth/);
     expect(() => loadConfig({ ...production, SMTP_URL: 'smtp://mail:25' })).toThrow(/PUBLIC_BASE_URL is required when NODE_ENV=production/);
+    expect(loadConfig({ ...production, PUBLIC_BASE_URL: 'https://b.example' }).publicBaseUrl).toBe('https://b.example');
     expect(loadConfig({ ...production, SMTP_URL: 'smtp://mail:25', PUBLIC_BASE_URL: 'https://b.example' }).publicBaseUrl).toBe(
       'https://b.example',
     );
@@ -152,6 +155,7 @@ describe(loadConfig.name, () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'PUBLIC_BASE_URL'],
     [{ SIGN_UP: 'invite-only' }, 'SIGN_UP'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ JWT_EXPIRES_IN: '5' }, 'JWT_EXPIRES_IN'],
