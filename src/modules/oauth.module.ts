@@ -1,11 +1,13 @@
 import { Logger, type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { OAuthAuthorization } from '../application/identity/oauth/oauth-authorization';
 import { OAuthTokenIssuer } from '../application/identity/oauth/oauth-token-issuer';
 import { SweepOAuthRecordsUseCase } from '../application/identity/oauth/sweep-oauth-records.use-case';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { periodicJobProvider } from '../infrastructure/periodic-job';
 import { BridleOAuthProvider } from '../infrastructure/oauth/bridle-oauth-provider';
-import { oauthRouter } from '../infrastructure/oauth/oauth-router';
+import { type OAuthEndpoint, oauthRouter } from '../infrastructure/oauth/oauth-router';
+import { DatabaseRateLimitStore } from '../infrastructure/persistence/repositories/database-rate-limit-store';
 import { ProtectedResource } from '../interfaces/http/guards/bearer-challenge';
 import { OAuthConsentController } from '../interfaces/http/oauth/oauth-consent.controller';
 import { OAuthGrantsController } from '../interfaces/http/oauth/oauth-grants.controller';
@@ -52,6 +54,7 @@ export class OAuthModule implements NestModule {
     private readonly config: AppConfig,
     private readonly resource: ProtectedResource,
     private readonly tokens: OAuthTokenIssuer,
+    private readonly dataSource: DataSource,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
@@ -61,7 +64,9 @@ export class OAuthModule implements NestModule {
       resourceUrl,
       discardExposedCode: (code) => this.tokens.discardExposedCode(code),
     });
-    const { router, off } = oauthRouter(this.provider, this.config.publicBaseUrl, resourceUrl, boundary);
+    // Every process in front of the database counts the same requests, as with the other limits.
+    const limitStore = (endpoint: OAuthEndpoint) => new DatabaseRateLimitStore(this.dataSource, `oauth-${endpoint}:`);
+    const { router, off } = oauthRouter(this.provider, this.config.publicBaseUrl, resourceUrl, limitStore, boundary);
     if (!router) {
       new Logger('OAuth').warn(`OAuth for MCP clients is off: ${off} (set PUBLIC_BASE_URL to the https:// address people reach)`);
       return;

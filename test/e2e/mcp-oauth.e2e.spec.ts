@@ -6,6 +6,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { REFRESH_REUSE_WINDOW_MS } from '../../src/application/identity/oauth/oauth-token-issuer';
 import { ShiftedClock } from '../fakes/fixed-clock';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { captureStdout } from '../support/log-capture';
@@ -392,6 +393,30 @@ describe('MCP clients over OAuth', () => {
     expect(atToken.body.error).toBe('invalid_target');
   });
 
+  it('answers one refresh token sent twice at once with two pairs, and keeps the grant; a reuse after the window ends it', async () => {
+    const { clientId, code, verifier } = await codeFor();
+    const issued = await exchange(clientId, code, verifier);
+    expect(issued.status).toBe(200);
+    let current = issued.body as { access_token: string; refresh_token: string };
+    const refresh = (refreshToken: string) => token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken });
+    for (let round = 0; round < 10; round++) {
+      // Two tabs, a retry, or two replicas taking the same refresh at once.
+      const both = await Promise.all([refresh(current.refresh_token), refresh(current.refresh_token)]);
+      for (const res of both) secrets.push(res.body.access_token, res.body.refresh_token);
+      expect(both.map((res) => res.status)).toEqual([200, 200]);
+      expect(both[0].body.refresh_token).not.toBe(both[1].body.refresh_token);
+      for (const res of both) await callMcp(res.body.access_token).expect(200);
+      current = both[round % 2].body;
+    }
+    const spent = current.refresh_token;
+    const successor = (await refresh(spent).expect(200)).body as { access_token: string; refresh_token: string };
+    secrets.push(successor.access_token, successor.refresh_token);
+    clock.advance(REFRESH_REUSE_WINDOW_MS);
+    expect((await refresh(spent)).body.error).toBe('invalid_grant');
+    await callMcp(successor.access_token).expect(401);
+    expect((await refresh(successor.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
   it('detects a replayed refresh token and ends the grant', async () => {
     const { clientId, code, verifier } = await codeFor();
     const issued = await exchange(clientId, code, verifier);
@@ -399,6 +424,7 @@ describe('MCP clients over OAuth', () => {
     const next = await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: issued.body.refresh_token }).expect(200);
     secrets.push(next.body.access_token, next.body.refresh_token);
 
+    clock.advance(REFRESH_REUSE_WINDOW_MS);
     const replay = await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: issued.body.refresh_token });
     expect(replay.body.error).toBe('invalid_grant');
     // The thief's replay also ends the legitimate holder's newer tokens: the grant is gone.

@@ -1,14 +1,22 @@
 import { type RequestHandler, Router } from 'express';
+import type { ClientRegistrationHandlerOptions } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { DEFAULT_MCP_SCOPES } from '../../domain/identity/scopes';
 import type { BridleOAuthProvider } from './bridle-oauth-provider';
+
+/** An express-rate-limit store, as the SDK's handlers take it. */
+export type RateLimitStore = NonNullable<Exclude<ClientRegistrationHandlerOptions['rateLimit'], false | undefined>['store']>;
+export type OAuthEndpoint = 'authorize' | 'token' | 'register' | 'revoke';
 
 /**
  * The SDK's authorization server endpoints, for mounting at the root: `/authorize`, `/token`,
  * `/register`, `/revoke`, `/.well-known/oauth-authorization-server` (RFC 8414) and the MCP
  * endpoint's protected resource metadata (RFC 9728). The SDK adds per-address rate limits
- * (in this process's memory) and open CORS on the endpoints a browser-based client calls
- * with fetch (tokens travel in bodies, never cookies); /authorize is a page navigation.
+ * (its own numbers; counted where `limitStore` keeps them) and open CORS on the endpoints a
+ * browser-based client calls with fetch (tokens travel in bodies, never cookies); /authorize
+ * is a page navigation.
+ * @param limitStore a new store for each endpoint's limit (express-rate-limit refuses one
+ * store for two limiters); without it each process counts in its own memory.
  * @param before what every request passes first, seeing the same paths: the HTTP boundary
  * (oauthBoundary), which the SDK's handlers have no hook for.
  * @returns null, with the reason, when the SDK refuses the issuer: it must be https, except
@@ -18,8 +26,10 @@ export function oauthRouter(
   provider: BridleOAuthProvider,
   publicBaseUrl: string,
   resourceUrl: string,
+  limitStore?: (endpoint: OAuthEndpoint) => RateLimitStore,
   before?: RequestHandler,
 ): { router: RequestHandler; off?: undefined } | { router: null; off: string } {
+  const limit = (endpoint: OAuthEndpoint) => (limitStore ? { rateLimit: { store: limitStore(endpoint) } } : {});
   try {
     const sdk = mcpAuthRouter({
       provider,
@@ -29,6 +39,10 @@ export function oauthRouter(
       // asks for every scope advertised here, so a wider list would only widen the consent.
       scopesSupported: [...DEFAULT_MCP_SCOPES],
       resourceName: 'Bridle',
+      authorizationOptions: limit('authorize'),
+      tokenOptions: limit('token'),
+      clientRegistrationOptions: limit('register'),
+      revocationOptions: limit('revoke'),
     });
     const router = Router();
     if (before) router.use(before);

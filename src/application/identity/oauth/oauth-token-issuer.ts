@@ -17,6 +17,12 @@ export interface IssuedOAuthTokens {
 }
 
 const DAY_MS = 24 * 3600_000;
+/**
+ * A spent refresh token shown again by its client this soon after its use is a second tab, a
+ * retry, or two replicas taking the same refresh at once, not a thief: it gets a fresh pair
+ * under the same grant, and nothing is revoked. Later, it is a replay and ends the grant.
+ */
+export const REFRESH_REUSE_WINDOW_MS = 10_000;
 /** A grant's last use is written at most this often: checking a token is otherwise a single read. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -27,7 +33,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * is shown one. Rules:
  * - a code is used once; a second use ends the grant (RFC 6749 §4.1.2);
  * - a refresh token is used once: each use returns a new one; the old one shown again ends
- *   the grant (OAuth 2.1 §4.3.1, replay of a stolen token);
+ *   the grant (OAuth 2.1 §4.3.1, replay of a stolen token), unless within
+ *   REFRESH_REUSE_WINDOW_MS of its use, which gets another new pair of the same lineage;
  * - a refresh may narrow the scopes, never widen them; a token is for Bridle's MCP resource only;
  * - an access token holds while it has not expired, was not revoked and its grant is live:
  *   read from the store on every request, so a revocation holds from the next one.
@@ -95,25 +102,35 @@ export class OAuthTokenIssuer extends OAuthAccessTokenVerifier {
     scopes: readonly string[] | undefined,
     resource: string | undefined,
   ): Promise<IssuedOAuthTokens> {
-    const stored = refreshToken.startsWith(TOKEN_PREFIXES.oauthRefresh) ? await this.store.findToken(this.opaque.hash(refreshToken)) : null;
-    if (!stored || stored.kind !== 'refresh' || stored.clientId !== clientId) {
-      throw new OAuthRefusedError('invalid_grant', 'The refresh token is invalid');
+    const hash = refreshToken.startsWith(TOKEN_PREFIXES.oauthRefresh) ? this.opaque.hash(refreshToken) : null;
+    // Twice at most: a rotation lost to a use that began meanwhile reads the token again.
+    for (let attempt = 0; ; attempt++) {
+      const stored = hash === null ? null : await this.store.findToken(hash);
+      if (!stored || stored.kind !== 'refresh' || stored.clientId !== clientId) {
+        throw new OAuthRefusedError('invalid_grant', 'The refresh token is invalid');
+      }
+      const now = this.clock.now();
+      const reused = stored.usedAt !== null;
+      if (reused && stored.grantRevokedAt === null && now.getTime() - stored.usedAt.getTime() >= REFRESH_REUSE_WINDOW_MS) {
+        await this.grants.replayDetected(stored.grantId, stored.userId, 'refresh_token');
+        throw new OAuthRefusedError('invalid_grant', 'The refresh token was already used');
+      }
+      if (!isLive(stored, now)) throw new OAuthRefusedError('invalid_grant', 'The refresh token has expired or was revoked');
+      if (boundResource(resource, this.settings.resourceUrl) !== stored.resource) {
+        throw new OAuthRefusedError('invalid_target', 'resource does not match the grant');
+      }
+      const { pair, issued } = this.mintPair(refreshedScopes(stored.scopes, scopes), now);
+      if (reused) {
+        // The successors' secrets were never stored, so the reuse gets a pair of its own.
+        await this.store.issueTokens(stored.grantId, pair, now, stored.id);
+        return issued;
+      }
+      if (await this.store.rotateRefreshToken(stored.id, stored.grantId, pair, now)) return issued;
+      if (attempt > 0) {
+        await this.grants.replayDetected(stored.grantId, stored.userId, 'refresh_token');
+        throw new OAuthRefusedError('invalid_grant', 'The refresh token was already used');
+      }
     }
-    const now = this.clock.now();
-    if (stored.usedAt !== null && stored.grantRevokedAt === null) {
-      await this.grants.replayDetected(stored.grantId, stored.userId, 'refresh_token');
-      throw new OAuthRefusedError('invalid_grant', 'The refresh token was already used');
-    }
-    if (!isLive(stored, now)) throw new OAuthRefusedError('invalid_grant', 'The refresh token has expired or was revoked');
-    if (boundResource(resource, this.settings.resourceUrl) !== stored.resource) {
-      throw new OAuthRefusedError('invalid_target', 'resource does not match the grant');
-    }
-    const { pair, issued } = this.mintPair(refreshedScopes(stored.scopes, scopes), now);
-    if (!(await this.store.rotateRefreshToken(stored.id, stored.grantId, pair, now))) {
-      await this.grants.replayDetected(stored.grantId, stored.userId, 'refresh_token');
-      throw new OAuthRefusedError('invalid_grant', 'The refresh token was already used');
-    }
-    return issued;
   }
 
   async verify(token: string): Promise<VerifiedBearerToken | null> {

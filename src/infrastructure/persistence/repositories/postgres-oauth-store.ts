@@ -260,8 +260,8 @@ export class PostgresOAuthStore extends OAuthStore {
     return changed === 1;
   }
 
-  async issueTokens(grantId: string, tokens: TokenPair, now: Date): Promise<void> {
-    await this.dataSource.transaction((manager) => insertPair(manager, grantId, tokens, null, now));
+  async issueTokens(grantId: string, tokens: TokenPair, now: Date, parentId?: string): Promise<void> {
+    await this.dataSource.transaction((manager) => insertPair(manager, grantId, tokens, parentId ?? null, now));
   }
 
   rotateRefreshToken(refreshId: string, grantId: string, successors: TokenPair, now: Date): Promise<boolean> {

@@ -116,7 +116,8 @@ export abstract class OAuthStore {
   /** Marks an unused code used. @returns false when it had been used already. */
   abstract useCode(hash: string, now: Date): Promise<boolean>;
 
-  abstract issueTokens(grantId: string, tokens: TokenPair, now: Date): Promise<void>;
+  /** @param parentId the refresh token they were issued for, when there is one (the lineage). */
+  abstract issueTokens(grantId: string, tokens: TokenPair, now: Date, parentId?: string): Promise<void>;
   /**
    * Marks a refresh token used and stores its successors, in one transaction.
    * @returns false (and stores nothing) when it was used meanwhile.
