@@ -4,7 +4,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 const GOING_AWAY_EVENT = 'retry: 1000\nevent: shutdown\ndata: {"reason":"server shutting down"}\n\n';
 
 /**
- * Drains an HTTP server for a bounded shutdown (issue 34). Call `track` right after the server
+ * Drains an HTTP server for a bounded shutdown (docs/operations.md#shutdown-and-rolling-restarts). Call `track` right after the server
  * exists and before it listens, then `drain` once on SIGTERM. During the drain:
  *
  * - the listener closes (`server.close()`), so new connections are refused;

@@ -112,8 +112,7 @@ export class OAuthTokenIssuer extends OAuthAccessTokenVerifier {
       const now = this.clock.now();
       const reused = stored.usedAt !== null;
       if (reused && stored.grantRevokedAt === null && now.getTime() - stored.usedAt.getTime() >= REFRESH_REUSE_WINDOW_MS) {
-        await this.grants.replayDetected(stored.grantId, stored.userId, 'refresh_token');
-        throw new OAuthRefusedError('invalid_grant', 'The refresh token was already used');
+        return this.replayed(stored);
       }
       if (!isLive(stored, now)) throw new OAuthRefusedError('invalid_grant', 'The refresh token has expired or was revoked');
       if (boundResource(resource, this.settings.resourceUrl) !== stored.resource) {
@@ -126,11 +125,14 @@ export class OAuthTokenIssuer extends OAuthAccessTokenVerifier {
         return issued;
       }
       if (await this.store.rotateRefreshToken(stored.id, stored.grantId, pair, now)) return issued;
-      if (attempt > 0) {
-        await this.grants.replayDetected(stored.grantId, stored.userId, 'refresh_token');
-        throw new OAuthRefusedError('invalid_grant', 'The refresh token was already used');
-      }
+      if (attempt > 0) return this.replayed(stored);
     }
+  }
+
+  /** A spent refresh token shown again: the grant ends (OAuth 2.1 §4.3.1). @throws OAuthRefusedError always */
+  private async replayed(stored: StoredToken): Promise<never> {
+    await this.grants.replayDetected(stored.grantId, stored.userId, 'refresh_token');
+    throw new OAuthRefusedError('invalid_grant', 'The refresh token was already used');
   }
 
   async verify(token: string): Promise<VerifiedBearerToken | null> {
