@@ -3,10 +3,13 @@ import { AppConfig } from '../infrastructure/config/app-config';
 import { McpController, McpEndpointSettings, McpHostGuard } from '../interfaces/mcp/mcp.controller';
 import { McpSessions, McpSessionSettings } from '../interfaces/mcp/mcp-sessions';
 import { TodoModule } from './todo.module';
+import { McpSessionStore } from '../application/mcp/ports/mcp-session-store.port';
+import { PostgresMcpSessionStore } from '../infrastructure/persistence/repositories/postgres-mcp-session-store';
+import { periodicJobProvider } from '../infrastructure/periodic-job';
 import { AgentModule } from './agent.module';
 import { IdentityModule } from './identity.module';
 
-/** `/mcp`: the task tools, resources and prompts for any MCP client, statelessly or in sessions. */
+/** `/mcp`: the task tools, resources and prompts for any MCP client, statelessly or in sessions any replica serves. */
 @Module({
   imports: [AgentModule, IdentityModule, TodoModule],
   controllers: [McpController],
@@ -21,7 +24,15 @@ import { IdentityModule } from './identity.module';
     },
     McpHostGuard,
     { provide: McpSessionSettings, useFactory: (config: AppConfig): McpSessionSettings => config.mcpSessions, inject: [AppConfig] },
+    { provide: McpSessionStore, useClass: PostgresMcpSessionStore },
     McpSessions,
+    periodicJobProvider({
+      what: 'MCP session sweep',
+      context: 'McpSessions',
+      uses: McpSessions,
+      intervalMs: () => 60_000,
+      run: (sessions) => sessions.sweep(),
+    }),
   ],
 })
 export class McpModule {}

@@ -6,14 +6,26 @@ import { AppConfig } from '../infrastructure/config/app-config';
 import { Database, openDatabase } from '../infrastructure/persistence/database';
 import { DatabaseUnitOfWork } from '../infrastructure/persistence/database-unit-of-work';
 import { PostgresDatabaseProbe } from '../infrastructure/persistence/postgres-database-probe';
+import { FleetBus } from '../application/shared/ports/fleet-bus.port';
+import { InProcessFleetBus } from '../infrastructure/events/in-process-fleet-bus';
+import { PostgresFleetBus } from '../infrastructure/events/postgres-fleet-bus';
 
 @Injectable()
 class DatabaseLifecycle implements OnApplicationShutdown {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly bus: FleetBus,
+  ) {}
 
-  onApplicationShutdown(): Promise<void> {
-    return this.database.close();
+  async onApplicationShutdown(): Promise<void> {
+    if (this.bus instanceof PostgresFleetBus) await this.bus.close();
+    await this.database.close();
   }
+}
+
+/** The fleet's bus: NOTIFY/LISTEN on a PostgreSQL server, the process itself on the embedded database. */
+function fleetBus(config: AppConfig, dataSource: DataSource): FleetBus {
+  return config.database.kind === 'server' ? new PostgresFleetBus(config.database.url, dataSource) : new InProcessFleetBus();
 }
 
 @Global()
@@ -21,10 +33,11 @@ class DatabaseLifecycle implements OnApplicationShutdown {
   providers: [
     { provide: Database, useFactory: (config: AppConfig) => openDatabase(config.database), inject: [AppConfig] },
     { provide: DataSource, useFactory: (database: Database) => database.dataSource, inject: [Database] },
+    { provide: FleetBus, useFactory: fleetBus, inject: [AppConfig, DataSource] },
     { provide: DatabaseProbe, useClass: PostgresDatabaseProbe },
     { provide: UnitOfWork, useClass: DatabaseUnitOfWork },
     DatabaseLifecycle,
   ],
-  exports: [DataSource, DatabaseProbe, UnitOfWork],
+  exports: [DataSource, DatabaseProbe, UnitOfWork, FleetBus],
 })
 export class PersistenceModule {}

@@ -11,7 +11,8 @@ import { PostgresTaskRepository } from '../infrastructure/persistence/repositori
 import { NotifyingTaskRepository } from '../application/todo/notifying-task-repository';
 import { TaskChanges } from '../application/todo/ports/task-changes.port';
 import { UnitOfWork } from '../application/shared/ports/unit-of-work.port';
-import { InProcessTaskChanges } from '../infrastructure/events/in-process-task-changes';
+import { FleetTaskChanges } from '../infrastructure/events/fleet-task-changes';
+import { FleetBus } from '../application/shared/ports/fleet-bus.port';
 import { DataSource } from 'typeorm';
 import { TasksController } from '../interfaces/http/todo/tasks.controller';
 import { IdentityModule } from './identity.module';
@@ -31,7 +32,7 @@ const TASK_USE_CASES = [
   imports: [IdentityModule],
   controllers: [TasksController],
   providers: [
-    { provide: TaskChanges, useClass: InProcessTaskChanges },
+    { provide: TaskChanges, useFactory: (bus: FleetBus) => new FleetTaskChanges(bus), inject: [FleetBus] },
     {
       provide: TaskRepository,
       useFactory: (dataSource: DataSource, changes: TaskChanges, unitOfWork: UnitOfWork) =>

@@ -30,6 +30,7 @@ import { AuditSealLinear1766361600000 } from './migrations/1766361600000-audit-s
 import { AuditSealByKey1766448000000 } from './migrations/1766448000000-audit-seal-by-key';
 import { OAuthSweep1766534400000 } from './migrations/1766534400000-oauth-sweep';
 import { DecisionPending1766620800000 } from './migrations/1766620800000-decision-pending';
+import { McpSessions1766880000000 } from './migrations/1766880000000-mcp-sessions';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -59,6 +60,7 @@ const MIGRATIONS = [
   AuditSealByKey1766448000000,
   OAuthSweep1766534400000,
   DecisionPending1766620800000,
+  McpSessions1766880000000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */

@@ -1,109 +1,281 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { McpSessionStore, type StoredMcpSession } from '../../application/mcp/ports/mcp-session-store.port';
 import { Clock } from '../../application/shared/ports/clock.port';
+import { FleetBus } from '../../application/shared/ports/fleet-bus.port';
+import { type Answer, SessionTransport } from './session-transport';
 
 export abstract class McpSessionSettings {
   abstract readonly idleMinutes: number;
   abstract readonly perUser: number;
+  /** Sessions one process holds copies of at once. */
   abstract readonly max: number;
 }
 
+/** The resource URIs a session subscribed to, kept in the store and in every copy of the session. */
+export interface SessionSubscriptions {
+  readonly current: ReadonlySet<string>;
+  /** @throws SubscriptionsFullError past MAX_SUBSCRIPTIONS. */
+  change(uri: string, subscribed: boolean): Promise<void>;
+}
+
+/** What the controller builds a session's server from. */
+export interface SessionServerFactory {
+  (session: { readonly userId: string; readonly subscriptions: SessionSubscriptions }, onClose: (cleanup: () => void) => void): Server;
+}
+
 export interface McpSession {
+  readonly id: string;
   readonly userId: string;
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: SessionTransport;
+  readonly subscriptions: Set<string>;
+  /** When this process last served it, and when it last wrote that to the store. */
   lastSeen: number;
+  touched: number;
+  /** HTTP requests of the session this process is serving now (an open GET stream is one). */
+  busy: number;
 }
 
 export class SessionsFullError extends Error {}
+export class SubscriptionsFullError extends Error {}
+
+/** Subscriptions a session may hold: one per task resource shown, and the list. */
+export const MAX_SUBSCRIPTIONS = 100;
+/** A session's use is written to the store at most this often: reads stay reads. */
+const TOUCH_EVERY_MS = 60_000;
+const SWEEP_BATCH = 500;
+
+/** What replicas tell each other about sessions, on the fleet bus. */
+type SessionMessage =
+  | { readonly kind: 'closed'; readonly session: string }
+  | { readonly kind: 'subscriptions'; readonly session: string; readonly uris: readonly string[] }
+  | { readonly kind: 'answer'; readonly session: string; readonly answer: Answer };
 
 /**
- * The stateful /mcp sessions of this process: a session is a server and a transport with a
- * random id (122 bits from crypto.randomUUID), bound to the person who opened it. The id
- * only routes: every request still carries its bearer token, and a session answers only
- * its own person's (another's request gets the same 404 as an unknown id). Idle sessions
- * close after MCP_SESSION_IDLE_MINUTES; a person's sessions beyond MCP_SESSIONS_PER_USER
- * close least recently used first; past MCP_SESSIONS_MAX in all, no new one opens.
+ * The stateful `/mcp` sessions, for a fleet (docs/decisions/0011-mcp-sessions-in-the-database.md).
+ * A session lives in the store (McpSessionStore): its person, the client's `initialize`
+ * params and its subscriptions. Whichever replica a request lands on serves it, from a copy
+ * it holds in memory or restores from the store (the `initialize` replayed in process). What
+ * one copy must tell the others travels on the fleet bus: a session ended, its subscriptions
+ * changed, or the client's answer to a question another copy asked (its tool call waits
+ * there). Copies are a cache: this process drops the least recently used past
+ * MCP_SESSIONS_MAX and those idle for MCP_SESSION_IDLE_MINUTES, and any can come back.
  */
 @Injectable()
 export class McpSessions implements OnModuleDestroy {
   private readonly logger = new Logger('McpSessions');
-  private readonly sessions = new Map<string, McpSession>();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly copies = new Map<string, McpSession>();
+  private readonly restoring = new Map<string, Promise<McpSession | undefined>>();
+  /** Names this process's copies' requests to clients, so an answer finds the copy that asked. */
+  private readonly replica = randomUUID().slice(0, 8);
+  private copiesMade = 0;
 
   constructor(
     private readonly settings: McpSessionSettings,
     private readonly clock: Clock,
+    private readonly store: McpSessionStore,
+    private readonly bus: FleetBus,
   ) {
-    this.sweeper = setInterval(() => this.closeIdle(), 60_000).unref();
+    bus.subscribe('bridle_mcp_sessions', (payload) => this.hear(payload));
+    // Messages may have been missed: copies not in use are dropped, to be restored as stored.
+    bus.onResync(() => {
+      for (const session of this.copies.values()) if (session.busy === 0) void this.drop(session, 'fleet bus reconnected');
+    });
   }
 
+  /** Copies this process holds. */
   get size(): number {
-    return this.sessions.size;
+    return this.copies.size;
   }
 
   /**
-   * A new session for the person; `build` makes its server. The id is assigned when the
-   * transport answers the initialize request, and only then is the session findable.
-   * @throws SessionsFullError when the process holds MCP_SESSIONS_MAX sessions.
+   * Serves an `initialize` request: a new session for the person, stored before the client
+   * learns its id. Ends the person's least recently used sessions beyond MCP_SESSIONS_PER_USER.
+   * @throws SessionsFullError when this process holds MCP_SESSIONS_MAX copies in use.
    */
-  open(userId: string, build: (onClose: (close: () => void) => void) => Server): McpSession {
-    this.closeIdle();
-    if (this.sessions.size >= this.settings.max) throw new SessionsFullError();
-    const own = [...this.sessions.entries()]
-      .filter(([, session]) => session.userId === userId)
-      .sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
-    for (const [id] of own.slice(0, Math.max(0, own.length - this.settings.perUser + 1))) void this.close(id, 'over the per-person limit');
+  async open(
+    userId: string,
+    authInfo: AuthInfo,
+    body: { params?: unknown },
+    res: ServerResponse,
+    build: SessionServerFactory,
+  ): Promise<void> {
+    this.makeRoom();
+    const id = randomUUID();
+    const initialize = isRecord(body.params) ? body.params : {};
+    const session = this.copy(id, userId, [], build, async () => {
+      const ended = await this.store.open({ id, userId, initialize }, this.clock.now(), this.settings.perUser);
+      for (const other of ended) await this.announce({ kind: 'closed', session: other });
+      this.copies.set(id, session);
+    });
+    await session.server.connect(session.transport);
+    await this.serve(session, res, () => session.transport.handle(res.req, res, authInfo, body));
+  }
 
+  /**
+   * The person's session with this id, from this process's copy or restored from the store;
+   * undefined for an unknown, ended, idle or another person's one.
+   */
+  async find(id: string, userId: string, authInfo: AuthInfo, build: SessionServerFactory): Promise<McpSession | undefined> {
+    const held = this.copies.get(id);
+    if (held) return held.userId === userId ? this.used(held) : undefined;
+    let restoring = this.restoring.get(id);
+    if (!restoring) {
+      restoring = this.restore(id, userId, authInfo, build).finally(() => this.restoring.delete(id));
+      this.restoring.set(id, restoring);
+    }
+    const session = await restoring;
+    return session?.userId === userId ? this.used(session) : undefined;
+  }
+
+  /** Runs one HTTP request of the session, counting it as in use until the response closes. */
+  async serve(session: McpSession, res: ServerResponse, handle: () => Promise<void>): Promise<void> {
+    session.busy += 1;
+    res.once('close', () => (session.busy -= 1));
+    await handle();
+  }
+
+  /** Ends the person's session everywhere. @returns whether there was one. */
+  async end(id: string, userId: string): Promise<boolean> {
+    if (!(await this.store.close(id, userId))) return false;
+    await this.announce({ kind: 'closed', session: id });
+    return true;
+  }
+
+  /** Ends sessions idle for MCP_SESSION_IDLE_MINUTES everywhere, and drops this process's idle copies. */
+  async sweep(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const before = new Date(now - this.settings.idleMinutes * 60_000);
+    for (const session of this.copies.values()) {
+      if (session.busy === 0 && session.lastSeen < before.getTime()) await this.drop(session, 'idle');
+    }
+    for (;;) {
+      const ended = await this.store.closeIdle(before, SWEEP_BATCH);
+      for (const id of ended) await this.announce({ kind: 'closed', session: id });
+      if (ended.length < SWEEP_BATCH) break;
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.copies.values()].map((session) => this.drop(session, 'shutting down')));
+  }
+
+  private async restore(id: string, userId: string, authInfo: AuthInfo, build: SessionServerFactory): Promise<McpSession | undefined> {
+    const activeSince = new Date(this.clock.now().getTime() - this.settings.idleMinutes * 60_000);
+    const stored: StoredMcpSession | null = await this.store.find(id, userId, activeSince);
+    if (!stored) return undefined;
+    this.makeRoom();
+    const session = this.copy(id, userId, stored.subscriptions, build);
+    session.touched = stored.lastSeenAt.getTime();
+    try {
+      await session.server.connect(session.transport);
+      await session.transport.restore(stored.initialize, authInfo);
+    } catch (error) {
+      this.logger.warn({ err: error, userId }, 'an MCP session could not be restored; the client starts a new one');
+      await this.drop(session, 'not restorable');
+      return undefined;
+    }
+    this.copies.set(id, session);
+    return session;
+  }
+
+  private copy(
+    id: string,
+    userId: string,
+    subscriptions: readonly string[],
+    build: SessionServerFactory,
+    onInitialized?: () => Promise<void>,
+  ): McpSession {
     const cleanups: (() => void)[] = [];
-    const server = build((cleanup) => cleanups.push(cleanup));
-    const session: McpSession = {
-      userId,
-      server,
-      lastSeen: this.clock.now().getTime(),
-      transport: new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          this.sessions.set(id, session);
-        },
-        onsessionclosed: (id) => {
-          this.sessions.delete(id);
-        },
-      }),
-    };
-    session.transport.onclose = () => {
-      if (session.transport.sessionId) this.sessions.delete(session.transport.sessionId);
+    const uris = new Set(subscriptions);
+    const transport = new SessionTransport(
+      id,
+      `${this.replica}.${(this.copiesMade += 1)}:`,
+      (answer) => void this.announce({ kind: 'answer', session: id, answer }),
+      onInitialized,
+    );
+    const server = build({ userId, subscriptions: this.subscriptionsOf(id, uris) }, (cleanup) => cleanups.push(cleanup));
+    const now = this.clock.now().getTime();
+    const session: McpSession = { id, userId, server, transport, subscriptions: uris, lastSeen: now, touched: now, busy: 0 };
+    transport.onclose = () => {
+      if (this.copies.get(id) === session) this.copies.delete(id);
       cleanups.forEach((cleanup) => cleanup());
     };
     return session;
   }
 
-  /** The person's session with this id, touched; undefined for an unknown, closed or foreign one. */
-  find(id: string, userId: string): McpSession | undefined {
-    const session = this.sessions.get(id);
-    if (!session || session.userId !== userId) return undefined;
-    session.lastSeen = this.clock.now().getTime();
+  private subscriptionsOf(id: string, uris: Set<string>): SessionSubscriptions {
+    return {
+      current: uris,
+      change: async (uri, subscribed) => {
+        if (subscribed && !uris.has(uri) && uris.size >= MAX_SUBSCRIPTIONS) throw new SubscriptionsFullError();
+        const stored = await this.store.changeSubscription(id, uri, subscribed);
+        if (!stored) return;
+        replace(uris, stored);
+        await this.announce({ kind: 'subscriptions', session: id, uris: stored });
+      },
+    };
+  }
+
+  private used(session: McpSession): McpSession {
+    const now = this.clock.now().getTime();
+    session.lastSeen = now;
+    if (now - session.touched >= TOUCH_EVERY_MS) {
+      session.touched = now;
+      this.store
+        .touch(session.id, new Date(now))
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'could not record an MCP session’s use'));
+    }
     return session;
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'shutting down')));
+  /** Drops the least recently used copies not in use, to make room for one more. */
+  private makeRoom(): void {
+    if (this.copies.size < this.settings.max) return;
+    const idle = [...this.copies.values()].filter((session) => session.busy === 0).sort((a, b) => a.lastSeen - b.lastSeen);
+    if (idle.length === 0) throw new SessionsFullError();
+    for (const session of idle.slice(0, this.copies.size - this.settings.max + 1)) void this.drop(session, 'room for another');
   }
 
-  private closeIdle(): void {
-    const oldest = this.clock.now().getTime() - this.settings.idleMinutes * 60_000;
-    for (const [id, session] of this.sessions) if (session.lastSeen < oldest) void this.close(id, 'idle');
-  }
-
-  private async close(id: string, reason: string): Promise<void> {
-    const session = this.sessions.get(id);
-    if (!session) return;
-    this.sessions.delete(id);
-    this.logger.log({ userId: session.userId, reason }, 'MCP session closed');
+  private async drop(session: McpSession, reason: string): Promise<void> {
+    if (this.copies.get(session.id) === session) this.copies.delete(session.id);
+    this.logger.debug({ userId: session.userId, reason }, 'MCP session copy dropped');
     await session.transport.close().catch(() => undefined);
     await session.server.close().catch(() => undefined);
   }
+
+  private async announce(message: SessionMessage): Promise<void> {
+    try {
+      await this.bus.publish('bridle_mcp_sessions', JSON.stringify(message));
+    } catch (error) {
+      this.logger.warn({ err: error, kind: message.kind }, 'could not tell the other replicas about an MCP session');
+    }
+  }
+
+  private hear(payload: string): void {
+    let message: SessionMessage;
+    try {
+      message = JSON.parse(payload) as SessionMessage;
+    } catch {
+      return;
+    }
+    const session = this.copies.get(message.session);
+    if (!session) return;
+    if (message.kind === 'closed') void this.drop(session, 'ended');
+    else if (message.kind === 'subscriptions') replace(session.subscriptions, message.uris);
+    else session.transport.deliver(message.answer);
+  }
+}
+
+function replace(set: Set<string>, values: readonly string[]): void {
+  set.clear();
+  for (const value of values) set.add(value);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -22,7 +22,7 @@ import { TaskChanges } from '../../application/todo/ports/task-changes.port';
 import { holdsScope, type Scope } from '../../domain/identity/scopes';
 import { insufficientScope, ProtectedResource } from '../http/guards/bearer-challenge';
 import { countsAsCall, isBatch, refuseBatch } from './json-rpc-body';
-import { McpSessions, SessionsFullError } from './mcp-sessions';
+import { type McpSession, McpSessions, type SessionServerFactory, type SessionSubscriptions, SessionsFullError } from './mcp-sessions';
 import { serveTaskResources, TASK_RESOURCE_CAPABILITIES } from './task-resources';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerChannel, createToolsMcpServer } from './tools-mcp-server';
@@ -183,13 +183,17 @@ export class McpController {
     req.auth = authInfo(principal);
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = this.sessions.find(sessionId, principal.userId);
+      const session = await this.session(sessionId, req);
       if (!session) return sessionNotFound(res);
-      return session.transport.handleRequest(req, res, req.body);
+      return this.sessions.serve(session, res, () => session.transport.handle(req, res, req.auth!, req.body));
     }
-    if (isInitializeRequest(req.body)) return this.openSession(req, res, principal);
+    if (isInitializeRequest(req.body)) {
+      return this.sessionsOrFull(() =>
+        this.sessions.open(principal.userId, req.auth!, req.body as { params?: unknown }, res, this.sessionServer),
+      );
+    }
 
-    const server = this.buildServer(principal.userId, () => undefined);
+    const server = this.buildServer(principal.userId, undefined, () => undefined);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -217,41 +221,53 @@ export class McpController {
     return this.inSession(req, res, 'DELETE');
   }
 
-  private async openSession(req: McpRequest, res: Response, principal: AuthenticatedPrincipal): Promise<void> {
-    let session;
+  private async inSession(req: McpRequest, res: Response, method: 'GET' | 'DELETE'): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId !== 'string') throw methodNotAllowed(method);
+    req.auth = authInfo(req.principal!);
+    if (method === 'DELETE') {
+      if (!(await this.sessions.end(sessionId, req.principal!.userId))) return sessionNotFound(res);
+      res.status(200).end();
+      return;
+    }
+    const session = await this.session(sessionId, req);
+    if (!session) return sessionNotFound(res);
+    await this.sessions.serve(session, res, () => session.transport.handle(req, res, req.auth!));
+  }
+
+  /** The person's session on this replica, restored from the store if this replica holds no copy yet. */
+  private session(id: string, req: McpRequest): Promise<McpSession | undefined> {
+    if (!SESSION_ID.test(id)) return Promise.resolve(undefined);
+    return this.sessionsOrFull(() => this.sessions.find(id, req.principal!.userId, req.auth!, this.sessionServer));
+  }
+
+  private async sessionsOrFull<T>(work: () => Promise<T>): Promise<T> {
     try {
-      session = this.sessions.open(principal.userId, (onClose) => this.buildServer(principal.userId, onClose));
+      return await work();
     } catch (error) {
       if (error instanceof SessionsFullError) {
         throw new ApiError(
           503,
           'MCP.SESSIONS_FULL',
-          'This server holds as many MCP sessions as it may; retry later, or send requests without a session',
+          'This server is serving as many MCP sessions as it may; retry later, or send requests without a session',
+          { retryAfterSeconds: SESSIONS_FULL_RETRY_SECONDS },
         );
       }
       throw error;
     }
-    await session.server.connect(session.transport);
-    await session.transport.handleRequest(req, res, req.body);
   }
 
-  private async inSession(req: McpRequest, res: Response, method: 'GET' | 'DELETE'): Promise<void> {
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId !== 'string') throw methodNotAllowed(method);
-    const session = this.sessions.find(sessionId, req.principal!.userId);
-    if (!session) return sessionNotFound(res);
-    req.auth = authInfo(req.principal!);
-    await session.transport.handleRequest(req, res);
-  }
+  private readonly sessionServer: SessionServerFactory = ({ userId, subscriptions }, onClose) =>
+    this.buildServer(userId, subscriptions, onClose);
 
-  private buildServer(userId: string, onClose: (cleanup: () => void) => void) {
+  private buildServer(userId: string, subscriptions: SessionSubscriptions | undefined, onClose: (cleanup: () => void) => void) {
     const server = createToolsMcpServer(this.executor, bearerChannel, {
       capabilities: TASK_RESOURCE_CAPABILITIES,
       instructions:
         "Bridle holds this person's tasks. Use the tools to read and change them; the resources show the list; " +
         'deleting asks the person first.',
     });
-    onClose(serveTaskResources(server, userId, { listTasks: this.listTasks, getTask: this.getTask, changes: this.changes }));
+    onClose(serveTaskResources(server, userId, { listTasks: this.listTasks, getTask: this.getTask, changes: this.changes }, subscriptions));
     return server;
   }
 
@@ -272,6 +288,10 @@ export class McpController {
 }
 
 type McpRequest = Request & { principal?: AuthenticatedPrincipal; auth?: AuthInfo };
+
+/** Session ids are random UUIDs (McpSessions.open); anything else is unknown without asking the store. */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SESSIONS_FULL_RETRY_SECONDS = 5;
 
 function authInfo(principal: AuthenticatedPrincipal): AuthInfo {
   return { token: '', clientId: principal.userId, scopes: [...principal.scopes], extra: { userId: principal.userId } };

@@ -18,6 +18,7 @@ import type { TaskChanges } from '../../application/todo/ports/task-changes.port
 import type { Task } from '../../domain/todo/task';
 import { TaskNotFoundError } from '../../domain/todo/task';
 import { TaskResponseDto } from '../http/todo/task.dto';
+import { MAX_SUBSCRIPTIONS, type SessionSubscriptions, SubscriptionsFullError } from './mcp-sessions';
 
 export const TASKS_URI = 'bridle://tasks';
 const TASK_URI = /^bridle:\/\/tasks\/([1-9][0-9]{0,8})$/;
@@ -35,15 +36,20 @@ export interface TaskReads {
 
 /**
  * The person's tasks as MCP resources and the prompts built on them, for one server of one
- * user (a session's, or a stateless request's). `bridle://tasks` is the list,
- * `bridle://tasks/{number}` one task, both JSON in the REST API's shape. A subscription
- * (sessions only: a stateless request has no stream to notify on) is told
- * `notifications/resources/updated` whenever the person's tasks change in this process.
+ * user (a session's copy, or a stateless request's). `bridle://tasks` is the list,
+ * `bridle://tasks/{number}` one task, both JSON in the REST API's shape. A session's
+ * subscriptions are kept with the session (every copy of it knows them); whichever copy
+ * holds the client's event stream tells it `notifications/resources/updated` when the
+ * person's tasks change, on any replica. A stateless request has no stream: its subscribe is
+ * checked and answered, and nothing is kept.
  * @returns what to call when the server closes: ends its subscriptions.
  */
-export function serveTaskResources(server: Server, userId: string, reads: TaskReads): () => void {
-  const subscribed = new Set<string>();
-  let unsubscribe: (() => void) | null = null;
+export function serveTaskResources(server: Server, userId: string, reads: TaskReads, subscriptions?: SessionSubscriptions): () => void {
+  const unsubscribe = subscriptions
+    ? reads.changes.subscribe(userId, () => {
+        for (const uri of subscriptions.current) void server.sendResourceUpdated({ uri }).catch(() => undefined);
+      })
+    : () => undefined;
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const tasks = await reads.listTasks.execute({ userId, status: 'all' });
@@ -90,23 +96,24 @@ export function serveTaskResources(server: Server, userId: string, reads: TaskRe
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const { uri } = request.params;
     if (uri !== TASKS_URI) await findTask(reads, userId, uri);
-    subscribed.add(uri);
-    unsubscribe ??= reads.changes.subscribe(userId, () => {
-      for (const changed of subscribed) void server.sendResourceUpdated({ uri: changed }).catch(() => undefined);
-    });
+    try {
+      await subscriptions?.change(uri, true);
+    } catch (error) {
+      if (error instanceof SubscriptionsFullError) {
+        throw new McpError(ErrorCode.InvalidRequest, `A session holds at most ${MAX_SUBSCRIPTIONS} subscriptions: unsubscribe first`);
+      }
+      throw error;
+    }
     return {};
   });
 
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
-    subscribed.delete(request.params.uri);
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    await subscriptions?.change(request.params.uri, false);
     return {};
   });
 
   servePrompts(server, userId, reads);
-  return () => {
-    unsubscribe?.();
-    subscribed.clear();
-  };
+  return unsubscribe;
 }
 
 const PROMPTS = [

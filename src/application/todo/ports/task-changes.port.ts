@@ -1,7 +1,6 @@
 /**
  * "This person's tasks changed", for whoever shows them live (MCP clients subscribed to the
- * task resources). Delivered within this process only: a change written by another replica
- * is not seen here (docs/mcp.md).
+ * task resources, open consoles), whichever replica wrote the change.
  */
 export abstract class TaskChanges {
   abstract publish(userId: string): void;

@@ -1,13 +1,16 @@
 import { HttpException } from '@nestjs/common';
 
-/** An HTTP-level failure (not a domain rule) with a stable error code. */
+/** An HTTP-level failure (not a domain rule) with a stable error code; `retryAfterSeconds` becomes Retry-After. */
 export class ApiError extends HttpException {
+  readonly retryAfterSeconds: number | undefined;
+
   constructor(
     status: number,
     readonly code: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, status, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }

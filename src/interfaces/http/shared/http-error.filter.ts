@@ -58,6 +58,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       res.setHeader('Retry-After', wholeSeconds(exception.retryAfterSeconds));
       res.setHeader(`Retry-After-${exception.limit}`, wholeSeconds(exception.retryAfterSeconds));
     }
+    if (exception instanceof ApiError && exception.retryAfterSeconds !== undefined) {
+      res.setHeader('Retry-After', wholeSeconds(exception.retryAfterSeconds));
+    }
     if (status === 429 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', retryAfterOf(res));
     if (exception instanceof StaleTokenError) {
       // Refused past the bearer guard (a check it left to the handler): the same challenge it sends.

@@ -1,0 +1,204 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as PgClient } from 'pg';
+import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
+import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
+import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+
+/**
+ * Issue 34, acceptance 1 and the MCP half of 2: three replicas of the built service on one
+ * PostgreSQL database, behind a proxy that sends each request to the next replica with no
+ * stickiness. A session is served by whichever replica a request lands on.
+ */
+const OUT_DIR = join(ROOT, 'dist-test-replicas');
+const MAIN = join(OUT_DIR, 'main.js');
+const USERS = 5;
+const CLIENTS_PER_USER = 3;
+
+interface Person {
+  readonly userId: string;
+  readonly auth: { Authorization: string };
+}
+
+interface Connected {
+  readonly client: Client;
+  readonly transport: StreamableHTTPClientTransport;
+  readonly person: Person;
+  readonly errors: Error[];
+}
+
+const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
+
+describeOnPostgres('MCP sessions across three replicas behind a round-robin proxy', () => {
+  let db: TestDatabase;
+  let databaseUrl: string;
+  const replicas: RunningService[] = [];
+  let proxy: RoundRobinProxy;
+  const people: Person[] = [];
+  const connected: Connected[] = [];
+
+  const env = () => ({
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: 'a secret every replica of this test shares, 32+',
+    MCP_RATE_LIMIT_PER_MINUTE: '100000',
+  });
+
+  const startReplica = () => startService(MAIN, env(), 120_000);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    if (db.settings.kind !== 'server') throw new Error('needs a PostgreSQL server');
+    databaseUrl = db.settings.url;
+    await buildService(OUT_DIR);
+    // One first, so that only it could have migrations to run; then the other two together.
+    replicas.push(await startReplica());
+    replicas.push(...(await Promise.all([startReplica(), startReplica()])));
+    proxy = await startRoundRobinProxy(() => replicas.map((replica) => replica.baseUrl));
+    for (let i = 0; i < USERS; i++) people.push(await signUp(proxy, `replicas-${i}@example.com`));
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all(connected.map(({ client }) => client.close().catch(() => undefined)));
+    await proxy?.close();
+    for (const replica of replicas) replica.child.kill('SIGKILL');
+    await Promise.all(replicas.map((replica) => replica.exited));
+    await db?.dispose();
+    removeBuild(OUT_DIR);
+  });
+
+  async function connect(person: Person, baseUrl = proxy.url): Promise<Connected> {
+    const client = new Client({ name: 'replicas-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: true } }));
+    const errors: Error[] = [];
+    client.onerror = (error) => errors.push(error);
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: person.auth } });
+    await client.connect(transport);
+    return { client, transport, person, errors };
+  }
+
+  const sessionHits = (sessionId: string | undefined) => proxy.hits.filter((hit) => hit.sessionId === sessionId);
+
+  it('connects 15 SDK clients that list and call tools, each session served by several replicas', async () => {
+    // One after another, so that the proxy's turns spread each session's requests deterministically.
+    for (const person of people) {
+      for (let i = 0; i < CLIENTS_PER_USER; i++) connected.push(await connect(person));
+    }
+    for (const [i, { client }] of connected.entries()) {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('add_task');
+      const added = await client.callTool({ name: 'add_task', arguments: { title: `From client ${i}` } });
+      expect(added.isError).toBeFalsy();
+    }
+
+    expect(connected).toHaveLength(USERS * CLIENTS_PER_USER);
+    for (const { transport } of connected) {
+      const targets = new Set(sessionHits(transport.sessionId).map((hit) => hit.target));
+      expect(targets.size).toBeGreaterThan(1);
+    }
+    for (const person of people) {
+      const tasks = (await callService<{ title: string }[]>(via(proxy), 'GET', `/api/${person.userId}/tasks`, undefined, bearer(person)))
+        .body;
+      expect(tasks).toHaveLength(CLIENTS_PER_USER);
+    }
+  });
+
+  it('deletes once when the answer to its question lands on another replica than the call waiting for it', async () => {
+    const { client, transport, person } = connected[0];
+    const crossed: boolean[] = [];
+    for (let i = 0; i < 3; i++) {
+      const title = `Delete me across replicas ${i}`;
+      expect((await callService(via(proxy), 'POST', `/api/${person.userId}/tasks`, { title }, bearer(person))).status).toBe(201);
+      const before = sessionHits(transport.sessionId).length;
+
+      const result = await client.callTool({ name: 'delete_task', arguments: { query: title } });
+
+      expect(result.structuredContent).toMatchObject({ deleted: [{ title }] });
+      const hits = sessionHits(transport.sessionId).slice(before);
+      const call = hits.find((hit) => hit.rpc === 'tools/call');
+      const answer = hits.find((hit) => hit.rpc === 'response');
+      expect(call && answer).toBeTruthy();
+      crossed.push(call!.target !== answer!.target);
+    }
+    expect(crossed).toContain(true);
+
+    const outcomes = await query<{ status: string }>(
+      `SELECT status FROM audit_log WHERE tool = 'delete_task' AND actor_id = $1 AND status IN ('pending', 'succeeded') ORDER BY seq`,
+      [person.userId],
+    );
+    expect(outcomes.map((row) => row.status)).toEqual(['pending', 'succeeded', 'pending', 'succeeded', 'pending', 'succeeded']);
+  });
+
+  it('tells a subscriber whose stream is on one replica of a change made over MCP on another', async () => {
+    const subscriber = connected[CLIENTS_PER_USER];
+    const updates: string[] = [];
+    subscriber.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    await subscriber.client.subscribeResource({ uri: 'bridle://tasks' });
+    const stream = await waitFor(() => sessionHits(subscriber.transport.sessionId).find((hit) => hit.method === 'GET'));
+    const other = replicas.find((replica) => replica.baseUrl !== stream.target)!;
+
+    const writer = await connect(subscriber.person, other.baseUrl);
+    await writer.client.callTool({ name: 'add_task', arguments: { title: 'Written on another replica' } });
+
+    await waitFor(() => updates.includes('bridle://tasks') || undefined);
+    await writer.client.close();
+  });
+
+  it('keeps every session through a replica killed and restarted: each client’s next call succeeds without a new initialize', async () => {
+    const initializes = () => proxy.hits.filter((hit) => hit.rpc === 'initialize').length;
+    const sessions = connected.map(({ transport }) => transport.sessionId);
+    const before = initializes();
+
+    const killed = replicas[1];
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    for (const { client } of connected) expect((await client.callTool({ name: 'list_tasks', arguments: {} })).isError).toBeFalsy();
+
+    replicas[1] = await startReplica();
+    for (const { client } of connected) expect((await client.callTool({ name: 'list_tasks', arguments: {} })).isError).toBeFalsy();
+
+    expect(proxy.hits.some((hit) => hit.target === replicas[1].baseUrl && hit.rpc === 'tools/call')).toBe(true);
+    expect(connected.map(({ transport }) => transport.sessionId)).toEqual(sessions);
+    expect(initializes()).toBe(before);
+  });
+
+  async function query<T>(text: string, values: unknown[]): Promise<T[]> {
+    const client = new PgClient({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(text, values)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+});
+
+async function signUp(proxy: RoundRobinProxy, email: string): Promise<Person> {
+  const credentials = { email, password: 'long enough for a test' };
+  expect((await callService(via(proxy), 'POST', '/auth/register', credentials)).status).toBe(201);
+  const { accessToken, userId } = (
+    await callService<{ accessToken: string; userId: string }>(via(proxy), 'POST', '/auth/login', credentials)
+  ).body;
+  return { userId, auth: { Authorization: `Bearer ${accessToken}` } };
+}
+
+function via(proxy: RoundRobinProxy): { baseUrl: string } {
+  return { baseUrl: proxy.url };
+}
+
+function bearer(person: Person): string {
+  return person.auth.Authorization.slice('Bearer '.length);
+}
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
