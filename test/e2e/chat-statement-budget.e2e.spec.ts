@@ -50,7 +50,12 @@ describe('SQL statements per chat turn', () => {
     ['delete task 2', 4, 4],
     ['yes delete', 8, 5],
   ])('"%s" in an ongoing conversation takes at most %i round trips and %i commits', async (message, budget, commitBudget) => {
-    const statements = await statementsOf(message);
+    const sent = await statementsOf(message);
+    // On a PostgreSQL server a change is announced to the other replicas: at most one NOTIFY,
+    // after the commit, on the fleet bus's own connection, shared with whatever else the
+    // process publishes in the same 20 ms (docs/decisions/0011-mcp-sessions-in-the-database.md).
+    expect(sent.filter((statement) => statement.includes('pg_notify')).length).toBeLessThanOrEqual(1);
+    const statements = sent.filter((statement) => !statement.includes('pg_notify'));
     const commits = commitsOf(statements);
     expect({ message, count: statements.length, commits }).toEqual({
       message,

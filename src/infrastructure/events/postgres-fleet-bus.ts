@@ -5,14 +5,22 @@ import type { DataSource } from 'typeorm';
 import { checkedPayload, FleetBus, type FleetChannel } from '../../application/shared/ports/fleet-bus.port';
 import { run, sql } from '../persistence/sql';
 
+/**
+ * Messages published within this long go out together, one NOTIFY a channel (lines of one
+ * payload): however many turns a second a replica serves, it sends at most a few dozen
+ * NOTIFYs, off the turns' transactions and their connections. PostgreSQL serialises the
+ * commits of transactions that notify, so a NOTIFY inside each turn's transaction would
+ * make every write of the fleet wait for the one before it.
+ */
+const FLUSH_AFTER_MS = 20;
+
 /** After a lost connection, the first retry waits this long, each next one twice as long up to the cap. */
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 10_000;
 
 /**
  * The bus of a fleet on one PostgreSQL server: NOTIFY to publish, one LISTEN connection per
- * process to hear. It needs nothing the replicas do not already share, and a NOTIFY sent
- * inside a transaction is delivered when (and only if) it commits.
+ * process to hear (and to send on). It needs nothing the replicas do not already share.
  *
  * Written here rather than taken from a package: the maintained choices (pg-listen, last
  * released in 2021) add little over node-postgres's own `notification` event, and what is
@@ -28,6 +36,8 @@ export class PostgresFleetBus extends FleetBus {
   private retry: NodeJS.Timeout | undefined;
   private connecting = false;
   private closed = false;
+  private pending = new Map<FleetChannel, Set<string>>();
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly url: string,
@@ -44,8 +54,27 @@ export class PostgresFleetBus extends FleetBus {
     await client?.end().catch(() => undefined);
   }
 
-  async publish(channel: FleetChannel, payload: string): Promise<void> {
-    await run(this.dataSource, sql`SELECT pg_notify(${channel}, ${checkedPayload(channel, payload)})`);
+  publish(channel: FleetChannel, payload: string): Promise<void> {
+    let payloads = this.pending.get(channel);
+    if (!payloads) this.pending.set(channel, (payloads = new Set()));
+    payloads.add(checkedPayload(channel, payload));
+    this.flushing ??= new Promise<void>((resolve) => setTimeout(resolve, FLUSH_AFTER_MS).unref()).then(() => this.flush());
+    return this.flushing;
+  }
+
+  /** Sends what was published since the last flush: one NOTIFY per channel and 7 500 bytes, on the bus's own connection when it has one. */
+  private async flush(): Promise<void> {
+    const batches = this.pending;
+    this.pending = new Map();
+    this.flushing = undefined;
+    for (const [channel, payloads] of batches) {
+      for (const lines of chunks([...payloads])) {
+        const statement = sql`SELECT pg_notify(${channel}, ${lines})`;
+        // eslint-disable-next-line no-restricted-syntax -- the sql tag's statement, on the bus's own connection (not a DataSource's)
+        if (this.client) await this.client.query(statement);
+        else await run(this.dataSource, statement);
+      }
+    }
   }
 
   subscribe(channel: FleetChannel, listener: (payload: string) => void): () => void {
@@ -68,7 +97,7 @@ export class PostgresFleetBus extends FleetBus {
   private async connect(): Promise<Client> {
     const client = new Client({ connectionString: this.url, keepAlive: true, application_name: 'bridle-fleet-bus' });
     client.on('notification', ({ channel, payload }) => {
-      if (payload !== undefined) this.deliver(channel, payload);
+      for (const line of payload?.split('\n') ?? []) this.deliver(channel, line);
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, undefined));
@@ -135,6 +164,22 @@ export class PostgresFleetBus extends FleetBus {
 }
 
 const RESYNC = 'resync';
+
+/** Payloads joined by newlines (which none holds: checkedPayload), each join within the limit of one NOTIFY. */
+function chunks(payloads: readonly string[]): string[] {
+  const joined: string[] = [];
+  let current = '';
+  for (const payload of payloads) {
+    const next = current === '' ? payload : `${current}\n${payload}`;
+    if (Buffer.byteLength(next) <= FleetBus.MAX_PAYLOAD_BYTES) current = next;
+    else {
+      joined.push(current);
+      current = payload;
+    }
+  }
+  if (current !== '') joined.push(current);
+  return joined;
+}
 
 /** Channel names are the code's own constants (FleetChannel), checked anyway since LISTEN takes no parameter. */
 function listenTo(channel: FleetChannel): string {

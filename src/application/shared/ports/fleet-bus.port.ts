@@ -13,7 +13,11 @@ export abstract class FleetBus {
   /** The most a payload may hold, in bytes of UTF-8 (PostgreSQL's NOTIFY takes under 8000). */
   static readonly MAX_PAYLOAD_BYTES = 7_500;
 
-  /** @throws PayloadTooLargeError past MAX_PAYLOAD_BYTES. */
+  /**
+   * Resolves once the message has been sent (soon after, not at once: a bus may send what is
+   * published close together in one go).
+   * @throws PayloadTooLargeError past MAX_PAYLOAD_BYTES.
+   */
   abstract publish(channel: FleetChannel, payload: string): Promise<void>;
 
   /** @returns a function that ends the subscription. */
@@ -29,9 +33,10 @@ export class PayloadTooLargeError extends Error {
   }
 }
 
-/** Checks a payload against the bus's size limit before it is sent. */
+/** Checks a payload against the bus's size limit before it is sent; a payload is one line. */
 export function checkedPayload(channel: FleetChannel, payload: string): string {
   const bytes = new TextEncoder().encode(payload).length;
   if (bytes > FleetBus.MAX_PAYLOAD_BYTES) throw new PayloadTooLargeError(channel, bytes);
+  if (payload.includes('\n')) throw new Error(`A message for ${channel} must be one line`);
   return payload;
 }

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { PostgresMcpSessionStore } from '../../src/infrastructure/persistence/repositories/postgres-mcp-session-store';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let sut: PostgresMcpSessionStore;
+  let alice: string;
+  let bob: string;
+  const t0 = new Date('2026-11-28T10:00:00.000Z');
+  const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
+  const initialize = { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'c', version: '1' } };
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    sut = new PostgresMcpSessionStore(database.dataSource);
+    const users = new PostgresUserRepository(database.dataSource);
+    alice = (await users.create({ email: 'sessions-alice@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
+    bob = (await users.create({ email: 'sessions-bob@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  it('keeps what a replica needs to serve the session, and finds it only for its person while it is in use', async () => {
+    const id = randomUUID();
+    expect(await sut.open({ id, userId: alice, initialize }, t0, 10)).toEqual([]);
+
+    expect(await sut.find(id, alice, at(-30))).toEqual({ id, userId: alice, initialize, subscriptions: [], lastSeenAt: t0 });
+    expect(await sut.find(id, bob, at(-30))).toBeNull();
+    expect(await sut.find('not-a-uuid', alice, at(-30))).toBeNull();
+    // Not seen since the cut-off: idle.
+    expect(await sut.find(id, alice, at(1))).toBeNull();
+    await sut.touch(id, at(5));
+    expect((await sut.find(id, alice, at(1)))?.lastSeenAt).toEqual(at(5));
+    // A touch never moves the time back.
+    await sut.touch(id, at(2));
+    expect((await sut.find(id, alice, at(1)))?.lastSeenAt).toEqual(at(5));
+  });
+
+  it('ends the least recently used of a person’s sessions beyond the cap, and only theirs', async () => {
+    const bobs = randomUUID();
+    await sut.open({ id: bobs, userId: bob, initialize }, at(10), 2);
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    await sut.open({ id: ids[0], userId: alice, initialize }, at(10), 2);
+    await sut.open({ id: ids[1], userId: alice, initialize }, at(11), 2);
+    await sut.touch(ids[0], at(12));
+
+    const ended = await sut.open({ id: ids[2], userId: alice, initialize }, at(13), 2);
+
+    // ids[1] was used before ids[0]'s touch: the least recently used goes.
+    expect(ended).toEqual([ids[1]]);
+    expect(await sut.find(ids[0], alice, t0)).not.toBeNull();
+    expect(await sut.find(ids[2], alice, t0)).not.toBeNull();
+    expect(await sut.find(bobs, bob, t0)).not.toBeNull();
+  });
+
+  it('adds and removes subscriptions once each, and says when the session is gone', async () => {
+    const id = randomUUID();
+    await sut.open({ id, userId: bob, initialize }, at(20), 10);
+    expect(await sut.changeSubscription(id, 'bridle://tasks', true)).toEqual(['bridle://tasks']);
+    expect(await sut.changeSubscription(id, 'bridle://tasks', true)).toEqual(['bridle://tasks']);
+    expect(await sut.changeSubscription(id, 'bridle://tasks/1', true)).toEqual(['bridle://tasks', 'bridle://tasks/1']);
+    expect(await sut.changeSubscription(id, 'bridle://tasks', false)).toEqual(['bridle://tasks/1']);
+    expect((await sut.find(id, bob, t0))?.subscriptions).toEqual(['bridle://tasks/1']);
+
+    expect(await sut.close(id, alice)).toBe(false);
+    expect(await sut.close(id, bob)).toBe(true);
+    expect(await sut.changeSubscription(id, 'bridle://tasks', true)).toBeNull();
+    expect(await sut.close(id, bob)).toBe(false);
+  });
+
+  it('ends idle sessions oldest first, a batch at a time', async () => {
+    const kept = randomUUID();
+    await sut.open({ id: kept, userId: bob, initialize }, at(40), 10);
+    const idle = await database.dataSource.query<{ id: string }[]>(
+      `SELECT id FROM mcp_sessions WHERE last_seen_at < $1 ORDER BY last_seen_at`,
+      [at(40)],
+    );
+    expect(idle.length).toBeGreaterThan(1);
+
+    expect(await sut.closeIdle(at(40), 1)).toEqual([idle[0].id]);
+    expect((await sut.closeIdle(at(40), 100)).sort()).toEqual(
+      idle
+        .slice(1)
+        .map((row) => row.id)
+        .sort(),
+    );
+    expect(await sut.closeIdle(at(40), 100)).toEqual([]);
+    expect(await sut.find(kept, bob, t0)).not.toBeNull();
+  });
+});
