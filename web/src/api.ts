@@ -95,7 +95,9 @@ import type {
   ToolCallDto,
   VerifyAuditChainData,
   VerifyAuditChainResponse,
+  StreamTaskEventsData,
 } from './generated/types.gen';
+import { createParser, type ParserCallbacks } from 'eventsource-parser';
 
 export type Role = MeResponseDto['role'];
 
@@ -453,32 +455,46 @@ export async function streamChat(
   const body: StreamChatMessageData['body'] = { message, conversationId, ...(confirmationId && { confirmationId }) };
   const path = url<StreamChatMessageData>('/api/{userId}/chat/stream', { path: { userId: session.userId } });
   const res = await send('POST', path, session, body, 'application/json', signal);
-  if (!res.body) throw new ApiError(0, 'Your browser cannot read the reply stream.');
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = parseEvent(block);
-      if (event) onEvent(event);
-    }
+  await readEvents(res, {
+    onEvent: (message) => onEvent({ event: message.event ?? 'message', data: JSON.parse(message.data) as unknown } as ChatEvent),
+  });
+}
+
+/** The events of GET /api/:userId/tasks/events (its description in the API document). */
+export type TaskEvent = 'tasks-changed' | 'superseded' | 'shutdown';
+
+/**
+ * Holds the person's task event stream open: `onOpen` once the server listens (changes from
+ * then on arrive), `onEvent` for each event, `onRetry` with the reconnect delay the server
+ * hints. Resolves when the server ends the stream; rejects when it cannot be opened or is
+ * cut (an ApiError), or when `signal` aborts.
+ */
+export async function streamTaskEvents(
+  session: Session,
+  handlers: { onOpen: () => void; onEvent: (event: TaskEvent) => void; onRetry: (ms: number) => void },
+  signal: AbortSignal,
+): Promise<void> {
+  const path = url<StreamTaskEventsData>('/api/{userId}/tasks/events', { path: { userId: session.userId } });
+  const res = await send('GET', path, session, undefined, undefined, signal);
+  handlers.onOpen();
+  try {
+    await readEvents(res, { onEvent: (message) => handlers.onEvent(message.event as TaskEvent), onRetry: handlers.onRetry });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new ApiError(0, 'The connection to Bridle was cut.');
   }
 }
 
-function parseEvent(block: string): ChatEvent | null {
-  let name = 'message';
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith('event:')) name = line.slice(6).trim();
-    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+/** A response body read as Server-Sent Events until it ends. */
+async function readEvents(res: Response, callbacks: ParserCallbacks): Promise<void> {
+  if (!res.body) throw new ApiError(0, 'Your browser cannot read the reply stream.');
+  const parser = createParser(callbacks);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    parser.feed(value);
   }
-  if (data.length === 0) return null;
-  return { event: name, data: JSON.parse(data.join('\n')) as unknown } as ChatEvent;
 }
 
 export type AuthorizationRequest = AuthorizationRequestResponseDto;

@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { SignInPage } from './pages/sign-in-page';
 import { PAGES, type PageName, route } from './state/route';
 import { minutesLeft, session, signOut } from './state/session';
+import { listenForTaskChanges } from './state/task-events';
 import { Button, Toaster } from './ui';
 import { clockTime } from './lib/time';
 
@@ -14,6 +15,9 @@ export function App() {
   useEffect(() => {
     document.title = current ? `${PAGES[page]} · Bridle` : 'Sign in · Bridle';
   }, [current, page]);
+  // Keyed on the token: a session refreshed with the same token (its role re-read) keeps the channel open.
+  const token = current?.token;
+  useEffect(() => (current ? listenForTaskChanges(current) : undefined), [token]);
   return (
     <>
       {current ? (

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 /** What a client of an event stream ended by a shutdown reads: reconnect after a second (to another replica). */
-const GOING_AWAY_EVENT = 'retry: 1000\nevent: shutdown\ndata: {"reason":"server shutting down"}\n\n';
+export const GOING_AWAY_EVENT = 'retry: 1000\nevent: shutdown\ndata: {"reason":"server shutting down"}\n\n';
 
 /**
  * Drains an HTTP server for a bounded shutdown (docs/operations.md#shutdown-and-rolling-restarts). Call `track` right after the server

@@ -1,17 +1,21 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, type OnModuleDestroy, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { AddTaskUseCase } from '../../../application/todo/add-task.use-case';
 import { CompleteTaskUseCase } from '../../../application/todo/complete-task.use-case';
 import { DeleteTaskUseCase } from '../../../application/todo/delete-task.use-case';
 import { GetTaskUseCase } from '../../../application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../../../application/todo/list-tasks.use-case';
 import { UpdateTaskUseCase } from '../../../application/todo/update-task.use-case';
+import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
+import { TaskChanges } from '../../../application/todo/ports/task-changes.port';
 import { TASKS_PER_USER_MAX } from '../../../domain/todo/task';
-import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
+import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { ApiError } from '../shared/api-error';
 import { CreateTaskRequestDto, ListTasksQueryDto, TaskPathDto, TaskResponseDto, UpdateTaskRequestDto, UserPathDto } from './task.dto';
 import { RequiredScope } from '../guards/required-scope';
+import { SUPERSEDED_EVENT, TASK_EVENT_STREAMS, TaskEventStreams, TASKS_CHANGED_EVENT } from './task-event-streams';
 
 const TASK_BUSY = {
   status: 409,
@@ -24,7 +28,9 @@ const TASK_BUSY = {
 @RequiredScope('tasks:read', 'tasks:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/tasks')
-export class TasksController {
+export class TasksController implements OnModuleDestroy {
+  private readonly streams: TaskEventStreams;
+
   constructor(
     private readonly addTask: AddTaskUseCase,
     private readonly listTasks: ListTasksUseCase,
@@ -32,7 +38,15 @@ export class TasksController {
     private readonly updateTask: UpdateTaskUseCase,
     private readonly completeTask: CompleteTaskUseCase,
     private readonly deleteTask: DeleteTaskUseCase,
-  ) {}
+    changes: TaskChanges,
+  ) {
+    this.streams = new TaskEventStreams(changes);
+  }
+
+  /** Before TaskChanges goes: the open streams unsubscribe, and their clients are told to reconnect elsewhere. */
+  onModuleDestroy(): void {
+    this.streams.endAll();
+  }
 
   @Get()
   @ApiOperation({
@@ -56,6 +70,29 @@ export class TasksController {
   @ApiErrors({ status: 409, description: 'TODO.TASK_LIMIT_REACHED: the list holds the most tasks it may; delete some' }, 413)
   async create(@Param() path: UserPathDto, @Body() body: CreateTaskRequestDto): Promise<TaskResponseDto> {
     return TaskResponseDto.of(await this.addTask.execute({ userId: path.userId, ...body }));
+  }
+
+  // Before ':number', which would otherwise take "events" for a task number.
+  @Get('events')
+  @ApiOperation({
+    operationId: 'streamTaskEvents',
+    summary: "The user's task changes, as Server-Sent Events",
+    description:
+      `First a retry hint, then \`${TASKS_CHANGED_EVENT}\` ({}) each time one of the user's tasks changes, whichever way ` +
+      '(this API, a chat turn, an MCP client, on any replica): re-read the list then. A comment line comes every ' +
+      `${TASK_EVENT_STREAMS.keepAliveMs / 1000} s while nothing changes. The stream stays open until the client leaves; it ` +
+      `ends after about ${TASK_EVENT_STREAMS.lifetimeMs / 60_000} minutes (open it again: the token is checked again), ` +
+      `with \`shutdown\` when the replica stops, and with \`${SUPERSEDED_EVENT}\` ({limit}) when the user opens more than ` +
+      `${TASK_EVENT_STREAMS.perPerson}: the oldest gives way to the newest. Changes made while no stream was open are not ` +
+      'replayed: re-read the list after reconnecting.',
+  })
+  @ApiOkResponse({
+    description: 'An event stream that stays open',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  events(@Param() path: UserPathDto, @CurrentPrincipal() principal: AuthenticatedPrincipal, @Res() res: Response): void {
+    // The account's own id, as the store spells it (the path matched it ignoring case).
+    this.streams.open(principal.userId, res);
   }
 
   @Get(':number')

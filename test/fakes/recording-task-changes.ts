@@ -1,0 +1,23 @@
+import { TaskChanges } from '../../src/application/todo/ports/task-changes.port';
+
+/** TaskChanges in memory, telling who is subscribed right now. */
+export class RecordingTaskChanges extends TaskChanges {
+  private readonly listeners = new Map<string, Set<() => void>>();
+
+  publish(userId: string): void {
+    for (const listener of [...(this.listeners.get(userId) ?? [])]) listener();
+  }
+
+  subscribe(userId: string, listener: () => void): () => void {
+    const mine = this.listeners.get(userId) ?? new Set();
+    this.listeners.set(userId, mine);
+    // A wrapper per call: the same function subscribed twice is two subscriptions.
+    const subscription = () => listener();
+    mine.add(subscription);
+    return () => mine.delete(subscription);
+  }
+
+  subscribers(userId: string): number {
+    return this.listeners.get(userId)?.size ?? 0;
+  }
+}
