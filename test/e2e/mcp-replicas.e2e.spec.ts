@@ -1,9 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
 import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
+import { CHROMIUM } from '../support/browser';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
 import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
 
@@ -15,9 +19,11 @@ import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../s
 const OUT_DIR = join(ROOT, 'dist-test-replicas');
 const MAIN = join(OUT_DIR, 'main.js');
 const USERS = 5;
+const PASSWORD = 'long enough for a test';
 const CLIENTS_PER_USER = 3;
 
 interface Person {
+  readonly email: string;
   readonly userId: string;
   readonly auth: { Authorization: string };
 }
@@ -130,21 +136,44 @@ describeOnPostgres('MCP sessions across three replicas behind a round-robin prox
     expect(outcomes.map((row) => row.status)).toEqual(['pending', 'succeeded', 'pending', 'succeeded', 'pending', 'succeeded']);
   });
 
-  it('tells a subscriber whose stream is on one replica of a change made over MCP on another', async () => {
+  // Acceptance 2: replica A writes, B holds the MCP subscriber's event stream, C serves the console.
+  it('shows a task changed over MCP on one replica to a subscriber on another and in a console on the third', async () => {
     const subscriber = connected[CLIENTS_PER_USER];
+    const person = subscriber.person;
     const updates: string[] = [];
     subscriber.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updates.push(notification.params.uri);
     });
     await subscriber.client.subscribeResource({ uri: 'bridle://tasks' });
     const stream = await waitFor(() => sessionHits(subscriber.transport.sessionId).find((hit) => hit.method === 'GET'));
-    const other = replicas.find((replica) => replica.baseUrl !== stream.target)!;
+    const [a, c] = replicas.filter((replica) => replica.baseUrl !== stream.target);
 
-    const writer = await connect(subscriber.person, other.baseUrl);
-    await writer.client.callTool({ name: 'add_task', arguments: { title: 'Written on another replica' } });
+    if (!existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
+      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', 'web'], { cwd: ROOT, stdio: 'pipe' });
+    }
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(c.baseUrl);
+      await page.getByLabel('Email').fill(person.email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      const listening = page.waitForResponse((res) => res.url().endsWith('/tasks/events') && res.status() === 200, { timeout: 30_000 });
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await listening;
 
-    await waitFor(() => updates.includes('bridle://tasks') || undefined);
-    await writer.client.close();
+      const writer = await connect(person, a.baseUrl);
+      await writer.client.callTool({ name: 'add_task', arguments: { title: 'Written on replica A' } });
+      await writer.client.close();
+
+      await waitFor(() => updates.includes('bridle://tasks') || undefined);
+      await page
+        .getByRole('complementary', { name: 'Tasks' })
+        .getByRole('listitem')
+        .filter({ hasText: 'Written on replica A' })
+        .waitFor({ state: 'visible', timeout: 20_000 });
+    } finally {
+      await browser.close();
+    }
   });
 
   it('keeps every session through a replica killed and restarted: each client’s next call succeeds without a new initialize', async () => {
@@ -177,12 +206,12 @@ describeOnPostgres('MCP sessions across three replicas behind a round-robin prox
 });
 
 async function signUp(proxy: RoundRobinProxy, email: string): Promise<Person> {
-  const credentials = { email, password: 'long enough for a test' };
+  const credentials = { email, password: PASSWORD };
   expect((await callService(via(proxy), 'POST', '/auth/register', credentials)).status).toBe(201);
   const { accessToken, userId } = (
     await callService<{ accessToken: string; userId: string }>(via(proxy), 'POST', '/auth/login', credentials)
   ).body;
-  return { userId, auth: { Authorization: `Bearer ${accessToken}` } };
+  return { email, userId, auth: { Authorization: `Bearer ${accessToken}` } };
 }
 
 function via(proxy: RoundRobinProxy): { baseUrl: string } {
