@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AdminReadRecorder } from '../application/audit/admin-read-recorder';
+import { ExportAuditCheckpointsUseCase } from '../application/audit/export-audit-checkpoints.use-case';
 import { ExportAuditLogUseCase } from '../application/audit/export-audit-log.use-case';
 import { GetAuditLogUseCase } from '../application/audit/get-audit-log.use-case';
 import { GetDecisionUseCase } from '../application/audit/get-decision.use-case';
@@ -14,7 +15,7 @@ import { AdminGuard } from '../interfaces/http/admin/admin.guard';
 import { IdentityModule } from './identity.module';
 import { ModelModule } from './model.module';
 
-/** `/admin`: the audit log and the decision log, read, exported and verified by admins. */
+/** `/admin`: the audit log, its checkpoints and the decision log, read, exported and verified by admins. */
 @Module({
   imports: [IdentityModule, ModelModule],
   controllers: [AdminAuditLogsController, AdminDecisionsController],
@@ -26,6 +27,7 @@ import { ModelModule } from './model.module';
     ListDecisionsUseCase,
     GetDecisionUseCase,
     ExportAuditLogUseCase,
+    ExportAuditCheckpointsUseCase,
     VerifyAuditChainUseCase,
     AdminGuard,
   ],

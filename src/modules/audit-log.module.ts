@@ -1,17 +1,42 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { AuditLog } from '../application/agent/ports/audit-log.port';
+import { AuditCheckpoints, AuditCheckpointSettings } from '../application/audit/audit-checkpoints';
 import { AuditChainSealer } from '../application/audit/ports/audit-chain-sealer.port';
+import { CheckpointSigner, SignatureVerifier } from '../application/audit/ports/checkpoint-signer.port';
 import { SealAuditChainUseCase } from '../application/audit/seal-audit-chain.use-case';
+import { AppConfig } from '../infrastructure/config/app-config';
 import { periodicJobProvider } from '../infrastructure/periodic-job';
 import { PostgresAuditChainSealer } from '../infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { AuditAppender, PostgresAuditLog } from '../infrastructure/persistence/repositories/postgres-audit-log';
+import {
+  Ed25519CheckpointSigner,
+  Ed25519SignatureVerifier,
+  resolveAuditSigningKey,
+} from '../infrastructure/security/ed25519-checkpoint-keys';
 
-/** The audit log and its hash chain, for the agent, the outreach controller, admins and the operator's command. */
+/** The audit log, its hash chain and its signed checkpoints, for the agent, the outreach controller, admins and the operator's command. */
 @Module({
   providers: [
     AuditAppender,
     { provide: AuditLog, useClass: PostgresAuditLog },
     { provide: AuditChainSealer, useClass: PostgresAuditChainSealer },
+    {
+      provide: CheckpointSigner,
+      useFactory: async (config: AppConfig) => {
+        const logger = new Logger('Audit');
+        return new Ed25519CheckpointSigner(await resolveAuditSigningKey(config, (message) => logger.warn(message)));
+      },
+      inject: [AppConfig],
+    },
+    { provide: SignatureVerifier, useClass: Ed25519SignatureVerifier },
+    {
+      provide: AuditCheckpointSettings,
+      useFactory: (config: AppConfig): AuditCheckpointSettings => ({
+        interval: { rows: config.auditCheckpoint.rows, ms: config.auditCheckpoint.minutes * 60_000 },
+      }),
+      inject: [AppConfig],
+    },
+    AuditCheckpoints,
     SealAuditChainUseCase,
     // Every process that appends audit rows also offers to seal them: at start and every
     // AUDIT_SEAL_INTERVAL_MS. One process seals at a time; the rest find its lock taken.
@@ -23,6 +48,6 @@ import { AuditAppender, PostgresAuditLog } from '../infrastructure/persistence/r
       run: (sealer) => sealer.run(),
     }),
   ],
-  exports: [AuditAppender, AuditLog, SealAuditChainUseCase, AuditChainSealer],
+  exports: [AuditAppender, AuditLog, SealAuditChainUseCase, AuditChainSealer, AuditCheckpoints, SignatureVerifier],
 })
 export class AuditLogModule {}

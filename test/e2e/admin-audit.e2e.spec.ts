@@ -177,6 +177,7 @@ describe('admin audit API', () => {
       'GET /admin/audit-logs': '/admin/audit-logs',
       'GET /admin/audit-logs/export': '/admin/audit-logs/export',
       'GET /admin/audit-logs/verify': '/admin/audit-logs/verify',
+      'GET /admin/audit-logs/checkpoints': '/admin/audit-logs/checkpoints',
       'GET /admin/audit-logs/:seq': '/admin/audit-logs/1',
       'GET /admin/decisions': '/admin/decisions',
       'GET /admin/decisions/:id': `/admin/decisions/${seeded.chatDecisionId}`,
@@ -547,6 +548,10 @@ describe('admin audit API', () => {
       firstBadSeq: null,
       headHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       unsealedRows: 0,
+      // Far fewer rows than AUDIT_CHECKPOINT_ROWS, in less than AUDIT_CHECKPOINT_MINUTES: no checkpoint yet, the whole chain.
+      from: 1,
+      checkpoint: null,
+      firstBadCheckpoint: null,
     });
     const [head] = await sql.query<{ hash: string }[]>(`SELECT hash FROM audit_chain WHERE position = $1`, [res.body.checkedRows]);
     expect(res.body.headHash).toBe(head.hash);

@@ -1,3 +1,4 @@
+import { Client, type QueryConfig } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { z } from 'zod';
 import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
@@ -117,5 +118,63 @@ describe(`running statements on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}
       // At once, as a retry would be (on PGlite, a discarded client's end used to reach the next one).
       await expect(selectRow(database.dataSource, sql`SELECT pg_backend_pid() AS pid`, pid)).resolves.toEqual(before);
     }
+  });
+});
+
+/**
+ * DATABASE_PREPARED_STATEMENTS=false, for a pooler in transaction mode: no statement reaches
+ * the server with a name (so none is kept on a connection the next transaction may not get),
+ * and each still carries its values as parameters.
+ */
+describe(`running statements unnamed on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  const sent: { text: string; name: string | undefined; values: number }[] = [];
+  let stop: () => void;
+
+  beforeAll(async () => {
+    // Every query config node-postgres is given, from the first migration on.
+    const original = Reflect.get(Client.prototype, 'query') as (this: Client, ...args: unknown[]) => unknown;
+    Reflect.set(Client.prototype, 'query', function (this: Client, ...args: unknown[]) {
+      const config = args[0] as string | QueryConfig;
+      if (typeof config === 'string') sent.push({ text: config, name: undefined, values: Array.isArray(args[1]) ? args[1].length : 0 });
+      else sent.push({ text: config.text, name: config.name, values: config.values?.length ?? 0 });
+      return original.apply(this, args);
+    });
+    stop = () => Reflect.set(Client.prototype, 'query', original);
+    // Fresh: the migrations, and the migration lock on a server, run unnamed too.
+    testDb = await createTestDatabase({ fresh: true });
+    database = await openDatabase({ ...testDb.settings, preparedStatements: false });
+  });
+
+  afterAll(async () => {
+    stop?.();
+    await database?.close();
+    await testDb?.dispose();
+  });
+
+  it('sends no named statement, in or out of a transaction, and still sends values as parameters', async () => {
+    const label = z.object({ label: z.string() });
+    await run(database.dataSource, sql`CREATE TABLE unnamed_spec (n int PRIMARY KEY, label text NOT NULL)`);
+    await run(database.dataSource, sql`INSERT INTO unnamed_spec (n, label) VALUES (${1}, ${"o'brien"})`);
+    const inside = await inTransaction(database.dataSource, async (manager) => {
+      await selectRow(manager, sql`SELECT label FROM unnamed_spec WHERE n = ${1} /* unnamed */`, label);
+      const again = await selectRow(manager, sql`SELECT label FROM unnamed_spec WHERE n = ${1} /* unnamed */`, label);
+      // On the same connection: nothing was kept on it under a name.
+      const kept = await selectRows(
+        manager,
+        sql`SELECT name FROM pg_prepared_statements WHERE name LIKE ${'bridle_%'} OR statement LIKE ${'%unnamed */%'}`,
+        z.object({ name: z.string() }),
+      );
+      return { again, kept };
+    });
+    expect(inside).toEqual({ again: { label: "o'brien" }, kept: [] });
+
+    expect(sent.filter((statement) => statement.text.includes('/* unnamed */'))).toEqual([
+      { text: expect.any(String) as string, name: undefined, values: 1 },
+      { text: expect.any(String) as string, name: undefined, values: 1 },
+    ]);
+    expect(sent.filter((statement) => /INSERT INTO "migrations"/i.test(statement.text)).length).toBeGreaterThan(0);
+    expect(sent.filter((statement) => statement.name !== undefined)).toEqual([]);
   });
 });

@@ -1,7 +1,27 @@
 import { Injectable } from '@nestjs/common';
+import type { SignedCheckpoint } from '../../domain/audit/checkpoint';
 import { AdminReadRecorder } from './admin-read-recorder';
+import { AuditCheckpoints, type CheckpointProblem } from './audit-checkpoints';
 import { AuditReader, type ChainVerification } from './ports/audit-reader.port';
 import { SealAuditChainUseCase } from './seal-audit-chain.use-case';
+
+export interface ChainVerificationReport extends ChainVerification {
+  /** The position the walk started at: the newest checkpoint's, or 1 for the whole chain. */
+  readonly from: number;
+  /** The checkpoint the walk started at; null when it walked the whole chain. */
+  readonly checkpoint: { readonly position: number; readonly seq: number; readonly headHash: string; readonly createdAt: Date } | null;
+  /** The first checkpoint checked that does not hold (its signature, or its link); null when all do. */
+  readonly firstBadCheckpoint: number | null;
+}
+
+/** What checking checkpoints against the chain found. */
+export interface CheckpointsCheck {
+  readonly checked: number;
+  readonly firstBad: { readonly position: number; readonly seq: number; readonly problem: CheckpointProblem } | null;
+}
+
+/** Checkpoints per look-up of their links. */
+const CHECK_BATCH = 500;
 
 @Injectable()
 export class VerifyAuditChainUseCase {
@@ -9,20 +29,82 @@ export class VerifyAuditChainUseCase {
     private readonly reader: AuditReader,
     private readonly recorder: AdminReadRecorder,
     private readonly sealer: SealAuditChainUseCase,
+    private readonly checkpoints: AuditCheckpoints,
   ) {}
 
   /**
    * Seals what is waiting, so the walk covers every row committed before the request, then
-   * checks the chain; the verdict is also the audit row's result, appended after the walk.
+   * checks the chain: from the newest checkpoint (its signature, its link, the links after it),
+   * or with `full` every link and every checkpoint. The verdict is also the audit row's
+   * result, appended after the walk.
    */
-  execute(input: { adminId: string }): Promise<ChainVerification> {
+  execute(input: { adminId: string; full?: boolean }): Promise<ChainVerificationReport> {
     return this.recorder.around(
-      { adminId: input.adminId, tool: 'admin.audit_logs.verify', arguments: {} },
-      async () => {
-        await this.sealer.run({ waitForOtherSealer: true });
-        return this.reader.verify();
-      },
-      (verification) => verification,
+      { adminId: input.adminId, tool: 'admin.audit_logs.verify', arguments: input.full ? { full: true } : {} },
+      () => this.verify(input.full ?? false),
+      (verification) => ({ ...verification, checkpoint: verification.checkpoint && { position: verification.checkpoint.position } }),
     );
+  }
+
+  /** The same without an admin: the operator's command. */
+  async verify(full: boolean): Promise<ChainVerificationReport> {
+    await this.sealer.run({ waitForOtherSealer: true });
+    const latest = await this.reader.latestCheckpoint();
+    if (full || latest === null) {
+      const walk = await this.reader.verify();
+      const check = await this.checkAgainstChain(this.reader.checkpoints());
+      const bad = check.firstBad;
+      return {
+        ...walk,
+        verified: walk.verified && bad === null,
+        firstBadSeq: walk.firstBadSeq ?? bad?.seq ?? null,
+        from: 1,
+        checkpoint: null,
+        firstBadCheckpoint: bad?.position ?? null,
+      };
+    }
+    const link = (await this.reader.linksAt([latest.position])).get(latest.position);
+    const problem: CheckpointProblem | null =
+      this.checkpoints.signatureProblem(latest) ?? (link?.seq === latest.seq && link.hash === latest.headHash ? null : 'not_in_chain');
+    const walk = await this.reader.verify({ position: latest.position, seq: latest.seq, hash: latest.headHash });
+    return {
+      ...walk,
+      verified: walk.verified && problem === null,
+      firstBadSeq: walk.firstBadSeq ?? (problem === null ? null : latest.seq),
+      from: latest.position,
+      checkpoint: { position: latest.position, seq: latest.seq, headHash: latest.headHash, createdAt: latest.createdAt },
+      firstBadCheckpoint: problem === null ? null : latest.position,
+    };
+  }
+
+  /**
+   * Each checkpoint, oldest first: signed by the configured key, and the chain still holds its
+   * row with its hash at its position. A rewritten past or a cut tail fails the first checkpoint
+   * it reaches, whether the checkpoint comes from the table or from a digest file kept elsewhere.
+   */
+  async checkAgainstChain(checkpoints: AsyncIterable<SignedCheckpoint> | Iterable<SignedCheckpoint>): Promise<CheckpointsCheck> {
+    let checked = 0;
+    let batch: SignedCheckpoint[] = [];
+    const flush = async (): Promise<CheckpointsCheck['firstBad']> => {
+      const links = await this.reader.linksAt(batch.map((checkpoint) => checkpoint.position));
+      for (const checkpoint of batch) {
+        checked += 1;
+        const signature = this.checkpoints.signatureProblem(checkpoint);
+        if (signature !== null) return { position: checkpoint.position, seq: checkpoint.seq, problem: signature };
+        const link = links.get(checkpoint.position);
+        if (link?.seq !== checkpoint.seq || link.hash !== checkpoint.headHash)
+          return { position: checkpoint.position, seq: checkpoint.seq, problem: 'not_in_chain' };
+      }
+      batch = [];
+      return null;
+    };
+    for await (const checkpoint of checkpoints) {
+      batch.push(checkpoint);
+      if (batch.length < CHECK_BATCH) continue;
+      const bad = await flush();
+      if (bad !== null) return { checked, firstBad: bad };
+    }
+    const bad = batch.length === 0 ? null : await flush();
+    return { checked, firstBad: bad };
   }
 }

@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { resolve } from 'node:path';
 import { MCP_DESTRUCTIVE_TOOL_MODES, type McpDestructiveToolMode } from '../../domain/agent/confirmation';
 import { type AgentLimits, DEFAULT_SAMPLING, type ModelSampling, REPLY_TARGET_CHARS } from '../../domain/agent/limits';
@@ -36,7 +37,22 @@ export type LlmSettings = (
   readonly retryMaxWaitMs: number;
 };
 
-export type DatabaseSettings = { readonly kind: 'embedded'; readonly dataDir: string } | { readonly kind: 'server'; readonly url: string };
+export type DatabaseSettings = (
+  | { readonly kind: 'embedded'; readonly dataDir: string }
+  | {
+      readonly kind: 'server';
+      readonly url: string;
+      /** DATABASE_POOL_MAX: connections this process may hold (10 when not given). */
+      readonly poolMax?: number;
+    }
+) & {
+  /**
+   * DATABASE_PREPARED_STATEMENTS: false sends every statement unnamed (still with parameters),
+   * for a pooler in transaction mode that cannot keep a connection's named statements (true
+   * when not given).
+   */
+  readonly preparedStatements?: boolean;
+};
 
 /** Everything Bridle reads from its environment, validated once at boot.
  * A class so that it is its own injection token. */
@@ -80,6 +96,13 @@ export class AppConfig {
   readonly chatSweepIntervalMs!: number;
   /** How often this process links appended audit rows onto the hash chain (one process at a time does). */
   readonly auditSealIntervalMs!: number;
+  /**
+   * AUDIT_SIGNING_KEY, the Ed25519 key that signs audit checkpoints, as PKCS8 PEM. Unset: one is
+   * generated and kept in the data folder; refused with a PostgreSQL server in production.
+   */
+  readonly auditSigningKey!: string | undefined;
+  /** A signed checkpoint after so many new links or so many minutes, whichever comes first. */
+  readonly auditCheckpoint!: { readonly rows: number; readonly minutes: number };
   /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
   readonly mcpAllowedHosts!: ReadonlySet<string>;
   /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
@@ -154,7 +177,7 @@ export function loadConfig(env: Env): AppConfig {
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     publicBaseUrl: publicBaseUrl(env, port, production),
     dataDir,
-    database: databaseUrl === undefined ? { kind: 'embedded', dataDir } : { kind: 'server', url: databaseUrl },
+    database: databaseSettings(env, databaseUrl, dataDir),
     jwtSecret,
     jwtExpiresInSeconds: integer(env, 'JWT_EXPIRES_IN', 3600, 60, 30 * 24 * 3600),
     signUp: oneOf(env, 'SIGN_UP', ['open', 'closed'], 'open'),
@@ -184,6 +207,11 @@ export function loadConfig(env: Env): AppConfig {
     },
     chatSweepIntervalMs: integer(env, 'CHAT_SWEEP_INTERVAL_MS', 60_000, 100, 3_600_000),
     auditSealIntervalMs: integer(env, 'AUDIT_SEAL_INTERVAL_MS', 500, 10, 60_000),
+    auditSigningKey: auditSigningKey(env, production && databaseUrl !== undefined),
+    auditCheckpoint: {
+      rows: integer(env, 'AUDIT_CHECKPOINT_ROWS', 10_000, 100, 10_000_000),
+      minutes: integer(env, 'AUDIT_CHECKPOINT_MINUTES', 60, 1, 7 * 24 * 60),
+    },
     mcpAllowedHosts: list(env, 'MCP_ALLOWED_HOSTS', ['localhost', '127.0.0.1', '[::1]']),
     mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS', []),
     mcpSessions: {
@@ -198,6 +226,14 @@ export function loadConfig(env: Env): AppConfig {
     },
     outreach: outreachConfig(env, databaseUrl === undefined),
   });
+}
+
+function databaseSettings(env: Env, url: string | undefined, dataDir: string): DatabaseSettings {
+  // Both are checked on the embedded database too, so a bad value fails before the move to a server.
+  // Two connections at least: the migration lock holds one while the migrations run on another.
+  const poolMax = integer(env, 'DATABASE_POOL_MAX', 10, 2, 1_000);
+  const preparedStatements = oneOf(env, 'DATABASE_PREPARED_STATEMENTS', ['true', 'false'], 'true') === 'true';
+  return url === undefined ? { kind: 'embedded', dataDir, preparedStatements } : { kind: 'server', url, poolMax, preparedStatements };
 }
 
 /** @param embedded whether the database is the embedded one (a single process). */
@@ -393,6 +429,30 @@ function trustProxy(env: Env): boolean | number | string {
     throw new ConfigError('TRUST_PROXY', `must be false, a number of hops, or addresses/CIDRs/loopback; "${bad ?? value}" is none of them`);
   }
   return entries.join(',');
+}
+
+/**
+ * An Ed25519 private key, PEM or base64 of PKCS8 DER, as PKCS8 PEM. Required with a server in
+ * production: every replica must sign with the same key, which none may generate alone.
+ */
+function auditSigningKey(env: Env, required: boolean): string | undefined {
+  const value = text(env, 'AUDIT_SIGNING_KEY');
+  if (value === undefined) {
+    if (required)
+      throw new ConfigError('AUDIT_SIGNING_KEY', 'is required when NODE_ENV=production with DATABASE_URL: every replica signs with it');
+    return undefined;
+  }
+  let key;
+  try {
+    key = value.startsWith('-----BEGIN')
+      ? createPrivateKey(value)
+      : createPrivateKey({ key: Buffer.from(value, 'base64'), format: 'der', type: 'pkcs8' });
+  } catch {
+    key = undefined;
+  }
+  if (key?.asymmetricKeyType !== 'ed25519')
+    throw new ConfigError('AUDIT_SIGNING_KEY', 'must be an Ed25519 private key: PEM, or base64 of PKCS8 DER');
+  return key.export({ format: 'pem', type: 'pkcs8' }) as string;
 }
 
 function secret(env: Env, name: string, minLength: number): string | undefined {

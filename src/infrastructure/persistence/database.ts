@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseSettings } from '../config/app-config';
 import { DataDirLock } from './data-dir-lock';
-import { run, sql } from './sql';
+import { run, sendStatementsUnnamed, sql } from './sql';
 import { InitialSchema1763769600000 } from './migrations/1763769600000-initial-schema';
 import { ChatAndAudit1763856000000 } from './migrations/1763856000000-chat-and-audit';
 import { DecisionCost1763942400000 } from './migrations/1763942400000-decision-cost';
@@ -31,6 +31,8 @@ import { AuditSealByKey1766448000000 } from './migrations/1766448000000-audit-se
 import { OAuthSweep1766534400000 } from './migrations/1766534400000-oauth-sweep';
 import { DecisionPending1766620800000 } from './migrations/1766620800000-decision-pending';
 import { McpSessions1766880000000 } from './migrations/1766880000000-mcp-sessions';
+import { AuditCheckpoints1766966400000 } from './migrations/1766966400000-audit-checkpoints';
+import { MessagesIdUnindexed1767052800000 } from './migrations/1767052800000-messages-id-unindexed';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -61,6 +63,8 @@ const MIGRATIONS = [
   OAuthSweep1766534400000,
   DecisionPending1766620800000,
   McpSessions1766880000000,
+  AuditCheckpoints1766966400000,
+  MessagesIdUnindexed1767052800000,
 ];
 
 /** An open, migrated database and everything that must be closed with it. */
@@ -86,23 +90,33 @@ export class Database {
  * pending migrations. The embedded folder is locked for this process until close().
  */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  return settings.kind === 'server' ? openServer(settings.url) : openEmbedded(settings.dataDir);
+  return settings.kind === 'server' ? openServer(settings) : openEmbedded(settings);
+}
+
+/** Applies DATABASE_PREPARED_STATEMENTS; before the first statement, migrations' included. */
+function statementsOf(dataSource: DataSource, settings: DatabaseSettings): DataSource {
+  if (settings.preparedStatements === false) sendStatementsUnnamed(dataSource);
+  return dataSource;
 }
 
 /** Any fixed 64-bit number; names Bridle's migration lock among the server's advisory locks. */
 const MIGRATION_LOCK_KEY = 4_242_010;
 
-async function openServer(url: string): Promise<Database> {
-  const dataSource = new DataSource({ ...common(), url, poolSize: 10 });
+async function openServer(settings: DatabaseSettings & { kind: 'server' }): Promise<Database> {
+  const dataSource = statementsOf(new DataSource({ ...common(), url: settings.url, poolSize: settings.poolMax ?? 10 }), settings);
   // Replicas that start together take turns, so only the first one migrates.
   await initialize(dataSource, async (migrate) => {
+    // A transaction's lock, in a transaction left open on a connection of its own while the
+    // migrations run on others: a pooler in transaction mode keeps one server connection for
+    // an open transaction, where a session's lock would stay behind on whichever one took it.
+    // So the pool needs two connections at least (DATABASE_POOL_MAX ≥ 2).
     const lock = dataSource.createQueryRunner();
-    await lock.connect();
+    await lock.startTransaction();
     try {
-      await run(lock, sql`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+      await run(lock, sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
       await migrate();
     } finally {
-      await run(lock, sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`).catch(() => undefined);
+      await lock.rollbackTransaction().catch(() => undefined);
       await lock.release();
     }
   });
@@ -119,7 +133,8 @@ async function openServer(url: string): Promise<Database> {
  */
 const EMBEDDED_SHARED_BUFFERS = '16MB';
 
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(settings: DatabaseSettings & { kind: 'embedded' }): Promise<Database> {
+  const { dataDir } = settings;
   await mkdir(dataDir, { recursive: true });
   const lock = await DataDirLock.acquire(dataDir);
   let pglite: { close(): Promise<void> } | undefined;
@@ -133,7 +148,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     pglite = instance;
     // PGlite is one session: a pool of one serialises transactions instead of interleaving
     // them. The folder lock already makes this process the only migrator.
-    const dataSource = new DataSource({ ...common(), poolSize: 1, extra: { ...createPgConfig(instance) } });
+    const dataSource = statementsOf(new DataSource({ ...common(), poolSize: 1, extra: { ...createPgConfig(instance) } }), settings);
     await initialize(dataSource);
     return new Database(dataSource, async () => {
       await instance.close();

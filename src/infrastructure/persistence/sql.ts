@@ -25,7 +25,20 @@ export type Sql = DataSource | EntityManager | QueryRunner;
 const MAX_PREPARED_STATEMENTS = 500;
 const preparedNames = new Map<string, string>();
 
-function preparedName(text: string): string | undefined {
+/**
+ * DataSources whose statements all go unnamed (DATABASE_PREPARED_STATEMENTS=false): a pooler in
+ * transaction mode hands each transaction whichever server connection is free, where a name
+ * prepared on another one does not exist. Each call is then parsed and planned again.
+ */
+const unnamedOnly = new WeakSet<DataSource>();
+
+/** From now on, every statement run on `dataSource` (its transactions included) is sent unnamed, still with parameters. */
+export function sendStatementsUnnamed(dataSource: DataSource): void {
+  unnamedOnly.add(dataSource);
+}
+
+function preparedName(db: Sql, text: string): string | undefined {
+  if (unnamedOnly.has(db instanceof DataSource ? db : db.connection)) return undefined;
   let name = preparedNames.get(text);
   if (name === undefined && preparedNames.size < MAX_PREPARED_STATEMENTS) {
     name = `bridle_${preparedNames.size}`;
@@ -86,7 +99,7 @@ function connectionOf(db: Sql): Pool | PoolClient {
  * TypeORM's QueryFailedError, as from TypeORM's own query(), so callers read them one way.
  */
 async function execute(db: Sql, statement: Statement): Promise<QueryResult> {
-  const query = { text: statement.text, values: statement.values, name: preparedName(statement.text) };
+  const query = { text: statement.text, values: statement.values, name: preparedName(db, statement.text) };
   try {
     const connection = connectionOf(db);
     return await ('release' in connection ? connection.query(query) : onPool(connection, query));

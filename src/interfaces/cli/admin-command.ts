@@ -1,17 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { AdminRoleChange } from '../../application/identity/admin-role';
+import { CheckAuditDigestUseCase } from '../../application/audit/check-audit-digest.use-case';
+import { ExportAuditCheckpointsUseCase } from '../../application/audit/export-audit-checkpoints.use-case';
+import { VerifyAuditChainUseCase } from '../../application/audit/verify-audit-chain.use-case';
 import { AddUserUseCase } from '../../application/identity/add-user.use-case';
 import { GrantAdminRoleUseCase } from '../../application/identity/grant-admin-role.use-case';
 import { ListAdminsUseCase } from '../../application/identity/list-admins.use-case';
 import { RevokeAdminRoleUseCase } from '../../application/identity/revoke-admin-role.use-case';
+import { parseDigestLine, type SignedCheckpoint, toDigestLine } from '../../domain/audit/checkpoint';
 import { DomainError } from '../../domain/shared/domain-error';
 
 export type AdminCommand =
   | { readonly name: 'grant' | 'revoke'; readonly email: string }
   | { readonly name: 'list' }
   | { readonly name: 'add-user'; readonly email: string; readonly passwordFromStdin: boolean }
+  | { readonly name: 'audit-checkpoints' }
+  | { readonly name: 'audit-verify'; readonly full: boolean; readonly against: string | undefined }
+  | { readonly name: 'audit-check-digest'; readonly file: string; readonly publicKey: string | undefined }
   | { readonly name: 'help' };
+
+/** Commands that need no database: they run without the application's modules. */
+export type OfflineAdminCommand = Extract<AdminCommand, { name: 'audit-check-digest' }>;
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command>   (node dist/admin.js <command>)
 
@@ -21,16 +31,26 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command>   (node dist/admin
   add-user <email> [--password-stdin]  create an account with the user role; prints a
                                        generated password once, or reads the password
                                        from the first line of standard input
+  audit-checkpoints                    the audit chain's signed checkpoints as NDJSON digest
+                                       lines, oldest first (keep the output outside the database)
+  audit-verify [--full] [--against <digest file>]
+                                       check the audit chain from its newest checkpoint, or
+                                       all of it with --full; --against also checks that every
+                                       checkpoint of an earlier export still holds
+  audit-check-digest <digest file> [--public-key <base64 SPKI>]
+                                       check a digest file's signatures, without a database
 
 Runs against the configured database (DATABASE_URL, or the embedded one in BRIDLE_DATA_DIR,
-which only one process may open: stop the server first). Grants and revokes are audited.
-Exit status: 0 done, 1 refused or failed, 2 usage error.`;
+which only one process may open: stop the server first); audit-check-digest needs neither.
+Grants and revokes are audited.
+Exit status: 0 done (audit: verified), 1 refused, failed or not verified, 2 usage error.`;
 
 /** A command line that names no command this knows; answered with the usage, exit status 2. */
 export class AdminUsageError extends Error {}
 
 export function parseAdminCommand(argv: readonly string[]): AdminCommand {
   const [name, ...rest] = argv;
+  if (name === 'audit-verify' || name === 'audit-check-digest') return parseAuditCommand(name, rest);
   const flags = rest.filter((arg) => arg.startsWith('-'));
   const args = rest.filter((arg) => !arg.startsWith('-'));
   const expect = (count: number, allowedFlags: readonly string[] = []) => {
@@ -56,9 +76,40 @@ export function parseAdminCommand(argv: readonly string[]): AdminCommand {
     case 'add-user':
       expect(1, ['--password-stdin']);
       return { name, email: args[0], passwordFromStdin: flags.includes('--password-stdin') };
+    case 'audit-checkpoints':
+      expect(0);
+      return { name };
     default:
       throw new AdminUsageError(`Unknown command "${name}"`);
   }
+}
+
+/** `audit-verify` and `audit-check-digest`, whose options take values. */
+function parseAuditCommand(name: 'audit-verify' | 'audit-check-digest', rest: readonly string[]): AdminCommand {
+  const options = new Map<string, string | true>();
+  const args: string[] = [];
+  const valued = name === 'audit-verify' ? ['--against'] : ['--public-key'];
+  const bare = name === 'audit-verify' ? ['--full'] : [];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (!arg.startsWith('-')) args.push(arg);
+    else if (bare.includes(arg)) options.set(arg, true);
+    else if (valued.includes(arg)) {
+      const value = rest[++i];
+      if (value === undefined || value.startsWith('-')) throw new AdminUsageError(`${arg} takes a value`);
+      options.set(arg, value);
+    } else throw new AdminUsageError(`${name} does not take ${arg}`);
+  }
+  const value = (option: string) => {
+    const given = options.get(option);
+    return typeof given === 'string' ? given : undefined;
+  };
+  if (name === 'audit-verify') {
+    if (args.length !== 0) throw new AdminUsageError(`${name} takes no argument`);
+    return { name, full: options.has('--full'), against: value('--against') };
+  }
+  if (args.length !== 1) throw new AdminUsageError(`${name} takes exactly one digest file`);
+  return { name, file: args[0], publicKey: value('--public-key') };
 }
 
 /** The command's surroundings: the entry point passes the process's own. */
@@ -68,11 +119,12 @@ export interface AdminCommandIo {
   out(line: string): void;
   err(line: string): void;
   readStdin(): Promise<string>;
+  readFile(path: string): Promise<string>;
 }
 
 /** Runs one command through the application's use cases. @returns the exit status. */
 export async function runAdminCommand(
-  command: Exclude<AdminCommand, { name: 'help' }>,
+  command: Exclude<AdminCommand, { name: 'help' } | OfflineAdminCommand>,
   app: Pick<INestApplicationContext, 'get'>,
   io: AdminCommandIo,
 ): Promise<number> {
@@ -102,6 +154,12 @@ export async function runAdminCommand(
         if (generated !== undefined) io.out(`Password, shown this once: ${generated}`);
         break;
       }
+      case 'audit-checkpoints': {
+        for await (const checkpoint of app.get(ExportAuditCheckpointsUseCase).all()) io.out(JSON.stringify(toDigestLine(checkpoint)));
+        break;
+      }
+      case 'audit-verify':
+        return await auditVerify(command, app, io);
     }
     return 0;
   } catch (error) {
@@ -110,6 +168,67 @@ export async function runAdminCommand(
     io.err(`${error.message} (${error.code})`);
     return 1;
   }
+}
+
+async function auditVerify(
+  command: Extract<AdminCommand, { name: 'audit-verify' }>,
+  app: Pick<INestApplicationContext, 'get'>,
+  io: AdminCommandIo,
+): Promise<number> {
+  // The file first: a bad file is the operator's to fix before anything is read.
+  const digest = command.against === undefined ? undefined : await readDigest(command.against, io);
+  if (digest === null) return 2;
+  const verify = app.get(VerifyAuditChainUseCase);
+  const verification = await verify.verify(command.full);
+  io.out(JSON.stringify(verification));
+  let verified = verification.verified;
+  if (digest !== undefined) {
+    const check = await verify.checkAgainstChain(digest);
+    io.out(JSON.stringify({ against: command.against, checkpoints: check.checked, firstBad: check.firstBad }));
+    verified &&= check.firstBad === null;
+  }
+  io.err(verified ? 'Verified.' : 'NOT verified: see firstBadSeq, firstBadCheckpoint and firstBad above.');
+  return verified ? 0 : 1;
+}
+
+/**
+ * `audit-check-digest`, the auditor's tool: needs only the file, so the entry point runs it
+ * without the database (AuditDigestCheckModule).
+ */
+export async function runOfflineAdminCommand(
+  command: OfflineAdminCommand,
+  app: Pick<INestApplicationContext, 'get'>,
+  io: AdminCommandIo,
+): Promise<number> {
+  const digest = await readDigest(command.file, io);
+  if (digest === null) return 2;
+  const check = app.get(CheckAuditDigestUseCase).execute(digest, command.publicKey);
+  io.out(JSON.stringify({ file: command.file, ...check }));
+  if (check.firstBad !== null) {
+    io.err(`NOT verified: the checkpoint at position ${check.firstBad.position} fails (${check.firstBad.problem}).`);
+    return 1;
+  }
+  io.err(
+    `${check.checked} checkpoints signed by key ${check.keyIds.join(', ') || '(none)'}` +
+      (command.publicKey === undefined ? ': compare the key id with the one the operator published.' : ', the key given.'),
+  );
+  return 0;
+}
+
+/** The digest file's checkpoints; null, with the line named on stderr, when a line is not one. */
+async function readDigest(path: string, io: AdminCommandIo): Promise<SignedCheckpoint[] | null> {
+  const lines = (await io.readFile(path)).split('\n');
+  const checkpoints: SignedCheckpoint[] = [];
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    const checkpoint = parseDigestLine(line);
+    if (checkpoint === null) {
+      io.err(`${path}:${index + 1} is not a digest line (position, seq, headHash, time, keyId, signature, publicKey).`);
+      return null;
+    }
+    checkpoints.push(checkpoint);
+  }
+  return checkpoints;
 }
 
 function describeChange(change: AdminRoleChange, changed: string, unchanged: string): string {

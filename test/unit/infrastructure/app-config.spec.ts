@@ -56,7 +56,34 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db:5432/bridle' }).database).toEqual({
       kind: 'server',
       url: 'postgres://u@db:5432/bridle',
+      poolMax: 10,
+      preparedStatements: true,
     });
+  });
+
+  it('sizes the server pool with DATABASE_POOL_MAX and sends statements unnamed with DATABASE_PREPARED_STATEMENTS=false', () => {
+    const server = { DATABASE_URL: 'postgres://u@db:5432/bridle' };
+    expect(loadConfig({ ...server, DATABASE_POOL_MAX: '4', DATABASE_PREPARED_STATEMENTS: 'false' }).database).toEqual({
+      kind: 'server',
+      url: 'postgres://u@db:5432/bridle',
+      poolMax: 4,
+      preparedStatements: false,
+    });
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).database).toMatchObject({ kind: 'embedded', preparedStatements: false });
+  });
+
+  it.each(['0', '1', '1001', '-5', '2.5', 'ten', '1e2'])('refuses DATABASE_POOL_MAX=%s, naming it', (value) => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@db:5432/bridle', DATABASE_POOL_MAX: value })).toThrow(
+      new ConfigError('DATABASE_POOL_MAX', `must be a whole number from 2 to 1000, got "${value}"`),
+    );
+    // Checked without a server too, so the value is known good before the move to one.
+    expect(() => loadConfig({ DATABASE_POOL_MAX: value })).toThrow(/^Invalid configuration: DATABASE_POOL_MAX /);
+  });
+
+  it('refuses a DATABASE_PREPARED_STATEMENTS other than true or false, naming it', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@db:5432/bridle', DATABASE_PREPARED_STATEMENTS: 'off' })).toThrow(
+      'Invalid configuration: DATABASE_PREPARED_STATEMENTS must be one of true, false, got "off"',
+    );
   });
 
   it('reads an OpenAI-compatible provider, and never puts its key in an error', () => {

@@ -3,6 +3,7 @@ import type { TurnStatus } from '../../../domain/agent/decision';
 import type { ToolAuditEntry, ToolAuditStatus } from '../../agent/ports/audit-log.port';
 import type { CycleStatus } from '../../outreach/cycle-outcome';
 import type { Page } from '../../shared/page';
+import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
 
 export type AuditSource = ToolAuditEntry['source'];
 /**
@@ -156,8 +157,24 @@ export abstract class AuditReader {
    */
   abstract export(filter: AuditFilter): AsyncIterable<AuditRecord>;
   /**
-   * Walks the whole chain in its order, checking each link and hash in the database, and
-   * counts the unsealed tail; a row neither linked nor queued for the sealer fails it.
+   * Walks the chain in its order, checking each link and hash in the database, and counts the
+   * unsealed tail; a row neither linked nor queued for the sealer fails it.
+   * @param from a checkpoint to start at instead of the first link: the link at its position
+   *   must be its row's (seq) with its hash, and hash to its row; then only the links after it
+   *   are walked, and only rows numbered above its row are looked for among the strays.
    */
-  abstract verify(): Promise<ChainVerification>;
+  abstract verify(from?: ChainLink): Promise<ChainVerification>;
+  /** The newest checkpoint, or null before the first. */
+  abstract latestCheckpoint(): Promise<SignedCheckpoint | null>;
+  /** Every checkpoint, oldest first, read in batches. */
+  abstract checkpoints(): AsyncIterable<SignedCheckpoint>;
+  /** The chain's links at these positions; a position with no link is absent from the map. */
+  abstract linksAt(positions: readonly number[]): Promise<ReadonlyMap<number, ChainLink>>;
+}
+
+/** A link of the chain: its position, its row's seq and its hash. */
+export interface ChainLink {
+  readonly position: number;
+  readonly seq: number;
+  readonly hash: string;
 }

@@ -1,27 +1,78 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { AuditChainSealer } from '../../../application/audit/ports/audit-chain-sealer.port';
+import { AuditChainSealer, type CheckpointWriter } from '../../../application/audit/ports/audit-chain-sealer.port';
+import type { ChainState } from '../../../domain/audit/checkpoint';
 import { AUDIT_SEAL_LOCK } from '../migrations/1766188800000-audit-chain-sealing';
 import { inTransaction, run, selectRow, sql } from '../sql';
 
 const SEALED_ROW = z.object({ sealed: z.number().int() });
+const LOCKED_ROW = z.object({ locked: z.boolean() });
+const STATE_ROW = z
+  .object({
+    position: z.coerce.number().int(),
+    seq: z.coerce.number().int(),
+    hash: z.string(),
+    first_sealed_at: z.coerce.date(),
+    last_position: z.coerce.number().int().nullable(),
+    last_created_at: z.coerce.date().nullable(),
+  })
+  .transform((row): ChainState => ({
+    head: { position: row.position, seq: row.seq, hash: row.hash },
+    last: row.last_position === null ? null : { position: row.last_position, createdAt: row.last_created_at! },
+    firstSealedAt: row.first_sealed_at,
+  }));
 
-/** The database's `audit_seal` function (migrations 1766188800000, 1766448000000): one statement, one transaction per batch. */
+/**
+ * The database's `audit_seal` function (migrations 1766188800000, 1766448000000): one statement,
+ * one transaction per batch; with a checkpoint writer, the checkpoint goes in the same
+ * transaction (migration 1766966400000).
+ */
 @Injectable()
 export class PostgresAuditChainSealer extends AuditChainSealer {
   constructor(private readonly dataSource: DataSource) {
     super();
   }
 
-  async sealBatch(maxRows: number, waitForOtherSealer = false): Promise<number> {
-    const seal = async () => (await selectRow(this.dataSource, sql`SELECT audit_seal(${maxRows}::int) AS sealed`, SEALED_ROW))!.sealed;
-    if (!waitForOtherSealer) return seal();
-    // audit_seal only tries the lock; taken first in the same transaction, it waits here
-    // for the other process's batch to commit, and audit_seal's try then holds it already.
+  async sealBatch(maxRows: number, waitForOtherSealer = false, checkpoint?: CheckpointWriter): Promise<number> {
+    if (!waitForOtherSealer && checkpoint === undefined) {
+      return (await selectRow(this.dataSource, sql`SELECT audit_seal(${maxRows}::int) AS sealed`, SEALED_ROW))!.sealed;
+    }
     return inTransaction(this.dataSource, async () => {
-      await run(this.dataSource, sql`SELECT pg_advisory_xact_lock(${AUDIT_SEAL_LOCK})`);
-      return seal();
+      // audit_seal only tries the lock; taken first in the same transaction (waiting here for
+      // another process's batch, or trying), audit_seal's own try then holds it already. Only
+      // the holder may write a checkpoint, so it must know it holds it: audit_seal's 0 does not say.
+      if (waitForOtherSealer) await run(this.dataSource, sql`SELECT pg_advisory_xact_lock(${AUDIT_SEAL_LOCK})`);
+      else {
+        const { locked } = (await selectRow(
+          this.dataSource,
+          sql`SELECT pg_try_advisory_xact_lock(${AUDIT_SEAL_LOCK}) AS locked`,
+          LOCKED_ROW,
+        ))!;
+        if (!locked) return 0;
+      }
+      const sealed = (await selectRow(this.dataSource, sql`SELECT audit_seal(${maxRows}::int) AS sealed`, SEALED_ROW))!.sealed;
+      if (checkpoint !== undefined) await this.checkpoint(checkpoint);
+      return sealed;
     });
+  }
+
+  private async checkpoint(writer: CheckpointWriter): Promise<void> {
+    const state = await selectRow(
+      this.dataSource,
+      sql`SELECT h.position, h.seq, h.hash, f.sealed_at AS first_sealed_at, k.position AS last_position, k.created_at AS last_created_at
+          FROM (SELECT position, seq, hash FROM audit_chain ORDER BY position DESC LIMIT 1) h
+          CROSS JOIN (SELECT sealed_at FROM audit_chain ORDER BY position LIMIT 1) f
+          LEFT JOIN (SELECT position, created_at FROM audit_checkpoints ORDER BY position DESC LIMIT 1) k ON TRUE`,
+      STATE_ROW,
+    );
+    if (state === null) return;
+    const signed = writer(state);
+    if (signed === null) return;
+    await run(
+      this.dataSource,
+      sql`INSERT INTO audit_checkpoints (position, seq, head_hash, created_at, key_id, public_key, signature)
+          VALUES (${signed.position}, ${signed.seq}, ${signed.headHash}, ${signed.createdAt}, ${signed.keyId}, ${signed.publicKey}, ${signed.signature})`,
+    );
   }
 }

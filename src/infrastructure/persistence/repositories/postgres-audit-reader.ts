@@ -6,6 +6,7 @@ import {
   AuditReader,
   type AuditRecord,
   type AuditSource,
+  type ChainLink,
   type ChainVerification,
   type DecisionFilter,
   type DecisionRecord,
@@ -14,6 +15,7 @@ import {
   type RecordedAuditStatus,
 } from '../../../application/audit/ports/audit-reader.port';
 import type { Page } from '../../../application/shared/page';
+import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import { join, raw, selectRow, selectRows, sql, type Statement } from '../sql';
@@ -190,6 +192,32 @@ const UNCHAINED_ROW = z.object({
   strays: z.coerce.number().int(),
   first_stray: z.coerce.number().int().nullable(),
 });
+const LINK_ROW = z
+  .object({ position: z.coerce.number().int(), seq: z.coerce.number().int(), hash: z.string() })
+  .transform((row): ChainLink => row);
+const CHECKPOINT_ROW = z
+  .object({
+    position: z.coerce.number().int(),
+    seq: z.coerce.number().int(),
+    head_hash: z.string(),
+    created_at: z.coerce.date(),
+    key_id: z.string(),
+    public_key: z.string(),
+    signature: z.string(),
+  })
+  .transform((row): SignedCheckpoint => ({
+    position: row.position,
+    seq: row.seq,
+    headHash: row.head_hash,
+    createdAt: row.created_at,
+    keyId: row.key_id,
+    publicKey: row.public_key,
+    signature: row.signature,
+  }));
+const CHECKPOINT_COLUMNS = raw(`position, seq, head_hash, created_at, key_id, public_key, signature`);
+/** Checkpoints per statement when listing them, and positions per look-up of links. */
+const CHECKPOINT_BATCH = 500;
+const LINKS_BATCH = 1000;
 
 const DECISION_DETAIL_ROW = DECISION_ROW.extend({ context: TURN_CONTEXT.nullable(), summary: z.string().nullable() });
 const HEAD_ROW = z.object({ head: z.coerce.number().int().nullable() });
@@ -283,14 +311,30 @@ export class PostgresAuditReader extends AuditReader {
     }
   }
 
-  async verify(): Promise<ChainVerification> {
+  async verify(from?: ChainLink): Promise<ChainVerification> {
     const head = (await selectRow(this.dataSource, sql`SELECT max(position) AS head FROM audit_chain`, CHAIN_HEAD_ROW))!.head;
     let previous = GENESIS_HASH;
     let after = 0;
     let checkedRows = 0;
     let firstBadSeq: number | null = null;
     let headHash: string | null = null;
-    while (head !== null) {
+    if (from !== undefined) {
+      // The checkpoint's link: still its row's, with the signed hash, and that hash still its
+      // row's. Its prev_hash cannot be checked without walking the links before it; a forged
+      // one would have to hash with the row to the signed hash.
+      const start = await selectRow(
+        this.dataSource,
+        sql`SELECT c.position, c.seq, c.prev_hash, c.hash, a.seq IS NOT NULL AND c.hash = audit_row_hash(c.prev_hash, a) AS intact
+            FROM audit_chain c LEFT JOIN audit_log a ON a.seq = c.seq WHERE c.position = ${from.position}::bigint`,
+        CHAIN_ROW,
+      );
+      checkedRows = 1;
+      if (start === null || start.seq !== from.seq || start.hash !== from.hash || start.intact !== true) firstBadSeq = from.seq;
+      previous = from.hash;
+      headHash = from.hash;
+      after = from.position;
+    }
+    while (head !== null && head > after) {
       // The hash is recomputed by the same SQL function the sealer used; a link whose row is
       // gone (deleted around the triggers) fails.
       const rows = await selectRows(
@@ -310,17 +354,61 @@ export class PostgresAuditReader extends AuditReader {
       }
       if (rows.length < VERIFY_BATCH) break;
     }
-    // Every row is linked or waiting to be: one in neither place was slipped in around the appender.
+    // Every row is linked or waiting to be: one in neither place was slipped in around the
+    // appender. From a checkpoint, only rows numbered above its row are looked at, so the
+    // check reads the rows since it, not the whole log.
+    const above = from?.seq ?? 0;
     const unchained = (await selectRow(
       this.dataSource,
-      sql`SELECT count(u.seq) AS unsealed, count(*) FILTER (WHERE u.seq IS NULL) AS strays, min(a.seq) FILTER (WHERE u.seq IS NULL) AS first_stray
-          FROM audit_log a LEFT JOIN audit_unsealed u ON u.seq = a.seq
-          WHERE NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.seq = a.seq)`,
+      sql`SELECT (SELECT count(*) FROM audit_unsealed u
+                  WHERE EXISTS (SELECT 1 FROM audit_log a WHERE a.seq = u.seq)
+                    AND NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.seq = u.seq)) AS unsealed,
+                 count(*) AS strays, min(a.seq) AS first_stray
+          FROM audit_log a
+          WHERE a.seq > ${above}::bigint
+            AND NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.seq = a.seq)
+            AND NOT EXISTS (SELECT 1 FROM audit_unsealed u WHERE u.seq = a.seq)`,
       UNCHAINED_ROW,
     ))!;
     if (unchained.first_stray !== null && (firstBadSeq === null || unchained.first_stray < firstBadSeq))
       firstBadSeq = unchained.first_stray;
     return { verified: firstBadSeq === null, checkedRows, firstBadSeq, headHash, unsealedRows: unchained.unsealed };
+  }
+
+  latestCheckpoint(): Promise<SignedCheckpoint | null> {
+    return selectRow(
+      this.dataSource,
+      sql`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints ORDER BY position DESC LIMIT 1`,
+      CHECKPOINT_ROW,
+    );
+  }
+
+  async *checkpoints(): AsyncIterable<SignedCheckpoint> {
+    let after = 0;
+    for (;;) {
+      const rows = await selectRows(
+        this.dataSource,
+        sql`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints WHERE position > ${after}::bigint ORDER BY position LIMIT ${CHECKPOINT_BATCH}`,
+        CHECKPOINT_ROW,
+      );
+      yield* rows;
+      if (rows.length < CHECKPOINT_BATCH) return;
+      after = rows[rows.length - 1].position;
+    }
+  }
+
+  async linksAt(positions: readonly number[]): Promise<ReadonlyMap<number, ChainLink>> {
+    const links = new Map<number, ChainLink>();
+    for (let i = 0; i < positions.length; i += LINKS_BATCH) {
+      const batch = positions.slice(i, i + LINKS_BATCH);
+      const rows = await selectRows(
+        this.dataSource,
+        sql`SELECT position, seq, hash FROM audit_chain WHERE position = ANY(${batch}::bigint[])`,
+        LINK_ROW,
+      );
+      for (const row of rows) links.set(row.position, row);
+    }
+    return links;
   }
 
   private async head(): Promise<number | null> {

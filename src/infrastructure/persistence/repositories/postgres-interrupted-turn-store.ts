@@ -106,8 +106,8 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
       this.dataSource,
       sql`WITH m AS (
             UPDATE messages m SET content = ${input.content}, status = 'interrupted', decision_type = 'RESPOND_ONLY', created_at = ${input.now}
-            WHERE m.status = ${IN_PROGRESS_STATUS} AND m.id IN (
-              SELECT s.id FROM messages s
+            WHERE m.status = ${IN_PROGRESS_STATUS} AND m.seq IN (
+              SELECT s.seq FROM messages s
               WHERE s.status = ${IN_PROGRESS_STATUS} AND s.created_at < ${input.startedBefore}
                 AND NOT EXISTS (SELECT 1 FROM audit_log p
                                 WHERE p.decision_id = s.decision_id AND p.status = 'pending' AND NOT EXISTS (${outcomeOf(raw('p.seq'))}))

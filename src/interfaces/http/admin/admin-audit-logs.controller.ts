@@ -1,12 +1,14 @@
 import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { ExportAuditCheckpointsUseCase } from '../../../application/audit/export-audit-checkpoints.use-case';
 import { ExportAuditLogUseCase } from '../../../application/audit/export-audit-log.use-case';
 import { GetAuditLogUseCase } from '../../../application/audit/get-audit-log.use-case';
 import { ListAuditLogsUseCase } from '../../../application/audit/list-audit-logs.use-case';
 import { VerifyAuditChainUseCase } from '../../../application/audit/verify-audit-chain.use-case';
 import type { Principal } from '../../../application/identity/ports/access-token-service.port';
 import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
+import { toDigestLine } from '../../../domain/audit/checkpoint';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { AdminGuard, ApiAdminOnly } from './admin.guard';
 import {
@@ -17,6 +19,7 @@ import {
   AuditSeqPathDto,
   ChainVerificationDto,
   toAuditFilter,
+  VerifyQueryDto,
 } from './admin.dto';
 import { writeNdjson } from './ndjson';
 import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
@@ -36,6 +39,7 @@ export class AdminAuditLogsController {
     private readonly getLog: GetAuditLogUseCase,
     private readonly exportLog: ExportAuditLogUseCase,
     private readonly verifyChain: VerifyAuditChainUseCase,
+    private readonly exportCheckpoints: ExportAuditCheckpointsUseCase,
   ) {}
 
   @Get()
@@ -56,7 +60,7 @@ export class AdminAuditLogsController {
     return { items: page.items.map((row) => AuditRowDto.of(row)), nextCursor: page.nextCursor };
   }
 
-  // Before ':seq', so that Express does not take 'export' and 'verify' for sequence numbers.
+  // Before ':seq', so that Express does not take 'export', 'verify' and 'checkpoints' for sequence numbers.
   @Get('export')
   @ApiOperation({
     operationId: 'exportAuditRows',
@@ -80,14 +84,40 @@ export class AdminAuditLogsController {
     operationId: 'verifyAuditChain',
     summary: 'Check the hash chain',
     description:
-      "Seals what is waiting, then walks the chain in its order: each link's prevHash must be the previous " +
-      "link's hash (64 zeros for the first) and its hash must be recomputed from its row's content. A row altered " +
-      'or deleted by going around the database triggers, or slipped in without being queued for the sealer, makes ' +
-      'verified false and names the first bad row. unsealedRows counts the tail another process was still sealing.',
+      'Seals what is waiting, then checks the newest signed checkpoint (signed by the configured key, its link ' +
+      'still there with the signed hash) and walks only the links after it, each of which must carry the previous ' +
+      "link's hash and hash to its row's content. With full=true it walks the whole chain from the first link (64 " +
+      'zeros before it) and checks every checkpoint. A row altered or deleted by going around the database triggers, ' +
+      'or slipped in without being queued for the sealer, makes verified false and names the first bad row; a ' +
+      'checkpoint that does not hold is named in firstBadCheckpoint. unsealedRows counts the tail another process ' +
+      'was still sealing. A cut tail is found by checking an exported digest (GET /admin/audit-logs/checkpoints) ' +
+      'with `node dist/admin.js audit-verify --against <file>`.',
   })
+  @ApiQuery({ name: 'full', required: false, enum: ['true', 'false'], description: 'Walk the whole chain and check every checkpoint' })
   @ApiOkResponse({ type: ChainVerificationDto })
-  verify(@CurrentPrincipal() admin: Principal): Promise<ChainVerificationDto> {
-    return this.verifyChain.execute({ adminId: admin.userId });
+  @ApiErrors(400)
+  async verify(@Query() query: VerifyQueryDto, @CurrentPrincipal() admin: Principal): Promise<ChainVerificationDto> {
+    return ChainVerificationDto.of(await this.verifyChain.execute({ adminId: admin.userId, full: query.full === 'true' }));
+  }
+
+  @Get('checkpoints')
+  @ApiOperation({
+    operationId: 'exportAuditCheckpoints',
+    summary: 'The signed checkpoints as NDJSON digest lines',
+    description:
+      'One JSON object per line, oldest first: {position, seq, headHash, time, keyId, signature, publicKey}, the ' +
+      'Ed25519 signature (base64) of `bridle-audit-checkpoint:v1\\n<position>\\n<seq>\\n<headHash>\\n<time>` by the ' +
+      'public key (SPKI DER, base64). Keep the file outside the database. Each signature can be checked ' +
+      'with the public key alone (`node dist/admin.js audit-check-digest <file>`), and the file against the ' +
+      'database later (`audit-verify --against <file>`), which finds a rewritten past or a cut tail. Audited like ' +
+      'the rows export.',
+  })
+  @ApiOkResponse({
+    description: 'application/x-ndjson: one digest line per checkpoint',
+    content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+  })
+  async checkpoints(@CurrentPrincipal() admin: Principal, @Res() res: Response): Promise<void> {
+    await writeNdjson(res, this.exportCheckpoints.execute({ adminId: admin.userId }), (checkpoint) => toDigestLine(checkpoint));
   }
 
   @Get(':seq')

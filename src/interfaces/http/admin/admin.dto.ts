@@ -16,6 +16,7 @@ import {
   type DecisionStatus,
   type DecisionWithToolCalls,
 } from '../../../application/audit/ports/audit-reader.port';
+import type { ChainVerificationReport } from '../../../application/audit/verify-audit-chain.use-case';
 import { PageQueryDto } from '../shared/page-query.dto';
 import { Optional, ToInteger } from '../shared/fields';
 
@@ -324,6 +325,61 @@ export class ChainVerificationDto implements ChainVerification {
 
   @ApiProperty({ description: 'Rows appended but not yet linked into the chain when the walk ended (not checked)' })
   unsealedRows!: number;
+
+  @ApiProperty({ description: "The position the walk started at: the newest checkpoint's, or 1 for the whole chain" })
+  from!: number;
+
+  @ApiProperty({
+    type: () => CheckpointRefDto,
+    nullable: true,
+    description: 'The checkpoint the walk started at; null for the whole chain',
+  })
+  checkpoint!: CheckpointRefDto | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'The first checkpoint checked that does not hold: not signed by the configured key, or its link gone or changed',
+  })
+  firstBadCheckpoint!: number | null;
+
+  static of(report: ChainVerificationReport): ChainVerificationDto {
+    return {
+      verified: report.verified,
+      checkedRows: report.checkedRows,
+      firstBadSeq: report.firstBadSeq,
+      headHash: report.headHash,
+      unsealedRows: report.unsealedRows,
+      from: report.from,
+      checkpoint: report.checkpoint && {
+        position: report.checkpoint.position,
+        seq: report.checkpoint.seq,
+        headHash: report.checkpoint.headHash,
+        time: report.checkpoint.createdAt.toISOString(),
+      },
+      firstBadCheckpoint: report.firstBadCheckpoint,
+    };
+  }
+}
+
+export class CheckpointRefDto {
+  @ApiProperty()
+  position!: number;
+
+  @ApiProperty({ description: "The checkpoint's row" })
+  seq!: number;
+
+  @ApiProperty({ description: 'The link hash at that position, as signed' })
+  headHash!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  time!: string;
+}
+
+export class VerifyQueryDto {
+  @Optional()
+  @IsIn(['true', 'false'], { message: 'full must be true or false' })
+  full?: 'true' | 'false';
 }
 
 export function toAuditFilter(query: AuditFilterQueryDto): AuditFilter {
