@@ -44,6 +44,8 @@ export type DatabaseSettings = (
       readonly url: string;
       /** DATABASE_POOL_MAX: connections this process may hold (10 when not given). */
       readonly poolMax?: number;
+      /** DATABASE_LISTEN_URL: where the fleet bus's LISTEN connection goes, past a pooler (DATABASE_URL when not given). */
+      readonly listenUrl?: string;
     }
 ) & {
   /**
@@ -233,7 +235,13 @@ function databaseSettings(env: Env, url: string | undefined, dataDir: string): D
   // Two connections at least: the migration lock holds one while the migrations run on another.
   const poolMax = integer(env, 'DATABASE_POOL_MAX', 10, 2, 1_000);
   const preparedStatements = oneOf(env, 'DATABASE_PREPARED_STATEMENTS', ['true', 'false'], 'true') === 'true';
-  return url === undefined ? { kind: 'embedded', dataDir, preparedStatements } : { kind: 'server', url, poolMax, preparedStatements };
+  const listenUrl = text(env, 'DATABASE_LISTEN_URL');
+  if (listenUrl !== undefined && !/^postgres(ql)?:\/\//.test(listenUrl)) {
+    throw new ConfigError('DATABASE_LISTEN_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  return url === undefined
+    ? { kind: 'embedded', dataDir, preparedStatements }
+    : { kind: 'server', url, poolMax, preparedStatements, listenUrl: listenUrl ?? url };
 }
 
 /** @param embedded whether the database is the embedded one (a single process). */

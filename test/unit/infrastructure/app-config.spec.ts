@@ -58,7 +58,19 @@ describe(loadConfig.name, () => {
       url: 'postgres://u@db:5432/bridle',
       poolMax: 10,
       preparedStatements: true,
+      listenUrl: 'postgres://u@db:5432/bridle',
     });
+  });
+
+  it('sends the fleet bus’s LISTEN connection to DATABASE_LISTEN_URL, past a pooler, and refuses one that is not PostgreSQL', () => {
+    const server = { DATABASE_URL: 'postgres://u@pooler:6432/bridle' };
+    expect(loadConfig({ ...server, DATABASE_LISTEN_URL: 'postgres://u@db:5432/bridle' }).database).toMatchObject({
+      url: 'postgres://u@pooler:6432/bridle',
+      listenUrl: 'postgres://u@db:5432/bridle',
+    });
+    expect(() => loadConfig({ ...server, DATABASE_LISTEN_URL: 'mysql://db' })).toThrow(
+      'Invalid configuration: DATABASE_LISTEN_URL must be a postgres:// or postgresql:// URL',
+    );
   });
 
   it('sizes the server pool with DATABASE_POOL_MAX and sends statements unnamed with DATABASE_PREPARED_STATEMENTS=false', () => {
@@ -68,6 +80,7 @@ describe(loadConfig.name, () => {
       url: 'postgres://u@db:5432/bridle',
       poolMax: 4,
       preparedStatements: false,
+      listenUrl: 'postgres://u@db:5432/bridle',
     });
     expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).database).toMatchObject({ kind: 'embedded', preparedStatements: false });
   });
