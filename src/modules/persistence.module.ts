@@ -25,7 +25,9 @@ class DatabaseLifecycle implements OnApplicationShutdown {
 
 /** The fleet's bus: NOTIFY/LISTEN on a PostgreSQL server, the process itself on the embedded database. */
 function fleetBus(config: AppConfig, dataSource: DataSource): FleetBus {
-  return config.database.kind === 'server' ? new PostgresFleetBus(config.database.listenUrl ?? config.database.url, dataSource) : new InProcessFleetBus();
+  return config.database.kind === 'server'
+    ? new PostgresFleetBus(config.database.listenUrl ?? config.database.url, dataSource)
+    : new InProcessFleetBus();
 }
 
 @Global()
