@@ -15,7 +15,7 @@ import { AuditLogModule } from './audit-log.module';
   providers: [
     {
       provide: LanguageModel,
-      useFactory: async (config: AppConfig, metrics: Metrics) => new MeteredLanguageModel(await createLanguageModel(config), metrics),
+      useFactory: async (config: AppConfig, metrics: Metrics) => new MeteredLanguageModel(await createLanguageModel(config), metrics, config.llmPricing),
       inject: [AppConfig, Metrics],
     },
     { provide: IdGenerator, useClass: RandomIdGenerator },

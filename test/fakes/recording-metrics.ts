@@ -28,6 +28,10 @@ export class RecordingMetrics extends Metrics {
     this.calls.push({ name: 'auditRowAppended', args });
   }
 
+  httpRequest(...args: unknown[]): void {
+    this.calls.push({ name: 'httpRequest', args });
+  }
+
   render(): Promise<string> {
     return Promise.resolve('');
   }

@@ -100,7 +100,7 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
   await createToolsMcpServer(executor, inProcessChannel).connect(serverSide);
   const gateway = await McpToolGateway.connect(clientSide);
 
-  const model = new MeteredLanguageModel(new OfflineLanguageModel(), metrics);
+  const model = new MeteredLanguageModel(new OfflineLanguageModel(), metrics, config.llmPricing);
   const agent = new AgentLoop(model, gateway, clock, logger);
   const settings: AgentSettings = {
     limits: config.agentLimits,

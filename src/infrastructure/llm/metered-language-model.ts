@@ -1,11 +1,16 @@
 import { type Completion, type CompletionRequest, LanguageModel } from '../../application/agent/ports/language-model.port';
 import type { Metrics } from '../../application/shared/ports/metrics.port';
+import { costOf, type TokenPricing } from '../../domain/agent/pricing';
 
-/** Times every model call and counts its tokens, whichever provider is behind it. */
+/**
+ * Times every model call and counts its tokens and their cost, whichever provider is behind it,
+ * under the provider and model the adapter was configured with.
+ */
 export class MeteredLanguageModel extends LanguageModel {
   constructor(
     private readonly inner: LanguageModel,
     private readonly metrics: Metrics,
+    private readonly pricing: TokenPricing | null,
   ) {
     super();
   }
@@ -28,15 +33,21 @@ export class MeteredLanguageModel extends LanguageModel {
 
   private async measured(call: () => Promise<Completion>): Promise<Completion> {
     const started = performance.now();
+    const measure = { provider: this.provider, model: this.model };
     try {
       const completion = await call();
-      this.metrics.modelCall(this.provider, 'ok', (performance.now() - started) / 1000, {
-        prompt: completion.usage.promptTokens,
-        completion: completion.usage.completionTokens,
+      const { usage } = completion;
+      this.metrics.modelCall({
+        ...measure,
+        outcome: 'ok',
+        seconds: (performance.now() - started) / 1000,
+        tokens: { prompt: usage.promptTokens, completion: usage.completionTokens },
+        cost: this.pricing && costOf(usage, this.pricing),
       });
       return completion;
     } catch (error) {
-      this.metrics.modelCall(this.provider, 'error', (performance.now() - started) / 1000, { prompt: 0, completion: 0 });
+      const seconds = (performance.now() - started) / 1000;
+      this.metrics.modelCall({ ...measure, outcome: 'error', seconds, tokens: { prompt: 0, completion: 0 }, cost: null });
       throw error;
     }
   }

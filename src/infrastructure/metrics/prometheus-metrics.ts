@@ -1,7 +1,20 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { Metrics } from '../../application/shared/ports/metrics.port';
+import { Metrics, type ModelCallMeasure } from '../../application/shared/ports/metrics.port';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * OpenTelemetry's advice for `http.server.request.duration`, and 30 and 60 s on top: a chat
+ * turn may take up to AGENT_TURN_TIMEOUT_MS (30 s by default, up to 300 s).
+ */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60];
+
+/**
+ * Gauges of prom-client's defaults whose names end in `_total`, which Prometheus keeps for
+ * counters (`promtool check metrics` refuses them). Each is the sum of the gauge without the
+ * suffix (`nodejs_active_handles{type}`), so nothing is lost.
+ */
+const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
 /** prom-client, on a registry of its own (several apps in one process never collide). */
 export class PrometheusMetrics extends Metrics {
@@ -15,22 +28,44 @@ export class PrometheusMetrics extends Metrics {
     'status',
   ]);
   private readonly toolCallSeconds = this.histogram('bridle_tool_call_seconds', 'Duration of a tool call or outreach action', ['tool']);
-  private readonly modelCalls = this.counter('bridle_model_calls_total', 'Language model calls by provider and outcome', [
+  private readonly modelCalls = this.counter('bridle_model_calls_total', 'Language model calls by provider, model and outcome', [
     'provider',
+    'model',
     'outcome',
   ]);
-  private readonly modelCallSeconds = this.histogram('bridle_model_call_seconds', 'Duration of a language model call', ['provider']);
-  private readonly tokens = this.counter('bridle_model_tokens_total', 'Tokens by provider and direction', ['provider', 'direction']);
+  private readonly modelCallSeconds = this.histogram('bridle_model_call_seconds', 'Duration of a language model call', [
+    'provider',
+    'model',
+  ]);
+  private readonly tokens = this.counter('bridle_model_tokens_total', 'Tokens the provider reported, by provider, model and direction', [
+    'provider',
+    'model',
+    'direction',
+  ]);
+  private readonly cost = this.counter(
+    'bridle_model_cost_total',
+    'Cost of the tokens at LLM_PRICE_INPUT_PER_1K and LLM_PRICE_OUTPUT_PER_1K, in their currency, by provider and model',
+    ['provider', 'model'],
+  );
   private readonly quotaRejections = this.counter(
     'bridle_quota_rejections_total',
     'Outreach actions and chat model calls refused by a quota or budget',
     ['kind', 'scope', 'window'],
   );
   private readonly auditRows = this.counter('bridle_audit_rows_appended_total', 'Rows appended to the audit log', ['source', 'status']);
+  private readonly httpRequests = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Duration of HTTP server requests, by method, route template and status code',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'],
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
 
   constructor() {
     super();
-    collectDefaultMetrics({ register: this.registry, prefix: 'bridle_' });
+    // No prefix: dashboards made for Node.js services look for process_* and nodejs_*.
+    collectDefaultMetrics({ register: this.registry });
+    for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
   }
 
   chatTurn(status: string, seconds: number): void {
@@ -48,11 +83,12 @@ export class PrometheusMetrics extends Metrics {
     if (seconds !== null) this.toolCallSeconds.observe({ tool }, seconds);
   }
 
-  modelCall(provider: string, outcome: 'ok' | 'error', seconds: number, tokens: { prompt: number; completion: number }): void {
-    this.modelCalls.inc({ provider, outcome });
-    this.modelCallSeconds.observe({ provider }, seconds);
-    if (tokens.prompt) this.tokens.inc({ provider, direction: 'prompt' }, tokens.prompt);
-    if (tokens.completion) this.tokens.inc({ provider, direction: 'completion' }, tokens.completion);
+  modelCall({ provider, model, outcome, seconds, tokens, cost }: ModelCallMeasure): void {
+    this.modelCalls.inc({ provider, model, outcome });
+    this.modelCallSeconds.observe({ provider, model }, seconds);
+    if (tokens.prompt) this.tokens.inc({ provider, model, direction: 'prompt' }, tokens.prompt);
+    if (tokens.completion) this.tokens.inc({ provider, model, direction: 'completion' }, tokens.completion);
+    if (cost) this.cost.inc({ provider, model }, cost);
   }
 
   quotaRejection(kind: string, scope: string, window: string): void {
@@ -61,6 +97,10 @@ export class PrometheusMetrics extends Metrics {
 
   auditRowAppended(source: string, status: string): void {
     this.auditRows.inc({ source, status });
+  }
+
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    this.httpRequests.observe({ http_request_method: method, http_route: route, http_response_status_code: status }, seconds);
   }
 
   render(): Promise<string> {

@@ -4,6 +4,8 @@ import { json, type RequestHandler, text } from 'express';
 import helmet from 'helmet';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import { Metrics } from '../../application/shared/ports/metrics.port';
+import { measureHttpRequests } from './metrics/http-request-metrics';
 import { buildOpenApiDocument } from './openapi';
 import { assignRequestId } from './shared/request-id';
 
@@ -21,6 +23,7 @@ export function configureHttpApp(app: NestExpressApplication, options: { trustPr
   app.disable('x-powered-by');
   // Which proxies may name the client (X-Forwarded-For): the address every per-address limit counts.
   app.set('trust proxy', options.trustProxy);
+  app.use(measureHttpRequests(app.get(Metrics)));
   app.use(assignRequestId);
   app.use(securityHeaders());
   // express's parsers directly: Nest's useBodyParser reserves `verify` for itself.

@@ -1,13 +1,29 @@
+/** One language model call, named by the configured provider and model (never by text from a response). */
+export interface ModelCallMeasure {
+  readonly provider: string;
+  readonly model: string;
+  readonly outcome: 'ok' | 'error';
+  readonly seconds: number;
+  readonly tokens: { readonly prompt: number; readonly completion: number };
+  /** In the currency of the configured prices (LLM_PRICE_*); null when there are none. */
+  readonly cost: number | null;
+}
+
 /** What the service counts and times for operators (`GET /metrics`). Durations in seconds. */
 export abstract class Metrics {
   abstract chatTurn(status: string, seconds: number): void;
   abstract outreachCycle(status: string, code: string | null, seconds: number): void;
   /** `seconds` null: refused before it ran, so counted but not timed. */
   abstract toolCall(tool: string, status: string, seconds: number | null): void;
-  abstract modelCall(provider: string, outcome: 'ok' | 'error', seconds: number, tokens: { prompt: number; completion: number }): void;
+  abstract modelCall(call: ModelCallMeasure): void;
   /** `window`: the limit's window (`day`, or `week` for an outreach rolling week). */
   abstract quotaRejection(kind: string, scope: string, window: string): void;
   abstract auditRowAppended(source: string, status: string): void;
+  /**
+   * One HTTP request, once its response is finished or its connection closed. `route`: the
+   * route's template (`/api/:userId/tasks/:taskId`), never the path, whose ids are unbounded.
+   */
+  abstract httpRequest(method: string, route: string, status: number, seconds: number): void;
   /** Everything counted so far, in Prometheus text format. */
   abstract render(): Promise<string>;
 }

@@ -43,8 +43,9 @@ export class MetricsController {
     operationId: 'getMetrics',
     summary: 'Prometheus metrics',
     description:
-      'Chat turns and outreach cycles by outcome, tool calls by tool and status, latency histograms of turns, cycles, ' +
-      'model calls and tool calls, tokens by provider, quota rejections, audit rows appended, and the process. ' +
+      'HTTP requests by method, route and status, chat turns and outreach cycles by outcome, tool calls by tool and status, ' +
+      'latency histograms of requests, turns, cycles, model calls and tool calls, tokens and their cost by provider and model, ' +
+      'quota rejections, audit rows appended, and the Node.js process (process_* and nodejs_*). ' +
       'When the server has a METRICS_TOKEN, only `Authorization: Bearer <METRICS_TOKEN>` may scrape.',
   })
   @ApiOkResponse({ description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } })
