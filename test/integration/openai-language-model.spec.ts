@@ -28,6 +28,15 @@ import {
 const KEY = 'sk-test-not-a-real-key';
 const retry = { timeoutMs: 1_000, maxRetries: 2, retryMaxWaitMs: 2_000 };
 
+/** Records the delay of every timer the code under test schedules, and tells `onWait`; the timers run as usual. */
+function recordWaits(onWait: (ms: number) => void = () => {}) {
+  const setTimer = globalThis.setTimeout;
+  return jest.spyOn(globalThis, 'setTimeout').mockImplementation((handler: () => void, ms?: number) => {
+    onWait(ms ?? 0);
+    return setTimer(handler, ms);
+  });
+}
+
 function request(overrides: Partial<CompletionRequest> = {}): CompletionRequest {
   return {
     systemPrompt: 'You manage tasks.',
@@ -55,6 +64,8 @@ describe(OpenAiLanguageModel.name, () => {
     const client = new OpenAI({ apiKey: KEY, baseURL: `${fake.url}/v1`, maxRetries: 0 });
     sut = new OpenAiLanguageModel(client, { provider: 'openai', model: 'gpt-test', retry });
   });
+
+  afterEach(() => jest.restoreAllMocks());
 
   afterAll(async () => {
     await fake?.stop();
@@ -128,9 +139,12 @@ describe(OpenAiLanguageModel.name, () => {
         ? { status: 429, headers: { 'retry-after': '1' }, json: { error: { message: 'slow down' } } }
         : { json: chatCompletion({ content: 'ok' }) },
     );
-    const started = Date.now();
-    await expect(sut.complete(request())).resolves.toMatchObject({ text: 'ok' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    // An attempt's own timer is not one second long here, so a timer of one second is the wait.
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${fake.url}/v1`, maxRetries: 0 });
+    const patient = new OpenAiLanguageModel(client, { provider: 'openai', model: 'gpt-test', retry: { ...retry, timeoutMs: 5_000 } });
+    const waits = recordWaits();
+    await expect(patient.complete(request())).resolves.toMatchObject({ text: 'ok' });
+    expect(waits.mock.calls.filter(([, ms]) => ms === 1_000)).toHaveLength(1);
     expect(fake.requests).toHaveLength(2);
   });
 
@@ -168,10 +182,12 @@ describe(OpenAiLanguageModel.name, () => {
   it("stops when the turn's deadline passes, even while waiting to retry", async () => {
     fake.respond(() => ({ status: 429, headers: { 'retry-after': '2' }, json: { error: { message: 'wait' } } }));
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const started = Date.now();
-    await expect(sut.complete(request({ signal: controller.signal }))).rejects.toThrow(LanguageModelTimeoutError);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // The turn ends as soon as the adapter starts the two seconds' wait the provider asked for.
+    recordWaits((ms) => ms === 2_000 && setImmediate(() => controller.abort()));
+    const failure = sut.complete(request({ signal: controller.signal }));
+    await expect(failure).rejects.toThrow(LanguageModelTimeoutError);
+    await expect(failure).rejects.toThrow('The turn ended while waiting to retry');
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('maps refusals: a content filter, and a bad request that is not retried', async () => {
@@ -332,13 +348,10 @@ describe(OpenAiLanguageModel.name, () => {
         retry: { ...retry, timeoutMs: 60_000 },
       });
       const controller = new AbortController();
-      let abortedAt = 0;
-      const streaming = patient.stream(request({ signal: controller.signal }), () => {
-        abortedAt = Date.now();
-        controller.abort();
-      });
+      const streaming = patient.stream(request({ signal: controller.signal }), () => controller.abort());
+      // The stream never ends and the attempt's timeout is a minute away: only the abort can end it.
       await expect(within(5_000, 'stream() did not stop on abort', streaming)).rejects.toThrow(LanguageModelTimeoutError);
-      expect(Date.now() - abortedAt).toBeLessThan(500);
+      await expect(streaming).rejects.toThrow('The turn ended before the model answered');
       expect(fake.requests).toHaveLength(1);
     });
   });

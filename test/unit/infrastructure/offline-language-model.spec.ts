@@ -425,29 +425,33 @@ describe(OfflineLanguageModel.name, () => {
 
   it('paces the words of a streamed answer, and stops pacing once the turn is over', async () => {
     const paced = new OfflineLanguageModel(25);
-    const arrivals: number[] = [];
-    const started = Date.now();
-    const completion = await paced.stream(request([{ role: 'user', content: 'hello' }]), () => arrivals.push(Date.now() - started));
-    const words = completion.text!.match(/\s*\S+\s*/g)!.length;
-    expect(arrivals).toHaveLength(words);
-    // Timers may fire late on a busy machine, never early.
-    expect(arrivals.at(-1)! - arrivals[0]).toBeGreaterThanOrEqual((words - 1) * 25 - 5);
-
-    // The turn ends after the first word: the rest follows at once, the answer still whole.
-    const turn = new AbortController();
-    const after: number[] = [];
-    const pieces: string[] = [];
-    const t0 = Date.now();
-    const whole = await paced.stream(request([{ role: 'user', content: 'hello' }], { signal: turn.signal }), (piece) => {
-      pieces.push(piece);
-      after.push(Date.now() - t0);
-      turn.abort();
+    // What the stream does, in order: a word handed on, or a pause of 25 ms begun.
+    const steps: string[] = [];
+    const setTimer = globalThis.setTimeout;
+    const timers = jest.spyOn(globalThis, 'setTimeout').mockImplementation((handler: () => void, ms?: number) => {
+      if (ms === 25) steps.push('pause');
+      return setTimer(handler, ms);
     });
-    expect(pieces.join('')).toBe(whole.text);
-    // Paced, the last word would come after about (words - 1) × 25 ms; unpaced, at once, however
-    // late a busy machine runs it (once 33 ms on CI's 2 cores): half the paced time tells them apart.
-    expect(after.length).toBeGreaterThan(5);
-    expect(after.at(-1)).toBeLessThan(((after.length - 1) * 25) / 2);
+    try {
+      const completion = await paced.stream(request([{ role: 'user', content: 'hello' }]), () => steps.push('word'));
+      const words = completion.text!.match(/\s*\S+\s*/g)!.length;
+      expect(words).toBeGreaterThan(5);
+      expect(steps).toEqual(['word', ...Array.from({ length: words - 1 }, () => ['pause', 'word']).flat()]);
+
+      // The turn ends after the first word: the rest follows with no pause, the answer still whole.
+      steps.length = 0;
+      const turn = new AbortController();
+      const pieces: string[] = [];
+      const whole = await paced.stream(request([{ role: 'user', content: 'hello' }], { signal: turn.signal }), (piece) => {
+        pieces.push(piece);
+        steps.push('word');
+        turn.abort();
+      });
+      expect(pieces.join('')).toBe(whole.text);
+      expect(steps).toEqual(pieces.map(() => 'word'));
+    } finally {
+      timers.mockRestore();
+    }
   });
 
   it('names itself', () => {
