@@ -31,6 +31,7 @@ import { DESCRIPTION_MAX_LENGTH, TASK_PRIORITIES, TITLE_MAX_LENGTH } from '../sr
 import { loadConfig } from '../src/infrastructure/config/app-config';
 import { NestLogger } from '../src/infrastructure/logging/nest-logger';
 import { SystemClock } from '../src/infrastructure/system-clock';
+import { AjvSchemaValidator } from '../src/infrastructure/validation/ajv-schema-validator';
 import { busyCores, machineCpu, sleep, waitForQuietMachine } from './support/processes';
 import { writeJson } from './support/results';
 import { git } from './support/git';
@@ -168,6 +169,8 @@ class ScriptedModel extends LanguageModel {
   }
 }
 
+const SCHEMAS = new AjvSchemaValidator();
+
 class InMemoryToolGateway extends ToolGateway {
   private readonly tools: readonly ToolDefinition[] = TODO_TOOLS.filter((definition) => definition.name === TOOL);
 
@@ -181,7 +184,7 @@ class InMemoryToolGateway extends ToolGateway {
 
   invoke(name: string, args: ToolArguments, _context: ToolCallContext): Promise<ToolResult> {
     // What the tool server checks before a tool runs; the peers' zod schemas do the same.
-    const validation = validateToolArguments(this.tools, name, args);
+    const validation = validateToolArguments(this.tools, name, args, SCHEMAS);
     if (!validation.ok) return Promise.resolve({ ok: false, code: validation.code, message: validation.message });
     return Promise.resolve({ ok: true, data: this.tasks.add(String(validation.arguments.title)) });
   }
@@ -214,6 +217,7 @@ function bridle(): Side {
     new InMemoryToolGateway(tasks),
     new SystemClock(),
     NULL_LOGGER ? new NullLogger() : productionLogger(),
+    SCHEMAS,
   );
   let turns = 0;
   return {

@@ -33,12 +33,30 @@ const EXTERNAL = [
   'thread-stream',
   // Serves its own files (the /docs page).
   'swagger-ui-dist',
+  // OpenTelemetry, loaded only when tracing is on (src/infrastructure/telemetry/): its
+  // instrumentations patch http, express, pg and pino through require hooks, and all of them
+  // must share the one @opentelemetry/api the SDK registers with.
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/instrumentation-http',
+  '@opentelemetry/instrumentation-express',
+  '@opentelemetry/instrumentation-pg',
+  '@opentelemetry/instrumentation-pino',
+  '@opentelemetry/resources',
+  '@opentelemetry/semantic-conventions',
 ];
 
 /** Optional peers Nest and @nestjs/swagger try to load and do without; any other missing import fails the build. */
 const ABSENT_ON_PURPOSE = ['@nestjs/microservices', '@nestjs/websockets', '@fastify/static'];
 
 const ENTRIES = ['main', 'worker', 'admin'];
+
+/**
+ * Loaded by the launchers of main and worker before their bundle: it starts OpenTelemetry when
+ * configured. Inside the bundle it would come too late, because a chunk requires the packages
+ * left outside (express, pg, `http`) at its top, before any of its code runs.
+ */
+const START_TRACING = { name: 'start-tracing', file: 'infrastructure/telemetry/start-tracing.js', before: ['main', 'worker'] };
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -82,7 +100,10 @@ async function bundleServer(fromDir, toDir) {
   const external = await withDependencies(EXTERNAL);
   await rm(to, { recursive: true, force: true });
   const { output } = await build({
-    input: Object.fromEntries(ENTRIES.map((name) => [name, join(from, `${name}.js`)])),
+    input: {
+      ...Object.fromEntries(ENTRIES.map((name) => [name, join(from, `${name}.js`)])),
+      [START_TRACING.name]: join(from, START_TRACING.file),
+    },
     platform: 'node',
     external: (id) => external.has(packageNamed(id)),
     plugins: [compiledSourceMaps(from)],
@@ -128,6 +149,7 @@ async function bundleServer(fromDir, toDir) {
         `// folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a start after the first skips`,
         `// compiling it; a rebuilt file is compiled again.`,
         `require('node:module').enableCompileCache();`,
+        ...(START_TRACING.before.includes(name) ? [`require('./server/${START_TRACING.name}.js');`] : []),
         `require('./server/${name}.js');`,
         '',
       ].join('\n'),

@@ -1,5 +1,7 @@
 // First: it changes how V8 collects garbage while the rest loads.
 import { optimizeForSizeOnceStarted } from './infrastructure/start-up-heap';
+// Second: OpenTelemetry, when configured, patches http, express, pg and pino before they load.
+import './infrastructure/telemetry/start-tracing';
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';

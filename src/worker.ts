@@ -1,3 +1,5 @@
+// First: OpenTelemetry, when configured, patches http, pg and pino before they load.
+import './infrastructure/telemetry/start-tracing';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';

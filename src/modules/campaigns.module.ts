@@ -12,6 +12,8 @@ import { RemoveDoNotContactUseCase } from '../application/outreach/campaigns/rem
 import { StartCampaignUseCase } from '../application/outreach/campaigns/start-campaign.use-case';
 import { UpdateCampaignUseCase } from '../application/outreach/campaigns/update-campaign.use-case';
 import { CampaignRepository } from '../application/outreach/ports/campaign-repository.port';
+import { CsvReader } from '../application/outreach/ports/csv-reader.port';
+import { PapaparseCsvReader } from '../infrastructure/outreach/papaparse-csv-reader';
 import { PostgresCampaignRepository } from '../infrastructure/persistence/repositories/postgres-campaign.repository';
 import { CampaignsController } from '../interfaces/http/outreach/campaigns.controller';
 import { DoNotContactController } from '../interfaces/http/outreach/do-not-contact.controller';
@@ -29,6 +31,7 @@ import { OutreachStatusController } from '../interfaces/http/outreach/outreach-s
   controllers: [CampaignsController, DoNotContactController, OutreachCyclesController, OutreachStatusController],
   providers: [
     { provide: CampaignRepository, useClass: PostgresCampaignRepository },
+    { provide: CsvReader, useClass: PapaparseCsvReader },
     CreateCampaignUseCase,
     ListCampaignsUseCase,
     GetCampaignUseCase,

@@ -1,10 +1,11 @@
 import { Logger, Module } from '@nestjs/common';
 import { ChangePasswordUseCase } from '../application/identity/change-password.use-case';
 import { GetAccountUseCase } from '../application/identity/get-account.use-case';
-import { IdentitySettings } from '../application/identity/identity-settings';
+import { IdentitySettings, SessionSettings } from '../application/identity/identity-settings';
 import { LogInUseCase } from '../application/identity/log-in.use-case';
 import { AccessTokenService } from '../application/identity/ports/access-token-service.port';
 import { RegisterUserUseCase } from '../application/identity/register-user.use-case';
+import { RenewSessionUseCase } from '../application/identity/renew-session.use-case';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { resolveJwtSecret } from '../infrastructure/config/jwt-secret';
 import { JwtAccessTokenService } from '../infrastructure/security/jwt-access-token.service';
@@ -33,11 +34,20 @@ import { OAuthTokensModule } from './oauth-tokens.module';
       useFactory: (config: AppConfig): IdentitySettings => ({ signUp: config.signUp }),
       inject: [AppConfig],
     },
+    {
+      provide: SessionSettings,
+      useFactory: (config: AppConfig): SessionSettings => ({
+        tokenLifetimeSeconds: config.jwtExpiresInSeconds,
+        maxAgeSeconds: config.sessionMaxAgeSeconds,
+      }),
+      inject: [AppConfig],
+    },
     { provide: ProtectedResource, useFactory: (config: AppConfig) => new ProtectedResource(config.publicBaseUrl), inject: [AppConfig] },
     RegisterUserUseCase,
     LogInUseCase,
     GetAccountUseCase,
     ChangePasswordUseCase,
+    RenewSessionUseCase,
     BearerAuthGuard,
     OwnUserGuard,
   ],

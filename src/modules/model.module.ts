@@ -3,9 +3,11 @@ import { LanguageModel } from '../application/agent/ports/language-model.port';
 import { AgentSettings } from '../application/chat/agent-settings';
 import { IdGenerator } from '../application/shared/ports/id-generator.port';
 import { Metrics } from '../application/shared/ports/metrics.port';
+import { Tracer } from '../application/shared/ports/tracer.port';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { createLanguageModel } from '../infrastructure/llm/create-language-model';
 import { MeteredLanguageModel } from '../infrastructure/llm/metered-language-model';
+import { TracedLanguageModel } from '../infrastructure/llm/traced-language-model';
 import { RandomIdGenerator } from '../infrastructure/random-id-generator';
 import { AuditLogModule } from './audit-log.module';
 
@@ -15,8 +17,11 @@ import { AuditLogModule } from './audit-log.module';
   providers: [
     {
       provide: LanguageModel,
-      useFactory: async (config: AppConfig, metrics: Metrics) => new MeteredLanguageModel(await createLanguageModel(config), metrics, config.llmPricing),
-      inject: [AppConfig, Metrics],
+      useFactory: async (config: AppConfig, metrics: Metrics, tracer: Tracer) => {
+        const model = new MeteredLanguageModel(await createLanguageModel(config), metrics, config.llmPricing);
+        return tracer.enabled ? new TracedLanguageModel(model, tracer) : model;
+      },
+      inject: [AppConfig, Metrics, Tracer],
     },
     { provide: IdGenerator, useClass: RandomIdGenerator },
     {

@@ -15,7 +15,6 @@ describe('web console campaigns and audit in Chromium', () => {
   let page: Page;
   let origin: string;
   let tmp: string;
-  let campaignOwnerId: string;
 
   const checkpoint = (name: string) => session.checkpoint(name);
 
@@ -42,7 +41,6 @@ describe('web console campaigns and audit in Chromium', () => {
     );
 
     await session.signUp(ownerEmail, password);
-    campaignOwnerId = (await session.stored()).userId;
 
     await page.getByRole('link', { name: 'Campaigns' }).click();
     await shown(page.getByText('No campaigns yet.'));
@@ -157,7 +155,7 @@ describe('web console campaigns and audit in Chromium', () => {
     // All of the owner's outreach rows: 15 actions (a pending row and an outcome row each) and complete_campaign.
     await filter(async () => {
       await page.getByLabel('Source', { exact: true }).selectOption('outreach');
-      await page.getByLabel('Actor', { exact: true }).fill(campaignOwnerId);
+      await page.getByLabel('Actor email').fill(ownerEmail.toUpperCase());
     });
     await shown(page.getByRole('button', { name: 'Show older rows' }));
     expect(await rows.count()).toBe(25);
@@ -200,15 +198,15 @@ describe('web console campaigns and audit in Chromium', () => {
     await panel.getByRole('button', { name: 'Close' }).click();
     await gone(panel.getByRole('heading', { name: 'Decision: send_email' }));
 
-    // Nothing after a future instant; a bad actor id is refused with the API's own words.
+    // Nothing after a future instant; a bad tool name is refused with the API's own words.
     await filter(() => page.getByLabel('From (your time)').fill('2999-01-01T00:00'));
     await shown(page.getByText('No audit rows match these filters.'));
-    await filter(() => page.getByLabel('Actor', { exact: true }).fill('not-a-uuid'));
+    await filter(() => page.getByLabel('Tool', { exact: true }).fill('drop table'));
     await shown(page.getByRole('alert'));
-    expect(await page.getByRole('alert').textContent()).toBe('actorId must be a UUID');
+    expect(await page.getByRole('alert').textContent()).toBe('tool must be a tool name (letters, digits, _ . : -)');
     await page.getByRole('button', { name: 'Clear' }).click();
     await gone(page.getByRole('alert'));
-    expect(await page.getByLabel('Actor', { exact: true }).inputValue()).toBe('');
+    expect(await page.getByLabel('Actor email').inputValue()).toBe('');
     await pageUntil(page, `document.querySelectorAll('.table tbody tr').length === 25`);
 
     // A slow answer for an earlier filter never replaces the answer for the later one.

@@ -379,6 +379,8 @@ describe('admin audit API', () => {
 
   it.each([
     ['/admin/audit-logs?actorId=nope', /actorId must be a UUID/],
+    ['/admin/audit-logs?actorEmail=nope', /actorEmail must be an email address/],
+    [`/admin/audit-logs/export?actorEmail=${'a'.repeat(250)}%40example.com`, /actorEmail must be at most 254 characters/],
     ['/admin/audit-logs?conversationId=1', /conversationId must be a UUID/],
     ['/admin/audit-logs?campaignId=x', /campaignId must be a UUID/],
     ['/admin/audit-logs?decisionId=x', /decisionId must be a UUID/],
@@ -479,6 +481,30 @@ describe('admin audit API', () => {
 
     const none = await exportText(`?actorId=${randomUUID()}`);
     expect([none.status, none.text]).toEqual([200, '']);
+  });
+
+  it("filters by the actor's email in any case, and exports exactly the rows that filter lists", async () => {
+    const head = await headSeq();
+    const shouted = encodeURIComponent(` ${bob.email.toUpperCase()} `);
+    const listed = (await allPages<AuditItem>('/admin/audit-logs', { actorEmail: bob.email.toUpperCase() })).filter(
+      (row) => row.seq <= head,
+    );
+    const bobs = await seqsWhere('actor_id = $1', [bob.userId], head);
+    expect(bobs.length).toBeGreaterThanOrEqual(3);
+    expect(listed.map((row) => row.seq)).toEqual(bobs);
+    expect(new Set(listed.map((row) => [row.actorId, row.actorEmail].join(' ')))).toEqual(new Set([`${bob.userId} ${bob.email}`]));
+
+    const exported = (await exportText(`?actorEmail=${shouted}`)).text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditItem)
+      .filter((row) => row.seq <= head);
+    expect(exported).toEqual([...listed].reverse());
+    // With another filter, both hold; an email nobody has matches nothing (not everything).
+    expect(await allPages<AuditItem>('/admin/audit-logs', { actorEmail: bob.email, source: 'chat' })).toEqual([]);
+    expect((await get('/admin/audit-logs?actorEmail=nobody%40example.com').expect(200)).body).toEqual({ items: [], nextCursor: null });
+    const audited = await get(`/admin/audit-logs?tool=admin.audit_logs.export&actorId=${admin.userId}&limit=1`).expect(200);
+    expect(audited.body.items[0]).toMatchObject({ arguments: { actorEmail: bob.email.toUpperCase() } });
   });
 
   it('never stores, lists or exports a secret placed in tool arguments', async () => {

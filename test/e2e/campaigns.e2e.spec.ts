@@ -434,6 +434,40 @@ describe('campaigns, leads and the do-not-contact list', () => {
     expect(await allTasks(ada, campaign.id)).toHaveLength(csv.tasks);
   });
 
+  it('imports a semicolon CSV with a BOM and a quoted newline, and a tab one; refuses broken quotes with 400 naming the line', async () => {
+    const campaign = await create(ada);
+    const semicolon =
+      '\uFEFFName;LinkedIn URL;E-mail\r\n' +
+      `"Lovelace; Ada";${profile('semi-ada')};ada@example.com\r\n` +
+      `"Alan\r\nTuring";${profile('semi-alan')};\r\n` +
+      `Grace "Amazing" Hopper;${profile('semi-grace')};\r\n` +
+      `Bad;https://example.com/x;\r\n`;
+    const res = await importCsv(ada, campaign.id, semicolon);
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      imported: 3,
+      duplicates: [],
+      errors: [{ line: 6, field: 'linkedinUrl', message: expect.stringMatching(/linkedinUrl must look like/) }],
+    });
+    const names = new Map((await allTasks(ada, campaign.id)).map((task) => [task.leadLinkedinUrl, task.leadName]));
+    expect(names.get(profile('semi-ada'))).toBe('Lovelace; Ada');
+    expect(names.get(profile('semi-alan'))).toBe('Alan Turing');
+    expect(names.get(profile('semi-grace'))).toBe('Grace "Amazing" Hopper');
+
+    const tab = await importCsv(ada, campaign.id, `name\tlinkedinUrl\n"Smith, Ann"\t${profile('tab-ann')}\n`);
+    expect(tab.status).toBe(201);
+    expect(tab.body).toEqual({ imported: 1, duplicates: [], errors: [] });
+
+    const broken = await importCsv(
+      ada,
+      campaign.id,
+      `name,linkedinUrl\nBob,${profile('bob-b')}\n"Carol,${profile('carol-c')}\nDan,${profile('dan-d')}\n`,
+    );
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatchObject({ code: 'OUTREACH.MALFORMED_CSV', message: expect.stringMatching(/^line 3: .*never closed/) });
+    expect(new Set((await allTasks(ada, campaign.id)).map((task) => task.leadLinkedinUrl)).size).toBe(4);
+  });
+
   it('reports a CSV without the needed columns, refuses one over 2 MB (413) and other content types (415)', async () => {
     const campaign = await create(ada);
     const noUrl = await importCsv(ada, campaign.id, 'name,email\nAda,ada@example.com\n');

@@ -5,6 +5,8 @@ import { Json } from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import type { Express } from 'express';
 import request from 'supertest';
+import { holdsScope, type Scope, SCOPES } from '../../src/domain/identity/scopes';
+import { ERROR_CODES } from '../../src/interfaces/http/shared/error-codes';
 import { openApiDocument } from '../../src/openapi';
 import { signUpAndIn } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -13,13 +15,17 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 interface Operation {
   operationId?: string;
   security?: Record<string, string[]>[];
+  'x-required-scopes'?: Scope[];
   requestBody?: unknown;
-  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  responses: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }>;
 }
 type OpenApiDocument = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes?: Record<string, { type: string; scheme?: string }> };
+  components: {
+    securitySchemes?: Record<string, { type: string; scheme?: string; flows?: { authorizationCode?: { scopes: Record<string, string> } } }>;
+    schemas: Record<string, { enum?: string[] }>;
+  };
 };
 
 /** Swagger's own pages, the web console's page (`/`, when web/dist is built), and the
@@ -30,7 +36,7 @@ const LEFT_OUT = ['GET /mcp', 'DELETE /mcp'];
 
 /** operationIds are camelCase, a verb then a noun (`createTask`, `listCampaigns`); register, login and unsubscribe stand alone. */
 const OPERATION_ID =
-  /^(register|login|unsubscribe|(list|get|create|update|delete|add|change|complete|start|pause|import|run|send|stream|export|verify|approve|reject|revoke|deny)[A-Z][A-Za-z]*)$/;
+  /^(register|login|unsubscribe|(list|get|create|update|delete|add|change|complete|start|pause|import|run|send|stream|export|verify|approve|reject|revoke|deny|refresh)[A-Z][A-Za-z]*)$/;
 
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };
 /** POST /mcp's transport refuses some requests (and an unknown session) with JSON-RPC errors rather than the error body. */
@@ -60,10 +66,28 @@ describe('OpenAPI document', () => {
     await db?.dispose();
   });
 
-  it('is a valid OpenAPI 3 document with the bearer scheme', async () => {
+  it('is a valid OpenAPI 3 document with a scheme for each kind of credential, OAuth with every scope', async () => {
     expect(doc.openapi).toMatch(/^3\./);
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
-    expect(Object.values(doc.components.securitySchemes ?? {})).toContainEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    const schemes = doc.components.securitySchemes ?? {};
+    expect(Object.keys(schemes).sort()).toEqual(['metricsToken', 'oauth2', 'personalAccessToken', 'session']);
+    expect(Object.keys(schemes.oauth2.flows?.authorizationCode?.scopes ?? {})).toEqual(SCOPES);
+    // OAuth access tokens are good on their resource only.
+    const takingOAuth = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => operation.security?.some((alternative) => 'oauth2' in alternative))
+        .map(([method, operation]) => `${method.toUpperCase()} ${path} ${JSON.stringify(operation.security)}`),
+    );
+    expect(takingOAuth).toEqual(['POST /mcp [{"session":[]},{"personalAccessToken":[]},{"oauth2":["tasks:read"]}]']);
+  });
+
+  it('types the error code as the enum of every code the API gives, and names only those in its responses', () => {
+    expect(doc.components.schemas.ErrorCode.enum).toEqual(ERROR_CODES);
+    const named = Object.values(doc.paths)
+      .flatMap((operations) => Object.values(operations).flatMap((operation) => Object.values(operation.responses)))
+      .flatMap((response) => response.description?.match(/\b[A-Z]+\.[A-Z_]+\b/g) ?? []);
+    expect(named.length).toBeGreaterThan(50);
+    expect([...new Set(named)].filter((code) => !(ERROR_CODES as readonly string[]).includes(code))).toEqual([]);
   });
 
   it("passes Spectral's OAS ruleset with no error and no warning", async () => {
@@ -100,7 +124,7 @@ describe('OpenAPI document', () => {
     expect(documented.sort()).toEqual(mounted.filter((route) => !LEFT_OUT.includes(route)).sort());
   });
 
-  it('gives every operation a success schema and the error schema, and protects /api, /auth/me and /auth/password', () => {
+  it('gives every operation a success schema and the error schema, and protects /api, /auth/me, /auth/password and /auth/refresh', () => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const where = `${method.toUpperCase()} ${path}`;
@@ -123,11 +147,20 @@ describe('OpenAPI document', () => {
           path.startsWith('/oauth/') ||
           path === '/auth/me' ||
           path === '/auth/password' ||
+          path === '/auth/refresh' ||
           path === '/metrics' ||
           (path === '/mcp' && method === 'post');
         expect({ where, secured: Boolean(operation.security?.length) }).toEqual({ where, secured: protectedRoute });
-        // Commands named by their path (complete, start, pause, run a cycle, deny) take no body.
-        if (['post', 'patch'].includes(method) && !/\/(complete|start|pause|cycles|deny)$/.test(path)) {
+        // An empty list where no credential is needed: every operation states its security (Redocly's security-defined).
+        expect({ where, security: Array.isArray(operation.security) }).toEqual({ where, security: true });
+        for (const [status, response] of Object.entries(operation.responses)) {
+          expect({ where, status, described: Boolean(response.description?.trim()) }).toEqual({ where, status, described: true });
+        }
+        if (operation.responses['429']) {
+          expect({ where, headers: Object.keys(operation.responses['429'].headers ?? {}) }).toEqual({ where, headers: ['Retry-After'] });
+        }
+        // Commands named by their path (complete, start, pause, run a cycle, deny, refresh) take no body.
+        if (['post', 'patch'].includes(method) && !/\/(complete|start|pause|cycles|deny|refresh)$/.test(path)) {
           expect({ where, body: operation.requestBody }).toEqual({ where, body: expect.anything() });
         }
       }
@@ -156,6 +189,58 @@ describe('OpenAPI document', () => {
         }
       }
     }
+    expect(answers).toEqual(expected);
+  });
+
+  it('takes and refuses personal access tokens as each operation’s security and x-required-scopes say', async () => {
+    const user = await signUpAndIn(sut.http);
+    // One token per scope, each holding that scope only.
+    const tokens = new Map<Scope, { Authorization: string }>();
+    for (const scope of SCOPES) {
+      const made = await request(sut.http)
+        .post(`/api/${user.userId}/tokens`)
+        .set(user.auth)
+        .send({ name: scope, scopes: [scope] })
+        .expect(201);
+      tokens.set(scope, { Authorization: `Bearer ${(made.body as { token: string }).token}` });
+    }
+    const answers: string[] = [];
+    const expected: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (!operation.security?.some((alternative) => 'session' in alternative)) continue;
+        const where = `${method.toUpperCase()} ${path}`;
+        const required = operation['x-required-scopes'] ?? [];
+        const takesTokens = operation.security.some((alternative) => 'personalAccessToken' in alternative);
+        const url = path.replace('{userId}', user.userId).replace(/\{\w+\}/g, '1');
+        const call = (auth: { Authorization: string }) =>
+          request(sut.http)[method as 'get'](url).set('accept', 'application/json, text/event-stream').set(auth);
+        const holding = (scopes: readonly Scope[]) => SCOPES.filter((held) => scopes.every((scope) => holdsScope([held], scope)));
+
+        // Refused: any token where only a session may, else a token without the scope the operation names.
+        const refused = takesTokens ? SCOPES.find((held) => !holding(required).includes(held)) : 'chat';
+        if (refused) {
+          const code = takesTokens ? 'AUTH.INSUFFICIENT_SCOPE' : 'AUTH.SESSION_REQUIRED';
+          const answer = await call(tokens.get(refused)!);
+          const documented = operation.responses['403']?.description?.includes(code) ?? false;
+          answers.push(
+            `${where} with ${refused}: ${answer.status} ${String((answer.body as { code?: unknown }).code)} documented ${String(documented)}`,
+          );
+          expected.push(`${where} with ${refused}: 403 ${code} documented true`);
+        }
+        // Taken: a token holding just the scopes it names gets past the credential check (an event stream would stay open).
+        const stream = Object.values(operation.responses).some((response) => response.content?.['text/event-stream']);
+        if (takesTokens && !stream) {
+          const held = holding(required)[0];
+          const answer = await call(tokens.get(held)!);
+          const code = (answer.body as { code?: unknown }).code;
+          const refusedByCredential = answer.status === 401 || code === 'AUTH.INSUFFICIENT_SCOPE' || code === 'AUTH.SESSION_REQUIRED';
+          answers.push(`${where} with ${held}: refused for the credential ${String(refusedByCredential)}`);
+          expected.push(`${where} with ${held}: refused for the credential false`);
+        }
+      }
+    }
+    expect(answers.length).toBeGreaterThan(60);
     expect(answers).toEqual(expected);
   });
 

@@ -16,6 +16,7 @@ import { MeteredLanguageModel } from '../../src/infrastructure/llm/metered-langu
 import { OfflineLanguageModel } from '../../src/infrastructure/llm/offline/offline-language-model';
 import { McpToolGateway } from '../../src/infrastructure/mcp/mcp-tool-gateway';
 import { RandomIdGenerator } from '../../src/infrastructure/random-id-generator';
+import { AjvSchemaValidator } from '../../src/infrastructure/validation/ajv-schema-validator';
 import { createToolsMcpServer, inProcessChannel } from '../../src/interfaces/mcp/tools-mcp-server';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryConversationStore } from '../fakes/in-memory-conversation-store';
@@ -86,6 +87,7 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
     new UpdateTaskUseCase(tasks, clock),
     new DeleteTasksAsShownUseCase(tasks),
   );
+  const schemas = new AjvSchemaValidator();
   const executor = new ExecuteToolCallUseCase(
     toolbox,
     audit,
@@ -93,6 +95,7 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
     metrics,
     { mcpDestructiveTools: config.mcpDestructiveTools },
     new RecordingUnitOfWork(),
+    schemas,
   );
 
   // As connectInProcessToolGateway in src/modules/agent.module.ts: the same protocol path as an MCP client, without a socket.
@@ -101,7 +104,7 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
   const gateway = await McpToolGateway.connect(clientSide);
 
   const model = new MeteredLanguageModel(new OfflineLanguageModel(), metrics, config.llmPricing);
-  const agent = new AgentLoop(model, gateway, clock, logger);
+  const agent = new AgentLoop(model, gateway, clock, logger, schemas);
   const settings: AgentSettings = {
     limits: config.agentLimits,
     sampling: config.llmSampling,

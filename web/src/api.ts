@@ -67,6 +67,7 @@ import type {
   ImportLeadsData,
   ImportLeadsResponse,
   LeadImportReportDto,
+  ExportAuditRowsData,
   ListAuditRowsData,
   ListAuditRowsResponse,
   ListCampaignsData,
@@ -81,6 +82,8 @@ import type {
   ListTasksResponse,
   LoginData,
   LoginResponse,
+  RefreshSessionData,
+  RefreshSessionResponse,
   MeResponseDto,
   MessageDto,
   PauseCampaignData,
@@ -109,6 +112,8 @@ export interface Session {
   readonly role: Role;
   /** When the token stops working (epoch ms), from the login answer's expiresIn. */
   readonly expiresAt: number;
+  /** When the console got the token (epoch ms); absent from sessions stored before renewal. */
+  readonly issuedAt?: number;
 }
 
 export type Task = TaskResponseDto;
@@ -223,6 +228,7 @@ async function sessionOf(reply: LoginResponse, email: string): Promise<Session> 
     email,
     role: 'user',
     expiresAt: Date.now() + reply.expiresIn * 1000,
+    issuedAt: Date.now(),
   };
   const account = await json<GetCurrentAccountResponse>('GET', url<GetCurrentAccountData>('/auth/me', {}), pending);
   return { ...pending, email: account.email, role: account.role };
@@ -232,6 +238,16 @@ async function sessionOf(reply: LoginResponse, email: string): Promise<Session> 
 export async function refreshAccount(session: Session): Promise<Session> {
   const account = await json<GetCurrentAccountResponse>('GET', url<GetCurrentAccountData>('/auth/me', {}), session);
   return { ...session, email: account.email, role: account.role };
+}
+
+/**
+ * A fresh token of the same sign-in for a session whose token still holds (POST /auth/refresh).
+ * A 401 when it cannot be renewed: the sign-in is older than the server's cap, or the password changed.
+ */
+export async function renewSession(session: Session): Promise<Session> {
+  const reply = await json<RefreshSessionResponse>('POST', url<RefreshSessionData>('/auth/refresh', {}), session);
+  const now = Date.now();
+  return { ...session, token: reply.accessToken, expiresAt: now + reply.expiresIn * 1000, issuedAt: now };
 }
 
 /** Creates the account and signs in with it: one step for the person. */
@@ -429,6 +445,11 @@ export const AUDIT_STATUSES = every<NonNullable<AuditFilter['status']>>()([
 export async function listAuditRows(session: Session, filter: AuditFilter, cursor: string | null): Promise<AuditRowPageDto> {
   const path = url<ListAuditRowsData>('/admin/audit-logs', { query: { ...filter, limit: 25, cursor: cursor ?? undefined } });
   return json<ListAuditRowsResponse>('GET', path, session);
+}
+
+/** Every row `filter` selects (not just the pages shown), oldest first, as NDJSON: one AuditRow a line. */
+export async function exportAuditRows(session: Session, filter: AuditFilter): Promise<Blob> {
+  return (await send('GET', url<ExportAuditRowsData>('/admin/audit-logs/export', { query: filter }), session)).blob();
 }
 
 export async function getDecision(session: Session, id: string): Promise<Decision> {

@@ -3,7 +3,7 @@ import type { ComponentType } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { SignInPage } from './pages/sign-in-page';
 import { PAGES, type PageName, route } from './state/route';
-import { minutesLeft, session, signOut } from './state/session';
+import { ending, minutesLeft, session, signOut } from './state/session';
 import { listenForTaskChanges } from './state/task-events';
 import { Button, Toaster } from './ui';
 import { clockTime } from './lib/time';
@@ -114,9 +114,12 @@ function Header({ page }: { page: PageName }) {
         <span class="who-email" title={current.email}>
           {current.email}
         </span>
-        <span class={`session-left${left <= 5 ? ' soon' : ''}`} title={`Your session ends at ${clockTime(current.expiresAt)}`}>
-          {left <= 1 ? 'Session ends in a minute' : `Session ends in ${left} min`}
-        </span>
+        {/* While the person is active the session renews itself (state/session.ts): the time left shows only once it will not. */}
+        {ending.value && (
+          <span class="session-left soon" title={`Your session ends at ${clockTime(current.expiresAt)}`}>
+            {left <= 1 ? 'Session ends in a minute' : `Session ends in ${left} min`}
+          </span>
+        )}
       </div>
       <Button variant="secondary" size="sm" onClick={() => signOut()}>
         Sign out

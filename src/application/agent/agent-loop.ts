@@ -21,10 +21,12 @@ import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../domain
 import type { ToolCallRecord } from '../../domain/chat/conversation';
 import { Clock } from '../shared/ports/clock.port';
 import { type Completion, type CompletionRequest, LanguageModel, type TokenUsage } from './ports/language-model.port';
+import { SchemaValidator } from './ports/schema-validator.port';
 import { type ToolCallContext, ToolGateway, type ToolResult } from './ports/tool-gateway.port';
 import type { DryRunResult } from './ports/toolbox.port';
 import type { TokenBudget, TokenReservation } from './ports/token-budget.port';
 import { Logger } from '../shared/ports/logger.port';
+import { NO_TRACER, Tracer } from '../shared/ports/tracer.port';
 
 /** Told about a turn's tool calls as they happen (e.g. to stream them to a client). */
 export interface TurnObserver {
@@ -78,6 +80,9 @@ const LIMIT_NOTE =
 /** Tool errors that mean the call broke (the gateway failed or timed out), not that the tool said no. */
 const BROKEN_TOOL_CALLS = new Set(['UNAVAILABLE', 'TIMEOUT']);
 
+/** What a tool's name looks like (ours are snake_case words): anything else is not one. */
+const TOOL_NAME_SHAPE = /^[a-z][a-z0-9_]{0,63}$/;
+
 /** Why a model call that asked for no tools ended the turn. */
 function answeredReason(completion: Completion): TurnFinishReason {
   return completion.finishReason === 'length' || completion.finishReason === 'content_filter' ? completion.finishReason : 'stop';
@@ -112,6 +117,8 @@ export class AgentLoop {
     private readonly gateway: ToolGateway,
     private readonly clock: Clock,
     logger: Logger,
+    private readonly schemas: SchemaValidator,
+    private readonly tracer: Tracer = NO_TRACER,
   ) {
     this.logger = logger.withContext(AgentLoop.name);
   }
@@ -358,7 +365,7 @@ export class AgentLoop {
     if (state.changes + changing.length <= BULK_CHANGES_MAX) return null;
     const planned: PlannedCall[] = [];
     for (const call of changing.slice(0, Math.max(0, input.limits.maxToolCalls - state.toolCalls))) {
-      const validation = validateToolCall(call, tools, input.limits.maxToolArgumentBytes);
+      const validation = validateToolCall(call, tools, input.limits.maxToolArgumentBytes, this.schemas);
       if (validation.ok) planned.push({ tool: validation.tool.name, arguments: validation.arguments });
     }
     if (state.changes + planned.length <= BULK_CHANGES_MAX) return null;
@@ -399,7 +406,9 @@ export class AgentLoop {
     }
     state.toolCalls++;
     const tool = tools.find((candidate) => candidate.name === call.name);
-    const parsed = tool ? parseToolCall(call, input.limits.maxToolArgumentBytes) : validateToolArguments(tools, call.name, {});
+    const parsed = tool
+      ? parseToolCall(call, input.limits.maxToolArgumentBytes)
+      : validateToolArguments(tools, call.name, {}, this.schemas);
     if (!parsed.ok) {
       const { code, message, details } = parsed;
       return this.refuse(call, input, signal, state, { code, message, ...(details ? { details } : {}) });
@@ -444,13 +453,45 @@ export class AgentLoop {
     return { kind: 'result', record: outcome.record, message: outcome.message };
   }
 
-  private async invoke(
+  /**
+   * One `execute_tool {tool}` span (GenAI semantic conventions) per call the gateway gets,
+   * refusals included: the tool, the model's call id, the decision id and the outcome's code;
+   * the arguments and the result only when the operator opted in to message content.
+   */
+  private invoke(
     call: Pick<ToolCallRequest, 'id' | 'name'>,
     args: ToolArguments | string,
     input: AgentRunInput,
     turnSignal: AbortSignal,
     state: RunState,
     extra: Partial<ToolCallContext> = {},
+  ): Promise<{ result: ToolResult; record: ToolCallRecord; message: AgentMessage }> {
+    // The name and id are the model's words: a name that is no tool's shape is not put in a span name.
+    const toolName = TOOL_NAME_SHAPE.test(call.name) ? call.name : 'invalid_tool_name';
+    const attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': toolName,
+      'gen_ai.tool.call.id': call.id.slice(0, 128),
+      'gen_ai.tool.type': 'function',
+      'gen_ai.conversation.id': input.context.conversationId,
+      'bridle.decision.id': input.context.decisionId,
+      ...(this.tracer.capturesContent ? { 'gen_ai.tool.call.arguments': typeof args === 'string' ? args : JSON.stringify(args) } : {}),
+    };
+    return this.tracer.inSpan(`execute_tool ${toolName}`, { attributes }, async (span) => {
+      const outcome = await this.invokeGateway(call, args, input, turnSignal, state, extra);
+      if (!outcome.result.ok) span.fail(outcome.result.code);
+      else if (this.tracer.capturesContent) span.set({ 'gen_ai.tool.call.result': JSON.stringify(outcome.result.data) });
+      return outcome;
+    });
+  }
+
+  private async invokeGateway(
+    call: Pick<ToolCallRequest, 'id' | 'name'>,
+    args: ToolArguments | string,
+    input: AgentRunInput,
+    turnSignal: AbortSignal,
+    state: RunState,
+    extra: Partial<ToolCallContext>,
   ): Promise<{ result: ToolResult; record: ToolCallRecord; message: AgentMessage }> {
     const started = this.clock.now().getTime();
     // Not AbortSignal.any(): Node keeps a composite signal with listeners alive until it

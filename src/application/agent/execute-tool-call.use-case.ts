@@ -7,6 +7,7 @@ import { Clock } from '../shared/ports/clock.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { UnitOfWork } from '../shared/ports/unit-of-work.port';
 import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from './ports/audit-log.port';
+import { SchemaValidator } from './ports/schema-validator.port';
 import type { ToolCallContext, ToolResult } from './ports/tool-gateway.port';
 import { Toolbox } from './ports/toolbox.port';
 import { ToolCallSettings } from './tool-call-settings';
@@ -31,7 +32,14 @@ export class ExecuteToolCallUseCase {
     private readonly metrics: Metrics,
     private readonly settings: ToolCallSettings,
     private readonly unitOfWork: UnitOfWork,
-  ) {}
+    private readonly schemas: SchemaValidator,
+  ) {
+    // Every schema compiled once, now: a tool with a keyword the validator does not know fails the start.
+    for (const tool of toolbox.definitions) {
+      schemas.compile(tool.inputSchema);
+      if (tool.confirmedInputSchema) schemas.compile(tool.confirmedInputSchema);
+    }
+  }
 
   /** The tools as a caller on `source` reads them: a destructive one says what the server does with it there. */
   definitionsFor(source: 'chat' | 'mcp'): readonly ToolDefinition[] {
@@ -67,7 +75,7 @@ export class ExecuteToolCallUseCase {
     const confirmed = context.confirmed === true;
     const tools =
       confirmed && tool?.confirmedInputSchema ? [{ ...tool, inputSchema: tool.confirmedInputSchema }] : this.toolbox.definitions;
-    const validation = validateToolArguments(tools, input.tool, input.arguments ?? {});
+    const validation = validateToolArguments(tools, input.tool, input.arguments ?? {}, this.schemas);
     const securityEvents = [...entry.securityEvents, ...validation.securityEvents];
     if (!validation.ok) {
       const { code, message, details } = validation;

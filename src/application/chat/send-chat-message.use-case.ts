@@ -27,6 +27,7 @@ import { type ConversationDigest, ConversationStore, type TurnContext, type Turn
 import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
 import type { AccountCheck } from '../identity/ports/access-token-service.port';
 import { Logger } from '../shared/ports/logger.port';
+import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.port';
 import { toolResultSentence } from '../todo/tools/tool-result-sentences';
 
 export interface ChatReply {
@@ -43,6 +44,17 @@ export interface ChatReply {
   /** The friendly sentence of the failure, when the turn failed. */
   readonly error: string | null;
 }
+
+export interface ChatTurnInput {
+  readonly userId: string;
+  readonly conversationId?: string;
+  readonly message: string;
+  readonly account?: AccountCheck | null;
+  readonly confirmationId?: string;
+}
+
+/** `gen_ai.agent.name` of a chat turn's spans. */
+const TODO_ASSISTANT = 'todo_assistant';
 
 const CANCELLED = "Okay, I've cancelled that. Nothing was changed.";
 const ALREADY_HANDLED = 'That request was already handled or has expired, so I did nothing.';
@@ -68,6 +80,7 @@ export class SendChatMessageUseCase {
     private readonly metrics: Metrics,
     private readonly budget: TokenBudget,
     logger: Logger,
+    private readonly tracer: Tracer = NO_TRACER,
   ) {
     this.logger = logger.withContext(SendChatMessageUseCase.name);
   }
@@ -77,14 +90,29 @@ export class SendChatMessageUseCase {
    * `confirmationId`: the pending confirmation a "yes" or "no" answers, from a client that showed it as
    * data; such an answer resolves that one or, when it is no longer the open one, nothing.
    */
-  async execute(
-    input: { userId: string; conversationId?: string; message: string; account?: AccountCheck | null; confirmationId?: string },
-    observer?: TurnObserver,
-  ): Promise<ChatReply> {
+  execute(input: ChatTurnInput, observer?: TurnObserver): Promise<ChatReply> {
+    const decisionId = this.ids.next();
+    const { provider, model } = this.agent.provider;
+    const attributes = {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': TODO_ASSISTANT,
+      'gen_ai.provider.name': genAiProviderName(provider),
+      'gen_ai.request.model': model,
+      'gen_ai.conversation.id': input.conversationId,
+      'bridle.decision.id': decisionId,
+    };
+    return this.tracer.inSpan(`invoke_agent ${TODO_ASSISTANT}`, { attributes }, async (span) => {
+      const reply = await this.turn(input, decisionId, observer);
+      span.set({ 'gen_ai.conversation.id': reply.conversationId, 'bridle.turn.status': reply.status });
+      if (reply.status === 'error') span.fail(reply.finishReason);
+      return reply;
+    });
+  }
+
+  private async turn(input: ChatTurnInput, decisionId: string, observer?: TurnObserver): Promise<ChatReply> {
     const message = validMessage(input.message);
     const started = this.clock.now();
     const { limits } = this.settings;
-    const decisionId = this.ids.next();
     const loaded = await this.store.startTurn({
       userId: input.userId,
       conversationId: input.conversationId ?? null,

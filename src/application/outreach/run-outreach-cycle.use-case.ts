@@ -10,6 +10,7 @@ import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
 import { Logger } from '../shared/ports/logger.port';
 import { Metrics } from '../shared/ports/metrics.port';
+import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.port';
 import { type AuditEntryFor, type Cycle, outcome } from './cycle';
 import type { CycleOutcome, CycleStatus } from './cycle-outcome';
 import { OutreachActionPlanner } from './outreach-action-planner';
@@ -25,6 +26,9 @@ import {
   type TaskRelease,
   type WrapUpContext,
 } from './ports/outreach-cycle-store.port';
+
+/** `gen_ai.agent.name` of an outreach cycle's spans. */
+const OUTREACH_PLANNER = 'outreach_planner';
 
 /** Leaves the claimed task as `release` says, with the cycle's decision row, and answers `result` with the task's view. */
 type Leave = (release: TaskRelease, result: Omit<Partial<CycleOutcome>, 'task'> & { status: CycleStatus; message: string }) => CycleOutcome;
@@ -50,6 +54,7 @@ export class RunOutreachCycleUseCase {
     private readonly ids: IdGenerator,
     private readonly metrics: Metrics,
     logger: Logger,
+    private readonly tracer: Tracer = NO_TRACER,
   ) {
     this.logger = logger.withContext(RunOutreachCycleUseCase.name);
   }
@@ -96,8 +101,29 @@ export class RunOutreachCycleUseCase {
     };
   }
 
-  /** Runs a cycle and writes its decision-log row, whatever happened. */
-  private async recorded(cycle: Cycle, work: (cycle: Cycle) => Promise<CycleOutcome>): Promise<CycleOutcome> {
+  /**
+   * Runs a cycle and writes its decision-log row, whatever happened, in one `invoke_agent`
+   * span (GenAI semantic conventions). An idle poll, which claims nothing, makes no span.
+   */
+  private recorded(cycle: Cycle, work: (cycle: Cycle) => Promise<CycleOutcome>): Promise<CycleOutcome> {
+    const { provider, model } = this.planner.modelName;
+    const attributes = {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': OUTREACH_PLANNER,
+      'gen_ai.provider.name': genAiProviderName(provider),
+      'gen_ai.request.model': model,
+      'bridle.decision.id': cycle.decisionId,
+      'bridle.campaign.id': cycle.campaignId,
+    };
+    return this.tracer.inSpan(`invoke_agent ${OUTREACH_PLANNER}`, { attributes }, async (span) => {
+      const result = await this.recordedCycle(cycle, work);
+      span.set({ 'bridle.cycle.status': result.status, 'bridle.cycle.code': result.code ?? undefined });
+      if (cycle.failureClass) span.fail(cycle.failureClass);
+      return result;
+    });
+  }
+
+  private async recordedCycle(cycle: Cycle, work: (cycle: Cycle) => Promise<CycleOutcome>): Promise<CycleOutcome> {
     const result = { ...(await work(cycle)), decisionId: cycle.decisionId, campaignId: cycle.campaignId };
     const pricing = this.agentSettings.pricing;
     const durationMs = this.clock.now().getTime() - cycle.started.getTime();

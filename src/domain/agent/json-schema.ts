@@ -1,7 +1,11 @@
 import type { JsonSchema } from './tools';
 
-/** Which rule a value broke: enough for a person-facing sentence ("That title is too long"). */
-export type SchemaRule = 'enum' | 'type' | 'required' | 'not_accepted' | 'too_short' | 'too_long' | 'range';
+/**
+ * Which rule a value broke: enough for a person-facing sentence ("That title is too long").
+ * `invalid` is any other keyword (a combination such as anyOf, uniqueItems…).
+ */
+export type SchemaRule =
+  'enum' | 'type' | 'required' | 'not_accepted' | 'too_short' | 'too_long' | 'range' | 'pattern' | 'format' | 'invalid';
 
 export interface SchemaViolation {
   /** `arguments.title`, `arguments.numbers[2]`. */
@@ -18,9 +22,12 @@ const violation = (path: string, rule: SchemaRule, message: string, limit?: numb
 ];
 
 /**
- * Checks `value` against the JSON Schema subset of tool inputs: type, properties,
- * required, additionalProperties, enum, string and array lengths, numeric bounds, items.
- * Unknown keywords are ignored. Returns one violation per problem, each naming its path.
+ * Checks a planner's proposed action against its contract (ACTION_CONTRACTS in
+ * outreach/actions.ts), which uses only these keywords: type, properties, required,
+ * additionalProperties, enum, string and array lengths, numeric bounds, items. Any other
+ * keyword is ignored, so a contract must not use one. Tool arguments are not checked here:
+ * the tool server checks them with a complete JSON Schema implementation (SchemaCheck in
+ * tool-call-validation.ts). Returns one violation per problem, each naming its path.
  */
 export function schemaViolations(schema: JsonSchema, value: unknown, path = 'arguments'): SchemaViolation[] {
   if (schema.enum && !schema.enum.some((allowed) => allowed === value)) {

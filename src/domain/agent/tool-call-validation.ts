@@ -1,7 +1,7 @@
 import { describeInputProblem, findInputProblem } from '../shared/untrusted-input';
 import { recordedToolName, utf8Length } from './model-output';
-import { type SchemaRule, schemaViolations } from './json-schema';
-import { isIdentityField, type ToolCallRequest, type ToolDefinition } from './tools';
+import type { SchemaRule, SchemaViolation } from './json-schema';
+import { isIdentityField, type JsonSchema, type ToolCallRequest, type ToolDefinition } from './tools';
 
 export type ToolArguments = Readonly<Record<string, unknown>>;
 
@@ -35,6 +35,14 @@ export interface ArgumentProblem {
   readonly field: string;
   readonly rule: SchemaRule;
   readonly limit?: number;
+}
+
+/**
+ * A complete JSON Schema implementation, which the tool server supplies (the SchemaValidator
+ * port): every way `value` breaks `schema`, each naming its path under `arguments`.
+ */
+export interface SchemaCheck {
+  violations(schema: JsonSchema, value: unknown): readonly SchemaViolation[];
 }
 
 /**
@@ -85,17 +93,27 @@ function kindOf(value: unknown): string {
 }
 
 /** Whether a model's call would pass every check: the tool's name first, then parseToolCall and validateToolArguments. */
-export function validateToolCall(call: ToolCallRequest, tools: readonly ToolDefinition[], maxArgumentBytes: number): ToolCallValidation {
-  if (!tools.some((tool) => tool.name === call.name)) return validateToolArguments(tools, call.name, {});
+export function validateToolCall(
+  call: ToolCallRequest,
+  tools: readonly ToolDefinition[],
+  maxArgumentBytes: number,
+  schemas: SchemaCheck,
+): ToolCallValidation {
+  if (!tools.some((tool) => tool.name === call.name)) return validateToolArguments(tools, call.name, {}, schemas);
   const parsed = parseToolCall(call, maxArgumentBytes);
-  return parsed.ok ? validateToolArguments(tools, call.name, parsed.arguments) : parsed;
+  return parsed.ok ? validateToolArguments(tools, call.name, parsed.arguments, schemas) : parsed;
 }
 
 /**
  * The allowlist of tools, then drops identity fields (the server alone decides whose data a call touches, and records
- * the attempt), then checks the rest against the tool's schema.
+ * the attempt), then checks the rest against the tool's schema with `schemas`.
  */
-export function validateToolArguments(tools: readonly ToolDefinition[], name: string, value: unknown): ToolCallValidation {
+export function validateToolArguments(
+  tools: readonly ToolDefinition[],
+  name: string,
+  value: unknown,
+  schemas: SchemaCheck,
+): ToolCallValidation {
   const tool = tools.find((candidate) => candidate.name === name);
   if (!tool) {
     return {
@@ -121,7 +139,7 @@ export function validateToolArguments(tools: readonly ToolDefinition[], name: st
   // fromEntries defines own properties: a `__proto__` key stays a key (and is refused by
   // the schema) instead of becoming the prototype that handlers would read through.
   const kept: Record<string, unknown> = Object.fromEntries(entries);
-  const problems = schemaViolations(tool.inputSchema, kept);
+  const problems = schemas.violations(tool.inputSchema, kept);
   if (problems.length > 0) {
     const [first] = problems;
     const field = /^arguments\.([^.[]+)/.exec(first.path)?.[1] ?? 'arguments';

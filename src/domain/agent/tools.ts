@@ -1,5 +1,10 @@
-/** The subset of JSON Schema that tool inputs use; see json-schema.ts for what is checked. */
+/**
+ * The JSON Schema keywords Bridle's tools and action contracts use. Tool arguments are checked
+ * by a complete implementation (the SchemaValidator port) in the dialect `$schema` names,
+ * 2020-12 when it names none (as MCP says); a keyword it does not know refuses the schema.
+ */
 export interface JsonSchema {
+  readonly $schema?: string;
   readonly type?: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
   readonly description?: string;
   readonly properties?: Readonly<Record<string, JsonSchema>>;
@@ -9,6 +14,10 @@ export interface JsonSchema {
   readonly enum?: readonly (string | number | boolean | null)[];
   readonly minLength?: number;
   readonly maxLength?: number;
+  /** An ECMAScript regular expression (`u` flag), found anywhere in the value: anchor it (^…$) to cover all of it. */
+  readonly pattern?: string;
+  /** A format of ajv-formats: `email`, `date`, `date-time`, `uri`, `uuid`… */
+  readonly format?: string;
   readonly minimum?: number;
   readonly maximum?: number;
   readonly minItems?: number;

@@ -37,14 +37,14 @@ export type OAuthErrorCode =
 /** A refusal the client reads as an OAuth error; the message goes into error_description and names no secret. */
 export class OAuthRefusedError extends DomainError {
   readonly kind = 'validation' as const;
-  readonly code: string;
+  readonly code: `OAUTH.${Uppercase<OAuthErrorCode>}`;
 
   constructor(
     readonly oauthCode: OAuthErrorCode,
     message: string,
   ) {
     super(message);
-    this.code = `OAUTH.${oauthCode.toUpperCase()}`;
+    this.code = `OAUTH.${oauthCode.toUpperCase() as Uppercase<OAuthErrorCode>}`;
   }
 }
 

@@ -1,3 +1,4 @@
+import { DomainValidationError } from '../shared/domain-error';
 import { draftLead, InvalidLeadError, type LeadDraft } from './lead';
 
 export const LEAD_CSV_DEFAULT_MAX_ROWS = 5000;
@@ -14,70 +15,25 @@ export interface ParsedLeadCsv {
   readonly errors: readonly LeadRowError[];
 }
 
-interface CsvRecord {
-  /** Physical line where the record starts. */
+/** One record of a CSV file as the CsvReader port reads it. */
+export interface CsvRecord {
+  /** Physical line (1-based) where the record starts: CRLF, LF and a lone CR each end a line, inside quotes too. */
   readonly line: number;
   readonly fields: readonly string[];
-  /** A quoted field ran to the end of the text; the record holds what was read. */
-  readonly unterminated: boolean;
 }
 
 /**
- * Splits RFC 4180 text into records. CRLF, LF and a lone CR all end a line, both as
- * record separators and when counting lines inside quoted fields, so `line` matches what an
- * editor shows. Lenient where the RFC is strict: a quote inside an unquoted field, or text
- * after a closing quote, is kept literally rather than rejected.
+ * The file's quotes are broken (a quoted field never closed, or text after a closing quote):
+ * where its records end cannot be known, so none of it is imported. Names the line.
  */
-function* csvRecords(text: string): Generator<CsvRecord> {
-  const end = text.length;
-  let i = 0;
-  let line = 1;
-  while (i < end) {
-    const startLine = line;
-    const fields: string[] = [];
-    for (;;) {
-      let value = '';
-      if (text[i] === '"') {
-        i++;
-        for (;;) {
-          if (i >= end) {
-            fields.push(value);
-            yield { line: startLine, fields, unterminated: true };
-            return;
-          }
-          const ch = text[i];
-          if (ch === '"') {
-            if (text[i + 1] === '"') {
-              value += '"';
-              i += 2;
-              continue;
-            }
-            i++;
-            break;
-          }
-          if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) line++;
-          value += ch;
-          i++;
-        }
-      }
-      const from = i;
-      while (i < end && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') i++;
-      value += text.slice(from, i);
-      fields.push(value);
-      if (text[i] === ',') {
-        i++;
-        continue;
-      }
-      if (text[i] === '\r') {
-        i += text[i + 1] === '\n' ? 2 : 1;
-        line++;
-      } else if (text[i] === '\n') {
-        i++;
-        line++;
-      }
-      break;
-    }
-    yield { line: startLine, fields, unterminated: false };
+export class MalformedCsvError extends DomainValidationError {
+  readonly code = 'OUTREACH.MALFORMED_CSV';
+
+  constructor(
+    readonly line: number,
+    problem: string,
+  ) {
+    super('csv', `line ${line}: ${problem}; nothing was imported`);
   }
 }
 
@@ -109,38 +65,27 @@ function resolveColumns(header: readonly string[]): Partial<Record<Column, numbe
   return columns;
 }
 
-const isBlank = (record: CsvRecord) => !record.unterminated && record.fields.every((field) => field.trim() === '');
-
-const UNTERMINATED = 'a quoted field starting in this row is never closed, so the rest of the file was not read';
+const isBlank = (record: CsvRecord) => record.fields.every((field) => field.trim() === '');
 
 /**
- * Parses an uploaded leads CSV. Row problems become `errors` with the physical line number;
- * valid rows become `leads`. Never throws for any `text`.
+ * The leads of an uploaded CSV, from its records (read by the CsvReader port): which columns
+ * hold what, then each row as a lead. Row problems become `errors` with the physical line
+ * number; valid rows become `leads`. Never throws.
  *
  * `maxRows` counts non-blank data rows, valid or not; the row after the limit is reported
  * and nothing further is read, but the rows before it are still returned.
  */
-export function parseLeadCsv(text: string, limits: { maxRows?: number } = {}): ParsedLeadCsv {
+export function leadsFromCsv(all: readonly CsvRecord[], limits: { maxRows?: number } = {}): ParsedLeadCsv {
   const maxRows = limits.maxRows ?? LEAD_CSV_DEFAULT_MAX_ROWS;
-  const records = csvRecords(text.startsWith('\uFEFF') ? text.slice(1) : text);
-
-  // Not `for…of` with `break`: that would close the generator before the data rows are read.
-  let header: CsvRecord | undefined;
-  for (let next = records.next(); !next.done; next = records.next()) {
-    if (!isBlank(next.value)) {
-      header = next.value;
-      break;
-    }
-  }
-  if (!header) {
+  const headerAt = all.findIndex((record) => !isBlank(record));
+  if (headerAt === -1) {
     return {
       leads: [],
       errors: [{ line: 1, field: null, message: 'the file is empty; expected a header row with name and linkedinUrl columns' }],
     };
   }
-  if (header.unterminated) {
-    return { leads: [], errors: [{ line: header.line, field: null, message: UNTERMINATED }] };
-  }
+  const header = all[headerAt];
+  const records = all.slice(headerAt + 1);
 
   const columns = resolveColumns(header.fields);
   const hasName = columns.name !== undefined || columns.firstName !== undefined || columns.lastName !== undefined;
@@ -170,10 +115,6 @@ export function parseLeadCsv(text: string, limits: { maxRows?: number } = {}): P
       break;
     }
     rows++;
-    if (record.unterminated) {
-      errors.push({ line: record.line, field: null, message: UNTERMINATED });
-      break;
-    }
     if (record.fields.length > header.fields.length) {
       errors.push({
         line: record.line,

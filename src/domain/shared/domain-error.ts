@@ -1,3 +1,5 @@
+import type { DomainErrorCode } from './error-codes';
+
 /**
  * What kind of failure a domain error is. Adapters translate the kind (HTTP status,
  * tool error, audit status); the domain never knows about transports.
@@ -5,8 +7,8 @@
 export type DomainErrorKind = 'validation' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited';
 
 export abstract class DomainError extends Error {
-  /** Stable, machine-readable identifier such as `TODO.TASK_NOT_FOUND`. */
-  abstract readonly code: string;
+  /** Stable, machine-readable identifier such as `TODO.TASK_NOT_FOUND`; listed in DOMAIN_ERROR_CODES. */
+  abstract readonly code: DomainErrorCode;
   abstract readonly kind: DomainErrorKind;
 
   constructor(message: string, options?: { cause?: unknown }) {

@@ -74,6 +74,8 @@ export class AppConfig {
   /** Unset means: generate one and keep it in the data folder (refused in production). */
   readonly jwtSecret!: string | undefined;
   readonly jwtExpiresInSeconds!: number;
+  /** How long after signing in a console session may still be renewed (POST /auth/refresh); at least jwtExpiresInSeconds. */
+  readonly sessionMaxAgeSeconds!: number;
   /** `closed`: POST /auth/register is refused; the operator's command creates accounts. */
   readonly signUp!: 'open' | 'closed';
   readonly logLevel!: LogLevel;
@@ -171,6 +173,7 @@ export function loadConfig(env: Env): AppConfig {
     throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production');
   }
   const port = integer(env, 'PORT', 3000, 0, 65_535);
+  const jwtExpiresInSeconds = integer(env, 'JWT_EXPIRES_IN', 3600, 60, 30 * 24 * 3600);
 
   return Object.assign(new AppConfig(), {
     production,
@@ -181,7 +184,8 @@ export function loadConfig(env: Env): AppConfig {
     dataDir,
     database: databaseSettings(env, databaseUrl, dataDir),
     jwtSecret,
-    jwtExpiresInSeconds: integer(env, 'JWT_EXPIRES_IN', 3600, 60, 30 * 24 * 3600),
+    jwtExpiresInSeconds,
+    sessionMaxAgeSeconds: sessionMaxAge(env, jwtExpiresInSeconds),
     signUp: oneOf(env, 'SIGN_UP', ['open', 'closed'], 'open'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     authRateLimitPerMinute: integer(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
@@ -294,6 +298,15 @@ function outreachConfig(env: Env, embedded: boolean): OutreachConfig {
 function text(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
+}
+
+/** 12 hours (a working day), or the token's own lifetime when that is longer; never shorter than it. */
+function sessionMaxAge(env: Env, jwtExpiresInSeconds: number): number {
+  const maxAge = integer(env, 'SESSION_MAX_AGE', Math.max(12 * 3600, jwtExpiresInSeconds), 60, 30 * 24 * 3600);
+  if (maxAge < jwtExpiresInSeconds) {
+    throw new ConfigError('SESSION_MAX_AGE', `must be at least JWT_EXPIRES_IN (${jwtExpiresInSeconds}), got "${maxAge}"`);
+  }
+  return maxAge;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

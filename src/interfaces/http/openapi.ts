@@ -7,6 +7,7 @@ import {
   type ResponseObject,
   SwaggerModule,
 } from '@nestjs/swagger';
+import { documentAccess, SECURITY_SCHEMES } from './openapi-access';
 import { ErrorResponseDto } from './shared/error-response.dto';
 
 /**
@@ -53,10 +54,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('0.1.0')
     // Relative: the document describes the server that serves it, wherever it is deployed.
-    .addServer('/', 'The server that serves this document')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    .addServer('/', 'The server that serves this document');
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) builder.addSecurity(name, scheme);
   for (const [name, description] of TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build());
+  // package.json's: no licence is granted.
+  document.info.license = { name: 'UNLICENSED' };
+  documentAccess(app, document);
   for (const path of Object.values(document.paths)) {
     for (const method of METHODS) {
       const operation: OperationObject | undefined = path[method];

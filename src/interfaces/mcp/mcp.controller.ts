@@ -1,6 +1,5 @@
 import { type CanActivate, Controller, Delete, type ExecutionContext, Get, Injectable, Post, Req, Res, UseGuards } from '@nestjs/common';
 import {
-  ApiBearerAuth,
   ApiBody,
   ApiExcludeEndpoint,
   ApiExtraModels,
@@ -138,7 +137,6 @@ export class McpController {
   @RateLimit('mcp')
   @RateLimitCounts((req) => countsAsCall(req.body))
   @UseGuards(McpHostGuard, BearerAuthGuard)
-  @ApiBearerAuth()
   @ApiOperation({
     operationId: 'sendMcpMessage',
     summary: 'Model Context Protocol endpoint (Streamable HTTP): task tools, task resources and prompts',
@@ -153,18 +151,11 @@ export class McpController {
   })
   @ApiExtraModels(JsonRpcErrorResponseDto)
   @ApiBody({ schema: { type: 'object', description: 'One JSON-RPC 2.0 message of the Model Context Protocol (no batch)' } })
-  @ApiOkResponse({ schema: { type: 'object', description: 'The JSON-RPC response, as JSON or as an event stream' } })
-  @ApiErrors(
-    401,
-    {
-      status: 403,
-      description:
-        'MCP.HOST_NOT_ALLOWED or MCP.ORIGIN_NOT_ALLOWED: the Host or Origin header is not allowed (MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS); ' +
-        'AUTH.INSUFFICIENT_SCOPE: a tool call that changes tasks needs tasks:write',
-    },
-    413,
-    429,
-  )
+  @ApiOkResponse({
+    description: 'The JSON-RPC response, as JSON or as an event stream',
+    schema: { type: 'object', description: 'The JSON-RPC response, as JSON or as an event stream' },
+  })
+  @ApiErrors({ status: 403, description: 'AUTH.INSUFFICIENT_SCOPE: a tool call that changes tasks needs tasks:write' }, 413)
   @ApiResponse({
     status: 400,
     description:

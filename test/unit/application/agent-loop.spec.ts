@@ -5,6 +5,7 @@ import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agen
 import type { ToolArguments } from '../../../src/domain/agent/tool-call-validation';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { RecordingLogger } from '../../fakes/recording-logger';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
 import type { Completion } from '../../../src/application/agent/ports/language-model.port';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
 
@@ -33,7 +34,7 @@ const input = (limits = {}): AgentRunInput => ({
 function setup(behave: ConstructorParameters<typeof FakeGateway>[0]) {
   const model = new ScriptedLanguageModel();
   const gateway = new FakeGateway(behave);
-  return { model, gateway, sut: new AgentLoop(model, gateway, new FixedClock(), new RecordingLogger()) };
+  return { model, gateway, sut: new AgentLoop(model, gateway, new FixedClock(), new RecordingLogger(), new AjvSchemaValidator()) };
 }
 
 describe(AgentLoop.name, () => {

@@ -4,10 +4,30 @@ import type { ToolResult } from '../../../src/application/agent/ports/tool-gatew
 import { Toolbox } from '../../../src/application/agent/ports/toolbox.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
 import type { McpDestructiveToolMode } from '../../../src/domain/agent/confirmation';
+import type { ToolDefinition } from '../../../src/domain/agent/tools';
 import { TASKS_PER_USER_MAX } from '../../../src/domain/todo/task';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { RecordingMetrics } from '../../fakes/recording-metrics';
 import { RecordingUnitOfWork } from '../../fakes/recording-unit-of-work';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+
+/** A fixture tool with the keywords the todo tools do not use. */
+const SCHEDULE_CALL: ToolDefinition = {
+  name: 'schedule_call',
+  description: 'Book a call.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      phone: { type: 'string', pattern: '^\\+[0-9]{7,15}$' },
+      email: { type: 'string', format: 'email' },
+      at: { type: 'string', format: 'date-time' },
+    },
+    required: ['phone', 'at'],
+    additionalProperties: false,
+  },
+  mutates: true,
+  destructive: false,
+};
 
 class AuditRows extends AuditLog {
   readonly rows: {
@@ -37,7 +57,7 @@ class AuditRows extends AuditLog {
 }
 
 class StubToolbox extends Toolbox {
-  readonly definitions = TODO_TOOLS;
+  readonly definitions: readonly ToolDefinition[] = [...TODO_TOOLS, SCHEDULE_CALL];
   readonly runs: { tool: string; dryRun: boolean; auditedBefore: number; inUnitOfWork: boolean }[] = [];
   constructor(
     private readonly audit: AuditRows,
@@ -60,7 +80,15 @@ function setup(
   const audit = new AuditRows(unitOfWork);
   const toolbox = new StubToolbox(audit, unitOfWork, answer);
   const metrics = new RecordingMetrics();
-  const sut = new ExecuteToolCallUseCase(toolbox, audit, new FixedClock(), metrics, { mcpDestructiveTools }, unitOfWork);
+  const sut = new ExecuteToolCallUseCase(
+    toolbox,
+    audit,
+    new FixedClock(),
+    metrics,
+    { mcpDestructiveTools },
+    unitOfWork,
+    new AjvSchemaValidator(),
+  );
   return { audit, toolbox, metrics, unitOfWork, sut };
 }
 
@@ -142,6 +170,50 @@ describe(ExecuteToolCallUseCase.name, () => {
       code: 'INVALID_ARGUMENTS',
       details: { field: 'title' },
     });
+  });
+
+  it('enforces a pattern and a format, naming the field and the rule, and runs nothing', async () => {
+    const { sut, toolbox } = setup();
+    const call = (args: object) => sut.execute({ tool: 'schedule_call', arguments: args, context });
+
+    await expect(call({ phone: '555-0100', at: '2025-01-31T09:30:00Z' })).resolves.toEqual({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: 'arguments.phone must match the pattern ^\\+[0-9]{7,15}$',
+      details: { field: 'phone', rule: 'pattern' },
+    });
+    await expect(call({ phone: '+4420790001', at: 'next Tuesday', email: 'ada@' })).resolves.toEqual({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      message: 'arguments.email must be an email address; arguments.at must be a date and time like 2025-01-31T09:30:00Z',
+      details: { field: 'email', rule: 'format' },
+    });
+    expect(toolbox.runs).toEqual([]);
+
+    await expect(call({ phone: '+4420790001', at: '2025-01-31T09:30:00Z', email: 'ada@example.com' })).resolves.toMatchObject({
+      ok: true,
+    });
+    expect(toolbox.runs.map((run) => run.tool)).toEqual(['schedule_call']);
+  });
+
+  it('refuses at construction a tool whose schema has a keyword the validator does not know', () => {
+    const toolbox = new StubToolbox(new AuditRows(new RecordingUnitOfWork()), new RecordingUnitOfWork(), () =>
+      Promise.resolve({ ok: true, data: null }),
+    );
+    const sloppy = { ...SCHEDULE_CALL, inputSchema: { ...SCHEDULE_CALL.inputSchema, minLenght: 1 } } as ToolDefinition;
+    Object.defineProperty(toolbox, 'definitions', { value: [sloppy] });
+    expect(
+      () =>
+        new ExecuteToolCallUseCase(
+          toolbox,
+          new AuditRows(new RecordingUnitOfWork()),
+          new FixedClock(),
+          new RecordingMetrics(),
+          { mcpDestructiveTools: 'confirm-in-chat' },
+          new RecordingUnitOfWork(),
+          new AjvSchemaValidator(),
+        ),
+    ).toThrow(/unknown keyword: "minLenght"/);
   });
 
   it('records a tool error with its failure class', async () => {

@@ -1,5 +1,9 @@
 import fc from 'fast-check';
-import { LEAD_CSV_DEFAULT_MAX_ROWS, parseLeadCsv } from '../../../src/domain/outreach/lead-csv';
+import { LEAD_CSV_DEFAULT_MAX_ROWS, leadsFromCsv, MalformedCsvError } from '../../../src/domain/outreach/lead-csv';
+import { PapaparseCsvReader } from '../../../src/infrastructure/outreach/papaparse-csv-reader';
+
+/** As the import reads a file: the records as the CSV adapter reads them, then the leads. */
+const parseLeadCsv = (text: string, limits?: { maxRows?: number }) => leadsFromCsv(new PapaparseCsvReader().records(text), limits);
 
 const url = (slug: string) => `https://www.linkedin.com/in/${slug}/`;
 
@@ -16,7 +20,7 @@ function csvFile(records: readonly string[], newline = '\n') {
 
 const physicalLineCount = (text: string) => text.split(/\r\n|\r|\n/).length;
 
-describe(parseLeadCsv.name, () => {
+describe(leadsFromCsv.name, () => {
   it('imports 93 of 100 generated rows and reports the 7 bad ones at their physical lines', () => {
     const bad: Record<number, string> = {
       9: `Bad Url,not a url,`,
@@ -171,14 +175,13 @@ describe(parseLeadCsv.name, () => {
     });
   });
 
-  it('reports an unterminated quote at the line where its row starts and stops there', () => {
+  it('refuses a file with an unterminated quote, naming the line where its row starts', () => {
     const text =
       'name,url\nAnn,https://www.linkedin.com/in/ann-a\n"Bob,https://www.linkedin.com/in/bob-b\nCarol,https://www.linkedin.com/in/carol-c\n';
 
-    const sut = parseLeadCsv(text);
-
-    expect(sut.leads.map((lead) => lead.line)).toEqual([2]);
-    expect(sut.errors).toEqual([{ line: 3, field: null, message: expect.stringMatching(/never closed/) }]);
+    expect(() => parseLeadCsv(text)).toThrow(
+      expect.objectContaining({ constructor: MalformedCsvError, line: 3, message: expect.stringMatching(/^line 3: .*never closed/) }),
+    );
   });
 
   it('reports too many fields but accepts a short row', () => {
@@ -213,15 +216,22 @@ describe(parseLeadCsv.name, () => {
     ]);
   });
 
-  it('never throws and reports only line numbers that exist in the file', () => {
+  it('throws only for broken quotes, and reports only line numbers that exist in the file', () => {
     const csvish = fc.string({
       unit: fc.constantFrom('a', 'name', 'url', 'https://www.linkedin.com/in/abc', ',', '"', '\r', '\n', ' ', '\uFEFF', '@'),
     });
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), csvish), fc.integer({ min: 0, max: 5 }), (text, maxRows) => {
-        const { leads, errors } = parseLeadCsv(text, { maxRows });
         const lines = physicalLineCount(text);
-        for (const { line } of [...leads, ...errors]) {
+        let parsed: ReturnType<typeof parseLeadCsv>;
+        try {
+          parsed = parseLeadCsv(text, { maxRows });
+        } catch (error) {
+          expect(error).toBeInstanceOf(MalformedCsvError);
+          expect((error as MalformedCsvError).line).toBeLessThanOrEqual(lines);
+          return;
+        }
+        for (const { line } of [...parsed.leads, ...parsed.errors]) {
           expect(line).toBeGreaterThanOrEqual(1);
           expect(line).toBeLessThanOrEqual(lines);
         }

@@ -184,6 +184,15 @@ describe(loadConfig.name, () => {
     );
   });
 
+  it('caps session renewal at 12 hours after sign-in by default, never below the token lifetime', () => {
+    expect(loadConfig({}).sessionMaxAgeSeconds).toBe(43_200);
+    expect(loadConfig({ SESSION_MAX_AGE: '604800' }).sessionMaxAgeSeconds).toBe(604_800);
+    expect(loadConfig({ JWT_EXPIRES_IN: '86400' }).sessionMaxAgeSeconds).toBe(86_400);
+    expect(() => loadConfig({ JWT_EXPIRES_IN: '7200', SESSION_MAX_AGE: '3600' })).toThrow(
+      'Invalid configuration: SESSION_MAX_AGE must be at least JWT_EXPIRES_IN (7200), got "3600"',
+    );
+  });
+
   it('reads SIGN_UP', () => {
     expect(loadConfig({ SIGN_UP: 'closed' }).signUp).toBe('closed');
     expect(loadConfig({ SIGN_UP: 'open' }).signUp).toBe('open');
@@ -199,6 +208,7 @@ describe(loadConfig.name, () => {
     [{ SIGN_UP: 'invite-only' }, 'SIGN_UP'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ JWT_EXPIRES_IN: '5' }, 'JWT_EXPIRES_IN'],
+    [{ SESSION_MAX_AGE: '12h' }, 'SESSION_MAX_AGE'],
     [{ LLM_PROVIDER: 'skynet' }, 'LLM_PROVIDER'],
     [{ LLM_PROVIDER: 'openai' }, 'OPENAI_API_KEY'],
     [{ LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-x' }, 'OPENAI_MODEL'],

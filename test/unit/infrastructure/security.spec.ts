@@ -41,13 +41,25 @@ describe(JwtAccessTokenService.name, () => {
     const { accessToken, expiresIn } = await sut.issue(principal);
     expect(expiresIn).toBe(3600);
     expect(jwt.decode(accessToken)).toMatchObject({ sub: principal.userId, cv: 3 });
-    await expect(sut.verify(accessToken)).resolves.toEqual(principal);
+    const { auth_time } = jwt.decode(accessToken) as { auth_time: number };
+    expect(Math.abs(auth_time * 1000 - Date.now())).toBeLessThan(60_000);
+    await expect(sut.verify(accessToken)).resolves.toEqual({ ...principal, signedInAt: new Date(auth_time * 1000) });
+  });
+
+  it('carries the sign-in time on through a renewal, whose lifetime never exceeds the usual one', async () => {
+    const sut = new JwtAccessTokenService(secret, 3600);
+    const signedInAt = new Date(Math.floor(Date.now() / 1000 - 7200) * 1000);
+    const short = await sut.issue(principal, { signedInAt, expiresInSeconds: 90 });
+    expect(short.expiresIn).toBe(90);
+    await expect(sut.verify(short.accessToken)).resolves.toEqual({ ...principal, signedInAt });
+    expect((await sut.issue(principal, { signedInAt, expiresInSeconds: 86_400 })).expiresIn).toBe(3600);
   });
 
   it('reads a token without the credentials version claim, issued before it existed, as version 0', async () => {
     const sut = new JwtAccessTokenService(secret, 3600);
     const old = jwt.sign({ sub: principal.userId, email: principal.email, role: 'user' }, secret, { issuer: 'bridle', expiresIn: 600 });
-    await expect(sut.verify(old)).resolves.toEqual({ ...principal, credentialsVersion: 0 });
+    const { iat } = jwt.decode(old) as { iat: number };
+    await expect(sut.verify(old)).resolves.toEqual({ ...principal, credentialsVersion: 0, signedInAt: new Date(iat * 1000) });
   });
 
   it.each([-1, 1.5, '1', true])('refuses a credentials version claim of %j', async (cv) => {

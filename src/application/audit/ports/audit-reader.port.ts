@@ -50,6 +50,8 @@ export const DECISION_STATUSES = Object.keys(DECISION_STATUSES_SET) as readonly 
 /** Every field narrows; `from` is inclusive and `to` exclusive, on the row's creation time. */
 export interface AuditFilter {
   readonly actorId?: string;
+  /** The actor account's email as it is now, compared without regard to case (rows of a deleted account have none). */
+  readonly actorEmail?: string;
   readonly source?: AuditSource;
   readonly tool?: string;
   readonly status?: ToolAuditStatus;

@@ -6,7 +6,11 @@ import type { Role } from '../../../domain/identity/user';
  * a personal access token, or an OAuth access token of a grant an MCP client holds.
  */
 export type Credential =
-  | { readonly kind: 'session' }
+  | {
+      readonly kind: 'session';
+      /** When the person typed their password: a renewed token keeps it, and renewal ends SESSION_MAX_AGE after it. */
+      readonly signedInAt: Date;
+    }
   | { readonly kind: 'personal_token'; readonly tokenId: string }
   | { readonly kind: 'oauth'; readonly grantId: string; readonly clientId: string };
 
@@ -42,11 +46,24 @@ export interface IssuedToken {
   readonly expiresIn: number;
 }
 
+/** What a session token says besides its account: when the sign-in it descends from happened. */
+export interface SessionClaims extends Principal {
+  readonly signedInAt: Date;
+}
+
+/** A renewal's terms: the sign-in it carries on, and a lifetime shorter than the usual one (the session's cap). */
+export interface RenewalTerms {
+  readonly signedInAt: Date;
+  readonly expiresInSeconds: number;
+}
+
 export abstract class AccessTokenService {
-  abstract issue(principal: Principal): Promise<IssuedToken>;
+  /** A token for a sign-in now, of the configured lifetime; with `renewal`, one that carries on an earlier sign-in. */
+  abstract issue(principal: Principal, renewal?: RenewalTerms): Promise<IssuedToken>;
   /**
-   * A token issued before credentials versions existed carries none and reads as version 0.
+   * A token issued before credentials versions existed carries none and reads as version 0; one
+   * issued before sign-in times were kept reads as signed in when it was issued.
    * @returns null for any token that is malformed, forged or expired.
    */
-  abstract verify(token: string): Promise<Principal | null>;
+  abstract verify(token: string): Promise<SessionClaims | null>;
 }

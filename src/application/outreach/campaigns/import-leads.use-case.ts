@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { CampaignStateError } from '../../../domain/outreach/campaign';
 import { draftLead, InvalidLeadError, type LeadDraft } from '../../../domain/outreach/lead';
-import { type LeadRowError, parseLeadCsv } from '../../../domain/outreach/lead-csv';
+import { leadsFromCsv, type LeadRowError } from '../../../domain/outreach/lead-csv';
 import { Clock } from '../../shared/ports/clock.port';
 import { CampaignRepository } from '../ports/campaign-repository.port';
+import { CsvReader } from '../ports/csv-reader.port';
 import { type CampaignRef, ownCampaign } from './own-campaign';
 
 /** Leads one JSON request may carry. */
@@ -40,15 +41,20 @@ export class ImportLeadsUseCase {
   constructor(
     private readonly campaigns: CampaignRepository,
     private readonly clock: Clock,
+    private readonly csv: CsvReader,
   ) {}
 
-  /** Adds each new lead with its tasks (look-up, LinkedIn message, and email when it has one). */
+  /**
+   * Adds each new lead with its tasks (look-up, LinkedIn message, and email when it has one).
+   * @throws MalformedCsvError when the CSV's quotes are broken: nothing is imported.
+   */
   async execute(input: CampaignRef & { source: LeadSource }): Promise<LeadImportReport> {
     const campaign = await ownCampaign(this.campaigns, input);
     if (campaign.status === 'completed') {
       throw new CampaignStateError('The campaign is completed; leads cannot be added to it');
     }
-    const { candidates, errors } = input.source.format === 'json' ? fromJson(input.source.leads) : fromCsv(input.source.text);
+    const { candidates, errors } =
+      input.source.format === 'json' ? fromJson(input.source.leads) : fromCsv(this.csv.records(input.source.text));
     const { added, existing } = await this.campaigns.addLeads(
       campaign.id,
       candidates.filter((candidate) => !candidate.repeat).map((candidate) => candidate.lead),
@@ -85,9 +91,9 @@ function fromJson(leads: Extract<LeadSource, { format: 'json' }>['leads']): { ca
   return { candidates, errors: [] };
 }
 
-function fromCsv(text: string): { candidates: Candidate[]; errors: LeadRowError[] } {
-  // parseLeadCsv reports a profile repeated within the file as an error of the later row.
-  const parsed = parseLeadCsv(text);
+function fromCsv(records: Parameters<typeof leadsFromCsv>[0]): { candidates: Candidate[]; errors: LeadRowError[] } {
+  // leadsFromCsv reports a profile repeated within the file as an error of the later row.
+  const parsed = leadsFromCsv(records);
   return {
     candidates: parsed.leads.map(({ line, lead }) => ({ line, lead, repeat: false })),
     errors: [...parsed.errors],

@@ -146,6 +146,8 @@ function auditConditions(filter: AuditFilter): (Statement | null)[] {
   const statuses = filter.status === 'confirmation_required' ? ['confirmation_required', 'confirmation_requested'] : [filter.status];
   return [
     when(filter.actorId, sql`a.actor_id = ${filter.actorId}`),
+    // Emails are stored in lower case (normalizeEmail), so this compares without regard to case.
+    when(filter.actorEmail, sql`u.email = lower(${filter.actorEmail})`),
     when(filter.source, sql`a.source = ${filter.source}`),
     when(filter.tool, sql`a.tool = ${filter.tool}`),
     when(filter.status, sql`a.status = ANY(${statuses}::text[])`),

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ExportAuditCheckpointsUseCase } from '../../../application/audit/export-audit-checkpoints.use-case';
 import { ExportAuditLogUseCase } from '../../../application/audit/export-audit-log.use-case';
@@ -10,7 +10,7 @@ import type { Principal } from '../../../application/identity/ports/access-token
 import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { toDigestLine } from '../../../domain/audit/checkpoint';
 import { ApiErrors } from '../shared/api-errors.decorator';
-import { AdminGuard, ApiAdminOnly } from './admin.guard';
+import { AdminGuard } from './admin.guard';
 import {
   AuditFilterQueryDto,
   AuditPageQueryDto,
@@ -27,9 +27,6 @@ import { RequiredScope } from '../guards/required-scope';
 
 /** The audit log, for admins. Each read appends an audit row of its own (source admin). */
 @ApiTags('admin')
-@ApiBearerAuth()
-@ApiErrors(401)
-@ApiAdminOnly
 @RequiredScope('audit:read')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/audit-logs')
@@ -48,7 +45,7 @@ export class AdminAuditLogsController {
     summary: 'Audit rows, newest first',
     description: 'Every tool call and outreach action, and every admin read. Pages stay stable while rows are appended.',
   })
-  @ApiOkResponse({ type: AuditRowPageDto })
+  @ApiOkResponse({ type: AuditRowPageDto, description: 'One page of rows' })
   @ApiErrors(400)
   async list(@Query() query: AuditPageQueryDto, @CurrentPrincipal() admin: Principal): Promise<AuditRowPageDto> {
     const page = await this.listLogs.execute({
@@ -94,7 +91,7 @@ export class AdminAuditLogsController {
       'with `node dist/admin.js audit-verify --against <file>`.',
   })
   @ApiQuery({ name: 'full', required: false, enum: ['true', 'false'], description: 'Walk the whole chain and check every checkpoint' })
-  @ApiOkResponse({ type: ChainVerificationDto })
+  @ApiOkResponse({ type: ChainVerificationDto, description: 'What the check found' })
   @ApiErrors(400)
   async verify(@Query() query: VerifyQueryDto, @CurrentPrincipal() admin: Principal): Promise<ChainVerificationDto> {
     return ChainVerificationDto.of(await this.verifyChain.execute({ adminId: admin.userId, full: query.full === 'true' }));
@@ -126,7 +123,7 @@ export class AdminAuditLogsController {
     summary: 'One audit row',
     description: 'The row with this sequence number, arguments and result with their secrets masked.',
   })
-  @ApiOkResponse({ type: AuditRowDto })
+  @ApiOkResponse({ type: AuditRowDto, description: 'The row' })
   @ApiErrors(400, 404)
   async get(@Param() path: AuditSeqPathDto, @CurrentPrincipal() admin: Principal): Promise<AuditRowDto> {
     return AuditRowDto.of(await this.getLog.execute({ adminId: admin.userId, seq: path.seq }));

@@ -1,11 +1,11 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { GetDecisionUseCase } from '../../../application/audit/get-decision.use-case';
 import { ListDecisionsUseCase } from '../../../application/audit/list-decisions.use-case';
 import type { Principal } from '../../../application/identity/ports/access-token-service.port';
 import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
-import { AdminGuard, ApiAdminOnly } from './admin.guard';
+import { AdminGuard } from './admin.guard';
 import {
   DecisionLogDetailDto,
   DecisionLogDto,
@@ -19,9 +19,7 @@ import { RequiredScope } from '../guards/required-scope';
 
 /** The decision log (one row per chat turn or outreach cycle), for admins; each read is audited. */
 @ApiTags('admin')
-@ApiBearerAuth()
-@ApiErrors(400, 401)
-@ApiAdminOnly
+@ApiErrors(400)
 @RequiredScope('audit:read')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/decisions')
@@ -37,7 +35,7 @@ export class AdminDecisionsController {
     summary: 'Decisions, newest first',
     description: 'Chat turns and outreach cycles, with their model usage. One page; pass nextCursor back as cursor for the next one.',
   })
-  @ApiOkResponse({ type: DecisionLogPageDto })
+  @ApiOkResponse({ type: DecisionLogPageDto, description: 'One page of decisions' })
   async list(@Query() query: DecisionPageQueryDto, @CurrentPrincipal() admin: Principal): Promise<DecisionLogPageDto> {
     const page = await this.listDecisions.execute({
       adminId: admin.userId,
@@ -54,7 +52,7 @@ export class AdminDecisionsController {
     summary: 'One decision with its tool calls (its audit rows, in order)',
     description: 'A chat turn also carries what the model was told besides the message.',
   })
-  @ApiOkResponse({ type: DecisionLogDetailDto })
+  @ApiOkResponse({ type: DecisionLogDetailDto, description: 'The decision and its tool calls' })
   @ApiErrors(404)
   async get(@Param() path: DecisionPathDto, @CurrentPrincipal() admin: Principal): Promise<DecisionLogDetailDto> {
     return DecisionLogDetailDto.withToolCalls(await this.getDecision.execute({ adminId: admin.userId, id: path.id }));

@@ -17,6 +17,7 @@ import {
   type DecisionWithToolCalls,
 } from '../../../application/audit/ports/audit-reader.port';
 import type { ChainVerificationReport } from '../../../application/audit/verify-audit-chain.use-case';
+import { EMAIL_MAX_LENGTH } from '../../../domain/identity/user';
 import { PageQueryDto } from '../shared/page-query.dto';
 import { Optional, ToInteger } from '../shared/fields';
 
@@ -57,6 +58,18 @@ class CommonFilterQueryDto {
 }
 
 export class AuditFilterQueryDto extends CommonFilterQueryDto {
+  @ApiPropertyOptional({
+    format: 'email',
+    maxLength: EMAIL_MAX_LENGTH,
+    description: "The actor account's email as it is now, in any case (the rows of a deleted account have none)",
+  })
+  @Optional()
+  // Loose, as the accounts' own check is, but never U+FFFD: a query that was not valid UTF-8 decodes to it.
+  @Matches(/^\s*[^\s@\uFFFD]+@[^\s@\uFFFD]+\s*$/, { message: 'actorEmail must be an email address' })
+  @MaxLength(EMAIL_MAX_LENGTH, { message: `actorEmail must be at most ${EMAIL_MAX_LENGTH} characters` })
+  @IsString()
+  actorEmail?: string;
+
   @ApiPropertyOptional({ enum: AUDIT_SOURCES, description: 'Where the call came from' })
   @Optional()
   @IsIn(AUDIT_SOURCES)
@@ -383,7 +396,13 @@ export class VerifyQueryDto {
 }
 
 export function toAuditFilter(query: AuditFilterQueryDto): AuditFilter {
-  return { ...commonFilter(query), source: query.source, tool: query.tool, status: query.status };
+  return {
+    ...commonFilter(query),
+    actorEmail: query.actorEmail?.trim() || undefined,
+    source: query.source,
+    tool: query.tool,
+    status: query.status,
+  };
 }
 
 export function toDecisionFilter(query: DecisionPageQueryDto): DecisionFilter {

@@ -2,7 +2,6 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import type { Request } from 'express';
 import type { Principal } from '../../../application/identity/ports/access-token-service.port';
 import { ApiError } from '../shared/api-error';
-import { ApiErrors } from '../shared/api-errors.decorator';
 
 /**
  * For /admin routes, after BearerAuthGuard, which read the principal's role from the
@@ -19,6 +18,3 @@ export class AdminGuard implements CanActivate {
     return true;
   }
 }
-
-/** Documents AdminGuard's refusal (the shared 403 text speaks of another user's data). */
-export const ApiAdminOnly = ApiErrors({ status: 403, description: 'AUTH.FORBIDDEN: the token’s account does not hold the admin role' });

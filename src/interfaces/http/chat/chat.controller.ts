@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PinoLogger } from 'nestjs-pino';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
@@ -23,9 +23,14 @@ import {
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { AccountCheckedByHandler, RequiredScope } from '../guards/required-scope';
 
+/** The person's own limit, counted by the turn's opening statement (ChatTurnLimitError), not a route limit. */
+const TURN_LIMIT = {
+  status: 429,
+  description: 'HTTP.RATE_LIMITED: more chat turns this minute, on /chat and /chat/stream together, than CHAT_RATE_LIMIT_PER_MINUTE',
+} as const;
+
 @ApiTags('chat')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403)
+@ApiErrors(400)
 @RequiredScope('chat')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId')
@@ -47,8 +52,8 @@ export class ChatController {
       "pendingConfirmation (what 'yes' runs, as stored); reply 'yes delete' (or 'yes') to run exactly that, 'no' or " +
       "'cancel' to drop it, with its id as confirmationId to answer that one and no other.",
   })
-  @ApiOkResponse({ type: ChatResponseDto })
-  @ApiErrors(404, 413, 429)
+  @ApiOkResponse({ type: ChatResponseDto, description: 'The assistant’s answer' })
+  @ApiErrors(404, 413, TURN_LIMIT)
   @AccountCheckedByHandler()
   async chat(
     @Param() path: UserPathDto,
@@ -77,7 +82,7 @@ export class ChatController {
     description: 'An event stream ending with done',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
-  @ApiErrors(404, 413, 429)
+  @ApiErrors(404, 413, TURN_LIMIT)
   @AccountCheckedByHandler()
   async stream(
     @Param() path: UserPathDto,
@@ -135,7 +140,7 @@ export class ChatController {
     summary: "The user's conversations, most recently active first",
     description: 'One page; pass nextCursor back as cursor for the next one.',
   })
-  @ApiOkResponse({ type: ConversationPageDto })
+  @ApiOkResponse({ type: ConversationPageDto, description: 'One page of conversations' })
   async conversations(@Param() path: UserPathDto, @Query() query: PageQueryDto): Promise<ConversationPageDto> {
     const page = await this.listConversations.execute({
       userId: path.userId,
@@ -161,7 +166,7 @@ export class ChatController {
       "The person's messages and the assistant's answers, oldest first, and the question the conversation still waits on " +
       '(pendingConfirmation). One page; pass nextCursor back as cursor for the next one.',
   })
-  @ApiOkResponse({ type: MessagePageDto })
+  @ApiOkResponse({ type: MessagePageDto, description: 'One page of messages' })
   @ApiErrors(404)
   async messages(@Param() path: ConversationPathDto, @Query() query: PageQueryDto): Promise<MessagePageDto> {
     const page = await this.listMessages.execute({

@@ -109,9 +109,10 @@ export class BearerAuthGuard implements CanActivate {
     const claimed = await this.tokens.verify(token);
     if (!claimed) throw refuse('The bearer token is invalid or has expired');
     if (!isUuid(claimed.userId)) throw refuse(new AccountGoneError().message);
-    const session = { credential: { kind: 'session' }, scopes: SCOPES } as const;
+    const { signedInAt, ...account } = claimed;
+    const session = { credential: { kind: 'session', signedInAt }, scopes: SCOPES } as const;
     if (route.accountCheckedByHandler) {
-      return { account: claimed, ...session, accountCheck: { credentialsVersion: claimed.credentialsVersion } };
+      return { account, ...session, accountCheck: { credentialsVersion: claimed.credentialsVersion } };
     }
     const user = await this.users.findById(claimed.userId);
     if (!user) throw refuse(new AccountGoneError().message);

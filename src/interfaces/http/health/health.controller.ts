@@ -23,7 +23,7 @@ export class HealthController {
     summary: 'Liveness and database reachability',
     description: 'Answers 200 when the process serves requests and the database answers a query, 503 when it does not.',
   })
-  @ApiOkResponse({ type: HealthResponseDto })
+  @ApiOkResponse({ type: HealthResponseDto, description: 'Up, and the database answers' })
   @ApiErrors({ status: 503, description: 'HEALTH.DATABASE_UNAVAILABLE: the database is not answering' })
   async check(): Promise<HealthResponseDto> {
     try {

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PersonalAccessTokens } from '../../../application/identity/personal-access-tokens';
 import { Clock } from '../../../application/shared/ports/clock.port';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
@@ -12,8 +12,7 @@ import { AccessTokenDto, AccessTokenPathDto, CreatedAccessTokenDto, CreateAccess
  * a token cannot mint or revoke tokens, so a leaked one cannot entrench itself.
  */
 @ApiTags('access-tokens')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403)
+@ApiErrors(400)
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/tokens')
 export class AccessTokensController {
@@ -28,7 +27,7 @@ export class AccessTokensController {
     summary: "The user's personal access tokens, newest first",
     description: 'Active, expired and revoked ones, with when and from which address each was last used. Never a secret.',
   })
-  @ApiOkResponse({ type: [AccessTokenDto] })
+  @ApiOkResponse({ type: [AccessTokenDto], description: 'The tokens, without their secrets' })
   async list(@Param() path: UserPathDto): Promise<AccessTokenDto[]> {
     const now = this.clock.now();
     return (await this.tokens.list(path.userId)).map((token) => AccessTokenDto.of(token, now));
@@ -42,7 +41,7 @@ export class AccessTokensController {
       'The answer holds the secret, once: Bridle keeps only its hash. The token works on the REST API and on /mcp, ' +
       'for the scopes it holds, until it expires or is revoked. At most 50 active tokens per account. Audited.',
   })
-  @ApiCreatedResponse({ type: CreatedAccessTokenDto })
+  @ApiCreatedResponse({ type: CreatedAccessTokenDto, description: 'Made: the answer holds the secret, this once' })
   @ApiErrors(409, 413)
   async create(@Param() path: UserPathDto, @Body() body: CreateAccessTokenRequestDto): Promise<CreatedAccessTokenDto> {
     const { secret, token } = await this.tokens.create(path.userId, body);

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Principal } from '../../../application/identity/ports/access-token-service.port';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuthenticatedPrincipal, Principal } from '../../../application/identity/ports/access-token-service.port';
 import { ChangePasswordUseCase } from '../../../application/identity/change-password.use-case';
 import { GetAccountUseCase } from '../../../application/identity/get-account.use-case';
 import { LogInUseCase } from '../../../application/identity/log-in.use-case';
 import { RegisterUserUseCase } from '../../../application/identity/register-user.use-case';
+import { RenewSessionUseCase } from '../../../application/identity/renew-session.use-case';
 import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { RateLimit } from '../shared/rate-limit';
@@ -26,6 +27,7 @@ export class AuthController {
     private readonly logIn: LogInUseCase,
     private readonly getAccount: GetAccountUseCase,
     private readonly changeAccountPassword: ChangePasswordUseCase,
+    private readonly renewSession: RenewSessionUseCase,
   ) {}
 
   @Post('register')
@@ -37,13 +39,12 @@ export class AuthController {
       'The email is compared and stored in lower case. Sign in afterwards (login) for a token. ' +
       'When the server runs with SIGN_UP=closed, an operator creates accounts instead (403).',
   })
-  @ApiCreatedResponse({ type: AccountResponseDto })
+  @ApiCreatedResponse({ type: AccountResponseDto, description: 'The account, made' })
   @ApiErrors(
     400,
     { status: 403, description: 'AUTH.SIGN_UP_CLOSED: sign-up is closed (SIGN_UP=closed); an operator creates accounts' },
     { status: 409, description: 'AUTH.EMAIL_TAKEN: an account with this email exists' },
     413,
-    { status: 429, description: 'HTTP.RATE_LIMITED: too many requests from this address; retry in a minute' },
   )
   register(@Body() body: RegisterRequestDto): Promise<AccountResponseDto> {
     return this.registerUser.execute(body);
@@ -61,11 +62,8 @@ export class AuthController {
       'The token is a JWT for `Authorization: Bearer <accessToken>`, valid for expiresIn seconds. Attempts are ' +
       'limited per address and per account, from every address together.',
   })
-  @ApiOkResponse({ type: TokenResponseDto })
-  @ApiErrors(400, { status: 401, description: 'AUTH.INVALID_CREDENTIALS: wrong email or password (which one is not said)' }, 413, {
-    status: 429,
-    description: 'HTTP.RATE_LIMITED: too many attempts from this address or for this account; retry later',
-  })
+  @ApiOkResponse({ type: TokenResponseDto, description: 'Signed in: a session token' })
+  @ApiErrors(400, { status: 401, description: 'AUTH.INVALID_CREDENTIALS: wrong email or password (which one is not said)' }, 413)
   async login(@Body() body: LoginRequestDto): Promise<TokenResponseDto> {
     const result = await this.logIn.execute(body);
     return { accessToken: result.accessToken, tokenType: 'Bearer', expiresIn: result.expiresIn, userId: result.userId };
@@ -77,7 +75,6 @@ export class AuthController {
   // signing in to it (the per-account sign-in limit), and to this address's.
   @RateLimit('default', 'sign-in')
   @UseGuards(BearerAuthGuard)
-  @ApiBearerAuth()
   @ApiOperation({
     operationId: 'changePassword',
     summary: "Change the bearer token's account password",
@@ -86,18 +83,8 @@ export class AuthController {
       '(401 AUTH.UNAUTHENTICATED, "The password was changed: sign in again"); the answer is a fresh token, ' +
       'as login gives, so the caller stays signed in. Attempts count against the per-account sign-in limit.',
   })
-  @ApiOkResponse({ type: TokenResponseDto })
-  @ApiErrors(
-    400,
-    {
-      status: 401,
-      description:
-        'AUTH.INVALID_CREDENTIALS: the current password is wrong, and nothing changed; AUTH.UNAUTHENTICATED: no bearer ' +
-        'token, an invalid or expired one, one whose account no longer exists, or one issued before the password was last changed',
-    },
-    413,
-    { status: 429, description: 'HTTP.RATE_LIMITED: too many attempts from this address or for this account; retry later' },
-  )
+  @ApiOkResponse({ type: TokenResponseDto, description: 'Changed: a fresh session token of the new credentials' })
+  @ApiErrors(400, { status: 401, description: 'AUTH.INVALID_CREDENTIALS: the current password is wrong, and nothing changed' }, 413)
   async changePassword(@Body() body: ChangePasswordRequestDto, @CurrentPrincipal() principal: Principal): Promise<TokenResponseDto> {
     const result = await this.changeAccountPassword.execute({
       userId: principal.userId,
@@ -108,17 +95,42 @@ export class AuthController {
     return { accessToken: result.accessToken, tokenType: 'Bearer', expiresIn: result.expiresIn, userId: result.userId };
   }
 
+  @Post('refresh')
+  @HttpCode(200)
+  @RateLimit('default')
+  @UseGuards(BearerAuthGuard)
+  @ApiOperation({
+    operationId: 'refreshSession',
+    summary: 'Exchange a still-valid session token for a fresh one',
+    description:
+      'For the console, while its person is active. Takes only a session token from login (a personal access ' +
+      'token gets 403 AUTH.SESSION_REQUIRED, an OAuth token 401). The fresh token carries on the same sign-in: ' +
+      'none lives past SESSION_MAX_AGE after it (12 hours by default), so expiresIn may be shorter than usual, ' +
+      'and past that time the answer is 401. A changed password or a deleted account ends renewal too (401). ' +
+      'The token presented stays valid until its own expiry.',
+  })
+  @ApiOkResponse({ type: TokenResponseDto, description: 'Renewed: a fresh session token of the same sign-in' })
+  @ApiErrors({ status: 401, description: 'AUTH.UNAUTHENTICATED: a sign-in older than SESSION_MAX_AGE, which is not renewed' })
+  async refresh(@CurrentPrincipal() principal: AuthenticatedPrincipal): Promise<TokenResponseDto> {
+    // The guard lets only a session through a route that names no scope; this is its type's proof.
+    if (principal.credential.kind !== 'session') throw new Error('POST /auth/refresh reached without a session token');
+    const result = await this.renewSession.execute({
+      userId: principal.userId,
+      credentialsVersion: principal.credentialsVersion,
+      signedInAt: principal.credential.signedInAt,
+    });
+    return { accessToken: result.accessToken, tokenType: 'Bearer', expiresIn: result.expiresIn, userId: result.userId };
+  }
+
   @Get('me')
   @AnyCredential()
   @UseGuards(BearerAuthGuard)
-  @ApiBearerAuth()
   @ApiOperation({
     operationId: 'getCurrentAccount',
     summary: 'The account behind the bearer token',
     description: "Its id, email and role (read now, not from the token), and today's use of its chat budgets.",
   })
-  @ApiOkResponse({ type: MeResponseDto })
-  @ApiErrors(401)
+  @ApiOkResponse({ type: MeResponseDto, description: 'The account, read now' })
   me(@CurrentPrincipal() principal: Principal): Promise<MeResponseDto> {
     return this.getAccount.execute({ userId: principal.userId });
   }

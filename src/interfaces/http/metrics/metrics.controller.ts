@@ -1,10 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, Controller, type ExecutionContext, Get, Header, Injectable, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { ApiError } from '../shared/api-error';
-import { ApiErrors } from '../shared/api-errors.decorator';
 
 /** Who may scrape: with a token (METRICS_TOKEN), only a caller that presents it; without, anyone. */
 export abstract class MetricsAccess {
@@ -35,8 +34,6 @@ export class MetricsController {
 
   @Get()
   @UseGuards(MetricsTokenGuard)
-  @ApiBearerAuth()
-  @ApiErrors({ status: 401, description: 'AUTH.UNAUTHENTICATED: the server has a METRICS_TOKEN and the request did not present it' })
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({

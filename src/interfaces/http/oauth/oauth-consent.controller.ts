@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
 import { OAuthAuthorization } from '../../../application/identity/oauth/oauth-authorization';
 import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
@@ -24,8 +24,7 @@ const GONE = {
  * consent on the person's behalf.
  */
 @ApiTags('oauth')
-@ApiBearerAuth()
-@ApiErrors(400, 401, { status: 403, description: 'AUTH.SESSION_REQUIRED: an access token cannot answer for the person' })
+@ApiErrors(400)
 @UseGuards(BearerAuthGuard)
 @Controller('oauth/requests/:requestId')
 export class OAuthConsentController {
@@ -37,7 +36,7 @@ export class OAuthConsentController {
     summary: 'What an app asks for: its name, where the answer goes, the scopes',
     description: 'The client’s name and home page are its own words, unverified; the redirect host is where the code would go.',
   })
-  @ApiOkResponse({ type: AuthorizationRequestResponseDto })
+  @ApiOkResponse({ type: AuthorizationRequestResponseDto, description: 'The request, waiting for an answer' })
   @ApiErrors(GONE)
   async get(@Param() path: AuthorizationRequestPathDto): Promise<AuthorizationRequestResponseDto> {
     return AuthorizationRequestResponseDto.of(await this.authorization.view(path.requestId));
@@ -52,7 +51,7 @@ export class OAuthConsentController {
       'Creates the person’s grant to the client, or widens it to these scopes, and answers where the browser goes: the ' +
       'redirect URI with a code the client exchanges once, within a minute, with its PKCE verifier. Audited.',
   })
-  @ApiOkResponse({ type: AuthorizationAnswerDto })
+  @ApiOkResponse({ type: AuthorizationAnswerDto, description: 'Allowed: where the browser goes, with the code' })
   @ApiErrors(GONE, { status: 400, description: 'OAUTH.CONSENT_SCOPES_INVALID: scopes the app did not ask for, or none' })
   async approve(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
@@ -69,7 +68,7 @@ export class OAuthConsentController {
     summary: 'Refuse the app: the browser goes back to it with error=access_denied',
     description: 'Nothing is granted and no code is issued; the request cannot be answered again.',
   })
-  @ApiOkResponse({ type: AuthorizationAnswerDto })
+  @ApiOkResponse({ type: AuthorizationAnswerDto, description: 'Refused: where the browser goes, with error=access_denied' })
   @ApiErrors(GONE)
   async deny(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { OAuthGrants } from '../../../application/identity/oauth/oauth-grants';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
@@ -8,8 +8,7 @@ import { OAuthGrantPathDto, OAuthGrantResponseDto } from './oauth.dto';
 
 /** Connected apps: the MCP clients a person allowed, and disconnecting one. A session only (no scope). */
 @ApiTags('oauth')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403)
+@ApiErrors(400)
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/oauth/grants')
 export class OAuthGrantsController {
@@ -21,7 +20,7 @@ export class OAuthGrantsController {
     summary: 'The apps the user connected over OAuth, newest first, with their scopes and last use',
     description: 'Live grants only: a disconnected app is gone from the list. The client’s name is its own, unverified.',
   })
-  @ApiOkResponse({ type: [OAuthGrantResponseDto] })
+  @ApiOkResponse({ type: [OAuthGrantResponseDto], description: 'The live grants' })
   async list(@Param() path: UserPathDto): Promise<OAuthGrantResponseDto[]> {
     return (await this.grants.list(path.userId)).map((grant) => OAuthGrantResponseDto.of(grant));
   }

@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import {
-  ApiBearerAuth,
   ApiCreatedResponse,
   ApiExtraModels,
   ApiNoContentResponse,
@@ -49,8 +48,7 @@ const CSV_EXAMPLE =
 const CAMPAIGN_STATE = { status: 409, description: "OUTREACH.CAMPAIGN_STATE: the campaign's state does not allow it" } as const;
 
 @ApiTags('campaigns')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403)
+@ApiErrors(400)
 @RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/campaigns')
@@ -76,7 +74,7 @@ export class CampaignsController {
     summary: 'Create a campaign, as a draft',
     description: 'A daily limit not given is the default; the brief and templates are optional. Import leads, then start it.',
   })
-  @ApiCreatedResponse({ type: CampaignResponseDto })
+  @ApiCreatedResponse({ type: CampaignResponseDto, description: 'The campaign, made (a draft)' })
   @ApiErrors(413)
   async create(@Param() path: UserPathDto, @Body() body: CreateCampaignRequestDto): Promise<CampaignResponseDto> {
     return CampaignResponseDto.of(await this.createCampaign.execute({ userId: path.userId, ...body }));
@@ -88,7 +86,7 @@ export class CampaignsController {
     summary: "The user's campaigns, newest first",
     description: 'One page; pass nextCursor back as cursor for the next one.',
   })
-  @ApiOkResponse({ type: CampaignPageDto })
+  @ApiOkResponse({ type: CampaignPageDto, description: 'One page of campaigns' })
   async list(@Param() path: UserPathDto, @Query() query: PageQueryDto): Promise<CampaignPageDto> {
     const page = await this.listCampaigns.execute({
       userId: path.userId,
@@ -104,7 +102,7 @@ export class CampaignsController {
     summary: "A campaign with its lead and task counts and today's quota use",
     description: "Today's use of each daily quota, by this campaign and by all the user's campaigns, and when it resets.",
   })
-  @ApiOkResponse({ type: CampaignDetailsResponseDto })
+  @ApiOkResponse({ type: CampaignDetailsResponseDto, description: 'The campaign with its counts' })
   @ApiErrors(404)
   async get(@Param() path: CampaignPathDto): Promise<CampaignDetailsResponseDto> {
     return CampaignDetailsResponseDto.ofDetails(await this.getCampaign.execute(path));
@@ -118,7 +116,7 @@ export class CampaignsController {
       'Send at least one of name, dailyLimits, weeklyLimits, approvalMode, approvalFirstN, brief, templates; in weeklyLimits, brief ' +
       'and templates, a field given replaces the stored one and null clears it. A completed campaign cannot be changed (409).',
   })
-  @ApiOkResponse({ type: CampaignResponseDto })
+  @ApiOkResponse({ type: CampaignResponseDto, description: 'The campaign, changed' })
   @ApiErrors(404, CAMPAIGN_STATE, 413)
   async update(@Param() path: CampaignPathDto, @Body() body: UpdateCampaignRequestDto): Promise<CampaignResponseDto> {
     if (
@@ -159,7 +157,7 @@ export class CampaignsController {
     summary: 'Start (or resume) a campaign: workers begin to work its tasks',
     description: 'Idempotent. A campaign without leads (import some first) or a completed one is refused (409).',
   })
-  @ApiOkResponse({ type: CampaignResponseDto })
+  @ApiOkResponse({ type: CampaignResponseDto, description: 'The campaign, active' })
   @ApiErrors(404, CAMPAIGN_STATE)
   async start(@Param() path: CampaignPathDto): Promise<CampaignResponseDto> {
     return CampaignResponseDto.of(await this.startCampaign.execute(path));
@@ -172,7 +170,7 @@ export class CampaignsController {
     summary: 'Pause a campaign: no new task is claimed',
     description: 'Idempotent; a draft stays a draft. A completed campaign is refused (409).',
   })
-  @ApiOkResponse({ type: CampaignResponseDto })
+  @ApiOkResponse({ type: CampaignResponseDto, description: 'The campaign, paused' })
   @ApiErrors(404, CAMPAIGN_STATE)
   async pause(@Param() path: CampaignPathDto): Promise<CampaignResponseDto> {
     return CampaignResponseDto.of(await this.pauseCampaign.execute(path));
@@ -186,7 +184,9 @@ export class CampaignsController {
     description:
       'application/json: `{leads: [{name, linkedinUrl, email?}]}`, 1 to 1000 leads; one invalid lead refuses the request (400). ' +
       'text/csv: a header row naming name (or firstName/lastName), linkedinUrl and optionally email, then one lead per row; ' +
-      'invalid rows are reported in `errors` by line and not imported, the others are. Leads the campaign already has ' +
+      'the delimiter is found among comma, semicolon, tab and |, a UTF-8 BOM is dropped, quoted fields may hold newlines ' +
+      'and doubled quotes. Invalid rows are reported in `errors` by line and not imported, the others are; broken quotes ' +
+      '(a quoted field never closed) refuse the whole file (400 OUTREACH.MALFORMED_CSV, naming the line). Leads the campaign already has ' +
       '(same profile URL) are skipped and reported in `duplicates`. Each new lead gets a profile look-up, a LinkedIn ' +
       'message and, when it has an email, an email task. A completed campaign takes no leads (409).',
     requestBody: {
@@ -197,7 +197,7 @@ export class CampaignsController {
       },
     },
   })
-  @ApiCreatedResponse({ type: LeadImportReportDto })
+  @ApiCreatedResponse({ type: LeadImportReportDto, description: 'What was imported, and each row refused with its line' })
   @ApiErrors(
     404,
     CAMPAIGN_STATE,
@@ -214,7 +214,7 @@ export class CampaignsController {
     summary: "The campaign's tasks with their lead, in import order then step",
     description: 'Each with its status, attempts, next run and last error. One page; pass nextCursor back as cursor for the next one.',
   })
-  @ApiOkResponse({ type: CampaignTaskPageDto })
+  @ApiOkResponse({ type: CampaignTaskPageDto, description: 'One page of the campaign’s tasks' })
   @ApiErrors(404)
   async tasks(@Param() path: CampaignPathDto, @Query() query: PageQueryDto): Promise<CampaignTaskPageDto> {
     const page = await this.listTasks.execute({ ...path, limit: query.limit ?? PAGE_LIMIT_DEFAULT, cursor: query.cursor ?? null });

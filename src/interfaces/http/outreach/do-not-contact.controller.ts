@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AddDoNotContactUseCase } from '../../../application/outreach/campaigns/add-do-not-contact.use-case';
 import { ListDoNotContactUseCase } from '../../../application/outreach/campaigns/list-do-not-contact.use-case';
 import { RemoveDoNotContactUseCase } from '../../../application/outreach/campaigns/remove-do-not-contact.use-case';
@@ -10,8 +10,7 @@ import { DoNotContactEntryDto, DoNotContactPathDto, DoNotContactRequestDto } fro
 import { RequiredScope } from '../guards/required-scope';
 
 @ApiTags('do-not-contact')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403)
+@ApiErrors(400)
 @RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/do-not-contact')
@@ -28,7 +27,7 @@ export class DoNotContactController {
     summary: 'Emails and LinkedIn profiles no campaign of the user may reach, newest first',
     description: 'Every entry, in canonical form; no campaign of the user reaches a listed address or profile.',
   })
-  @ApiOkResponse({ type: [DoNotContactEntryDto] })
+  @ApiOkResponse({ type: [DoNotContactEntryDto], description: 'The entries' })
   async list(@Param() path: UserPathDto): Promise<DoNotContactEntryDto[]> {
     return (await this.listEntries.execute(path)).map((entry) => DoNotContactEntryDto.of(entry));
   }
@@ -39,7 +38,7 @@ export class DoNotContactController {
     summary: 'Add an email address or a LinkedIn profile URL',
     description: 'Idempotent: a value already listed (in any spelling) answers the existing entry.',
   })
-  @ApiCreatedResponse({ type: DoNotContactEntryDto })
+  @ApiCreatedResponse({ type: DoNotContactEntryDto, description: 'The entry, added (or the one already there)' })
   @ApiErrors(413)
   async add(@Param() path: UserPathDto, @Body() body: DoNotContactRequestDto): Promise<DoNotContactEntryDto> {
     return DoNotContactEntryDto.of(await this.addEntry.execute({ userId: path.userId, value: body.value }));

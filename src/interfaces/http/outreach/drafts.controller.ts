@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ListDraftsUseCase } from '../../../application/outreach/review/list-drafts.use-case';
 import { ReviewDraftUseCase } from '../../../application/outreach/review/review-draft.use-case';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
@@ -26,8 +26,7 @@ const STALE_REVIEW = {
 
 /** Review before send: the user's drafts, and the decision on each. */
 @ApiTags('drafts')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403)
+@ApiErrors(400)
 @RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/outreach/drafts')
@@ -46,7 +45,7 @@ export class DraftsController {
       'draft: nothing is sent before it is approved. Each draft gives the exact arguments and their argumentsHash, which a ' +
       'review names. ?status=awaiting_review is the review queue. One page; pass nextCursor back as cursor for the next one.',
   })
-  @ApiOkResponse({ type: DraftPageDto })
+  @ApiOkResponse({ type: DraftPageDto, description: 'One page of drafts' })
   async list(@Param() path: UserPathDto, @Query() query: DraftListQueryDto): Promise<DraftPageDto> {
     const page = await this.listDrafts.execute({
       userId: path.userId,
@@ -68,7 +67,7 @@ export class DraftsController {
       'and get a new argumentsHash. The approval is audited with the reviewer. Approving twice, or at once from two places, ' +
       'approves once: the second answers 409.',
   })
-  @ApiOkResponse({ type: DraftResponseDto })
+  @ApiOkResponse({ type: DraftResponseDto, description: 'The draft, approved' })
   @ApiErrors(NOT_FOUND, STALE_REVIEW, 413)
   async approve(@Param() path: DraftPathDto, @Body() body: ApproveDraftRequestDto): Promise<DraftResponseDto> {
     return DraftResponseDto.of(await this.review.approve({ ...path, argumentsHash: body.argumentsHash, edits: body.edits }));
@@ -83,7 +82,7 @@ export class DraftsController {
       'argumentsHash must be the draft’s. The task is Cancelled with lastError REJECTED_BY_REVIEWER (the lead’s later steps go on); ' +
       'the rejection is audited with the reviewer.',
   })
-  @ApiOkResponse({ type: DraftResponseDto })
+  @ApiOkResponse({ type: DraftResponseDto, description: 'The draft, rejected' })
   @ApiErrors(NOT_FOUND, STALE_REVIEW, 413)
   async reject(@Param() path: DraftPathDto, @Body() body: RejectDraftRequestDto): Promise<DraftResponseDto> {
     return DraftResponseDto.of(await this.review.reject({ ...path, argumentsHash: body.argumentsHash }));

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RunCampaignCycleUseCase } from '../../../application/outreach/run-campaign-cycle.use-case';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
@@ -7,8 +7,7 @@ import { CampaignCyclePathDto, CycleOutcomeDto } from './cycle.dto';
 import { RequiredScope } from '../guards/required-scope';
 
 @ApiTags('campaigns')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403, 404, {
+@ApiErrors(400, 404, {
   status: 409,
   description: 'OUTREACH.CAMPAIGN_STATE: the campaign is not active; only an active campaign runs cycles',
 })
@@ -27,7 +26,7 @@ export class OutreachCyclesController {
       'Claims its most overdue task (or, when none is left, completes the campaign), asks the model for ONE action, ' +
       'validates it, reserves quota and writes the audit row, acts, verifies. Answers what each step did.',
   })
-  @ApiOkResponse({ type: CycleOutcomeDto })
+  @ApiOkResponse({ type: CycleOutcomeDto, description: 'What each step of the cycle did' })
   async run(@Param() path: CampaignCyclePathDto): Promise<CycleOutcomeDto> {
     return CycleOutcomeDto.of(await this.runCycle.execute({ userId: path.userId, campaignId: path.campaignId }));
   }

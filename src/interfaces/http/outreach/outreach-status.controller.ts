@@ -1,5 +1,5 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { GetOutreachStatusUseCase } from '../../../application/outreach/get-outreach-status.use-case';
 import { WORKER_ACTIVE_WITHIN_MS } from '../../../application/outreach/ports/worker-heartbeats.port';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
@@ -16,8 +16,7 @@ export class OutreachStatusDto {
 }
 
 @ApiTags('campaigns')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403)
+@ApiErrors(400)
 @RequiredScope('campaigns:read', 'campaigns:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/outreach/status')
@@ -30,7 +29,7 @@ export class OutreachStatusController {
     summary: 'Whether an outreach worker is running',
     description: 'Workers (in a server process or on their own) report every few seconds; this counts the recent ones.',
   })
-  @ApiOkResponse({ type: OutreachStatusDto })
+  @ApiOkResponse({ type: OutreachStatusDto, description: 'The outreach status' })
   // The path names the caller (OwnUserGuard); the answer is the same for everyone.
   get(@Param() _path: UserPathDto): Promise<OutreachStatusDto> {
     return this.status.execute();

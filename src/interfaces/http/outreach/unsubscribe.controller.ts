@@ -35,10 +35,10 @@ const NOT_A_LINK = {
  * service's Content-Security-Policy holds for them as it is.
  */
 @ApiTags('unsubscribe')
-@ApiErrors(
-  { status: 400, description: 'VALIDATION.FAILED: the token holds what no text may (a NUL, a lone surrogate); the message names it' },
-  { status: 429, description: 'HTTP.RATE_LIMITED: too many requests from this address; retry in a minute' },
-)
+@ApiErrors({
+  status: 400,
+  description: 'VALIDATION.FAILED: the token holds what no text may (a NUL, a lone surrogate); the message names it',
+})
 @Controller('unsubscribe')
 export class UnsubscribeController {
   constructor(private readonly unsubscribe: UnsubscribeUseCase) {}

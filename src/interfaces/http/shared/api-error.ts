@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import type { ErrorCode } from './error-codes';
 
 /** An HTTP-level failure (not a domain rule) with a stable error code; `retryAfterSeconds` becomes Retry-After. */
 export class ApiError extends HttpException {
@@ -6,7 +7,7 @@ export class ApiError extends HttpException {
 
   constructor(
     status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {

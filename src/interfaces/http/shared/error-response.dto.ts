@@ -1,11 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { type ErrorCode, ERROR_CODES } from './error-codes';
 
 export class ErrorResponseDto {
   @ApiProperty({ example: 400 })
   statusCode!: number;
 
-  @ApiProperty({ example: 'VALIDATION.FAILED', description: 'Stable machine-readable error code' })
-  code!: string;
+  @ApiProperty({
+    enum: ERROR_CODES,
+    enumName: 'ErrorCode',
+    example: 'VALIDATION.FAILED',
+    description: 'Stable machine-readable error code; each response names the ones it gives',
+  })
+  code!: ErrorCode;
 
   @ApiProperty({ example: 'title must be 1 to 200 characters long' })
   message!: string;

@@ -6,11 +6,12 @@ import { DomainError, type DomainErrorKind, RateLimitedError } from '../../../do
 import { StaleTokenError } from '../../../domain/identity/user';
 import { bearerChallenge, ProtectedResource } from '../guards/bearer-challenge';
 import { ApiError } from './api-error';
+import type { ErrorCode } from './error-codes';
 import { requestIdOf } from './request-id';
 
 interface ErrorDescription {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 
@@ -23,7 +24,7 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   rate_limited: 429,
 };
 
-const CODE_OF_STATUS: Record<number, string> = {
+const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
   400: 'VALIDATION.FAILED',
   401: 'AUTH.UNAUTHENTICATED',
   403: 'AUTH.FORBIDDEN',

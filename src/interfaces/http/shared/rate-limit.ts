@@ -10,6 +10,14 @@ import type { Request } from 'express';
  */
 export type RateLimitName = 'default' | 'sign-in' | 'mcp';
 
+/** What each limit counts, as the API document's 429 responses say it (their `Retry-After…` headers are the error filter's). */
+export const RATE_LIMIT_DESCRIPTIONS: Readonly<Record<RateLimitName, string>> = {
+  default: 'HTTP.RATE_LIMITED: more requests to this route from this address this minute than AUTH_RATE_LIMIT_PER_MINUTE',
+  'sign-in':
+    'HTTP.RATE_LIMITED: more attempts at this account’s password, from any address, than SIGN_IN_ATTEMPTS_PER_ACCOUNT in 15 minutes',
+  mcp: 'HTTP.RATE_LIMITED: more calls by this user this minute than MCP_RATE_LIMIT_PER_MINUTE',
+};
+
 const LIMITS = 'bridle:rate-limits';
 const COUNTS = 'bridle:rate-limit-counts';
 
@@ -26,10 +34,15 @@ export function RateLimitCounts(counts: (req: Request) => boolean): MethodDecora
   return SetMetadata(COUNTS, counts);
 }
 
+/** The limits a route takes: its handler's RateLimit, else its controller's. */
+export function rateLimitsOf(handler: object, controller: object): readonly RateLimitName[] {
+  return ((Reflect.getMetadata(LIMITS, handler) ?? Reflect.getMetadata(LIMITS, controller)) as RateLimitName[] | undefined) ?? [];
+}
+
 /** For a limit's `skipIf`: true on every route that did not ask for `limit`, and for a request the route does not count. */
 export function routeSkips(limit: RateLimitName): (context: ExecutionContext) => boolean {
   return (context) => {
-    const limits = (metadataOf(LIMITS, context) ?? []) as RateLimitName[];
+    const limits = rateLimitsOf(context.getHandler(), context.getClass());
     if (!limits.includes(limit)) return true;
     const counts = metadataOf(COUNTS, context) as ((req: Request) => boolean) | undefined;
     return counts !== undefined && !counts(context.switchToHttp().getRequest<Request>());

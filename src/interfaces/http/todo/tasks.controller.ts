@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, type OnModuleDestroy, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AddTaskUseCase } from '../../../application/todo/add-task.use-case';
 import { CompleteTaskUseCase } from '../../../application/todo/complete-task.use-case';
@@ -23,8 +23,7 @@ const TASK_BUSY = {
 } as const;
 
 @ApiTags('tasks')
-@ApiBearerAuth()
-@ApiErrors(400, 401, 403)
+@ApiErrors(400)
 @RequiredScope('tasks:read', 'tasks:write')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/tasks')
@@ -54,7 +53,7 @@ export class TasksController implements OnModuleDestroy {
     summary: "List the user's tasks in number order",
     description: `All of them (a list holds at most ${TASKS_PER_USER_MAX}), or only the pending or only the completed ones.`,
   })
-  @ApiOkResponse({ type: [TaskResponseDto] })
+  @ApiOkResponse({ type: [TaskResponseDto], description: 'The tasks' })
   async list(@Param() path: UserPathDto, @Query() query: ListTasksQueryDto): Promise<TaskResponseDto[]> {
     const tasks = await this.listTasks.execute({ userId: path.userId, status: query.status ?? 'all' });
     return tasks.map((task) => TaskResponseDto.of(task));
@@ -66,7 +65,7 @@ export class TasksController implements OnModuleDestroy {
     summary: 'Add a task; it gets the next per-user number',
     description: 'The title is trimmed; priority defaults to medium. Numbers are never reused, even after a delete.',
   })
-  @ApiCreatedResponse({ type: TaskResponseDto })
+  @ApiCreatedResponse({ type: TaskResponseDto, description: 'The task, added' })
   @ApiErrors({ status: 409, description: 'TODO.TASK_LIMIT_REACHED: the list holds the most tasks it may; delete some' }, 413)
   async create(@Param() path: UserPathDto, @Body() body: CreateTaskRequestDto): Promise<TaskResponseDto> {
     return TaskResponseDto.of(await this.addTask.execute({ userId: path.userId, ...body }));
@@ -97,7 +96,7 @@ export class TasksController implements OnModuleDestroy {
 
   @Get(':number')
   @ApiOperation({ operationId: 'getTask', summary: 'One task by its number', description: 'The task with this per-user number.' })
-  @ApiOkResponse({ type: TaskResponseDto })
+  @ApiOkResponse({ type: TaskResponseDto, description: 'The task' })
   @ApiErrors(404)
   async get(@Param() path: TaskPathDto): Promise<TaskResponseDto> {
     return TaskResponseDto.of(await this.getTask.execute(path));
@@ -109,7 +108,7 @@ export class TasksController implements OnModuleDestroy {
     summary: 'Change title, description, priority or completion',
     description: 'Only the fields sent change (at least one); description null clears it, completed false reopens the task.',
   })
-  @ApiOkResponse({ type: TaskResponseDto })
+  @ApiOkResponse({ type: TaskResponseDto, description: 'The task, changed' })
   @ApiErrors(404, TASK_BUSY, 413)
   async update(@Param() path: TaskPathDto, @Body() body: UpdateTaskRequestDto): Promise<TaskResponseDto> {
     if (Object.values(body).every((value) => value === undefined)) {
@@ -125,7 +124,7 @@ export class TasksController implements OnModuleDestroy {
     summary: 'Mark a task completed (idempotent)',
     description: 'Completing a completed task changes nothing and keeps its completion time.',
   })
-  @ApiOkResponse({ type: TaskResponseDto })
+  @ApiOkResponse({ type: TaskResponseDto, description: 'The task, completed' })
   @ApiErrors(404, TASK_BUSY)
   async complete(@Param() path: TaskPathDto): Promise<TaskResponseDto> {
     return TaskResponseDto.of((await this.completeTask.execute(path)).task);

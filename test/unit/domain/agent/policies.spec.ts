@@ -1,7 +1,6 @@
 import { deletionPrompt, interpretConfirmationReply } from '../../../../src/domain/agent/confirmation';
 import { asksAQuestion, decisionOf } from '../../../../src/domain/agent/decision';
 import { classifyModelFailure, TREATMENTS } from '../../../../src/domain/agent/failures';
-import { schemaViolations } from '../../../../src/domain/agent/json-schema';
 import {
   LanguageModelContentFilterError,
   LanguageModelError,
@@ -10,12 +9,15 @@ import {
 } from '../../../../src/domain/agent/language-model-errors';
 import { canonicalJson, validateToolCall } from '../../../../src/domain/agent/tool-call-validation';
 import { TODO_TOOLS } from '../../../../src/application/todo/tools/todo-tool-definitions';
+import { AjvSchemaValidator } from '../../../../src/infrastructure/validation/ajv-schema-validator';
 
 const call = (name: string, args: string) => ({ id: 'c1', name, arguments: args });
+/** The validator the tool server uses: the messages below are the ones a model reads. */
+const schemas = new AjvSchemaValidator();
 
 describe(validateToolCall.name, () => {
   it('accepts a valid call and returns the parsed arguments', () => {
-    expect(validateToolCall(call('add_task', '{"title":"Buy milk","priority":"high"}'), TODO_TOOLS, 16 * 1024)).toMatchObject({
+    expect(validateToolCall(call('add_task', '{"title":"Buy milk","priority":"high"}'), TODO_TOOLS, 16 * 1024, schemas)).toMatchObject({
       ok: true,
       arguments: { title: 'Buy milk', priority: 'high' },
       securityEvents: [],
@@ -23,7 +25,7 @@ describe(validateToolCall.name, () => {
   });
 
   it('treats empty arguments as an empty object', () => {
-    expect(validateToolCall(call('list_tasks', ''), TODO_TOOLS, 16 * 1024)).toMatchObject({ ok: true, arguments: {} });
+    expect(validateToolCall(call('list_tasks', ''), TODO_TOOLS, 16 * 1024, schemas)).toMatchObject({ ok: true, arguments: {} });
   });
 
   it.each([
@@ -56,7 +58,7 @@ describe(validateToolCall.name, () => {
       /20\d{3} bytes; at most 16384/,
     ],
   ])('rejects %s with a message the model can act on', (_, request, code, message) => {
-    const result = validateToolCall(request, TODO_TOOLS, 16 * 1024);
+    const result = validateToolCall(request, TODO_TOOLS, 16 * 1024, schemas);
     expect(result).toMatchObject({ ok: false, code });
     expect(result.ok ? '' : result.message).toMatch(message);
   });
@@ -66,24 +68,10 @@ describe(validateToolCall.name, () => {
       call('add_task', JSON.stringify({ title: 'x', user_id: 'u2', userId: 'u3', ownerId: 'u4', account: 'u5' })),
       TODO_TOOLS,
       16 * 1024,
+      schemas,
     );
     expect(result).toMatchObject({ ok: true, arguments: { title: 'x' } });
     expect(result.securityEvents.map((event) => event.field)).toEqual(['user_id', 'userId', 'ownerId', 'account']);
-  });
-});
-
-describe(schemaViolations.name, () => {
-  it('reports every problem, each with its path', () => {
-    expect(
-      schemaViolations(
-        { type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer', minimum: 1 } }, required: ['a', 'c'] },
-        { a: 1, b: 0 },
-      ),
-    ).toEqual([
-      { path: 'arguments.c', rule: 'required', message: 'arguments.c is required' },
-      { path: 'arguments.a', rule: 'type', message: 'arguments.a must be a string' },
-      { path: 'arguments.b', rule: 'range', limit: 1, message: 'arguments.b must be at least 1' },
-    ]);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   type AuditRow,
   type ChainVerification,
   type Decision,
+  exportAuditRows,
   getDecision,
   listAuditRows,
   verifyAuditChain,
@@ -37,6 +38,7 @@ export function AuditPage() {
   const [error, setError] = useState<string | null>(null);
   const [detail, setDetail] = useState<Detail | null>(null);
   const [chain, setChain] = useState<ChainVerification | 'checking' | null>(null);
+  const [exporting, setExporting] = useState(false);
   const generation = useRef(0);
   const form = useRef<HTMLFormElement>(null);
 
@@ -81,7 +83,7 @@ export function AuditPage() {
       source: text('source') as AuditFilter['source'],
       status: text('status') as AuditFilter['status'],
       tool: text('tool'),
-      actorId: text('actorId'),
+      actorEmail: text('actorEmail'),
       from: iso('from'),
       to: iso('to'),
     };
@@ -106,11 +108,30 @@ export function AuditPage() {
     }
   }
 
-  const filterByActor = (actorId: string) => {
-    const input = form.current?.elements.namedItem('actorId') as HTMLInputElement | null;
-    if (input) input.value = actorId;
+  const filterByActor = (email: string) => {
+    const input = form.current?.elements.namedItem('actorEmail') as HTMLInputElement | null;
+    if (input) input.value = email;
     apply(readFilter());
   };
+
+  /**
+   * Downloads every row the applied filters select (the pages not yet shown too), as the API's
+   * NDJSON export gives them. A fetch with the bearer token, so not a plain link.
+   */
+  async function download() {
+    setExporting(true);
+    try {
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(await exportAuditRows(session, filter));
+      link.download = `bridle-audit-${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.ndjson`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    } catch (failure) {
+      setError(failed(failure) || null);
+    } finally {
+      setExporting(false);
+    }
+  }
 
   const columns: Column<AuditRow>[] = [
     { key: 'seq', header: '#', nowrap: true, cell: (row) => String(row.seq) },
@@ -118,17 +139,22 @@ export function AuditPage() {
     {
       key: 'actor',
       header: 'Actor',
-      cell: (row) => (
-        <button
-          type="button"
-          class="link"
-          title={row.actorId}
-          aria-label={`${row.actorEmail ?? 'deleted account'}: show only their rows`}
-          onClick={() => filterByActor(row.actorId)}
-        >
-          {row.actorEmail ?? 'deleted account'}
-        </button>
-      ),
+      cell: (row) =>
+        row.actorEmail === null ? (
+          <span class="muted" title={row.actorId}>
+            deleted account
+          </span>
+        ) : (
+          <button
+            type="button"
+            class="link"
+            title={row.actorId}
+            aria-label={`${row.actorEmail}: show only their rows`}
+            onClick={() => filterByActor(row.actorEmail!)}
+          >
+            {row.actorEmail}
+          </button>
+        ),
     },
     {
       key: 'tool',
@@ -222,8 +248,10 @@ export function AuditPage() {
             </select>
           )}
         </Field>
-        <Field label="Actor" id="audit-actor">
-          {(ids) => <input {...ids} name="actorId" class="input" autocomplete="off" maxLength={36} placeholder="user id (UUID)" />}
+        <Field label="Actor email" id="audit-actor">
+          {(ids) => (
+            <input {...ids} name="actorEmail" type="email" class="input" autocomplete="off" maxLength={254} placeholder="ada@example.com" />
+          )}
         </Field>
         <Field label="From (your time)" id="audit-from">
           {(ids) => <input {...ids} name="from" class="input" type="datetime-local" />}
@@ -239,13 +267,25 @@ export function AuditPage() {
         </div>
       </form>
       <Alert message={error} />
-      <p class="summary muted" aria-live="polite">
-        {loading && rows.length === 0
-          ? 'Loading…'
-          : rows.length === 0
-            ? 'No audit rows match these filters.'
-            : `${plural(rows.length, 'row')}${cursor ? ', older ones below' : ''}.`}
-      </p>
+      <div class="spread">
+        <p class="summary muted" aria-live="polite">
+          {loading && rows.length === 0
+            ? 'Loading…'
+            : rows.length === 0
+              ? 'No audit rows match these filters.'
+              : `${plural(rows.length, 'row')}${cursor ? ', older ones below' : ''}.`}
+        </p>
+        <Button
+          variant="secondary"
+          size="sm"
+          busy={exporting}
+          disabled={loading}
+          title="Every row these filters select, oldest first, one JSON object a line"
+          onClick={() => void download()}
+        >
+          Export NDJSON
+        </Button>
+      </div>
       <Table
         caption="Audit rows, newest first"
         columns={columns}

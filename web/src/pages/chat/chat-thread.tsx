@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { PendingConfirmation, ToolCall } from '../../api';
 import { plural } from '../../lib/labels';
 import { Markdown } from '../../lib/markdown';
@@ -42,14 +42,34 @@ interface Props {
 
 export function ChatThread({ items, error, running, onSend, onStop }: Props) {
   const log = useRef<HTMLDivElement>(null);
+  const composer = useRef<HTMLFormElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
   const [draft, setDraft] = useState('');
+  /** Whether the newest message was in view when the person last scrolled: only then does the view follow the answer. */
+  const following = useRef(true);
 
-  // Follow the answer as it grows, unless the person scrolled up to read.
   useEffect(() => {
-    const element = log.current;
-    if (element && element.scrollHeight - element.scrollTop - element.clientHeight < 160) element.scrollTop = element.scrollHeight;
+    const thread = log.current!;
+    const onScroll = () => (following.current = distanceToEnd(thread, composer.current!) < 80);
+    thread.addEventListener('scroll', onScroll, { passive: true });
+    window.addEventListener('scroll', onScroll, { passive: true });
+    return () => {
+      thread.removeEventListener('scroll', onScroll);
+      window.removeEventListener('scroll', onScroll);
+    };
+  }, []);
+
+  // Keep the newest message (and a question's card) in view as it comes and grows, unless the
+  // person scrolled up to read: a new conversation, or a message they send, follows again.
+  useLayoutEffect(() => {
+    if (items.length === 0) following.current = true;
+    else if (following.current) revealEnd(log.current!, composer.current!);
   }, [items]);
+
+  const send: Props['onSend'] = (text, confirmationId) => {
+    following.current = true;
+    onSend(text, confirmationId);
+  };
 
   useEffect(() => {
     if (!running) input.current?.focus();
@@ -57,7 +77,7 @@ export function ChatThread({ items, error, running, onSend, onStop }: Props) {
 
   const submit = () => {
     if (running || draft.trim() === '') return;
-    onSend(draft);
+    send(draft);
     setDraft('');
   };
 
@@ -75,7 +95,7 @@ export function ChatThread({ items, error, running, onSend, onStop }: Props) {
             <ul class="plain examples" aria-label="Example prompts">
               {EXAMPLE_PROMPTS.map((prompt) => (
                 <li key={prompt}>
-                  <button type="button" class="example" onClick={() => onSend(prompt)}>
+                  <button type="button" class="example" onClick={() => send(prompt)}>
                     {prompt}
                   </button>
                 </li>
@@ -83,12 +103,11 @@ export function ChatThread({ items, error, running, onSend, onStop }: Props) {
             </ul>
           </div>
         ) : (
-          items.map((item, index) => (
-            <Bubble key={item.id} item={item} last={index === items.length - 1} running={running} onSend={onSend} />
-          ))
+          items.map((item, index) => <Bubble key={item.id} item={item} last={index === items.length - 1} running={running} onSend={send} />)
         )}
       </div>
       <form
+        ref={composer}
         class="composer"
         onSubmit={(event) => {
           event.preventDefault();
@@ -142,6 +161,9 @@ function Bubble({ item, last, running, onSend }: { item: ChatItem; last: boolean
     );
   }
   const waiting = item.streaming && item.text === '' && item.running.length === 0;
+  // An answer that asks before a delete or a bulk change is asked once, by the card drawn from
+  // what the server stored: the model's own wording of the question is not shown beside it.
+  const asks = !item.failed && (item.confirmation !== null || item.toolCalls.some((call) => call.error?.code === 'CONFIRMATION_REQUIRED'));
   return (
     <div class="message assistant" aria-busy={item.streaming || undefined}>
       <p class="visually-hidden">Assistant:</p>
@@ -158,13 +180,12 @@ function Bubble({ item, last, running, onSend }: { item: ChatItem; last: boolean
           <span />
         </p>
       )}
-      {item.text && (
-        <div
+      {item.text && !asks && (
+        <Markdown
           class={`bubble answer${item.failed ? ' failed' : ''}${item.streaming ? ' streaming' : ''}`}
           role={item.failed ? 'alert' : undefined}
-        >
-          <Markdown text={item.text} />
-        </div>
+          text={item.text}
+        />
       )}
       {item.stopped && (
         <p class="note">Stopped. The assistant may still finish this turn; it will show when you open the conversation again.</p>
@@ -192,9 +213,10 @@ function wording(action: PendingConfirmation) {
 
 /**
  * The question before a delete (or a big change) as a card, drawn only from what the server
- * stored: how many things "yes" acts on and which, as text. The assistant's own words stay in
- * its bubble above; they are never the card's title nor a button. "Yes" and "Cancel" answer
- * this stored action by its id, so they run it exactly, or nothing once it is no longer open.
+ * stored: how many things "yes" acts on and which, as text. The assistant's own words asking
+ * it are not shown (Bubble): they are never the card's title nor a button, and the person is
+ * asked once. "Yes" and "Cancel" answer this stored action by its id, so they run it exactly,
+ * or nothing once it is no longer open.
  */
 function Confirmation({
   action,
@@ -234,4 +256,27 @@ function Confirmation({
       </div>
     </div>
   );
+}
+
+/**
+ * How far below what the person sees the newest message ends, in pixels (negative: in view).
+ * The thread scrolls in its own box on a wide screen; on a phone it is as tall as its messages
+ * and the page scrolls, under a header and above a composer that both stay on screen.
+ */
+function distanceToEnd(thread: HTMLElement, composer: HTMLElement): number {
+  const inBox = thread.scrollHeight - thread.scrollTop - thread.clientHeight;
+  const last = thread.lastElementChild;
+  const onPage = last ? last.getBoundingClientRect().bottom - visibleBottom(composer) : 0;
+  return Math.max(inBox, onPage);
+}
+
+const visibleBottom = (composer: HTMLElement) => Math.min(window.innerHeight, composer.getBoundingClientRect().top);
+
+/** Scrolls the thread's box, then the page, so that the newest message ends just above the composer. */
+function revealEnd(thread: HTMLElement, composer: HTMLElement): void {
+  thread.scrollTop = thread.scrollHeight;
+  const last = thread.lastElementChild;
+  if (!last) return;
+  const below = last.getBoundingClientRect().bottom + 8 - visibleBottom(composer);
+  if (below > 0) window.scrollBy({ top: below, behavior: 'instant' });
 }

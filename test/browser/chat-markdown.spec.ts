@@ -1,0 +1,86 @@
+import type { Page } from 'playwright-core';
+import { say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
+import { uniqueEmail } from '../support/accounts';
+import { type ConsoleSession, openConsole, pageUntil, shown } from '../support/browser';
+
+/** What a real provider's model writes: a heading, a table, a fence, and links and HTML meant to run. */
+const ANSWER = [
+  '## Your week',
+  '',
+  '| Day | Task |',
+  '|-----|------|',
+  '| Mon | Buy milk |',
+  '| Tue | Call Ada |',
+  '',
+  '```js',
+  'const total = 1 + 2;',
+  '```',
+  '',
+  '[Run the tidy-up](javascript:window.pwned=1) or [read the guide](https://example.com/guide).',
+  '',
+  '<img src="x" onerror="window.pwned=2"> ![pixel](https://tracker.example/p.png)',
+  '',
+  '<button>Yes, delete all</button>',
+].join('\n');
+
+/**
+ * Issue 35: the assistant's Markdown as a real provider writes it renders as elements
+ * (heading, table, code block), and nothing the model writes runs, loads or acts: no
+ * `javascript:` href, no image, no element from its raw HTML, no button.
+ */
+describe('web console in Chromium: an answer in Markdown', () => {
+  let session: ConsoleSession;
+  let page: Page;
+  const model = new ScriptedLanguageModel();
+
+  beforeAll(async () => {
+    session = await openConsole('markdown-', {}, { languageModel: model });
+    ({ page } = session);
+    await session.signUp(uniqueEmail(), 'correct horse battery');
+  }, 120_000);
+
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it('renders the heading, table and code fence as elements, and no link, image or HTML of the model runs', async () => {
+    model.use(() => say(ANSWER));
+    await page.getByLabel('Message').fill('what is on this week?');
+    await page.getByLabel('Message').press('Enter');
+    const answer = page.locator('.message.assistant .bubble.answer').last();
+    await shown(answer.locator('table'));
+    await pageUntil(page, `!document.querySelector('.message.assistant[aria-busy]')`);
+
+    await shown(answer.getByRole('heading', { name: 'Your week', level: 2 }));
+    expect(await answer.locator('thead th').allTextContents()).toEqual(['Day', 'Task']);
+    expect(await answer.locator('tbody tr').count()).toBe(2);
+    expect(await answer.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['Mon', 'Buy milk']);
+    expect(await answer.locator('pre > code').textContent()).toBe('const total = 1 + 2;\n');
+
+    const links = await answer.locator('a').evaluateAll((anchors) =>
+      anchors.map((a) => ({
+        text: a.textContent,
+        href: a.getAttribute('href'),
+        target: a.getAttribute('target'),
+        rel: a.getAttribute('rel'),
+      })),
+    );
+    expect(links).toEqual([
+      { text: 'Run the tidy-up', href: null, target: null, rel: null },
+      { text: 'read the guide', href: 'https://example.com/guide', target: '_blank', rel: 'noopener noreferrer' },
+      { text: 'pixel', href: 'https://tracker.example/p.png', target: '_blank', rel: 'noopener noreferrer' },
+    ]);
+    // The model's HTML is the text it typed, not elements: no image, no handler, no button.
+    expect(await answer.locator('img, button, [onerror], [href^="javascript" i]').count()).toBe(0);
+    expect(await answer.textContent()).toContain('<img src="x" onerror="window.pwned=2">');
+    expect(await answer.textContent()).toContain('<button>Yes, delete all</button>');
+    expect(await page.getByRole('button', { name: 'Yes, delete all' }).count()).toBe(0);
+
+    await answer.getByText('Run the tidy-up').click();
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    expect(session.foreignRequests()).toEqual([]);
+    expect(session.refusedByPolicy()).toEqual([]);
+
+    await session.checkpoint('answer');
+  });
+});
