@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Document, type ISpectralDiagnostic, type RulesetDefinition, Spectral } from '@stoplight/spectral-core';
@@ -101,6 +102,19 @@ describe('OpenAPI document', () => {
     const results = await spectral.run(new Document(JSON.stringify(doc, null, 2), Json));
     // One line per finding, so that a failure reads as the list of what to fix.
     expect(results.map(describeFinding)).toEqual([]);
+  });
+
+  // @redocly/openapi-core is an ES module only, which Jest's CommonJS runtime cannot load: it runs in a child process.
+  it("passes Redocly's recommended rules with no error", () => {
+    const lint = `
+      import { createConfig, lintFromString } from '@redocly/openapi-core';
+      const source = await new Response(process.stdin).text();
+      const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) });
+      const errors = problems.filter((problem) => problem.severity === 'error');
+      process.stdout.write(JSON.stringify(errors.map((problem) => problem.ruleId + ': ' + problem.message + ' (' + (problem.location[0]?.pointer ?? '') + ')')));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', lint], { input: JSON.stringify(doc), encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([]);
   });
 
   it('is the document `npm run api:types` generates the console types from, made without a server or a database', async () => {
