@@ -40,7 +40,10 @@ class ToolGatewayLifecycle implements OnApplicationShutdown {
     { provide: SchemaValidator, useClass: AjvSchemaValidator },
     {
       provide: ToolCallSettings,
-      useFactory: (config: AppConfig): ToolCallSettings => ({ mcpDestructiveTools: config.mcpDestructiveTools }),
+      useFactory: (config: AppConfig): ToolCallSettings => ({
+        mcpDestructiveTools: config.mcpDestructiveTools,
+        consoleUrl: config.publicBaseUrl,
+      }),
       inject: [AppConfig],
     },
     ExecuteToolCallUseCase,

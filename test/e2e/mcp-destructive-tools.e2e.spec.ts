@@ -64,13 +64,27 @@ describe('POST /mcp delete_task by default (MCP_DESTRUCTIVE_TOOLS unset)', () =>
 
     const one = await app.client.callTool({ name: 'delete_task', arguments: { number: 2 } });
     expect(one).toMatchObject({ isError: true, structuredContent: { code: 'CONFIRMATION_REQUIRED' } });
-    expect((one.structuredContent as { message: string }).message).toMatch(/say 'delete task 2' in the Bridle chat .*then 'yes delete'/);
+    // Where to: the console's chat, at this server's public address.
+    expect((one.structuredContent as { message: string }).message).toMatch(
+      /say 'delete task 2' in the Bridle chat \(http:\/\/\S+\/#chat, or the chat API\), then 'yes delete'/,
+    );
 
     expect(await app.titles()).toEqual(['Buy milk', 'Dentist', 'Call mum']);
+    // Each call looked first (a dry run, which deletes nothing), then was refused.
     expect(await app.deleteAudit()).toEqual([
+      { source: 'mcp', status: 'confirmation_required', error_code: null, arguments: { scope: 'all' } },
       { source: 'mcp', status: 'rejected', error_code: 'CONFIRMATION_REQUIRED', arguments: { scope: 'all' } },
+      { source: 'mcp', status: 'confirmation_required', error_code: null, arguments: { number: 2 } },
       { source: 'mcp', status: 'rejected', error_code: 'CONFIRMATION_REQUIRED', arguments: { number: 2 } },
     ]);
+  });
+
+  it('answers a task that is not there with not found, not with a confirmation to give', async () => {
+    const missing = await app.client.callTool({ name: 'delete_task', arguments: { number: 99 } });
+    expect(missing).toMatchObject({ isError: true, structuredContent: { code: 'TASK_NOT_FOUND' } });
+    const nothingMatches = await app.client.callTool({ name: 'delete_task', arguments: { query: 'no such thing' } });
+    expect((nothingMatches.structuredContent as { code: string }).code).not.toBe('CONFIRMATION_REQUIRED');
+    expect(await app.titles()).toEqual(['Buy milk', 'Dentist', 'Call mum']);
   });
 
   it('describes delete_task as what this server does with it: refused here, confirmed in the chat', async () => {

@@ -85,7 +85,7 @@ export class ExecuteToolCallUseCase {
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents };
     const dryRun = context.dryRun === true;
     if (definition.destructive && !mayDestroy({ source: context.source, dryRun, confirmed }, this.settings.mcpDestructiveTools)) {
-      const message = confirmInChatMessage(this.toolbox.chatRequestFor(definition.name, validation.arguments));
+      const message = confirmInChatMessage(this.toolbox.chatRequestFor(definition.name, validation.arguments), this.settings.consoleUrl);
       return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, definition.name);
     }
     const pendingSeq = definition.mutates && !dryRun ? await this.audit.recordPending(audited) : null;

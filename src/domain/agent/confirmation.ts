@@ -197,10 +197,17 @@ export function destructiveToolNotice(source: 'chat' | 'mcp', mcpMode: McpDestru
   );
 }
 
-/** Why a destructive call over MCP did nothing, and how the person can have it done. */
-export function confirmInChatMessage(chatRequest: string | null): string {
-  const how = chatRequest
-    ? `say '${chatRequest}' in the Bridle chat (web console or chat API), then 'yes delete'`
-    : "ask for it in the Bridle chat (web console or chat API), then reply 'yes delete'";
+/** Why a destructive call over MCP did nothing, and how the person can have it done (in the console at `consoleUrl`). */
+export function confirmInChatMessage(chatRequest: string | null, consoleUrl?: string): string {
+  const where = consoleUrl
+    ? `the Bridle chat (${withoutTrailingSlash(consoleUrl)}/#chat, or the chat API)`
+    : 'the Bridle chat (web console or chat API)';
+  const how = chatRequest ? `say '${chatRequest}' in ${where}, then 'yes delete'` : `ask for it in ${where}, then reply 'yes delete'`;
   return `This needs the person's confirmation and this connection cannot ask for it, so nothing was deleted. To do it, the person can ${how}.`;
+}
+
+function withoutTrailingSlash(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end -= 1;
+  return url.slice(0, end);
 }

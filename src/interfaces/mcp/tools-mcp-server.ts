@@ -75,10 +75,17 @@ export function createToolsMcpServer(
     const call = (args: unknown, callContext: ToolCallContext) => executor.execute({ tool: name, arguments: args, context: callContext });
     let result: ToolResult;
     try {
-      const askable = channel.source === 'mcp' && destructive.has(name) && !executor.destroysUnasked('mcp') && canElicit(server);
-      result = askable
-        ? await confirmedByThePerson(server, name, request.params.arguments, context, call, requestExtra.requestId)
-        : await call(request.params.arguments, context);
+      const needsYes = channel.source === 'mcp' && destructive.has(name) && !executor.destroysUnasked('mcp');
+      if (needsYes && canElicit(server)) {
+        result = await confirmedByThePerson(server, name, request.params.arguments, context, call, requestExtra.requestId);
+      } else if (needsYes) {
+        // A client that cannot ask still learns what is true first: a task that is not there is
+        // not found; only what would really go is sent to the chat to confirm.
+        const dryRun = await call(request.params.arguments, { ...context, dryRun: true });
+        result = dryRun.ok ? await call(request.params.arguments, context) : dryRun;
+      } else {
+        result = await call(request.params.arguments, context);
+      }
     } catch (error) {
       // A bug, not an outcome: logged with its stack here, never shown to the caller.
       logger.error({ err: error, tool: name, userId: context.userId, decisionId: context.decisionId }, 'tool failed unexpectedly');
