@@ -12,6 +12,9 @@ import {
   type MessageExtraInfo,
 } from '@modelcontextprotocol/sdk/types.js';
 
+/** The ids copies give their questions: `<replica>.<copy>:<n>` (McpSessions). */
+const QUESTION_ID = /^[0-9a-f]{8}\.[0-9]{1,12}:[0-9]{1,12}$/;
+
 /** A client's answer to a request of the server, as it travels between replicas. */
 export type Answer = Extract<JSONRPCMessage, { result: unknown } | { error: unknown }>;
 
@@ -111,7 +114,8 @@ export class SessionTransport implements Transport {
 
   private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      if (!this.deliver(message)) this.forward(message);
+      // Only an answer to some copy's question travels: any other id was asked by nobody.
+      if (!this.deliver(message) && typeof message.id === 'string' && QUESTION_ID.test(message.id)) this.forward(message);
       return;
     }
     this.onmessage?.(message, extra);
