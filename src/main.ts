@@ -53,11 +53,13 @@ async function start(): Promise<void> {
     process.once(signal, () => {
       logger.log(`${signal} received: draining connections for up to ${config.shutdownGraceMs} ms, then closing the database`);
       // The hooks after the drain (an in-process worker's cycle, the database) get a bounded
-      // time too: past it the process exits, and what it cut is swept as after a crash.
+      // time too: past it the process exits, and what it cut is swept as after a crash. Not
+      // unref'd: with the server closed, a cycle waiting on an unref'd timer would otherwise let
+      // the process end by itself, exit code 0, before its database is closed.
       setTimeout(() => {
         logger.warn(`Not shut down ${HOOKS_MARGIN_MS} ms after the grace period: exiting anyway`);
         process.exit(1);
-      }, config.shutdownGraceMs + HOOKS_MARGIN_MS).unref();
+      }, config.shutdownGraceMs + HOOKS_MARGIN_MS);
       // Nest's app.close() closes the HTTP server too, and its hooks stop the jobs and the database.
       shutdown
         .drain(config.shutdownGraceMs)

@@ -18,10 +18,12 @@ async function main(): Promise<void> {
     process.once(signal, () => {
       logger.log(`${signal} received: finishing the current cycle, then stopping (at most ${config.shutdownGraceMs} ms)`);
       // A cycle still running at the deadline is cut; the outreach sweeper settles what it left in flight.
+      // Not unref'd: a cycle waiting on nothing that holds the event loop (a timer of its own, say) would
+      // otherwise let the process end by itself, exit code 0, once the database pool's idle clients close.
       setTimeout(() => {
         logger.warn('The current cycle did not finish within SHUTDOWN_GRACE_MS: stopping anyway');
         process.exit(1);
-      }, config.shutdownGraceMs).unref();
+      }, config.shutdownGraceMs);
       app.close().then(
         () => process.exit(0),
         (error: unknown) => {

@@ -1,13 +1,30 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
-import { testDataRoot } from '../support/test-database';
+import { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
+import { signUpAndIn } from '../support/accounts';
+import { buildService, callService, removeBuild, ROOT, type RunningService, spawnService, startService } from '../support/built-service';
+import { leads, startedCampaign } from '../support/outreach';
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
+import { createTestDatabase, type TestDatabase, testDataRoot, usingPostgresServer } from '../support/test-database';
 
 /** The built service (`node dist/main.js`) stopped with SIGTERM while connections are open (issue 34). */
 const OUT_DIR = join(ROOT, 'dist-test-shutdown');
 const MAIN = join(OUT_DIR, 'main.js');
+const WORKER = join(OUT_DIR, 'worker.js');
+/** What every event stream ended by a shutdown ends with (src/interfaces/http/graceful-shutdown.ts). */
+const GOING_AWAY = 'retry: 1000\nevent: shutdown\ndata: {"reason":"server shutting down"}\n\n';
+
+beforeAll(async () => {
+  await buildService(OUT_DIR);
+}, 120_000);
+
+afterAll(() => removeBuild(OUT_DIR));
 
 async function signIn(service: RunningService): Promise<{ token: string; userId: string }> {
   const credentials = { email: 'drain@example.com', password: 'long enough' };
@@ -89,15 +106,37 @@ function eventNames(stream: string): string[] {
   return [...stream.matchAll(/^event: (\w+)$/gm)].map((match) => match[1]);
 }
 
+/**
+ * An MCP session opened by the SDK's own client, which opens its GET event stream after
+ * initialize; `stream` resolves with what that stream carried once it ends (the SDK reads its
+ * events, not the `retry:` lines, so the test reads a copy of the bytes).
+ */
+async function mcpSession(service: RunningService, token: string): Promise<{ client: Client; stream: Promise<string> }> {
+  // In an object: a promise resolved with a promise would wait for that one.
+  let opened!: (stream: { text: Promise<string> }) => void;
+  const streamOpened = new Promise<{ text: Promise<string> }>((resolve) => (opened = resolve));
+  const copyingGetStream: FetchLike = async (url, init) => {
+    const res = await fetch(url, init);
+    if ((init?.method ?? 'GET') !== 'GET' || !res.ok || !res.body) return res;
+    const [forSdk, forTest] = res.body.tee();
+    opened({ text: new Response(forTest).text() });
+    return new Response(forSdk, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+  const client = new Client({ name: 'shutdown-e2e', version: '1.0.0' });
+  // The service is going away: its reconnection attempts failing are expected.
+  client.onerror = () => undefined;
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', service.baseUrl), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: copyingGetStream,
+    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+  });
+  await client.connect(transport);
+  return { client, stream: (await streamOpened).text };
+}
+
 describe('the service stopped with SIGTERM', () => {
   let dataDir: string;
   let service: RunningService | undefined;
-
-  beforeAll(async () => {
-    await buildService(OUT_DIR);
-  }, 120_000);
-
-  afterAll(() => removeBuild(OUT_DIR));
 
   beforeEach(async () => {
     dataDir = await mkdtemp(join(testDataRoot(), 'bridle-shutdown-'));
@@ -148,4 +187,156 @@ describe('the service stopped with SIGTERM', () => {
     expect(stream).toContain('retry: 1000\nevent: shutdown\n');
     expect(await service.exited).toBe(0);
   }, 120_000);
+
+  it('with its in-process worker stuck in a cycle, exits 1 at the grace plus the hooks margin, not 0 before', async () => {
+    // Longer than the 10 s or so after which, in these runs, nothing but the exit timer held the process.
+    const graceMs = 12_000;
+    const hooksMarginMs = 2_000;
+    // The look-up never answers (until its deadline, far away): the worker's cycle is stuck in the channel.
+    const database = await openDatabase({ kind: 'embedded', dataDir });
+    await database.dataSource.query(
+      `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/stuck-in-process-1/', 'HANG_BEFORE')`,
+    );
+    await database.close();
+    service = await startService(MAIN, {
+      BRIDLE_DATA_DIR: dataDir,
+      OUTREACH_WORKER: 'true',
+      OUTREACH_ACTION_TIMEOUT_MS: '600000',
+      OUTREACH_POLL_INTERVAL_MS: '50',
+      SHUTDOWN_GRACE_MS: String(graceMs),
+    });
+    const user = await signUpAndIn(service.baseUrl);
+    const campaignId = await startedCampaign(service.baseUrl, user, 'Stuck in process', leads(1, 'stuck-in-process', { email: false }));
+    const claimed = async () => {
+      const path = `/api/${user.userId}/campaigns/${campaignId}/tasks`;
+      const { body } = await callService<{ items: { status: string }[] }>(service!, 'GET', path, undefined, user.token);
+      return body.items.some((task) => task.status === 'InProgress');
+    };
+    const deadline = Date.now() + 60_000;
+    while (!(await claimed())) {
+      if (Date.now() > deadline) throw new Error(`the worker did not claim the task:\n${service.output().slice(-2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    service.child.kill('SIGTERM');
+    // Exit 1 with this line is the hooks' deadline firing, which comes only after the grace.
+    expect(await service.exited).toBe(1);
+    expect(service.output()).toContain(`Not shut down ${hooksMarginMs} ms after the grace period`);
+  }, 120_000);
+
+  it("ends an MCP session's GET event stream at once with a retry hint and a shutdown event, and exits 0 well before the grace", async () => {
+    // Longer than the test may take: a drain that waited on the stream would time the test out.
+    const graceMs = 300_000;
+    service = await startService(MAIN, { BRIDLE_DATA_DIR: dataDir, SHUTDOWN_GRACE_MS: String(graceMs) });
+    const user = await signIn(service);
+    const { client, stream } = await mcpSession(service, user.token);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+
+    service.child.kill('SIGTERM');
+
+    expect((await stream).endsWith(GOING_AWAY)).toBe(true);
+    expect(await service.exited).toBe(0);
+    expect(service.output()).toContain('Shut down cleanly');
+    await client.close();
+  }, 120_000);
+});
+
+const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
+
+// The worker and the sweeper that settles after it are separate processes on one database,
+// which the test reads while the worker runs: PGlite is one process's, so on PostgreSQL only.
+describeOnPostgres('a worker process stopped with SIGTERM while its cycle is stuck', () => {
+  // Longer than the 10 s after which pg closes idle pool clients: then nothing but the grace
+  // timer holds the process while its cycle waits on an unref'd deadline (the sandbox's hang).
+  const graceMs = 12_000;
+  /** Two shared cores: the exit is asserted against the grace plus this much. */
+  const slackMs = 10_000;
+  let db: TestDatabase;
+  let sut: TestApp;
+  let sql: DataSource;
+  let dataDir: string;
+  const workers: ReturnType<typeof spawnService>[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    sut = await startTestApp(db);
+    sql = sut.app.get(DataSource);
+    dataDir = await mkdtemp(join(testDataRoot(), 'bridle-shutdown-worker-'));
+  });
+
+  afterAll(async () => {
+    for (const worker of workers) worker.child.kill('SIGKILL');
+    await Promise.all(workers.map((worker) => worker.exited));
+    await sut?.close();
+    await db?.dispose();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  function startWorker(env: Record<string, string>): ReturnType<typeof spawnService> {
+    if (db.settings.kind !== 'server') throw new Error('PostgreSQL only');
+    const worker = spawnService(WORKER, {
+      DATABASE_URL: db.settings.url,
+      JWT_SECRET: TEST_JWT_SECRET,
+      BRIDLE_DATA_DIR: dataDir,
+      OUTREACH_POLL_INTERVAL_MS: '50',
+      // Its action is settled by the sweeper once its lease has passed.
+      OUTREACH_LEASE_MS: '2000',
+      OUTREACH_SWEEP_INTERVAL_MS: '300',
+      ...env,
+    });
+    workers.push(worker);
+    return worker;
+  }
+
+  async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(
+      `timed out waiting for ${what}; workers said:\n${workers.map((worker) => worker.output().slice(-2000)).join('\n---\n')}`,
+    );
+  }
+
+  const actionStatus = async (key: string) =>
+    (await sql.query<{ status: string }[]>(`SELECT status FROM outreach_actions WHERE idempotency_key = $1`, [key]))[0]?.status;
+
+  it('exits 1 at SHUTDOWN_GRACE_MS, and the sweeper settles the action it left in flight as after a crash', async () => {
+    const user = await signUpAndIn(sut.http);
+    const campaignId = await startedCampaign(sut.http, user, 'Stuck at shutdown', leads(1, 'stuck-at-shutdown', { email: false }));
+    // The look-up never answers (until its deadline, far away): the cycle is stuck in the channel.
+    await sql.query(
+      `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/stuck-at-shutdown-1/', 'HANG_BEFORE')`,
+    );
+    const stuck = startWorker({ SHUTDOWN_GRACE_MS: String(graceMs), OUTREACH_ACTION_TIMEOUT_MS: '600000' });
+    const key = await until(async () => {
+      const rows = await sql.query<{ idempotency_key: string }[]>(
+        `SELECT a.idempotency_key FROM outreach_actions a
+         JOIN sandbox_faults f ON f.target = 'https://www.linkedin.com/in/stuck-at-shutdown-1/' AND f.remaining = 0
+         WHERE a.campaign_id = $1 AND a.status = 'in_flight'`,
+        [campaignId],
+      );
+      return rows[0]?.idempotency_key;
+    }, 'the action to hang');
+
+    stuck.child.kill('SIGTERM');
+    const code = await Promise.race([
+      stuck.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), graceMs + slackMs)),
+    ]);
+
+    // Exit 1 with this line is the grace's deadline: the cycle had its time.
+    expect(code).toBe(1);
+    expect(stuck.output()).toContain('did not finish within SHUTDOWN_GRACE_MS');
+    expect(await actionStatus(key)).toBe('in_flight');
+
+    const sweeper = startWorker({});
+    await until(async () => ((await actionStatus(key)) === 'unknown' ? true : undefined), 'the sweeper to settle the action');
+    sweeper.child.kill('SIGTERM');
+    expect(await sweeper.exited).toBe(0);
+    // Settled, never sent again: the channel has no effect under its key.
+    expect(await sql.query(`SELECT 1 FROM sandbox_linkedin_actions WHERE idempotency_key = $1`, [key])).toEqual([]);
+  }, 180_000);
 });
