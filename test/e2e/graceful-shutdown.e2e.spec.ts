@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { signUpAndIn } from '../support/accounts';
-import { buildService, callService, removeBuild, ROOT, type RunningService, spawnService, startService } from '../support/built-service';
+import {
+  buildService,
+  callService,
+  removeBuild,
+  ROOT,
+  type RunningService,
+  signUpOnService,
+  spawnService,
+  startService,
+} from '../support/built-service';
 import { leads, startedCampaign } from '../support/outreach';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase, testDataRoot, usingPostgresServer } from '../support/test-database';
@@ -27,12 +36,7 @@ beforeAll(async () => {
 afterAll(() => removeBuild(OUT_DIR));
 
 async function signIn(service: RunningService): Promise<{ token: string; userId: string }> {
-  const credentials = { email: 'drain@example.com', password: 'long enough' };
-  expect((await callService(service, 'POST', '/auth/register', credentials)).status).toBe(201);
-  const { accessToken, userId } = (await callService(service, 'POST', '/auth/login', credentials)).body as {
-    accessToken: string;
-    userId: string;
-  };
+  const { accessToken, userId } = await signUpOnService(service, { email: 'drain@example.com', password: 'long enough' });
   return { token: accessToken, userId };
 }
 

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
+import { buildService, callService, removeBuild, ROOT, type RunningService, signUpOnService, startService } from '../support/built-service';
 import { CHROMIUM } from '../support/browser';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
 import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
@@ -206,11 +206,7 @@ describeOnPostgres('MCP sessions across three replicas behind a round-robin prox
 });
 
 async function signUp(proxy: RoundRobinProxy, email: string): Promise<Person> {
-  const credentials = { email, password: PASSWORD };
-  expect((await callService(via(proxy), 'POST', '/auth/register', credentials)).status).toBe(201);
-  const { accessToken, userId } = (
-    await callService<{ accessToken: string; userId: string }>(via(proxy), 'POST', '/auth/login', credentials)
-  ).body;
+  const { accessToken, userId } = await signUpOnService(via(proxy), { email, password: PASSWORD });
   return { email, userId, auth: { Authorization: `Bearer ${accessToken}` } };
 }
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
+import { buildService, callService, removeBuild, ROOT, type RunningService, signUpOnService, startService } from '../support/built-service';
 import { testDataRoot } from '../support/test-database';
 
 /**
@@ -76,11 +76,6 @@ async function stop(service: RunningService): Promise<number | null> {
   return service.exited;
 }
 
-async function signedIn(service: RunningService, credentials: { email: string; password: string }) {
-  expect((await callService(service, 'POST', '/auth/register', credentials)).status).toBe(201);
-  return (await callService(service, 'POST', '/auth/login', credentials)).body as { accessToken: string; userId: string };
-}
-
 describe('traces of the built service', () => {
   let dataDir: string;
 
@@ -114,7 +109,7 @@ describe('traces of the built service', () => {
     let decisionId: string;
     let token: string;
     try {
-      const user = await signedIn(service, credentials);
+      const user = await signUpOnService(service, credentials);
       token = user.accessToken;
       const turn = await callService<{ response: string; decision: { id: string } }>(
         service,
@@ -230,7 +225,7 @@ describe('traces of the built service', () => {
       LOADED_PACKAGES_FILE: loadedFile,
     });
     try {
-      const user = await signedIn(service, { email: 'untraced@example.com', password: 'a password long enough' });
+      const user = await signUpOnService(service, { email: 'untraced@example.com', password: 'a password long enough' });
       expect(
         (await callService(service, 'POST', `/api/${user.userId}/chat`, { message: 'add water plants' }, user.accessToken)).status,
       ).toBe(200);

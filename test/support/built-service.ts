@@ -106,3 +106,13 @@ export async function callService<T = unknown>(
   });
   return { status: res.status, body: (await res.json()) as T };
 }
+
+/** Registers an account on a running service and signs it in: its session token and user id. */
+export async function signUpOnService(
+  service: Pick<RunningService, 'baseUrl'>,
+  credentials: { email: string; password: string },
+): Promise<{ accessToken: string; userId: string }> {
+  const registered = await callService(service, 'POST', '/auth/register', credentials);
+  if (registered.status !== 201) throw new Error(`sign-up answered ${registered.status}`);
+  return (await callService<{ accessToken: string; userId: string }>(service, 'POST', '/auth/login', credentials)).body;
+}
