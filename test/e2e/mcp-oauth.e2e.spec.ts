@@ -11,7 +11,7 @@ import { ShiftedClock } from '../fakes/fixed-clock';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { captureStdout } from '../support/log-capture';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
 
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 const ACCESS_TTL_SECONDS = 60;
@@ -81,6 +81,8 @@ function pkce(): { verifier: string; challenge: string } {
 describe('MCP clients over OAuth', () => {
   let db: TestDatabase;
   let sut: TestApp;
+  /** Another replica on the same database (PostgreSQL; on PGlite, one process's database, `sut` again). */
+  let replica: TestApp;
   let alice: SignedInUser;
   let mcpUrl: URL;
   let resource: string;
@@ -93,7 +95,10 @@ describe('MCP clients over OAuth', () => {
   beforeAll(async () => {
     stdout = captureStdout();
     db = await createTestDatabase();
-    sut = await startTestApp(db, { LOG_LEVEL: 'info', OAUTH_ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TTL_SECONDS) }, { clock });
+    const config = { LOG_LEVEL: 'info', OAUTH_ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TTL_SECONDS) };
+    sut = await startTestApp(db, config, { clock });
+    // A fleet has one public URL (the balancer's): the issuer and the MCP resource of every replica.
+    replica = usingPostgresServer ? await startTestApp(db, { ...config, PUBLIC_BASE_URL: sut.http }, { clock }) : sut;
     mcpUrl = new URL('/mcp', sut.http);
     resource = mcpUrl.href;
     alice = await signUpAndIn(sut.http);
@@ -103,6 +108,7 @@ describe('MCP clients over OAuth', () => {
   afterAll(async () => {
     stdout?.restore();
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    if (replica !== sut) await replica?.close();
     await sut?.close();
     await db?.dispose();
   });
@@ -157,7 +163,7 @@ describe('MCP clients over OAuth', () => {
     return `${sut.http}/authorize?${params.toString()}`;
   }
 
-  const token = (body: Record<string, string>) => request(sut.http).post('/token').type('form').send(body);
+  const token = (body: Record<string, string>, app = sut) => request(app.http).post('/token').type('form').send(body);
 
   /** A hand-made client with a code for `scope`: what the hostile cases start from. */
   async function codeFor(scope = 'tasks:read tasks:write'): Promise<{ clientId: string; code: string; verifier: string }> {
@@ -182,8 +188,8 @@ describe('MCP clients over OAuth', () => {
     return response;
   }
 
-  const callMcp = (accessToken: string) =>
-    request(sut.http)
+  const callMcp = (accessToken: string, app = sut) =>
+    request(app.http)
       .post('/mcp')
       .set({ Authorization: `Bearer ${accessToken}`, Accept: 'application/json, text/event-stream' })
       .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } });
@@ -393,27 +399,32 @@ describe('MCP clients over OAuth', () => {
     expect(atToken.body.error).toBe('invalid_target');
   });
 
-  it('answers one refresh token sent twice at once with two pairs, and keeps the grant; a reuse after the window ends it', async () => {
+  // Two tabs, a retry, or, on PostgreSQL, two replicas taking the same refresh at once.
+  it('answers one refresh token sent twice at once (to two replicas) with two pairs, and keeps the grant; a reuse after the window ends it', async () => {
     const { clientId, code, verifier } = await codeFor();
     const issued = await exchange(clientId, code, verifier);
     expect(issued.status).toBe(200);
     let current = issued.body as { access_token: string; refresh_token: string };
-    const refresh = (refreshToken: string) => token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken });
+    const refresh = (refreshToken: string, app = sut) =>
+      token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken }, app);
     for (let round = 0; round < 10; round++) {
-      // Two tabs, a retry, or two replicas taking the same refresh at once.
-      const both = await Promise.all([refresh(current.refresh_token), refresh(current.refresh_token)]);
+      const both = await Promise.all([refresh(current.refresh_token, sut), refresh(current.refresh_token, replica)]);
       for (const res of both) secrets.push(res.body.access_token, res.body.refresh_token);
       expect(both.map((res) => res.status)).toEqual([200, 200]);
       expect(both[0].body.refresh_token).not.toBe(both[1].body.refresh_token);
-      for (const res of both) await callMcp(res.body.access_token).expect(200);
+      // Each pair works on either replica: the grant survived.
+      for (const res of both) {
+        await callMcp(res.body.access_token, sut).expect(200);
+        await callMcp(res.body.access_token, replica).expect(200);
+      }
       current = both[round % 2].body;
     }
     const spent = current.refresh_token;
     const successor = (await refresh(spent).expect(200)).body as { access_token: string; refresh_token: string };
     secrets.push(successor.access_token, successor.refresh_token);
     clock.advance(REFRESH_REUSE_WINDOW_MS);
-    expect((await refresh(spent)).body.error).toBe('invalid_grant');
-    await callMcp(successor.access_token).expect(401);
+    expect((await refresh(spent, replica)).body.error).toBe('invalid_grant');
+    await callMcp(successor.access_token, sut).expect(401);
     expect((await refresh(successor.refresh_token)).body.error).toBe('invalid_grant');
   });
 
