@@ -59,6 +59,6 @@ class ToolGatewayLifecycle implements OnApplicationShutdown {
     },
     AgentLoop,
   ],
-  exports: [ModelModule, AgentLoop, ExecuteToolCallUseCase, Toolbox],
+  exports: [ModelModule, AgentLoop, ExecuteToolCallUseCase, Toolbox, ToolCallSettings],
 })
 export class AgentModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AskInConsoleUseCase } from '../application/chat/ask-in-console.use-case';
 import { ListConversationsUseCase } from '../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../application/chat/list-messages.use-case';
 import { ConversationStore } from '../application/chat/ports/conversation-store.port';
@@ -23,6 +24,7 @@ import { IdentityModule } from './identity.module';
     ListConversationsUseCase,
     ListMessagesUseCase,
     SweepInterruptedTurnsUseCase,
+    AskInConsoleUseCase,
     // Every server process settles chat turns and tool calls cut off by a crash: at start and
     // every CHAT_SWEEP_INTERVAL_MS.
     periodicJobProvider({
@@ -33,5 +35,6 @@ import { IdentityModule } from './identity.module';
       run: (sweeper) => sweeper.run(),
     }),
   ],
+  exports: [AskInConsoleUseCase],
 })
 export class ChatModule {}

@@ -7,11 +7,12 @@ import { McpSessionStore } from '../application/mcp/ports/mcp-session-store.port
 import { PostgresMcpSessionStore } from '../infrastructure/persistence/repositories/postgres-mcp-session-store';
 import { periodicJobProvider } from '../infrastructure/periodic-job';
 import { AgentModule } from './agent.module';
+import { ChatModule } from './chat.module';
 import { IdentityModule } from './identity.module';
 
 /** `/mcp`: the task tools, resources and prompts for any MCP client, statelessly or in sessions any replica serves. */
 @Module({
-  imports: [AgentModule, IdentityModule, TodoModule],
+  imports: [AgentModule, ChatModule, IdentityModule, TodoModule],
   controllers: [McpController],
   providers: [
     {

@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Locator, Page } from 'playwright-core';
 import type { Completion } from '../../src/application/agent/ports/language-model.port';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
@@ -129,6 +131,32 @@ describe('web console in Chromium: a confirmation shows the stored action', () =
     await gone(card);
     await answered('Done.');
     expect(await remaining()).toEqual(['Buy milk', 'Dentist', 'Water the plants']);
+  }, 120_000);
+
+  // Issue 35: an MCP client that cannot ask the person gets a link to the question, stored.
+  it("opens the question an MCP client without elicitation left (its link), and yes there deletes what the card shows", async () => {
+    const [, dentist] = await tasksAre(['Buy milk', 'Dentist', 'Call mum']);
+    model.use(() => say('Done.'));
+    const { token } = await session.stored();
+    const client = new Client({ name: 'no-elicitation', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', origin), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
+    try {
+      const refused = await client.callTool({ name: 'delete_task', arguments: { number: dentist } });
+      const link = /(http:\/\/\S+\/#chat\?conversation=\S+) until /.exec((refused.structuredContent as { message: string }).message)?.[1];
+      expect(link).toMatch(new RegExp(`^${origin}/`));
+      await page.goto(link!);
+      const card = page.getByRole('group', { name: 'Delete 1 task?' });
+      await shown(card);
+      expect(await seen(card)).toEqual({ title: 'Delete 1 task?', items: ['Dentist'], buttons: ['Yes, delete 1 task', 'Cancel'] });
+      await card.getByRole('button', { name: 'Yes, delete 1 task' }).click();
+      await gone(card);
+      await gone(page.getByRole('complementary', { name: 'Tasks' }).getByText('Dentist', { exact: true }));
+      expect(await remaining()).toEqual(['Buy milk', 'Call mum']);
+    } finally {
+      await client.close();
+    }
   }, 120_000);
 
   it('names the first 10 of a longer list and counts the rest; Cancel deletes nothing', async () => {

@@ -54,20 +54,20 @@ describe('POST /mcp delete_task by default (MCP_DESTRUCTIVE_TOOLS unset)', () =>
     await app?.close();
   });
 
-  it('deletes nothing, by scope or by number, and says why and how the person can confirm', async () => {
+  it('deletes nothing, by scope or by number, and says where the question waits for the person', async () => {
     const all = await app.client.callTool({ name: 'delete_task', arguments: { scope: 'all' } });
     expect(all.isError).toBe(true);
     expect(all.structuredContent).toMatchObject({
       code: 'CONFIRMATION_REQUIRED',
-      message: expect.stringMatching(/cannot ask .*nothing was deleted.*say 'delete everything' in the Bridle chat .*then 'yes delete'/),
+      message: expect.stringMatching(/cannot ask .*nothing was deleted yet\. The question waits for them at http:\/\/\S+ until /),
     });
 
     const one = await app.client.callTool({ name: 'delete_task', arguments: { number: 2 } });
     expect(one).toMatchObject({ isError: true, structuredContent: { code: 'CONFIRMATION_REQUIRED' } });
-    // Where to: the console's chat, at this server's public address.
-    expect((one.structuredContent as { message: string }).message).toMatch(
-      /say 'delete task 2' in the Bridle chat \(http:\/\/\S+\/#chat, or the chat API\), then 'yes delete'/,
-    );
+    // Where to: the console, opened on the conversation that holds the question, at this server's public address.
+    const { message, details } = one.structuredContent as { message: string; details: { conversationId: string } };
+    expect(message).toContain(`${app.sut.http}/#chat?conversation=${details.conversationId} until `);
+    expect(message).toMatch(/: Do you really want to delete 'Dentist'\?$/);
 
     expect(await app.titles()).toEqual(['Buy milk', 'Dentist', 'Call mum']);
     // Each call looked first (a dry run, which deletes nothing), then was refused.
@@ -79,20 +79,62 @@ describe('POST /mcp delete_task by default (MCP_DESTRUCTIVE_TOOLS unset)', () =>
     ]);
   });
 
+  it("asks in the console exactly what the dry run found: the person's yes there deletes it once, their no deletes nothing", async () => {
+    const asked = async (args: Record<string, unknown>) => {
+      const result = await app.client.callTool({ name: 'delete_task', arguments: args });
+      return (result.structuredContent as { details: { conversationId: string; confirmationId: string } }).details;
+    };
+    const messages = (conversationId: string, who: SignedInUser = app.user) =>
+      request(app.sut.http).get(`/api/${who.userId}/conversations/${conversationId}/messages`).set(who.auth);
+    const answer = (who: SignedInUser, question: { conversationId: string; confirmationId: string }, text: string) =>
+      request(app.sut.http)
+        .post(`/api/${who.userId}/chat`)
+        .set(who.auth)
+        .send({ message: text, conversationId: question.conversationId, confirmationId: question.confirmationId });
+
+    const callMum = await asked({ query: 'call mum' });
+    // The console shows it as any chat question: the server's words, and the stored call "yes" runs.
+    const shown = (await messages(callMum.conversationId).expect(200)).body as {
+      items: { role: string; content: string }[];
+      pendingConfirmation: { id: string; tool: string; arguments: unknown };
+    };
+    expect(shown.items).toEqual([expect.objectContaining({ role: 'assistant', content: expect.stringMatching(/'Call mum'/) })]);
+    expect(shown.pendingConfirmation).toMatchObject({ id: callMum.confirmationId, tool: 'delete_task' });
+
+    // Nobody else sees it or answers it.
+    const mallory = await signUpAndIn(app.sut.http);
+    await messages(callMum.conversationId, mallory).expect(404);
+    await answer(mallory, callMum, 'yes delete').expect(404);
+
+    await answer(app.user, callMum, 'yes delete').expect(200);
+    expect(await app.titles()).toEqual(['Buy milk', 'Dentist']);
+    // Once: the same yes again runs nothing.
+    await answer(app.user, callMum, 'yes delete').expect(200);
+    expect(await app.titles()).toEqual(['Buy milk', 'Dentist']);
+
+    const dentist = await asked({ number: 2 });
+    await answer(app.user, dentist, 'no').expect(200);
+    expect(await app.titles()).toEqual(['Buy milk', 'Dentist']);
+
+    const deleted = (await app.deleteAudit()).filter((row) => row.status === 'succeeded');
+    expect(deleted).toEqual([{ source: 'chat', status: 'succeeded', error_code: null, arguments: expect.anything() }]);
+  });
+
   it('answers a task that is not there with not found, not with a confirmation to give', async () => {
+    const before = await app.titles();
     const missing = await app.client.callTool({ name: 'delete_task', arguments: { number: 99 } });
     expect(missing).toMatchObject({ isError: true, structuredContent: { code: 'TASK_NOT_FOUND' } });
     const nothingMatches = await app.client.callTool({ name: 'delete_task', arguments: { query: 'no such thing' } });
     expect((nothingMatches.structuredContent as { code: string }).code).not.toBe('CONFIRMATION_REQUIRED');
-    expect(await app.titles()).toEqual(['Buy milk', 'Dentist', 'Call mum']);
+    expect(await app.titles()).toEqual(before);
   });
 
-  it('describes delete_task as what this server does with it: refused here, confirmed in the chat', async () => {
+  it('describes delete_task as what this server does with it: asked in the client, or else in the console', async () => {
     const { tools } = await app.client.listTools();
     const description = tools.find((tool) => tool.name === 'delete_task')?.description;
     expect(description).toMatch(/^Delete tasks: /);
     expect(description).toMatch(
-      /Over this connection it deletes only after the person confirms in their MCP client.*CONFIRMATION_REQUIRED/,
+      /Over this connection it deletes only after the person confirms in their MCP client.*CONFIRMATION_REQUIRED.*waits for the person in the Bridle console/,
     );
     expect(description).not.toMatch(/which the server asks for/);
   });

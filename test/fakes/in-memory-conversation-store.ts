@@ -166,6 +166,10 @@ export class InMemoryConversationStore extends ConversationStore {
     return Promise.resolve(open ? pendingConfirmation(pending) : null);
   }
 
+  openWithQuestion(): Promise<string> {
+    return Promise.reject(new Error('InMemoryConversationStore.openWithQuestion: not used here'));
+  }
+
   listConversations(_userId: string, _limit: number, _cursor: string | null): Promise<Page<ConversationSummary>> {
     return Promise.reject(new Error('InMemoryConversationStore.listConversations: not used here'));
   }

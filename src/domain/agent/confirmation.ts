@@ -193,7 +193,7 @@ export function destructiveToolNotice(source: 'chat' | 'mcp', mcpMode: McpDestru
   return (
     'Over this connection it deletes only after the person confirms in their MCP client, which the server asks ' +
     `(MCP elicitation, on a session). A client that cannot be asked gets ${CONFIRMATION_REQUIRED} and nothing is ` +
-    'deleted: the person then confirms deletions in the Bridle chat.'
+    'deleted yet: the question then waits for the person in the Bridle console, at the link the error gives.'
   );
 }
 
@@ -204,6 +204,24 @@ export function confirmInChatMessage(chatRequest: string | null, consoleUrl?: st
     : 'the Bridle chat (web console or chat API)';
   const how = chatRequest ? `say '${chatRequest}' in ${where}, then 'yes delete'` : `ask for it in ${where}, then reply 'yes delete'`;
   return `This needs the person's confirmation and this connection cannot ask for it, so nothing was deleted. To do it, the person can ${how}.`;
+}
+
+/**
+ * What an MCP client that cannot ask the person is told when the server has asked for it in
+ * the console: the question, where it waits (`link`, or the conversation's title when the
+ * server has no public URL), and until when. Nothing was deleted.
+ */
+export function confirmInConsoleMessage(question: { asked: string; title: string; link: string | null; expiresAt: Date }): string {
+  const where = question.link ?? `the Bridle chat, in the conversation '${question.title}'`;
+  return (
+    `This needs the person's confirmation and this connection cannot ask for it, so nothing was deleted yet. ` +
+    `The question waits for them at ${where} until ${question.expiresAt.toISOString()}: ${question.asked.trim()}`
+  );
+}
+
+/** The console's address of a conversation (its chat page, opened on it). */
+export function consoleConversationLink(consoleUrl: string, conversationId: string): string {
+  return `${withoutTrailingSlash(consoleUrl)}/#chat?conversation=${encodeURIComponent(conversationId)}`;
 }
 
 function withoutTrailingSlash(url: string): string {

@@ -13,6 +13,7 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
+import { AskInConsoleUseCase } from '../../application/chat/ask-in-console.use-case';
 import { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import type { AuthenticatedPrincipal } from '../../application/identity/ports/access-token-service.port';
 import { GetTaskUseCase } from '../../application/todo/get-task.use-case';
@@ -128,6 +129,7 @@ export class McpController {
     private readonly listTasks: ListTasksUseCase,
     private readonly getTask: GetTaskUseCase,
     private readonly changes: TaskChanges,
+    private readonly askInConsole: AskInConsoleUseCase,
   ) {}
 
   @Post()
@@ -254,6 +256,7 @@ export class McpController {
   private buildServer(userId: string, subscriptions: SessionSubscriptions | undefined, onClose: (cleanup: () => void) => void) {
     const server = createToolsMcpServer(this.executor, bearerChannel, {
       capabilities: TASK_RESOURCE_CAPABILITIES,
+      askInConsole: this.askInConsole,
       instructions:
         "Bridle holds this person's tasks. Use the tools to read and change them; the resources show the list; " +
         'deleting asks the person first.',

@@ -8,9 +8,16 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
+import type { AskInConsoleUseCase } from '../../application/chat/ask-in-console.use-case';
 import { TOOL_META_KEYS, type ToolCallContext, type ToolResult } from '../../application/agent/ports/tool-gateway.port';
 import type { DryRunResult } from '../../application/agent/ports/toolbox.port';
-import { type ConfirmationTargets, confirmationTargets, QUESTION_NAMED_MAX, withoutChatReplyHint } from '../../domain/agent/confirmation';
+import {
+  CONFIRMATION_REQUIRED,
+  type ConfirmationTargets,
+  confirmationTargets,
+  QUESTION_NAMED_MAX,
+  withoutChatReplyHint,
+} from '../../domain/agent/confirmation';
 
 const logger = new Logger('Tools');
 
@@ -44,7 +51,12 @@ export interface ToolChannel {
 export function createToolsMcpServer(
   executor: ExecuteToolCallUseCase,
   channel: ToolChannel,
-  extra: { capabilities?: ServerCapabilities; instructions?: string } = {},
+  extra: {
+    capabilities?: ServerCapabilities;
+    instructions?: string;
+    /** Where a destructive call a client cannot be asked about is asked instead (the console); without it, the chat is named. */
+    askInConsole?: AskInConsoleUseCase;
+  } = {},
 ): Server {
   const server = new Server(
     { name: 'bridle-tools', version: '0.1.0' },
@@ -83,6 +95,9 @@ export function createToolsMcpServer(
         // not found; only what would really go is sent to the chat to confirm.
         const dryRun = await call(request.params.arguments, { ...context, dryRun: true });
         result = dryRun.ok ? await call(request.params.arguments, context) : dryRun;
+        if (dryRun.ok && !result.ok && result.code === CONFIRMATION_REQUIRED && extra.askInConsole) {
+          result = await askedInConsole(extra.askInConsole, name, dryRun.data as DryRunResult, context, result);
+        }
       } else {
         result = await call(request.params.arguments, context);
       }
@@ -97,6 +112,26 @@ export function createToolsMcpServer(
   });
 
   return server;
+}
+
+/**
+ * The refusal (already audited) with the question asked in the console instead: the client
+ * learns where it waits. If it cannot be stored, the refusal as it was (confirm in the chat).
+ */
+async function askedInConsole(
+  askInConsole: AskInConsoleUseCase,
+  tool: string,
+  question: DryRunResult,
+  context: ToolCallContext,
+  refusal: ToolResult & { ok: false },
+): Promise<ToolResult> {
+  try {
+    const asked = await askInConsole.ask(context.userId, { tool, arguments: question.arguments, prompt: question.prompt });
+    return { ...refusal, message: asked.message, details: { conversationId: asked.conversationId, confirmationId: asked.confirmationId } };
+  } catch (error) {
+    logger.warn({ err: error, userId: context.userId }, 'the confirmation could not be stored for the console; the client is sent to the chat');
+    return refusal;
+  }
 }
 
 /** Form-mode elicitation: what a client declares with `elicitation: {}` or `elicitation: {form: {}}`. */

@@ -106,6 +106,18 @@ export abstract class ConversationStore {
    * @throws ConversationNotFoundError when the user has no such conversation (the hit still counts).
    */
   abstract startTurn(input: StartTurnInput): Promise<TurnContext & { conversationId: string }>;
+  /**
+   * A new conversation holding only a question the server asks for another channel (an MCP
+   * client that cannot ask the person): the question as its answer-so-far, and `question` as
+   * its open pending confirmation, so the console shows it as any chat confirmation. One
+   * statement. @returns the conversation's id
+   */
+  abstract openWithQuestion(input: {
+    readonly userId: string;
+    readonly title: string;
+    readonly question: Omit<PendingConfirmation, 'conversationId' | 'userId'>;
+    readonly now: Date;
+  }): Promise<string>;
   /** Fills in the answer and completes the decision log row started under `turn.decision.id`. */
   abstract finishTurn(turn: FinishedTurn, now: Date): Promise<void>;
   /** Resolves the action, once: @returns it, or null when it is gone, resolved or expired. */

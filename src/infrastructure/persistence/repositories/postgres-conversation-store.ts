@@ -179,6 +179,25 @@ export class PostgresConversationStore extends ConversationStore {
     };
   }
 
+  async openWithQuestion(input: Parameters<ConversationStore['openWithQuestion']>[0]): Promise<string> {
+    const { userId, title, question, now } = input;
+    const row = await selectRow(
+      this.dataSource,
+      sql`WITH c AS (INSERT INTO conversations (user_id, title, created_at, updated_at) VALUES (${userId}, ${title}, ${now}, ${now})
+                     RETURNING id),
+               m AS (INSERT INTO messages (conversation_id, role, content, decision_type, status, created_at)
+                     SELECT c.id, 'assistant', ${question.prompt}, 'REQUEST_CONFIRMATION', 'completed', ${now} FROM c),
+               p AS (INSERT INTO pending_confirmations (id, user_id, conversation_id, tool, arguments, arguments_hash, prompt,
+                       created_at, expires_at)
+                     SELECT ${question.id}, ${userId}, c.id, ${question.tool}, ${JSON.stringify(question.arguments)},
+                       ${argumentsHash(question.arguments)}, ${question.prompt}, ${now}, ${question.expiresAt} FROM c)
+          SELECT id FROM c`,
+      z.object({ id: z.string() }),
+    );
+    if (!row) throw new Error('the conversation was not created');
+    return row.id;
+  }
+
   async finishTurn(turn: FinishedTurn, now: Date): Promise<void> {
     const { assistantMessage: message, decision } = turn;
     const { conversationId, userId } = turn;

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ChatEvent, type Message, type PendingConfirmation, type ToolCall, listMessages, streamChat } from '../../api';
 import { errorText } from '../../lib/errors';
+import { routeParams } from '../../state/route';
 import { currentSession, handledAuthFailure } from '../../state/session';
 import { refreshTasks } from '../../state/tasks';
 import { Button } from '../../ui';
@@ -48,6 +49,13 @@ export function ChatPage() {
     document.addEventListener('visibilitychange', onVisible);
     return () => document.removeEventListener('visibilitychange', onVisible);
   }, [session]);
+
+  // A link to a conversation (`#chat?conversation=<id>`), e.g. the one an MCP client that could
+  // not ask the person gave them: the question waits there.
+  const linked = routeParams.value.get('conversation');
+  useEffect(() => {
+    if (linked) void open(linked);
+  }, [linked]);
 
   /** Changes the last assistant item (the one being answered). */
   const updateLast = (change: (item: ChatItem) => ChatItem) =>
