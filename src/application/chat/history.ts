@@ -1,6 +1,7 @@
 import type { AgentMessage } from '../../domain/agent/tools';
 import { estimatedTokens, type WindowTurn } from '../../domain/chat/context-window';
-import type { StoredMessage } from '../../domain/chat/conversation';
+import type { StoredMessage, ToolCallRecord } from '../../domain/chat/conversation';
+import { changesFromWords, changesInWords, type FoldedTurns, type TaskChange } from '../../domain/chat/summary-facts';
 import type { HistoryMessage } from './ports/conversation-store.port';
 
 /**
@@ -69,23 +70,88 @@ export function windowTurns(history: readonly HistoryMessage[]): WindowTurn[] {
       lastSeq: pair[pair.length - 1].seq,
       storedMessages: pair.length,
       messages,
+      // From the stored results, whole: a replayed one may be cut.
+      done: pair.flatMap((message) => message.toolCalls.flatMap(taskChanges)),
       tokens: estimatedTokens(messages),
     });
   }
   return turns;
 }
 
-/** The part of a conversation to summarise, as plain text, after the summary made so far. */
+/**
+ * The part of a conversation to summarise, as plain text, one line each: the summary made
+ * so far, then per exchange the person's message, what its tool calls changed (a `Done:`
+ * line naming each task by number and title), the other tool calls' results, the answer.
+ */
 export function transcriptToSummarize(previous: string | null, turns: readonly WindowTurn[]): string {
-  const lines = previous === null ? [] : [`${SUMMARY_SO_FAR}${previous}`, ''];
-  for (const message of turns.flatMap((turn) => turn.messages)) {
-    if (message.role === 'user') lines.push(`${PERSON_SAID}${message.content}`);
-    else if (message.role === 'tool')
-      lines.push(`(${message.name} ${message.isError ? 'failed' : 'ran'}: ${message.content.slice(0, 300)})`);
-    else if (message.content && message.content !== NO_ANSWER_YET) lines.push(`Assistant: ${message.content}`);
+  const lines = previous === null ? [] : [`${SUMMARY_SO_FAR}${oneLine(previous)}`, ''];
+  for (const turn of turns) {
+    const done = turn.done.length > 0 ? [changesInWords(turn.done)] : [];
+    for (const message of turn.messages) {
+      if (message.role === 'user') lines.push(`${PERSON_SAID}${oneLine(message.content)}`);
+      else if (message.role === 'tool') {
+        // A change is on the Done line; a call that changed nothing (already complete, a dry run) has nothing to say.
+        if (message.isError || !CHANGING_TOOLS.has(message.name))
+          lines.push(`(${message.name} ${message.isError ? 'failed' : 'ran'}: ${message.content.slice(0, 300)})`);
+      } else if (message.content && message.content !== NO_ANSWER_YET)
+        lines.push(...done.splice(0), `${ASSISTANT_SAID}${oneLine(message.content)}`);
+    }
+    lines.push(...done);
   }
   return lines.join('\n');
 }
 
+/** What transcriptToSummarize wrote: the summary so far, the person's messages and what was done. */
+export function readTranscript(text: string): { previous: string | null; folded: FoldedTurns } {
+  const lines = text.split('\n');
+  const previous = lines[0]?.startsWith(SUMMARY_SO_FAR) ? lines[0].slice(SUMMARY_SO_FAR.length) : null;
+  const asked = lines.filter((line) => line.startsWith(PERSON_SAID)).map((line) => line.slice(PERSON_SAID.length));
+  const done = lines.flatMap((line) => changesFromWords(line) ?? []);
+  return { previous, folded: { asked, done } };
+}
+
 export const SUMMARY_SO_FAR = 'Summary so far: ';
 export const PERSON_SAID = 'Person: ';
+const ASSISTANT_SAID = 'Assistant: ';
+
+/** The todo tools whose successful results taskChanges reads (their shapes are documented with TODO_TOOLS). */
+const CHANGING_TOOLS: ReadonlySet<string> = new Set(['add_task', 'complete_task', 'update_task', 'delete_task']);
+
+/** Every message on one line: a line of the transcript is one message. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** What a todo tool call did to tasks, from its stored result; nothing for a failed call or one that changed nothing. */
+function taskChanges(call: ToolCallRecord): TaskChange[] {
+  if (!call.success || !CHANGING_TOOLS.has(call.tool)) return [];
+  const result = fields(call.result);
+  const task = named(result.task);
+  switch (call.tool) {
+    case 'add_task':
+      return task ? [{ kind: 'added', ...task }] : [];
+    case 'complete_task':
+      return task && result.alreadyCompleted !== true ? [{ kind: 'completed', ...task }] : [];
+    case 'update_task': {
+      if (!task) return [];
+      const changed = Array.isArray(result.changed) ? result.changed : [];
+      const previousTitle = result.previousTitle;
+      if (changed.includes('title') && typeof previousTitle === 'string') return [{ kind: 'renamed', ...task, previousTitle }];
+      return changed.length > 0 ? [{ kind: 'changed', ...task }] : [];
+    }
+    default:
+      // delete_task: `deleted`; a dry run's `wouldDelete` deleted nothing.
+      return Array.isArray(result.deleted)
+        ? result.deleted.flatMap((item) => named(item) ?? []).map((gone) => ({ kind: 'deleted', ...gone }))
+        : [];
+  }
+}
+
+function fields(value: unknown): Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function named(value: unknown): { number: number; title: string } | null {
+  const task = fields(value);
+  return typeof task.number === 'number' && typeof task.title === 'string' ? { number: task.number, title: task.title } : null;
+}

@@ -1,4 +1,5 @@
 import { type AgentMessage, messageCharacters, toolCharacters, type ToolDefinition } from '../agent/tools';
+import type { TaskChange } from './summary-facts';
 
 /**
  * How much of a conversation the model reads, in tokens. Tokens are estimated from
@@ -26,6 +27,8 @@ export interface WindowTurn {
   readonly storedMessages: number;
   /** A person's message, then the answer's tool calls, their results and its text. */
   readonly messages: readonly AgentMessage[];
+  /** What the answer's tool calls did to tasks, in call order: what a summary of the turn records. */
+  readonly done: readonly TaskChange[];
   readonly tokens: number;
 }
 

@@ -5,6 +5,7 @@ const turn = (n: number, tokens: number): WindowTurn => ({
   lastSeq: 2 * n,
   storedMessages: 2,
   messages: [{ role: 'user', content: `message ${n}` }],
+  done: [],
   tokens,
 });
 

@@ -1,4 +1,5 @@
 import type { CompletionRequest } from '../../../src/application/agent/ports/language-model.port';
+import { CONVERSATION_SUMMARY_PROMPT } from '../../../src/application/chat/conversation-summary.prompt';
 import { TODO_TOOLS, type TaskView } from '../../../src/application/todo/tools/todo-tool-definitions';
 import { LanguageModelBadRequestError, LanguageModelTimeoutError } from '../../../src/domain/agent/language-model-errors';
 import type { AgentMessage } from '../../../src/domain/agent/tools';
@@ -532,5 +533,21 @@ describe(OfflineLanguageModel.name, () => {
   it('needs a user message or tool results to answer', async () => {
     await expect(sut.complete(request([]))).rejects.toThrow(LanguageModelBadRequestError);
     await expect(sut.complete(request([user('hi'), { role: 'assistant', content: 'Hi!' }]))).rejects.toThrow(LanguageModelBadRequestError);
+  });
+
+  it('summarises what was asked and done, folding the summary so far in whole', async () => {
+    const transcript = [
+      'Summary so far: The person sent 1 message: "add milk". Added 1 task: task 1 "Milk".',
+      '',
+      'Person: finish task 1',
+      'Done: completed task 1 "Milk".',
+      "Assistant: Marked 'Milk' as complete.",
+    ].join('\n');
+
+    const completion = await sut.complete(request([user(transcript)], { systemPrompt: CONVERSATION_SUMMARY_PROMPT, tools: [] }));
+
+    expect(completion.text).toBe(
+      'The person sent 2 messages: "add milk" and "finish task 1". Added 1 task: task 1 "Milk". Completed 1 task: task 1 "Milk".',
+    );
   });
 });

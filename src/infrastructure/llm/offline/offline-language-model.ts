@@ -10,7 +10,8 @@ import type { AgentMessage } from '../../../domain/agent/tools';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
 import { OUTREACH_SYSTEM_PROMPT } from '../../../application/outreach/outreach-planner.prompt';
 import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS } from '../../../application/chat/conversation-summary.prompt';
-import { PERSON_SAID, SUMMARY_SO_FAR } from '../../../application/chat/history';
+import { readTranscript } from '../../../application/chat/history';
+import { foldedSummary } from '../../../domain/chat/summary-facts';
 import { type Intent, understand } from './intent';
 import { planOutreachAction } from './outreach-planner';
 import type { TaskTarget } from './phrases';
@@ -87,25 +88,10 @@ function answer(request: CompletionRequest): Completion {
   return completion(respond(understand(last.content), request), request);
 }
 
-/**
- * A deterministic summary: what the person asked, oldest first, after the summary so far
- * (cut to leave room), within SUMMARY_MAX_CHARS.
- */
+/** A deterministic summary of the transcript: the summary so far folded in, what the person asked and what was done. */
 function summaryOf(request: CompletionRequest): string {
-  const text = request.messages.find((message) => message.role === 'user')?.content ?? '';
-  const lines = text.split('\n');
-  const previous = lines[0]?.startsWith(SUMMARY_SO_FAR) ? lines[0].slice(SUMMARY_SO_FAR.length) : null;
-  const asked = lines.filter((line) => line.startsWith(PERSON_SAID)).map((line) => `'${line.slice(PERSON_SAID.length).slice(0, 60)}'`);
-  const head = previous === null ? '' : `${previous.slice(0, Math.floor(SUMMARY_MAX_CHARS / 2))} `;
-  let sentence = `${head}Then the person asked:`;
-  let shown = 0;
-  for (const item of asked) {
-    if (sentence.length + item.length + 40 > SUMMARY_MAX_CHARS) break;
-    sentence += `${shown === 0 ? ' ' : '; '}${item}`;
-    shown++;
-  }
-  const rest = asked.length - shown;
-  return `${sentence}${rest > 0 ? ` and ${rest} more` : ''}.`;
+  const { previous, folded } = readTranscript(request.messages.find((message) => message.role === 'user')?.content ?? '');
+  return foldedSummary(previous, folded, SUMMARY_MAX_CHARS);
 }
 
 /** Plans from the first user message: the prompt itself, before any re-ask was appended. */
