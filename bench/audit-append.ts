@@ -7,7 +7,8 @@ import { Client } from 'pg';
 import type { ToolAuditEntry } from '../src/application/agent/ports/audit-log.port';
 import type { Metrics } from '../src/application/shared/ports/metrics.port';
 import { SealAuditChainUseCase } from '../src/application/audit/seal-audit-chain.use-case';
-import { type Database, openDatabase } from '../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { AuditAppender } from '../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { speedAround, speedSentence } from './support/machine-speed';
@@ -68,24 +69,23 @@ function entry(writer: number, i: number): ToolAuditEntry {
   };
 }
 
-async function createDatabase(admin: Client, schema: Exclude<Schema, 'group'>): Promise<{ name: string; database: Database }> {
+async function createDatabase(admin: Client, schema: Exclude<Schema, 'group'>): Promise<{ name: string; database: DataSource }> {
   const name = `bridle_bench_audit_${schema}_${randomBytes(4).toString('hex')}`;
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const database = await openDatabase({ kind: 'server', url: url.toString() });
   if (schema === 'before') {
-    const { dataSource } = database;
-    while (dataSource.migrations.length > 0) {
-      const [last] = await dataSource.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`);
-      await dataSource.undoLastMigration();
+    while (database.migrations.length > 0) {
+      const [last] = await database.query<{ name: string }[]>(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`);
+      await database.undoLastMigration();
       if (last.name === SEALING_MIGRATION) break;
     }
   }
   return { name, database };
 }
 
-async function measure(database: Database, schema: Schema, writers: number): Promise<Block> {
+async function measure(database: DataSource, schema: Schema, writers: number): Promise<Block> {
   const shared = new AuditAppender(noMetrics);
   const latencies: number[] = [];
   const deadline = performance.now() + SECONDS * 1000;
@@ -96,7 +96,7 @@ async function measure(database: Database, schema: Schema, writers: number): Pro
       const appender = schema === 'group' ? shared : new AuditAppender(noMetrics);
       for (let i = 0; performance.now() < deadline; i++) {
         const t0 = performance.now();
-        await appender.append(database.dataSource, entry(writer, i), { status: 'pending' }, null);
+        await appender.append(database, entry(writer, i), { status: 'pending' }, null);
         latencies.push(performance.now() - t0);
       }
     }),
@@ -107,8 +107,8 @@ async function measure(database: Database, schema: Schema, writers: number): Pro
 }
 
 /** The sealer as every process runs it: all that is queued, every 500 ms. */
-function startSealer(database: Database): { stop: () => Promise<void> } {
-  const seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database.dataSource));
+function startSealer(database: DataSource): { stop: () => Promise<void> } {
+  const seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database));
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   const readSpeed = speedAround();
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
-  const databases: { name: string; database: Database }[] = [];
+  const databases: { name: string; database: DataSource }[] = [];
   try {
     const before = await createDatabase(admin, 'before');
     databases.push(before);
@@ -209,7 +209,7 @@ async function main(): Promise<void> {
     });
   } finally {
     for (const { name, database } of databases) {
-      await database.close();
+      await database.destroy();
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     }
     await admin.end();

@@ -9,7 +9,8 @@ import { AuditCheckpoints } from '../src/application/audit/audit-checkpoints';
 import { SealAuditChainUseCase } from '../src/application/audit/seal-audit-chain.use-case';
 import { VerifyAuditChainUseCase } from '../src/application/audit/verify-audit-chain.use-case';
 import type { Metrics } from '../src/application/shared/ports/metrics.port';
-import { type Database, openDatabase } from '../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { AuditAppender, PostgresAuditLog } from '../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { PostgresAuditReader } from '../src/infrastructure/persistence/repositories/postgres-audit-reader';
@@ -56,11 +57,11 @@ interface Timing {
   readonly parts?: Record<string, number>;
 }
 
-async function insertRows(database: Database, rows: number): Promise<void> {
+async function insertRows(database: DataSource, rows: number): Promise<void> {
   const actorId = randomUUID();
   // 100 000 rows per statement: one transition table and one queue insert each.
   for (let done = 0; done < rows; done += 100_000) {
-    await database.dataSource.query(
+    await database.query(
       `INSERT INTO audit_log (source, actor_id, tool, arguments, status, duration_ms)
        SELECT 'chat', $1, 'add_task', jsonb_build_object('title', 'buy milk ' || n), 'succeeded', 3 FROM generate_series(1, $2::int) n`,
       [actorId, Math.min(100_000, rows - done)],
@@ -82,10 +83,10 @@ async function main(): Promise<void> {
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  let database: Database | undefined;
+  let database: DataSource | undefined;
   try {
     database = await openDatabase({ kind: 'server', url: url.toString() });
-    const { dataSource } = database;
+    const dataSource = database;
     const clock = new SystemClock();
     const signer = new Ed25519CheckpointSigner(
       generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
@@ -209,7 +210,7 @@ async function main(): Promise<void> {
       target,
     });
   } finally {
-    await database?.close();
+    await database?.destroy();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }

@@ -93,6 +93,22 @@ function compiledSourceMaps(from) {
   };
 }
 
+/**
+ * @nestjs/typeorm looks up two classes TypeORM 1 no longer has (`Connection`, `AbstractRepository`)
+ * with a require('typeorm') at run time, which from the bundle would load a second TypeORM from
+ * node_modules. In the TypeORM 1 the bundle holds both are undefined, so the bundle says so.
+ */
+function nestTypeOrmCompat() {
+  const compat = /node_modules\/@nestjs\/typeorm\/dist\/common\/typeorm-compat\.js$/;
+  return {
+    name: 'nestjs-typeorm-compat',
+    load(id) {
+      if (!compat.test(id.replaceAll('\\', '/'))) return null;
+      return 'export const Connection = undefined;\nexport const AbstractRepository = undefined;\n';
+    },
+  };
+}
+
 async function bundleServer(fromDir, toDir) {
   const from = resolve(fromDir);
   const to = resolve(toDir);
@@ -106,7 +122,7 @@ async function bundleServer(fromDir, toDir) {
     },
     platform: 'node',
     external: (id) => external.has(packageNamed(id)),
-    plugins: [compiledSourceMaps(from)],
+    plugins: [compiledSourceMaps(from), nestTypeOrmCompat()],
     onLog(level, log, handler) {
       const missing = log.code === 'UNRESOLVED_IMPORT' ? /Could not resolve '([^']+)'/.exec(log.message)?.[1] : undefined;
       if (missing && ABSENT_ON_PURPOSE.includes(packageNamed(missing))) return;

@@ -146,14 +146,13 @@ describe('signed audit checkpoints', () => {
     const opened = await openDatabase(db.settings);
     try {
       for (const table of ['audit_log', 'audit_chain', 'audit_checkpoints'])
-        await opened.dataSource.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
-      await opened.dataSource.query(`DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_chain WHERE position >= $1)`, [cut]);
-      await opened.dataSource.query(`DELETE FROM audit_chain WHERE position >= $1`, [cut]);
-      await opened.dataSource.query(`DELETE FROM audit_checkpoints WHERE position >= $1`, [cut]);
-      for (const table of ['audit_log', 'audit_chain', 'audit_checkpoints'])
-        await opened.dataSource.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
+        await opened.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
+      await opened.query(`DELETE FROM audit_log WHERE seq IN (SELECT seq FROM audit_chain WHERE position >= $1)`, [cut]);
+      await opened.query(`DELETE FROM audit_chain WHERE position >= $1`, [cut]);
+      await opened.query(`DELETE FROM audit_checkpoints WHERE position >= $1`, [cut]);
+      for (const table of ['audit_log', 'audit_chain', 'audit_checkpoints']) await opened.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
     } finally {
-      await opened.close();
+      await opened.destroy();
     }
 
     // The chain left holds, and so does the full walk; the digest does not.

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import type { DatabaseSettings } from '../../src/infrastructure/config/app-config';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
 import { TEST_JWT_SECRET } from '../support/test-app';
@@ -91,12 +92,12 @@ describe('chat turns cut off by SIGKILL', () => {
   const call = callService;
 
   /** Opens the database from this process: possible for PGlite only while no service holds it. */
-  async function withDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {
+  async function withDatabase<T>(work: (database: DataSource) => Promise<T>): Promise<T> {
     const database = await openDatabase(db.settings);
     try {
       return await work(database);
     } finally {
-      await database.close();
+      await database.destroy();
     }
   }
 
@@ -174,7 +175,7 @@ describe('chat turns cut off by SIGKILL', () => {
     await Promise.all(burst);
     lap('burst until the kill');
 
-    const left = await withDatabase(async ({ dataSource }) => {
+    const left = await withDatabase(async (dataSource) => {
       const [row] = await dataSource.query<{ conversations: string; turns: string; calls: string; pending: string; orphans: string }[]>(
         `SELECT (SELECT count(*) FROM conversations) AS conversations,
                 (SELECT count(*) FROM messages WHERE status = 'in_progress') AS turns,
@@ -224,7 +225,7 @@ describe('chat turns cut off by SIGKILL', () => {
     expect(sweepLines.join('\n')).not.toMatch(/crash chore|mark task/);
     lap('stop');
 
-    await withDatabase(async ({ dataSource }) => {
+    await withDatabase(async (dataSource) => {
       expect(
         await dataSource.query(
           `SELECT p.seq FROM audit_log p WHERE p.status = 'pending' AND p.source IN ('chat', 'mcp')

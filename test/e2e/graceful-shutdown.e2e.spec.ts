@@ -198,10 +198,10 @@ describe('the service stopped with SIGTERM', () => {
     const hooksMarginMs = 2_000;
     // The look-up never answers (until its deadline, far away): the worker's cycle is stuck in the channel.
     const database = await openDatabase({ kind: 'embedded', dataDir });
-    await database.dataSource.query(
+    await database.query(
       `INSERT INTO sandbox_faults (channel, target, code) VALUES ('linkedin', 'https://www.linkedin.com/in/stuck-in-process-1/', 'HANG_BEFORE')`,
     );
-    await database.close();
+    await database.destroy();
     service = await startService(MAIN, {
       BRIDLE_DATA_DIR: dataDir,
       OUTREACH_WORKER: 'true',

@@ -39,8 +39,8 @@ describe('OAuth records that stopped working', () => {
     const live = hash();
     const seeded = await openDatabase(db.settings);
     try {
-      const store = new PostgresOAuthStore(seeded.dataSource);
-      const users = new PostgresUserRepository(seeded.dataSource);
+      const store = new PostgresOAuthStore(seeded);
+      const users = new PostgresUserRepository(seeded);
       const userId = (await users.create({ email: 'oauth-sweep@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
       await store.registerClient(abandonedClient, registration, longAgo);
       await store.registerClient(usedClient, registration, longAgo);
@@ -56,7 +56,7 @@ describe('OAuth records that stopped working', () => {
       await store.issueTokens(grant.id, pair(expired, expiredAt), longAgo);
       await store.issueTokens(grant.id, pair(live, new Date(Date.now() + DAY)), longAgo);
     } finally {
-      await seeded.close();
+      await seeded.destroy();
     }
 
     sut = await startTestApp(db);

@@ -26,14 +26,14 @@ async function chainOn(interval: CheckpointInterval) {
   const signer = new Ed25519CheckpointSigner(newKey());
   const verifier = new Ed25519SignatureVerifier();
   const checkpoints = new AuditCheckpoints(signer, verifier, clock, { interval });
-  const seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database.dataSource), checkpoints);
-  const reader = new PostgresAuditReader(database.dataSource);
-  const recorder = new AdminReadRecorder(new PostgresAuditLog(database.dataSource, new AuditAppender(new RecordingMetrics())), clock);
+  const seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database), checkpoints);
+  const reader = new PostgresAuditReader(database);
+  const recorder = new AdminReadRecorder(new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics())), clock);
   const sut = new VerifyAuditChainUseCase(reader, recorder, seal, checkpoints);
   const actorId = randomUUID();
   /** Rows through audit_log's own insert, so its queueing trigger runs: one statement for all. */
   const insertRows = (rows: number) =>
-    database.dataSource.query(
+    database.query(
       `INSERT INTO audit_log (source, actor_id, tool, arguments, status)
        SELECT 'mcp', $1, 'add_task', jsonb_build_object('title', 'buy milk ' || n), 'succeeded' FROM generate_series(1, $2::int) n`,
       [actorId, rows],
@@ -46,15 +46,15 @@ async function chainOn(interval: CheckpointInterval) {
   /** What the owner of the tables can do: statements with the append-only triggers off. */
   const asOwner = async (statements: readonly string[]) => {
     const tables = ['audit_log', 'audit_chain', 'audit_checkpoints'];
-    for (const table of tables) await database.dataSource.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
+    for (const table of tables) await database.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
     try {
-      for (const statement of statements) await database.dataSource.query(statement);
+      for (const statement of statements) await database.query(statement);
     } finally {
-      for (const table of tables) await database.dataSource.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
+      for (const table of tables) await database.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
     }
   };
   const close = async () => {
-    await database.close();
+    await database.destroy();
     await testDb.dispose();
   };
   return { database, started, clock, signer, seal, reader, sut, insertRows, stored, asOwner, close };
@@ -92,9 +92,7 @@ describe(`signed audit checkpoints on ${usingPostgresServer ? 'PostgreSQL' : 'PG
       await chain.seal.run();
       expect((await chain.stored()).length).toBe(2);
 
-      const [link] = await chain.database.dataSource.query<{ seq: string; hash: string }[]>(
-        `SELECT seq, hash FROM audit_chain WHERE position = 700`,
-      );
+      const [link] = await chain.database.query<{ seq: string; hash: string }[]>(`SELECT seq, hash FROM audit_chain WHERE position = 700`);
       const newest = checkpoints[1];
       expect(newest).toEqual({
         position: 700,
@@ -116,24 +114,23 @@ describe(`signed audit checkpoints on ${usingPostgresServer ? 'PostgreSQL' : 'PG
     });
 
     it('refuses UPDATE, DELETE and TRUNCATE of a checkpoint', async () => {
-      const { dataSource } = chain.database;
-      await expect(dataSource.query(`UPDATE audit_checkpoints SET seq = seq`)).rejects.toThrow(/append-only/);
-      await expect(dataSource.query(`DELETE FROM audit_checkpoints`)).rejects.toThrow(/append-only/);
-      await expect(dataSource.query(`TRUNCATE audit_checkpoints`)).rejects.toThrow(/append-only/);
+      await expect(chain.database.query(`UPDATE audit_checkpoints SET seq = seq`)).rejects.toThrow(/append-only/);
+      await expect(chain.database.query(`DELETE FROM audit_checkpoints`)).rejects.toThrow(/append-only/);
+      await expect(chain.database.query(`TRUNCATE audit_checkpoints`)).rejects.toThrow(/append-only/);
     });
 
     it('finds a checkpoint not signed by the configured key, from the newest and in the full walk', async () => {
       // Sealed without a checkpoint; the table's owner writes one of their own, signed with another key.
       await chain.insertRows(10);
-      await new SealAuditChainUseCase(new PostgresAuditChainSealer(chain.database.dataSource)).run();
+      await new SealAuditChainUseCase(new PostgresAuditChainSealer(chain.database)).run();
       const forger = new Ed25519CheckpointSigner(newKey());
-      const [head] = await chain.database.dataSource.query<{ position: string; seq: string; hash: string }[]>(
+      const [head] = await chain.database.query<{ position: string; seq: string; hash: string }[]>(
         `SELECT position, seq, hash FROM audit_chain ORDER BY position DESC LIMIT 1`,
       );
       const fields = { position: Number(head.position), seq: Number(head.seq), headHash: head.hash, createdAt: new Date() };
       const time = fields.createdAt.toISOString();
       const signature = forger.sign(`bridle-audit-checkpoint:v1\n${head.position}\n${head.seq}\n${head.hash}\n${time}`);
-      await chain.database.dataSource.query(
+      await chain.database.query(
         `INSERT INTO audit_checkpoints (position, seq, head_hash, created_at, key_id, public_key, signature) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [fields.position, fields.seq, fields.headHash, time, forger.keyId, forger.publicKey, signature],
       );
@@ -148,9 +145,7 @@ describe(`signed audit checkpoints on ${usingPostgresServer ? 'PostgreSQL' : 'PG
     /** The digest exported before any tampering, as the file an auditor keeps. */
     let digest: SignedCheckpoint[];
     const seqAt = async (position: number) =>
-      Number(
-        (await chain.database.dataSource.query<{ seq: string }[]>(`SELECT seq FROM audit_chain WHERE position = $1`, [position]))[0].seq,
-      );
+      Number((await chain.database.query<{ seq: string }[]>(`SELECT seq FROM audit_chain WHERE position = $1`, [position]))[0].seq);
 
     beforeAll(async () => {
       chain = await chainOn({ rows: 10_000, ms: 60 * 60_000 });
@@ -200,7 +195,7 @@ describe(`signed audit checkpoints on ${usingPostgresServer ? 'PostgreSQL' : 'PG
 
     it('finds a row altered before the checkpoint in the full walk (the default walk starts after it)', async () => {
       const seq = await seqAt(5_000);
-      const [{ original }] = await chain.database.dataSource.query<{ original: string }[]>(
+      const [{ original }] = await chain.database.query<{ original: string }[]>(
         `SELECT arguments::text AS original FROM audit_log WHERE seq = $1`,
         [seq],
       );

@@ -2,14 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { CampaignNotFoundError, CampaignStateError, draftCampaign, renameOrRelimit } from '../../src/domain/outreach/campaign';
 import { EMPTY_BRIEF, EMPTY_TEMPLATES } from '../../src/domain/outreach/brief';
 import { draftLead, type LeadDraft } from '../../src/domain/outreach/lead';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let users: PostgresUserRepository;
   let sut: PostgresCampaignRepository;
   const now = new Date('2026-11-22T09:00:00.000Z');
@@ -17,12 +18,12 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    users = new PostgresUserRepository(database.dataSource);
-    sut = new PostgresCampaignRepository(database.dataSource);
+    users = new PostgresUserRepository(database);
+    sut = new PostgresCampaignRepository(database);
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
@@ -31,7 +32,7 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
   const newCampaign = async (ownerId: string, at = now) => sut.create(ownerId, draftCampaign({ name: 'Campaign' }), at);
   const lead = (slug: string, email: string | null = null): LeadDraft =>
     draftLead({ name: `Lead ${slug}`, linkedinUrl: `https://www.linkedin.com/in/${slug}/`, email });
-  const sql = <T>(query: string, parameters: unknown[]) => database.dataSource.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[]) => database.query<T>(query, parameters);
   const taskRows = (campaignId: string) =>
     sql<{ linkedin_url: string; type: string; step: number; status: string; attempts: number; next_run_at: Date }[]>(
       `SELECT l.linkedin_url, t.type, t.step, t.status, t.attempts, t.next_run_at
@@ -249,9 +250,9 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
       const ownerId = await newOwner();
       const plain = await sut.create(ownerId, draftCampaign({ name: 'Plain' }), now);
       expect(plain).toMatchObject({ brief: EMPTY_BRIEF, templates: EMPTY_TEMPLATES });
-      await expect(
-        database.dataSource.query(`UPDATE campaigns SET brief_tone = $1 WHERE id = $2`, ['t'.repeat(101), plain.id]),
-      ).rejects.toThrow(/check constraint/);
+      await expect(database.query(`UPDATE campaigns SET brief_tone = $1 WHERE id = $2`, ['t'.repeat(101), plain.id])).rejects.toThrow(
+        /check constraint/,
+      );
     });
   });
 });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AccountCheck } from '../../src/application/identity/ports/access-token-service.port';
 import { ChatTurnLimitError, ConversationNotFoundError } from '../../src/domain/chat/conversation';
 import { AccountGoneError, CredentialsChangedError } from '../../src/domain/identity/user';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -14,19 +15,19 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  */
 describe(`the account check and the chat limit in the opening statement on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let store: PostgresConversationStore;
   let users: PostgresUserRepository;
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    store = new PostgresConversationStore(database.dataSource);
-    users = new PostgresUserRepository(database.dataSource);
+    store = new PostgresConversationStore(database);
+    users = new PostgresUserRepository(database);
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
@@ -51,7 +52,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
       conversations: 'user_id = $1',
       rate_limits: `key = 'chat:' || $1`,
     }[table];
-    const [row] = await database.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, [userId]);
+    const [row] = await database.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, [userId]);
     return row.n;
   };
 
@@ -78,7 +79,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
     await start(alice, null, 1);
     await expect(start(alice, null, 1)).rejects.toBeInstanceOf(ChatTurnLimitError);
     await expect(start(bob, null, 1)).resolves.toMatchObject({ history: [] });
-    const rows = await database.dataSource.query<{ key: string; hits: number }[]>(
+    const rows = await database.query<{ key: string; hits: number }[]>(
       `SELECT key, hits FROM rate_limits WHERE key = ANY($1) ORDER BY hits DESC`,
       [[`chat:${alice}`, `chat:${bob}`]],
     );
@@ -100,7 +101,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
     await start(userId, null, 1);
     await expect(start(userId, null, 1)).rejects.toBeInstanceOf(ChatTurnLimitError);
     // The minute (and the block of a minute it earned) are over.
-    await database.dataSource.query(
+    await database.query(
       `UPDATE rate_limits SET window_ends = now() - interval '1 second', blocked_until = now() - interval '1 second' WHERE key = $1`,
       [`chat:${userId}`],
     );
@@ -125,7 +126,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
       expect(await count('conversations', userId)).toBe(1);
       expect(await count('messages', userId)).toBe(2);
       expect(await count('decision_logs', userId)).toBe(1);
-      const [hit] = await database.dataSource.query<{ hits: number }[]>(`SELECT hits FROM rate_limits WHERE key = $1`, [`chat:${userId}`]);
+      const [hit] = await database.query<{ hits: number }[]>(`SELECT hits FROM rate_limits WHERE key = $1`, [`chat:${userId}`]);
       expect(hit.hits).toBe(1);
       // A session signed in after the change is current.
       await expect(start(userId, first.conversationId, 5, { credentialsVersion: 1 })).resolves.toMatchObject({

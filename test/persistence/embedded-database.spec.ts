@@ -25,27 +25,27 @@ describe('embedded PGlite data folder', () => {
         `The data folder ${dataDir} is in use by another Bridle process (pid ${process.pid})`,
       );
     } finally {
-      await first.close();
+      await first.destroy();
     }
     const second = await openDatabase({ kind: 'embedded', dataDir });
-    await second.close();
+    await second.destroy();
   });
 
   it('keeps data across close and reopen, running migrations only once', async () => {
     await rm(dataDir, { recursive: true, force: true });
     dataDir = await embeddedDataDir({ fresh: true });
     const first = await openDatabase({ kind: 'embedded', dataDir });
-    await first.dataSource.query(`INSERT INTO users (email, password_hash, role) VALUES ('keep@example.com', 'h', 'user')`);
-    await first.close();
+    await first.query(`INSERT INTO users (email, password_hash, role) VALUES ('keep@example.com', 'h', 'user')`);
+    await first.destroy();
 
     const second = await openDatabase({ kind: 'embedded', dataDir });
     try {
-      const rows = await second.dataSource.query<{ email: string }[]>('SELECT email FROM users');
+      const rows = await second.query<{ email: string }[]>('SELECT email FROM users');
       expect(rows).toEqual([{ email: 'keep@example.com' }]);
-      const applied = await second.dataSource.query<unknown[]>('SELECT * FROM migrations');
-      expect(applied).toHaveLength(second.dataSource.migrations.length);
+      const applied = await second.query<unknown[]>('SELECT * FROM migrations');
+      expect(applied).toHaveLength(second.migrations.length);
     } finally {
-      await second.close();
+      await second.destroy();
     }
   });
 
@@ -59,7 +59,7 @@ describe('embedded PGlite data folder', () => {
     try {
       expect(JSON.parse(await readFile(join(dataDir, 'bridle.lock'), 'utf8'))).toMatchObject({ pid: process.pid });
     } finally {
-      await database.close();
+      await database.destroy();
     }
   });
 });

@@ -21,13 +21,13 @@ describe('embedded PGlite memory settings', () => {
   it('opens an existing data folder with 16 MB of shared buffers, and PGlite’s own start parameters kept', async () => {
     const database = await openDatabase({ kind: 'embedded', dataDir });
     try {
-      const show = async (name: string) => ((await database.dataSource.query<Record<string, string>[]>(`SHOW ${name}`))[0] ?? {})[name];
+      const show = async (name: string) => ((await database.query<Record<string, string>[]>(`SHOW ${name}`))[0] ?? {})[name];
       expect(await show('shared_buffers')).toBe('16MB');
       // Two of PGlite's defaults (PGlite.defaultStartParams), which the settings add to rather than replace.
       expect(await show('search_path')).toBe('public');
       expect(await show('max_worker_processes')).toBe('0');
     } finally {
-      await database.close();
+      await database.destroy();
     }
   });
 });

@@ -1,4 +1,5 @@
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { FleetBus, PayloadTooLargeError } from '../../src/application/shared/ports/fleet-bus.port';
 import { InProcessFleetBus } from '../../src/infrastructure/events/in-process-fleet-bus';
 import { PostgresFleetBus } from '../../src/infrastructure/events/postgres-fleet-bus';
@@ -34,7 +35,7 @@ describe('InProcessFleetBus', () => {
 // Two buses on one database are two replicas: each hears what either publishes.
 describeOnPostgres('PostgresFleetBus', () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let buses: PostgresFleetBus[];
   const heard: string[][] = [[], []];
   let resyncs = 0;
@@ -44,7 +45,7 @@ describeOnPostgres('PostgresFleetBus', () => {
     database = await openDatabase(testDb.settings);
     if (testDb.settings.kind !== 'server') throw new Error('needs a server');
     const url = testDb.settings.url;
-    buses = [new PostgresFleetBus(url, database.dataSource), new PostgresFleetBus(url, database.dataSource)];
+    buses = [new PostgresFleetBus(url, database), new PostgresFleetBus(url, database)];
     buses.forEach((bus, i) => bus.subscribe('bridle_mcp_sessions', (payload) => heard[i].push(payload)));
     buses[1].onResync(() => (resyncs += 1));
     await waitFor(async () => (await listening()) === 2);
@@ -52,13 +53,13 @@ describeOnPostgres('PostgresFleetBus', () => {
 
   afterAll(async () => {
     for (const bus of buses ?? []) await bus.close();
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
   /** The buses' LISTEN connections open on this database. */
   async function listening(): Promise<number> {
-    const rows = await database.dataSource.query<{ n: number }[]>(
+    const rows = await database.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'bridle-fleet-bus' AND datname = current_database()`,
     );
     return rows[0].n;
@@ -90,7 +91,7 @@ describeOnPostgres('PostgresFleetBus', () => {
 
   it('listens again after its connection is cut, and tells its subscribers to re-read', async () => {
     heard[1].length = 0;
-    await database.dataSource.query(
+    await database.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'bridle-fleet-bus' AND datname = current_database() AND pid <> pg_backend_pid()`,
     );
     await waitFor(() => resyncs === 1);

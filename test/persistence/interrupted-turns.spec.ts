@@ -4,7 +4,8 @@ import type { FinishedTurn } from '../../src/application/chat/ports/conversation
 import { settleFromEvidence } from '../../src/application/todo/tools/tool-call-evidence';
 import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import { TASKS_PER_USER_MAX, draftTask } from '../../src/domain/todo/task';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender, PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
@@ -16,7 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 
 describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let conversations: PostgresConversationStore;
   let tasks: PostgresTaskRepository;
   let audit: PostgresAuditLog;
@@ -29,16 +30,16 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
     const appender = new AuditAppender(new RecordingMetrics());
-    conversations = new PostgresConversationStore(database.dataSource);
-    tasks = new PostgresTaskRepository(database.dataSource);
-    audit = new PostgresAuditLog(database.dataSource, appender);
-    sut = new PostgresInterruptedTurnStore(database.dataSource, appender);
-    const users = new PostgresUserRepository(database.dataSource);
+    conversations = new PostgresConversationStore(database);
+    tasks = new PostgresTaskRepository(database);
+    audit = new PostgresAuditLog(database, appender);
+    sut = new PostgresInterruptedTurnStore(database, appender);
+    const users = new PostgresUserRepository(database);
     userId = (await users.create({ email: 'interrupted@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
@@ -91,7 +92,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
 
   const decisionOf = async (id: string) =>
     (
-      await database.dataSource.query<{ decision_type: string; status: string; provider: string; model: string }[]>(
+      await database.query<{ decision_type: string; status: string; provider: string; model: string }[]>(
         `SELECT decision_type, status, provider, model FROM decision_logs WHERE id = $1`,
         [id],
       )
@@ -108,7 +109,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
   });
 
   const outcomesOf = async (pendingSeq: number) =>
-    database.dataSource.query<{ status: string; result: Record<string, unknown> | null; error_code: string | null }[]>(
+    database.query<{ status: string; result: Record<string, unknown> | null; error_code: string | null }[]>(
       `SELECT status, result, error_code FROM audit_log WHERE pending_seq = $1`,
       [pendingSeq],
     );
@@ -223,7 +224,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       [firstSeq, secondSeq].includes(c.pendingSeq),
     );
     expect(calls).toHaveLength(2);
-    const racers = [sut, new PostgresInterruptedTurnStore(database.dataSource, new AuditAppender(new RecordingMetrics()))];
+    const racers = [sut, new PostgresInterruptedTurnStore(database, new AuditAppender(new RecordingMetrics()))];
     const settled = await Promise.all(
       racers.flatMap((store) =>
         calls.map((call) =>
@@ -244,7 +245,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       },
     ]);
     expect(await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: firstSeq - 1, limit: 10 })).toEqual([]);
-    await expect(new PostgresAuditReader(database.dataSource).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
+    await expect(new PostgresAuditReader(database).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
   });
 
   it('settles complete and delete by number from the tasks as they are', async () => {

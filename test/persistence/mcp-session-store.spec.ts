@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresMcpSessionStore } from '../../src/infrastructure/persistence/repositories/postgres-mcp-session-store';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let sut: PostgresMcpSessionStore;
   let alice: string;
   let bob: string;
@@ -17,14 +18,14 @@ describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? '
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    sut = new PostgresMcpSessionStore(database.dataSource);
-    const users = new PostgresUserRepository(database.dataSource);
+    sut = new PostgresMcpSessionStore(database);
+    const users = new PostgresUserRepository(database);
     alice = (await users.create({ email: 'sessions-alice@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
     bob = (await users.create({ email: 'sessions-bob@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
@@ -79,10 +80,9 @@ describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? '
   it('ends idle sessions oldest first, a batch at a time', async () => {
     const kept = randomUUID();
     await sut.open({ id: kept, userId: bob, initialize }, at(40), 10);
-    const idle = await database.dataSource.query<{ id: string }[]>(
-      `SELECT id FROM mcp_sessions WHERE last_seen_at < $1 ORDER BY last_seen_at`,
-      [at(40)],
-    );
+    const idle = await database.query<{ id: string }[]>(`SELECT id FROM mcp_sessions WHERE last_seen_at < $1 ORDER BY last_seen_at`, [
+      at(40),
+    ]);
     expect(idle.length).toBeGreaterThan(1);
 
     expect(await sut.closeIdle(at(40), 1)).toEqual([idle[0].id]);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { TokenPair } from '../../src/application/identity/oauth/ports/oauth-store.port';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresOAuthStore } from '../../src/infrastructure/persistence/repositories/postgres-oauth-store';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -10,7 +11,7 @@ const hash = () => createHash('sha256').update(randomBytes(32)).digest('hex');
 
 describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let sut: PostgresOAuthStore;
   let userId: string;
   let clientId: string;
@@ -28,8 +29,8 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    sut = new PostgresOAuthStore(database.dataSource);
-    const users = new PostgresUserRepository(database.dataSource);
+    sut = new PostgresOAuthStore(database);
+    const users = new PostgresUserRepository(database);
     userId = (await users.create({ email: 'oauth-store@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
     clientId = randomUUID();
     await sut.registerClient(
@@ -40,7 +41,7 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 

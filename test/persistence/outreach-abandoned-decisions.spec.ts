@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ClaimInput } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import { draftCampaign } from '../../src/domain/outreach/campaign';
 import { draftLead } from '../../src/domain/outreach/lead';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
@@ -20,14 +21,14 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
   const cutOff = new Date(now.getTime() - 120_000);
   const before = (ms: number) => new Date(cutOff.getTime() - ms);
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let sut: PostgresOutreachCycleStore;
   let conversations: PostgresConversationStore;
   let ownerId: string;
   let campaignId: string;
   let claims = 0;
 
-  const sql = <T>(query: string, parameters: unknown[] = []) => database.dataSource.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
 
   const decisionOf = async (id: string) =>
     (
@@ -60,10 +61,10 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    sut = new PostgresOutreachCycleStore(database.dataSource, new AuditAppender(new RecordingMetrics()));
-    conversations = new PostgresConversationStore(database.dataSource);
-    const campaigns = new PostgresCampaignRepository(database.dataSource);
-    const users = new PostgresUserRepository(database.dataSource);
+    sut = new PostgresOutreachCycleStore(database, new AuditAppender(new RecordingMetrics()));
+    conversations = new PostgresConversationStore(database);
+    const campaigns = new PostgresCampaignRepository(database);
+    const users = new PostgresUserRepository(database);
     ownerId = (
       await users.create({ email: `abandoned-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })
     ).id;
@@ -81,7 +82,7 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
@@ -144,12 +145,12 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
   it('finds them by a partial index of the pending rows, which the migration can take down and put back', async () => {
     const index = () => sql<{ indexdef: string }[]>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'decision_logs_pending'`);
     expect(await index()).toEqual([{ indexdef: expect.stringMatching(/\(created_at\) WHERE \(\(?status\)?::text = 'pending'::text\)/) }]);
-    const { migrations } = database.dataSource;
+    const { migrations } = database;
     const fromIt = migrations.length - migrations.findIndex((migration) => migration.name === 'DecisionPending1766620800000');
     expect(fromIt).toBeLessThanOrEqual(migrations.length);
-    for (let i = 0; i < fromIt; i++) await database.dataSource.undoLastMigration();
+    for (let i = 0; i < fromIt; i++) await database.undoLastMigration();
     expect(await index()).toEqual([]);
-    await database.dataSource.runMigrations();
+    await database.runMigrations();
     expect(await index()).toHaveLength(1);
   });
 });

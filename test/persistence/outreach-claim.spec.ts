@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { draftCampaign } from '../../src/domain/outreach/campaign';
 import { draftLead } from '../../src/domain/outreach/lead';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import {
@@ -46,7 +47,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   const MAX_BUFFERS = 80;
   const now = new Date('2026-11-18T14:20:00.000Z');
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let campaigns: PostgresCampaignRepository;
   let store: PostgresOutreachCycleStore;
   let ownerId: string;
@@ -54,7 +55,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   let small: string;
   let workers = 0;
 
-  const sql = <T>(query: string, parameters: unknown[] = []) => database.dataSource.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
 
   async function startedCampaign(name: string, leads: number): Promise<string> {
     const campaign = await campaigns.create(ownerId, draftCampaign({ name }), now);
@@ -101,9 +102,9 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    campaigns = new PostgresCampaignRepository(database.dataSource);
-    store = new PostgresOutreachCycleStore(database.dataSource, new AuditAppender(new RecordingMetrics()));
-    const users = new PostgresUserRepository(database.dataSource);
+    campaigns = new PostgresCampaignRepository(database);
+    store = new PostgresOutreachCycleStore(database, new AuditAppender(new RecordingMetrics()));
+    const users = new PostgresUserRepository(database);
     ownerId = (
       await users.create({ email: `claims-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })
     ).id;
@@ -112,7 +113,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   }, 120_000);
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
@@ -183,10 +184,10 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   });
 
   it('marks the tasks of campaigns under way when the migration runs: a step is ready when no earlier step of its lead is open', async () => {
-    const { migrations } = database.dataSource;
+    const { migrations } = database;
     const fromClaim = migrations.length - migrations.findIndex((migration) => migration.name === 'OutreachClaim1766275200000');
     expect(fromClaim).toBeLessThanOrEqual(migrations.length);
-    for (let i = 0; i < fromClaim; i++) await database.dataSource.undoLastMigration();
+    for (let i = 0; i < fromClaim; i++) await database.undoLastMigration();
     // Three leads of the small campaign, as an upgrade may find them: steps done, failed, cancelled or held for review.
     const leads = await sql<{ lead_id: string }[]>(
       `SELECT DISTINCT lead_id FROM outreach_tasks WHERE campaign_id = $1 AND status = 'Pending' ORDER BY lead_id LIMIT 3`,
@@ -199,7 +200,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
     await set(held, 1, 'AwaitingReview');
     await set(skipped, 1, 'Failed');
     await set(skipped, 2, 'Cancelled');
-    await database.dataSource.runMigrations();
+    await database.runMigrations();
 
     const ready = async (leadId: string) =>
       (await sql<{ ready: boolean }[]>(`SELECT ready FROM outreach_tasks WHERE lead_id = $1 ORDER BY step`, [leadId])).map(

@@ -4,7 +4,8 @@ import type { ClaimedTask } from '../../src/application/outreach/ports/outreach-
 import { draftCampaign } from '../../src/domain/outreach/campaign';
 import { draftLead } from '../../src/domain/outreach/lead';
 import type { DraftProposal } from '../../src/domain/outreach/review';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
@@ -19,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 
 describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let campaigns: PostgresCampaignRepository;
   let cycles: PostgresOutreachCycleStore;
   let sut: PostgresOutreachDraftStore;
@@ -40,21 +41,21 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
     const appender = new AuditAppender(new RecordingMetrics());
-    campaigns = new PostgresCampaignRepository(database.dataSource);
-    cycles = new PostgresOutreachCycleStore(database.dataSource, appender);
-    sut = new PostgresOutreachDraftStore(database.dataSource, appender);
+    campaigns = new PostgresCampaignRepository(database);
+    cycles = new PostgresOutreachCycleStore(database, appender);
+    sut = new PostgresOutreachDraftStore(database, appender);
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
-  const sql = <T>(query: string, parameters: unknown[] = []) => database.dataSource.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
 
   /** A campaign in `all` mode with one lead, its look-up claimed. */
   async function claimed(): Promise<{ claim: ClaimedTask; proposal: DraftProposal; audit: ToolAuditEntry }> {
-    const users = new PostgresUserRepository(database.dataSource);
+    const users = new PostgresUserRepository(database);
     const owner = await users.create({
       email: `owner-${randomBytes(4).toString('hex')}@example.com`,
       passwordHash: 'scrypt$x',
@@ -150,7 +151,7 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
       Array(9).fill({ ok: false, problem: 'not_awaiting_review', status: 'approved' }),
     );
     expect(await taskOf(claim.taskId)).toEqual({ status: 'Pending', last_error: null });
-    const [sent, again] = [await markDraftSent(database.dataSource, draftId, now), await markDraftSent(database.dataSource, draftId, now)];
+    const [sent, again] = [await markDraftSent(database, draftId, now), await markDraftSent(database, draftId, now)];
     expect([sent, again]).toEqual([true, false]);
   });
 

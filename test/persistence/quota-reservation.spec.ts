@@ -4,7 +4,8 @@ import { draftCampaign } from '../../src/domain/outreach/campaign';
 import { draftLead } from '../../src/domain/outreach/lead';
 import type { ActionKind } from '../../src/domain/outreach/outreach-task';
 import { addDays, type OwnerLimits, slotLimits } from '../../src/domain/outreach/quota';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
@@ -21,7 +22,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  */
 describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let users: PostgresUserRepository;
   let campaigns: PostgresCampaignRepository;
   let store: PostgresOutreachCycleStore;
@@ -34,17 +35,17 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    users = new PostgresUserRepository(database.dataSource);
-    campaigns = new PostgresCampaignRepository(database.dataSource);
-    store = new PostgresOutreachCycleStore(database.dataSource, new AuditAppender(metrics));
+    users = new PostgresUserRepository(database);
+    campaigns = new PostgresCampaignRepository(database);
+    store = new PostgresOutreachCycleStore(database, new AuditAppender(metrics));
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
-  const sql = <T>(query: string, parameters: unknown[] = []) => database.dataSource.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
   /** One slot on its own: whether it was taken. */
   const reserveSlot = async (db: Sql, slot: Slot) => (await reserveSlots(db, [slot])) === null;
   const newOwner = async () =>
@@ -84,18 +85,18 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
     // Half the racers are late by a midnight: a cycle that began yesterday reserves on yesterday's row.
     const results = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        database.dataSource.transaction((manager) => reserveSlot(manager, slot(i % 2 ? today : addDays(today, -1)))),
+        database.transaction((manager) => reserveSlot(manager, slot(i % 2 ? today : addDays(today, -1)))),
       ),
     );
     expect(results.filter(Boolean)).toHaveLength(4);
     expect(await ledgerSum('owner', ownerId, 'linkedin_message', addDays(today, -6))).toBe(7);
 
     // Refused with the week, until Nov 16 (its oldest counted day) leaves the window: the start of Nov 23.
-    const block = await database.dataSource.transaction((manager) => refusalOf(manager, slot(today), now));
+    const block = await database.transaction((manager) => refusalOf(manager, slot(today), now));
     expect(block).toEqual({ kind: 'linkedin_message', scope: 'owner', window: 'week', limit: 7, used: 7, until: midnight('2026-11-23') });
     // A week later, Nov 16 has left: a reservation on Nov 23 finds 3 places (the 4 of Nov 17 and 18 still count).
     const later = await Promise.all(
-      Array.from({ length: 5 }, () => database.dataSource.transaction((manager) => reserveSlot(manager, slot('2026-11-23')))),
+      Array.from({ length: 5 }, () => database.transaction((manager) => reserveSlot(manager, slot('2026-11-23')))),
     );
     expect(later.filter(Boolean)).toHaveLength(3);
   });
@@ -103,11 +104,9 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
   it('never passes a daily limit either, and takes no slot with a limit of 0', async () => {
     const campaignId = randomUUID();
     const slot: Slot = { scope: 'campaign', scopeId: campaignId, kind: 'email', day: today, limits: { day: 3, week: null } };
-    const results = await Promise.all(
-      Array.from({ length: 8 }, () => database.dataSource.transaction((manager) => reserveSlot(manager, slot))),
-    );
+    const results = await Promise.all(Array.from({ length: 8 }, () => database.transaction((manager) => reserveSlot(manager, slot))));
     expect(results.filter(Boolean)).toHaveLength(3);
-    expect(await database.dataSource.transaction((manager) => refusalOf(manager, slot, now))).toEqual({
+    expect(await database.transaction((manager) => refusalOf(manager, slot, now))).toEqual({
       kind: 'email',
       scope: 'campaign',
       window: 'day',
@@ -116,7 +115,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       until: midnight('2026-11-19'),
     });
     const closed: Slot = { ...slot, scopeId: randomUUID(), limits: { day: 10, week: 0 } };
-    expect(await database.dataSource.transaction((manager) => reserveSlot(manager, closed))).toBe(false);
+    expect(await database.transaction((manager) => reserveSlot(manager, closed))).toBe(false);
   });
 
   describe('through the cycle store', () => {
@@ -241,7 +240,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
         now,
       });
       const campaign = (await campaigns.get(ownerId, second))!;
-      const quota = await readQuota(database.dataSource, campaign, ownerLimits, today);
+      const quota = await readQuota(database, campaign, ownerLimits, today);
       expect(quota.linkedin_message.owner.week).toEqual({ used: 4, limit: 5, byDay: { [addDays(today, -2)]: 3, [today]: 1 } });
       expect((await begin(await claim(second))).result.status).toBe('reserved');
     });

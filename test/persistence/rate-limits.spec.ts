@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { DatabaseThrottlerStorage } from '../../src/infrastructure/persistence/repositories/database-throttler-storage';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -7,18 +8,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let sut: DatabaseThrottlerStorage;
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    sut = new DatabaseThrottlerStorage(database.dataSource, new Set(['sign-in']));
+    sut = new DatabaseThrottlerStorage(database, new Set(['sign-in']));
   });
 
   afterAll(async () => {
     await sut?.onModuleDestroy();
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 

@@ -1,4 +1,5 @@
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresTaskRepository } from '../../src/infrastructure/persistence/repositories/postgres-task.repository';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { EmailAlreadyRegisteredError } from '../../src/domain/identity/user';
@@ -8,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 
 describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   let users: PostgresUserRepository;
   let tasks: PostgresTaskRepository;
   const now = new Date('2026-11-22T09:00:00.000Z');
@@ -16,12 +17,12 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    users = new PostgresUserRepository(database.dataSource);
-    tasks = new PostgresTaskRepository(database.dataSource);
+    users = new PostgresUserRepository(database);
+    tasks = new PostgresTaskRepository(database);
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
@@ -153,13 +154,13 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       const ivy = await newUser('ivy@example.com');
       for (const title of ['a', 'b', 'c']) await addTask(ivy.id, draftTask({ title }));
       await tasks.remove(ivy.id, 2);
-      const { migrations } = database.dataSource;
+      const { migrations } = database;
       // Undone with the migrations that came after it, then all run again.
       const fromTaskCount = migrations.length - migrations.findIndex((migration) => migration.name === 'TaskCount1764288000000');
       expect(fromTaskCount).toBeLessThanOrEqual(migrations.length);
-      for (let i = 0; i < fromTaskCount; i++) await database.dataSource.undoLastMigration();
-      await database.dataSource.runMigrations();
-      const [row] = await database.dataSource.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [ivy.id]);
+      for (let i = 0; i < fromTaskCount; i++) await database.undoLastMigration();
+      await database.runMigrations();
+      const [row] = await database.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [ivy.id]);
       expect(row.task_count).toBe(2);
       await expect(tasks.add(ivy.id, draftTask({ title: 'd' }), now, 3)).resolves.toMatchObject({ number: 4 });
       await expect(tasks.add(ivy.id, draftTask({ title: 'e' }), now, 3)).resolves.toBeNull();
@@ -213,7 +214,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
         const left = (await tasks.list(max.id, 'all')).map((t) => t.number);
         if (asShown.removed) expect({ single, left }).toEqual({ single: null, left: [] });
         else expect({ single: single?.number, left }).toEqual({ single: 2, left: [1, 3] });
-        const [row] = await database.dataSource.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [max.id]);
+        const [row] = await database.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [max.id]);
         expect(row.task_count).toBe(left.length);
       }
     });
@@ -282,10 +283,10 @@ describe('opening one fresh database from several processes at once', () => {
       const opened = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       try {
         expect(opened).toHaveLength(testDb.kind === 'server' ? 3 : 1);
-        const applied = await opened[0].dataSource.query<unknown[]>('SELECT * FROM migrations');
-        expect(applied).toHaveLength(opened[0].dataSource.migrations.length);
+        const applied = await opened[0].query<unknown[]>('SELECT * FROM migrations');
+        expect(applied).toHaveLength(opened[0].migrations.length);
       } finally {
-        await Promise.all(opened.map((database) => database.close()));
+        await Promise.all(opened.map((database) => database.destroy()));
       }
     },
   );

@@ -1,7 +1,7 @@
 import { Client, type QueryConfig } from 'pg';
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, type DataSource } from 'typeorm';
 import { z } from 'zod';
-import { type Database, openDatabase } from '../../src/infrastructure/persistence/database';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
 import {
   afterCommit,
   changeRows,
@@ -17,43 +17,41 @@ import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../s
 /** How every adapter runs SQL: on node-postgres, prepared, rows read through their schema. */
 describe(`running statements on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   const ROW = z.object({ n: z.number().int(), label: z.string(), at: z.date() });
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    await database.dataSource.query(`CREATE TABLE sql_spec (n int PRIMARY KEY, label text NOT NULL, at timestamptz NOT NULL)`);
+    await database.query(`CREATE TABLE sql_spec (n int PRIMARY KEY, label text NOT NULL, at timestamptz NOT NULL)`);
   });
 
   afterAll(async () => {
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
   it('sends values as parameters and reads rows as their schema says', async () => {
     const at = new Date('2026-11-25T10:00:00.123Z');
     const label = "o'brien; DROP TABLE sql_spec";
-    await run(database.dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${1}, ${label}, ${at}), (${2}, ${'two'}, ${at})`);
-    await expect(
-      selectRows(database.dataSource, sql`SELECT n, label, at, 'dropped' AS extra FROM sql_spec ORDER BY n`, ROW),
-    ).resolves.toEqual([
+    await run(database, sql`INSERT INTO sql_spec (n, label, at) VALUES (${1}, ${label}, ${at}), (${2}, ${'two'}, ${at})`);
+    await expect(selectRows(database, sql`SELECT n, label, at, 'dropped' AS extra FROM sql_spec ORDER BY n`, ROW)).resolves.toEqual([
       { n: 1, label, at },
       { n: 2, label: 'two', at },
     ]);
-    await expect(selectRow(database.dataSource, sql`SELECT n, label, at FROM sql_spec WHERE n = ${99}`, ROW)).resolves.toBeNull();
+    await expect(selectRow(database, sql`SELECT n, label, at FROM sql_spec WHERE n = ${99}`, ROW)).resolves.toBeNull();
   });
 
   it('reads what an UPDATE returns, and counts what an UPDATE or DELETE changed', async () => {
-    const updated = await selectRows(database.dataSource, sql`UPDATE sql_spec SET label = label || '!' RETURNING n, label, at`, ROW);
+    const updated = await selectRows(database, sql`UPDATE sql_spec SET label = label || '!' RETURNING n, label, at`, ROW);
     expect(updated.map((row) => row.n).sort()).toEqual([1, 2]);
-    await expect(changeRows(database.dataSource, sql`UPDATE sql_spec SET label = ${'x'} WHERE n > ${1}`)).resolves.toBe(1);
-    await expect(changeRows(database.dataSource, sql`DELETE FROM sql_spec WHERE n = ${42}`)).resolves.toBe(0);
+    await expect(changeRows(database, sql`UPDATE sql_spec SET label = ${'x'} WHERE n > ${1}`)).resolves.toBe(1);
+    await expect(changeRows(database, sql`DELETE FROM sql_spec WHERE n = ${42}`)).resolves.toBe(0);
   });
 
   it('refuses a row of another shape, naming the column and the statement but no value', async () => {
     const read = selectRows(
-      database.dataSource,
+      database,
       sql`SELECT n, label::int AS label, at FROM (SELECT 7 AS n, '7' AS label, now() AS at) r WHERE n = ${7}`,
       ROW,
     );
@@ -63,7 +61,7 @@ describe(`running statements on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}
 
   it('prepares each statement once per connection, in and out of transactions', async () => {
     const statement = sql`SELECT n, label, at FROM sql_spec WHERE n = ${1} /* prepared once */`;
-    const prepared = await database.dataSource.transaction(async (manager) => {
+    const prepared = await database.transaction(async (manager) => {
       await selectRow(manager, statement, ROW);
       await selectRow(manager, statement, ROW);
       return selectRows(
@@ -76,24 +74,22 @@ describe(`running statements on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}
   });
 
   it('joins every statement on the DataSource to an open unit of work: all of it commits, or none', async () => {
-    const { dataSource } = database;
-    const labels = () =>
-      selectRows(dataSource, sql`SELECT label FROM sql_spec WHERE n >= ${10} ORDER BY n`, z.object({ label: z.string() }));
+    const labels = () => selectRows(database, sql`SELECT label FROM sql_spec WHERE n >= ${10} ORDER BY n`, z.object({ label: z.string() }));
     const announced: string[] = [];
     await expect(
-      inTransaction(dataSource, async () => {
-        await run(dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${10}, ${'first'}, now())`);
+      inTransaction(database, async () => {
+        await run(database, sql`INSERT INTO sql_spec (n, label, at) VALUES (${10}, ${'first'}, now())`);
         afterCommit(() => announced.push('first'));
         // A nested unit of work joins the outer one.
-        await inTransaction(dataSource, () => run(dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${11}, ${'second'}, now())`));
+        await inTransaction(database, () => run(database, sql`INSERT INTO sql_spec (n, label, at) VALUES (${11}, ${'second'}, now())`));
         throw new Error('the second write of the unit failed');
       }),
     ).rejects.toThrow('the second write of the unit failed');
     expect(await labels()).toEqual([]);
     expect(announced).toEqual([]);
 
-    await inTransaction(dataSource, async () => {
-      await run(dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${10}, ${'first'}, now())`);
+    await inTransaction(database, async () => {
+      await run(database, sql`INSERT INTO sql_spec (n, label, at) VALUES (${10}, ${'first'}, now())`);
       afterCommit(() => announced.push('after commit'));
       announced.push('inside');
     });
@@ -105,18 +101,18 @@ describe(`running statements on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}
   });
 
   it("reports a failed statement as TypeORM does, with the server's code and constraint", async () => {
-    const duplicate = run(database.dataSource, sql`INSERT INTO sql_spec (n, label, at) VALUES (${1}, ${'again'}, now())`);
+    const duplicate = run(database, sql`INSERT INTO sql_spec (n, label, at) VALUES (${1}, ${'again'}, now())`);
     await expect(duplicate).rejects.toThrow(QueryFailedError);
     await expect(duplicate).rejects.toMatchObject({ driverError: { code: '23505', constraint: 'sql_spec_pkey' } });
   });
 
   it('keeps the connection after an error the database answered: the next statement runs on it', async () => {
     const pid = z.object({ pid: z.number().int() });
-    const before = await selectRow(database.dataSource, sql`SELECT pg_backend_pid() AS pid`, pid);
+    const before = await selectRow(database, sql`SELECT pg_backend_pid() AS pid`, pid);
     for (const failing of [sql`SELECT 1 / ${0}::int AS n`, sql`SELECT ${'not-a-uuid'}::uuid AS n`]) {
-      await expect(run(database.dataSource, failing)).rejects.toThrow(QueryFailedError);
+      await expect(run(database, failing)).rejects.toThrow(QueryFailedError);
       // At once, as a retry would be (on PGlite, a discarded client's end used to reach the next one).
-      await expect(selectRow(database.dataSource, sql`SELECT pg_backend_pid() AS pid`, pid)).resolves.toEqual(before);
+      await expect(selectRow(database, sql`SELECT pg_backend_pid() AS pid`, pid)).resolves.toEqual(before);
     }
   });
 });
@@ -128,7 +124,7 @@ describe(`running statements on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}
  */
 describe(`running statements unnamed on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
-  let database: Database;
+  let database: DataSource;
   const sent: { text: string; name: string | undefined; values: number }[] = [];
   let stop: () => void;
 
@@ -149,15 +145,15 @@ describe(`running statements unnamed on ${usingPostgresServer ? 'PostgreSQL' : '
 
   afterAll(async () => {
     stop?.();
-    await database?.close();
+    await database?.destroy();
     await testDb?.dispose();
   });
 
   it('sends no named statement, in or out of a transaction, and still sends values as parameters', async () => {
     const label = z.object({ label: z.string() });
-    await run(database.dataSource, sql`CREATE TABLE unnamed_spec (n int PRIMARY KEY, label text NOT NULL)`);
-    await run(database.dataSource, sql`INSERT INTO unnamed_spec (n, label) VALUES (${1}, ${"o'brien"})`);
-    const inside = await inTransaction(database.dataSource, async (manager) => {
+    await run(database, sql`CREATE TABLE unnamed_spec (n int PRIMARY KEY, label text NOT NULL)`);
+    await run(database, sql`INSERT INTO unnamed_spec (n, label) VALUES (${1}, ${"o'brien"})`);
+    const inside = await inTransaction(database, async (manager) => {
       await selectRow(manager, sql`SELECT label FROM unnamed_spec WHERE n = ${1} /* unnamed */`, label);
       const again = await selectRow(manager, sql`SELECT label FROM unnamed_spec WHERE n = ${1} /* unnamed */`, label);
       // On the same connection: nothing was kept on it under a name.

@@ -17,13 +17,13 @@ export default async function createDatabaseTemplate(): Promise<void> {
     await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
     const database = await openDatabase({ kind: 'server', url: serverDatabaseUrl(adminUrl, name) });
     // A template may have no open connections while it is copied.
-    await database.close();
+    await database.destroy();
     process.env[TEMPLATE_ENV] = name;
     return;
   }
   const dataDir = await mkdtemp(join(testDataRoot(), 'bridle-template-'));
   const database = await openDatabase({ kind: 'embedded', dataDir });
-  await database.close();
+  await database.destroy();
   process.env[TEMPLATE_ENV] = dataDir;
 }
 

@@ -67,34 +67,63 @@ const MIGRATIONS = [
   MessagesIdUnindexed1767052800000,
 ];
 
-/** An open, migrated database and everything that must be closed with it. */
-export class Database {
-  private closing: Promise<void> | undefined;
+/** TypeORM's options for PostgreSQL, which PGlite is too. */
+type PostgresOptions = Extract<DataSourceOptions, { type: 'postgres' }>;
 
-  constructor(
-    readonly dataSource: DataSource,
-    private readonly releaseResources: () => Promise<void>,
-  ) {}
-
-  close(): Promise<void> {
-    this.closing ??= (async () => {
-      if (this.dataSource.isInitialized) await this.dataSource.destroy();
-      await this.releaseResources();
-    })();
-    return this.closing;
-  }
+/**
+ * TypeORM's options for the database the settings name, as the app's TypeOrmModule is given
+ * them (src/modules/persistence.module.ts). No entities: adapters write SQL (sql.ts), and TypeORM
+ * runs the connection, transactions and migrations. What an embedded database is reached
+ * through, PGlite's node-postgres adapter, exists only once its folder is open: openDatabase
+ * adds it.
+ */
+export function dataSourceOptions(settings: DatabaseSettings): PostgresOptions {
+  const common = {
+    type: 'postgres',
+    entities: [],
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    uuidExtension: 'pgcrypto',
+    logging: false,
+  } satisfies PostgresOptions;
+  // PGlite is one session: a pool of one serialises transactions instead of interleaving them.
+  return settings.kind === 'server' ? { ...common, url: settings.url, poolSize: settings.poolMax ?? 10 } : { ...common, poolSize: 1 };
 }
 
 /**
- * Opens PGlite in the data folder (embedded) or connects to a PostgreSQL server, and runs
- * pending migrations. The embedded folder is locked for this process until close().
+ * Opens PGlite in the data folder (embedded) or connects to a PostgreSQL server, with TypeORM's
+ * `options`, and runs pending migrations. The DataSource it hands back is initialized, and
+ * owns what it runs on: its destroy() also closes PGlite and releases the folder, which is
+ * locked for this process until then. TypeOrmModule destroys it at the app's shutdown.
  */
-export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  return settings.kind === 'server' ? openServer(settings) : openEmbedded(settings);
+export async function openDatabase(
+  settings: DatabaseSettings,
+  options: PostgresOptions = dataSourceOptions(settings),
+): Promise<DataSource> {
+  return settings.kind === 'server' ? openServer(settings, options) : openEmbedded(settings, options);
+}
+
+/** A DataSource whose destroy() then releases what it ran on (PGlite and the data folder's lock), whoever destroys it. */
+class OwningDataSource extends DataSource {
+  constructor(
+    options: DataSourceOptions,
+    private readonly releaseResources: () => Promise<void>,
+  ) {
+    super(options);
+  }
+
+  override async destroy(): Promise<void> {
+    try {
+      await super.destroy();
+    } finally {
+      await this.releaseResources();
+    }
+  }
 }
 
 /** Applies DATABASE_PREPARED_STATEMENTS; before the first statement, migrations' included. */
-function statementsOf(dataSource: DataSource, settings: DatabaseSettings): DataSource {
+function statementsOf<T extends DataSource>(dataSource: T, settings: DatabaseSettings): T {
   if (settings.preparedStatements === false) sendStatementsUnnamed(dataSource);
   return dataSource;
 }
@@ -102,8 +131,8 @@ function statementsOf(dataSource: DataSource, settings: DatabaseSettings): DataS
 /** Any fixed 64-bit number; names Bridle's migration lock among the server's advisory locks. */
 const MIGRATION_LOCK_KEY = 4_242_010;
 
-async function openServer(settings: DatabaseSettings & { kind: 'server' }): Promise<Database> {
-  const dataSource = statementsOf(new DataSource({ ...common(), url: settings.url, poolSize: settings.poolMax ?? 10 }), settings);
+async function openServer(settings: DatabaseSettings & { kind: 'server' }, options: PostgresOptions): Promise<DataSource> {
+  const dataSource = statementsOf(new DataSource(options), settings);
   // Replicas that start together take turns, so only the first one migrates.
   await initialize(dataSource, async (migrate) => {
     // A transaction's lock, in a transaction left open on a connection of its own while the
@@ -120,7 +149,7 @@ async function openServer(settings: DatabaseSettings & { kind: 'server' }): Prom
       await lock.release();
     }
   });
-  return new Database(dataSource, () => Promise.resolve());
+  return dataSource;
 }
 
 /**
@@ -133,11 +162,21 @@ async function openServer(settings: DatabaseSettings & { kind: 'server' }): Prom
  */
 const EMBEDDED_SHARED_BUFFERS = '16MB';
 
-async function openEmbedded(settings: DatabaseSettings & { kind: 'embedded' }): Promise<Database> {
+async function openEmbedded(settings: DatabaseSettings & { kind: 'embedded' }, options: PostgresOptions): Promise<DataSource> {
   const { dataDir } = settings;
   await mkdir(dataDir, { recursive: true });
   const lock = await DataDirLock.acquire(dataDir);
   let pglite: { close(): Promise<void> } | undefined;
+  let releasing: Promise<void> | undefined;
+  // Once, whether the DataSource's destroy() or a failed start gets here first.
+  const release = (): Promise<void> =>
+    (releasing ??= (async () => {
+      try {
+        await pglite?.close();
+      } finally {
+        await lock.release();
+      }
+    })());
   try {
     // Loaded lazily: PGlite is large, and server deployments never need it.
     const { PGlite } = await import('@electric-sql/pglite');
@@ -146,32 +185,14 @@ async function openEmbedded(settings: DatabaseSettings & { kind: 'embedded' }): 
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
     });
     pglite = instance;
-    // PGlite is one session: a pool of one serialises transactions instead of interleaving
-    // them. The folder lock already makes this process the only migrator.
-    const dataSource = statementsOf(new DataSource({ ...common(), poolSize: 1, extra: { ...createPgConfig(instance) } }), settings);
+    // The folder lock already makes this process the only migrator.
+    const dataSource = statementsOf(new OwningDataSource({ ...options, extra: { ...createPgConfig(instance) } }, release), settings);
     await initialize(dataSource);
-    return new Database(dataSource, async () => {
-      await instance.close();
-      await lock.release();
-    });
+    return dataSource;
   } catch (error) {
-    await pglite?.close().catch(() => undefined);
-    await lock.release();
+    await release().catch(() => undefined);
     throw error;
   }
-}
-
-function common(): DataSourceOptions & { type: 'postgres' } {
-  return {
-    type: 'postgres',
-    // No entities: adapters write SQL (sql.ts); TypeORM runs the connection, transactions and migrations.
-    entities: [],
-    migrations: MIGRATIONS,
-    migrationsTransactionMode: 'each',
-    synchronize: false,
-    uuidExtension: 'pgcrypto',
-    logging: false,
-  };
 }
 
 async function initialize(
