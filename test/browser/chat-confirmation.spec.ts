@@ -134,7 +134,7 @@ describe('web console in Chromium: a confirmation shows the stored action', () =
   }, 120_000);
 
   // Issue 35: an MCP client that cannot ask the person gets a link to the question, stored.
-  it("opens the question an MCP client without elicitation left (its link), and yes there deletes what the card shows", async () => {
+  it('opens the question an MCP client without elicitation left (its link), and yes there deletes what the card shows', async () => {
     const [, dentist] = await tasksAre(['Buy milk', 'Dentist', 'Call mum']);
     model.use(() => say('Done.'));
     const { token } = await session.stored();

@@ -129,7 +129,10 @@ async function askedInConsole(
     const asked = await askInConsole.ask(context.userId, { tool, arguments: question.arguments, prompt: question.prompt });
     return { ...refusal, message: asked.message, details: { conversationId: asked.conversationId, confirmationId: asked.confirmationId } };
   } catch (error) {
-    logger.warn({ err: error, userId: context.userId }, 'the confirmation could not be stored for the console; the client is sent to the chat');
+    logger.warn(
+      { err: error, userId: context.userId },
+      'the confirmation could not be stored for the console; the client is sent to the chat',
+    );
     return refusal;
   }
 }
