@@ -26,6 +26,7 @@ interface AuditItem {
   status: string;
   result: unknown;
   errorCode: string | null;
+  errorMessage: string | null;
   durationMs: number | null;
   securityEvents: unknown[];
   pendingSeq: number | null;
@@ -48,6 +49,7 @@ const ITEM_KEYS = [
   'status',
   'result',
   'errorCode',
+  'errorMessage',
   'durationMs',
   'securityEvents',
   'pendingSeq',
@@ -650,6 +652,39 @@ describe('admin audit API', () => {
     ]);
     const exported = (await exportText(`?actorId=${gone.userId}`)).text.trimEnd().split('\n');
     expect(exported.map((line) => (JSON.parse(line) as AuditItem).actorEmail)).toEqual([null, null]);
+  });
+
+  it("shows a turn's message, intent, outcome and sampling, and a call's error as the person is told it", async () => {
+    const dan = await signUpAndIn(sut.http);
+    const added = await chat(dan, 'add buy milk');
+    const missed = await chat(dan, 'complete task 999', added.conversationId);
+    expect(missed.toolCalls).toEqual([expect.objectContaining({ tool: 'complete_task', success: false })]);
+    const history = await request(sut.http)
+      .get(`/api/${dan.userId}/conversations/${added.conversationId}/messages`)
+      .set(dan.auth)
+      .expect(200);
+    const asked = (history.body.items as { id: string; role: string; content: string }[]).filter((message) => message.role === 'user');
+    expect(asked.map((message) => message.content)).toEqual(['add buy milk', 'complete task 999']);
+
+    const expected = {
+      [added.decision.id]: { messageId: asked[0].id, intentType: 'CREATE', outcomeCategory: 'SUCCEEDED', temperature: 0, maxTokens: 1024 },
+      [missed.decision.id]: { messageId: asked[1].id, intentType: 'COMPLETE', outcomeCategory: 'FAILED', temperature: 0, maxTokens: 1024 },
+    };
+    const listed = await allPages<{ id: string }>('/admin/decisions', { actorId: dan.userId });
+    expect(Object.fromEntries(listed.map((decision) => [decision.id, decision]))).toMatchObject(expected);
+    const decision = await get(`/admin/decisions/${missed.decision.id}`).expect(200);
+    expect(decision.body).toMatchObject(expected[missed.decision.id]);
+
+    const notFound = "I couldn't find that task. It may have been deleted.";
+    const calls = decision.body.toolCalls as AuditItem[];
+    expect(calls.map((row) => [row.tool, row.status, row.errorCode, row.errorMessage, row.result])).toEqual([
+      ['complete_task', 'pending', null, null, null],
+      ['complete_task', 'failed', 'TASK_NOT_FOUND', notFound, { number: 999 }],
+    ]);
+    // The same row in the list, on its own and in the export; a row that succeeded has none.
+    expect((await get(`/admin/audit-logs/${calls[1].seq}`).expect(200)).body.errorMessage).toBe(notFound);
+    const exported = (await exportText(`?actorId=${dan.userId}`)).text.trimEnd().split('\n');
+    expect(exported.map((line) => (JSON.parse(line) as AuditItem).errorMessage)).toEqual([null, null, null, notFound]);
   });
 });
 

@@ -382,9 +382,9 @@ describe.each([openai, gemini])('POST /chat/stream with LLM_PROVIDER=$name: its 
       expect(names.slice(-2)).toEqual(['error', 'done']);
       expect(names.filter((name) => name === 'error')).toHaveLength(1);
       expect(names.lastIndexOf('delta')).toBeLessThan(names.indexOf('error'));
-      expect(events.at(-2)!.data).toEqual({ message: sentence });
+      expect(events.at(-2)!.data).toEqual({ message: sentence, category: 'PROVIDER_UNAVAILABLE' });
       const done = events.at(-1)!.data;
-      expect(done).toMatchObject({ status: 'error', finishReason: 'error' });
+      expect(done).toMatchObject({ status: 'error', finishReason: 'error', success: false, error: events.at(-2)!.data });
       expect(client.deltas.join('')).toBe(done.response);
       expect(done.response).toBe(`Let me\n\n${sentence}`);
       // One request for the answer, though a retry was allowed: a token had gone out.

@@ -79,6 +79,9 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
         failureClass: null,
         providerRequestId: null,
         context: null,
+        intentType: 'NONE',
+        outcomeCategory: 'SUCCEEDED',
+        sampling: { temperature: 0, maxTokens: 1024 },
       },
       newPendingConfirmation: null,
       droppedPendingConfirmationId: null,
@@ -92,10 +95,9 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
 
   const decisionOf = async (id: string) =>
     (
-      await database.query<{ decision_type: string; status: string; provider: string; model: string }[]>(
-        `SELECT decision_type, status, provider, model FROM decision_logs WHERE id = $1`,
-        [id],
-      )
+      await database.query<
+        { decision_type: string; status: string; provider: string; model: string; intent_type: string; outcome_category: string }[]
+      >(`SELECT decision_type, status, provider, model, intent_type, outcome_category FROM decision_logs WHERE id = $1`, [id])
     )[0];
 
   const chatCall = (decisionId: string, tool: string, args: Record<string, unknown>): ToolAuditEntry => ({
@@ -120,7 +122,14 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     // A second turn of the conversation starts before the first has answered.
     const second = await start('second', conversationId);
     // The decision is there from the start, pending, with who will answer.
-    expect(await decisionOf(first.decisionId)).toEqual({ decision_type: 'PENDING', status: 'pending', provider: 'offline', model: 'test' });
+    expect(await decisionOf(first.decisionId)).toEqual({
+      decision_type: 'PENDING',
+      status: 'pending',
+      provider: 'offline',
+      model: 'test',
+      intent_type: 'PENDING',
+      outcome_category: 'PENDING',
+    });
     expect(second.history).toEqual([expect.objectContaining({ role: 'user', content: 'first' })]);
     expect(await messages(conversationId)).toEqual([
       ['user', 'first', null],
@@ -134,6 +143,8 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       status: 'completed',
       provider: 'offline',
       model: 'offline',
+      intent_type: 'NONE',
+      outcome_category: 'SUCCEEDED',
     });
     expect(await messages(conversationId)).toEqual([
       ['user', 'first', null],
@@ -171,7 +182,12 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       ['assistant', 'Nothing.', 'completed'],
       ['user', 'still running', null],
     ]);
-    expect(await decisionOf(cut.decisionId)).toMatchObject({ decision_type: 'RESPOND_ONLY', status: 'interrupted' });
+    expect(await decisionOf(cut.decisionId)).toMatchObject({
+      decision_type: 'RESPOND_ONLY',
+      status: 'interrupted',
+      intent_type: 'UNKNOWN',
+      outcome_category: 'INTERRUPTED',
+    });
     expect(await decisionOf(young.decisionId)).toMatchObject({ status: 'pending' });
     await finish(conversationId, young.decisionId, 'done');
   });

@@ -27,6 +27,7 @@ import type {
   CampaignTaskDto,
   CampaignTaskPageDto,
   ChainVerificationDto,
+  ChatErrorDto,
   ChatResponseDto,
   ConversationDto,
   ConversationPageDto,
@@ -121,6 +122,8 @@ export type ToolCall = ToolCallDto;
 export type Conversation = ConversationDto;
 export type Message = MessageDto;
 export type ChatReply = ChatResponseDto;
+/** A failed turn as the person is told it: the friendly sentence and its category (the answer's `error`, the stream's error event). */
+export type ChatError = ChatErrorDto;
 /** What a "yes" runs, as the server stored it: the console's question card is drawn from this alone. */
 export type PendingConfirmation = PendingConfirmationDto;
 
@@ -131,7 +134,7 @@ export type ChatEvent =
   | { event: 'delta'; data: { text: string } }
   | { event: 'replace'; data: { text: string } }
   | { event: 'confirmation_required'; data: { prompt: string; pendingConfirmation: PendingConfirmation } }
-  | { event: 'error'; data: { message: string } }
+  | { event: 'error'; data: ChatError }
   | { event: 'done'; data: ChatReply };
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CONFIRMATION_REQUIRED, confirmInChatMessage, destructiveToolNotice, mayDestroy } from '../../domain/agent/confirmation';
-import { failureOfToolError, TREATMENTS } from '../../domain/agent/failures';
+import { failureOfToolError, friendlyToolError, TREATMENTS } from '../../domain/agent/failures';
 import { validateToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
 import { Clock } from '../shared/ports/clock.port';
@@ -18,6 +18,8 @@ import { ToolCallSettings } from './tool-call-settings';
  * and counted: validate, refuse destruction the person has not confirmed (domain
  * `mayDestroy`), audit before effect, run, audit the outcome, count it in the metrics. A
  * call the agent refused before sending (context.refusal) is recorded here the same way.
+ * A failed or refused call's row carries its error code and the sentence the person is told
+ * for it (friendlyToolError).
  *
  * A call that changes something commits its pending row first, then its own write and its
  * outcome row in one unit of work: the effect never stands without its outcome. If that
@@ -101,7 +103,12 @@ export class ExecuteToolCallUseCase {
       const recorded = await finish(
         result.ok
           ? { status: dryRun ? 'confirmation_required' : 'succeeded', result: result.data }
-          : { status: TREATMENTS[failureOfToolError(result.code)].auditStatus, result: result.details, errorCode: result.code },
+          : {
+              status: TREATMENTS[failureOfToolError(result.code)].auditStatus,
+              result: result.details,
+              errorCode: result.code,
+              errorMessage: friendlyToolError(result),
+            },
       );
       return { result, recorded };
     };
@@ -112,7 +119,7 @@ export class ExecuteToolCallUseCase {
       return result;
     } catch (error) {
       // Nothing of the unit of work stands: the call failed, whatever it had done.
-      const recorded = await finish({ status: 'failed', errorCode: 'INTERNAL' });
+      const recorded = await finish({ status: 'failed', errorCode: 'INTERNAL', errorMessage: TREATMENTS.UNKNOWN.userSees });
       this.metrics.toolCall(audited.tool, recorded.status, recorded.durationMs / 1000);
       throw error;
     }
@@ -120,7 +127,12 @@ export class ExecuteToolCallUseCase {
 
   private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }, metricTool: string): Promise<ToolResult> {
     this.metrics.toolCall(metricTool, 'rejected', null);
-    await this.audit.record(entry, { status: 'rejected', errorCode: refusal.code, durationMs: 0 });
+    await this.audit.record(entry, {
+      status: 'rejected',
+      errorCode: refusal.code,
+      errorMessage: friendlyToolError(refusal),
+      durationMs: 0,
+    });
     return refusal;
   }
 }

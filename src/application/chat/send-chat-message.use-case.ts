@@ -7,11 +7,13 @@ import {
   type PendingConfirmation,
 } from '../../domain/agent/confirmation';
 import type { DecisionType, TurnFinishReason, TurnStatus } from '../../domain/agent/decision';
-import { TREATMENTS, WARNINGS } from '../../domain/agent/failures';
+import { type TurnFailure, turnFailure, WARNINGS } from '../../domain/agent/failures';
+import { requestedSampling } from '../../domain/agent/limits';
+import { intentOf, type JudgedCall, type OutcomeCategory, outcomeOf } from '../../domain/agent/turn-outcome';
 import { Reply } from '../../domain/agent/reply';
 import { checkedReply, toolCallsInWords } from '../../domain/agent/reply-check';
 import { costOf } from '../../domain/agent/pricing';
-import type { AgentMessage } from '../../domain/agent/tools';
+import type { AgentMessage, ToolIntent } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
 import { TokenBudget } from '../agent/ports/token-budget.port';
 import { AgentLoop, type AgentRunInput, type AgentRunResult, type TurnObserver } from '../agent/agent-loop';
@@ -28,6 +30,7 @@ import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
 import type { AccountCheck } from '../identity/ports/access-token-service.port';
 import { Logger } from '../shared/ports/logger.port';
 import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.port';
+import { TODO_TOOLS } from '../todo/tools/todo-tool-definitions';
 import { toolResultSentence } from '../todo/tools/tool-result-sentences';
 
 export interface ChatReply {
@@ -41,8 +44,9 @@ export interface ChatReply {
   readonly warning: string | null;
   /** What the turn waits for the person's yes to run, as stored (its question is `prompt`); null otherwise. */
   readonly pendingConfirmation: PendingConfirmation | null;
-  /** The friendly sentence of the failure, when the turn failed. */
-  readonly error: string | null;
+  /** False when the turn failed (status `error`): then `error` says how, as the person is told it. */
+  readonly success: boolean;
+  readonly error: TurnFailure | null;
 }
 
 export interface ChatTurnInput {
@@ -51,6 +55,9 @@ export interface ChatTurnInput {
   readonly message: string;
   readonly account?: AccountCheck | null;
   readonly confirmationId?: string;
+  /** The request's own sampling for the turn's model calls, within the server's bounds (requestedSampling). */
+  readonly temperature?: number;
+  readonly maxTokens?: number;
 }
 
 /** `gen_ai.agent.name` of a chat turn's spans. */
@@ -111,6 +118,7 @@ export class SendChatMessageUseCase {
 
   private async turn(input: ChatTurnInput, decisionId: string, observer?: TurnObserver): Promise<ChatReply> {
     const message = validMessage(input.message);
+    const sampling = requestedSampling(this.settings.sampling, input);
     const started = this.clock.now();
     const { limits } = this.settings;
     const loaded = await this.store.startTurn({
@@ -133,7 +141,7 @@ export class SendChatMessageUseCase {
       messages: [...window.messages, { role: 'user', content: message } satisfies AgentMessage],
       context,
       limits,
-      sampling: this.settings.sampling,
+      sampling,
       budget: this.budget,
       observer,
     };
@@ -141,16 +149,18 @@ export class SendChatMessageUseCase {
     const named = input.confirmationId ?? null;
     const reply = pending || named ? interpretConfirmationReply(message) : 'other';
     const expired = pending !== null && isExpired(pending, started);
-    let result: AgentRunResult;
+    let result: TurnResult;
     if (named !== null && reply !== 'other' && pending?.id !== named) {
       // Never taken as the answer to another question, nor passed to the model as a bare "yes".
-      result = answer(ALREADY_HANDLED, observer);
+      result = answer(ALREADY_HANDLED, 'REFUSED', observer);
     } else if (pending && reply !== 'other') {
-      result = expired ? answer(EXPIRED, observer) : await this.answerConfirmation(run, pending, reply);
+      result = expired ? answer(EXPIRED, 'REFUSED', observer) : await this.answerConfirmation(run, pending, reply);
     } else {
       result = await this.agent.run(run);
     }
     result = await this.checked(result, run, decisionId);
+    // A yes to the open question wanted what it asks, whether it ran or not.
+    const confirmedTool = pending && reply === 'confirm' && (named === null || named === pending.id) ? pending.tool : null;
 
     const finished = this.clock.now();
     const usage = {
@@ -191,6 +201,10 @@ export class SendChatMessageUseCase {
           failureClass: result.failure?.class ?? null,
           providerRequestId: result.failure?.providerRequestId ?? null,
           context: window.record,
+          intentType: intentOf([...result.toolCalls.map((call) => call.tool), result.confirmation?.tool, confirmedTool].map(toolIntent)),
+          outcomeCategory:
+            result.outcome ?? outcomeOf({ ...result, failure: result.failure?.class ?? null, calls: judged(result.toolCalls) }),
+          sampling,
         },
         newPendingConfirmation,
         // A message that neither confirms nor cancels moves on: the old question lapses. An expired one is closed.
@@ -212,7 +226,8 @@ export class SendChatMessageUseCase {
       finishReason: result.finishReason,
       warning: result.warning,
       pendingConfirmation: newPendingConfirmation,
-      error: result.failure ? TREATMENTS[result.failure.class].userSees : null,
+      success: result.failure === null,
+      error: result.failure && turnFailure(result.failure.class),
     };
   }
 
@@ -289,7 +304,7 @@ export class SendChatMessageUseCase {
    * did in words (toolCallsInWords); a listener is told the replacement (`replace`), and the
    * line logged names the rule, never the words.
    */
-  private async checked(result: AgentRunResult, run: AgentRunInput, decisionId: string): Promise<AgentRunResult> {
+  private async checked(result: TurnResult, run: AgentRunInput, decisionId: string): Promise<TurnResult> {
     if (result.modelWords === '') return result;
     // Listed once and cached; a gateway that cannot list them leaves the other rules to judge.
     const toolNames = await this.agent.toolNames().catch(() => []);
@@ -323,19 +338,38 @@ export class SendChatMessageUseCase {
     };
   }
 
-  private async answerConfirmation(run: AgentRunInput, pending: PendingConfirmation, reply: 'confirm' | 'cancel'): Promise<AgentRunResult> {
+  private async answerConfirmation(run: AgentRunInput, pending: PendingConfirmation, reply: 'confirm' | 'cancel'): Promise<TurnResult> {
     const resolution = reply === 'confirm' ? 'confirmed' : 'cancelled';
     // Taking the action is atomic: of two racing "yes" messages, one runs it.
     const action = await this.store.takePendingConfirmation(pending.id, run.context.userId, resolution, this.clock.now());
     if (action && reply === 'confirm') return this.agent.runConfirmed(run, action);
-    return answer(action ? CANCELLED : ALREADY_HANDLED, run.observer);
+    return action ? answer(CANCELLED, 'SUCCEEDED', run.observer) : answer(ALREADY_HANDLED, 'REFUSED', run.observer);
   }
 }
 
+/** A turn's result; one answered by the server alone says how it ended for the person. */
+type TurnResult = AgentRunResult & { readonly outcome?: OutcomeCategory };
+
+/** What a tool is called for: its definition's intent; a bulk change is BULK; a name that is no tool's, none. */
+function toolIntent(tool: string | null | undefined): ToolIntent | null {
+  if (tool === BULK_CHANGE) return 'BULK';
+  return TODO_TOOLS.find((definition) => definition.name === tool)?.intent ?? null;
+}
+
+function judged(calls: readonly ToolCallRecord[]): JudgedCall[] {
+  return calls.map((call) => ({
+    tool: call.tool,
+    intent: toolIntent(call.tool),
+    success: call.success,
+    errorCode: call.error?.code ?? null,
+  }));
+}
+
 /** A turn answered without the model or a tool. */
-function answer(text: string, observer: TurnObserver | undefined): AgentRunResult {
+function answer(text: string, outcome: OutcomeCategory, observer: TurnObserver | undefined): TurnResult {
   observer?.text?.(text);
   return {
+    outcome,
     text,
     modelWords: '',
     serverSentences: [text],

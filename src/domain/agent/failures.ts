@@ -112,6 +112,22 @@ export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
   },
 };
 
+/** Every failure class, in the taxonomy's order. */
+export const FAILURE_CLASSES = Object.keys(TREATMENTS) as readonly FailureClass[];
+
+/**
+ * A failed turn as the person is told it: the friendly sentence of its failure class, and the
+ * class. The chat answer's `error` and the stream's `error` event carry this.
+ */
+export interface TurnFailure {
+  readonly message: string;
+  readonly category: FailureClass;
+}
+
+export function turnFailure(failureClass: FailureClass): TurnFailure {
+  return { message: TREATMENTS[failureClass].userSees, category: failureClass };
+}
+
 /** Said beside an answer that may be incomplete. */
 export const WARNINGS = {
   LIMIT_REACHED: 'I reached the limit of steps for one request, so this answer may be incomplete.',

@@ -1,3 +1,5 @@
+import { DomainValidationError } from '../shared/domain-error';
+
 /** About how long a reply should be: what a person reads at a glance. */
 export const REPLY_TARGET_CHARS = 500;
 
@@ -48,3 +50,32 @@ export interface ModelSampling {
 }
 
 export const DEFAULT_SAMPLING: ModelSampling = { temperature: 0, maxTokens: 1024 };
+
+/** The temperatures a chat request may ask for (LLM_TEMPERATURE is within them too). */
+export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
+
+/** A chat request's own sampling outside the server's bounds; `field` is temperature or maxTokens. */
+export class InvalidSamplingError extends DomainValidationError {
+  readonly code = 'CHAT.INVALID_SAMPLING';
+}
+
+/**
+ * The sampling of one chat turn: the server's, with what the request asked for in its place.
+ * A temperature within TEMPERATURE_RANGE; a maxTokens from 1 to the server's own (LLM_MAX_TOKENS),
+ * so a request can ask for shorter answers, never for longer ones.
+ * @throws InvalidSamplingError naming the field out of bounds
+ */
+export function requestedSampling(
+  server: ModelSampling,
+  requested: { readonly temperature?: number; readonly maxTokens?: number },
+): ModelSampling {
+  const { temperature, maxTokens } = requested;
+  const { min, max } = TEMPERATURE_RANGE;
+  if (temperature !== undefined && !(Number.isFinite(temperature) && temperature >= min && temperature <= max)) {
+    throw new InvalidSamplingError('temperature', `temperature must be a number from ${min} to ${max}`);
+  }
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens >= 1 && maxTokens <= server.maxTokens)) {
+    throw new InvalidSamplingError('maxTokens', `maxTokens must be a whole number from 1 to ${server.maxTokens}`);
+  }
+  return { temperature: temperature ?? server.temperature, maxTokens: maxTokens ?? server.maxTokens };
+}

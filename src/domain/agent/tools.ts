@@ -25,6 +25,13 @@ export interface JsonSchema {
   readonly default?: unknown;
 }
 
+/**
+ * What a person wants when a tool is called for them: one kind of change, a look at the list,
+ * or a bulk change. A chat turn's intent type is made of these (turn-outcome.ts).
+ */
+export const TOOL_INTENTS = ['CREATE', 'READ', 'UPDATE', 'COMPLETE', 'DELETE', 'BULK'] as const;
+export type ToolIntent = (typeof TOOL_INTENTS)[number];
+
 /** A tool as the model sees it. Never has a user id among its inputs: the server supplies it. */
 export interface ToolDefinition {
   readonly name: string;
@@ -44,6 +51,8 @@ export interface ToolDefinition {
    * Never offered to a model; without it a confirmed call is checked against `inputSchema`.
    */
   readonly confirmedInputSchema?: JsonSchema & { readonly type: 'object' };
+  /** What a person wants when the tool is called for them: the decision log's intent type (turn-outcome.ts). */
+  readonly intent?: ToolIntent;
 }
 
 /** A tool call exactly as a model proposed it: `arguments` is raw text and may be anything. */

@@ -2,7 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { MCP_DESTRUCTIVE_TOOL_MODES } from '../../domain/agent/confirmation';
-import { DEFAULT_SAMPLING, REPLY_TARGET_CHARS } from '../../domain/agent/limits';
+import { DEFAULT_SAMPLING, REPLY_TARGET_CHARS, TEMPERATURE_RANGE } from '../../domain/agent/limits';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -516,15 +516,15 @@ export const SETTINGS = {
   },
   LLM_TEMPERATURE: {
     section: 'Language models',
-    ...decimal(2),
+    ...decimal(TEMPERATURE_RANGE.max),
     default: String(DEFAULT_SAMPLING.temperature),
-    doc: 'sampling temperature of chat model calls. Outreach planning always uses 0.3',
+    doc: 'sampling temperature of chat model calls; a chat request may set its own (`temperature`, 0–2). Outreach planning always uses 0.3',
   },
   LLM_MAX_TOKENS: {
     section: 'Language models',
     ...wholeNumber(16, 32_768),
     default: String(DEFAULT_SAMPLING.maxTokens),
-    doc: 'tokens one chat model call may write. An answer cut there has `finishReason: length` and a `warning`. Outreach planning always uses 500',
+    doc: 'tokens one chat model call may write; a chat request may ask for fewer (`maxTokens`), never more. An answer cut there has `finishReason: length` and a `warning`. Outreach planning always uses 500',
   },
   LLM_PRICE_INPUT_PER_1K: {
     section: 'Language models',

@@ -132,9 +132,9 @@ describe(ExecuteToolCallUseCase.name, () => {
       code: 'INVALID_ARGUMENTS',
     });
     expect(toolbox.runs).toEqual([]);
-    expect(audit.rows.map((r) => [r.status, r.outcome?.errorCode, r.entry.securityEvents.length])).toEqual([
-      ['rejected', 'UNKNOWN_TOOL', 0],
-      ['rejected', 'INVALID_ARGUMENTS', 1],
+    expect(audit.rows.map((r) => [r.status, r.outcome?.errorCode, r.outcome?.errorMessage, r.entry.securityEvents.length])).toEqual([
+      ['rejected', 'UNKNOWN_TOOL', "I couldn't do that. Please try rephrasing your request.", 0],
+      ['rejected', 'INVALID_ARGUMENTS', "I couldn't understand that request. Please try rephrasing.", 1],
     ]);
   });
 
@@ -216,10 +216,13 @@ describe(ExecuteToolCallUseCase.name, () => {
     ).toThrow(/unknown keyword: "minLenght"/);
   });
 
-  it('records a tool error with its failure class', async () => {
+  it('records a tool error with its failure class and the sentence the person is told for it', async () => {
     const { sut, audit } = setup(() => Promise.resolve({ ok: false, code: 'TASK_NOT_FOUND', message: 'no', details: { number: 4 } }));
     await sut.execute({ tool: 'complete_task', arguments: { number: 4 }, context });
-    expect(audit.rows[1]).toMatchObject({ status: 'failed', outcome: { errorCode: 'TASK_NOT_FOUND', result: { number: 4 } } });
+    expect(audit.rows[1]).toMatchObject({
+      status: 'failed',
+      outcome: { errorCode: 'TASK_NOT_FOUND', errorMessage: "I couldn't find that task. It may have been deleted.", result: { number: 4 } },
+    });
   });
 
   it('refuses a destructive call over MCP by default, saying how the person can confirm, and audits the refusal', async () => {

@@ -23,6 +23,8 @@ export interface ToolAuditOutcome {
   readonly status: Exclude<ToolAuditStatus, 'pending'>;
   readonly result?: unknown;
   readonly errorCode?: string;
+  /** A failed or refused call's: the sentence the person is told for its error (failures.ts). Redacted when written. */
+  readonly errorMessage?: string;
   readonly durationMs: number;
 }
 

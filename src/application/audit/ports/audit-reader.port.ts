@@ -1,5 +1,6 @@
 import type { DecisionMeasures } from '../../agent/decision-measures';
 import type { TurnStatus } from '../../../domain/agent/decision';
+import type { IntentType, OutcomeCategory } from '../../../domain/agent/turn-outcome';
 import type { ToolAuditEntry, ToolAuditStatus } from '../../agent/ports/audit-log.port';
 import type { CycleStatus } from '../../outreach/cycle-outcome';
 import type { Page } from '../../shared/page';
@@ -90,6 +91,8 @@ export interface AuditRecord {
   readonly status: RecordedAuditStatus;
   readonly result: unknown;
   readonly errorCode: string | null;
+  /** A failed or refused tool call's: the sentence the person is told for its error, redacted; null otherwise and on older rows. */
+  readonly errorMessage: string | null;
   readonly durationMs: number | null;
   readonly securityEvents: readonly unknown[];
   /** For an outcome row, the seq of its pending row. */
@@ -111,6 +114,15 @@ export interface DecisionRecord extends DecisionMeasures {
   readonly outreachTaskId: string | null;
   readonly decisionType: string;
   readonly status: string;
+  /** A chat turn's: the person's message it answered (messages.id); null for outreach cycles and older turns. */
+  readonly messageId: string | null;
+  /** A chat turn's: what the person wanted; null for outreach cycles and older turns. */
+  readonly intentType: IntentType | null;
+  /** A chat turn's: how it ended for the person; null for outreach cycles and older turns. */
+  readonly outcomeCategory: OutcomeCategory | null;
+  /** A finished chat turn's sampling (the server's, or the request's own); null otherwise. */
+  readonly temperature: number | null;
+  readonly maxTokens: number | null;
 }
 
 /** What the model was told in a chat turn: the summary it read, and which stored messages. */

@@ -4,6 +4,8 @@ import type { Page } from '../../shared/page';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
 import type { FailureClass } from '../../../domain/agent/failures';
+import type { ModelSampling } from '../../../domain/agent/limits';
+import type { IntentType, OutcomeCategory } from '../../../domain/agent/turn-outcome';
 import type { ConversationSummary, StoredMessage, ToolCallRecord } from '../../../domain/chat/conversation';
 
 /** A stored message with its place in the conversation. */
@@ -46,6 +48,12 @@ export interface DecisionLogEntry extends DecisionMeasures {
   readonly status: TurnStatus;
   readonly failureClass: FailureClass | null;
   readonly context: TurnContextRecord | null;
+  /** What the person wanted, as the turn's tool calls show it. */
+  readonly intentType: IntentType;
+  /** How the turn ended for the person. */
+  readonly outcomeCategory: OutcomeCategory;
+  /** What the turn's model calls were made with: the server's sampling, or the request's own. */
+  readonly sampling: ModelSampling;
 }
 
 export interface StartTurnInput {
@@ -94,7 +102,7 @@ export abstract class ConversationStore {
   /**
    * Stores the person's message (creating the conversation when `conversationId` is null)
    * and, right after it, the turn's answer-to-be and its decision log row (status
-   * `pending`) under `decisionId`; returns what came before: the latest summary, the last
+   * `pending`, referencing the message by its id) under `decisionId`; returns what came before: the latest summary, the last
    * `window` finished messages after it, and the open pending confirmation. One statement, so the context is read in the
    * same snapshot it is written, and no tool call's audit row can name a decision that is
    * not there.

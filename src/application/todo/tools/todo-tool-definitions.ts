@@ -52,6 +52,7 @@ const NUMBERS_PER_CALL_MAX = 100;
 export const TODO_TOOLS: readonly ToolDefinition[] = [
   {
     name: 'add_task',
+    intent: 'CREATE',
     description: "Add a task to the person's list.",
     inputSchema: {
       type: 'object',
@@ -64,6 +65,7 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'list_tasks',
+    intent: 'READ',
     description: "List the person's tasks: all (default), pending or completed.",
     inputSchema: {
       type: 'object',
@@ -75,6 +77,7 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'complete_task',
+    intent: 'COMPLETE',
     description: 'Mark one task as done, by number or by words from its title.',
     inputSchema: {
       type: 'object',
@@ -87,6 +90,7 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'update_task',
+    intent: 'UPDATE',
     description: "Change one task's title, description or priority, by number or by words from its title.",
     inputSchema: {
       type: 'object',
@@ -99,6 +103,7 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'delete_task',
+    intent: 'DELETE',
     description:
       'Delete tasks: one by number or by words from its title, several by numbers, or every ' +
       'completed task (scope "completed") or every task (scope "all").',

@@ -8,6 +8,8 @@ import {
 } from '../../../application/agent/ports/audit-log.port';
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { recordedToolName } from '../../../domain/agent/model-output';
+import { redactText } from '../../../domain/audit/redaction';
+import { storableText } from '../../../domain/shared/untrusted-input';
 import { jsonColumn } from '../json-column';
 import { afterCommit, inTransaction, inUnitOfWork, join, raw, type Sql, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
@@ -34,6 +36,7 @@ type AuditRowValues = readonly [
   status: string,
   result: string | null,
   errorCode: string | null,
+  errorMessage: string | null,
   durationMs: number | null,
   pendingSeq: number | null,
 ];
@@ -178,13 +181,15 @@ function rowValues(entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: 
     outcome.status,
     outcome.result === undefined ? null : jsonColumn(outcome.result),
     outcome.errorCode ?? null,
+    // Server sentences, but one may quote what a caller sent: masked by the same policy.
+    outcome.errorMessage === undefined ? null : storableText(redactText(outcome.errorMessage)),
     outcome.durationMs ?? null,
     pendingSeq,
   ];
 }
 
 const COLUMNS = raw(
-  'source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events, status, result, error_code, duration_ms, pending_seq',
+  'source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events, status, result, error_code, error_message, duration_ms, pending_seq',
 );
 
 /** One row as a SELECT of its values, each cast to its column's type. */
@@ -228,6 +233,7 @@ const COLUMN_TYPES = [
   'jsonb',
   'text',
   'jsonb',
+  'text',
   'text',
   'integer',
   'bigint',

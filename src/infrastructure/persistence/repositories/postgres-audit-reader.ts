@@ -16,6 +16,7 @@ import {
 } from '../../../application/audit/ports/audit-reader.port';
 import type { Page } from '../../../application/shared/page';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
+import { INTENT_TYPES, OUTCOME_CATEGORIES } from '../../../domain/agent/turn-outcome';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import { join, raw, selectRow, selectRows, sql, type Statement } from '../sql';
@@ -37,6 +38,7 @@ const AUDIT_ROW = z
     status: z.enum(RECORDED_AUDIT_STATUSES as [RecordedAuditStatus, ...RecordedAuditStatus[]]),
     result: z.unknown(),
     error_code: z.string().nullable(),
+    error_message: z.string().nullable(),
     duration_ms: z.number().nullable(),
     security_events: z.array(z.unknown()),
     pending_seq: z.coerce.number().int().nullable(),
@@ -58,6 +60,7 @@ const AUDIT_ROW = z
     status: row.status,
     result: row.result,
     errorCode: row.error_code,
+    errorMessage: row.error_message,
     durationMs: row.duration_ms,
     securityEvents: row.security_events,
     pendingSeq: row.pending_seq,
@@ -86,6 +89,11 @@ const DECISION_FIELDS = {
   duration_ms: z.number(),
   failure_class: z.string().nullable(),
   provider_request_id: z.string().nullable(),
+  message_id: z.string().nullable(),
+  intent_type: z.enum(INTENT_TYPES).nullable(),
+  outcome_category: z.enum(OUTCOME_CATEGORIES).nullable(),
+  temperature: z.coerce.number().nullable(),
+  max_tokens: z.number().nullable(),
 };
 
 function toDecisionRecord(row: z.output<z.ZodObject<typeof DECISION_FIELDS>>): DecisionRecord {
@@ -108,6 +116,11 @@ function toDecisionRecord(row: z.output<z.ZodObject<typeof DECISION_FIELDS>>): D
     durationMs: row.duration_ms,
     failureClass: row.failure_class,
     providerRequestId: row.provider_request_id,
+    messageId: row.message_id,
+    intentType: row.intent_type,
+    outcomeCategory: row.outcome_category,
+    temperature: row.temperature,
+    maxTokens: row.max_tokens,
   };
 }
 
@@ -118,14 +131,15 @@ const DECISION_ROW = z.object(DECISION_FIELDS);
  * is gone. Columns and conditions name their table, since users has an id and a created_at too.
  */
 const AUDIT_COLUMNS = raw(`a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, a.conversation_id, a.campaign_id,
-  a.outreach_task_id, a.decision_id, a.tool, a.arguments, a.status, a.result, a.error_code, a.duration_ms, a.security_events,
+  a.outreach_task_id, a.decision_id, a.tool, a.arguments, a.status, a.result, a.error_code, a.error_message, a.duration_ms, a.security_events,
   a.pending_seq, c.hash, c.prev_hash`);
 /** With the row's link in the chain (`c`): none until the sealer has linked it. */
 const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN audit_chain c ON c.seq = a.seq`);
 /** Decision rows (`d`) with their user's email, as for audit rows. */
 const DECISION_COLUMNS = raw(`d.id, d.created_at, d.created_at::text AS created_key, d.user_id, u.email AS actor_email, d.conversation_id,
   d.campaign_id, d.outreach_task_id, d.decision_type, d.status, d.iterations, d.provider, d.model, d.prompt_tokens,
-  d.completion_tokens, d.cost, d.duration_ms, d.failure_class, d.provider_request_id`);
+  d.completion_tokens, d.cost, d.duration_ms, d.failure_class, d.provider_request_id, d.message_id, d.intent_type, d.outcome_category,
+  d.temperature, d.max_tokens`);
 const DECISION_FROM = raw(`decision_logs d LEFT JOIN users u ON u.id = d.user_id`);
 const GENESIS_HASH = '0'.repeat(64);
 /** Rows per statement when exporting or verifying: bounded memory, few round trips. */

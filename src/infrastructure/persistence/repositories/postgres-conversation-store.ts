@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ConversationStore, type FinishedTurn, type StartTurnInput } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import { DECISION_TYPES, TURN_STATUSES } from '../../../domain/agent/decision';
+import type { IntentType, OutcomeCategory } from '../../../domain/agent/turn-outcome';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { AccountGoneError, CredentialsChangedError, hasCurrentCredentials } from '../../../domain/identity/user';
 import {
@@ -84,6 +85,8 @@ export const IN_PROGRESS = 'in_progress';
 export const PENDING_DECISION = 'PENDING';
 const IN_PROGRESS_STATUS = raw(`'${IN_PROGRESS}'`);
 const PENDING_DECISION_TYPE = raw(`'${PENDING_DECISION}'`);
+const PENDING_INTENT_TYPE = raw(`'${'PENDING' satisfies IntentType}'`);
+const PENDING_OUTCOME = raw(`'${'PENDING' satisfies OutcomeCategory}'`);
 
 /**
  * Chat state in PostgreSQL. Each method is one statement, so a turn that runs one tool
@@ -136,11 +139,13 @@ export class PostgresConversationStore extends ConversationStore {
                      SELECT c.id, v.role, v.content, v.status, v.decision_id, ${now}::timestamptz FROM c,
                        (VALUES (1, 'user', ${message}::text, NULL, NULL), (2, 'assistant', '', ${IN_PROGRESS_STATUS}, ${decisionId}::uuid))
                          AS v (n, role, content, status, decision_id)
-                     ORDER BY v.n),
-               d AS (INSERT INTO decision_logs (id, user_id, conversation_id, decision_type, status, iterations, provider, model,
-                       prompt_tokens, completion_tokens, duration_ms, created_at)
-                     SELECT ${decisionId}::uuid, ${userId}::uuid, c.id, ${PENDING_DECISION_TYPE}, 'pending', 0, ${model.provider}::text,
-                       ${model.model}::text, 0, 0, 0, ${now}::timestamptz FROM c),
+                     ORDER BY v.n
+                     RETURNING id, role),
+               d AS (INSERT INTO decision_logs (id, user_id, conversation_id, message_id, decision_type, intent_type, outcome_category,
+                       status, iterations, provider, model, prompt_tokens, completion_tokens, duration_ms, created_at)
+                     SELECT ${decisionId}::uuid, ${userId}::uuid, c.id, (SELECT id FROM m WHERE role = 'user'), ${PENDING_DECISION_TYPE},
+                       ${PENDING_INTENT_TYPE}, ${PENDING_OUTCOME}, 'pending', 0, ${model.provider}::text, ${model.model}::text, 0, 0, 0,
+                       ${now}::timestamptz FROM c),
                s AS (SELECT id, content, last_seq, messages FROM conversation_summaries
                      WHERE conversation_id = (SELECT id FROM c) ORDER BY last_seq DESC LIMIT 1)
           SELECT ${accountCheck?.version ?? raw('NULL::int')} AS credentials_version, hit.blocked_for, c.id,
@@ -213,7 +218,9 @@ export class PostgresConversationStore extends ConversationStore {
                   prompt_tokens = ${decision.promptTokens}, completion_tokens = ${decision.completionTokens},
                   duration_ms = ${decision.durationMs}, failure_class = ${decision.failureClass},
                   provider_request_id = ${decision.providerRequestId}, cost = ${decision.cost},
-                  context = ${decision.context && JSON.stringify(decision.context)}
+                  context = ${decision.context && JSON.stringify(decision.context)}, intent_type = ${decision.intentType},
+                  outcome_category = ${decision.outcomeCategory}, temperature = ${decision.sampling.temperature},
+                  max_tokens = ${decision.sampling.maxTokens}
                 WHERE id = ${decision.id} AND user_id = ${userId})`,
     ];
     if (turn.newSummary) {

@@ -8,6 +8,7 @@ import { exists, raw, run, selectRow, selectRows, sql, type Statement } from '..
 import { z } from 'zod';
 import { TASK_COLUMNS, TASK_ROW } from './postgres-task.repository';
 import { IN_PROGRESS } from './postgres-conversation-store';
+import type { IntentType, OutcomeCategory } from '../../../domain/agent/turn-outcome';
 
 const PENDING_ROW = z.object({
   seq: z.coerce.number().int(),
@@ -28,6 +29,9 @@ const ID_ROW = z.object({ id: z.string() });
 /** An audit row that is an outcome: it names its pending row. */
 const outcomeOf = (pendingSeq: Statement | number) => sql`SELECT 1 FROM audit_log o WHERE o.pending_seq = ${pendingSeq}`;
 const IN_PROGRESS_STATUS = raw(`'${IN_PROGRESS}'`);
+/** A turn cut off never said what the person wanted. */
+const UNKNOWN_INTENT = raw(`'${'UNKNOWN' satisfies IntentType}'`);
+const INTERRUPTED_OUTCOME = raw(`'${'INTERRUPTED' satisfies OutcomeCategory}'`);
 
 /**
  * Leftovers of interrupted chat turns and MCP calls in PostgreSQL. An outcome is appended
@@ -114,7 +118,8 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
               ORDER BY s.created_at LIMIT ${input.limit} FOR UPDATE SKIP LOCKED)
             RETURNING m.id, m.decision_id),
           d AS (
-            UPDATE decision_logs SET status = 'interrupted', decision_type = 'RESPOND_ONLY',
+            UPDATE decision_logs SET status = 'interrupted', decision_type = 'RESPOND_ONLY', intent_type = ${UNKNOWN_INTENT},
+              outcome_category = ${INTERRUPTED_OUTCOME},
               duration_ms = least(floor(extract(epoch FROM ${input.now}::timestamptz - created_at) * 1000), 2147483647)::int
             WHERE id IN (SELECT decision_id FROM m) AND status = 'pending')
           SELECT id FROM m`,

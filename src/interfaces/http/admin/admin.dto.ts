@@ -17,6 +17,7 @@ import {
   type DecisionWithToolCalls,
 } from '../../../application/audit/ports/audit-reader.port';
 import type { ChainVerificationReport } from '../../../application/audit/verify-audit-chain.use-case';
+import { INTENT_TYPES, type IntentType, OUTCOME_CATEGORIES, type OutcomeCategory } from '../../../domain/agent/turn-outcome';
 import { EMAIL_MAX_LENGTH } from '../../../domain/identity/user';
 import { PageQueryDto } from '../shared/page-query.dto';
 import { Optional, ToInteger } from '../shared/fields';
@@ -166,6 +167,16 @@ export class AuditRowDto {
   @ApiProperty({ type: String, nullable: true, example: 'TASK_NOT_FOUND' })
   errorCode!: string | null;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: "I couldn't find that task. It may have been deleted.",
+    description:
+      "A failed or refused tool call's error as the person is told it (the error taxonomy's sentence for its code), secrets " +
+      'masked; part of the hashed row when set. Null otherwise, and on rows written before it was recorded',
+  })
+  errorMessage!: string | null;
+
   @ApiProperty({ type: Number, nullable: true })
   durationMs!: number | null;
 
@@ -259,6 +270,48 @@ export class DecisionLogDto {
   @ApiProperty({ type: String, nullable: true })
   providerRequestId!: string | null;
 
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: "A chat turn's: the person's message it answered (the id of that message in the conversation's messages)",
+  })
+  messageId!: string | null;
+
+  @ApiProperty({
+    enum: INTENT_TYPES,
+    nullable: true,
+    description:
+      "A chat turn's: what the person wanted, as its tool calls show it (NONE: no tool; BULK: a bulk change or changes of " +
+      'several kinds); PENDING while it runs, UNKNOWN when it was cut off. Null for outreach cycles',
+  })
+  intentType!: IntentType | null;
+
+  @ApiProperty({
+    enum: OUTCOME_CATEGORIES,
+    nullable: true,
+    description:
+      "A chat turn's: how it ended for the person (ASKED: a question or a confirmation; REFUSED: a rule declined it); " +
+      'PENDING while it runs, INTERRUPTED when it was cut off. Null for outreach cycles',
+  })
+  outcomeCategory!: OutcomeCategory | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 0,
+    description: "A finished chat turn's sampling temperature: the server's, or the one the request asked for",
+  })
+  temperature!: number | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 1024,
+    description: "A finished chat turn's most tokens per model call: the server's, or the request's own",
+  })
+  maxTokens!: number | null;
+
   static of(decision: DecisionRecord): DecisionLogDto {
     return {
       id: decision.id,
@@ -279,6 +332,11 @@ export class DecisionLogDto {
       durationMs: decision.durationMs,
       failureClass: decision.failureClass,
       providerRequestId: decision.providerRequestId,
+      messageId: decision.messageId,
+      intentType: decision.intentType,
+      outcomeCategory: decision.outcomeCategory,
+      temperature: decision.temperature,
+      maxTokens: decision.maxTokens,
     };
   }
 }

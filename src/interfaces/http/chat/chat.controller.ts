@@ -10,7 +10,9 @@ import { SseWriter } from './sse-writer';
 import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
+import { turnFailure } from '../../../domain/agent/failures';
 import {
+  ChatErrorDto,
   ChatRequestDto,
   ChatResponseDto,
   ConversationPageDto,
@@ -75,8 +77,8 @@ export class ChatController {
       "replace {text} (the whole answer, instead of the deltas sent: the model's words failed the check made before " +
       'an answer is stored); confirmation_required ' +
       '{prompt, pendingConfirmation} (the question, and what yes runs as stored); ' +
-      'error {message} (a friendly sentence); done (the same body as POST /chat). The turn is stored the same way when ' +
-      'the client disconnects.',
+      "error {message, category} (a failed turn: the friendly sentence and its category, as the answer's error); done (the " +
+      'same body as POST /chat). The turn is stored the same way when the client disconnects.',
   })
   @ApiOkResponse({
     description: 'An event stream ending with done',
@@ -109,13 +111,13 @@ export class ChatController {
           pendingConfirmation: PendingConfirmationDto.of(pendingConfirmation),
         });
       }
-      if (reply.error !== null) sse.send('error', { message: reply.error });
+      if (reply.error !== null) sse.send('error', ChatErrorDto.of(reply.error));
       sse.send('done', toResponse(reply));
     } catch (error) {
       // Before the first event the exception filter still answers with a status (404…).
       if (!sse.started) throw error;
       this.logger.error({ err: error }, 'chat stream failed after it started');
-      sse.send('error', { message: 'An unexpected error occurred. Please try again.' });
+      sse.send('error', ChatErrorDto.of(turnFailure('UNKNOWN')));
     }
     sse.end();
   }
@@ -194,5 +196,7 @@ function toResponse(reply: ChatReply): ChatResponseDto {
     finishReason: reply.finishReason,
     warning: reply.warning,
     pendingConfirmation: reply.pendingConfirmation && PendingConfirmationDto.of(reply.pendingConfirmation),
+    success: reply.success,
+    error: reply.error && ChatErrorDto.of(reply.error),
   };
 }

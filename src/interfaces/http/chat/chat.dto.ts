@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsInt, IsNumber, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import {
   CONFIRMATION_ITEM_CHARS,
   CONFIRMATION_ITEMS_MAX,
@@ -14,6 +14,8 @@ import {
   TURN_STATUSES,
   type TurnStatus,
 } from '../../../domain/agent/decision';
+import { FAILURE_CLASSES, type FailureClass, type TurnFailure } from '../../../domain/agent/failures';
+import { TEMPERATURE_RANGE } from '../../../domain/agent/limits';
 import { type AnswerStatus, MESSAGE_MAX_LENGTH, type StoredMessage, type ToolCallRecord } from '../../../domain/chat/conversation';
 import { UserPathDto } from '../todo/task.dto';
 import { Optional } from '../shared/fields';
@@ -41,6 +43,47 @@ export class ChatRequestDto {
   @Optional()
   @IsUUID()
   confirmationId?: string;
+
+  @ApiPropertyOptional({
+    minimum: TEMPERATURE_RANGE.min,
+    maximum: TEMPERATURE_RANGE.max,
+    example: 0.2,
+    description:
+      "This turn's sampling temperature for its model calls, instead of the server's (LLM_TEMPERATURE); out of range is 400 " +
+      'CHAT.INVALID_SAMPLING',
+  })
+  @Optional()
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'temperature must be a number' })
+  temperature?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    example: 256,
+    description:
+      "The most tokens each of this turn's model calls may write, instead of the server's (LLM_MAX_TOKENS, 1024 by default): " +
+      'fewer, never more; out of range is 400 CHAT.INVALID_SAMPLING',
+  })
+  @Optional()
+  @IsInt({ message: 'maxTokens must be a whole number' })
+  maxTokens?: number;
+}
+
+/** A failed turn as the person is told it: the plain answer's `error`, and the stream's `error` event. */
+export class ChatErrorDto {
+  @ApiProperty({ example: "I'm having trouble connecting to my AI service. Please try again.", description: 'The friendly sentence' })
+  message!: string;
+
+  @ApiProperty({
+    enum: FAILURE_CLASSES,
+    example: 'PROVIDER_UNAVAILABLE',
+    description: "The failure's class in the error taxonomy, which the sentence is for",
+  })
+  category!: FailureClass;
+
+  static of(failure: TurnFailure): ChatErrorDto {
+    return { message: failure.message, category: failure.category };
+  }
 }
 
 /** What a "yes" runs, as the server stored it: a client draws its question from this, never from the answer's words. */
@@ -166,6 +209,16 @@ export class ChatResponseDto {
     description: "Set when the answer asks the person's confirmation (finishReason confirmation_required): what 'yes' runs",
   })
   pendingConfirmation!: PendingConfirmationDto | null;
+
+  @ApiProperty({ description: 'False when the turn failed (status error); response then is the sentence in error' })
+  success!: boolean;
+
+  @ApiProperty({
+    type: ChatErrorDto,
+    nullable: true,
+    description: "Set when the turn failed: the friendly sentence and its category, as the stream's error event carries them",
+  })
+  error!: ChatErrorDto | null;
 }
 
 export class ConversationPathDto extends UserPathDto {

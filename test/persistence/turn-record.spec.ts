@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
+import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
+import type { FinishedTurn } from '../../src/application/chat/ports/conversation-store.port';
+import { TREATMENTS } from '../../src/domain/agent/failures';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
+import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
+import { AuditAppender, PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
+import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
+import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
+import { RecordingMetrics } from '../fakes/recording-metrics';
+import { BROKEN_LINKS } from '../support/audit-chain';
+import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+
+/** What a chat turn's decision row and a failed tool call's audit row record, as the admin API reads them. */
+describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: DataSource;
+  let store: PostgresConversationStore;
+  let audit: PostgresAuditLog;
+  let reader: PostgresAuditReader;
+  let seal: SealAuditChainUseCase;
+  let userId: string;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    store = new PostgresConversationStore(database);
+    audit = new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics()));
+    reader = new PostgresAuditReader(database);
+    seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database));
+    userId = (
+      await new PostgresUserRepository(database).create({ email: 'turn-record@example.com', passwordHash: 'scrypt$x', role: 'user' })
+    ).id;
+  });
+
+  afterAll(async () => {
+    await database?.destroy();
+    await testDb?.dispose();
+  });
+
+  const start = (message: string, conversationId: string | null = null) => {
+    const decisionId = randomUUID();
+    return store
+      .startTurn({
+        userId,
+        conversationId,
+        message,
+        decisionId,
+        model: { provider: 'offline', model: 'test' },
+        window: 20,
+        turnsPerMinute: 100,
+        account: null,
+        now: new Date(),
+      })
+      .then((turn) => ({ ...turn, decisionId }));
+  };
+
+  const finish = (
+    conversationId: string,
+    decisionId: string,
+    decision: Pick<FinishedTurn['decision'], 'intentType' | 'outcomeCategory' | 'sampling'>,
+  ) =>
+    store.finishTurn(
+      {
+        userId,
+        conversationId,
+        assistantMessage: { content: "I couldn't find task 9.", toolCalls: [], decisionType: 'INVOKE_TOOL', status: 'completed' },
+        decision: {
+          id: decisionId,
+          userId,
+          conversationId,
+          decisionType: 'INVOKE_TOOL',
+          status: 'completed',
+          iterations: 2,
+          provider: 'offline',
+          model: 'offline',
+          promptTokens: 0,
+          completionTokens: 0,
+          cost: null,
+          durationMs: 5,
+          failureClass: null,
+          providerRequestId: null,
+          context: null,
+          ...decision,
+        },
+        newPendingConfirmation: null,
+        droppedPendingConfirmationId: null,
+        newSummary: null,
+      },
+      new Date(),
+    );
+
+  const userMessageIds = async (conversationId: string) =>
+    (
+      await database.query<{ id: string }[]>(`SELECT id FROM messages WHERE conversation_id = $1 AND role = 'user' ORDER BY seq`, [
+        conversationId,
+      ])
+    ).map((row) => row.id);
+
+  it("names the person's message on the decision row from the start, and its intent, outcome and sampling once finished", async () => {
+    const first = await start('add buy milk');
+    const second = await start('complete task 9', first.conversationId);
+    const [firstMessage, secondMessage] = await userMessageIds(first.conversationId);
+
+    expect(await reader.getDecision(second.decisionId)).toMatchObject({
+      messageId: secondMessage,
+      intentType: 'PENDING',
+      outcomeCategory: 'PENDING',
+      temperature: null,
+      maxTokens: null,
+    });
+
+    await finish(first.conversationId, second.decisionId, {
+      intentType: 'COMPLETE',
+      outcomeCategory: 'FAILED',
+      sampling: { temperature: 0.7, maxTokens: 256 },
+    });
+    await finish(first.conversationId, first.decisionId, {
+      intentType: 'CREATE',
+      outcomeCategory: 'SUCCEEDED',
+      sampling: { temperature: 0, maxTokens: 1024 },
+    });
+    const expected = {
+      [first.decisionId]: { messageId: firstMessage, intentType: 'CREATE', outcomeCategory: 'SUCCEEDED', temperature: 0, maxTokens: 1024 },
+      [second.decisionId]: {
+        messageId: secondMessage,
+        intentType: 'COMPLETE',
+        outcomeCategory: 'FAILED',
+        temperature: 0.7,
+        maxTokens: 256,
+      },
+    };
+    expect(await reader.getDecision(second.decisionId)).toMatchObject(expected[second.decisionId]);
+    const listed = await reader.listDecisions({ conversationId: first.conversationId }, 10, null);
+    expect(Object.fromEntries(listed.items.map((decision) => [decision.id, decision]))).toMatchObject(expected);
+  });
+
+  it("keeps a failed call's error message on its audit row, masked, and in the row the chain hashes", async () => {
+    const entry = (tool: string, args: Record<string, unknown>): ToolAuditEntry => ({
+      source: 'mcp',
+      actorId: userId,
+      tool,
+      arguments: args,
+      securityEvents: [],
+    });
+    const notFound = entry('complete_task', { number: 999 });
+    const pendingSeq = await audit.recordPending(notFound);
+    await audit.recordOutcome(pendingSeq, notFound, {
+      status: 'failed',
+      result: { number: 999 },
+      errorCode: 'TASK_NOT_FOUND',
+      errorMessage: TREATMENTS.NOT_FOUND.userSees,
+      durationMs: 3,
+    });
+    await audit.record(entry('add_task', { title: 'x' }), {
+      status: 'rejected',
+      errorCode: 'INVALID_ARGUMENTS',
+      errorMessage: 'That key sk-abcdefghijklmnop1234 is not a title.',
+      durationMs: 0,
+    });
+
+    const rows = (await reader.list({ actorId: userId }, 10, null)).items;
+    expect(rows.map((row) => [row.status, row.errorCode, row.errorMessage])).toEqual([
+      ['rejected', 'INVALID_ARGUMENTS', 'That key [REDACTED] is not a title.'],
+      ['failed', 'TASK_NOT_FOUND', "I couldn't find that task. It may have been deleted."],
+      ['pending', null, null],
+    ]);
+
+    // Sealed, the chain holds with the messages in it; a row without one hashes as rows always have.
+    await seal.run();
+    expect(await database.query(BROKEN_LINKS)).toEqual([]);
+    expect(await reader.verify()).toMatchObject({ verified: true, firstBadSeq: null });
+    const canonical = await database.query<{ seq: string; text: string }[]>(
+      `SELECT seq, audit_row_canonical(a) AS text FROM audit_log a WHERE actor_id = $1 ORDER BY seq`,
+      [userId],
+    );
+    expect(canonical.map((row) => JSON.parse(row.text) as { errorMessage?: string }).map((row) => row.errorMessage)).toEqual([
+      undefined,
+      "I couldn't find that task. It may have been deleted.",
+      'That key [REDACTED] is not a title.',
+    ]);
+  });
+});
