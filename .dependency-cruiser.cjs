@@ -38,6 +38,25 @@ module.exports = {
       to: { path: '^src/infrastructure/' },
     },
     {
+      name: 'repositories-stand-alone',
+      comment:
+        'A repository (a file in persistence/repositories, with the folder of its parts of the same name) imports no other repository: ' +
+        'what two of them need of a table, and each table’s one writer, is in persistence/tables (docs/decisions/0013-rules-in-sql.md).',
+      severity: 'error',
+      from: { path: '^src/infrastructure/persistence/repositories/([^/]+?)(\\.ts$|/)' },
+      to: { path: '^src/infrastructure/persistence/repositories/', pathNot: '^src/infrastructure/persistence/repositories/$1(\\.ts$|/)' },
+    },
+    {
+      name: 'only-composition-roots-import-repositories',
+      comment: 'Repositories are adapters that a module binds to a port; nothing else imports them (persistence/tables least of all).',
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: ['^src/infrastructure/persistence/repositories/', '^src/modules/', '^src/(main|worker|admin|openapi)\\.ts$'],
+      },
+      to: { path: '^src/infrastructure/persistence/repositories/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

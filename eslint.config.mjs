@@ -4,6 +4,19 @@ import regexp from 'eslint-plugin-regexp';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** SQL is written one way: see src/infrastructure/persistence/sql.ts. */
+const QUERY_CALL = {
+  selector: "CallExpression[callee.property.name='query']",
+  message: 'Write SQL with the sql tag and run it with selectRows, selectRow, changeRows or run (persistence/sql.ts).',
+};
+/** One writer per table: see docs/decisions/0013-rules-in-sql.md. */
+const TABLE_WRITERS = ['src/infrastructure/persistence/tables/audit-log.ts', 'src/infrastructure/persistence/tables/decision-logs.ts'];
+const WRITE_OF_A_WRITTEN_TABLE = {
+  selector: String.raw`TemplateElement[value.raw=/(INSERT INTO|UPDATE|DELETE FROM)\s+(audit_log|decision_logs)\b/]`,
+  message:
+    'audit_log is written by AuditAppender (persistence/tables/audit-log.ts), decision_logs by persistence/tables/decision-logs.ts: call them.',
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'dist-compiled/', 'dist-bench/', 'dist-test*/', 'node_modules/', 'coverage/', 'data/', 'artifacts/', 'web/dist/'] },
   eslint.configs.recommended,
@@ -47,19 +60,11 @@ export default tseslint.config(
     },
   },
   {
-    // SQL is written one way: see src/infrastructure/persistence/sql.ts.
     files: ['src/infrastructure/**/*.ts'],
-    ignores: ['src/infrastructure/persistence/sql.ts', 'src/infrastructure/persistence/migrations/**'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "CallExpression[callee.property.name='query']",
-          message: 'Write SQL with the sql tag and run it with selectRows, selectRow, changeRows or run (persistence/sql.ts).',
-        },
-      ],
-    },
+    ignores: ['src/infrastructure/persistence/sql.ts', 'src/infrastructure/persistence/migrations/**', ...TABLE_WRITERS],
+    rules: { 'no-restricted-syntax': ['error', QUERY_CALL, WRITE_OF_A_WRITTEN_TABLE] },
   },
+  { files: TABLE_WRITERS, rules: { 'no-restricted-syntax': ['error', QUERY_CALL] } },
   {
     // Regular expressions read hostile text (an MCP argument, a URL, a chat message): each must run in
     // time linear in it (docs/security.md#untrusted-text-in-linear-time). Tests and benches read their own.

@@ -10,7 +10,7 @@ import { SealAuditChainUseCase } from '../src/application/audit/seal-audit-chain
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
-import { AuditAppender } from '../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { AuditAppender } from '../src/infrastructure/persistence/tables/audit-log';
 import { speedAround, speedSentence } from './support/machine-speed';
 import { writeJson } from './support/results';
 

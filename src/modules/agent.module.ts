@@ -2,14 +2,12 @@ import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AgentLoop } from '../application/agent/agent-loop';
 import { ExecuteToolCallUseCase } from '../application/agent/execute-tool-call.use-case';
 import { ToolCallSettings } from '../application/agent/tool-call-settings';
-import { SchemaValidator } from '../application/agent/ports/schema-validator.port';
 import { ToolGateway } from '../application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../application/agent/ports/toolbox.port';
 import { TodoToolbox } from '../application/todo/tools/todo-toolbox';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpToolGateway } from '../infrastructure/mcp/mcp-tool-gateway';
-import { AjvSchemaValidator } from '../infrastructure/validation/ajv-schema-validator';
 import { createToolsMcpServer, inProcessChannel } from '../interfaces/mcp/tools-mcp-server';
 import { ModelModule } from './model.module';
 import { TodoModule } from './todo.module';
@@ -37,7 +35,6 @@ class ToolGatewayLifecycle implements OnApplicationShutdown {
   imports: [ModelModule, TodoModule],
   providers: [
     { provide: Toolbox, useClass: TodoToolbox },
-    { provide: SchemaValidator, useClass: AjvSchemaValidator },
     {
       provide: ToolCallSettings,
       useFactory: (config: AppConfig): ToolCallSettings => ({

@@ -7,7 +7,8 @@ import { SealAuditChainUseCase } from '../application/audit/seal-audit-chain.use
 import { AppConfig } from '../infrastructure/config/app-config';
 import { periodicJobProvider } from '../infrastructure/periodic-job';
 import { PostgresAuditChainSealer } from '../infrastructure/persistence/repositories/postgres-audit-chain-sealer';
-import { AuditAppender, PostgresAuditLog } from '../infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresAuditLog } from '../infrastructure/persistence/repositories/postgres-audit-log';
+import { AuditAppender } from '../infrastructure/persistence/tables/audit-log';
 import {
   Ed25519CheckpointSigner,
   Ed25519SignatureVerifier,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LanguageModel } from '../application/agent/ports/language-model.port';
+import { SchemaValidator } from '../application/agent/ports/schema-validator.port';
 import { AgentSettings } from '../application/chat/agent-settings';
 import { IdGenerator } from '../application/shared/ports/id-generator.port';
 import { Metrics } from '../application/shared/ports/metrics.port';
@@ -9,9 +10,14 @@ import { createLanguageModel } from '../infrastructure/llm/create-language-model
 import { MeteredLanguageModel } from '../infrastructure/llm/metered-language-model';
 import { TracedLanguageModel } from '../infrastructure/llm/traced-language-model';
 import { RandomIdGenerator } from '../infrastructure/random-id-generator';
+import { AjvSchemaValidator } from '../infrastructure/validation/ajv-schema-validator';
 import { AuditLogModule } from './audit-log.module';
 
-/** What both products decide with: the language model, its settings, the audit log, ids. */
+/**
+ * What both products decide with: the language model, its settings, the schema validator
+ * that checks what it proposes (tool arguments, outreach actions: one per process), the
+ * audit log, ids.
+ */
 @Module({
   imports: [AuditLogModule],
   providers: [
@@ -24,6 +30,7 @@ import { AuditLogModule } from './audit-log.module';
       inject: [AppConfig, Metrics, Tracer],
     },
     { provide: IdGenerator, useClass: RandomIdGenerator },
+    { provide: SchemaValidator, useClass: AjvSchemaValidator },
     {
       provide: AgentSettings,
       useFactory: (config: AppConfig): AgentSettings => ({
@@ -31,10 +38,11 @@ import { AuditLogModule } from './audit-log.module';
         sampling: config.llmSampling,
         pricing: config.llmPricing,
         turnsPerMinute: config.chatRateLimitPerMinute,
+        supportContact: config.supportContact,
       }),
       inject: [AppConfig],
     },
   ],
-  exports: [LanguageModel, AuditLogModule, IdGenerator, AgentSettings],
+  exports: [LanguageModel, AuditLogModule, IdGenerator, AgentSettings, SchemaValidator],
 })
 export class ModelModule {}

@@ -5,11 +5,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Express } from 'express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { chatTurn } from '../factories/conversations';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { signUpAdmin } from '../support/admins';
 import { leads, runCycle, startedCampaign } from '../support/outreach';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
+import { asText } from '../support/text-body';
 
 interface AuditItem {
   seq: number;
@@ -60,8 +61,8 @@ const SECRETS = ['sk-abcdefghijklmnop1234', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMj
 
 /** The admin read side of the audit log, over HTTP, with chat, MCP and outreach writing to it. */
 describe('admin audit API', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
+  const clients: Client[] = [];
+  const sut = useTestApp({ beforeClose: () => Promise.all(clients.map((client) => client.close())) });
   let sql: DataSource;
   let mcpUrl: URL;
   let admin: SignedInUser;
@@ -69,13 +70,10 @@ describe('admin audit API', () => {
   let bob: SignedInUser;
   let carol: SignedInUser;
   let eve: SignedInUser;
-  const clients: Client[] = [];
   /** What the seeding produced: the ids the filters are tried with. */
   const seeded = { conversationId: '', chatDecisionId: '', campaignId: '', cycleDecisionId: '' };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
     sql = sut.app.get(DataSource);
     mcpUrl = new URL('/mcp', sut.http);
     admin = await signUpAdmin(sut);
@@ -112,20 +110,7 @@ describe('admin audit API', () => {
     }
   });
 
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await sut?.close();
-    await db?.dispose();
-  });
-
-  async function chat(user: SignedInUser, message: string, conversationId?: string) {
-    const res = await request(sut.http)
-      .post(`/api/${user.userId}/chat`)
-      .set(user.auth)
-      .send({ message, ...(conversationId ? { conversationId } : {}) })
-      .expect(200);
-    return res.body as { conversationId: string; decision: { id: string }; toolCalls: { tool: string; success: boolean }[] };
-  }
+  const chat = (user: SignedInUser, message: string, conversationId?: string) => chatTurn(sut.http, user, message, conversationId);
 
   async function mcpClient(user: SignedInUser): Promise<Client> {
     const client = new Client({ name: 'admin-audit-e2e', version: '1.0.0' });
@@ -150,14 +135,7 @@ describe('admin audit API', () => {
   }
 
   async function exportText(query: string): Promise<{ status: number; type: string; text: string }> {
-    const res = await get(`/admin/audit-logs/export${query}`)
-      .buffer(true)
-      .parse((stream, done) => {
-        let text = '';
-        stream.setEncoding('utf8');
-        stream.on('data', (chunk: string) => (text += chunk));
-        stream.on('end', () => done(null, text));
-      });
+    const res = await asText(get(`/admin/audit-logs/export${query}`));
     return { status: res.status, type: String(res.headers['content-type']), text: res.body as string };
   }
 
@@ -675,7 +653,7 @@ describe('admin audit API', () => {
     const decision = await get(`/admin/decisions/${missed.decision.id}`).expect(200);
     expect(decision.body).toMatchObject(expected[missed.decision.id]);
 
-    const notFound = "I couldn't find that task. It may have been deleted.";
+    const notFound = "I couldn't find task 999 in your list. Say 'show my tasks' to see their numbers.";
     const calls = decision.body.toolCalls as AuditItem[];
     expect(calls.map((row) => [row.tool, row.status, row.errorCode, row.errorMessage, row.result])).toEqual([
       ['complete_task', 'pending', null, null, null],

@@ -3,8 +3,8 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { buildService, removeBuild, ROOT } from '../support/built-service';
+import { useTestDatabase } from '../support/test-database';
+import { ROOT, useBuiltService } from '../support/built-service';
 
 /** The operator's command as built: `node dist/admin.js <command>` against the database the service uses. */
 const OUT_DIR = join(ROOT, 'dist-test-admin');
@@ -16,19 +16,9 @@ interface Run {
 }
 
 describe('npm run admin (the built command)', () => {
-  let db: TestDatabase;
+  useBuiltService(OUT_DIR);
   let sut: TestApp | undefined;
-
-  beforeAll(async () => {
-    await buildService(OUT_DIR);
-    db = await createTestDatabase({ fresh: true });
-  }, 120_000);
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-    removeBuild(OUT_DIR);
-  });
+  const db = useTestDatabase({ fresh: true, beforeDispose: () => sut?.close() });
 
   function admin(args: string[], stdin = ''): Promise<Run> {
     const child = spawn(process.execPath, [join(OUT_DIR, 'admin.js'), ...args], {

@@ -1,8 +1,7 @@
 import request from 'supertest';
 import { signUpAndIn } from '../support/accounts';
 import { grantAdmin, revokeAdmin } from '../support/admins';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 interface AuditItem {
   seq: number;
@@ -17,18 +16,7 @@ interface AuditItem {
 
 /** The operator grants and revokes the admin role; a token follows the account's role as it is now. */
 describe('granting and revoking the admin role', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
 
   it('opens /admin from the next request after a grant, and closes it for the same token after a revoke', async () => {
     const ada = await signUpAndIn(sut.http);

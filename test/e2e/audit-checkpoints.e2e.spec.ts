@@ -8,9 +8,9 @@ import { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { signUpAdmin } from '../support/admins';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { buildService, removeBuild, ROOT } from '../support/built-service';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { ROOT, useBuiltService } from '../support/built-service';
+import { useTestApp } from '../support/test-app';
+import { asText } from '../support/text-body';
 
 const OUT_DIR = join(ROOT, 'dist-test-audit-checkpoints');
 const KEY = generateKeyPairSync('ed25519');
@@ -29,32 +29,25 @@ interface DigestLine {
 
 /** Signed checkpoints over HTTP and through the operator's built command, with the operator's own key. */
 describe('signed audit checkpoints', () => {
-  let db: TestDatabase;
-  let sut: TestApp | undefined;
-  let admin: SignedInUser;
+  useBuiltService(OUT_DIR);
   let folder: string;
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'bridle-digest-'));
+  });
+  afterAll(() => rm(folder, { recursive: true, force: true }));
+  const sut = useTestApp({ env: { AUDIT_CHECKPOINT_ROWS: '100', AUDIT_SIGNING_KEY: PRIVATE_PEM } });
+  let admin: SignedInUser;
 
   beforeAll(async () => {
-    await buildService(OUT_DIR);
-    folder = await mkdtemp(join(tmpdir(), 'bridle-digest-'));
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { AUDIT_CHECKPOINT_ROWS: '100', AUDIT_SIGNING_KEY: PRIVATE_PEM });
     admin = await signUpAdmin(sut);
     await sut.app.get(DataSource).query(
       `INSERT INTO audit_log (source, actor_id, tool, arguments, status)
          SELECT 'mcp', $1, 'add_task', jsonb_build_object('title', 'buy milk ' || n), 'succeeded' FROM generate_series(1, 250) n`,
       [admin.userId],
     );
-  }, 180_000);
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-    await rm(folder, { recursive: true, force: true });
-    removeBuild(OUT_DIR);
   });
 
-  const get = (path: string, user: SignedInUser = admin) => request(sut!.http).get(path).set(user.auth);
+  const get = (path: string, user: SignedInUser = admin) => request(sut.http).get(path).set(user.auth);
   const digestOf = (text: string) =>
     text
       .trimEnd()
@@ -64,7 +57,7 @@ describe('signed audit checkpoints', () => {
   it('verifies from the newest checkpoint, all of it with full=true, and exports the checkpoints as signed NDJSON, audited', async () => {
     const fromCheckpoint = await get('/admin/audit-logs/verify').expect(200);
     // The walk's last link: the periodic sealer may link the read's own audit row right after it.
-    const [{ head }] = await sut!.app
+    const [{ head }] = await sut.app
       .get(DataSource)
       .query<{ head: string }[]>(`SELECT position AS head FROM audit_chain WHERE hash = $1`, [fromCheckpoint.body.headHash]);
     const position = fromCheckpoint.body.from as number;
@@ -85,15 +78,7 @@ describe('signed audit checkpoints', () => {
     const wrong = await get('/admin/audit-logs/verify?full=yes').expect(400);
     expect(wrong.body.code).toBe('VALIDATION.FAILED');
 
-    const exported = await get('/admin/audit-logs/checkpoints')
-      .buffer(true)
-      .parse((stream, done) => {
-        let text = '';
-        stream.setEncoding('utf8');
-        stream.on('data', (chunk: string) => (text += chunk));
-        stream.on('end', () => done(null, text));
-      })
-      .expect(200);
+    const exported = await asText(get('/admin/audit-logs/checkpoints')).expect(200);
     expect(exported.headers['content-type']).toMatch(/^application\/x-ndjson/);
     const digest = digestOf(exported.body as string);
     expect(digest.at(-1)).toMatchObject({ position, publicKey: PUBLIC_SPKI });
@@ -111,15 +96,14 @@ describe('signed audit checkpoints', () => {
       ['succeeded', { checkpoints: digest.length }],
       ['pending', null],
     ]);
-    const someone = await signUpAndIn(sut!.http);
+    const someone = await signUpAndIn(sut.http);
     await get('/admin/audit-logs/checkpoints', someone).expect(403);
   });
 
   it("checks a digest file with the operator's command, and without a database; finds a tail cut after the export", async () => {
-    await sut!.close();
-    sut = undefined;
+    await sut.close();
     const database: Record<string, string> =
-      db.settings.kind === 'embedded' ? { BRIDLE_DATA_DIR: db.settings.dataDir } : { DATABASE_URL: db.settings.url };
+      sut.db.settings.kind === 'embedded' ? { BRIDLE_DATA_DIR: sut.db.settings.dataDir } : { DATABASE_URL: sut.db.settings.url };
     const withDatabase = { ...database, AUDIT_SIGNING_KEY: PRIVATE_PEM };
 
     const exported = await command(['audit-checkpoints'], withDatabase);
@@ -143,7 +127,7 @@ describe('signed audit checkpoints', () => {
 
     // The owner cuts the tail from the newest checkpoint on, with the checkpoints that covered it.
     const cut = digest.at(-1)!.position;
-    const opened = await openDatabase(db.settings);
+    const opened = await openDatabase(sut.db.settings);
     try {
       for (const table of ['audit_log', 'audit_chain', 'audit_checkpoints'])
         await opened.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);

@@ -1,8 +1,8 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addTasks } from '../factories/tasks';
+import type { SignedInUser } from '../support/accounts';
+import { TEST_JWT_SECRET, useTestApp } from '../support/test-app';
 
 interface Attempt {
   name: string;
@@ -415,22 +415,12 @@ function sign(user: SignedInUser, secret: string, expiresIn = 3600): string {
 }
 
 describe('bad input', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
-  let other: SignedInUser;
+  const sut = useTestApp();
+  const me = sut.user();
+  const other = sut.user();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    me = await signUpAndIn(sut.http);
-    other = await signUpAndIn(sut.http);
-    await request(sut.http).post(tasks(me)).set(me.auth).send({ title: 'The only task' }).expect(201);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
+    await addTasks(sut.http, me, 'The only task');
   });
 
   it.each(ATTEMPTS.map((a) => [a.name, a] as const))('%s → a clear 4xx', async (_, attempt) => {
@@ -465,18 +455,7 @@ describe('bad input', () => {
 });
 
 describe('sign-in rate limit', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { AUTH_RATE_LIMIT_PER_MINUTE: '3' });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3' } });
 
   it('answers 429 with the error body once a client exceeds the limit', async () => {
     const attempt = () => request(sut.http).post('/auth/login').send({ email: 'x@example.com', password: 'guessing' });

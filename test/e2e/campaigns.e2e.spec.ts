@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 interface CampaignBody {
   id: string;
@@ -56,22 +55,9 @@ function leadsCsv(): { text: string; badLines: number[]; tasks: number } {
 }
 
 describe('campaigns, leads and the do-not-contact list', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let ada: SignedInUser;
-  let eve: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    ada = await signUpAndIn(sut.http);
-    eve = await signUpAndIn(sut.http);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
+  const ada = sut.user();
+  const eve = sut.user();
 
   const campaigns = (user: SignedInUser) => `/api/${user.userId}/campaigns`;
   const create = async (user: SignedInUser, body: object = { name: 'Outreach' }): Promise<CampaignBody> =>

@@ -1,26 +1,14 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'battery staple horse correct';
 
 /** POST /auth/password: a new password ends every session opened before it, and keeps the caller signed in. */
 describe('changing the password', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
 
   const change = (user: SignedInUser, body: object) => request(sut.http).post('/auth/password').set(user.auth).send(body);
   const login = (email: string, password: string) => request(sut.http).post('/auth/login').send({ email, password });

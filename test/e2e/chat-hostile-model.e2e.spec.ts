@@ -223,9 +223,13 @@ describe('chat with a hostile or failing model', () => {
     ['rate limited', new LanguageModelRateLimitError('429'), "I'm currently experiencing high demand. Please try again in a moment."],
     ['timed out', new LanguageModelTimeoutError('slow'), 'That request took too long. Please try a simpler query.'],
     ['unavailable', new LanguageModelUnavailableError('503'), "I'm having trouble connecting to my AI service. Please try again."],
-    ['a bad request', new LanguageModelBadRequestError('400'), 'An unexpected error occurred. Please try again.'],
+    [
+      'a bad request',
+      new LanguageModelBadRequestError('400'),
+      'An unexpected error occurred. Please try again, or contact support if it keeps happening.',
+    ],
     ['content filtered', new LanguageModelContentFilterError('filtered'), "I can't help with that request. Could you rephrase it?"],
-    ['an unknown error', new Error('boom'), 'An unexpected error occurred. Please try again.'],
+    ['an unknown error', new Error('boom'), 'An unexpected error occurred. Please try again, or contact support if it keeps happening.'],
   ])('turns a model that is %s into its friendly sentence', async (_, error, sentence) => {
     const before = await titles(alice);
     model.use(() => Promise.reject(error));

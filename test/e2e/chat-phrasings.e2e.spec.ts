@@ -7,7 +7,8 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 /**
  * A handful of the phrasing table through the real endpoint on a database: an add, a list, a
  * delete confirmed and one cancelled in later turns (the conversation and its pending
- * confirmation stored between requests), a clarification and a refusal. The whole table runs
+ * confirmation stored between requests), clarifications (which task, and each detail a request
+ * left out), tasks not found, and a refusal. The whole table runs
  * over the chat core in memory: test/unit/application/chat-phrasings.spec.ts.
  */
 const THROUGH_HTTP = [
@@ -16,6 +17,12 @@ const THROUGH_HTTP = [
   'delete, then yes delete',
   'delete, then no',
   'two tasks match',
+  'add a task',
+  'rename task 1 to',
+  'update task 1',
+  'delete it, with nothing said before',
+  'nothing matches',
+  'unknown number',
   "what's the weather today?",
 ];
 

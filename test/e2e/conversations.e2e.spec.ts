@@ -1,26 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 describe('conversations', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let ada: SignedInUser;
-  let eve: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    ada = await signUpAndIn(sut.http);
-    eve = await signUpAndIn(sut.http);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
+  const ada = sut.user();
+  const eve = sut.user();
 
   const chat = (user: SignedInUser, body: object) => request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send(body);
 
@@ -99,18 +85,7 @@ describe('conversations', () => {
 });
 
 describe('chat rate limit', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { CHAT_RATE_LIMIT_PER_MINUTE: '3' });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { CHAT_RATE_LIMIT_PER_MINUTE: '3' } });
 
   it('limits turns per user, not per address, with the error body', async () => {
     const [ann, ben] = [await signUpAndIn(sut.http), await signUpAndIn(sut.http)];

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { signUpAndIn } from '../support/accounts';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { TEST_JWT_SECRET, useTestApp } from '../support/test-app';
 
 /**
  * A token can outlive its account: the database was reset (or restored from an older
@@ -11,18 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  * expired, yet it names nobody.
  */
 describe('a valid token whose account does not exist', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
 
   /** What `JwtAccessTokenService` issues, for an account id that was never stored. */
   function tokenFor(userId: string, role: 'user' | 'admin' = 'user'): string {

@@ -9,18 +9,17 @@ import { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { signUpAndIn } from '../support/accounts';
 import {
-  buildService,
   callService,
-  removeBuild,
   ROOT,
   type RunningService,
   signUpOnService,
   spawnService,
   startService,
+  useBuiltService,
 } from '../support/built-service';
 import { leads, startedCampaign } from '../support/outreach';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase, testDataRoot, usingPostgresServer } from '../support/test-database';
+import { TEST_JWT_SECRET, useTestApp } from '../support/test-app';
+import { testDataRoot, usingPostgresServer } from '../support/test-database';
 
 /** The built service (`node dist/main.js`) stopped with SIGTERM while connections are open (issue 34). */
 const OUT_DIR = join(ROOT, 'dist-test-shutdown');
@@ -29,11 +28,7 @@ const WORKER = join(OUT_DIR, 'worker.js');
 /** What every event stream ended by a shutdown ends with (src/interfaces/http/graceful-shutdown.ts). */
 const GOING_AWAY = 'retry: 1000\nevent: shutdown\ndata: {"reason":"server shutting down"}\n\n';
 
-beforeAll(async () => {
-  await buildService(OUT_DIR);
-}, 120_000);
-
-afterAll(() => removeBuild(OUT_DIR));
+useBuiltService(OUT_DIR);
 
 async function signIn(service: RunningService): Promise<{ token: string; userId: string }> {
   const { accessToken, userId } = await signUpOnService(service, { email: 'drain@example.com', password: 'long enough' });
@@ -255,31 +250,29 @@ describeOnPostgres('a worker process stopped with SIGTERM while its cycle is stu
   const graceMs = 12_000;
   /** Two shared cores: the exit is asserted against the grace plus this much. */
   const slackMs = 10_000;
-  let db: TestDatabase;
-  let sut: TestApp;
+  const workers: ReturnType<typeof spawnService>[] = [];
+  const sut = useTestApp({
+    beforeClose: async () => {
+      for (const worker of workers) worker.child.kill('SIGKILL');
+      await Promise.all(workers.map((worker) => worker.exited));
+    },
+  });
   let sql: DataSource;
   let dataDir: string;
-  const workers: ReturnType<typeof spawnService>[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
     sql = sut.app.get(DataSource);
     dataDir = await mkdtemp(join(testDataRoot(), 'bridle-shutdown-worker-'));
   });
 
   afterAll(async () => {
-    for (const worker of workers) worker.child.kill('SIGKILL');
-    await Promise.all(workers.map((worker) => worker.exited));
-    await sut?.close();
-    await db?.dispose();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   function startWorker(env: Record<string, string>): ReturnType<typeof spawnService> {
-    if (db.settings.kind !== 'server') throw new Error('PostgreSQL only');
+    if (sut.db.settings.kind !== 'server') throw new Error('PostgreSQL only');
     const worker = spawnService(WORKER, {
-      DATABASE_URL: db.settings.url,
+      DATABASE_URL: sut.db.settings.url,
       JWT_SECRET: TEST_JWT_SECRET,
       BRIDLE_DATA_DIR: dataDir,
       OUTREACH_POLL_INTERVAL_MS: '50',

@@ -1,9 +1,10 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { chatTurn } from '../factories/conversations';
+import { addTasks } from '../factories/tasks';
+import type { SignedInUser } from '../support/accounts';
 import { signUpAdmin } from '../support/admins';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /**
  * Every route of the OpenAPI document, tried with every class of hostile input an attacker
@@ -64,22 +65,18 @@ const DEEP = `${'['.repeat(1500)}${']'.repeat(1500)}`;
 const MARKER = '__hostile_value__';
 
 describe('hostile input on every route of the OpenAPI document', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
+  const sut = useTestApp();
+  const me = sut.user();
   let admin: SignedInUser;
   let doc: OpenApi;
   /** Real ids for path parameters, so requests reach past the 404s to the code under test. */
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    me = await signUpAndIn(sut.http);
     admin = await signUpAdmin(sut);
     const api = `/api/${me.userId}`;
-    await request(sut.http).post(`${api}/tasks`).set(me.auth).send({ title: 'Buy milk' }).expect(201);
-    const chat = await request(sut.http).post(`${api}/chat`).set(me.auth).send({ message: 'add call mum' }).expect(200);
+    await addTasks(sut.http, me, 'Buy milk');
+    const chat = await chatTurn(sut.http, me, 'add call mum');
     const campaign = await request(sut.http).post(`${api}/campaigns`).set(me.auth).send({ name: 'Founders' }).expect(201);
     await request(sut.http)
       .post(`${api}/campaigns/${campaign.body.id}/leads`)
@@ -91,17 +88,12 @@ describe('hostile input on every route of the OpenAPI document', () => {
       userId: me.userId,
       number: '1',
       campaignId: campaign.body.id as string,
-      conversationId: chat.body.conversationId as string,
+      conversationId: chat.conversationId,
       entryId: entry.body.id as string,
       seq: '1',
-      id: chat.body.decision.id as string,
+      id: chat.decision.id,
     });
     doc = (await request(sut.http).get('/docs-json').expect(200)).body as OpenApi;
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
   });
 
   it('covers the routes it should', () => {

@@ -2,28 +2,17 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
 import { captureStdout } from '../support/log-capture';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { signUpAndIn } from '../support/accounts';
+import { useTestApp } from '../support/test-app';
 
 describe('what the logs hold', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
   let stdout: ReturnType<typeof captureStdout>;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  beforeAll(() => {
     stdout = captureStdout();
-    sut = await startTestApp(db, { LOG_LEVEL: 'info' });
-    me = await signUpAndIn(sut.http);
   });
-
-  afterAll(async () => {
-    await sut?.close();
-    stdout?.restore();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { LOG_LEVEL: 'info' } });
+  const me = sut.user();
+  afterAll(() => stdout?.restore());
 
   it('logs requests, with a credential in the query string masked', async () => {
     // Refused (an unknown query field), and logged all the same.
@@ -80,23 +69,15 @@ describe('what the logs hold', () => {
 
 describe('what a chat turn logs (a local server speaking OpenAI)', () => {
   let fake: FakeProviderServer;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
   let stdout: ReturnType<typeof captureStdout>;
-
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
-    db = await createTestDatabase();
     stdout = captureStdout();
-    sut = await startTestApp(db, { LOG_LEVEL: 'info', ...fake.openAiEnv });
-    me = await signUpAndIn(sut.http);
   });
-
+  const sut = useTestApp({ env: () => ({ LOG_LEVEL: 'info', ...fake.openAiEnv }) });
+  const me = sut.user();
   afterAll(async () => {
-    await sut?.close();
     stdout?.restore();
-    await db?.dispose();
     await fake?.stop();
   });
 

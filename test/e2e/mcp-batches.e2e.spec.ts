@@ -3,8 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { type TestApp, useTestApp } from '../support/test-app';
 
 const ACCEPT = 'application/json, text/event-stream';
 
@@ -37,18 +36,7 @@ async function taskCount(sut: TestApp, who: SignedInUser): Promise<number> {
 }
 
 /** One app at the default settings, MCP_RATE_LIMIT_PER_MINUTE 120 among them, for the first two parts. */
-let db: TestDatabase;
-let sut: TestApp;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  sut = await startTestApp(db);
-});
-
-afterAll(async () => {
-  await sut?.close();
-  await db?.dispose();
-});
+const sut = useTestApp();
 
 /** One JSON-RPC message per POST: a batch would run many calls for one request. */
 describe('POST /mcp refuses JSON-RPC batches', () => {
@@ -160,19 +148,10 @@ describe('the MCP limit at its setting', () => {
 /** What counts: each JSON-RPC request. A notification, a response, the event stream and a session's end do not. */
 describe('the MCP limit counts calls, not HTTP requests', () => {
   const LIMIT = 4;
-  let ownDb: TestDatabase;
-  let limited: TestApp;
   const clients: Client[] = [];
-
-  beforeAll(async () => {
-    ownDb = await createTestDatabase();
-    limited = await startTestApp(ownDb, { MCP_RATE_LIMIT_PER_MINUTE: String(LIMIT) });
-  });
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-    await limited?.close();
-    await ownDb?.dispose();
+  const limited = useTestApp({
+    env: { MCP_RATE_LIMIT_PER_MINUTE: String(LIMIT) },
+    beforeClose: () => Promise.all(clients.map((client) => client.close().catch(() => undefined))),
   });
 
   it('counts initialize and each tool call of an SDK client, and no notification or response', async () => {

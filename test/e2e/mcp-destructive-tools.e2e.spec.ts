@@ -2,32 +2,33 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { addTasks, taskTitles } from '../factories/tasks';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp } from '../support/test-app';
-import { createTestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
-/** An app listening on a real socket, a person with tasks 1..3, and an SDK client as that person. */
-async function startWith(env: Record<string, string>) {
-  const db = await createTestDatabase();
-  const sut = await startTestApp(db, env);
-  const user = await signUpAndIn(sut.http);
-  for (const title of ['Buy milk', 'Dentist', 'Call mum']) {
-    await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title }).expect(201);
-  }
-  const client = new Client({ name: 'e2e', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp', sut.http), {
-      requestInit: { headers: { Authorization: `Bearer ${user.token}` } },
-    }),
-  );
+/** For the enclosing block: an app listening on a real socket, a person with tasks 1..3, and an SDK client as that person. */
+function useAppWith(env: Record<string, string>) {
+  let client: Client | undefined;
+  const sut = useTestApp({ env, beforeClose: () => client?.close() });
+  const user = sut.user();
+
+  beforeAll(async () => {
+    await addTasks(sut.http, user, 'Buy milk', 'Dentist', 'Call mum');
+    client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', sut.http), {
+        requestInit: { headers: { Authorization: `Bearer ${user.token}` } },
+      }),
+    );
+  });
+
   return {
     sut,
     user,
-    client,
-    titles: async (who: SignedInUser = user) =>
-      ((await request(sut.http).get(`/api/${who.userId}/tasks`).set(who.auth).expect(200)).body as { title: string }[]).map(
-        (task) => task.title,
-      ),
+    get client(): Client {
+      return client ?? unconnected();
+    },
+    titles: (who: SignedInUser = user) => taskTitles(sut.http, who),
     deleteAudit: () =>
       sut.app
         .get(DataSource)
@@ -35,24 +36,15 @@ async function startWith(env: Record<string, string>) {
           `SELECT source, status, error_code, arguments FROM audit_log WHERE tool = 'delete_task' AND actor_id = $1 ORDER BY seq`,
           [user.userId],
         ),
-    close: async () => {
-      await client.close();
-      await sut.close();
-      await db.dispose();
-    },
   };
 }
 
+function unconnected(): never {
+  throw new Error('the client connects in beforeAll: use it from a test');
+}
+
 describe('POST /mcp delete_task by default (MCP_DESTRUCTIVE_TOOLS unset)', () => {
-  let app: Awaited<ReturnType<typeof startWith>>;
-
-  beforeAll(async () => {
-    app = await startWith({});
-  });
-
-  afterAll(async () => {
-    await app?.close();
-  });
+  const app = useAppWith({});
 
   it('deletes nothing, by scope or by number, and says where the question waits for the person', async () => {
     const all = await app.client.callTool({ name: 'delete_task', arguments: { scope: 'all' } });
@@ -141,15 +133,7 @@ describe('POST /mcp delete_task by default (MCP_DESTRUCTIVE_TOOLS unset)', () =>
 });
 
 describe('POST /mcp delete_task with MCP_DESTRUCTIVE_TOOLS=allow', () => {
-  let app: Awaited<ReturnType<typeof startWith>>;
-
-  beforeAll(async () => {
-    app = await startWith({ MCP_DESTRUCTIVE_TOOLS: 'allow' });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-  });
+  const app = useAppWith({ MCP_DESTRUCTIVE_TOOLS: 'allow' });
 
   it('says in its description that it deletes without asking', async () => {
     const { tools } = await app.client.listTools();

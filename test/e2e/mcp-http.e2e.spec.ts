@@ -2,32 +2,20 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addTasks } from '../factories/tasks';
+import { useTestApp } from '../support/test-app';
 
 /** Any MCP client can use a person's tasks at POST /mcp, as that person and no one else. */
 describe('POST /mcp with the SDK client', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let url: URL;
-  let alice: SignedInUser;
-  let bob: SignedInUser;
   const clients: Client[] = [];
+  const sut = useTestApp({ beforeClose: () => Promise.all(clients.map((client) => client.close())) });
+  const alice = sut.user();
+  const bob = sut.user();
+  let url: URL;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
     url = new URL('/mcp', sut.http);
-    alice = await signUpAndIn(sut.http);
-    bob = await signUpAndIn(sut.http);
-    await request(sut.http).post(`/api/${bob.userId}/tasks`).set(bob.auth).send({ title: "Bob's plan" }).expect(201);
-  });
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await sut?.close();
-    await db?.dispose();
+    await addTasks(sut.http, bob, "Bob's plan");
   });
 
   async function connect(token?: string): Promise<Client> {

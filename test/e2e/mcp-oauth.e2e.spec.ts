@@ -8,10 +8,11 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { REFRESH_REUSE_WINDOW_MS } from '../../src/application/identity/oauth/oauth-token-issuer';
 import { ShiftedClock } from '../fakes/fixed-clock';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { addTasks } from '../factories/tasks';
+import { type SignedInUser } from '../support/accounts';
 import { captureStdout } from '../support/log-capture';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { startTestApp, type TestApp, useTestApp } from '../support/test-app';
+import { usingPostgresServer } from '../support/test-database';
 
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 const ACCESS_TTL_SECONDS = 60;
@@ -79,38 +80,36 @@ function pkce(): { verifier: string; challenge: string } {
  * person disconnects it. Then the ways a stolen or forged request is refused.
  */
 describe('MCP clients over OAuth', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  /** Another replica on the same database (PostgreSQL; on PGlite, one process's database, `sut` again). */
-  let replica: TestApp;
-  let alice: SignedInUser;
-  let mcpUrl: URL;
-  let resource: string;
-  let stdout: ReturnType<typeof captureStdout>;
+  const config = { LOG_LEVEL: 'info', OAUTH_ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TTL_SECONDS) };
   const clock = new ShiftedClock();
   /** Every token, code and verifier the test saw: none may reach a log or an audit row. */
   const secrets: string[] = [];
   const clients: Client[] = [];
+  let stdout: ReturnType<typeof captureStdout>;
+  beforeAll(() => {
+    stdout = captureStdout();
+  });
+  /** Another replica on the same database (PostgreSQL; on PGlite, one process's database, `sut` again). */
+  let replica: TestApp;
+  const sut = useTestApp({
+    env: config,
+    clock,
+    beforeClose: async () => {
+      stdout?.restore();
+      await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+      if (replica !== sut) await replica?.close();
+    },
+  });
+  const alice = sut.user();
+  let mcpUrl: URL;
+  let resource: string;
 
   beforeAll(async () => {
-    stdout = captureStdout();
-    db = await createTestDatabase();
-    const config = { LOG_LEVEL: 'info', OAUTH_ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TTL_SECONDS) };
-    sut = await startTestApp(db, config, { clock });
     // A fleet has one public URL (the balancer's): the issuer and the MCP resource of every replica.
-    replica = usingPostgresServer ? await startTestApp(db, { ...config, PUBLIC_BASE_URL: sut.http }, { clock }) : sut;
+    replica = usingPostgresServer ? await startTestApp(sut.db, { ...config, PUBLIC_BASE_URL: sut.http }, { clock }) : sut;
     mcpUrl = new URL('/mcp', sut.http);
     resource = mcpUrl.href;
-    alice = await signUpAndIn(sut.http);
-    await request(sut.http).post(`/api/${alice.userId}/tasks`).set(alice.auth).send({ title: 'Water the plants' }).expect(201);
-  });
-
-  afterAll(async () => {
-    stdout?.restore();
-    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-    if (replica !== sut) await replica?.close();
-    await sut?.close();
-    await db?.dispose();
+    await addTasks(sut.http, alice, 'Water the plants');
   });
 
   /** The consent page's request id, from where /authorize sent the browser (`<base>/#/authorize?request=<id>`). */
@@ -163,7 +162,7 @@ describe('MCP clients over OAuth', () => {
     return `${sut.http}/authorize?${params.toString()}`;
   }
 
-  const token = (body: Record<string, string>, app = sut) => request(app.http).post('/token').type('form').send(body);
+  const token = (body: Record<string, string>, app: TestApp = sut) => request(app.http).post('/token').type('form').send(body);
 
   /** A hand-made client with a code for `scope`: what the hostile cases start from. */
   async function codeFor(scope = 'tasks:read tasks:write'): Promise<{ clientId: string; code: string; verifier: string }> {
@@ -188,7 +187,7 @@ describe('MCP clients over OAuth', () => {
     return response;
   }
 
-  const callMcp = (accessToken: string, app = sut) =>
+  const callMcp = (accessToken: string, app: TestApp = sut) =>
     request(app.http)
       .post('/mcp')
       .set({ Authorization: `Bearer ${accessToken}`, Accept: 'application/json, text/event-stream' })
@@ -405,7 +404,7 @@ describe('MCP clients over OAuth', () => {
     const issued = await exchange(clientId, code, verifier);
     expect(issued.status).toBe(200);
     let current = issued.body as { access_token: string; refresh_token: string };
-    const refresh = (refreshToken: string, app = sut) =>
+    const refresh = (refreshToken: string, app: TestApp = sut) =>
       token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken }, app);
     for (let round = 0; round < 10; round++) {
       const both = await Promise.all([refresh(current.refresh_token, sut), refresh(current.refresh_token, replica)]);

@@ -1,37 +1,21 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { addTasks, taskTitles } from '../factories/tasks';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /**
  * Stateful /mcp sessions: bound to their person, carrying the server's questions
  * (elicitation before a deletion) and resource notifications; the stateless mode stays.
  */
 describe('/mcp sessions', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let url: URL;
-  let alice: SignedInUser;
-  let bob: SignedInUser;
   const clients: Client[] = [];
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    url = new URL('/mcp', sut.http);
-    alice = await signUpAndIn(sut.http);
-    bob = await signUpAndIn(sut.http);
-  });
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ beforeClose: () => Promise.all(clients.map((client) => client.close().catch(() => undefined))) });
+  const alice = sut.user();
+  const bob = sut.user();
+  const url = () => new URL('/mcp', sut.http);
 
   async function connect(
     who: SignedInUser,
@@ -45,20 +29,16 @@ describe('/mcp sessions', () => {
         return answer(request.params.message);
       });
     }
-    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: who.auth } });
+    const transport = new StreamableHTTPClientTransport(url(), { requestInit: { headers: who.auth } });
     await client.connect(transport);
     clients.push(client);
     return { client, transport, asked };
   }
 
-  const titles = async (who: SignedInUser) =>
-    ((await request(sut.http).get(`/api/${who.userId}/tasks`).set(who.auth).expect(200)).body as { title: string }[]).map(
-      (task) => task.title,
-    );
-  const add = (who: SignedInUser, title: string) =>
-    request(sut.http).post(`/api/${who.userId}/tasks`).set(who.auth).send({ title }).expect(201);
+  const titles = (who: SignedInUser) => taskTitles(sut.http, who);
+  const add = (who: SignedInUser, title: string) => addTasks(sut.http, who, title);
   const rpc = (headers: Record<string, string>, body: object) =>
-    fetch(url, {
+    fetch(url(), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
       body: JSON.stringify(body),
@@ -86,7 +66,7 @@ describe('/mcp sessions', () => {
     const listed = await rpc(alice.auth, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(listed.status).toBe(200);
     expect(listed.headers.get('mcp-session-id')).toBeNull();
-    const stream = await fetch(url, { headers: { ...alice.auth, Accept: 'text/event-stream' } });
+    const stream = await fetch(url(), { headers: { ...alice.auth, Accept: 'text/event-stream' } });
     expect(stream.status).toBe(405);
   });
 

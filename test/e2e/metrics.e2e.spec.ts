@@ -2,23 +2,11 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { signUpAndIn } from '../support/accounts';
 import { leads, runCycle, startedCampaign } from '../support/outreach';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 import { lintPrometheus, parsePrometheus, promtoolCheck } from '../support/prometheus';
 
 describe('GET /metrics', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { LLM_PRICE_INPUT_PER_1K: '0.5', LLM_PRICE_OUTPUT_PER_1K: '1.5' });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { LLM_PRICE_INPUT_PER_1K: '0.5', LLM_PRICE_OUTPUT_PER_1K: '1.5' } });
 
   async function scrape(): Promise<Map<string, number>> {
     return parsePrometheus(await scrapeText());
@@ -133,18 +121,7 @@ describe('GET /metrics', () => {
 
 describe('GET /metrics with METRICS_TOKEN', () => {
   const token = 'scrape-token-0123456789';
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { METRICS_TOKEN: token });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { METRICS_TOKEN: token } });
 
   it.each([
     ['no token', undefined],

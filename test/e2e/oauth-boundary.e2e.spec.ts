@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { signUpAndIn, type SignedInUser, uniqueEmail } from '../support/accounts';
+import { signUpAndIn, uniqueEmail } from '../support/accounts';
 import { captureStdout } from '../support/log-capture';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /** Where an attacker's client sends the browser back to: a site of their own. */
 const FOREIGN_REDIRECT = 'https://attacker.example/callback';
@@ -32,30 +31,22 @@ const logsFlushed = () => new Promise((resolve) => setTimeout(resolve, 50));
  * is 405, and no code, verifier or token reaches a log line through a URL.
  */
 describe('the OAuth routes behind the boundary', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let alice: SignedInUser;
-  let resource: string;
   let stdout: ReturnType<typeof captureStdout>;
+  beforeAll(() => {
+    stdout = captureStdout();
+  });
+  const sut = useTestApp({ env: { LOG_LEVEL: 'info' }, beforeClose: () => stdout?.restore() });
+  const alice = sut.user();
+  let resource: string;
   /** The attacker's client: one foreign redirect URI. */
   let attacker: string;
   /** A client with two foreign redirect URIs, so a request must name one. */
   let twoRedirects: string;
 
   beforeAll(async () => {
-    stdout = captureStdout();
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { LOG_LEVEL: 'info' });
     resource = new URL('/mcp', sut.http).href;
-    alice = await signUpAndIn(sut.http);
     attacker = (await register({ client_name: 'Totally legit', redirect_uris: [FOREIGN_REDIRECT] }).expect(201)).body.client_id;
     twoRedirects = (await register({ redirect_uris: [FOREIGN_REDIRECT, OTHER_FOREIGN_REDIRECT] }).expect(201)).body.client_id;
-  });
-
-  afterAll(async () => {
-    stdout?.restore();
-    await sut?.close();
-    await db?.dispose();
   });
 
   function register(metadata: Record<string, unknown>): request.Test {
@@ -333,23 +324,14 @@ describe('the OAuth routes behind the boundary', () => {
  * (RFC 9110 §10.2.3; RFC 6585 §4 suggests it). One app, one client address per limit.
  */
 describe('every 429 carries Retry-After', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {
+  const sut = useTestApp({
+    env: {
       TRUST_PROXY: 'loopback',
       AUTH_RATE_LIMIT_PER_MINUTE: '5',
       SIGN_IN_ATTEMPTS_PER_ACCOUNT: '2',
       MCP_RATE_LIMIT_PER_MINUTE: '2',
       CHAT_RATE_LIMIT_PER_MINUTE: '1',
-    });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
+    },
   });
 
   /** The first 429 of `attempts` tries, after every earlier one was not. */

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { DatabaseRateLimitStore } from '../../src/infrastructure/persistence/repositories/database-rate-limit-store';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { startTestApp, type TestApp, useTestApp } from '../support/test-app';
+import { usingPostgresServer, useTestDatabase } from '../support/test-database';
 
 /** The SDK's limit on POST /register: 20 an hour per address. */
 const REGISTRATIONS_PER_HOUR = 20;
@@ -23,18 +23,7 @@ function expectRefused(res: request.Response): void {
 }
 
 describe('OAuth endpoint limits kept in the database', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { TRUST_PROXY: 'loopback' });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { TRUST_PROXY: 'loopback' } });
 
   // PGlite is one process's database, so another replica is its limiter: a store of its own
   // on the same database, counting the same address's registrations under the same key.
@@ -58,17 +47,15 @@ const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
 
 // Three apps, each with its own memory, on one PostgreSQL database: what three replicas are.
 describeOnPostgres('OAuth endpoint limits across three apps on one PostgreSQL', () => {
-  let db: TestDatabase;
   const apps: TestApp[] = [];
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    for (let i = 0; i < 3; i++) apps.push(await startTestApp(db, { TRUST_PROXY: 'loopback' }));
+  const db = useTestDatabase({
+    beforeDispose: async () => {
+      for (const app of apps) await app.close();
+    },
   });
 
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    await db?.dispose();
+  beforeAll(async () => {
+    for (let i = 0; i < 3; i++) apps.push(await startTestApp(db, { TRUST_PROXY: 'loopback' }));
   });
 
   it('accepts 20 of 30 registrations from one address sent to the three in turn, and refuses the rest on each', async () => {

@@ -2,9 +2,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { OAuthStore } from '../../src/application/identity/oauth/ports/oauth-store.port';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresOAuthStore } from '../../src/infrastructure/persistence/repositories/postgres-oauth-store';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestDatabase } from '../support/test-database';
+import { aClientRegistration } from '../factories/oauth';
+import { addUser } from '../factories/users';
 
 const DAY = 24 * 3_600_000;
 const hash = () => createHash('sha256').update(randomBytes(32)).digest('hex');
@@ -15,24 +16,12 @@ const hash = () => createHash('sha256').update(randomBytes(32)).digest('hex');
  * test/persistence/oauth-store.spec.ts).
  */
 describe('OAuth records that stopped working', () => {
-  let db: TestDatabase;
   let sut: TestApp | undefined;
-
-  afterEach(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const db = useTestDatabase({ beforeDispose: () => sut?.close() });
 
   it('are deleted by a server process as it starts, and live ones are kept', async () => {
-    db = await createTestDatabase();
     const longAgo = new Date(Date.now() - 30 * DAY);
-    const registration = {
-      redirectUris: ['http://127.0.0.1:9/cb'],
-      clientName: null,
-      clientUri: null,
-      softwareId: null,
-      softwareVersion: null,
-    };
+    const registration = aClientRegistration();
     const abandonedClient = randomUUID();
     const usedClient = randomUUID();
     const expired = hash();
@@ -40,8 +29,7 @@ describe('OAuth records that stopped working', () => {
     const seeded = await openDatabase(db.settings);
     try {
       const store = new PostgresOAuthStore(seeded);
-      const users = new PostgresUserRepository(seeded);
-      const userId = (await users.create({ email: 'oauth-sweep@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
+      const userId = (await addUser(seeded, { email: 'oauth-sweep@example.com' })).id;
       await store.registerClient(abandonedClient, registration, longAgo);
       await store.registerClient(usedClient, registration, longAgo);
       const { grant } = await store.upsertGrant(userId, usedClient, 'http://127.0.0.1:9/mcp', ['tasks:read'], longAgo);

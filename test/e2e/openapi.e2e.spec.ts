@@ -10,8 +10,7 @@ import { holdsScope, type Scope, SCOPES } from '../../src/domain/identity/scopes
 import { ERROR_CODES } from '../../src/interfaces/http/shared/error-codes';
 import { openApiDocument } from '../../src/openapi';
 import { signUpAndIn } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 interface Operation {
   operationId?: string;
@@ -51,20 +50,12 @@ const JSON_RPC_ERRORS: Record<string, unknown> = {
 const METRICS_TOKEN = 'metrics-token-for-the-openapi-suite';
 
 describe('OpenAPI document', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
+  // With a metrics token, so that GET /metrics gives the 401 it documents.
+  const sut = useTestApp({ env: { METRICS_TOKEN } });
   let doc: OpenApiDocument;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    // With a metrics token, so that GET /metrics gives the 401 it documents.
-    sut = await startTestApp(db, { METRICS_TOKEN });
     doc = (await request(sut.http).get('/docs-json').expect(200)).body as OpenApiDocument;
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
   });
 
   it('is a valid OpenAPI 3 document with a scheme for each kind of credential, OAuth with every scope', async () => {

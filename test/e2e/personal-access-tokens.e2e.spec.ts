@@ -2,10 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { addTasks } from '../factories/tasks';
 import { captureStdout } from '../support/log-capture';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /**
  * Personal access tokens: made in a session, shown once, stored as a hash, held to their
@@ -13,26 +12,23 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  * never written to a log, an audit row or an error body.
  */
 describe('personal access tokens', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let alice: SignedInUser;
-  let stdout: ReturnType<typeof captureStdout>;
   const secrets: string[] = [];
   const clients: Client[] = [];
+  let stdout: ReturnType<typeof captureStdout>;
+  beforeAll(() => {
+    stdout = captureStdout();
+  });
+  const sut = useTestApp({
+    env: { LOG_LEVEL: 'info' },
+    beforeClose: async () => {
+      stdout?.restore();
+      await Promise.all(clients.map((client) => client.close()));
+    },
+  });
+  const alice = sut.user();
 
   beforeAll(async () => {
-    stdout = captureStdout();
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { LOG_LEVEL: 'info' });
-    alice = await signUpAndIn(sut.http);
-    await request(sut.http).post(`/api/${alice.userId}/tasks`).set(alice.auth).send({ title: 'Water the plants' }).expect(201);
-  });
-
-  afterAll(async () => {
-    stdout?.restore();
-    await Promise.all(clients.map((client) => client.close()));
-    await sut?.close();
-    await db?.dispose();
+    await addTasks(sut.http, alice, 'Water the plants');
   });
 
   async function makeToken(body: object): Promise<{ id: string; token: string }> {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildService, callService, removeBuild, ROOT, type RunningService, spawnService, startService } from '../support/built-service';
+import { callService, ROOT, type RunningService, spawnService, startService, useBuiltService } from '../support/built-service';
 import { testDataRoot } from '../support/test-database';
 
 /**
@@ -30,13 +30,8 @@ async function stop(service: Service): Promise<number | null> {
 const call = callService;
 
 describe('the service as a process', () => {
+  useBuiltService(OUT_DIR);
   let dataDir: string;
-
-  beforeAll(async () => {
-    await buildService(OUT_DIR);
-  }, 120_000);
-
-  afterAll(() => removeBuild(OUT_DIR));
 
   beforeEach(async () => {
     dataDir = await mkdtemp(join(testDataRoot(), 'bridle-process-'));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { signUpAndIn, type SignedInUser, uniqueEmail } from '../support/accounts';
 import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
+import { TEST_JWT_SECRET, type TestApp, useTestApp } from '../support/test-app';
 import { createTestDatabase, type TestDatabase, usingPostgresServer, testDataRoot } from '../support/test-database';
 
 const PASSWORD = 'correct horse battery';
@@ -27,21 +27,12 @@ async function guess(sut: TestApp, email: string, addresses: number, each: numbe
 }
 
 describe('sign-in limits per account, across addresses', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {
+  const sut = useTestApp({
+    env: {
       TRUST_PROXY: 'loopback',
       AUTH_RATE_LIMIT_PER_MINUTE: '20',
       SIGN_IN_ATTEMPTS_PER_ACCOUNT: '5',
-    });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
+    },
   });
 
   it('lets 5 addresses × 30 guesses in a minute get no further than the account limit', async () => {
@@ -98,18 +89,7 @@ describe('sign-in limits per account, across addresses', () => {
 });
 
 describe('without TRUST_PROXY', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { AUTH_RATE_LIMIT_PER_MINUTE: '3' });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { AUTH_RATE_LIMIT_PER_MINUTE: '3' } });
 
   it('ignores X-Forwarded-For: made-up addresses are one client, the socket', async () => {
     const statuses: number[] = [];
@@ -125,18 +105,7 @@ describe('without TRUST_PROXY', () => {
 });
 
 describe('POST /mcp is limited per user', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { MCP_RATE_LIMIT_PER_MINUTE: '3' });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { MCP_RATE_LIMIT_PER_MINUTE: '3' } });
 
   it('answers 429 past the limit, for that user only', async () => {
     const [alice, bob] = [await signUpAndIn(sut.http), await signUpAndIn(sut.http)];
@@ -154,18 +123,7 @@ describe('POST /mcp is limited per user', () => {
 });
 
 describe('chat turns per user per minute', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { CHAT_RATE_LIMIT_PER_MINUTE: '2' });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { CHAT_RATE_LIMIT_PER_MINUTE: '2' } });
 
   it('counts the plain and streaming routes together and answers 429 with Retry-After, storing nothing', async () => {
     const [alice, bob] = [await signUpAndIn(sut.http), await signUpAndIn(sut.http)];

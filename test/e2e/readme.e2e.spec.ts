@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -33,18 +32,7 @@ function bash(script: string, origin: string): Promise<{ status: number | null; 
  * a newcomer's first minutes, and the smoke test of `npm run test:fast`.
  */
 describe('the shell snippets of the README and docs/api.md', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
 
   it('runs top to bottom and shows what the README says it shows', async () => {
     const script = snippets('README.md', '## A 60-second tour');

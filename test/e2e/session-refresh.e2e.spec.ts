@@ -2,8 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { TEST_JWT_SECRET, useTestApp } from '../support/test-app';
 
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 const MAX_AGE_SECONDS = 12 * 3600;
@@ -14,20 +13,8 @@ const MAX_AGE_SECONDS = 12 * 3600;
  * SESSION_MAX_AGE after the sign-in, and a changed password ends renewal like any request.
  */
 describe('POST /auth/refresh', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let ada: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { JWT_EXPIRES_IN: '600' });
-    ada = await signUpAndIn(sut.http);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { JWT_EXPIRES_IN: '600' } });
+  const ada = sut.user();
 
   const refresh = (token: string) => request(sut.http).post('/auth/refresh').set('Authorization', `Bearer ${token}`);
   const claims = (token: string) => jwt.decode(token) as { sub: string; cv: number; auth_time: number; iat: number; exp: number };

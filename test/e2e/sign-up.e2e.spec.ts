@@ -1,24 +1,16 @@
 import request from 'supertest';
 import { signUpAndIn, uniqueEmail } from '../support/accounts';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestDatabase } from '../support/test-database';
 
 /** Signing up makes a plain user, whatever the address; only the operator makes admins. */
 describe('signing up', () => {
-  let db: TestDatabase;
+  const db = useTestDatabase();
   let sut: TestApp | undefined;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
 
   afterEach(async () => {
     await sut?.close();
     sut = undefined;
-  });
-
-  afterAll(async () => {
-    await db?.dispose();
   });
 
   it('gives an address once listed in ADMIN_EMAILS no admin access', async () => {

@@ -1,32 +1,21 @@
 import request from 'supertest';
 import { GracefulShutdown } from '../../src/interfaces/http/graceful-shutdown';
+import { chatTurn } from '../factories/conversations';
+import { addTasks } from '../factories/tasks';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { openTaskEvents, type TaskEventStream } from '../support/task-events';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 const changed = (stream: TaskEventStream) => stream.events.filter((event) => event.event === 'tasks-changed').length;
 
 describe('GET /api/:userId/tasks/events', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let alice: SignedInUser;
-  let bob: SignedInUser;
+  const sut = useTestApp();
+  const alice = sut.user();
+  const bob = sut.user();
   const open: TaskEventStream[] = [];
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    [alice, bob] = await Promise.all([signUpAndIn(sut.http), signUpAndIn(sut.http)]);
-  });
 
   afterEach(() => {
     for (const stream of open.splice(0)) stream.close();
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
   });
 
   async function listen(user: SignedInUser, headers: Record<string, string> = user.auth, path = `/api/${user.userId}/tasks/events`) {
@@ -35,8 +24,7 @@ describe('GET /api/:userId/tasks/events', () => {
     return stream;
   }
 
-  const addTask = (user: SignedInUser, title: string) =>
-    request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title }).expect(201);
+  const addTask = (user: SignedInUser, title: string) => addTasks(sut.http, user, title);
 
   it('opens an event stream a proxy passes through, with a retry hint first', async () => {
     const stream = await listen(alice);
@@ -52,15 +40,15 @@ describe('GET /api/:userId/tasks/events', () => {
   it('sends tasks-changed for a change through the REST API and for one through a chat turn', async () => {
     const stream = await listen(alice);
 
-    const { body: task } = await addTask(alice, 'Buy milk');
+    const [task] = await addTask(alice, 'Buy milk');
     await stream.until('an event for the add', (s) => changed(s) === 1);
     expect(stream.events[0]).toEqual({ event: 'tasks-changed', data: '{}', id: undefined });
 
     await request(sut.http).post(`/api/${alice.userId}/tasks/${task.number}/complete`).set(alice.auth).expect(200);
     await stream.until('an event for the completion', (s) => changed(s) === 2);
 
-    const turn = await request(sut.http).post(`/api/${alice.userId}/chat`).set(alice.auth).send({ message: 'add call mum' }).expect(200);
-    expect(turn.body.toolCalls).toEqual([expect.objectContaining({ tool: 'add_task', success: true })]);
+    const turn = await chatTurn(sut.http, alice, 'add call mum');
+    expect(turn.toolCalls).toEqual([expect.objectContaining({ tool: 'add_task', success: true })]);
     await stream.until('an event for the chat turn', (s) => changed(s) === 3);
   });
 
@@ -125,18 +113,7 @@ describe('GET /api/:userId/tasks/events', () => {
 });
 
 describe('task event streams at shutdown', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
 
   it('are ended by the drain with a retry hint and the shutdown event', async () => {
     const user = await signUpAndIn(sut.http);

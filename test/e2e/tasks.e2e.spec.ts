@@ -1,21 +1,10 @@
 import request from 'supertest';
+import { addTasks } from '../factories/tasks';
 import { signUpAndIn } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 describe('accounts and the task API', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
 
   it('answers /health with the database up and echoes X-Request-Id', async () => {
     const res = await request(sut.http).get('/health').set('X-Request-Id', 'probe-42').expect(200);
@@ -116,7 +105,7 @@ describe('accounts and the task API', () => {
   it("hides another user's tasks: same 404 as a missing one, and 403 on their path", async () => {
     const owner = await signUpAndIn(sut.http);
     const intruder = await signUpAndIn(sut.http);
-    await request(sut.http).post(`/api/${owner.userId}/tasks`).set(owner.auth).send({ title: 'Secret' }).expect(201);
+    await addTasks(sut.http, owner, 'Secret');
 
     const foreignPath = await request(sut.http).get(`/api/${owner.userId}/tasks/1`).set(intruder.auth);
     expect(foreignPath.status).toBe(403);

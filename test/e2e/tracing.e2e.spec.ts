@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildService, callService, removeBuild, ROOT, type RunningService, signUpOnService, startService } from '../support/built-service';
+import { callService, ROOT, type RunningService, signUpOnService, startService, useBuiltService } from '../support/built-service';
 import { testDataRoot } from '../support/test-database';
 
 /**
@@ -77,13 +77,8 @@ async function stop(service: RunningService): Promise<number | null> {
 }
 
 describe('traces of the built service', () => {
+  useBuiltService(OUT_DIR);
   let dataDir: string;
-
-  beforeAll(async () => {
-    await buildService(OUT_DIR);
-  }, 120_000);
-
-  afterAll(() => removeBuild(OUT_DIR));
 
   beforeEach(async () => {
     dataDir = await mkdtemp(join(testDataRoot(), 'bridle-tracing-'));

@@ -5,8 +5,8 @@ import { HmacLinkSigner } from '../../src/infrastructure/security/hmac-link-sign
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { runCycle, startedCampaign } from '../support/outreach';
 import { SmtpTestServer } from '../support/smtp-test-server';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { startTestApp, TEST_JWT_SECRET, useTestApp } from '../support/test-app';
+import { createTestDatabase } from '../support/test-database';
 
 const PUBLIC_BASE_URL = 'https://bridle.example.test';
 const LEAD = { name: 'Jane Doe', linkedinUrl: 'https://www.linkedin.com/in/jane-unsubscribes/', email: 'Jane.Doe@Example.com' };
@@ -20,26 +20,18 @@ const FOOTER_LINK = /\n-- \nTo get no more emails from this sender, unsubscribe 
  * address is cancelled; a link Bridle did not make changes nothing.
  */
 describe('unsubscribe links', () => {
-  let db: TestDatabase;
   let smtp: SmtpTestServer;
-  let sut: TestApp;
+  beforeAll(async () => {
+    smtp = await SmtpTestServer.start();
+  });
+  const sut = useTestApp({
+    env: () => ({ SMTP_URL: smtp.url, SMTP_FROM: 'Bridle <outreach@bridle.test>', PUBLIC_BASE_URL: `${PUBLIC_BASE_URL}/` }),
+  });
+  afterAll(() => smtp?.stop());
   let sql: DataSource;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    smtp = await SmtpTestServer.start();
-    sut = await startTestApp(db, {
-      SMTP_URL: smtp.url,
-      SMTP_FROM: 'Bridle <outreach@bridle.test>',
-      PUBLIC_BASE_URL: `${PUBLIC_BASE_URL}/`,
-    });
+  beforeAll(() => {
     sql = sut.app.get(DataSource);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await smtp?.stop();
-    await db?.dispose();
   });
 
   async function doNotContact(user: SignedInUser): Promise<string[]> {

@@ -4,7 +4,7 @@ import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-ch
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
-import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { BROKEN_LINKS, STRAY_ROWS } from '../support/audit-chain';

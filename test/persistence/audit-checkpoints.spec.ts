@@ -7,7 +7,8 @@ import { VerifyAuditChainUseCase } from '../../src/application/audit/verify-audi
 import { type CheckpointInterval, parseDigestLine, type SignedCheckpoint, toDigestLine } from '../../src/domain/audit/checkpoint';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
-import { AuditAppender, PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { Ed25519CheckpointSigner, Ed25519SignatureVerifier } from '../../src/infrastructure/security/ed25519-checkpoint-keys';
 import { FixedClock } from '../fakes/fixed-clock';

@@ -1,24 +1,23 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { CampaignNotFoundError, CampaignStateError, draftCampaign, renameOrRelimit } from '../../src/domain/outreach/campaign';
 import { EMPTY_BRIEF, EMPTY_TEMPLATES } from '../../src/domain/outreach/brief';
-import { draftLead, type LeadDraft } from '../../src/domain/outreach/lead';
+import { type LeadDraft } from '../../src/domain/outreach/lead';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { aCampaignDraft, aLead } from '../factories/campaigns';
+import { addUser } from '../factories/users';
 
 describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: DataSource;
-  let users: PostgresUserRepository;
   let sut: PostgresCampaignRepository;
   const now = new Date('2026-11-22T09:00:00.000Z');
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    users = new PostgresUserRepository(database);
     sut = new PostgresCampaignRepository(database);
   });
 
@@ -27,11 +26,9 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
     await testDb?.dispose();
   });
 
-  const newOwner = async () =>
-    (await users.create({ email: `owner-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })).id;
-  const newCampaign = async (ownerId: string, at = now) => sut.create(ownerId, draftCampaign({ name: 'Campaign' }), at);
-  const lead = (slug: string, email: string | null = null): LeadDraft =>
-    draftLead({ name: `Lead ${slug}`, linkedinUrl: `https://www.linkedin.com/in/${slug}/`, email });
+  const newOwner = async () => (await addUser(database)).id;
+  const newCampaign = async (ownerId: string, at = now) => sut.create(ownerId, aCampaignDraft(), at);
+  const lead = (slug: string, email: string | null = null): LeadDraft => aLead(slug, { email });
   const sql = <T>(query: string, parameters: unknown[]) => database.query<T>(query, parameters);
   const taskRows = (campaignId: string) =>
     sql<{ linkedin_url: string; type: string; step: number; status: string; attempts: number; next_run_at: Date }[]>(

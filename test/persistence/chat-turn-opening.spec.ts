@@ -42,7 +42,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
       model: { provider: 'offline', model: 'test' },
       window: 20,
       turnsPerMinute,
-      account,
+      account: account ? { kind: 'check', ...account } : { kind: 'checked-by-guard' },
       now: new Date(),
     });
   const count = async (table: 'messages' | 'decision_logs' | 'conversations' | 'rate_limits', userId: string) => {

@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
-import type { FinishedTurn } from '../../src/application/chat/ports/conversation-store.port';
 import { settleFromEvidence } from '../../src/application/todo/tools/tool-call-evidence';
 import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import { TASKS_PER_USER_MAX, draftTask } from '../../src/domain/todo/task';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
-import { AuditAppender, PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
 import { PostgresInterruptedTurnStore } from '../../src/infrastructure/persistence/repositories/postgres-interrupted-turn-store';
 import { PostgresTaskRepository } from '../../src/infrastructure/persistence/repositories/postgres-task.repository';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addUser } from '../factories/users';
+import { aFinishedTurn, aTurnStart } from '../factories/conversations';
 
 describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
@@ -34,8 +35,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
     tasks = new PostgresTaskRepository(database);
     audit = new PostgresAuditLog(database, appender);
     sut = new PostgresInterruptedTurnStore(database, appender);
-    const users = new PostgresUserRepository(database);
-    userId = (await users.create({ email: 'interrupted@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
+    userId = (await addUser(database, { email: 'interrupted@example.com' })).id;
   });
 
   afterAll(async () => {
@@ -44,51 +44,10 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
   });
 
   const start = (message: string, conversationId: string | null, now = new Date(), decisionId = randomUUID()) =>
-    conversations
-      .startTurn({
-        userId,
-        conversationId,
-        message,
-        decisionId,
-        model: { provider: 'offline', model: 'test' },
-        window: 20,
-        turnsPerMinute: 1000,
-        account: null,
-        now,
-      })
-      .then((turn) => ({ ...turn, decisionId }));
+    conversations.startTurn(aTurnStart(userId, { conversationId, message, decisionId, now })).then((turn) => ({ ...turn, decisionId }));
 
-  const finish = (conversationId: string, decisionId: string, content: string) => {
-    const turn: FinishedTurn = {
-      userId,
-      conversationId,
-      assistantMessage: { content, toolCalls: [], decisionType: 'RESPOND_ONLY', status: 'completed' },
-      decision: {
-        id: decisionId,
-        userId,
-        conversationId,
-        decisionType: 'RESPOND_ONLY',
-        status: 'completed',
-        iterations: 1,
-        provider: 'offline',
-        model: 'offline',
-        promptTokens: 0,
-        completionTokens: 0,
-        cost: null,
-        durationMs: 1,
-        failureClass: null,
-        providerRequestId: null,
-        context: null,
-        intentType: 'NONE',
-        outcomeCategory: 'SUCCEEDED',
-        sampling: { temperature: 0, maxTokens: 1024 },
-      },
-      newPendingConfirmation: null,
-      droppedPendingConfirmationId: null,
-      newSummary: null,
-    };
-    return conversations.finishTurn(turn, new Date());
-  };
+  const finish = (conversationId: string, decisionId: string, content: string) =>
+    conversations.finishTurn(aFinishedTurn({ userId, conversationId, decisionId }, { answer: content }), new Date());
 
   const messages = async (conversationId: string) =>
     (await conversations.listMessages(userId, conversationId, 100, null))!.items.map((m) => [m.role, m.content, m.status]);

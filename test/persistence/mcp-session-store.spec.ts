@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresMcpSessionStore } from '../../src/infrastructure/persistence/repositories/postgres-mcp-session-store';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addUser } from '../factories/users';
 
 describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
@@ -19,9 +19,8 @@ describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? '
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
     sut = new PostgresMcpSessionStore(database);
-    const users = new PostgresUserRepository(database);
-    alice = (await users.create({ email: 'sessions-alice@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
-    bob = (await users.create({ email: 'sessions-bob@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
+    alice = (await addUser(database, { email: 'sessions-alice@example.com' })).id;
+    bob = (await addUser(database, { email: 'sessions-bob@example.com' })).id;
   });
 
   afterAll(async () => {

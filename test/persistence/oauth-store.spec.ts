@@ -3,8 +3,9 @@ import type { TokenPair } from '../../src/application/identity/oauth/ports/oauth
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresOAuthStore } from '../../src/infrastructure/persistence/repositories/postgres-oauth-store';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
+import { aClientRegistration, anAuthorizationRequest } from '../factories/oauth';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addUser } from '../factories/users';
 
 const RESOURCE = 'http://127.0.0.1:3000/mcp';
 const hash = () => createHash('sha256').update(randomBytes(32)).digest('hex');
@@ -30,14 +31,9 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
     sut = new PostgresOAuthStore(database);
-    const users = new PostgresUserRepository(database);
-    userId = (await users.create({ email: 'oauth-store@example.com', passwordHash: 'scrypt$x', role: 'user' })).id;
+    userId = (await addUser(database, { email: 'oauth-store@example.com' })).id;
     clientId = randomUUID();
-    await sut.registerClient(
-      clientId,
-      { redirectUris: ['http://127.0.0.1:9/cb'], clientName: 'Client', clientUri: null, softwareId: null, softwareVersion: null },
-      now,
-    );
+    await sut.registerClient(clientId, aClientRegistration({ clientName: 'Client' }), now);
   });
 
   afterAll(async () => {
@@ -57,18 +53,7 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
 
   it('lets one of two racing uses of a code win', async () => {
     const { grant } = await sut.upsertGrant(userId, clientId, RESOURCE, ['tasks:read'], now);
-    const requestId = await sut.createRequest(
-      {
-        clientId,
-        redirectUri: 'http://127.0.0.1:9/cb',
-        codeChallenge: 'c'.repeat(43),
-        scopes: ['tasks:read'],
-        state: null,
-        resource: RESOURCE,
-        expiresAt: inAnHour,
-      },
-      now,
-    );
+    const requestId = await sut.createRequest(anAuthorizationRequest({ clientId, resource: RESOURCE, expiresAt: inAnHour }), now);
     const code = hash();
     await sut.storeCode(code, requestId, grant.id, ['tasks:read'], inAnHour);
     const uses = await Promise.all([sut.useCode(code, now), sut.useCode(code, now), sut.useCode(code, now)]);
@@ -96,15 +81,7 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
 
   it('answers a request once, and not after it expired', async () => {
     const requestId = await sut.createRequest(
-      {
-        clientId,
-        redirectUri: 'http://127.0.0.1:9/cb',
-        codeChallenge: 'c'.repeat(43),
-        scopes: ['tasks:read'],
-        state: 's',
-        resource: RESOURCE,
-        expiresAt: inAnHour,
-      },
+      anAuthorizationRequest({ clientId, resource: RESOURCE, expiresAt: inAnHour }, { state: 's' }),
       now,
     );
     const answers = await Promise.all([
@@ -112,18 +89,7 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
       sut.answerRequest(requestId, 'denied', userId, now),
     ]);
     expect(answers.filter(Boolean)).toHaveLength(1);
-    const late = await sut.createRequest(
-      {
-        clientId,
-        redirectUri: 'http://127.0.0.1:9/cb',
-        codeChallenge: 'c'.repeat(43),
-        scopes: ['tasks:read'],
-        state: null,
-        resource: RESOURCE,
-        expiresAt: now,
-      },
-      now,
-    );
+    const late = await sut.createRequest(anAuthorizationRequest({ clientId, resource: RESOURCE, expiresAt: now }), now);
     expect(await sut.answerRequest(late, 'approved', userId, now)).toBe(false);
   });
 
@@ -133,26 +99,9 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
     const longAgo = new Date(now.getTime() - 30 * day);
     const justBefore = new Date(before.getTime() - 60_000);
     const justAfter = new Date(before.getTime() + 60_000);
-    const registration = {
-      redirectUris: ['http://127.0.0.1:9/cb'],
-      clientName: null,
-      clientUri: null,
-      softwareId: null,
-      softwareVersion: null,
-    };
+    const registration = aClientRegistration();
     const request = (client: string, expiresAt: Date) =>
-      sut.createRequest(
-        {
-          clientId: client,
-          redirectUri: 'http://127.0.0.1:9/cb',
-          codeChallenge: 'c'.repeat(43),
-          scopes: ['tasks:read'],
-          state: null,
-          resource: RESOURCE,
-          expiresAt,
-        },
-        longAgo,
-      );
+      sut.createRequest(anAuthorizationRequest({ clientId: client, resource: RESOURCE, expiresAt }), longAgo);
     const sweepAll = async () => {
       const deleted: Record<string, number> = {};
       for (const kind of ['tokens', 'grants', 'requests', 'clients'] as const) deleted[kind] = await sut.sweep(kind, before, 100);

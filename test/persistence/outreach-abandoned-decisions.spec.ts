@@ -1,16 +1,15 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ClaimInput } from '../../src/application/outreach/ports/outreach-cycle-store.port';
-import { draftCampaign } from '../../src/domain/outreach/campaign';
-import { draftLead } from '../../src/domain/outreach/lead';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
-import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
-import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
+import { anOutreachDecision, aTurnStart } from '../factories/conversations';
+import { addUser } from '../factories/users';
 
 /**
  * A cycle's decision row is opened pending by the claim and settled by the cycle's end; the
@@ -63,22 +62,14 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
     database = await openDatabase(testDb.settings);
     sut = new PostgresOutreachCycleStore(database, new AuditAppender(new RecordingMetrics()));
     conversations = new PostgresConversationStore(database);
-    const campaigns = new PostgresCampaignRepository(database);
-    const users = new PostgresUserRepository(database);
-    ownerId = (
-      await users.create({ email: `abandoned-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })
-    ).id;
-    const campaign = await campaigns.create(ownerId, draftCampaign({ name: 'Abandoned' }), now);
-    const tag = randomBytes(3).toString('hex');
-    await campaigns.addLeads(
-      campaign.id,
-      Array.from({ length: 4 }, (_, i) =>
-        draftLead({ name: `Lead ${i}`, linkedinUrl: `https://www.linkedin.com/in/${tag}-${i}/`, email: null }),
-      ),
-      new Date(now.getTime() - 3_600_000),
-    );
-    await campaigns.update(ownerId, campaign.id, { status: 'active' }, now, 'draft');
-    campaignId = campaign.id;
+    ownerId = (await addUser(database)).id;
+    const tag = uniqueSlug();
+    campaignId = await addActiveCampaign(database, ownerId, {
+      now,
+      campaign: { name: 'Abandoned' },
+      leads: Array.from({ length: 4 }, (_, i) => aLead(`${tag}-${i}`, { name: `Lead ${i}` })),
+      leadsAt: new Date(now.getTime() - 3_600_000),
+    });
   });
 
   afterAll(async () => {
@@ -92,37 +83,15 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
     const live = await claimOpenedAt(new Date(cutOff.getTime() + 1));
     // A cycle as old that ended: its end settled its row.
     const settled = await claimOpenedAt(before(60_000));
-    await sut.recordDecision({
-      id: settled.decisionId,
-      ownerId,
-      campaignId,
-      taskId: settled.taskId,
-      decisionType: 'linkedin_scrape_profile',
-      status: 'completed',
-      createdAt: before(60_000),
-      iterations: 1,
-      provider: 'offline',
-      model: 'test',
-      promptTokens: 10,
-      completionTokens: 5,
-      cost: null,
-      durationMs: 40,
-      failureClass: null,
-      providerRequestId: null,
-    });
+    await sut.recordDecision(
+      anOutreachDecision(
+        { ownerId, campaignId, taskId: settled.taskId },
+        { id: settled.decisionId, createdAt: before(60_000), model: 'test', promptTokens: 10, completionTokens: 5, durationMs: 40 },
+      ),
+    );
     // A chat turn cut off as long ago: its row (no campaign) is chat's sweeper's.
     const chatDecision = randomUUID();
-    await conversations.startTurn({
-      userId: ownerId,
-      conversationId: null,
-      message: 'hello',
-      decisionId: chatDecision,
-      model: { provider: 'offline', model: 'test' },
-      window: 20,
-      turnsPerMinute: 1000,
-      account: null,
-      now: before(60_000),
-    });
+    await conversations.startTurn(aTurnStart(ownerId, { message: 'hello', decisionId: chatDecision, now: before(60_000) }));
     expect(await decisionOf(oldest.decisionId)).toEqual({ decision_type: 'PENDING', status: 'pending', failure_class: null });
     expect(await decisionOf(chatDecision)).toEqual({ decision_type: 'PENDING', status: 'pending', failure_class: null });
 

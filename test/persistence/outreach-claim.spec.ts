@@ -1,17 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { draftCampaign } from '../../src/domain/outreach/campaign';
-import { draftLead } from '../../src/domain/outreach/lead';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
-import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
-import {
-  claimStatement,
-  PostgresOutreachCycleStore,
-} from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
+import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
+import { claimStatement } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store/cycle-context';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
+import { addUser } from '../factories/users';
 
 interface PlanNode {
   'Node Type': string;
@@ -57,18 +53,14 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
 
   const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
 
-  async function startedCampaign(name: string, leads: number): Promise<string> {
-    const campaign = await campaigns.create(ownerId, draftCampaign({ name }), now);
-    const tag = randomBytes(3).toString('hex');
-    await campaigns.addLeads(
-      campaign.id,
-      Array.from({ length: leads }, (_, i) =>
-        draftLead({ name: `Lead ${i}`, linkedinUrl: `https://www.linkedin.com/in/${tag}-${i}/`, email: `${tag}.${i}@example.com` }),
-      ),
-      new Date(now.getTime() - 3_600_000),
-    );
-    await campaigns.update(ownerId, campaign.id, { status: 'active' }, now, 'draft');
-    return campaign.id;
+  function startedCampaign(name: string, leads: number): Promise<string> {
+    const tag = uniqueSlug();
+    return addActiveCampaign(database, ownerId, {
+      now,
+      campaign: { name },
+      leads: Array.from({ length: leads }, (_, i) => aLead(`${tag}-${i}`, { name: `Lead ${i}`, email: `${tag}.${i}@example.com` })),
+      leadsAt: new Date(now.getTime() - 3_600_000),
+    });
   }
 
   /** Runs the claim under EXPLAIN (ANALYZE, BUFFERS): it claims as it would, and says what it read. */
@@ -104,10 +96,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
     database = await openDatabase(testDb.settings);
     campaigns = new PostgresCampaignRepository(database);
     store = new PostgresOutreachCycleStore(database, new AuditAppender(new RecordingMetrics()));
-    const users = new PostgresUserRepository(database);
-    ownerId = (
-      await users.create({ email: `claims-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })
-    ).id;
+    ownerId = (await addUser(database)).id;
     big = await startedCampaign('Ten thousand', LEADS);
     small = await startedCampaign('Ten', 10);
   }, 120_000);

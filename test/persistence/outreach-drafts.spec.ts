@@ -1,27 +1,23 @@
-import { randomBytes } from 'node:crypto';
 import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
 import type { ClaimedTask } from '../../src/application/outreach/ports/outreach-cycle-store.port';
-import { draftCampaign } from '../../src/domain/outreach/campaign';
-import { draftLead } from '../../src/domain/outreach/lead';
 import type { DraftProposal } from '../../src/domain/outreach/review';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
-import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
-import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import {
   draftArgumentsHash,
-  markDraftSent,
   PostgresOutreachDraftStore,
 } from '../../src/infrastructure/persistence/repositories/postgres-outreach-draft-store';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
+import { markDraftSent } from '../../src/infrastructure/persistence/tables/outreach-drafts';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
+import { addUser } from '../factories/users';
 
 describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: DataSource;
-  let campaigns: PostgresCampaignRepository;
   let cycles: PostgresOutreachCycleStore;
   let sut: PostgresOutreachDraftStore;
   const now = new Date();
@@ -41,7 +37,6 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
     const appender = new AuditAppender(new RecordingMetrics());
-    campaigns = new PostgresCampaignRepository(database);
     cycles = new PostgresOutreachCycleStore(database, appender);
     sut = new PostgresOutreachDraftStore(database, appender);
   });
@@ -55,21 +50,14 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
 
   /** A campaign in `all` mode with one lead, its look-up claimed. */
   async function claimed(): Promise<{ claim: ClaimedTask; proposal: DraftProposal; audit: ToolAuditEntry }> {
-    const users = new PostgresUserRepository(database);
-    const owner = await users.create({
-      email: `owner-${randomBytes(4).toString('hex')}@example.com`,
-      passwordHash: 'scrypt$x',
-      role: 'user',
-    });
-    const campaign = await campaigns.create(owner.id, draftCampaign({ name: 'Drafts', approvalMode: 'all' }), now);
-    const slug = randomBytes(4).toString('hex');
-    await campaigns.addLeads(
-      campaign.id,
-      [draftLead({ name: 'Ada', linkedinUrl: `https://www.linkedin.com/in/${slug}/`, email: null })],
+    const owner = await addUser(database);
+    const slug = uniqueSlug();
+    const campaignId = await addActiveCampaign(database, owner.id, {
       now,
-    );
-    await campaigns.update(owner.id, campaign.id, { status: 'active' }, now, 'draft');
-    const { claim } = (await cycles.claimTask({ workerId: 'w-1', now, leaseMs: 60_000, campaignId: campaign.id, ...contextOf }))!;
+      campaign: { name: 'Drafts', approvalMode: 'all' },
+      leads: [aLead(slug, { name: 'Ada' })],
+    });
+    const { claim } = (await cycles.claimTask({ workerId: 'w-1', now, leaseMs: 60_000, campaignId, ...contextOf }))!;
     const proposal: DraftProposal = {
       action: 'linkedin_scrape_profile',
       args: { profileUrl: `https://www.linkedin.com/in/${slug}/`, fields: ['name'] },
@@ -78,7 +66,7 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     const audit: ToolAuditEntry = {
       source: 'outreach',
       actorId: owner.id,
-      campaignId: campaign.id,
+      campaignId,
       outreachTaskId: claim.taskId,
       tool: proposal.action,
       arguments: proposal.args,

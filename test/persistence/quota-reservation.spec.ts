@@ -1,19 +1,19 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ClaimedTask, ClaimedWork, OutreachDecision } from '../../src/application/outreach/ports/outreach-cycle-store.port';
-import { draftCampaign } from '../../src/domain/outreach/campaign';
-import { draftLead } from '../../src/domain/outreach/lead';
 import type { ActionKind } from '../../src/domain/outreach/outreach-task';
 import { addDays, type OwnerLimits, slotLimits } from '../../src/domain/outreach/quota';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
-import { AuditAppender } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
-import { readQuota, refusalOf, reserveSlots, type Slot } from '../../src/infrastructure/persistence/repositories/quota-ledger';
+import { readQuota, refusalOf, reserveSlots, type Slot } from '../../src/infrastructure/persistence/tables/quota-ledger';
 import type { Sql } from '../../src/infrastructure/persistence/sql';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
+import { anOutreachDecision } from '../factories/conversations';
+import { addUser } from '../factories/users';
 
 /**
  * The quota reservation (quota-ledger.ts reserveSlots, through PostgresOutreachCycleStore.begin):
@@ -23,7 +23,6 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: DataSource;
-  let users: PostgresUserRepository;
   let campaigns: PostgresCampaignRepository;
   let store: PostgresOutreachCycleStore;
   const metrics = new RecordingMetrics();
@@ -35,7 +34,6 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
   beforeAll(async () => {
     testDb = await createTestDatabase();
     database = await openDatabase(testDb.settings);
-    users = new PostgresUserRepository(database);
     campaigns = new PostgresCampaignRepository(database);
     store = new PostgresOutreachCycleStore(database, new AuditAppender(metrics));
   });
@@ -48,8 +46,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
   const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
   /** One slot on its own: whether it was taken. */
   const reserveSlot = async (db: Sql, slot: Slot) => (await reserveSlots(db, [slot])) === null;
-  const newOwner = async () =>
-    (await users.create({ email: `owner-${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'scrypt$x', role: 'user' })).id;
+  const newOwner = async () => (await addUser(database)).id;
   /** Slots taken on `day` before, as the ledger holds them (e.g. before weekly limits existed). */
   const taken = (scope: 'campaign' | 'owner', scopeId: string, kind: ActionKind, day: string, used: number) =>
     sql(`INSERT INTO quota_ledger (scope, scope_id, kind, day, used, "limit") VALUES ($1, $2, $3, $4, $5, 100)`, [
@@ -126,19 +123,17 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
 
     /** An active campaign whose look-ups are done, so that its LinkedIn messages are due. */
     async function messagesDue(ownerId: string, leads: number, weeklyLimits: Record<string, number | null> = {}): Promise<string> {
-      const campaign = await campaigns.create(ownerId, draftCampaign({ name: 'Weekly', weeklyLimits }), now);
-      const slugs = Array.from({ length: leads }, () => `lead-${randomBytes(4).toString('hex')}`);
-      await campaigns.addLeads(
-        campaign.id,
-        slugs.map((slug) => draftLead({ name: slug, linkedinUrl: `https://www.linkedin.com/in/${slug}/`, email: null })),
+      const slugs = Array.from({ length: leads }, () => `lead-${uniqueSlug()}`);
+      const campaignId = await addActiveCampaign(database, ownerId, {
         now,
-      );
-      await campaigns.update(ownerId, campaign.id, { status: 'active' }, now, 'draft');
+        campaign: { name: 'Weekly', weeklyLimits },
+        leads: slugs.map((slug) => aLead(slug, { name: slug })),
+      });
       await sql(`UPDATE outreach_tasks SET status = 'Completed', completed_at = $2 WHERE campaign_id = $1 AND type = 'ScrapeProfile'`, [
-        campaign.id,
+        campaignId,
         now,
       ]);
-      return campaign.id;
+      return campaignId;
     }
 
     /** Begins the action of a task claimed with its context (after `meanwhile`). */
@@ -292,24 +287,11 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
     it("writes the cycle's decision row with the settlement: when the sweeper settled the action first, and with a refund", async () => {
       const ownerId = await newOwner();
       const campaignId = await messagesDue(ownerId, 2);
-      const decisionOf = (claim: ClaimedTask, status: string): OutreachDecision => ({
-        id: randomUUID(),
-        ownerId,
-        campaignId,
-        taskId: claim.taskId,
-        decisionType: 'linkedin_send_message',
-        status,
-        iterations: 1,
-        provider: 'offline',
-        model: 'offline',
-        promptTokens: 0,
-        completionTokens: 0,
-        cost: null,
-        durationMs: 5,
-        failureClass: null,
-        providerRequestId: null,
-        createdAt: now,
-      });
+      const decisionOf = (claim: ClaimedTask, status: string): OutreachDecision =>
+        anOutreachDecision(
+          { ownerId, campaignId, taskId: claim.taskId },
+          { decisionType: 'linkedin_send_message', status, durationMs: 5, createdAt: now },
+        );
       const settle = async () => {
         const work = await claim(campaignId);
         const { result } = await begin(work);

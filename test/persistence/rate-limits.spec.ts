@@ -4,8 +4,6 @@ import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { DatabaseThrottlerStorage } from '../../src/infrastructure/persistence/repositories/database-throttler-storage';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
   let database: DataSource;
@@ -23,6 +21,17 @@ describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' 
     await testDb?.dispose();
   });
 
+  /**
+   * To the key's counter, `ms` pass: its window and block move back by that much. The counting
+   * statement reads the database's own clock (clock_timestamp()), which no injected Clock moves.
+   */
+  const timePasses = (key: string, ms: number) =>
+    database.query(
+      `UPDATE rate_limits SET window_ends = window_ends - $2::float8 * interval '1 millisecond',
+         blocked_until = blocked_until - $2::float8 * interval '1 millisecond' WHERE key = $1`,
+      [key, ms],
+    );
+
   it('counts racing hits exactly and blocks the one past the limit', async () => {
     const key = randomUUID();
     const results = await Promise.all(Array.from({ length: 12 }, () => sut.increment(key, 60_000, 5, 60_000, 'default')));
@@ -37,7 +46,7 @@ describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' 
     const key = randomUUID();
     await sut.increment(key, 1_000, 5, 1_000, 'default');
     await sut.increment(key, 1_000, 5, 1_000, 'default');
-    await sleep(1_100);
+    await timePasses(key, 1_100);
     const next = await sut.increment(key, 1_000, 5, 1_000, 'default');
     expect(next).toMatchObject({ totalHits: 1, isBlocked: false });
   });
@@ -48,11 +57,11 @@ describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' 
     await hit();
     const first = await hit();
     expect(first).toMatchObject({ isBlocked: true, timeToBlockExpire: 1 });
-    await sleep(1_100);
+    await timePasses(key, 1_100);
     await hit();
     const second = await hit();
     expect(second).toMatchObject({ isBlocked: true, timeToBlockExpire: 2 });
-    await sleep(2_100);
+    await timePasses(key, 2_100);
     await hit();
     const third = await hit();
     expect(third).toMatchObject({ isBlocked: true, timeToBlockExpire: 4 });
@@ -63,7 +72,7 @@ describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' 
     const hit = () => sut.increment(key, 1_000, 1, 1_000, 'default');
     await hit();
     await hit();
-    await sleep(1_100);
+    await timePasses(key, 1_100);
     await hit();
     expect(await hit()).toMatchObject({ isBlocked: true, timeToBlockExpire: 1 });
   });

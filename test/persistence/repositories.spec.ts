@@ -6,6 +6,7 @@ import { EmailAlreadyRegisteredError } from '../../src/domain/identity/user';
 import { UpdateTaskUseCase } from '../../src/application/todo/update-task.use-case';
 import { TASKS_PER_USER_MAX, type TaskChanges, type TaskDraft, draftTask } from '../../src/domain/todo/task';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { aNewUser } from '../factories/users';
 
 describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
   let testDb: TestDatabase;
@@ -27,7 +28,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
   });
 
   const addTask = async (userId: string, draft: TaskDraft) => (await tasks.add(userId, draft, now, TASKS_PER_USER_MAX))!;
-  const newUser = (email: string) => users.create({ email, passwordHash: 'scrypt$x', role: 'user' });
+  const newUser = (email: string) => users.create(aNewUser({ email }));
 
   describe(PostgresUserRepository.name, () => {
     it('creates, finds by email and id, and updates the role', async () => {

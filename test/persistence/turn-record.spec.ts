@@ -6,13 +6,15 @@ import type { FinishedTurn } from '../../src/application/chat/ports/conversation
 import { TREATMENTS } from '../../src/domain/agent/failures';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
-import { AuditAppender, PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
-import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { BROKEN_LINKS } from '../support/audit-chain';
 import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { addUser } from '../factories/users';
+import { aFinishedTurn, aTurnStart } from '../factories/conversations';
 
 /** What a chat turn's decision row and a failed tool call's audit row record, as the admin API reads them. */
 describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
@@ -31,9 +33,7 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
     audit = new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics()));
     reader = new PostgresAuditReader(database);
     seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database));
-    userId = (
-      await new PostgresUserRepository(database).create({ email: 'turn-record@example.com', passwordHash: 'scrypt$x', role: 'user' })
-    ).id;
+    userId = (await addUser(database, { email: 'turn-record@example.com' })).id;
   });
 
   afterAll(async () => {
@@ -44,17 +44,7 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
   const start = (message: string, conversationId: string | null = null) => {
     const decisionId = randomUUID();
     return store
-      .startTurn({
-        userId,
-        conversationId,
-        message,
-        decisionId,
-        model: { provider: 'offline', model: 'test' },
-        window: 20,
-        turnsPerMinute: 100,
-        account: null,
-        now: new Date(),
-      })
+      .startTurn(aTurnStart(userId, { conversationId, message, decisionId, turnsPerMinute: 100 }))
       .then((turn) => ({ ...turn, decisionId }));
   };
 
@@ -64,32 +54,10 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
     decision: Pick<FinishedTurn['decision'], 'intentType' | 'outcomeCategory' | 'sampling'>,
   ) =>
     store.finishTurn(
-      {
-        userId,
-        conversationId,
-        assistantMessage: { content: "I couldn't find task 9.", toolCalls: [], decisionType: 'INVOKE_TOOL', status: 'completed' },
-        decision: {
-          id: decisionId,
-          userId,
-          conversationId,
-          decisionType: 'INVOKE_TOOL',
-          status: 'completed',
-          iterations: 2,
-          provider: 'offline',
-          model: 'offline',
-          promptTokens: 0,
-          completionTokens: 0,
-          cost: null,
-          durationMs: 5,
-          failureClass: null,
-          providerRequestId: null,
-          context: null,
-          ...decision,
-        },
-        newPendingConfirmation: null,
-        droppedPendingConfirmationId: null,
-        newSummary: null,
-      },
+      aFinishedTurn(
+        { userId, conversationId, decisionId },
+        { answer: "I couldn't find task 9.", decisionType: 'INVOKE_TOOL', iterations: 2, durationMs: 5, ...decision },
+      ),
       new Date(),
     );
 
@@ -165,7 +133,7 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
     const rows = (await reader.list({ actorId: userId }, 10, null)).items;
     expect(rows.map((row) => [row.status, row.errorCode, row.errorMessage])).toEqual([
       ['rejected', 'INVALID_ARGUMENTS', 'That key [REDACTED] is not a title.'],
-      ['failed', 'TASK_NOT_FOUND', "I couldn't find that task. It may have been deleted."],
+      ['failed', 'TASK_NOT_FOUND', TREATMENTS.NOT_FOUND.userSees],
       ['pending', null, null],
     ]);
 
@@ -179,7 +147,7 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
     );
     expect(canonical.map((row) => JSON.parse(row.text) as { errorMessage?: string }).map((row) => row.errorMessage)).toEqual([
       undefined,
-      "I couldn't find that task. It may have been deleted.",
+      TREATMENTS.NOT_FOUND.userSees,
       'That key [REDACTED] is not a title.',
     ]);
   });

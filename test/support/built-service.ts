@@ -38,6 +38,16 @@ export async function buildService(dir: string): Promise<void> {
   await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'bundle-server.mjs'), compiled, dir], { cwd: ROOT });
 }
 
+/**
+ * Builds the service into `dir` before the enclosing block's tests (up to two minutes on a busy
+ * machine) and removes it after them. Its afterAll runs before the block's later ones: a block
+ * whose own afterAll still needs the build calls buildService and removeBuild itself.
+ */
+export function useBuiltService(dir: string): void {
+  beforeAll(() => buildService(dir), 120_000);
+  afterAll(() => removeBuild(dir));
+}
+
 export function removeBuild(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
   rmSync(`${dir}-compiled`, { recursive: true, force: true });

@@ -166,8 +166,42 @@ export const SCENARIOS: Record<string, Scenario> = {
       'ASK_CLARIFICATION',
     ),
   },
-  'nothing matches': { steps: one('finish the gym task', "I couldn't find a task about 'gym' in your list.") },
-  'unknown number': { steps: one('complete task 9', "I couldn't find task 9 in your list.") },
+  'nothing matches': {
+    steps: one(
+      'finish the gym task',
+      "I couldn't find a task about 'gym' in your list. Say 'show my tasks' to see what's on it.",
+      'INVOKE_TOOL',
+    ),
+  },
+  'unknown number': {
+    steps: one('complete task 9', "I couldn't find task 9 in your list. Say 'show my tasks' to see their numbers.", 'INVOKE_TOOL'),
+  },
+  // something missing: asked for, nothing changed
+  'add a task': {
+    steps: one('add a task', "Could you provide more details about the task's title? For example: 'add buy milk'.", 'ASK_CLARIFICATION'),
+  },
+  'rename task 1 to': {
+    steps: one(
+      'rename task 1 to',
+      "Could you provide more details about the new title? For example: 'rename task 1 to buy oat milk'.",
+      'ASK_CLARIFICATION',
+    ),
+  },
+  'update task 1': {
+    steps: one(
+      'update task 1',
+      'Could you provide more details about the change you want: a new title, a description or a priority? ' +
+        "For example: 'make task 1 high priority'.",
+      'ASK_CLARIFICATION',
+    ),
+  },
+  'delete it, with nothing said before': {
+    steps: one(
+      'delete it',
+      "Could you provide more details about which task you mean? You can say its number, like 'task 2', or words from its title.",
+      'ASK_CLARIFICATION',
+    ),
+  },
   // talk without tools
   hello: { steps: one('hello', /^Hi! /, 'RESPOND_ONLY') },
   'good morning!': { steps: one('good morning!', /^Hi! /) },

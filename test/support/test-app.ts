@@ -8,7 +8,8 @@ import { type AppConfig, loadConfig } from '../../src/infrastructure/config/app-
 import { ScryptPasswordHasher } from '../../src/infrastructure/security/scrypt-password-hasher';
 import { configureHttpApp } from '../../src/interfaces/http/configure-http-app';
 import { AppModule } from '../../src/modules/app.module';
-import type { TestDatabase } from './test-database';
+import { signUpAndIn, type SignedInUser } from './accounts';
+import { type TestDatabase, useTestDatabase } from './test-database';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
@@ -54,6 +55,97 @@ export async function startTestApp(
   // Listening once: given the bare server, supertest would listen and close per request.
   await app.listen(port, '127.0.0.1');
   return { app, http: `http://127.0.0.1:${port}`, config, close: () => app.close() };
+}
+
+export interface TestAppOptions {
+  /** Set on top of the test defaults above; a function is called as the app starts, for what an earlier hook made (a fake server's URL). */
+  readonly env?: Record<string, string> | (() => Record<string, string>);
+  readonly languageModel?: LanguageModel;
+  readonly clock?: Clock;
+  /** A database the migrations have not run on: for a test of start-up itself. */
+  readonly fresh?: boolean;
+  /** Runs before the app closes: what holds a connection open to it (MCP clients, event streams) goes first. */
+  readonly beforeClose?: () => unknown;
+}
+
+/** The app a describe block's tests share, on a database of its own. */
+export interface AppUnderTest extends TestApp {
+  readonly db: TestDatabase;
+  /**
+   * A person signed up and in over HTTP as soon as the app has started, in the order asked
+   * for: its fields can be read from the block's tests and later hooks. Call it in the
+   * describe body, next to `useTestApp`.
+   */
+  user(): SignedInUser;
+}
+
+/**
+ * Starts the real app on a new database (useTestDatabase) before the enclosing block's tests,
+ * and after them closes it, then disposes the database. Its fields throw until it has started;
+ * `close()` closes it once, whoever calls it first (a test, or the afterAll).
+ */
+export function useTestApp(options: TestAppOptions = {}): AppUnderTest {
+  let running: TestApp | undefined;
+  let closed: Promise<void> | undefined;
+  let starting = false;
+  const users: { signedIn?: SignedInUser }[] = [];
+  const close = () => (closed ??= running ? running.close() : Promise.resolve());
+  const db = useTestDatabase({
+    fresh: options.fresh,
+    beforeDispose: async () => {
+      try {
+        await options.beforeClose?.();
+      } finally {
+        await close();
+      }
+    },
+  });
+
+  beforeAll(async () => {
+    starting = true;
+    const env = typeof options.env === 'function' ? options.env() : options.env;
+    running = await startTestApp(db, env, { languageModel: options.languageModel, clock: options.clock });
+    for (const user of users) user.signedIn = await signUpAndIn(running.http);
+  });
+
+  const started = (): TestApp => running ?? unavailable('the app starts in beforeAll: use it from a test or a later hook');
+  return {
+    get app() {
+      return started().app;
+    },
+    get http() {
+      return started().http;
+    },
+    get config() {
+      return started().config;
+    },
+    db,
+    close,
+    user() {
+      if (starting) throw new Error('user() signs a person up when the app starts: call it in the describe body');
+      const slot: { signedIn?: SignedInUser } = {};
+      users.push(slot);
+      const signedIn = () => slot.signedIn ?? unavailable('the person signs up in beforeAll: use it from a test or a later hook');
+      return {
+        get userId() {
+          return signedIn().userId;
+        },
+        get email() {
+          return signedIn().email;
+        },
+        get token() {
+          return signedIn().token;
+        },
+        get auth() {
+          return signedIn().auth;
+        },
+      };
+    },
+  };
+}
+
+function unavailable(message: string): never {
+  throw new Error(message);
 }
 
 function freePort(): Promise<number> {

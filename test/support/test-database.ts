@@ -32,6 +32,40 @@ export async function createTestDatabase(options: { fresh?: boolean } = {}): Pro
 }
 
 /**
+ * A database of the enclosing block's own, made before its tests (beforeAll) and disposed of
+ * after them (afterAll), for a block that starts apps or commands on it itself.
+ * `beforeDispose` runs first: the block's apps close before their database goes. Its fields
+ * throw until it is made.
+ */
+export function useTestDatabase(options: { fresh?: boolean; beforeDispose?: () => unknown } = {}): TestDatabase {
+  let made: TestDatabase | undefined;
+  beforeAll(async () => {
+    made = await createTestDatabase({ fresh: options.fresh });
+  });
+  afterAll(async () => {
+    try {
+      await options.beforeDispose?.();
+    } finally {
+      await made?.dispose();
+    }
+  });
+  const database = () => made ?? unmade();
+  return {
+    get kind() {
+      return database().kind;
+    },
+    get settings() {
+      return database().settings;
+    },
+    dispose: () => database().dispose(),
+  };
+}
+
+function unmade(): never {
+  throw new Error('the database is made in beforeAll: use it from a test or a later hook');
+}
+
+/**
  * Where embedded test databases live: memory (/dev/shm) where there is one, since PGlite
  * writes through the file system and a disk's waits were most of a suite's time.
  */

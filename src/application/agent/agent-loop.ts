@@ -10,7 +10,7 @@ import {
   type PlannedCall,
 } from '../../domain/agent/confirmation';
 import { decisionOf, type DecisionType, type TurnFinishReason, type TurnStatus } from '../../domain/agent/decision';
-import { classifyModelFailure, type FailureClass, TREATMENTS, WARNINGS } from '../../domain/agent/failures';
+import { classifyModelFailure, type FailureClass, failureSentence, TREATMENTS, WARNINGS } from '../../domain/agent/failures';
 import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
 import { LanguageModelError } from '../../domain/agent/language-model-errors';
 import { recordedArguments, recordedToolName } from '../../domain/agent/model-output';
@@ -51,6 +51,8 @@ export interface AgentRunInput {
   /** The person's daily token budget: each model call reserves from it first. */
   readonly budget?: TokenBudget;
   readonly observer?: TurnObserver;
+  /** Named by the sentence after an unexpected failure (SUPPORT_CONTACT). */
+  readonly supportContact?: string | null;
 }
 
 export interface AgentRunResult {
@@ -565,7 +567,7 @@ export class AgentLoop {
 
   private failed(state: RunState, input: AgentRunInput, failureClass: FailureClass, providerRequestId: string | null, iterations: number) {
     return this.finish(state, input, {
-      say: TREATMENTS[failureClass].userSees,
+      say: failureSentence(failureClass, input.supportContact ?? null),
       status: 'error',
       finishReason: failureClass === 'TIMEOUT' ? 'timeout' : failureClass === 'BUDGET_SPENT' ? 'budget_spent' : 'error',
       iterations,
@@ -588,7 +590,7 @@ export class AgentLoop {
   ): AgentRunResult {
     const { reply } = state;
     if (end.say !== undefined) reply.say(end.say);
-    if (reply.value === '') reply.say(TREATMENTS.UNKNOWN.userSees);
+    if (reply.value === '') reply.say(failureSentence('UNKNOWN', input.supportContact ?? null));
     const warning =
       end.status === 'max_iterations_reached'
         ? WARNINGS.LIMIT_REACHED

@@ -8,4 +8,6 @@ export abstract class AgentSettings {
   abstract readonly pricing: TokenPricing | null;
   /** Chat turns one person may start per minute, counted across every server process. */
   abstract readonly turnsPerMinute: number;
+  /** Named by the sentence after an unexpected failure (SUPPORT_CONTACT); unset: "contact support". */
+  abstract readonly supportContact?: string | null;
 }

@@ -25,9 +25,14 @@ import { transcriptToSummarize, windowTurns } from './history';
 import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS, withSummary } from './conversation-summary.prompt';
 import { estimatedFixedTokens, estimatedTokens, planWindow } from '../../domain/chat/context-window';
 import type { TokenUsage } from '../agent/ports/language-model.port';
-import { type ConversationDigest, ConversationStore, type TurnContext, type TurnContextRecord } from './ports/conversation-store.port';
+import {
+  type ConversationDigest,
+  ConversationStore,
+  type TurnAccountCheck,
+  type TurnContext,
+  type TurnContextRecord,
+} from './ports/conversation-store.port';
 import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
-import type { AccountCheck } from '../identity/ports/access-token-service.port';
 import { Logger } from '../shared/ports/logger.port';
 import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.port';
 import { TODO_TOOLS } from '../todo/tools/todo-tool-definitions';
@@ -53,7 +58,8 @@ export interface ChatTurnInput {
   readonly userId: string;
   readonly conversationId?: string;
   readonly message: string;
-  readonly account?: AccountCheck | null;
+  /** What the caller did about the signed-in account (StartTurnInput.account). */
+  readonly account: TurnAccountCheck;
   readonly confirmationId?: string;
   /** The request's own sampling for the turn's model calls, within the server's bounds (requestedSampling). */
   readonly temperature?: number;
@@ -93,7 +99,6 @@ export class SendChatMessageUseCase {
   }
 
   /**
-   * `account`: the session's account check the bearer guard left to the turn (StartTurnInput.account).
    * `confirmationId`: the pending confirmation a "yes" or "no" answers, from a client that showed it as
    * data; such an answer resolves that one or, when it is no longer the open one, nothing.
    */
@@ -129,7 +134,7 @@ export class SendChatMessageUseCase {
       model: this.agent.provider,
       window: limits.historyWindow,
       turnsPerMinute: this.settings.turnsPerMinute,
-      account: input.account ?? null,
+      account: input.account,
       now: started,
     });
     const { conversationId } = loaded;
@@ -144,6 +149,7 @@ export class SendChatMessageUseCase {
       sampling,
       budget: this.budget,
       observer,
+      supportContact: this.settings.supportContact,
     };
     const pending = loaded.pendingConfirmation;
     const named = input.confirmationId ?? null;
@@ -227,7 +233,7 @@ export class SendChatMessageUseCase {
       warning: result.warning,
       pendingConfirmation: newPendingConfirmation,
       success: result.failure === null,
-      error: result.failure && turnFailure(result.failure.class),
+      error: result.failure && turnFailure(result.failure.class, this.settings.supportContact ?? null),
     };
   }
 

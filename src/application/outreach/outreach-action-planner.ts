@@ -7,6 +7,7 @@ import { availableActions, fitProblems, type CycleContext } from '../../domain/o
 import { completeJson } from '../agent/complete-json';
 import { AuditLog } from '../agent/ports/audit-log.port';
 import { LanguageModel } from '../agent/ports/language-model.port';
+import { SchemaValidator } from '../agent/ports/schema-validator.port';
 import { Logger } from '../shared/ports/logger.port';
 import type { AuditEntryFor, Cycle } from './cycle';
 import type { CycleCode, CycleOutcome } from './cycle-outcome';
@@ -37,8 +38,8 @@ type PlannerAnswer = { readonly kind: 'proposal'; readonly proposal: Proposal } 
 
 /**
  * The planning step of a cycle: asks the model for ONE action given the reloaded context,
- * checks it against the action contracts and the context, and audits every refusal. What
- * the model cost goes on the cycle.
+ * checks it against the action contracts (with `schemas`) and the context, and audits every
+ * refusal. What the model cost goes on the cycle.
  */
 @Injectable()
 export class OutreachActionPlanner {
@@ -49,8 +50,11 @@ export class OutreachActionPlanner {
     private readonly audit: AuditLog,
     private readonly settings: OutreachSettings,
     logger: Logger,
+    private readonly schemas: SchemaValidator,
   ) {
     this.logger = logger.withContext(OutreachActionPlanner.name);
+    // Every contract compiled once, now: one with a keyword or format the validator does not know fails the start.
+    for (const contract of Object.values(ACTION_CONTRACTS)) schemas.compile(contract.args);
   }
 
   /** The provider and model the cycle's decision row names. */
@@ -64,7 +68,7 @@ export class OutreachActionPlanner {
     const check = (value: unknown) => {
       const reported = checkPlannerError(value);
       if (reported) return reported.ok ? { ok: true as const, value: { kind: 'error', error: reported.value } as PlannerAnswer } : reported;
-      const checked = checkProposal(value);
+      const checked = checkProposal(value, this.schemas);
       if (!checked.ok) return checked;
       const misfit = fitProblems(checked.value, context);
       return misfit.length

@@ -35,6 +35,15 @@ export interface FailureTreatment {
   readonly auditStatus: AuditStatus;
 }
 
+/**
+ * Said for a failure the person can do nothing about but retry, with a way out if retrying
+ * does not help: the operator's support contact (SUPPORT_CONTACT), or support in general.
+ */
+export function unexpectedErrorSentence(supportContact: string | null): string {
+  const support = supportContact === null ? 'contact support' : `contact support at ${supportContact}`;
+  return `An unexpected error occurred. Please try again, or ${support} if it keeps happening.`;
+}
+
 export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
   PROVIDER_UNAVAILABLE: {
     retryable: true,
@@ -69,7 +78,7 @@ export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
   BAD_MODEL_REQUEST: {
     retryable: false,
     modelSees: 'The request to the model was malformed.',
-    userSees: 'An unexpected error occurred. Please try again.',
+    userSees: unexpectedErrorSentence(null),
     auditStatus: 'failed',
   },
   TOOL_NOT_FOUND: {
@@ -93,7 +102,7 @@ export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
   NOT_FOUND: {
     retryable: false,
     modelSees: 'Nothing matched.',
-    userSees: "I couldn't find that task. It may have been deleted.",
+    userSees: "I couldn't find that task; it may have been deleted. Say 'show my tasks' to see what's on your list.",
     auditStatus: 'failed',
   },
   BUDGET_SPENT: {
@@ -107,7 +116,7 @@ export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
   UNKNOWN: {
     retryable: false,
     modelSees: 'An unexpected error occurred.',
-    userSees: 'An unexpected error occurred. Please try again.',
+    userSees: unexpectedErrorSentence(null),
     auditStatus: 'failed',
   },
 };
@@ -124,8 +133,19 @@ export interface TurnFailure {
   readonly category: FailureClass;
 }
 
-export function turnFailure(failureClass: FailureClass): TurnFailure {
-  return { message: TREATMENTS[failureClass].userSees, category: failureClass };
+export function turnFailure(failureClass: FailureClass, supportContact: string | null = null): TurnFailure {
+  return { message: failureSentence(failureClass, supportContact), category: failureClass };
+}
+
+/**
+ * The sentence the person reads for a failure class: the treatment's, except that an
+ * unexpected failure (UNKNOWN, BAD_MODEL_REQUEST: nothing the person did) names the support
+ * contact when one is configured.
+ */
+export function failureSentence(failureClass: FailureClass, supportContact: string | null): string {
+  return failureClass === 'UNKNOWN' || failureClass === 'BAD_MODEL_REQUEST'
+    ? unexpectedErrorSentence(supportContact)
+    : TREATMENTS[failureClass].userSees;
 }
 
 /** Said beside an answer that may be incomplete. */
@@ -144,9 +164,23 @@ export const UNFIT_REPLY = {
   NO_WORDS: "Sorry, I couldn't put my answer into words. Please ask me again.",
 } as const;
 
-/** "I couldn't find a task about '<query>' in your list." */
+/** "I couldn't find a task about '<query>' in your list. Say 'show my tasks' to see what's on it." */
 export function notFoundSentence(query: string): string {
-  return `I couldn't find a task about '${query}' in your list.`;
+  return `I couldn't find a task about '${query}' in your list. Say 'show my tasks' to see what's on it.`;
+}
+
+/**
+ * What a person is told when TASK_NOT_FOUND answered a call, from its details: the words
+ * looked for, the number, or the scope of a deletion. Each names what to do next.
+ */
+export function taskNotFoundSentence(details: Readonly<Record<string, unknown>>): string {
+  if (typeof details.query === 'string') return notFoundSentence(details.query);
+  if (typeof details.number === 'number') {
+    return `I couldn't find task ${details.number} in your list. Say 'show my tasks' to see their numbers.`;
+  }
+  if (details.scope === 'all') return 'Your list is already empty.';
+  if (details.scope === 'completed') return "You don't have any completed tasks to remove.";
+  return TREATMENTS.NOT_FOUND.userSees;
 }
 
 /** Which failure class an error thrown while calling the model belongs to. */
@@ -201,6 +235,8 @@ export function friendlyToolError(error: { readonly code: string; readonly detai
       return typeof details.limit === 'number'
         ? `Your list is full: it holds at most ${details.limit} tasks. Delete some to make room.`
         : 'Your list is full. Delete some tasks to make room.';
+    case 'TASK_NOT_FOUND':
+      return taskNotFoundSentence(details);
     case 'TASK_BUSY':
       return 'That task is being changed right now. Please try again in a moment.';
     case 'INVALID_ARGUMENTS': {

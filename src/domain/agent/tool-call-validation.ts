@@ -1,7 +1,6 @@
 import { describeInputProblem, findInputProblem } from '../shared/untrusted-input';
 import { recordedToolName, utf8Length } from './model-output';
-import type { SchemaRule, SchemaViolation } from './json-schema';
-import { isIdentityField, type JsonSchema, type ToolCallRequest, type ToolDefinition } from './tools';
+import { isIdentityField, type SchemaCheck, type SchemaRule, type ToolCallRequest, type ToolDefinition } from './tools';
 
 export type ToolArguments = Readonly<Record<string, unknown>>;
 
@@ -35,14 +34,6 @@ export interface ArgumentProblem {
   readonly field: string;
   readonly rule: SchemaRule;
   readonly limit?: number;
-}
-
-/**
- * A complete JSON Schema implementation, which the tool server supplies (the SchemaValidator
- * port): every way `value` breaks `schema`, each naming its path under `arguments`.
- */
-export interface SchemaCheck {
-  violations(schema: JsonSchema, value: unknown): readonly SchemaViolation[];
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * The JSON Schema keywords Bridle's tools and action contracts use. Tool arguments are checked
- * by a complete implementation (the SchemaValidator port) in the dialect `$schema` names,
- * 2020-12 when it names none (as MCP says); a keyword it does not know refuses the schema.
+ * The JSON Schema keywords Bridle's tools and action contracts use. Tool arguments and the
+ * outreach planner's proposed actions are checked by a complete implementation (SchemaCheck,
+ * the SchemaValidator port) in the dialect `$schema` names, 2020-12 when it names none (as
+ * MCP says); a keyword or format it does not know refuses the schema.
  */
 export interface JsonSchema {
   readonly $schema?: string;
@@ -23,6 +24,32 @@ export interface JsonSchema {
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly default?: unknown;
+}
+
+/**
+ * Which rule a value broke: enough for a person-facing sentence ("That title is too long").
+ * `invalid` is any other keyword (a combination such as anyOf, uniqueItems…).
+ */
+export type SchemaRule =
+  'enum' | 'type' | 'required' | 'not_accepted' | 'too_short' | 'too_long' | 'range' | 'pattern' | 'format' | 'invalid';
+
+export interface SchemaViolation {
+  /** `arguments.title`, `args.fields[2]`: the root the caller named, then the path in the value. */
+  readonly path: string;
+  readonly rule: SchemaRule;
+  /** The bound that was crossed (characters, items or value), for too_short, too_long and range. */
+  readonly limit?: number;
+  /** For the caller that sent it: names the path and the rule. */
+  readonly message: string;
+}
+
+/**
+ * A complete JSON Schema implementation, which the server supplies (the SchemaValidator
+ * port): every way `value` breaks `schema`, at most one per path, each naming its path under
+ * `root` (`arguments` unless told: `arguments.numbers[1]`).
+ */
+export interface SchemaCheck {
+  violations(schema: JsonSchema, value: unknown, root?: string): readonly SchemaViolation[];
 }
 
 /**

@@ -1,5 +1,4 @@
-import { schemaViolations } from '../agent/json-schema';
-import type { JsonSchema } from '../agent/tools';
+import type { JsonSchema, SchemaCheck } from '../agent/tools';
 import { canonicalEmail, canonicalProfileUrl } from './lead';
 import type { ActionKind } from './outreach-task';
 
@@ -24,7 +23,11 @@ export type ProposedAction =
 export type ActionName = ProposedAction['action'];
 export type Proposal = ProposedAction & { readonly reason: string };
 
-/** The contract of each accepted action: its arguments, what it does, what it meters. */
+/**
+ * The contract of each accepted action: its arguments, what it does, what it meters. The
+ * arguments are JSON Schema 2020-12, checked by a complete implementation (SchemaCheck), so
+ * any keyword or format it knows may be used; one it does not know refuses the start.
+ */
 export const ACTION_CONTRACTS: Readonly<
   Record<ActionName, { readonly description: string; readonly args: JsonSchema; readonly kind: ActionKind | null }>
 > = {
@@ -97,7 +100,7 @@ export const ACTION_CONTRACTS: Readonly<
     kind: null,
     args: {
       type: 'object',
-      properties: { campaignId: { type: 'string', maxLength: 64 } },
+      properties: { campaignId: { type: 'string', format: 'uuid', maxLength: 64 } },
       required: ['campaignId'],
       additionalProperties: false,
     },
@@ -111,10 +114,10 @@ export type ProposalCheck = { readonly ok: true; readonly value: Proposal } | { 
 
 /**
  * A planner's answer is valid when it has `action`, `args` and `reason`; the action is in the allowlist;
- * the args meet its contract; the reason is 10–200 characters; and it is ONE action.
- * Each problem names its field.
+ * the args meet its contract (checked by `schemas`); the reason is 10–200 characters; and it is ONE action.
+ * Each problem names its field (`args.fields[0] must be one of …`).
  */
-export function checkProposal(value: unknown): ProposalCheck {
+export function checkProposal(value: unknown, schemas: SchemaCheck): ProposalCheck {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problems: ['the answer must be one JSON object with action, args and reason'] };
   }
@@ -135,7 +138,7 @@ export function checkProposal(value: unknown): ProposalCheck {
     problems.push(`action must be one of ${ACTION_NAMES.join(', ')}`);
   }
   if (contract && record.args !== undefined) {
-    problems.push(...schemaViolations(contract.args, record.args, 'args').map((problem) => problem.message));
+    problems.push(...schemas.violations(contract.args, record.args, 'args').map((problem) => problem.message));
     if (problems.length === 0) problems.push(...semanticProblems(action as ActionName, record.args as Record<string, unknown>));
   }
   const args = record.args;

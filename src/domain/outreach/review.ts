@@ -1,4 +1,5 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
+import type { SchemaCheck } from '../agent/tools';
 import { checkProposal, type Proposal } from './actions';
 import type { CampaignStatus } from './campaign';
 import { fitProblems, type CycleContext } from './planning';
@@ -107,10 +108,10 @@ export function reviewError(problem: ReviewProblem, status: DraftStatus): Domain
 
 /**
  * The draft with a reviewer's edits, checked by the same rules as a model's proposal
- * (checkProposal, then fitProblems for the task, its lead and the do-not-contact list).
+ * (checkProposal with `schemas`, then fitProblems for the task, its lead and the do-not-contact list).
  * @throws InvalidDraftEditError naming `edits.<field>` for a field the action does not have, or a result the rules refuse.
  */
-export function editDraft(proposal: DraftProposal, edits: DraftEdits, target: DraftTarget): DraftProposal {
+export function editDraft(proposal: DraftProposal, edits: DraftEdits, target: DraftTarget, schemas: SchemaCheck): DraftProposal {
   const allowed = EDITABLE_FIELDS[proposal.action];
   for (const [field, value] of Object.entries(edits)) {
     if (value === undefined) continue;
@@ -125,7 +126,7 @@ export function editDraft(proposal: DraftProposal, edits: DraftEdits, target: Dr
   }
   const args: Record<string, unknown> = { ...proposal.args };
   for (const field of allowed) if (edits[field] !== undefined) args[field] = edits[field];
-  const checked = checkProposal({ action: proposal.action, args, reason: proposal.reason });
+  const checked = checkProposal({ action: proposal.action, args, reason: proposal.reason }, schemas);
   if (!checked.ok) throw new InvalidDraftEditError(editedField(checked.problems[0], allowed), checked.problems.join('; '));
   const problems = fitProblems(checked.value, contextOf(target));
   if (problems.length) throw new InvalidDraftEditError(editedField(problems[0], allowed), problems.join('; '));

@@ -89,6 +89,8 @@ export class AppConfig {
   /** Chat tokens and their cost per person per UTC day; null: no such budget. */
   readonly chatDailyBudget!: DailyBudgetLimits;
   readonly agentLimits!: AgentLimits;
+  /** SUPPORT_CONTACT: where people get help, named after an unexpected failure; null: "contact support". */
+  readonly supportContact!: string | null;
   /** How often this process settles chat turns and tool calls cut off before they finished. */
   readonly chatSweepIntervalMs!: number;
   /** How often this process links appended audit rows onto the hash chain (one process at a time does). */
@@ -217,6 +219,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
       maxToolArgumentBytes: values.AGENT_MAX_TOOL_ARGUMENT_BYTES,
       maxReplyChars: values.AGENT_MAX_REPLY_CHARS,
     },
+    supportContact: values.SUPPORT_CONTACT ?? null,
     chatSweepIntervalMs: values.CHAT_SWEEP_INTERVAL_MS,
     auditSealIntervalMs: values.AUDIT_SEAL_INTERVAL_MS,
     auditSigningKey: values.AUDIT_SIGNING_KEY,

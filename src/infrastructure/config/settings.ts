@@ -340,6 +340,12 @@ export const SETTINGS = {
     default: String(REPLY_TARGET_CHARS),
     doc: "the model's words in one reply. Past it they are cut at a word with `…`, and the turn carries a `warning`",
   },
+  SUPPORT_CONTACT: {
+    section: 'Chat, agent and MCP',
+    ...pattern(/^\P{Cc}{1,200}$/u, 'must be one line of at most 200 characters', 'one line, ≤ 200 characters'),
+    defaultText: 'unset: "contact support"',
+    doc: 'where people get help (an email address or a URL), named by the sentence the assistant says after an unexpected failure: "An unexpected error occurred. Please try again, or contact support at `<SUPPORT_CONTACT>` if it keeps happening."',
+  },
   CHAT_SWEEP_INTERVAL_MS: {
     section: 'Chat, agent and MCP',
     ...wholeNumber(100, 3_600_000),

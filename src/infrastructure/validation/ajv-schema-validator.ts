@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { SchemaRule, SchemaViolation } from '../../domain/agent/json-schema';
-import type { JsonSchema } from '../../domain/agent/tools';
+import type { JsonSchema, SchemaRule, SchemaViolation } from '../../domain/agent/tools';
 import { SchemaValidator } from '../../application/agent/ports/schema-validator.port';
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
@@ -31,12 +30,12 @@ export class AjvSchemaValidator extends SchemaValidator {
     this.validatorFor(schema);
   }
 
-  violations(schema: JsonSchema, value: unknown): readonly SchemaViolation[] {
+  violations(schema: JsonSchema, value: unknown, root = 'arguments'): readonly SchemaViolation[] {
     const validate = this.validatorFor(schema);
     if (validate(value)) return [];
     const byPath = new Map<string, SchemaViolation>();
     for (const error of validate.errors ?? []) {
-      const problem = violationOf(error);
+      const problem = violationOf(error, root);
       if (problem && !byPath.has(problem.path)) byPath.set(problem.path, problem);
     }
     return [...byPath.values()];
@@ -47,7 +46,7 @@ export class AjvSchemaValidator extends SchemaValidator {
     if (!validate) {
       const { $schema } = schema;
       if ($schema !== undefined && !DRAFT_07.test($schema) && !$schema.includes('/draft/2020-12/')) {
-        throw new Error(`A tool schema declares $schema ${JSON.stringify($schema)}; only draft-07 and 2020-12 are known`);
+        throw new Error(`A schema declares $schema ${JSON.stringify($schema)}; only draft-07 and 2020-12 are known`);
       }
       validate = ($schema && DRAFT_07.test($schema) ? this.dialects.draft07 : this.dialects.draft2020).compile(schema);
       this.compiled.set(schema, validate);
@@ -56,9 +55,9 @@ export class AjvSchemaValidator extends SchemaValidator {
   }
 }
 
-/** `/numbers/1` → `arguments.numbers[1]`. */
-function pathOf(instancePath: string): string {
-  let path = 'arguments';
+/** `/numbers/1` under `arguments` → `arguments.numbers[1]`. */
+function pathOf(instancePath: string, root: string): string {
+  let path = root;
   for (const segment of instancePath.split('/').slice(1)) {
     const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
     path += /^\d+$/.test(key) ? `[${key}]` : `.${key}`;
@@ -91,9 +90,9 @@ const FORMAT_WORDS: Readonly<Record<string, string>> = {
 };
 
 /** One Ajv error in the words of the checker it replaced: the path, then the rule. */
-function violationOf(error: ErrorObject): SchemaViolation | null {
+function violationOf(error: ErrorObject, root: string): SchemaViolation | null {
   const params = error.params as Record<string, unknown>;
-  const at = pathOf(error.instancePath);
+  const at = pathOf(error.instancePath, root);
   const found = (path: string, rule: SchemaRule, words: string, limit?: number): SchemaViolation => ({
     path,
     rule,

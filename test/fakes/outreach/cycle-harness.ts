@@ -10,6 +10,7 @@ import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-o
 import { UnsubscribeLinks } from '../../../src/application/outreach/unsubscribe/unsubscribe-links';
 import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import { HmacLinkSigner } from '../../../src/infrastructure/security/hmac-link-signer';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
 import { FixedClock } from '../fixed-clock';
 import { RecordingLogger } from '../recording-logger';
 import { RecordingMetrics } from '../recording-metrics';
@@ -46,6 +47,8 @@ export const SETTINGS: OutreachSettings = {
 };
 
 const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null, turnsPerMinute: 60 };
+/** One for every cycle, as in the service: each action contract is compiled once. */
+const SCHEMAS = new AjvSchemaValidator();
 const SECRETS = new Map(SECRET_NAMES.map((name) => [name, `session-of-${name}`]));
 export const UNSUBSCRIBE_LINKS = new UnsubscribeLinks(
   HmacLinkSigner.derive('a-secret-of-at-least-thirty-two-characters', 'unsubscribe'),
@@ -77,7 +80,7 @@ export async function runOneCycle(
   const metrics = new RecordingMetrics();
   const sut = new RunOutreachCycleUseCase(
     store,
-    new OutreachActionPlanner(model, audit, SETTINGS, logger),
+    new OutreachActionPlanner(model, audit, SETTINGS, logger, SCHEMAS),
     new OutreachActionRunner(
       store,
       options.drafts ?? new NoReviewDraftStore(),

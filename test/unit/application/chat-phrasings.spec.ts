@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { playScenario, type PhrasingDriver, SCENARIOS } from '../../support/chat-phrasings';
 import { type OfflineChat, startOfflineChat } from '../../support/offline-chat';
 
+/** No bearer guard in memory: the account counts as read. */
+const account = { kind: 'checked-by-guard' } as const;
+
 describe('the todo assistant understands people (offline model, chat core in memory)', () => {
   let sut: OfflineChat;
 
@@ -24,7 +27,7 @@ describe('the todo assistant understands people (offline model, chat core in mem
       return userId;
     },
     async send(userId, message, conversationId) {
-      const reply = await sut.chat.execute({ userId, message, conversationId });
+      const reply = await sut.chat.execute({ userId, account, message, conversationId });
       return { conversationId: reply.conversationId, status: reply.status, response: reply.response, decisionType: reply.decision.type };
     },
     tasksOf: (userId) => sut.listTasks.execute({ userId, status: 'all' }),

@@ -3,6 +3,9 @@ import { SendChatMessageUseCase } from '../../../src/application/chat/send-chat-
 import { InvalidSamplingError } from '../../../src/domain/agent/limits';
 import { type OfflineChat, startOfflineChat } from '../../support/offline-chat';
 
+/** No bearer guard in memory: the account counts as read. */
+const account = { kind: 'checked-by-guard' } as const;
+
 describe(`${SendChatMessageUseCase.name}: what a turn records`, () => {
   let sut: OfflineChat;
 
@@ -19,7 +22,7 @@ describe(`${SendChatMessageUseCase.name}: what a turn records`, () => {
     let conversationId: string | undefined;
     const recorded: [string, string, boolean][] = [];
     for (const message of messages) {
-      const reply = await sut.chat.execute({ userId, message, conversationId });
+      const reply = await sut.chat.execute({ userId, account, message, conversationId });
       conversationId = reply.conversationId;
       const row = sut.conversations.decisions.find((decision) => decision.id === reply.decision.id);
       if (!row || !('intentType' in row)) throw new Error(`no finished decision row for "${message}"`);
@@ -68,15 +71,15 @@ describe(`${SendChatMessageUseCase.name}: what a turn records`, () => {
 
   it("records the server's sampling, or the request's own, and refuses one out of bounds before anything is stored", async () => {
     const userId = randomUUID();
-    const plain = await sut.chat.execute({ userId, message: 'hello' });
-    const own = await sut.chat.execute({ userId, message: 'hello', temperature: 0.9, maxTokens: 50 });
+    const plain = await sut.chat.execute({ userId, account, message: 'hello' });
+    const own = await sut.chat.execute({ userId, account, message: 'hello', temperature: 0.9, maxTokens: 50 });
     const sampling = (id: string) => sut.conversations.decisions.find((decision) => decision.id === id);
     expect(sampling(plain.decision.id)).toMatchObject({ sampling: { temperature: 0, maxTokens: 1024 } });
     expect(sampling(own.decision.id)).toMatchObject({ sampling: { temperature: 0.9, maxTokens: 50 } });
 
     const stored = sut.conversations.decisions.length;
-    await expect(sut.chat.execute({ userId, message: 'hello', maxTokens: 2048 })).rejects.toThrow(InvalidSamplingError);
-    await expect(sut.chat.execute({ userId, message: 'hello', temperature: 3 })).rejects.toMatchObject({ field: 'temperature' });
+    await expect(sut.chat.execute({ userId, account, message: 'hello', maxTokens: 2048 })).rejects.toThrow(InvalidSamplingError);
+    await expect(sut.chat.execute({ userId, account, message: 'hello', temperature: 3 })).rejects.toMatchObject({ field: 'temperature' });
     expect(sut.conversations.decisions).toHaveLength(stored);
   });
 });

@@ -221,7 +221,11 @@ describe(ExecuteToolCallUseCase.name, () => {
     await sut.execute({ tool: 'complete_task', arguments: { number: 4 }, context });
     expect(audit.rows[1]).toMatchObject({
       status: 'failed',
-      outcome: { errorCode: 'TASK_NOT_FOUND', errorMessage: "I couldn't find that task. It may have been deleted.", result: { number: 4 } },
+      outcome: {
+        errorCode: 'TASK_NOT_FOUND',
+        errorMessage: "I couldn't find task 4 in your list. Say 'show my tasks' to see their numbers.",
+        result: { number: 4 },
+      },
     });
   });
 

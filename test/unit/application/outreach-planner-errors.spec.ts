@@ -7,6 +7,7 @@ import type { TaskCycleContext } from '../../../src/application/outreach/ports/o
 import { CLAIM, runOneCycle, SETTINGS } from '../../fakes/outreach/cycle-harness';
 import { RecordingAuditLog } from '../../fakes/outreach/recording-outreach-ports';
 import { RecordingLogger } from '../../fakes/recording-logger';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
 import { LEAD, taskContext } from '../../fakes/outreach/proposals';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
 
@@ -188,7 +189,7 @@ describe(`${OutreachActionPlanner.name}, on a claim the controller's state confi
   // confirmed only by a check the model's answer races; the planner is asked directly here.
   async function plan(model: ScriptedLanguageModel, context: TaskCycleContext) {
     const audit = new RecordingAuditLog([]);
-    const sut = new OutreachActionPlanner(model, audit, SETTINGS, new RecordingLogger());
+    const sut = new OutreachActionPlanner(model, audit, SETTINGS, new RecordingLogger(), new AjvSchemaValidator());
     const cycle: Cycle = {
       decisionId: 'decision-1',
       started: new Date('2026-11-22T09:00:00.000Z'),

@@ -6,6 +6,7 @@ import type { Task } from '../../../src/domain/todo/task';
 import { RecordingLogger } from '../../fakes/recording-logger';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryInterruptedTurnStore, type OpenTurn } from '../../fakes/in-memory-interrupted-turn-store';
+import { aTask } from '../../factories/tasks';
 
 const NOW = new Date('2026-11-22T09:00:00.000Z');
 const TURN_MS = 30_000;
@@ -25,21 +26,8 @@ function call(pendingSeq: number, tool: string, args: Record<string, unknown>, s
   };
 }
 
-function task(number: number, title: string, createdAt: Date, changes: Partial<Task> = {}): Task {
-  return {
-    id: `t-${number}`,
-    userId: 'user-1',
-    number,
-    title,
-    description: null,
-    priority: 'medium',
-    completed: false,
-    createdAt,
-    updatedAt: createdAt,
-    completedAt: null,
-    ...changes,
-  };
-}
+const task = (number: number, title: string, createdAt: Date, changes: Partial<Task> = {}): Task =>
+  aTask({ number, title, createdAt, ...changes });
 
 describe(SweepInterruptedTurnsUseCase.name, () => {
   let logger: RecordingLogger;

@@ -1,25 +1,14 @@
 import { settleFromEvidence, type TaskEvidence } from '../../../src/application/todo/tools/tool-call-evidence';
 import type { Task } from '../../../src/domain/todo/task';
+import { aTask } from '../../factories/tasks';
 
 const STARTED = new Date('2026-11-22T09:00:00.000Z');
 const WINDOW = 10_000;
 const at = (ms: number) => new Date(STARTED.getTime() + ms);
 
-function task(number: number, title: string, changes: Partial<Task> = {}): Task {
-  return {
-    id: `t-${number}`,
-    userId: 'user-1',
-    number,
-    title,
-    description: null,
-    priority: 'medium',
-    completed: false,
-    createdAt: at(-86_400_000),
-    updatedAt: at(-86_400_000),
-    completedAt: null,
-    ...changes,
-  };
-}
+/** A task of the day before the call, unless `changes` says otherwise. */
+const task = (number: number, title: string, changes: Partial<Task> = {}): Task =>
+  aTask({ number, title, createdAt: at(-86_400_000), updatedAt: at(-86_400_000), ...changes });
 
 function evidence(tasks: Task[], changes: Partial<TaskEvidence> = {}): TaskEvidence {
   return { tasks, lastTaskNumber: Math.max(0, ...tasks.map((t) => t.number)), claimedTaskNumbers: new Set(), ...changes };

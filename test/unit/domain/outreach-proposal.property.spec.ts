@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { checkProposal } from '../../../src/domain/outreach/actions';
 import { fitProblems, type CycleContext } from '../../../src/domain/outreach/planning';
 import { contractAccepts, LEAD, proposalAnswer, taskContext, WRAP_UP, type ProposalSource } from '../../fakes/outreach/proposals';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+
+const schemas = new AjvSchemaValidator();
 
 /** The cycles proposals are checked in; the do-not-contact ones list the lead's own URL or email. */
 const CONTEXTS: readonly CycleContext[] = [
@@ -16,7 +19,7 @@ const CONTEXTS: readonly CycleContext[] = [
 
 /** What the controller does with a parsed answer before acting: the contract, then the fit with the cycle. */
 function validate(value: unknown, context: CycleContext) {
-  const checked = checkProposal(value);
+  const checked = checkProposal(value, schemas);
   if (!checked.ok) return checked;
   const problems = fitProblems(checked.value, context);
   return problems.length ? { ok: false as const, problems } : checked;
@@ -70,5 +73,36 @@ describe(`${checkProposal.name} and ${fitProblems.name}`, () => {
       taskContext('ScrapeProfile'),
     );
     expect(result).toEqual({ ok: false, problems: [`args.${name} is not an accepted argument`] });
+  });
+
+  it("refuses a campaignId that is not a UUID: a format in an action's contract is checked, not skipped", () => {
+    const reason = 'Every task of the campaign is finished.';
+    expect(checkProposal({ action: 'complete_campaign', args: { campaignId: 'q4-founders' }, reason }, schemas)).toEqual({
+      ok: false,
+      problems: ['args.campaignId must be a UUID'],
+    });
+    expect(checkProposal({ action: 'complete_campaign', args: { campaignId: WRAP_UP.campaign.id }, reason }, schemas)).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it.each([
+    [
+      'linkedin_scrape_profile',
+      { profileUrl: LEAD.linkedinUrl, fields: ['password'] },
+      'args.fields[0] must be one of "name", "headline", "title", "company", "location", "email"',
+    ],
+    ['linkedin_scrape_profile', { profileUrl: LEAD.linkedinUrl, fields: [] }, 'args.fields must have at least 1 items'],
+    [
+      'linkedin_send_message',
+      { profileUrl: LEAD.linkedinUrl, message: 'm'.repeat(1901) },
+      'args.message must be at most 1900 characters long',
+    ],
+    ['send_email', { to: LEAD.email, subject: 'Hi' }, 'args.body is required'],
+    ['wait_cooldown', { durationHours: 169 }, 'args.durationHours must be at most 168'],
+    ['wait_cooldown', { durationHours: '5' }, 'args.durationHours must be a number'],
+    ['refresh_session', { secretName: '' }, 'args.secretName must be at least 1 characters long'],
+  ])('tells the model which argument of %s broke which rule: %j', (action, args, problem) => {
+    expect(checkProposal({ action, args, reason: 'A reason long enough to pass.' }, schemas)).toEqual({ ok: false, problems: [problem] });
   });
 });

@@ -11,7 +11,7 @@ const SEED_ERROR = {
 };
 
 describe(checkPlannerError.name, () => {
-  it("reads seed 000's error response", () => {
+  it('reads an error with a code, a message and a suggested action with its arguments', () => {
     expect(checkPlannerError(SEED_ERROR)).toEqual({
       ok: true,
       value: {

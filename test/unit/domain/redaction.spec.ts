@@ -115,7 +115,7 @@ describe('redactText on text that is not JSON', () => {
   });
 });
 
-describe('redactText on long text (issue 33)', () => {
+describe('redactText on text longer than it keeps', () => {
   const MAX = REDACTED_TEXT_MAX_LENGTH;
 
   it('cuts one long word whole: nothing of it is kept, only how long it was', () => {

@@ -12,6 +12,9 @@ import {
   reviewError,
   reviewProblem,
 } from '../../../src/domain/outreach/review';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+
+const schemas = new AjvSchemaValidator();
 
 const TARGET: DraftTarget = {
   campaign: { id: 'c-1', name: 'Q1', status: 'active' },
@@ -69,14 +72,14 @@ describe('reviewProblem', () => {
 
 describe('editDraft', () => {
   it('changes a LinkedIn message and keeps its target and reason', () => {
-    expect(editDraft(MESSAGE, { message: 'Hello Ada, edited' }, TARGET)).toEqual({
+    expect(editDraft(MESSAGE, { message: 'Hello Ada, edited' }, TARGET, schemas)).toEqual({
       ...MESSAGE,
       args: { ...MESSAGE.args, message: 'Hello Ada, edited' },
     });
   });
 
   it("changes an email's subject and body, never its recipient", () => {
-    expect(editDraft(EMAIL, { subject: 'New', body: 'New body' }, EMAIL_TARGET).args).toEqual({
+    expect(editDraft(EMAIL, { subject: 'New', body: 'New body' }, EMAIL_TARGET, schemas).args).toEqual({
       to: 'ada@example.com',
       subject: 'New',
       body: 'New body',
@@ -84,14 +87,16 @@ describe('editDraft', () => {
   });
 
   it('refuses a field the action does not have, by name', () => {
-    expect(() => editDraft(MESSAGE, { subject: 'x' }, TARGET)).toThrow(expect.objectContaining({ field: 'edits.subject' }));
-    expect(() => editDraft(EMAIL, { message: 'x' }, EMAIL_TARGET)).toThrow(expect.objectContaining({ field: 'edits.message' }));
-    expect(() => editDraft(MESSAGE, { to: 'boss@victim.example' } as never, TARGET)).toThrow(InvalidDraftEditError);
+    expect(() => editDraft(MESSAGE, { subject: 'x' }, TARGET, schemas)).toThrow(expect.objectContaining({ field: 'edits.subject' }));
+    expect(() => editDraft(EMAIL, { message: 'x' }, EMAIL_TARGET, schemas)).toThrow(expect.objectContaining({ field: 'edits.message' }));
+    expect(() => editDraft(MESSAGE, { to: 'boss@victim.example' } as never, TARGET, schemas)).toThrow(InvalidDraftEditError);
   });
 
   it('re-checks the edit with the rules of a proposal: length, and the do-not-contact list', () => {
-    expect(() => editDraft(MESSAGE, { message: 'x'.repeat(1901) }, TARGET)).toThrow(expect.objectContaining({ field: 'edits.message' }));
-    expect(() => editDraft(MESSAGE, { message: 'Hello again' }, { ...TARGET, doNotContact: [TARGET.lead.linkedinUrl] })).toThrow(
+    expect(() => editDraft(MESSAGE, { message: 'x'.repeat(1901) }, TARGET, schemas)).toThrow(
+      expect.objectContaining({ field: 'edits.message' }),
+    );
+    expect(() => editDraft(MESSAGE, { message: 'Hello again' }, { ...TARGET, doNotContact: [TARGET.lead.linkedinUrl] }, schemas)).toThrow(
       InvalidDraftEditError,
     );
   });

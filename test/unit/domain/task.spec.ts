@@ -1,22 +1,9 @@
 import { changeTask, draftTask, InvalidTaskError, type Task } from '../../../src/domain/todo/task';
+import { aTask } from '../../factories/tasks';
 
 const at = (iso: string) => new Date(iso);
 
-function task(overrides: Partial<Task> = {}): Task {
-  return {
-    id: 't1',
-    userId: 'u1',
-    number: 1,
-    title: 'Buy milk',
-    description: null,
-    priority: 'medium',
-    completed: false,
-    createdAt: at('2026-01-01T00:00:00Z'),
-    updatedAt: at('2026-01-01T00:00:00Z'),
-    completedAt: null,
-    ...overrides,
-  };
-}
+const task = (overrides: Partial<Task> = {}): Task => aTask({ createdAt: at('2026-01-01T00:00:00Z'), ...overrides });
 
 describe('draftTask', () => {
   it('trims the title and defaults priority to medium and description to null', () => {

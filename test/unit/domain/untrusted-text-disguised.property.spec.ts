@@ -4,6 +4,9 @@ import { EMPTY_BRIEF, EMPTY_TEMPLATES } from '../../../src/domain/outreach/brief
 import { fitProblems, type CycleContext } from '../../../src/domain/outreach/planning';
 import { contactAddresses, mentions } from '../../../src/domain/outreach/untrusted-text';
 import { LEAD, taskContext } from '../../fakes/outreach/proposals';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+
+const schemas = new AjvSchemaValidator();
 
 /**
  * Issue 33: an address from untrusted text, hidden so that a check reading characters missed
@@ -277,7 +280,7 @@ function contextWith(field: Field, text: string, type: 'SendEmail' | 'SendLinked
 }
 
 function proposal(value: unknown): Proposal {
-  const checked = checkProposal(value);
+  const checked = checkProposal(value, schemas);
   if (!checked.ok) throw new Error(checked.problems.join('; '));
   return checked.value;
 }
@@ -336,7 +339,7 @@ describe('an address hidden in untrusted text', () => {
         ]);
         // Nor with the `to` written the hidden way: not an address, or not the lead's.
         if (!isProfile) {
-          const disguised = checkProposal({ ...sent, args: { ...sent.args, to: hidden.text } });
+          const disguised = checkProposal({ ...sent, args: { ...sent.args, to: hidden.text } }, schemas);
           if (disguised.ok) expect(fitProblems(disguised.value, context)).not.toEqual([]);
         }
       }),

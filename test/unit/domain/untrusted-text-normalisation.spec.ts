@@ -7,6 +7,9 @@ import { fitProblems } from '../../../src/domain/outreach/planning';
 import { contactAddresses, smuggledAddresses } from '../../../src/domain/outreach/untrusted-text';
 import { labelProblem, normaliseUntrustedText, strippedImportedText } from '../../../src/domain/shared/untrusted-text-normalisation';
 import { LEAD, taskContext } from '../../fakes/outreach/proposals';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+
+const schemas = new AjvSchemaValidator();
 
 const VICTIM = 'boss@victim.example';
 
@@ -126,7 +129,7 @@ describe('ordinary text', () => {
 const REASON = 'Following up on the campaign brief.';
 
 function proposal(value: unknown): Proposal {
-  const checked = checkProposal(value);
+  const checked = checkProposal(value, schemas);
   if (!checked.ok) throw new Error(checked.problems.join('; '));
   return checked.value;
 }

@@ -13,6 +13,14 @@ describe(loadConfig.name, () => {
     expect(config.signUp).toBe('open');
   });
 
+  it('reads SUPPORT_CONTACT, unset by default, and refuses one of several lines, naming it', () => {
+    expect(loadConfig({}).supportContact).toBeNull();
+    expect(loadConfig({ SUPPORT_CONTACT: '  help@example.com ' }).supportContact).toBe('help@example.com');
+    expect(loadConfig({ SUPPORT_CONTACT: 'https://example.com/help' }).supportContact).toBe('https://example.com/help');
+    expect(() => loadConfig({ SUPPORT_CONTACT: 'help@example.com\nsee also' })).toThrow(/SUPPORT_CONTACT must be one line of at most 200/);
+    expect(() => loadConfig({ SUPPORT_CONTACT: 'x'.repeat(201) })).toThrow(/SUPPORT_CONTACT must be one line of at most 200/);
+  });
+
   it('refuses destructive tools over MCP unless MCP_DESTRUCTIVE_TOOLS=allow', () => {
     expect(loadConfig({}).mcpDestructiveTools).toBe('confirm-in-chat');
     expect(loadConfig({ MCP_DESTRUCTIVE_TOOLS: 'allow' }).mcpDestructiveTools).toBe('allow');

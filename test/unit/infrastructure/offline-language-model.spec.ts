@@ -6,7 +6,13 @@ import type { AgentMessage } from '../../../src/domain/agent/tools';
 import { REPLY_TARGET_CHARS } from '../../../src/domain/agent/limits';
 import { OfflineLanguageModel } from '../../../src/infrastructure/llm/offline/offline-language-model';
 
-const WHICH_TASK = "Which task do you mean? You can say its number, like 'task 2', or words from its title.";
+const WHICH_TASK =
+  "Could you provide more details about which task you mean? You can say its number, like 'task 2', or words from its title.";
+const TITLE_MISSING = "Could you provide more details about the task's title? For example: 'add buy milk'.";
+const NEW_TITLE_MISSING = "Could you provide more details about the new title? For example: 'rename task 1 to buy oat milk'.";
+const CHANGE_MISSING =
+  'Could you provide more details about the change you want: a new title, a description or a priority? ' +
+  "For example: 'make task 1 high priority'.";
 const NOTHING_TO_CONFIRM = "There's nothing waiting for your confirmation right now.";
 const OFF_TOPIC = 'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
 const CLARIFY =
@@ -154,8 +160,21 @@ const PHRASINGS: readonly (readonly [string, Expected])[] = [
   ['give me a recipe for pancakes', says(OFF_TOPIC)],
   ['What is the capital of France?', says(OFF_TOPIC)],
 
+  // a request that leaves out what it needs asks for it
+  ['add a task', says(TITLE_MISSING)],
+  ['add', says(TITLE_MISSING)],
+  ['please create a new task', says(TITLE_MISSING)],
+  ['rename task 1 to', says(NEW_TITLE_MISSING)],
+  ['rename task 1', says(NEW_TITLE_MISSING)],
+  ['change the title of the milk task to', says(NEW_TITLE_MISSING)],
+  ['change task 2 to', says(NEW_TITLE_MISSING)],
+  ['update task 1', says(CHANGE_MISSING)],
+  ['edit the dentist task', says(CHANGE_MISSING)],
+  ['rename it to', says(WHICH_TASK)],
+  ['update it', says(WHICH_TASK)],
+
   ['banana', says(CLARIFY)],
-  ['add', says(CLARIFY)],
+  ['change my mind', says(CLARIFY)],
   ['', says(CLARIFY)],
   // There is no tool to reopen a task; completing it would do the opposite of what was asked.
   ['mark task 2 as not done', says(CLARIFY)],
@@ -311,12 +330,12 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
       name: 'complete_task',
       error: { code: 'TASK_NOT_FOUND', message: 'not found', details: { query: 'dentist' } },
     }),
-    "I couldn't find a task about 'dentist' in your list.",
+    "I couldn't find a task about 'dentist' in your list. Say 'show my tasks' to see what's on it.",
   ],
   [
     'TASK_NOT_FOUND by number',
     afterTools({ name: 'delete_task', error: { code: 'TASK_NOT_FOUND', message: 'Task 7 was not found', details: { number: 7 } } }),
-    "I couldn't find task 7 in your list.",
+    "I couldn't find task 7 in your list. Say 'show my tasks' to see their numbers.",
   ],
   [
     'AMBIGUOUS_TASK',
@@ -368,7 +387,8 @@ const REPLIES: readonly (readonly [string, AgentMessage[], string])[] = [
       { name: 'complete_task', error: { code: 'TASK_NOT_FOUND', message: 'Task 9 was not found', details: { number: 9 } } },
       { name: 'add_task', result: { task: dentist } },
     ),
-    "Got it! Added 'Buy milk' to your list.\nI couldn't find task 9 in your list.\nGot it! Added 'Dentist' to your list. Anything else?",
+    "Got it! Added 'Buy milk' to your list.\nI couldn't find task 9 in your list. Say 'show my tasks' to see their numbers.\n" +
+      "Got it! Added 'Dentist' to your list. Anything else?",
   ],
 ];
 

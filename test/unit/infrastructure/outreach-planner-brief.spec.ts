@@ -7,6 +7,9 @@ import type { OutreachTaskType } from '../../../src/domain/outreach/outreach-tas
 import { fitProblems } from '../../../src/domain/outreach/planning';
 import { OfflineLanguageModel } from '../../../src/infrastructure/llm/offline/offline-language-model';
 import { taskContext } from '../../fakes/outreach/proposals';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+
+const schemas = new AjvSchemaValidator();
 
 const NOW = new Date('2026-11-22T09:20:30.000Z');
 
@@ -53,7 +56,7 @@ async function plan(cycle: TaskCycleContext): Promise<Proposal> {
       signal: new AbortController().signal,
     },
     (answer) => {
-      const checked = checkProposal(answer);
+      const checked = checkProposal(answer, schemas);
       if (!checked.ok) return checked;
       const problems = fitProblems(checked.value, cycle);
       return problems.length ? { ok: false, problems } : checked;

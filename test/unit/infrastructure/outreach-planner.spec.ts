@@ -10,6 +10,9 @@ import { fitProblems, type CycleContext } from '../../../src/domain/outreach/pla
 import { hoursUntilReset, type QuotaState } from '../../../src/domain/outreach/quota';
 import { OfflineLanguageModel } from '../../../src/infrastructure/llm/offline/offline-language-model';
 import { planOutreachAction } from '../../../src/infrastructure/llm/offline/outreach-planner';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+
+const schemas = new AjvSchemaValidator();
 
 const NOW = new Date('2026-11-22T09:20:30.000Z');
 const CAMPAIGN = { id: '7f1c2d3e-0000-4000-8000-000000000001', name: 'Q4 founders', status: 'active' as const };
@@ -56,7 +59,7 @@ function request(messages: readonly AgentMessage[], systemPrompt = OUTREACH_SYST
 /** What the outreach controller accepts: a well-formed proposal that fits this cycle. */
 function acceptedIn(context: CycleContext): JsonCheck<Proposal> {
   return (value) => {
-    const checked = checkProposal(value);
+    const checked = checkProposal(value, schemas);
     if (!checked.ok) return checked;
     const problems = fitProblems(checked.value, context);
     return problems.length ? { ok: false, problems } : checked;
@@ -232,7 +235,7 @@ describe(OfflineLanguageModel.name, () => {
       }
       for (const context of contexts) {
         const completion = await sut.complete(request([user(outreachUserPrompt(context, NOW))]));
-        const checked = checkProposal(JSON.parse(completion.text!));
+        const checked = checkProposal(JSON.parse(completion.text!), schemas);
         expect(checked).toMatchObject({ ok: true });
         if (checked.ok) expect(fitProblems(checked.value, context)).toEqual([]);
       }

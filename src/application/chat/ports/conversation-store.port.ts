@@ -1,5 +1,4 @@
 import type { DecisionMeasures } from '../../agent/decision-measures';
-import type { AccountCheck } from '../../identity/ports/access-token-service.port';
 import type { Page } from '../../shared/page';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
@@ -56,6 +55,18 @@ export interface DecisionLogEntry extends DecisionMeasures {
   readonly sampling: ModelSampling;
 }
 
+/**
+ * What the caller of a turn did about the signed-in account. Every caller says it, so that a
+ * route that forgets does not compile:
+ * - `check`: the bearer guard left reading the account to the turn (a session on a route
+ *   marked AccountCheckedByHandler). The turn's opening statement reads it first and opens the
+ *   turn, counting it against the limit, only if the account exists under `credentialsVersion`,
+ *   the version the session's token was issued under.
+ * - `checked-by-guard`: the guard has read the account already (a personal access token, or
+ *   any route not so marked); the turn reads nothing more.
+ */
+export type TurnAccountCheck = { readonly kind: 'check'; readonly credentialsVersion: number } | { readonly kind: 'checked-by-guard' };
+
 export interface StartTurnInput {
   readonly userId: string;
   readonly conversationId: string | null;
@@ -66,13 +77,7 @@ export interface StartTurnInput {
   readonly window: number;
   /** The turn counts against the user's per-minute limit and opens only within it. */
   readonly turnsPerMinute: number;
-  /**
-   * The signed-in session's account check, when the bearer guard left it to the turn: the
-   * turn opens (and counts against the limit) only if the user's account exists under this
-   * credentials version, read by the opening statement itself. Null when the guard has
-   * already read the account.
-   */
-  readonly account: AccountCheck | null;
+  readonly account: TurnAccountCheck;
   readonly now: Date;
 }
 
@@ -108,7 +113,7 @@ export abstract class ConversationStore {
    * not there.
    * Counts the turn against the user's `turnsPerMinute` first, in the same statement: past
    * the limit nothing else is written.
-   * With an `account` check, that comes before everything: a stale session writes nothing.
+   * An `account` to `check` comes before everything: a stale session writes nothing.
    * @throws AccountGoneError, CredentialsChangedError when the account check fails.
    * @throws ChatTurnLimitError past the limit (the block lasts a minute from the hit that passed it).
    * @throws ConversationNotFoundError when the user has no such conversation (the hit still counts).

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DraftNotFoundError, type DraftEdits, editDraft, reviewError, reviewProblem } from '../../../domain/outreach/review';
+import { SchemaValidator } from '../../agent/ports/schema-validator.port';
 import { Clock } from '../../shared/ports/clock.port';
 import { OutreachDraftStore, type ReviewResult, type StoredDraft } from '../ports/outreach-draft-store.port';
 
@@ -19,6 +20,7 @@ export class ReviewDraftUseCase {
   constructor(
     private readonly drafts: OutreachDraftStore,
     private readonly clock: Clock,
+    private readonly schemas: SchemaValidator,
   ) {}
 
   /**
@@ -32,7 +34,9 @@ export class ReviewDraftUseCase {
     const problem = reviewProblem(found.draft, { argumentsHash: input.argumentsHash, now });
     if (problem) throw reviewError(problem, found.draft.status);
     const edits = input.edits ?? {};
-    const edited = Object.values(edits).some((value) => value !== undefined) ? editDraft(found.draft.proposal, edits, found.target) : null;
+    const edited = Object.values(edits).some((value) => value !== undefined)
+      ? editDraft(found.draft.proposal, edits, found.target, this.schemas)
+      : null;
     return settled(
       await this.drafts.approve({
         ownerId: input.userId,

@@ -20,9 +20,13 @@ export interface TaskEdits {
   readonly priority?: TaskPriority;
 }
 
+/** What a request to add or change a task left out: the title, the new title, the change, or which task. */
+export type MissingDetail = 'title' | 'new_title' | 'change' | 'task';
+
 /** What one user sentence asks for, before it is checked against the tools on offer. */
 export type Intent =
   | { readonly kind: 'greeting' | 'help' | 'confirmation' | 'off_topic' | 'unclear' }
+  | { readonly kind: 'needs_detail'; readonly detail: MissingDetail }
   | { readonly kind: 'add'; readonly title: string; readonly priority?: TaskPriority }
   | { readonly kind: 'list'; readonly status: TaskStatusFilter }
   | { readonly kind: 'complete'; readonly target: TaskTarget }
@@ -75,6 +79,24 @@ function retitle(phrase: string, rawTitle: string): Intent | undefined {
   if (/^(?:done|complete|completed|finished)$/i.test(rawTitle)) return complete(phrase);
   const title = cleanTitle(rawTitle);
   return title.length > 0 ? update(phrase, { title }) : undefined;
+}
+
+const needs = (detail: MissingDetail): Intent => ({ kind: 'needs_detail', detail });
+
+/** A task by number or position ("task 1", "the second one"), or by words beside a task noun ("the milk task"). */
+const NAMES_A_TASK = /\b(?:task|item|todo|to-do|one)\b/i;
+
+/**
+ * "rename task 1 to", "update task 1": the task is named but not what to make of it. With
+ * "to" at the end, or a rename, what is missing is the new title; else the change itself.
+ * A phrase that names no task asks which; one that may not be about a task at all ("change
+ * my mind") is left to the other rules.
+ */
+function changeWithout(phrase: string | undefined, retitling: boolean): Intent | undefined {
+  const target = phrase === undefined ? ({ kind: 'missing' } as const) : parseTarget(phrase);
+  if (target.kind === 'missing') return needs('task');
+  if (target.kind === 'query' && !NAMES_A_TASK.test(phrase ?? '')) return undefined;
+  return needs(retitling ? 'new_title' : 'change');
 }
 
 function reprioritise(phrase: string, word: string): Intent | undefined {
@@ -276,6 +298,19 @@ const RULES: readonly Rule[] = [
     intent: (m) => add(m[1]),
   },
   { pattern: new RegExp(`${NEED_TO.source}(.+)$`, 'i'), intent: (m) => needTo(m[1]) },
+
+  // a request that leaves out what it needs: asked for, not guessed
+  {
+    pattern:
+      /^(?:add|create|make|put|new|jot down|write down|note down)(?: (?:a|an|another|one more))?(?: new)?(?: (?:task|todo|to-do|item|reminder|entry))?(?: (?:to|on) (?:my|the) (?:todo |to-do |task )?list)?$/i,
+    intent: () => needs('title'),
+  },
+  { pattern: /^(?:rename|retitle|reword)(?: (.+?))?(?: (?:to|as|into))?$/i, intent: (m) => changeWithout(m[1], true) },
+  {
+    pattern: /^(?:change|set|update|edit) the (?:title|name|wording|text) (?:of|for|on) (.+?)(?: to)?$/i,
+    intent: (m) => changeWithout(m[1], true),
+  },
+  { pattern: /^(?:update|change|edit|modify|alter) (.+?)( (?:to|into))?$/i, intent: (m) => changeWithout(m[1], m[2] !== undefined) },
 ];
 
 function matchRules(text: string): Intent | undefined {

@@ -20,6 +20,7 @@ import {
   composeReply,
   GREETING,
   HELP,
+  MORE_DETAILS,
   NOTHING_TO_CONFIRM,
   OFF_TOPIC,
   outOfRange,
@@ -128,6 +129,8 @@ function respond(intent: Intent, request: CompletionRequest): Answer {
       return { text: OFF_TOPIC };
     case 'unclear':
       return { text: CLARIFY };
+    case 'needs_detail':
+      return { text: MORE_DETAILS[intent.detail] };
     case 'add':
       return call(request, 'add_task', () => ({
         arguments: { title: intent.title, ...(intent.priority && { priority: intent.priority }) },

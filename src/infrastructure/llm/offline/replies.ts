@@ -1,8 +1,9 @@
 import { deletionPrompt, titlesInBrief } from '../../../domain/agent/confirmation';
 import { joinedWithAnd, joinedWithOr } from '../../../domain/shared/words';
-import { friendlyToolError, notFoundSentence } from '../../../domain/agent/failures';
+import { friendlyToolError } from '../../../domain/agent/failures';
 import { REPLY_TARGET_CHARS } from '../../../domain/agent/limits';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
+import type { MissingDetail } from './intent';
 
 export const GREETING =
   "Hi! I'm Bridle, and I look after your to-do list. I can add tasks, show what's left, mark tasks done, " +
@@ -17,7 +18,16 @@ export const HELP = [
   "- Delete tasks: 'delete task 2' or 'clear completed tasks'",
 ].join('\n');
 
-export const WHICH_TASK = "Which task do you mean? You can say its number, like 'task 2', or words from its title.";
+/** "Could you provide more details about <what is missing>?", then how to say it. */
+export const MORE_DETAILS: Readonly<Record<MissingDetail, string>> = {
+  title: "Could you provide more details about the task's title? For example: 'add buy milk'.",
+  new_title: "Could you provide more details about the new title? For example: 'rename task 1 to buy oat milk'.",
+  change:
+    'Could you provide more details about the change you want: a new title, a description or a priority? ' +
+    "For example: 'make task 1 high priority'.",
+  task: "Could you provide more details about which task you mean? You can say its number, like 'task 2', or words from its title.",
+};
+export const WHICH_TASK = MORE_DETAILS.task;
 export const NOTHING_TO_CONFIRM = "There's nothing waiting for your confirmation right now.";
 export const OFF_TOPIC = 'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
 export const CLARIFY =
@@ -154,22 +164,11 @@ function succeeded(name: string, result: Fields): string {
   }
 }
 
-function notFound(details: Fields): string {
-  const query = text(details.query);
-  if (query !== undefined) return notFoundSentence(query);
-  if (typeof details.number === 'number') return `I couldn't find task ${details.number} in your list.`;
-  if (details.scope === 'all') return 'Your list is already empty.';
-  if (details.scope === 'completed') return "You don't have any completed tasks to remove.";
-  return "I couldn't find that task in your list.";
-}
-
 function failed(error: Fields): string {
   const details = fields(error.details);
   // Codes may arrive namespaced ("TODO.TASK_NOT_FOUND"); the last segment is the kind.
   const code = (text(error.code) ?? '').split('.').pop();
   switch (code) {
-    case 'TASK_NOT_FOUND':
-      return notFound(details);
     case 'AMBIGUOUS_TASK': {
       const candidates = taskViews(details.candidates).map((task) => `${task.number}. ${task.title}`);
       const query = text(details.query) ?? 'that';

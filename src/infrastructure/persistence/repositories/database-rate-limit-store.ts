@@ -1,6 +1,6 @@
 import type { ClientRegistrationHandlerOptions } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import type { DataSource } from 'typeorm';
-import { countHit, HIT_ROW } from '../rate-limit-counter';
+import { countHit, HIT_ROW } from '../tables/rate-limits';
 import { changeRows, selectRow, sql } from '../sql';
 
 /** express-rate-limit's options and Store, as the MCP SDK's handlers take them (`rateLimit`). */

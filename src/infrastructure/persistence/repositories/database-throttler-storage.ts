@@ -2,7 +2,7 @@ import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { DataSource } from 'typeorm';
 import { PeriodicJob } from '../../periodic-job';
-import { BACK_OFF_INTERVAL, countHit, HIT_ROW } from '../rate-limit-counter';
+import { BACK_OFF_INTERVAL, countHit, HIT_ROW } from '../tables/rate-limits';
 import { changeRows, selectRow, sql } from '../sql';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;

@@ -1,198 +1,39 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
-  AUDIT_SOURCES,
   type AuditFilter,
   AuditReader,
   type AuditRecord,
-  type AuditSource,
   type ChainLink,
   type ChainVerification,
   type DecisionFilter,
   type DecisionRecord,
   type DecisionWithToolCalls,
-  RECORDED_AUDIT_STATUSES,
-  type RecordedAuditStatus,
 } from '../../../application/audit/ports/audit-reader.port';
 import type { Page } from '../../../application/shared/page';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
-import { INTENT_TYPES, OUTCOME_CATEGORIES } from '../../../domain/agent/turn-outcome';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
-import { join, raw, selectRow, selectRows, sql, type Statement } from '../sql';
+import { raw, selectRow, selectRows, sql } from '../sql';
+import {
+  allOf,
+  AUDIT_COLUMNS,
+  AUDIT_FROM,
+  AUDIT_ROW,
+  auditConditions,
+  DECISION_COLUMNS,
+  DECISION_DETAIL_ROW,
+  DECISION_FROM,
+  DECISION_ROW,
+  decisionConditions,
+  toDecisionRecord,
+  when,
+} from './postgres-audit-reader/records';
 
-/** An audit_log row as the admin API reads it; bigint columns come back as text. */
-const AUDIT_ROW = z
-  .object({
-    seq: z.coerce.number().int(),
-    created_at: z.coerce.date(),
-    source: z.enum(AUDIT_SOURCES as [AuditSource, ...AuditSource[]]),
-    actor_id: z.string(),
-    actor_email: z.string().nullable(),
-    conversation_id: z.string().nullable(),
-    campaign_id: z.string().nullable(),
-    outreach_task_id: z.string().nullable(),
-    decision_id: z.string().nullable(),
-    tool: z.string(),
-    arguments: z.unknown(),
-    status: z.enum(RECORDED_AUDIT_STATUSES as [RecordedAuditStatus, ...RecordedAuditStatus[]]),
-    result: z.unknown(),
-    error_code: z.string().nullable(),
-    error_message: z.string().nullable(),
-    duration_ms: z.number().nullable(),
-    security_events: z.array(z.unknown()),
-    pending_seq: z.coerce.number().int().nullable(),
-    hash: z.string().nullable(),
-    prev_hash: z.string().nullable(),
-  })
-  .transform((row): AuditRecord => ({
-    seq: row.seq,
-    createdAt: row.created_at,
-    source: row.source,
-    actorId: row.actor_id,
-    actorEmail: row.actor_email,
-    conversationId: row.conversation_id,
-    campaignId: row.campaign_id,
-    outreachTaskId: row.outreach_task_id,
-    decisionId: row.decision_id,
-    tool: row.tool,
-    arguments: row.arguments,
-    status: row.status,
-    result: row.result,
-    errorCode: row.error_code,
-    errorMessage: row.error_message,
-    durationMs: row.duration_ms,
-    securityEvents: row.security_events,
-    pendingSeq: row.pending_seq,
-    hash: row.hash,
-    prevHash: row.prev_hash,
-  }));
-
-const DECISION_FIELDS = {
-  id: z.string(),
-  created_at: z.coerce.date(),
-  /** The exact timestamp as text, for the page cursor: a Date would lose its microseconds. */
-  created_key: z.string(),
-  user_id: z.string(),
-  actor_email: z.string().nullable(),
-  conversation_id: z.string().nullable(),
-  campaign_id: z.string().nullable(),
-  outreach_task_id: z.string().nullable(),
-  decision_type: z.string(),
-  status: z.string(),
-  iterations: z.number(),
-  provider: z.string(),
-  model: z.string(),
-  prompt_tokens: z.number(),
-  completion_tokens: z.number(),
-  cost: z.coerce.number().nullable(),
-  duration_ms: z.number(),
-  failure_class: z.string().nullable(),
-  provider_request_id: z.string().nullable(),
-  message_id: z.string().nullable(),
-  intent_type: z.enum(INTENT_TYPES).nullable(),
-  outcome_category: z.enum(OUTCOME_CATEGORIES).nullable(),
-  temperature: z.coerce.number().nullable(),
-  max_tokens: z.number().nullable(),
-};
-
-function toDecisionRecord(row: z.output<z.ZodObject<typeof DECISION_FIELDS>>): DecisionRecord {
-  return {
-    id: row.id,
-    createdAt: row.created_at,
-    actorId: row.user_id,
-    actorEmail: row.actor_email,
-    conversationId: row.conversation_id,
-    campaignId: row.campaign_id,
-    outreachTaskId: row.outreach_task_id,
-    decisionType: row.decision_type,
-    status: row.status,
-    iterations: row.iterations,
-    provider: row.provider,
-    model: row.model,
-    promptTokens: row.prompt_tokens,
-    completionTokens: row.completion_tokens,
-    cost: row.cost,
-    durationMs: row.duration_ms,
-    failureClass: row.failure_class,
-    providerRequestId: row.provider_request_id,
-    messageId: row.message_id,
-    intentType: row.intent_type,
-    outcomeCategory: row.outcome_category,
-    temperature: row.temperature,
-    maxTokens: row.max_tokens,
-  };
-}
-
-const DECISION_ROW = z.object(DECISION_FIELDS);
-
-/**
- * Audit rows (`a`) with their actor's email, read now from users (`u`): null once the account
- * is gone. Columns and conditions name their table, since users has an id and a created_at too.
- */
-const AUDIT_COLUMNS = raw(`a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, a.conversation_id, a.campaign_id,
-  a.outreach_task_id, a.decision_id, a.tool, a.arguments, a.status, a.result, a.error_code, a.error_message, a.duration_ms, a.security_events,
-  a.pending_seq, c.hash, c.prev_hash`);
-/** With the row's link in the chain (`c`): none until the sealer has linked it. */
-const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN audit_chain c ON c.seq = a.seq`);
-/** Decision rows (`d`) with their user's email, as for audit rows. */
-const DECISION_COLUMNS = raw(`d.id, d.created_at, d.created_at::text AS created_key, d.user_id, u.email AS actor_email, d.conversation_id,
-  d.campaign_id, d.outreach_task_id, d.decision_type, d.status, d.iterations, d.provider, d.model, d.prompt_tokens,
-  d.completion_tokens, d.cost, d.duration_ms, d.failure_class, d.provider_request_id, d.message_id, d.intent_type, d.outcome_category,
-  d.temperature, d.max_tokens`);
-const DECISION_FROM = raw(`decision_logs d LEFT JOIN users u ON u.id = d.user_id`);
 const GENESIS_HASH = '0'.repeat(64);
 /** Rows per statement when exporting or verifying: bounded memory, few round trips. */
 const EXPORT_BATCH = 500;
 const VERIFY_BATCH = 2000;
-
-/** `column op value` when the filter has a value, else nothing. */
-const when = (value: unknown, condition: Statement): Statement | null => (value === undefined ? null : condition);
-
-/** The conditions joined with AND; TRUE when there are none. */
-function allOf(conditions: readonly (Statement | null)[]): Statement {
-  const present = conditions.filter((condition): condition is Statement => condition !== null);
-  return present.length === 0 ? sql`TRUE` : join(present, ' AND ');
-}
-
-function auditConditions(filter: AuditFilter): (Statement | null)[] {
-  // Rows written before the names were one say confirmation_requested (see RecordedAuditStatus).
-  const statuses = filter.status === 'confirmation_required' ? ['confirmation_required', 'confirmation_requested'] : [filter.status];
-  return [
-    when(filter.actorId, sql`a.actor_id = ${filter.actorId}`),
-    // Emails are stored in lower case (normalizeEmail), so this compares without regard to case.
-    when(filter.actorEmail, sql`u.email = lower(${filter.actorEmail})`),
-    when(filter.source, sql`a.source = ${filter.source}`),
-    when(filter.tool, sql`a.tool = ${filter.tool}`),
-    when(filter.status, sql`a.status = ANY(${statuses}::text[])`),
-    when(filter.conversationId, sql`a.conversation_id = ${filter.conversationId}`),
-    when(filter.campaignId, sql`a.campaign_id = ${filter.campaignId}`),
-    when(filter.decisionId, sql`a.decision_id = ${filter.decisionId}`),
-    when(filter.from, sql`a.created_at >= ${filter.from}`),
-    when(filter.to, sql`a.created_at < ${filter.to}`),
-  ];
-}
-
-function decisionConditions(filter: DecisionFilter): (Statement | null)[] {
-  return [
-    when(filter.actorId, sql`d.user_id = ${filter.actorId}`),
-    when(filter.status, sql`d.status = ${filter.status}`),
-    when(filter.conversationId, sql`d.conversation_id = ${filter.conversationId}`),
-    when(filter.campaignId, sql`d.campaign_id = ${filter.campaignId}`),
-    when(filter.decisionId, sql`d.id = ${filter.decisionId}`),
-    when(filter.from, sql`d.created_at >= ${filter.from}`),
-    when(filter.to, sql`d.created_at < ${filter.to}`),
-  ];
-}
-
-/** What the model was told in a chat turn, as decision_logs.context stores it. */
-const TURN_CONTEXT = z.object({
-  summaryId: z.string().nullable(),
-  firstSeq: z.number().nullable(),
-  lastSeq: z.number().nullable(),
-  messages: z.number(),
-  estimatedTokens: z.number(),
-});
 
 const CHAIN_ROW = z.object({
   position: z.coerce.number().int(),
@@ -235,7 +76,6 @@ const CHECKPOINT_COLUMNS = raw(`position, seq, head_hash, created_at, key_id, pu
 const CHECKPOINT_BATCH = 500;
 const LINKS_BATCH = 1000;
 
-const DECISION_DETAIL_ROW = DECISION_ROW.extend({ context: TURN_CONTEXT.nullable(), summary: z.string().nullable() });
 const HEAD_ROW = z.object({ head: z.coerce.number().int().nullable() });
 
 /**

@@ -25,8 +25,8 @@ import { APPROVAL_MODES } from '../../../domain/outreach/review';
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor, isTimestamp } from '../cursor';
 import { changeRows, empty, join, raw, selectRow, selectRows, sql } from '../sql';
-import { BRIEF_ROW_FIELDS, briefColumns, briefInsert, briefOfRow, briefSet } from './campaign-brief-columns';
-import { readQuota } from './quota-ledger';
+import { BRIEF_ROW_FIELDS, briefColumns, briefInsert, briefOfRow, briefSet } from '../tables/campaign-brief-columns';
+import { readQuota } from '../tables/quota-ledger';
 import { z } from 'zod';
 
 const CAMPAIGN_ROW = z

@@ -4,13 +4,14 @@ import { DataSource } from 'typeorm';
 import type { Page } from '../../../application/shared/page';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import { jsonColumn } from '../json-column';
-import { countHit } from '../rate-limit-counter';
 import { empty, exists, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
+import { turnDecisionOpening, turnDecisionSettling } from '../tables/decision-logs';
+import { IN_PROGRESS_STATUS } from '../tables/messages';
+import { countHit } from '../tables/rate-limits';
 import { z } from 'zod';
 import { ConversationStore, type FinishedTurn, type StartTurnInput } from '../../../application/chat/ports/conversation-store.port';
 import type { PendingConfirmation } from '../../../domain/agent/confirmation';
 import { DECISION_TYPES, TURN_STATUSES } from '../../../domain/agent/decision';
-import type { IntentType, OutcomeCategory } from '../../../domain/agent/turn-outcome';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { AccountGoneError, CredentialsChangedError, hasCurrentCredentials } from '../../../domain/identity/user';
 import {
@@ -79,14 +80,6 @@ const CONVERSATION_ROW = z.object({
 });
 
 const PENDING_COLUMNS = raw('id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, expires_at');
-/** The status of an answer whose turn is still running (or died): never shown, never replayed. */
-export const IN_PROGRESS = 'in_progress';
-/** The decision type of a turn's decision row until the turn ends (status `pending`). */
-export const PENDING_DECISION = 'PENDING';
-const IN_PROGRESS_STATUS = raw(`'${IN_PROGRESS}'`);
-const PENDING_DECISION_TYPE = raw(`'${PENDING_DECISION}'`);
-const PENDING_INTENT_TYPE = raw(`'${'PENDING' satisfies IntentType}'`);
-const PENDING_OUTCOME = raw(`'${'PENDING' satisfies OutcomeCategory}'`);
 
 /**
  * Chat state in PostgreSQL. Each method is one statement, so a turn that runs one tool
@@ -104,11 +97,14 @@ export class PostgresConversationStore extends ConversationStore {
     // only for a current session. Then the turn's hit on the user's chat limit; everything else
     // happens only when it is not blocked (`open`; null without a hit), so a refused turn
     // costs this one statement and stores nothing.
-    const accountCheck = account && {
-      cte: sql`a AS (SELECT credentials_version FROM users WHERE id = ${userId}),`,
-      holds: sql`EXISTS (SELECT 1 FROM a WHERE credentials_version = ${account.credentialsVersion}::bigint)`,
-      version: raw('(SELECT credentials_version FROM a)'),
-    };
+    const accountCheck =
+      account.kind === 'check'
+        ? {
+            cte: sql`a AS (SELECT credentials_version FROM users WHERE id = ${userId}),`,
+            holds: sql`EXISTS (SELECT 1 FROM a WHERE credentials_version = ${account.credentialsVersion}::bigint)`,
+            version: raw('(SELECT credentials_version FROM a)'),
+          }
+        : null;
     const hit = countHit({
       key: `chat:${userId}`,
       ttlMs: 60_000,
@@ -141,11 +137,10 @@ export class PostgresConversationStore extends ConversationStore {
                          AS v (n, role, content, status, decision_id)
                      ORDER BY v.n
                      RETURNING id, role),
-               d AS (INSERT INTO decision_logs (id, user_id, conversation_id, message_id, decision_type, intent_type, outcome_category,
-                       status, iterations, provider, model, prompt_tokens, completion_tokens, duration_ms, created_at)
-                     SELECT ${decisionId}::uuid, ${userId}::uuid, c.id, (SELECT id FROM m WHERE role = 'user'), ${PENDING_DECISION_TYPE},
-                       ${PENDING_INTENT_TYPE}, ${PENDING_OUTCOME}, 'pending', 0, ${model.provider}::text, ${model.model}::text, 0, 0, 0,
-                       ${now}::timestamptz FROM c),
+               d AS (${turnDecisionOpening(
+                 { id: decisionId, userId, ...model, at: now },
+                 sql`SELECT c.id, (SELECT id FROM m WHERE role = 'user') FROM c`,
+               )}),
                s AS (SELECT id, content, last_seq, messages FROM conversation_summaries
                      WHERE conversation_id = (SELECT id FROM c) ORDER BY last_seq DESC LIMIT 1)
           SELECT ${accountCheck?.version ?? raw('NULL::int')} AS credentials_version, hit.blocked_for, c.id,
@@ -163,7 +158,7 @@ export class PostgresConversationStore extends ConversationStore {
       TURN_START_ROW,
     );
     if (!row) throw new Error('the opening statement returned no row');
-    if (account) {
+    if (account.kind === 'check') {
       if (row.credentials_version === null) throw new AccountGoneError();
       if (!hasCurrentCredentials({ credentialsVersion: row.credentials_version }, account.credentialsVersion)) {
         throw new CredentialsChangedError();
@@ -212,16 +207,7 @@ export class PostgresConversationStore extends ConversationStore {
       sql`m AS (UPDATE messages SET content = ${message.content}, tool_calls = ${jsonColumn(message.toolCalls)},
                   decision_type = ${message.decisionType}, status = ${message.status}, created_at = ${now}
                 WHERE decision_id = ${decision.id} AND conversation_id = ${conversationId})`,
-      // Its created_at stays the turn's start; whatever the sweeper wrote meanwhile gives way too.
-      sql`d AS (UPDATE decision_logs SET decision_type = ${message.decisionType}, status = ${decision.status},
-                  iterations = ${decision.iterations}, provider = ${decision.provider}, model = ${decision.model},
-                  prompt_tokens = ${decision.promptTokens}, completion_tokens = ${decision.completionTokens},
-                  duration_ms = ${decision.durationMs}, failure_class = ${decision.failureClass},
-                  provider_request_id = ${decision.providerRequestId}, cost = ${decision.cost},
-                  context = ${decision.context && JSON.stringify(decision.context)}, intent_type = ${decision.intentType},
-                  outcome_category = ${decision.outcomeCategory}, temperature = ${decision.sampling.temperature},
-                  max_tokens = ${decision.sampling.maxTokens}
-                WHERE id = ${decision.id} AND user_id = ${userId})`,
+      sql`d AS (${turnDecisionSettling({ ...decision, decisionType: message.decisionType }, userId)})`,
     ];
     if (turn.newSummary) {
       const summary = turn.newSummary;

@@ -3,12 +3,12 @@ import { DataSource } from 'typeorm';
 import type { ToolAuditEntry } from '../../../application/agent/ports/audit-log.port';
 import { InterruptedTurnStore, type UnsettledToolCall } from '../../../application/chat/ports/interrupted-turn-store.port';
 import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
-import { AuditAppender } from './postgres-audit-log';
 import { exists, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
-import { TASK_COLUMNS, TASK_ROW } from './postgres-task.repository';
-import { IN_PROGRESS } from './postgres-conversation-store';
-import type { IntentType, OutcomeCategory } from '../../../domain/agent/turn-outcome';
+import { AuditAppender } from '../tables/audit-log';
+import { interruptedTurnDecisions } from '../tables/decision-logs';
+import { IN_PROGRESS_STATUS } from '../tables/messages';
+import { TASK_COLUMNS, TASK_ROW } from '../tables/tasks';
 
 const PENDING_ROW = z.object({
   seq: z.coerce.number().int(),
@@ -28,15 +28,11 @@ const ID_ROW = z.object({ id: z.string() });
 
 /** An audit row that is an outcome: it names its pending row. */
 const outcomeOf = (pendingSeq: Statement | number) => sql`SELECT 1 FROM audit_log o WHERE o.pending_seq = ${pendingSeq}`;
-const IN_PROGRESS_STATUS = raw(`'${IN_PROGRESS}'`);
-/** A turn cut off never said what the person wanted. */
-const UNKNOWN_INTENT = raw(`'${'UNKNOWN' satisfies IntentType}'`);
-const INTERRUPTED_OUTCOME = raw(`'${'INTERRUPTED' satisfies OutcomeCategory}'`);
 
 /**
  * Leftovers of interrupted chat turns and MCP calls in PostgreSQL. An outcome is appended
- * only while holding the audit chain's lock (the one every append takes) and only if the
- * call has none yet, so of any number of sweepers exactly one settles each call. A call's
+ * only while holding the lock of the call's pending row and only if the call has none yet,
+ * so of any number of sweepers exactly one settles each call. A call's
  * own process answering after its deadline still appends what really happened, after.
  */
 @Injectable()
@@ -117,11 +113,7 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
                                 WHERE p.decision_id = s.decision_id AND p.status = 'pending' AND NOT EXISTS (${outcomeOf(raw('p.seq'))}))
               ORDER BY s.created_at LIMIT ${input.limit} FOR UPDATE SKIP LOCKED)
             RETURNING m.id, m.decision_id),
-          d AS (
-            UPDATE decision_logs SET status = 'interrupted', decision_type = 'RESPOND_ONLY', intent_type = ${UNKNOWN_INTENT},
-              outcome_category = ${INTERRUPTED_OUTCOME},
-              duration_ms = least(floor(extract(epoch FROM ${input.now}::timestamptz - created_at) * 1000), 2147483647)::int
-            WHERE id IN (SELECT decision_id FROM m) AND status = 'pending')
+          d AS (${interruptedTurnDecisions(sql`SELECT decision_id FROM m`, input.now)})
           SELECT id FROM m`,
       ID_ROW,
     );

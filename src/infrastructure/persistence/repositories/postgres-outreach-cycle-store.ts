@@ -12,92 +12,22 @@ import {
   type OpenedDecision,
   type OutreachDecision,
   type StaleAction,
-  type ApprovedDraft,
   type TaskRelease,
   type WrapUpContext,
 } from '../../../application/outreach/ports/outreach-cycle-store.port';
 import { actionTarget, type Proposal } from '../../../domain/outreach/actions';
-import { CAMPAIGN_STATUSES } from '../../../domain/outreach/campaign';
-import type { RecentResult } from '../../../domain/outreach/planning';
-import { TASK_TYPES, TASK_ACTION, TASK_STATUSES, type ActionKind } from '../../../domain/outreach/outreach-task';
+import { TASK_TYPES, TASK_ACTION, type ActionKind } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaScope } from '../../../domain/outreach/quota';
-import { APPROVAL_MODES, type DraftProposal } from '../../../domain/outreach/review';
-import { BRIEF_ROW_FIELDS, briefColumns, briefOfRow } from './campaign-brief-columns';
-import { QUOTA_ROW, type QuotaCampaign, quotaRows, quotaStateOf, refundSlot, refusalOf, reserveSlots, slotsOf } from './quota-ledger';
-import { changeRows, empty, exists, join, raw, run, selectRow, selectRows, type Sql, sql, type Statement } from '../sql';
+import { changeRows, empty, exists, run, selectRow, selectRows, type Sql, sql, type Statement } from '../sql';
 import { z } from 'zod';
-import { AuditAppender } from './postgres-audit-log';
-import { PENDING_DECISION } from './postgres-conversation-store';
-import { markDraftSent } from './postgres-outreach-draft-store';
-
-/** AwaitingReview is open: its draft waits for a person, and it keeps the lead's later steps and the campaign waiting. */
-const OPEN = raw(`('Pending', 'InProgress', 'AwaitingReview')`);
-
-const CAMPAIGN_FIELDS = {
-  campaign_id: z.string(),
-  campaign_name: z.string(),
-  campaign_status: z.enum(CAMPAIGN_STATUSES),
-  owner_id: z.string(),
-  limit_profile_lookup: z.number(),
-  limit_linkedin_message: z.number(),
-  limit_email: z.number(),
-  weekly_limit_profile_lookup: z.number().nullable(),
-  weekly_limit_linkedin_message: z.number().nullable(),
-  weekly_limit_email: z.number().nullable(),
-};
-type CampaignRow = z.output<z.ZodObject<typeof CAMPAIGN_FIELDS>>;
-
-const CAMPAIGN_COLUMNS = raw(`c.id AS campaign_id, c.name AS campaign_name, c.status AS campaign_status, c.owner_id,
-  c.limit_profile_lookup, c.limit_linkedin_message, c.limit_email,
-  c.weekly_limit_profile_lookup, c.weekly_limit_linkedin_message, c.weekly_limit_email`);
-
-/** The campaign's brief and templates, for the planner's prompt. */
-const BRIEF_COLUMNS = raw(briefColumns('c'));
+import { AuditAppender } from '../tables/audit-log';
+import { abandonedCycleDecisions, cycleDecision } from '../tables/decision-logs';
+import { markDraftSent } from '../tables/outreach-drafts';
+import { OPEN } from '../tables/outreach-tasks';
+import { refundSlot, refusalOf, reserveSlots, slotsOf } from '../tables/quota-ledger';
+import { claimWithContext, readWrapUpContext } from './postgres-outreach-cycle-store/cycle-context';
 
 const FINISHED_CAMPAIGN_ROW = z.object({ id: z.string(), owner_id: z.string() });
-
-/** What the planner is shown of the campaign's past: its last 3 finished tasks, with the duration of their action. */
-const RECENT_ROW = z.object({
-  type: z.enum(TASK_TYPES),
-  status: z.enum(TASK_STATUSES),
-  lead_name: z.string(),
-  duration_ms: z.number().nullable(),
-});
-
-const TASK_CONTEXT_ROW = z.object({
-  ...CAMPAIGN_FIELDS,
-  id: z.string(),
-  type: z.enum(TASK_TYPES),
-  status: z.enum(TASK_STATUSES),
-  attempts: z.number(),
-  last_error: z.string().nullable(),
-  lead_name: z.string(),
-  linkedin_url: z.string(),
-  email: z.string().nullable(),
-  profile: z.object({ profile: z.record(z.string(), z.unknown()).optional() }).nullable(),
-  quota_rows: z.array(QUOTA_ROW),
-  recent: z.array(RECENT_ROW),
-  blocked: z.array(z.string()),
-  approval_mode: z.enum(APPROVAL_MODES),
-  approval_first_n: z.number(),
-  approved: z.number(),
-  draft_id: z.string().nullable(),
-  draft_attempt: z.number().nullable(),
-  draft_action: z.enum(['linkedin_scrape_profile', 'linkedin_send_message', 'send_email']).nullable(),
-  draft_args: z.record(z.string(), z.unknown()).nullable(),
-  draft_reason: z.string().nullable(),
-  draft_quota_day: z.string().nullable(),
-  ...BRIEF_ROW_FIELDS,
-});
-
-/** count(*) is a bigint: text on the wire. */
-const WRAP_UP_ROW = z.object({
-  ...CAMPAIGN_FIELDS,
-  open: z.coerce.number(),
-  finished: z.coerce.number(),
-  quota_rows: z.array(QUOTA_ROW),
-  recent: z.array(RECENT_ROW),
-});
 
 /**
  * What begin's statement reads back: whether the lease held, the new action's id (null for a
@@ -127,6 +57,13 @@ class Rollback extends Error {
   }
 }
 
+/**
+ * The outreach cycle in PostgreSQL. What a cycle reads before the model is asked (the claim
+ * and its context, a wrap-up's context) is in ./postgres-outreach-cycle-store/cycle-context.ts;
+ * here is what it writes after: the action begun and finished, the task released, and the
+ * sweeper's statements. Audit rows go through AuditAppender, decision rows through
+ * tables/decision-logs.ts, quota slots through tables/quota-ledger.ts.
+ */
 @Injectable()
 export class PostgresOutreachCycleStore extends OutreachCycleStore {
   constructor(
@@ -150,86 +87,15 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     return row ? { campaignId: row.id, ownerId: row.owner_id } : null;
   }
 
-  async claimTask(input: ClaimInput): Promise<ClaimedWork | null> {
-    // One statement, one round trip: the claim, then the claimed task's context read by indexes
-    // that hold only what it reads: the task's own columns as the claim left them (its
-    // RETURNING); its lead and campaign by their keys; the profile among the lead's 3 tasks; the
-    // ledger's rows of the week; the last 3 finished tasks (outreach_tasks_recent); the lead's
-    // addresses on the do-not-contact list; approvals of the task's kind, counted only as far as
-    // first_n asks; and the task's approved draft (outreach_drafts_open_task). The cycle's
-    // decision row is opened as pending in the same statement, for the task it claimed.
-    const opened = input.decision
-      ? sql`, opened AS (${decisionOpening(input.decision, sql`SELECT owner_id, campaign_id, id FROM claimed`)})`
-      : empty;
-    const row = await selectRow(
-      this.dataSource,
-      sql`WITH claimed AS (${claimStatement(input)})${opened}
-       SELECT t.id, t.type, t.status, t.attempts, t.last_error, l.name AS lead_name, l.linkedin_url, l.email,
-         (SELECT s.output FROM outreach_tasks s WHERE s.lead_id = t.lead_id AND s.type = 'ScrapeProfile' AND s.status = 'Completed' LIMIT 1) AS profile,
-         (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
-         (SELECT coalesce(json_agg(r ORDER BY r.completed_at DESC, r.id), '[]') FROM (${recentTasks(sql`c.id`)}) r) AS recent,
-         ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = c.owner_id AND n.value IN (l.linkedin_url, l.email))::text[] AS blocked,
-         c.approval_mode, c.approval_first_n,
-         CASE WHEN c.approval_mode = 'first_n' THEN (SELECT count(*)::int FROM (
-           SELECT 1 FROM outreach_drafts r WHERE r.campaign_id = c.id AND r.kind = ${kindOfTask(sql`t.type`)} AND r.status IN ('approved', 'sent')
-           LIMIT c.approval_first_n) a) ELSE 0 END AS approved,
-         ad.id AS draft_id, ad.attempt AS draft_attempt, ad.action AS draft_action, ad.args AS draft_args, ad.reason AS draft_reason,
-         ad.quota_day::text AS draft_quota_day,
-         ${CAMPAIGN_COLUMNS}, ${BRIEF_COLUMNS}
-       FROM claimed t JOIN leads l ON l.id = t.lead_id JOIN campaigns c ON c.id = t.campaign_id
-         LEFT JOIN outreach_drafts ad ON ad.task_id = t.id AND ad.status = 'approved'`,
-      TASK_CONTEXT_ROW,
-    );
-    if (!row) return null;
-    return {
-      claim: { taskId: row.id, campaignId: row.campaign_id, ownerId: row.owner_id, workerId: input.workerId, attempts: row.attempts },
-      loaded: {
-        context: {
-          kind: 'task',
-          campaign: { id: row.campaign_id, name: row.campaign_name, status: row.campaign_status },
-          task: { id: row.id, type: row.type, status: row.status, attempts: row.attempts, lastError: row.last_error },
-          lead: { name: row.lead_name, linkedinUrl: row.linkedin_url, email: row.email, profile: row.profile?.profile ?? null },
-          quota: quotaStateOf(row.quota_rows, campaignOf(row), input.ownerLimits, input.day),
-          recent: row.recent.map(recentResult),
-          doNotContact: row.blocked,
-          secretNames: input.secretNames,
-          ...briefOfRow(row),
-        },
-        review: {
-          policy: { mode: row.approval_mode, firstN: row.approval_first_n },
-          approved: row.approved,
-          approvedDraft: row.draft_id === null ? null : approvedDraftOf(row),
-        },
-      },
-    };
+  claimTask(input: ClaimInput): Promise<ClaimedWork | null> {
+    return claimWithContext(this.dataSource, input);
   }
 
-  async loadWrapUpContext(
+  loadWrapUpContext(
     campaignId: string,
     input: { day: string; ownerLimits: OwnerLimits; decision?: OpenedDecision },
   ): Promise<WrapUpContext | null> {
-    const opened = input.decision
-      ? sql`WITH opened AS (${decisionOpening(input.decision, sql`SELECT owner_id, id, NULL::uuid FROM campaigns WHERE id = ${campaignId}`)}) `
-      : empty;
-    const row = await selectRow(
-      this.dataSource,
-      sql`${opened}SELECT ${CAMPAIGN_COLUMNS},
-         (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status IN ${OPEN}) AS open,
-         (SELECT count(*) FROM outreach_tasks t WHERE t.campaign_id = c.id AND t.status NOT IN ${OPEN}) AS finished,
-         (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
-         (SELECT coalesce(json_agg(r ORDER BY r.completed_at DESC, r.id), '[]') FROM (${recentTasks(sql`c.id`)}) r) AS recent
-       FROM campaigns c WHERE c.id = ${campaignId}`,
-      WRAP_UP_ROW,
-    );
-    if (!row) return null;
-    return {
-      kind: 'wrap_up',
-      campaign: { id: row.campaign_id, name: row.campaign_name, status: row.campaign_status },
-      openTasks: row.open,
-      finishedTasks: row.finished,
-      quota: quotaStateOf(row.quota_rows, campaignOf(row), input.ownerLimits, input.day),
-      recent: row.recent.map(recentResult),
-    };
+    return readWrapUpContext(this.dataSource, campaignId, input);
   }
 
   async releaseTask(claim: ClaimedTask, release: TaskRelease, now: Date, decision?: OutreachDecision): Promise<boolean> {
@@ -372,7 +238,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 
   async recordDecision(decision: OutreachDecision): Promise<void> {
-    await run(this.dataSource, decisionInsert(decision));
+    await run(this.dataSource, cycleDecision(decision));
   }
 
   async claimStaleActions(input: { now: Date; leaseMs: number; limit: number }): Promise<StaleAction[]> {
@@ -399,54 +265,9 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 
   async closeAbandonedDecisions(input: { openedBefore: Date; limit: number }): Promise<number> {
-    // decision_logs_pending holds only the pending rows, by their start: the walk reads those,
-    // not the table. Chat's pending rows (no campaign) are its sweeper's; SKIP LOCKED leaves a
-    // row a cycle is settling right now to that cycle. A cycle that still settles its row
-    // later overwrites this (decisionInsert): what it did is the better record.
-    // The batch is picked once (MATERIALIZED): as `id IN (subquery)`, a nested-loop semi join
-    // runs the subquery again for each row, skips the rows this statement already updated, and
-    // takes the next ones, past the limit.
-    return changeRows(
-      this.dataSource,
-      sql`WITH picked AS MATERIALIZED (
-            SELECT d.id FROM decision_logs d
-            WHERE d.status = 'pending' AND d.campaign_id IS NOT NULL AND d.created_at < ${input.openedBefore}
-            ORDER BY d.created_at LIMIT ${input.limit} FOR UPDATE SKIP LOCKED)
-          UPDATE decision_logs SET status = 'interrupted', failure_class = 'INTERRUPTED'
-          WHERE id IN (SELECT id FROM picked) AND status = 'pending'`,
-    );
+    // A cycle that still settles its row later overwrites this (cycleDecision): what it did is the better record.
+    return changeRows(this.dataSource, abandonedCycleDecisions(input));
   }
-}
-
-/**
- * The claim of claimTask: each active campaign's first claimable task, by outreach_tasks_claim
- * (its due, ready tasks in this very order), locked with SKIP LOCKED so that concurrent
- * workers each get another and none waits; then the most overdue of those heads. Each walk
- * stops at the first row it can lock, so the claim reads a few rows per active campaign
- * whatever their size, how many tasks wait for an earlier step, and what the statistics
- * say: the index is the one path that needs no sort. The earlier steps are checked again here.
- */
-export function claimStatement(input: Pick<ClaimInput, 'workerId' | 'now' | 'leaseMs' | 'campaignId'>): Statement {
-  const now = sql`${input.now}::timestamptz`;
-  const campaignId = sql`${input.campaignId ?? null}::uuid`;
-  return sql`UPDATE outreach_tasks t
-    SET status = 'InProgress', attempts = t.attempts + 1, lease_owner = ${input.workerId},
-        lease_expires_at = ${new Date(input.now.getTime() + input.leaseMs)}, updated_at = ${now}
-    FROM campaigns c
-    WHERE c.id = t.campaign_id AND t.id = (
-      SELECT h.id FROM campaigns a CROSS JOIN LATERAL (
-        SELECT d.id, d.next_run_at, d.step, d.created_at FROM outreach_tasks d
-        WHERE d.campaign_id = a.id AND d.status IN ('Pending', 'InProgress') AND d.ready AND d.next_run_at <= ${now}
-          AND (d.status = 'Pending' OR d.lease_expires_at < ${now})
-          AND NOT EXISTS (SELECT 1 FROM outreach_tasks p WHERE p.lead_id = d.lead_id AND p.step < d.step AND p.status IN ${OPEN})
-          AND NOT EXISTS (SELECT 1 FROM outreach_actions x WHERE x.task_id = d.id AND x.status = 'in_flight')
-        ORDER BY d.next_run_at, d.step, d.created_at, d.id
-        LIMIT 1
-        FOR UPDATE OF d SKIP LOCKED) h
-      WHERE a.status = 'active' AND (${campaignId} IS NULL OR a.id = ${campaignId})
-      ORDER BY h.next_run_at, h.step, h.created_at, h.id
-      LIMIT 1)
-    RETURNING t.id, t.campaign_id, c.owner_id, t.attempts, t.lead_id, t.type, t.status, t.last_error`;
 }
 
 /** SET clause for a task's new state. */
@@ -459,38 +280,6 @@ function releaseSet(release: TaskRelease, now: Date): Statement {
     output = ${output}, last_error = ${release.lastError ?? null}::varchar,
     lease_owner = NULL, lease_expires_at = NULL, updated_at = ${at},
     completed_at = CASE WHEN ${status} IN ('Completed', 'Failed', 'Cancelled') THEN ${at} ELSE NULL END`;
-}
-
-/**
- * The decision row's INSERT: on its own, or a part of the statement that releases the cycle's
- * task (releaseStatement). It settles the row the cycle opened as pending (decisionOpening),
- * keeping its start and task, or writes it whole when none was opened.
- */
-function decisionInsert(d: OutreachDecision): Statement {
-  return sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
-      prompt_tokens, completion_tokens, cost, duration_ms, failure_class, provider_request_id, created_at)
-    VALUES (${d.id}, ${d.ownerId}, ${d.campaignId}, ${d.taskId}, ${d.decisionType}, ${d.status}, ${d.iterations}, ${d.provider},
-      ${d.model}, ${d.promptTokens}, ${d.completionTokens}, ${d.cost}, ${d.durationMs}, ${d.failureClass}, ${d.providerRequestId},
-      ${d.createdAt})
-    ON CONFLICT (id) DO UPDATE SET decision_type = EXCLUDED.decision_type, status = EXCLUDED.status,
-      iterations = EXCLUDED.iterations, provider = EXCLUDED.provider, model = EXCLUDED.model,
-      prompt_tokens = EXCLUDED.prompt_tokens, completion_tokens = EXCLUDED.completion_tokens, cost = EXCLUDED.cost,
-      duration_ms = EXCLUDED.duration_ms, failure_class = EXCLUDED.failure_class, provider_request_id = EXCLUDED.provider_request_id,
-      outreach_task_id = COALESCE(EXCLUDED.outreach_task_id, decision_logs.outreach_task_id)
-    WHERE decision_logs.user_id = EXCLUDED.user_id AND decision_logs.campaign_id = EXCLUDED.campaign_id`;
-}
-
-/**
- * The INSERT that opens a cycle's decision row as pending (PENDING, like a chat turn's), before
- * the model is asked, for the owner, campaign and task (or null) of the one row `of` selects,
- * in that order; none when it selects none.
- */
-function decisionOpening(d: OpenedDecision, of: Statement): Statement {
-  return sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
-      prompt_tokens, completion_tokens, duration_ms, created_at)
-    SELECT ${d.id}::uuid, o.owner_id, o.campaign_id, o.task_id, ${PENDING_DECISION}::varchar, 'pending', 0, ${d.provider}::varchar,
-      ${d.model}::varchar, 0, 0, 0, ${d.createdAt}::timestamptz
-    FROM (${of}) AS o (owner_id, campaign_id, task_id)`;
 }
 
 /**
@@ -513,7 +302,7 @@ function releaseStatement(input: {
   const at = sql`${input.now}::timestamptz`;
   // The statement's parts see the tables as they were before it: the released task's own status is taken from its RETURNING.
   return sql`WITH ${input.before ? sql`${input.before},` : empty}
-    ${input.decision ? sql`decided AS (${decisionInsert(input.decision)}),` : empty}
+    ${input.decision ? sql`decided AS (${cycleDecision(input.decision)}),` : empty}
     released AS (
       UPDATE outreach_tasks SET ${releaseSet(input.release, input.now)} WHERE ${input.where} RETURNING id, lead_id, status),
     ${
@@ -531,49 +320,4 @@ function releaseStatement(input: {
           ELSE 'done' END
       FROM released r WHERE l.id = r.lead_id RETURNING l.id)
     SELECT ${input.select}`;
-}
-
-function campaignOf(row: CampaignRow): QuotaCampaign {
-  return {
-    id: row.campaign_id,
-    ownerId: row.owner_id,
-    dailyLimits: { profile_lookup: row.limit_profile_lookup, linkedin_message: row.limit_linkedin_message, email: row.limit_email },
-    weeklyLimits: {
-      profile_lookup: row.weekly_limit_profile_lookup,
-      linkedin_message: row.weekly_limit_linkedin_message,
-      email: row.weekly_limit_email,
-    },
-  };
-}
-
-/** The campaign's last 3 finished tasks (outreach_tasks_recent), newest first, with the duration of their last action (RECENT_ROW). */
-function recentTasks(campaignId: Statement): Statement {
-  return sql`SELECT t.id, t.completed_at, t.type, t.status, l.name AS lead_name,
-      (SELECT round(extract(epoch FROM a.finished_at - a.created_at) * 1000) FROM outreach_actions a
-       WHERE a.task_id = t.id AND a.finished_at IS NOT NULL ORDER BY a.created_at DESC LIMIT 1) AS duration_ms
-    FROM outreach_tasks t JOIN leads l ON l.id = t.lead_id
-    WHERE t.campaign_id = ${campaignId} AND t.status IN ('Completed', 'Failed') AND t.completed_at IS NOT NULL
-    ORDER BY t.completed_at DESC, t.id LIMIT 3`;
-}
-
-function recentResult(row: z.output<typeof RECENT_ROW>): RecentResult {
-  return { type: row.type, status: row.status, leadName: row.lead_name, durationMs: row.duration_ms ?? 0 };
-}
-
-/** The action kind of a task of type `type` (a column), as TASK_ACTION says. */
-function kindOfTask(type: Statement): Statement {
-  return sql`CASE ${type} ${join(
-    TASK_TYPES.map((each) => sql`WHEN ${each} THEN ${TASK_ACTION[each].kind}`),
-    ' ',
-  )} END`;
-}
-
-/** The task's approved draft, from the context row's draft_* columns (set when draft_id is). */
-function approvedDraftOf(row: z.output<typeof TASK_CONTEXT_ROW>): ApprovedDraft {
-  return {
-    id: row.draft_id!,
-    attempt: row.draft_attempt!,
-    proposal: { action: row.draft_action!, args: row.draft_args!, reason: row.draft_reason! } as DraftProposal,
-    quotaDay: row.draft_quota_day!,
-  };
 }

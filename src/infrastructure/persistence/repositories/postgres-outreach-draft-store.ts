@@ -1,4 +1,3 @@
-import { QUOTA_SCOPES } from '../../../domain/outreach/quota';
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -14,79 +13,15 @@ import {
 } from '../../../application/outreach/ports/outreach-draft-store.port';
 import type { Page } from '../../../application/shared/page';
 import { canonicalJson } from '../../../domain/agent/tool-call-validation';
-import { CAMPAIGN_STATUSES } from '../../../domain/outreach/campaign';
-import { ACTION_KINDS, type ActionKind, TASK_TYPES } from '../../../domain/outreach/outreach-task';
+import { ACTION_KINDS } from '../../../domain/outreach/outreach-task';
 import { DRAFT_STATUSES, type DraftProposal, type DraftStatus, type DraftTarget, reviewProblem } from '../../../domain/outreach/review';
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor } from '../cursor';
-import { changeRows, empty, raw, type Sql, selectRow, selectRows, sql } from '../sql';
-import { AuditAppender } from './postgres-audit-log';
-import { refusalOf, reserveSlots, slotsOf } from './quota-ledger';
-
-const DRAFT_ROW = z
-  .object({
-    id: z.string(),
-    status: z.enum(DRAFT_STATUSES),
-    owner_id: z.string(),
-    campaign_id: z.string(),
-    campaign_name: z.string(),
-    task_id: z.string(),
-    task_type: z.enum(TASK_TYPES),
-    lead_id: z.string(),
-    lead_name: z.string(),
-    decision_id: z.string(),
-    attempt: z.number(),
-    kind: z.enum(ACTION_KINDS),
-    action: z.enum(['linkedin_scrape_profile', 'linkedin_send_message', 'send_email']),
-    args: z.record(z.string(), z.unknown()),
-    reason: z.string(),
-    arguments_hash: z.string(),
-    quota_day: z.string(),
-    edited: z.boolean(),
-    reviewer_id: z.string().nullable(),
-    reviewed_at: z.date().nullable(),
-    created_at: z.date(),
-    expires_at: z.date(),
-    /** created_at as PostgreSQL prints it: microseconds survive the round trip through a cursor. */
-    created_key: z.string(),
-  })
-  .transform((row): StoredDraft & { key: string } => ({
-    key: row.created_key,
-    id: row.id,
-    status: row.status,
-    ownerId: row.owner_id,
-    campaignId: row.campaign_id,
-    campaignName: row.campaign_name,
-    taskId: row.task_id,
-    taskType: row.task_type,
-    leadId: row.lead_id,
-    leadName: row.lead_name,
-    decisionId: row.decision_id,
-    attempt: row.attempt,
-    kind: row.kind,
-    proposal: { action: row.action, args: row.args, reason: row.reason } as DraftProposal,
-    argumentsHash: row.arguments_hash,
-    quotaDay: row.quota_day,
-    edited: row.edited,
-    reviewerId: row.reviewer_id,
-    reviewedAt: row.reviewed_at,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  }));
-
-const DRAFT_COLUMNS = raw(`d.id, d.status, d.owner_id, d.campaign_id, c.name AS campaign_name, d.task_id, t.type AS task_type,
-  d.lead_id, l.name AS lead_name, d.decision_id, d.attempt, d.kind, d.action, d.args, d.reason, d.arguments_hash,
-  d.quota_day::text AS quota_day, d.edited, d.reviewer_id, d.reviewed_at, d.created_at, d.expires_at, d.created_at::text AS created_key`);
-const DRAFT_FROM = raw(`outreach_drafts d JOIN campaigns c ON c.id = d.campaign_id JOIN outreach_tasks t ON t.id = d.task_id
-  JOIN leads l ON l.id = d.lead_id`);
-
-const TARGET_ROW = z.object({
-  campaign_status: z.enum(CAMPAIGN_STATUSES),
-  task_attempts: z.number(),
-  linkedin_url: z.string(),
-  email: z.string().nullable(),
-  blocked: z.array(z.string()),
-});
+import { changeRows, empty, type Sql, selectRow, selectRows, sql } from '../sql';
+import { AuditAppender } from '../tables/audit-log';
+import { OPEN } from '../tables/outreach-tasks';
+import { refundHeldSlot, refusalOf, reserveSlots, slotsOf } from '../tables/quota-ledger';
+import { DRAFT_COLUMNS, DRAFT_FROM, DRAFT_ROW, TARGET_ROW, withoutKey } from './postgres-outreach-draft-store/draft-rows';
 
 const LEAD_ROW = z.object({ lead_id: z.string() });
 const SETTLED_ROW = z.object({
@@ -113,39 +48,12 @@ export function draftArgumentsHash(args: Readonly<Record<string, unknown>>): str
   return createHash('sha256').update(canonicalJson(args)).digest('hex');
 }
 
-/**
- * approved → sent, inside the transaction that begins the action (PostgresOutreachCycleStore.begin):
- * @returns false when the draft is no longer approved, and then nothing may run.
- */
-export async function markDraftSent(db: Sql, draftId: string, now: Date): Promise<boolean> {
-  return (
-    (await changeRows(
-      db,
-      sql`UPDATE outreach_drafts SET status = 'sent', updated_at = ${now} WHERE id = ${draftId} AND status = 'approved'`,
-    )) === 1
-  );
-}
-
-/** Gives back the slot a draft holds, in both scopes, on the day it was reserved (never below 0). */
-async function refundDraftSlot(db: Sql, draft: { campaign_id: string; owner_id: string; kind: ActionKind; quota_day: string }) {
-  // One scope at a time, in the order reservations lock them (campaign, then owner), as
-  // refundSlot does: a refund racing a reservation can then never deadlock with it.
-  for (const scope of QUOTA_SCOPES) {
-    await changeRows(
-      db,
-      sql`UPDATE quota_ledger q SET used = q.used - 1
-          WHERE q.kind = ${draft.kind} AND q.day = ${draft.quota_day}::date AND q.used > 0
-            AND q.scope = ${scope} AND q.scope_id = ${scope === 'campaign' ? draft.campaign_id : draft.owner_id}::uuid`,
-    );
-  }
-}
-
 /** A lead is done when none of its tasks is open. */
 async function settleLead(db: Sql, taskId: string): Promise<void> {
   await changeRows(
     db,
     sql`UPDATE leads l SET status = CASE
-          WHEN EXISTS (SELECT 1 FROM outreach_tasks o WHERE o.lead_id = l.id AND o.status IN ('Pending', 'InProgress', 'AwaitingReview'))
+          WHEN EXISTS (SELECT 1 FROM outreach_tasks o WHERE o.lead_id = l.id AND o.status IN ${OPEN})
             THEN 'in_progress'
           ELSE 'done' END
         WHERE l.id = (SELECT lead_id FROM outreach_tasks WHERE id = ${taskId}) AND l.status <> 'do_not_contact'`,
@@ -316,7 +224,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
         SETTLED_ROW,
       );
       if (!settled) return this.whyNot(manager, { ...input, now: new Date(0) });
-      await refundDraftSlot(manager, settled);
+      await refundHeldSlot(manager, settled);
       await changeRows(
         manager,
         sql`UPDATE outreach_tasks SET status = 'Cancelled', last_error = 'REJECTED_BY_REVIEWER', completed_at = ${input.now},
@@ -353,7 +261,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
       );
       let voided = 0;
       for (const draft of expired) {
-        await refundDraftSlot(manager, draft);
+        await refundHeldSlot(manager, draft);
         if (draft.status === 'approved') voided++;
         // A fresh draft is made for the task next time it is claimed.
         await changeRows(
@@ -396,10 +304,6 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
     if (!row) return { ok: false, problem: 'not_found' };
     return { ok: false, problem: reviewProblem(row, input) ?? 'not_awaiting_review', status: row.status };
   }
-}
-
-function withoutKey(row: StoredDraft & { key: string }): StoredDraft {
-  return Object.fromEntries(Object.entries(row).filter(([name]) => name !== 'key')) as unknown as StoredDraft;
 }
 
 function reviewEntry(

@@ -2,27 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { ShownTask } from '../../../domain/todo/deletion';
-import { TASK_PRIORITIES, type Task, type TaskDraft, type TaskStatusFilter } from '../../../domain/todo/task';
+import type { Task, TaskDraft, TaskStatusFilter } from '../../../domain/todo/task';
 import { TaskRepository } from '../../../application/todo/ports/task-repository.port';
-import { changeRows, empty, exists, raw, selectRow, selectRows, sql } from '../sql';
-
-/** Every column, named as the domain Task's properties: rows come back as Tasks. */
-export const TASK_COLUMNS = raw(`id, user_id AS "userId", number, title, description, priority, completed,
-  created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"`);
-
-/** A row of TASK_COLUMNS. */
-export const TASK_ROW = z.object({
-  id: z.string(),
-  userId: z.string(),
-  number: z.number().int(),
-  title: z.string(),
-  description: z.string().nullable(),
-  priority: z.enum(TASK_PRIORITIES),
-  completed: z.boolean(),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-  completedAt: z.date().nullable(),
-}) satisfies z.ZodType<Task>;
+import { changeRows, empty, exists, selectRow, selectRows, sql } from '../sql';
+import { TASK_COLUMNS, TASK_ROW } from '../tables/tasks';
 
 /** A task named in a delete-as-shown, and whether all of them were still as shown. */
 const SHOWN_TASK_ROW = TASK_ROW.extend({ intact: z.boolean() });

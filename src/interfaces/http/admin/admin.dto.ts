@@ -170,7 +170,7 @@ export class AuditRowDto {
   @ApiProperty({
     type: String,
     nullable: true,
-    example: "I couldn't find that task. It may have been deleted.",
+    example: "I couldn't find task 999 in your list. Say 'show my tasks' to see their numbers.",
     description:
       "A failed or refused tool call's error as the person is told it (the error taxonomy's sentence for its code), secrets " +
       'masked; part of the hashed row when set. Null otherwise, and on rows written before it was recorded',

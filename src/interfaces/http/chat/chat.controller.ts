@@ -2,8 +2,10 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } f
 import type { Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PinoLogger } from 'nestjs-pino';
+import { AgentSettings } from '../../../application/chat/agent-settings';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
+import type { TurnAccountCheck } from '../../../application/chat/ports/conversation-store.port';
 import { type ChatReply, SendChatMessageUseCase } from '../../../application/chat/send-chat-message.use-case';
 import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
 import { SseWriter } from './sse-writer';
@@ -42,6 +44,7 @@ export class ChatController {
     private readonly sendMessage: SendChatMessageUseCase,
     private readonly listConversations: ListConversationsUseCase,
     private readonly listMessages: ListMessagesUseCase,
+    private readonly settings: AgentSettings,
   ) {}
 
   @Post('chat')
@@ -62,7 +65,7 @@ export class ChatController {
     @Body() body: ChatRequestDto,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
   ): Promise<ChatResponseDto> {
-    const reply = await this.sendMessage.execute({ userId: path.userId, ...body, account: principal.accountCheck ?? null });
+    const reply = await this.sendMessage.execute({ userId: path.userId, ...body, account: accountLeftToTurn(principal) });
     this.logTurn(reply);
     return toResponse(reply);
   }
@@ -95,7 +98,7 @@ export class ChatController {
     const sse = new SseWriter(res);
     try {
       const reply = await this.sendMessage.execute(
-        { userId: path.userId, ...body, account: principal.accountCheck ?? null },
+        { userId: path.userId, ...body, account: accountLeftToTurn(principal) },
         {
           toolCall: (call) => sse.send('tool_call', call),
           toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record)),
@@ -117,7 +120,7 @@ export class ChatController {
       // Before the first event the exception filter still answers with a status (404…).
       if (!sse.started) throw error;
       this.logger.error({ err: error }, 'chat stream failed after it started');
-      sse.send('error', ChatErrorDto.of(turnFailure('UNKNOWN')));
+      sse.send('error', ChatErrorDto.of(turnFailure('UNKNOWN', this.settings.supportContact ?? null)));
     }
     sse.end();
   }
@@ -183,6 +186,17 @@ export class ChatController {
       pendingConfirmation: page.pendingConfirmation && PendingConfirmationDto.of(page.pendingConfirmation),
     };
   }
+}
+
+/**
+ * What the bearer guard left of the account check to the turn: on these routes (marked
+ * AccountCheckedByHandler) a session's account is read by the turn's opening statement, under
+ * the version its token was issued under; any other token's account the guard has read.
+ */
+function accountLeftToTurn(principal: AuthenticatedPrincipal): TurnAccountCheck {
+  return principal.accountCheck
+    ? { kind: 'check', credentialsVersion: principal.accountCheck.credentialsVersion }
+    : { kind: 'checked-by-guard' };
 }
 
 function toResponse(reply: ChatReply): ChatResponseDto {

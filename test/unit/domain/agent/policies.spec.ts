@@ -1,6 +1,6 @@
 import { deletionPrompt, interpretConfirmationReply } from '../../../../src/domain/agent/confirmation';
-import { asksAQuestion, decisionOf } from '../../../../src/domain/agent/decision';
-import { classifyModelFailure, TREATMENTS } from '../../../../src/domain/agent/failures';
+import { asksAQuestion, asksToClarify, decisionOf } from '../../../../src/domain/agent/decision';
+import { classifyModelFailure, friendlyToolError, TREATMENTS, turnFailure } from '../../../../src/domain/agent/failures';
 import {
   LanguageModelContentFilterError,
   LanguageModelError,
@@ -110,6 +110,20 @@ describe(decisionOf.name, () => {
     expect(decisionOf({ ...base, toolsRequested: 1, lastToolErrorCode: 'AMBIGUOUS_TASK', finalText: 'Which one?' })).toBe(
       'ASK_CLARIFICATION',
     );
+    expect(decisionOf({ ...base, finalText: 'Sorry, I can only help with your task list.' })).toBe('RESPOND_ONLY');
+  });
+
+  it('goes by what the model did: a tool call is INVOKE_TOOL and a question to confirm is REQUEST_CONFIRMATION, whatever the words', () => {
+    const asking = 'Which task do you mean: 1. Buy milk or 2. Buy oat milk?';
+    expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1, finalText: 'Here are your tasks. Anything else?' })).toBe(
+      'INVOKE_TOOL',
+    );
+    expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1, finalText: asking })).toBe('INVOKE_TOOL');
+    expect(decisionOf({ ...base, toolsRequested: 1, confirmationRequested: true, finalText: asking })).toBe('REQUEST_CONFIRMATION');
+    // A clarifying error after a call that did something is not only a question.
+    expect(decisionOf({ ...base, toolsRequested: 2, toolsSucceeded: 1, lastToolErrorCode: 'MISSING_TARGET', finalText: asking })).toBe(
+      'INVOKE_TOOL',
+    );
   });
 
   it('records a requested tool that failed as INVOKE_TOOL, not as a plain answer', () => {
@@ -119,9 +133,48 @@ describe(decisionOf.name, () => {
     );
   });
 
-  it('records a question put to the person without tools as ASK_CLARIFICATION', () => {
+  it('records a question put to the person without tools as ASK_CLARIFICATION only when it asks for what is needed to act', () => {
     expect(decisionOf({ ...base, finalText: 'Which task do you mean?' })).toBe('ASK_CLARIFICATION');
-    expect(decisionOf({ ...base, finalText: "I'm not sure. Do you want to add a task or see your list?" })).toBe('ASK_CLARIFICATION');
+    expect(decisionOf({ ...base, finalText: "I'm not sure. Do you want to add a task or see your list?" })).toBe('RESPOND_ONLY');
+    expect(decisionOf({ ...base, finalText: "I'm not sure what you'd like to do. Do you want to add a task or see your list?" })).toBe(
+      'ASK_CLARIFICATION',
+    );
+    expect(decisionOf({ ...base, finalText: 'Hi! How can I help you today?' })).toBe('RESPOND_ONLY');
+  });
+});
+
+describe(asksToClarify.name, () => {
+  it.each([
+    // a choice between candidates
+    ['Which task do you mean: 1. Buy milk or 2. Buy oat milk?', true],
+    ["I found multiple tasks about 'call'. Which one: 1. Call mum or 2. Call the bank?", true],
+    ['The list I showed you has 3 tasks. Which one do you mean?', true],
+    ['Did you mean task 2, Dentist?', true],
+    ['So, which one should I complete?', true],
+    // a missing detail
+    ["Could you provide more details about the task's title?", true],
+    ["Could you provide more details about which task you mean? You can say its number, like 'task 2'.", true],
+    ['What should the new title be?', true],
+    ['OK. What would you like to change: its title or its priority?', true],
+    ['Can you tell me the new name?', true],
+    // what the person meant, after not understanding
+    ["I'm not sure what you'd like to do. Do you want to add a task, see your list or change one?", true],
+    ["Sorry, I didn't understand that. Could you rephrase it?", true],
+    // courtesy: greetings, offers of more help, refusals, answers
+    ['Hi! How can I help you today?', false],
+    ['Anything else?', false],
+    ["Got it! Added 'Buy milk' to your list. Anything else?", false],
+    ["Great! I've marked 'Buy milk' as complete. Would you like to see what's left?", false],
+    ['Updated! What else would you like to change?', false],
+    ['Is there anything else I can help you with?', false],
+    ['Sorry, I can only help with your task list. What would you like to do with your tasks?', false],
+    ["Sorry, I can't help with the weather. Can I help with your tasks instead?", false],
+    ["Hi! I'm Bridle. Try 'add buy milk' or 'which tasks are left?'.", false],
+    ["I can't help with that request. Could you rephrase it?", false],
+    ['That request is too complex. Could you break it into smaller steps?', false],
+    ["You're all caught up!", false],
+  ])('%s → %s', (text, expected) => {
+    expect(asksToClarify(text)).toBe(expected);
   });
 });
 
@@ -150,8 +203,37 @@ describe(classifyModelFailure.name, () => {
     );
     expect(classifyModelFailure(new LanguageModelContentFilterError('x'))).toBe('CONTENT_FILTERED');
     expect(classifyModelFailure(new TypeError('bug'))).toBe('UNKNOWN');
-    expect(TREATMENTS.UNKNOWN.userSees).toBe('An unexpected error occurred. Please try again.');
+    expect(TREATMENTS.UNKNOWN.userSees).toBe('An unexpected error occurred. Please try again, or contact support if it keeps happening.');
     expect(TREATMENTS.RATE_LIMITED.retryable).toBe(true);
     expect(TREATMENTS.INVALID_ARGUMENTS.auditStatus).toBe('rejected');
+  });
+});
+
+describe(turnFailure.name, () => {
+  it('names the support contact after an unexpected failure when one is configured, and support in general when not', () => {
+    expect(turnFailure('UNKNOWN', 'help@example.com')).toEqual({
+      message: 'An unexpected error occurred. Please try again, or contact support at help@example.com if it keeps happening.',
+      category: 'UNKNOWN',
+    });
+    expect(turnFailure('BAD_MODEL_REQUEST', 'https://example.com/help').message).toBe(
+      'An unexpected error occurred. Please try again, or contact support at https://example.com/help if it keeps happening.',
+    );
+    expect(turnFailure('UNKNOWN').message).toBe(
+      'An unexpected error occurred. Please try again, or contact support if it keeps happening.',
+    );
+    // A failure the person can act on keeps its own sentence.
+    expect(turnFailure('RATE_LIMITED', 'help@example.com').message).toBe(TREATMENTS.RATE_LIMITED.userSees);
+  });
+});
+
+describe(friendlyToolError.name, () => {
+  it.each([
+    [{ number: 9 }, "I couldn't find task 9 in your list. Say 'show my tasks' to see their numbers."],
+    [{ query: 'gym' }, "I couldn't find a task about 'gym' in your list. Say 'show my tasks' to see what's on it."],
+    [{}, "I couldn't find that task; it may have been deleted. Say 'show my tasks' to see what's on your list."],
+    [{ scope: 'all' }, 'Your list is already empty.'],
+  ])('words TASK_NOT_FOUND with %j and says what to do next', (details, sentence) => {
+    expect(friendlyToolError({ code: 'TASK_NOT_FOUND', details })).toBe(sentence);
+    expect(friendlyToolError({ code: 'TODO.TASK_NOT_FOUND', details })).toBe(sentence);
   });
 });

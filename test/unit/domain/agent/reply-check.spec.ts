@@ -133,7 +133,7 @@ describe(toolCallsInWords.name, () => {
   it("adds the last call's failure in its friendly sentence, never its code", () => {
     const failed = { tool: 'complete_task', success: false, error: { code: 'TASK_NOT_FOUND', details: { number: 9 } } };
     expect(toolCallsInWords([added, failed], toolResultSentence)).toBe(
-      "Added 'Buy milk' to your list. I couldn't find that task. It may have been deleted.",
+      "Added 'Buy milk' to your list. I couldn't find task 9 in your list. Say 'show my tasks' to see their numbers.",
     );
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { empty, raw, sql, type Statement } from './sql';
+import { empty, raw, sql, type Statement } from '../sql';
 
 /** How many times longer each consecutive block of a backing-off limit lasts, at most: 2^6. */
 const MAX_BACK_OFF_DOUBLINGS = 6;

@@ -20,6 +20,9 @@ import { changeRows, join, run, type Sql, selectRows, sql, type Statement } from
  * kind and UTC day. A day's use is its row; a rolling week's is the sum of the rows of that
  * day and the 6 before it (and of any later day: see reserveSlots). Rows are never deleted,
  * so slots taken before weekly limits existed count in the week like any other.
+ *
+ * This module is the one writer of quota_ledger and quota_counters: a slot is taken by
+ * reserveSlots and given back by refundSlot (an action's) or refundHeldSlot (a draft's).
  */
 
 /** A ledger row as read: `day` as text (YYYY-MM-DD). */
@@ -209,6 +212,26 @@ export async function refundSlot(db: Sql, actionId: string, day: string): Promis
           FROM outreach_actions a
           WHERE a.id = ${actionId} AND q.kind = a.kind AND q.day = ${day} AND q.used > 0 AND q.scope = ${scope}
             AND q.scope_id = ${scope === 'campaign' ? sql`a.campaign_id` : sql`a.owner_id`}`,
+    );
+  }
+}
+
+/**
+ * Gives back the slot a draft held since it was drafted, in both scopes, on the day it was
+ * reserved (never below 0). One scope at a time, in the order reservations lock them
+ * (campaign, then owner), as refundSlot does: a refund racing a reservation can then never
+ * deadlock with it.
+ */
+export async function refundHeldSlot(
+  db: Sql,
+  held: { readonly campaign_id: string; readonly owner_id: string; readonly kind: ActionKind; readonly quota_day: string },
+): Promise<void> {
+  for (const scope of QUOTA_SCOPES) {
+    await changeRows(
+      db,
+      sql`UPDATE quota_ledger q SET used = q.used - 1
+          WHERE q.kind = ${held.kind} AND q.day = ${held.quota_day}::date AND q.used > 0
+            AND q.scope = ${scope} AND q.scope_id = ${scope === 'campaign' ? held.campaign_id : held.owner_id}::uuid`,
     );
   }
 }
