@@ -16,8 +16,11 @@ import { ToolCallSettings } from './tool-call-settings';
  * The server side of every tool call, whoever makes it (the chat agent in process, a
  * confirmed chat action, or an MCP client over HTTP), and the one place a call is audited
  * and counted: validate, refuse destruction the person has not confirmed (domain
- * `mayDestroy`), audit before effect, run, audit the outcome, count it in the metrics. A
- * call the agent refused before sending (context.refusal) is recorded here the same way.
+ * `mayDestroy`), audit before effect, run, audit the outcome, count it in the metrics. The
+ * context's `mode` says which of four things a call is: an ordinary call (`run`), a preview
+ * that changes nothing (`dry-run`), the call the person said yes to (`confirmed`, checked
+ * against the tool's confirmedInputSchema), or one the agent refused before sending
+ * (`refused`), which is only recorded, the same way.
  * A failed or refused call's row carries its error code and the sentence the person is told
  * for it (friendlyToolError).
  *
@@ -51,12 +54,13 @@ export class ExecuteToolCallUseCase {
 
   /** Whether a destructive call from `source` runs without the person's yes (MCP_DESTRUCTIVE_TOOLS=allow over MCP). */
   destroysUnasked(source: 'chat' | 'mcp'): boolean {
-    return mayDestroy({ source, dryRun: false, confirmed: false }, this.settings.mcpDestructiveTools);
+    return mayDestroy({ source, mode: 'run' }, this.settings.mcpDestructiveTools);
   }
 
   /** @throws only what the toolbox did not expect, after auditing it as failed. */
   async execute(input: { tool: string; arguments: unknown; context: ToolCallContext }): Promise<ToolResult> {
     const { context } = input;
+    const { mode } = context;
     const entry: ToolAuditEntry = {
       source: context.source,
       actorId: context.userId,
@@ -69,14 +73,15 @@ export class ExecuteToolCallUseCase {
     // Metrics name only known tools: any name a model or an MCP client makes up would be a new series forever.
     const tool = this.toolbox.definitions.find((definition) => definition.name === input.tool);
     const metricTool = tool?.name ?? 'unknown';
-    if (context.refusal) {
-      const { arguments: recorded, ...refusal } = context.refusal;
+    if (mode.kind === 'refused') {
+      const { arguments: recorded, ...refusal } = mode.refusal;
       return this.refuse({ ...entry, arguments: recorded }, { ok: false, ...refusal }, metricTool);
     }
 
-    const confirmed = context.confirmed === true;
     const tools =
-      confirmed && tool?.confirmedInputSchema ? [{ ...tool, inputSchema: tool.confirmedInputSchema }] : this.toolbox.definitions;
+      mode.kind === 'confirmed' && tool?.confirmedInputSchema
+        ? [{ ...tool, inputSchema: tool.confirmedInputSchema }]
+        : this.toolbox.definitions;
     const validation = validateToolArguments(tools, input.tool, input.arguments ?? {}, this.schemas);
     const securityEvents = [...entry.securityEvents, ...validation.securityEvents];
     if (!validation.ok) {
@@ -85,8 +90,8 @@ export class ExecuteToolCallUseCase {
     }
     const { tool: definition } = validation;
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents };
-    const dryRun = context.dryRun === true;
-    if (definition.destructive && !mayDestroy({ source: context.source, dryRun, confirmed }, this.settings.mcpDestructiveTools)) {
+    const dryRun = mode.kind === 'dry-run';
+    if (definition.destructive && !mayDestroy({ source: context.source, mode: mode.kind }, this.settings.mcpDestructiveTools)) {
       const message = confirmInChatMessage(this.toolbox.chatRequestFor(definition.name, validation.arguments), this.settings.consoleUrl);
       return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, definition.name);
     }

@@ -168,10 +168,11 @@ export type McpDestructiveToolMode = (typeof MCP_DESTRUCTIVE_TOOL_MODES)[number]
 
 export interface DestructiveCall {
   readonly source: 'chat' | 'mcp' | 'outreach';
-  /** Only previews what it would do. */
-  readonly dryRun: boolean;
-  /** Runs exactly what the person said yes to, as the server stored it. */
-  readonly confirmed: boolean;
+  /**
+   * `dry-run` only previews what it would do; `confirmed` runs exactly what the person said
+   * yes to, as the server stored it; `run` is any other call.
+   */
+  readonly mode: 'run' | 'dry-run' | 'confirmed';
 }
 
 /**
@@ -180,7 +181,7 @@ export interface DestructiveCall {
  * destructive calls run only when the operator has allowed exactly that.
  */
 export function mayDestroy(call: DestructiveCall, mcpMode: McpDestructiveToolMode): boolean {
-  if (call.dryRun || call.confirmed) return true;
+  if (call.mode !== 'run') return true;
   return call.source === 'mcp' && mcpMode === 'allow';
 }
 

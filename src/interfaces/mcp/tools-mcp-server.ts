@@ -9,7 +9,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import type { AskInConsoleUseCase } from '../../application/chat/ask-in-console.use-case';
-import { TOOL_META_KEYS, type ToolCallContext, type ToolResult } from '../../application/agent/ports/tool-gateway.port';
+import {
+  TOOL_CALL_MODE_KINDS,
+  TOOL_META_KEYS,
+  type ToolCallContext,
+  type ToolResult,
+} from '../../application/agent/ports/tool-gateway.port';
 import type { DryRunResult } from '../../application/agent/ports/toolbox.port';
 import {
   CONFIRMATION_REQUIRED,
@@ -93,7 +98,7 @@ export function createToolsMcpServer(
       } else if (needsYes) {
         // A client that cannot ask still learns what is true first: a task that is not there is
         // not found; only what would really go is sent to the chat to confirm.
-        const dryRun = await call(request.params.arguments, { ...context, dryRun: true });
+        const dryRun = await call(request.params.arguments, { ...context, mode: { kind: 'dry-run' } });
         result = dryRun.ok ? await call(request.params.arguments, context) : dryRun;
         if (dryRun.ok && !result.ok && result.code === CONFIRMATION_REQUIRED && extra.askInConsole) {
           result = await askedInConsole(extra.askInConsole, name, dryRun.data as DryRunResult, context, result);
@@ -157,7 +162,7 @@ async function confirmedByThePerson(
   call: (args: unknown, context: ToolCallContext) => Promise<ToolResult>,
   requestId: string | number,
 ): Promise<ToolResult> {
-  const dryRun = await call(args, { ...context, dryRun: true });
+  const dryRun = await call(args, { ...context, mode: { kind: 'dry-run' } });
   if (!dryRun.ok) return dryRun;
   const question = dryRun.data as DryRunResult;
   const asked = withoutChatReplyHint(question.prompt);
@@ -190,7 +195,7 @@ async function confirmedByThePerson(
   if (answer.action !== 'accept' || answer.content?.confirm !== true) {
     return notConfirmed(asked, `The person said no (${answer.action === 'accept' ? 'decline' : answer.action}), so nothing was deleted.`);
   }
-  return call(question.arguments, { ...context, confirmed: true });
+  return call(question.arguments, { ...context, mode: { kind: 'confirmed' } });
 }
 
 /** The question, then, when it names only a few, what "yes" deletes one per line (as the chat's card lists it). */
@@ -211,25 +216,26 @@ function errorResult(code: string, message: string, details?: unknown): CallTool
 
 /**
  * In process, only our own chat agent holds the client end of the linked transport, so the
- * context it sends in `_meta` (built by the server from the authenticated request) is
- * trusted. The model never writes `_meta`.
+ * context it sends in `_meta` (built by the server from the authenticated request, its
+ * `mode` included) is trusted. The model never writes `_meta`.
  */
 export const inProcessChannel: ToolChannel = {
   source: 'chat',
   resolveContext: (meta) => {
-    const context = meta?.[TOOL_META_KEYS.context] as ToolCallContext | undefined;
-    return context && typeof context.userId === 'string' ? context : null;
+    const context = meta?.[TOOL_META_KEYS.context] as Partial<ToolCallContext> | undefined;
+    if (typeof context?.userId !== 'string' || !context.mode || !TOOL_CALL_MODE_KINDS.includes(context.mode.kind)) return null;
+    return context as ToolCallContext;
   },
 };
 
 /**
  * Over HTTP the caller is whoever the bearer token says; `_meta` is ignored, so such a call
- * is never a dry run nor a confirmed one unless the server itself makes it one.
+ * is a plain `run`, never a dry run nor a confirmed one unless the server itself makes it one.
  */
 export const bearerChannel: ToolChannel = {
   source: 'mcp',
   resolveContext: (_meta, authInfo) => {
     const userId = authInfo?.extra?.userId;
-    return typeof userId === 'string' ? { userId, source: 'mcp' } : null;
+    return typeof userId === 'string' ? { userId, source: 'mcp', mode: { kind: 'run' } } : null;
   },
 };

@@ -58,14 +58,14 @@ describe(AgentLoop.name, () => {
   it('asks for confirmation from a dry run and never runs the destructive call', async () => {
     const { sut, model, gateway } = setup((_, context) =>
       Promise.resolve(
-        context.dryRun
+        context.mode.kind === 'dry-run'
           ? { ok: true, data: { prompt: 'Really delete?', arguments: { numbers: [4] }, preview: { wouldDelete: [] } } }
           : { ok: true, data: {} },
       ),
     );
     model.use(() => callTool('delete_task', { query: 'dentist' }));
     const result = await sut.run(input());
-    expect(gateway.calls.map((c) => c.context.dryRun)).toEqual([true]);
+    expect(gateway.calls.map((c) => c.context.mode)).toEqual([{ kind: 'dry-run' }]);
     expect(result).toMatchObject({
       text: 'Really delete?',
       decisionType: 'REQUEST_CONFIRMATION',
@@ -99,7 +99,9 @@ describe(AgentLoop.name, () => {
       expiresAt: new Date(),
     };
     const result = await sut.runConfirmed(input(), action);
-    expect(gateway.calls).toEqual([{ name: 'delete_task', args: action.arguments, context: expect.objectContaining({ confirmed: true }) }]);
+    expect(gateway.calls).toEqual([
+      { name: 'delete_task', args: action.arguments, context: expect.objectContaining({ mode: { kind: 'confirmed' } }) },
+    ]);
     expect(model.requests).toHaveLength(0);
     expect(result).toMatchObject({
       text: askAgain.prompt,
@@ -179,8 +181,8 @@ describe(AgentLoop.name, () => {
         expiresAt: new Date(),
       };
       const result = await sut.runConfirmed(input(), action);
-      expect(gateway.calls.map((call) => [call.name, call.args, call.context.confirmed])).toEqual(
-        stored.map((call) => [call.tool, call.arguments, undefined]),
+      expect(gateway.calls.map((call) => [call.name, call.args, call.context.mode])).toEqual(
+        stored.map((call) => [call.tool, call.arguments, { kind: 'run' }]),
       );
       expect(result).toMatchObject({ text: 'Done: 4 changes.', decisionType: 'INVOKE_TOOL', confirmation: null });
       expect(result.toolCalls).toHaveLength(4);
@@ -209,18 +211,18 @@ describe(AgentLoop.name, () => {
         context: expect.objectContaining({
           userId: 'u1',
           decisionId: 'd1',
-          refusal: expect.objectContaining({ code: 'UNKNOWN_TOOL', arguments: { x: 1 } }),
+          mode: { kind: 'refused', refusal: expect.objectContaining({ code: 'UNKNOWN_TOOL', arguments: { x: 1 } }) },
         }),
       },
       {
         name: 'add_task',
         args: {},
         context: expect.objectContaining({
-          refusal: expect.objectContaining({ code: 'MALFORMED_ARGUMENTS', arguments: '{"title": "Fix' }),
+          mode: { kind: 'refused', refusal: expect.objectContaining({ code: 'MALFORMED_ARGUMENTS', arguments: '{"title": "Fix' }) },
         }),
       },
       // Identity fields are the tool server's to strip and record, as for any caller.
-      { name: 'list_tasks', args: { user_id: 'u2' }, context: expect.not.objectContaining({ refusal: expect.anything() }) },
+      { name: 'list_tasks', args: { user_id: 'u2' }, context: expect.objectContaining({ mode: { kind: 'run' } }) },
     ]);
     expect(result.toolCalls.map((call) => call.tool)).toEqual(['nope', 'add_task', 'list_tasks']);
   });

@@ -92,7 +92,7 @@ function setup(
   return { audit, toolbox, metrics, unitOfWork, sut };
 }
 
-const context = { userId: 'u1', source: 'mcp' as const };
+const context = { userId: 'u1', source: 'mcp' as const, mode: { kind: 'run' } as const };
 
 describe(ExecuteToolCallUseCase.name, () => {
   it('commits a pending row before a mutating tool runs, then its write and the outcome row in one unit of work', async () => {
@@ -119,7 +119,7 @@ describe(ExecuteToolCallUseCase.name, () => {
   it('writes one row for a read, and for a dry run, with no unit of work', async () => {
     const { sut, audit, unitOfWork } = setup();
     await sut.execute({ tool: 'list_tasks', arguments: {}, context });
-    await sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context: { ...context, dryRun: true } });
+    await sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context: { ...context, mode: { kind: 'dry-run' } } });
     expect(audit.rows.map((r) => r.status)).toEqual(['succeeded', 'confirmation_required']);
     expect(unitOfWork.units).toBe(0);
   });
@@ -142,7 +142,9 @@ describe(ExecuteToolCallUseCase.name, () => {
     const { sut, audit, toolbox, metrics } = setup();
     const refusal = { code: 'MALFORMED_ARGUMENTS', message: 'not JSON', arguments: '{"title": "Fix' };
     const chat = { userId: 'u1', source: 'chat' as const, decisionId: 'd1' };
-    await expect(sut.execute({ tool: 'add_task', arguments: {}, context: { ...chat, refusal } })).resolves.toEqual({
+    await expect(
+      sut.execute({ tool: 'add_task', arguments: {}, context: { ...chat, mode: { kind: 'refused', refusal } } }),
+    ).resolves.toEqual({
       ok: false,
       code: 'MALFORMED_ARGUMENTS',
       message: 'not JSON',
@@ -150,7 +152,7 @@ describe(ExecuteToolCallUseCase.name, () => {
     await sut.execute({
       tool: 'made_up',
       arguments: {},
-      context: { ...chat, refusal: { ...refusal, code: 'UNKNOWN_TOOL', arguments: {} } },
+      context: { ...chat, mode: { kind: 'refused', refusal: { ...refusal, code: 'UNKNOWN_TOOL', arguments: {} } } },
     });
     expect(toolbox.runs).toEqual([]);
     expect(audit.rows.map((r) => [r.entry.tool, r.entry.arguments, r.entry.decisionId, r.status, r.outcome?.errorCode])).toEqual([
@@ -248,11 +250,15 @@ describe(ExecuteToolCallUseCase.name, () => {
 
   it('refuses a destructive chat call that is neither a dry run nor confirmed', async () => {
     const { sut, toolbox } = setup();
-    const chat = { userId: 'u1', source: 'chat' as const };
+    const chat = { userId: 'u1', source: 'chat' as const, mode: { kind: 'run' } as const };
     await expect(sut.execute({ tool: 'delete_task', arguments: { number: 3 }, context: chat })).resolves.toMatchObject({
       code: 'CONFIRMATION_REQUIRED',
     });
-    await sut.execute({ tool: 'delete_task', arguments: { tasks: [{ number: 3, title: 'x' }] }, context: { ...chat, confirmed: true } });
+    await sut.execute({
+      tool: 'delete_task',
+      arguments: { tasks: [{ number: 3, title: 'x' }] },
+      context: { ...chat, mode: { kind: 'confirmed' } },
+    });
     expect(toolbox.runs).toEqual([{ tool: 'delete_task', dryRun: false, auditedBefore: 2, inUnitOfWork: true }]);
   });
 
@@ -266,11 +272,15 @@ describe(ExecuteToolCallUseCase.name, () => {
   it("checks a confirmed call against the server's own schema: the whole list, never offered to a model", async () => {
     const { sut, toolbox } = setup();
     const tasks = Array.from({ length: TASKS_PER_USER_MAX }, (_, i) => ({ number: i + 1, title: `Task ${i + 1}` }));
-    const chat = { userId: 'u1', source: 'chat' as const };
-    await expect(sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, confirmed: true } })).resolves.toMatchObject({
+    const chat = { userId: 'u1', source: 'chat' as const, mode: { kind: 'run' } as const };
+    await expect(
+      sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, mode: { kind: 'confirmed' } } }),
+    ).resolves.toMatchObject({
       ok: true,
     });
-    await expect(sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, dryRun: true } })).resolves.toMatchObject({
+    await expect(
+      sut.execute({ tool: 'delete_task', arguments: { tasks }, context: { ...chat, mode: { kind: 'dry-run' } } }),
+    ).resolves.toMatchObject({
       ok: false,
       code: 'INVALID_ARGUMENTS',
     });
@@ -278,7 +288,7 @@ describe(ExecuteToolCallUseCase.name, () => {
       sut.execute({
         tool: 'delete_task',
         arguments: { tasks: [...tasks, { number: 1001, title: 'x' }] },
-        context: { ...chat, confirmed: true },
+        context: { ...chat, mode: { kind: 'confirmed' } },
       }),
     ).resolves.toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
     expect(toolbox.runs).toHaveLength(1);

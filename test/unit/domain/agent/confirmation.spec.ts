@@ -114,7 +114,7 @@ describe(mayDestroy.name, () => {
     ['mcp', false, false, 'allow', true],
     ['outreach', false, false, 'allow', false],
   ] as const)('%s call (dry run %s, confirmed %s) with MCP mode %s: %s', (source, dryRun, confirmed, mode, allowed) => {
-    expect(mayDestroy({ source, dryRun, confirmed }, mode)).toBe(allowed);
+    expect(mayDestroy({ source, mode: dryRun ? 'dry-run' : confirmed ? 'confirmed' : 'run' }, mode)).toBe(allowed);
   });
 });
 
