@@ -1,9 +1,11 @@
 import type { LanguageModel } from '../../../src/application/agent/ports/language-model.port';
 import type { AgentSettings } from '../../../src/application/chat/agent-settings';
+import type { AuditEntryFor, Cycle } from '../../../src/application/outreach/cycle';
 import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
 import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
 import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
+import type { CycleContext } from '../../../src/domain/outreach/planning';
 import type { ClaimedTask, TaskCycleContext, TaskReview } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { OutreachDraftStore } from '../../../src/application/outreach/ports/outreach-draft-store.port';
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
@@ -104,4 +106,29 @@ export async function runOneCycle(
   const outcome = await sut.run({ workerId: claim.workerId });
   const acting = journal.filter((event) => ACTING_CALLS.includes(event));
   return { outcome, journal, store, linkedin, email, secrets, audit, acting, now: clock.now() };
+}
+
+/** The planner alone, asked once for a fresh cycle of CLAIM's owner: what it planned, what it audited, and the cycle it filled in. */
+export async function planOnce(model: LanguageModel, context: CycleContext) {
+  const audit = new RecordingAuditLog([]);
+  const sut = new OutreachActionPlanner(model, audit, SETTINGS, new RecordingLogger(), new AjvSchemaValidator());
+  const cycle: Cycle = {
+    decisionId: 'decision-1',
+    started: new Date('2026-11-22T09:00:00.000Z'),
+    campaignId: context.campaign.id,
+    ownerId: CLAIM.ownerId,
+    usage: { promptTokens: 0, completionTokens: 0 },
+    planningAttempts: 0,
+    failureClass: null,
+    providerRequestId: null,
+    settlement: null,
+  };
+  const entry: AuditEntryFor = (tool, args) => ({
+    source: 'outreach',
+    actorId: CLAIM.ownerId,
+    tool,
+    arguments: args as Record<string, unknown>,
+    securityEvents: [],
+  });
+  return { result: await sut.plan(cycle, context, entry), audit, cycle };
 }

@@ -1,11 +1,6 @@
-import type { AuditEntryFor, Cycle } from '../../../src/application/outreach/cycle';
 import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
-import type { CycleContext } from '../../../src/domain/outreach/planning';
-import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
-import { CLAIM, SETTINGS } from '../../fakes/outreach/cycle-harness';
+import { planOnce } from '../../fakes/outreach/cycle-harness';
 import { WRAP_UP } from '../../fakes/outreach/proposals';
-import { RecordingAuditLog } from '../../fakes/outreach/recording-outreach-ports';
-import { RecordingLogger } from '../../fakes/recording-logger';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
 
 /** A model whose answers are these JSON values, one per call. */
@@ -15,29 +10,7 @@ function answering(...answers: unknown[]): ScriptedLanguageModel {
   return model;
 }
 
-async function plan(model: ScriptedLanguageModel, context: CycleContext) {
-  const audit = new RecordingAuditLog([]);
-  const sut = new OutreachActionPlanner(model, audit, SETTINGS, new RecordingLogger(), new AjvSchemaValidator());
-  const cycle: Cycle = {
-    decisionId: 'decision-1',
-    started: new Date('2026-11-22T09:00:00.000Z'),
-    campaignId: context.campaign.id,
-    ownerId: CLAIM.ownerId,
-    usage: { promptTokens: 0, completionTokens: 0 },
-    planningAttempts: 0,
-    failureClass: null,
-    providerRequestId: null,
-    settlement: null,
-  };
-  const entry: AuditEntryFor = (tool, args) => ({
-    source: 'outreach',
-    actorId: CLAIM.ownerId,
-    tool,
-    arguments: args as Record<string, unknown>,
-    securityEvents: [],
-  });
-  return { result: await sut.plan(cycle, context, entry), audit };
-}
+const plan = planOnce;
 
 const REASON = 'Every task of the campaign is finished.';
 

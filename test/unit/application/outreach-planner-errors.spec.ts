@@ -1,13 +1,8 @@
 import { REFUSED_CLAIM_RETRY_MS } from '../../../src/domain/outreach/planner-claims';
 import { nextUtcMidnight } from '../../../src/domain/outreach/quota';
 import { MAX_TASK_ATTEMPTS } from '../../../src/domain/outreach/outreach-task';
-import type { AuditEntryFor, Cycle } from '../../../src/application/outreach/cycle';
 import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
-import type { TaskCycleContext } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
-import { CLAIM, runOneCycle, SETTINGS } from '../../fakes/outreach/cycle-harness';
-import { RecordingAuditLog } from '../../fakes/outreach/recording-outreach-ports';
-import { RecordingLogger } from '../../fakes/recording-logger';
-import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+import { CLAIM, planOnce, runOneCycle } from '../../fakes/outreach/cycle-harness';
 import { LEAD, taskContext } from '../../fakes/outreach/proposals';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
 
@@ -187,29 +182,7 @@ describe("a planner answer in seed 000's error shape, through the cycle", () => 
 describe(`${OutreachActionPlanner.name}, on a claim the controller's state confirms`, () => {
   // The cycle checks the same state before it asks the model, so through the cycle a claim is
   // confirmed only by a check the model's answer races; the planner is asked directly here.
-  async function plan(model: ScriptedLanguageModel, context: TaskCycleContext) {
-    const audit = new RecordingAuditLog([]);
-    const sut = new OutreachActionPlanner(model, audit, SETTINGS, new RecordingLogger(), new AjvSchemaValidator());
-    const cycle: Cycle = {
-      decisionId: 'decision-1',
-      started: new Date('2026-11-22T09:00:00.000Z'),
-      campaignId: context.campaign.id,
-      ownerId: CLAIM.ownerId,
-      usage: { promptTokens: 0, completionTokens: 0 },
-      planningAttempts: 0,
-      failureClass: null,
-      providerRequestId: null,
-      settlement: null,
-    };
-    const entry: AuditEntryFor = (tool, args) => ({
-      source: 'outreach',
-      actorId: CLAIM.ownerId,
-      tool,
-      arguments: args as Record<string, unknown>,
-      securityEvents: [],
-    });
-    return { result: await sut.plan(cycle, context, entry), audit, cycle };
-  }
+  const plan = planOnce;
 
   it('QUOTA_EXCEEDED with the campaign’s daily limit reached: confirmed by the controller’s own block, audited as confirmed', async () => {
     const context = taskContext('SendLinkedInMessage');
