@@ -3,7 +3,7 @@ import { classifyModelFailure } from '../../domain/agent/failures';
 import { LanguageModelError, LanguageModelInvalidJsonError } from '../../domain/agent/language-model-errors';
 import { ACTION_CONTRACTS, checkPlannerError, checkProposal, type PlannerError, type Proposal } from '../../domain/outreach/actions';
 import { type ClaimVerdict, judgeClaim } from '../../domain/outreach/planner-claims';
-import { availableActions, fitProblems, type CycleContext } from '../../domain/outreach/planning';
+import { availableActions, fitProblems, untrustedTextProblems, type CycleContext } from '../../domain/outreach/planning';
 import { completeJson } from '../agent/complete-json';
 import { AuditLog } from '../agent/ports/audit-log.port';
 import { LanguageModel } from '../agent/ports/language-model.port';
@@ -69,7 +69,7 @@ export class OutreachActionPlanner {
       const reported = checkPlannerError(value);
       if (reported) return reported.ok ? { ok: true as const, value: { kind: 'error', error: reported.value } as PlannerAnswer } : reported;
       const checked = checkProposal(value, this.schemas);
-      if (!checked.ok) return checked;
+      if (!checked.ok) return { ok: false as const, problems: [...checked.problems, ...untrustedTextProblems(value, context)] };
       const misfit = fitProblems(checked.value, context);
       return misfit.length
         ? { ok: false as const, problems: misfit }

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../agent/tool-call-validation';
 import { actionTarget, type ActionName, type Proposal } from './actions';
+import { canonicalEmail, canonicalProfileUrl } from './lead';
 import type { CampaignBrief, MessageTemplates } from './brief';
 import { smuggledAddresses, untrustedTexts, type UntrustedText } from './untrusted-text';
 import type { CampaignStatus } from './campaign';
@@ -163,33 +164,46 @@ export function untrustedTextOf(context: CycleContext): UntrustedText[] {
   return untrustedTexts({ lead: context.kind === 'task' ? context.lead : undefined, recent: context.recent });
 }
 
-/** Why the proposal's target is not the lead's own recorded one, or null when it is (or it has none). */
-function foreignTarget(proposal: Proposal, context: TaskContext): string | null {
-  const target = actionTarget(proposal);
-  if (target === null) return null;
-  const [field, what, recorded] =
-    proposal.action === 'send_email'
-      ? ['args.to', 'email', context.lead.email]
-      : ['args.profileUrl', 'profile URL', context.lead.linkedinUrl];
-  if (target === recorded) return null;
+/** A proposal as the model wrote it, checked or not: its action's name and its arguments. */
+interface Written {
+  readonly action: unknown;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What an answer the model wrote takes from the cycle's untrusted text, whether or not it
+ * passed the action contracts: a target that is not the lead's own, addresses its message
+ * repeats. A refused answer's audit row then names the mismatch too, not only that, say,
+ * `args.to` is no email address (docs/outreach.md#untrusted-text).
+ */
+export function untrustedTextProblems(answer: unknown, context: CycleContext): string[] {
+  if (context.kind !== 'task' || typeof answer !== 'object' || answer === null) return [];
+  const { action, args } = answer as Record<string, unknown>;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return [];
+  const written = { action, args: args as Record<string, unknown> };
+  const foreign = foreignTarget(written, context);
+  return foreign ? [foreign, ...smuggled(written, context)] : smuggled(written, context);
+}
+
+/** Why the answer's target is not the lead's own recorded one, or null when it is (or it has none). */
+function foreignTarget({ action, args }: Written, context: TaskContext): string | null {
+  const email = action === 'send_email';
+  if (!email && action !== 'linkedin_send_message' && action !== 'linkedin_scrape_profile') return null;
+  const [key, what, recorded] = email ? ['to', 'email', context.lead.email] : ['profileUrl', 'profile URL', context.lead.linkedinUrl];
+  const target = args[key];
+  if (typeof target !== 'string') return null;
+  if (recorded !== null && (email ? canonicalEmail(target) : canonicalProfileUrl(target)) === recorded) return null;
   const read = untrustedTextOf(context).map((entry) => entry.field);
   return (
-    `${field} is ${target}, not the lead's recorded ${what} ${recorded ?? '(none)'}: a cycle that read untrusted text ` +
+    `args.${key} is ${target}, not the lead's recorded ${what} ${recorded ?? '(none)'}: a cycle that read untrusted text ` +
     `(${[...new Set(read)].join(', ')}) may target only the lead's own recorded profile URL and email`
   );
 }
 
-/** Addresses from untrusted text that the proposal's message repeats, each a problem. */
-function smuggled(proposal: Proposal, context: TaskContext): string[] {
-  const texts =
-    proposal.action === 'linkedin_send_message'
-      ? [{ field: 'args.message', text: proposal.args.message }]
-      : proposal.action === 'send_email'
-        ? [
-            { field: 'args.subject', text: proposal.args.subject },
-            { field: 'args.body', text: proposal.args.body },
-          ]
-        : [];
+/** Addresses from untrusted text that the answer's message repeats, each a problem. */
+function smuggled({ action, args }: Written, context: TaskContext): string[] {
+  const keys = action === 'linkedin_send_message' ? ['message'] : action === 'send_email' ? ['subject', 'body'] : [];
+  const texts = keys.flatMap((key) => (typeof args[key] === 'string' ? [{ field: `args.${key}`, text: args[key] }] : []));
   if (texts.length === 0) return [];
   const owners = [context.brief, context.templates].flatMap((texts) => (texts ? (Object.values(texts) as (string | null)[]) : []));
   return smuggledAddresses({
