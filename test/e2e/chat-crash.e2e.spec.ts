@@ -21,6 +21,7 @@ const OUT_DIR = join(ROOT, 'dist-test-crash');
 const MAIN = join(OUT_DIR, 'main.js');
 const USERS = 3;
 const LOOPS_PER_USER = 4;
+const LOOPS = USERS * LOOPS_PER_USER;
 /** Turns answered before the kill: enough that every loop is mid-burst. */
 const ANSWERED_BEFORE_KILL = 24;
 
@@ -47,11 +48,17 @@ describe('chat turns cut off by SIGKILL', () => {
   let model: FakeProviderServer;
   let dataDir: string;
   const children = new Set<ChildProcess>();
+  /** Once set, the model answers nothing more: each turn that asks it stays under way until the kill. */
+  let holding = false;
+  let held = 0;
 
   beforeAll(async () => {
-    // A model that takes its time over each answer, so that turns are under way whenever the kill comes.
     model = await FakeProviderServer.start();
     model.respond((req) => {
+      if (holding) {
+        held++;
+        return { hang: true };
+      }
       const messages = req.body.messages as { role: string; content?: string }[];
       const last = messages[messages.length - 1];
       if (last.role === 'tool') return { json: chatCompletion({ content: 'Done.' }), delayMs: 150 };
@@ -135,7 +142,8 @@ describe('chat turns cut off by SIGKILL', () => {
       mark = Date.now();
     };
 
-    const first = await start();
+    // No deadline ends a held turn before the kill does.
+    const first = await start({ AGENT_TURN_TIMEOUT_MS: '300000', LLM_TIMEOUT_MS: '300000' });
     const users: User[] = [];
     for (let i = 0; i < USERS; i++) {
       const credentials = { email: `crash-${i}@example.com`, password: 'long enough' };
@@ -169,6 +177,9 @@ describe('chat turns cut off by SIGKILL', () => {
     };
     const burst = users.flatMap((user, u) => Array.from({ length: LOOPS_PER_USER }, (_, l) => loop(user, u * LOOPS_PER_USER + l)));
     await until(() => Promise.resolve(answered >= ANSWERED_BEFORE_KILL), `${ANSWERED_BEFORE_KILL} answered turns`);
+    // Then every loop's turn goes on until it waits for the model, which no longer answers: the kill cuts off each of them.
+    holding = true;
+    await until(() => Promise.resolve(held === LOOPS), `all ${LOOPS} turns waiting for the model`);
     killed = true;
     first.child.kill('SIGKILL');
     await first.exited;
@@ -194,10 +205,8 @@ describe('chat turns cut off by SIGKILL', () => {
         orphans: Number(row.orphans),
       };
     });
-    // Each cut-off turn left its decision pending, and no audit row names a decision that is not there.
-    expect(left).toMatchObject({ pending: left.turns, orphans: 0 });
-    // Turns were under way when the process died (a loop whose first turn had not started has no conversation).
-    expect(left.turns).toBeGreaterThan(0);
+    // Each loop's turn was cut off and left its decision pending; no audit row names a decision that is not there.
+    expect(left).toMatchObject({ conversations: LOOPS, turns: LOOPS, pending: LOOPS, orphans: 0 });
     lap('count leftovers');
 
     const second = await start({ AGENT_TURN_TIMEOUT_MS: '1000', CHAT_SWEEP_INTERVAL_MS: '250' });
