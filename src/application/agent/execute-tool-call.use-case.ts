@@ -109,10 +109,10 @@ export class ExecuteToolCallUseCase {
         result.ok
           ? { status: dryRun ? 'confirmation_required' : 'succeeded', result: result.data }
           : {
-              status: TREATMENTS[failureOfToolError(result.code)].auditStatus,
+              status: TREATMENTS[failureOfToolError(result.code, this.toolbox.errorWording)].auditStatus,
               result: result.details,
               errorCode: result.code,
-              errorMessage: friendlyToolError(result),
+              errorMessage: friendlyToolError(result, this.toolbox.errorWording),
             },
       );
       return { result, recorded };
@@ -135,7 +135,7 @@ export class ExecuteToolCallUseCase {
     await this.audit.record(entry, {
       status: 'rejected',
       errorCode: refusal.code,
-      errorMessage: friendlyToolError(refusal),
+      errorMessage: friendlyToolError(refusal, this.toolbox.errorWording),
       durationMs: 0,
     });
     return refusal;

@@ -37,6 +37,7 @@ import { Logger } from '../shared/ports/logger.port';
 import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.port';
 import { TODO_TOOLS } from '../todo/tools/todo-tool-definitions';
 import { toolResultSentence } from '../todo/tools/tool-result-sentences';
+import { TODO_TOOL_ERRORS } from '../../domain/todo/tool-errors';
 
 export interface ChatReply {
   readonly conversationId: string;
@@ -323,7 +324,7 @@ export class SendChatMessageUseCase {
     ];
     const checked = checkedReply(result, { toolNames: [...toolNames, BULK_CHANGE], echoes }, () => {
       const bounded = new Reply(run.limits.maxReplyChars);
-      bounded.model(toolCallsInWords(result.toolCalls, toolResultSentence));
+      bounded.model(toolCallsInWords(result.toolCalls, toolResultSentence, TODO_TOOL_ERRORS));
       return bounded.value;
     });
     if (!checked.problem) return result;

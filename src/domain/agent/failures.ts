@@ -102,15 +102,15 @@ export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
   NOT_FOUND: {
     retryable: false,
     modelSees: 'Nothing matched.',
-    userSees: "I couldn't find that task; it may have been deleted. Say 'show my tasks' to see what's on your list.",
+    userSees: "I couldn't find that; it may have been deleted.",
     auditStatus: 'failed',
   },
   BUDGET_SPENT: {
     retryable: false,
     modelSees: "The person's daily budget for the assistant is spent.",
     userSees:
-      "You've used today's allowance for the assistant, so I can't answer right now. It renews at midnight UTC; " +
-      'your tasks are all still in your task list.',
+      "You've used today's allowance for the assistant, so I can't answer right now. It renews at midnight UTC, " +
+      'and nothing of yours has changed.',
     auditStatus: 'rejected',
   },
   UNKNOWN: {
@@ -164,25 +164,6 @@ export const UNFIT_REPLY = {
   NO_WORDS: "Sorry, I couldn't put my answer into words. Please ask me again.",
 } as const;
 
-/** "I couldn't find a task about '<query>' in your list. Say 'show my tasks' to see what's on it." */
-export function notFoundSentence(query: string): string {
-  return `I couldn't find a task about '${query}' in your list. Say 'show my tasks' to see what's on it.`;
-}
-
-/**
- * What a person is told when TASK_NOT_FOUND answered a call, from its details: the words
- * looked for, the number, or the scope of a deletion. Each names what to do next.
- */
-export function taskNotFoundSentence(details: Readonly<Record<string, unknown>>): string {
-  if (typeof details.query === 'string') return notFoundSentence(details.query);
-  if (typeof details.number === 'number') {
-    return `I couldn't find task ${details.number} in your list. Say 'show my tasks' to see their numbers.`;
-  }
-  if (details.scope === 'all') return 'Your list is already empty.';
-  if (details.scope === 'completed') return "You don't have any completed tasks to remove.";
-  return TREATMENTS.NOT_FOUND.userSees;
-}
-
 /** Which failure class an error thrown while calling the model belongs to. */
 export function classifyModelFailure(error: unknown): FailureClass {
   if (error instanceof TokenBudgetSpentError) return 'BUDGET_SPENT';
@@ -203,8 +184,6 @@ const FAILURE_OF_TOOL_ERROR: Readonly<Record<string, FailureClass>> = {
   ARGUMENTS_TOO_LARGE: 'INVALID_ARGUMENTS',
   INVALID_ARGUMENTS: 'INVALID_ARGUMENTS',
   MISSING_TARGET: 'INVALID_ARGUMENTS',
-  AMBIGUOUS_TASK: 'INVALID_ARGUMENTS',
-  TASK_NOT_FOUND: 'NOT_FOUND',
   NOT_AUTHORIZED: 'NOT_AUTHORIZED',
   // The person's yes is missing, or no longer covers what is there: refused, nothing ran.
   CONFIRMATION_REQUIRED: 'NOT_AUTHORIZED',
@@ -213,47 +192,49 @@ const FAILURE_OF_TOOL_ERROR: Readonly<Record<string, FailureClass>> = {
   TIMEOUT: 'TIMEOUT',
 };
 
-/** The failure class of a tool's error code; unknown codes are UNKNOWN. */
-export function failureOfToolError(code: string): FailureClass {
-  return FAILURE_OF_TOOL_ERROR[code] ?? 'UNKNOWN';
+/**
+ * How a product words its own tools' errors (the todo product's: domain/todo/tool-errors.ts):
+ * the failure class of each of its codes, the sentence for one, and what the person calls an
+ * argument. The shared core knows only the codes every tool may answer.
+ */
+export interface ToolErrorWording {
+  readonly classOf: Readonly<Record<string, FailureClass>>;
+  /** The sentence for one of the product's codes, from the error's details; null for its class's sentence. */
+  sentence(code: string, details: Readonly<Record<string, unknown>>): string | null;
+  /** What the person calls an argument (`number`: "task number"); others are named by the field. */
+  readonly fieldWords: Readonly<Record<string, string>>;
 }
 
-/** What the person calls an argument: "title", "task number". */
-const FIELD_WORDS: Readonly<Record<string, string>> = { number: 'task number', numbers: 'task numbers', query: 'description of the task' };
+/** The wording of a product with no codes of its own. */
+export const NO_TOOL_ERROR_WORDING: ToolErrorWording = { classOf: {}, sentence: () => null, fieldWords: {} };
+
+/** The failure class of a tool's error code (the product's own, or one every tool may answer); unknown codes are UNKNOWN. */
+export function failureOfToolError(code: string, wording: ToolErrorWording = NO_TOOL_ERROR_WORDING): FailureClass {
+  return wording.classOf[code] ?? FAILURE_OF_TOOL_ERROR[code] ?? 'UNKNOWN';
+}
 
 /**
  * The sentence a person reads for a tool's error: never its code or schema text. Specific
  * where the error says enough ("That title is too long: 200 characters at most."), else
  * the failure class's sentence.
  */
-export function friendlyToolError(error: { readonly code: string; readonly details?: unknown }): string {
+export function friendlyToolError(error: { readonly code: string; readonly details?: unknown }, wording: ToolErrorWording): string {
   const details = typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : {};
   // Codes may arrive namespaced ("TODO.TASK_BUSY"); the last segment is the kind.
   const code = error.code.split('.').pop() ?? '';
-  switch (code) {
-    case 'TASK_LIMIT_REACHED':
-      return typeof details.limit === 'number'
-        ? `Your list is full: it holds at most ${details.limit} tasks. Delete some to make room.`
-        : 'Your list is full. Delete some tasks to make room.';
-    case 'TASK_NOT_FOUND':
-      return taskNotFoundSentence(details);
-    case 'TASK_BUSY':
-      return 'That task is being changed right now. Please try again in a moment.';
-    case 'INVALID_ARGUMENTS': {
-      const field =
-        typeof details.field === 'string' && details.field !== 'arguments'
-          ? (FIELD_WORDS[details.field] ?? details.field.replace(/_/g, ' '))
-          : null;
-      if (field && details.rule === 'too_long') {
-        return typeof details.limit === 'number'
-          ? `That ${field} is too long: ${details.limit} characters at most.`
-          : `That ${field} is too long.`;
-      }
-      if (field && details.rule === 'too_short') return `That ${field} is too short.`;
-      if (field && details.rule === 'required') return `Could you provide more details about the ${field}?`;
-      return TREATMENTS.INVALID_ARGUMENTS.userSees;
-    }
-    default:
-      return TREATMENTS[failureOfToolError(code)].userSees;
+  const own = wording.sentence(code, details);
+  if (own !== null) return own;
+  if (code !== 'INVALID_ARGUMENTS') return TREATMENTS[failureOfToolError(code, wording)].userSees;
+  const field =
+    typeof details.field === 'string' && details.field !== 'arguments'
+      ? (wording.fieldWords[details.field] ?? details.field.replace(/_/g, ' '))
+      : null;
+  if (field && details.rule === 'too_long') {
+    return typeof details.limit === 'number'
+      ? `That ${field} is too long: ${details.limit} characters at most.`
+      : `That ${field} is too long.`;
   }
+  if (field && details.rule === 'too_short') return `That ${field} is too short.`;
+  if (field && details.rule === 'required') return `Could you provide more details about the ${field}?`;
+  return TREATMENTS.INVALID_ARGUMENTS.userSees;
 }

@@ -1,4 +1,4 @@
-import { friendlyToolError, UNFIT_REPLY } from './failures';
+import { friendlyToolError, type ToolErrorWording, UNFIT_REPLY } from './failures';
 
 /**
  * What a person reads is checked: a model's final words must be words for a person, not
@@ -187,17 +187,21 @@ export interface CallInWords {
 /**
  * What a turn's tool calls did, in the server's words, for a reply whose model words were
  * unfit: a sentence per successful call that `describe` can word (`describe` knows the
- * tools' results), then the friendly sentence of the last call when it failed. Without
+ * tools' results), then the friendly sentence of the last call when it failed (in the tools' `wording`). Without
  * any: "Done." after a success, else an apology that asks again.
  */
-export function toolCallsInWords(calls: readonly CallInWords[], describe: (call: CallInWords) => string | null): string {
+export function toolCallsInWords(
+  calls: readonly CallInWords[],
+  describe: (call: CallInWords) => string | null,
+  wording: ToolErrorWording,
+): string {
   const sentences: string[] = [];
   const add = (sentence: string | null) => {
     if (sentence && !sentences.includes(sentence)) sentences.push(sentence);
   };
   for (const call of calls) if (call.success) add(describe(call));
   const last = calls.at(-1);
-  if (last && !last.success && last.error) add(friendlyToolError(last.error));
+  if (last && !last.success && last.error) add(friendlyToolError(last.error, wording));
   if (sentences.length > 0) return sentences.join(' ');
   return calls.some((call) => call.success) ? UNFIT_REPLY.DONE : UNFIT_REPLY.NO_WORDS;
 }

@@ -1,4 +1,5 @@
 import { ExecuteToolCallUseCase } from '../../../src/application/agent/execute-tool-call.use-case';
+import { TODO_TOOL_ERRORS } from '../../../src/domain/todo/tool-errors';
 import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/agent/ports/audit-log.port';
 import type { ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../../../src/application/agent/ports/toolbox.port';
@@ -58,6 +59,7 @@ class AuditRows extends AuditLog {
 
 class StubToolbox extends Toolbox {
   readonly definitions: readonly ToolDefinition[] = [...TODO_TOOLS, SCHEDULE_CALL];
+  readonly errorWording = TODO_TOOL_ERRORS;
   readonly runs: { tool: string; dryRun: boolean; auditedBefore: number; inUnitOfWork: boolean }[] = [];
   constructor(
     private readonly audit: AuditRows,

@@ -1,3 +1,4 @@
+import type { ToolErrorWording } from '../../../domain/agent/failures';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../../domain/agent/tools';
 import type { ToolResult } from './tool-gateway.port';
@@ -12,6 +13,8 @@ export interface DryRunResult {
 /** The tools of one product, run for one user. Served over MCP by the interfaces layer. */
 export abstract class Toolbox {
   abstract readonly definitions: readonly ToolDefinition[];
+  /** How this product's own error codes read to the person, and what they count as. */
+  abstract readonly errorWording: ToolErrorWording;
   /** Arguments are already validated against the tool's schema. */
   abstract run(tool: string, args: ToolArguments, userId: string, options: { dryRun: boolean }): Promise<ToolResult>;
   /**

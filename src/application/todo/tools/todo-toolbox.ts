@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CONFIRMATION_STALE, deletionPrompt } from '../../../domain/agent/confirmation';
-import { notFoundSentence } from '../../../domain/agent/failures';
+import { notFoundSentence, TODO_TOOL_ERRORS } from '../../../domain/todo/tool-errors';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { DomainValidationError } from '../../../domain/shared/domain-error';
 import { joinedWithAnd } from '../../../domain/shared/words';
@@ -43,6 +43,7 @@ class ToolFailure extends Error {
 @Injectable()
 export class TodoToolbox extends Toolbox {
   readonly definitions = TODO_TOOLS;
+  readonly errorWording = TODO_TOOL_ERRORS;
 
   constructor(
     private readonly addTask: AddTaskUseCase,

@@ -1,6 +1,7 @@
 import { deletionPrompt, titlesInBrief } from '../../../domain/agent/confirmation';
 import { joinedWithAnd, joinedWithOr } from '../../../domain/shared/words';
 import { friendlyToolError } from '../../../domain/agent/failures';
+import { TODO_TOOL_ERRORS } from '../../../domain/todo/tool-errors';
 import { REPLY_TARGET_CHARS } from '../../../domain/agent/limits';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
 import type { MissingDetail } from './intent';
@@ -177,7 +178,7 @@ function failed(error: Fields): string {
     case 'MISSING_TARGET':
       return WHICH_TASK;
     default:
-      return friendlyToolError({ code: text(error.code) ?? '', details });
+      return friendlyToolError({ code: text(error.code) ?? '', details }, TODO_TOOL_ERRORS);
   }
 }
 

@@ -1,6 +1,13 @@
 import { deletionPrompt, interpretConfirmationReply } from '../../../../src/domain/agent/confirmation';
 import { asksAQuestion, asksToClarify, decisionOf } from '../../../../src/domain/agent/decision';
-import { classifyModelFailure, friendlyToolError, TREATMENTS, turnFailure } from '../../../../src/domain/agent/failures';
+import {
+  classifyModelFailure,
+  friendlyToolError,
+  NO_TOOL_ERROR_WORDING,
+  TREATMENTS,
+  turnFailure,
+} from '../../../../src/domain/agent/failures';
+import { TODO_TOOL_ERRORS } from '../../../../src/domain/todo/tool-errors';
 import {
   LanguageModelContentFilterError,
   LanguageModelError,
@@ -233,7 +240,17 @@ describe(friendlyToolError.name, () => {
     [{}, "I couldn't find that task; it may have been deleted. Say 'show my tasks' to see what's on your list."],
     [{ scope: 'all' }, 'Your list is already empty.'],
   ])('words TASK_NOT_FOUND with %j and says what to do next', (details, sentence) => {
-    expect(friendlyToolError({ code: 'TASK_NOT_FOUND', details })).toBe(sentence);
-    expect(friendlyToolError({ code: 'TODO.TASK_NOT_FOUND', details })).toBe(sentence);
+    expect(friendlyToolError({ code: 'TASK_NOT_FOUND', details }, TODO_TOOL_ERRORS)).toBe(sentence);
+    expect(friendlyToolError({ code: 'TODO.TASK_NOT_FOUND', details }, TODO_TOOL_ERRORS)).toBe(sentence);
+  });
+
+  it("words a product's own code only in that product's words: elsewhere it is an unexpected error", () => {
+    expect(friendlyToolError({ code: 'TASK_NOT_FOUND', details: { number: 9 } }, NO_TOOL_ERROR_WORDING)).toBe(TREATMENTS.UNKNOWN.userSees);
+    expect(friendlyToolError({ code: 'INVALID_ARGUMENTS', details: { field: 'number', rule: 'required' } }, NO_TOOL_ERROR_WORDING)).toBe(
+      'Could you provide more details about the number?',
+    );
+    expect(friendlyToolError({ code: 'INVALID_ARGUMENTS', details: { field: 'number', rule: 'required' } }, TODO_TOOL_ERRORS)).toBe(
+      'Could you provide more details about the task number?',
+    );
   });
 });
