@@ -49,26 +49,14 @@ export const QUESTION_NAMED_MAX = 5;
 const QUESTION_NAMED_WHEN_MANY = 3;
 
 /** "A, B and C", or for a longer list "A, B, C and 4 more". */
-function inQuestion(names: readonly string[]): string {
+export function inQuestion(names: readonly string[]): string {
   return names.length > QUESTION_NAMED_MAX
     ? joinedWithAnd([...names.slice(0, QUESTION_NAMED_WHEN_MANY), `${names.length - QUESTION_NAMED_WHEN_MANY} more`])
     : joinedWithAnd(names);
 }
 
-/**
- * "Do you really want to delete 'Dentist'? Reply 'yes delete' to confirm." A longer list asked
- * for by scope is counted ("all 130 tasks"), not read out.
- */
-export function deletionPrompt(titles: readonly string[], scope?: 'all' | 'completed'): string {
-  let what: string;
-  if (titles.length === 1) what = quoted(titles[0]);
-  else if (scope !== undefined && titles.length > QUESTION_NAMED_MAX) {
-    what = `all ${titles.length} ${scope === 'completed' ? 'completed tasks' : 'tasks'}`;
-  } else what = `${titles.length} tasks: ${inQuestion(titles.map(quoted))}`;
-  return `Do you really want to delete ${what}?${CHAT_REPLY_HINT}`;
-}
-
-const CHAT_REPLY_HINT = " Reply 'yes delete' to confirm.";
+/** What the chat's deletion question ends with: the words that confirm it. */
+export const CHAT_REPLY_HINT = " Reply 'yes delete' to confirm.";
 
 /** The question without the chat's "reply 'yes delete'": an MCP client asks with its own buttons. */
 export function withoutChatReplyHint(prompt: string): string {

@@ -1,3 +1,4 @@
+import { CHAT_REPLY_HINT, inQuestion, QUESTION_NAMED_MAX } from '../agent/confirmation';
 import { joinedWithAnd, quoted } from '../shared/words';
 
 /** A task as the person was shown it when asked to confirm its deletion. */
@@ -49,4 +50,17 @@ export function sinceAsked(changes: ChangesSinceShown): string {
     for (const task of renamed) parts.push(`task ${task.number} ${quoted(task.was)} was renamed ${quoted(task.now)}`);
   }
   return `Since I asked, ${joinedWithAnd(parts)}`;
+}
+
+/**
+ * "Do you really want to delete 'Dentist'? Reply 'yes delete' to confirm." A longer list asked
+ * for by scope is counted ("all 130 tasks"), not read out.
+ */
+export function deletionPrompt(titles: readonly string[], scope?: 'all' | 'completed'): string {
+  let what: string;
+  if (titles.length === 1) what = quoted(titles[0]);
+  else if (scope !== undefined && titles.length > QUESTION_NAMED_MAX) {
+    what = `all ${titles.length} ${scope === 'completed' ? 'completed tasks' : 'tasks'}`;
+  } else what = `${titles.length} tasks: ${inQuestion(titles.map(quoted))}`;
+  return `Do you really want to delete ${what}?${CHAT_REPLY_HINT}`;
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { CONFIRMATION_STALE, deletionPrompt } from '../../../domain/agent/confirmation';
+import { CONFIRMATION_STALE } from '../../../domain/agent/confirmation';
 import { notFoundSentence, TODO_TOOL_ERRORS } from '../../../domain/todo/tool-errors';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { DomainValidationError } from '../../../domain/shared/domain-error';
 import { joinedWithAnd } from '../../../domain/shared/words';
-import { changesSinceShown, type ShownTask, sinceAsked } from '../../../domain/todo/deletion';
+import { changesSinceShown, deletionPrompt, type ShownTask, sinceAsked } from '../../../domain/todo/deletion';
 import {
   type Task,
   type TaskChanges,

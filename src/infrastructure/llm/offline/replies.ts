@@ -1,4 +1,5 @@
-import { deletionPrompt, titlesInBrief } from '../../../domain/agent/confirmation';
+import { titlesInBrief } from '../../../domain/agent/confirmation';
+import { deletionPrompt } from '../../../domain/todo/deletion';
 import { joinedWithAnd, joinedWithOr } from '../../../domain/shared/words';
 import { friendlyToolError } from '../../../domain/agent/failures';
 import { TODO_TOOL_ERRORS } from '../../../domain/todo/tool-errors';

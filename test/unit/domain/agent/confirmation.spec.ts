@@ -4,11 +4,11 @@ import {
   bulkChangeCalls,
   bulkChangePrompt,
   confirmationTargets,
-  deletionPrompt,
   destructiveToolNotice,
   mayDestroy,
   titlesInBrief,
 } from '../../../../src/domain/agent/confirmation';
+import { deletionPrompt } from '../../../../src/domain/todo/deletion';
 import { clipped } from '../../../../src/domain/shared/words';
 
 /** AGENT_MAX_REPLY_CHARS by default: a question is added to the reply whatever its bound, so it must fit on its own. */

@@ -1,4 +1,5 @@
-import { deletionPrompt, interpretConfirmationReply } from '../../../../src/domain/agent/confirmation';
+import { interpretConfirmationReply } from '../../../../src/domain/agent/confirmation';
+import { deletionPrompt } from '../../../../src/domain/todo/deletion';
 import { asksAQuestion, asksToClarify, decisionOf } from '../../../../src/domain/agent/decision';
 import {
   classifyModelFailure,
