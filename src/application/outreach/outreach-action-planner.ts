@@ -4,12 +4,12 @@ import { LanguageModelError, LanguageModelInvalidJsonError } from '../../domain/
 import { ACTION_CONTRACTS, checkPlannerError, checkProposal, type PlannerError, type Proposal } from '../../domain/outreach/actions';
 import { type ClaimVerdict, judgeClaim } from '../../domain/outreach/planner-claims';
 import { availableActions, fitProblems, untrustedTextProblems, type CycleContext } from '../../domain/outreach/planning';
-import { completeJson } from '../agent/complete-json';
+import { completeJson, type JsonCheck } from '../agent/complete-json';
 import { AuditLog } from '../agent/ports/audit-log.port';
 import { LanguageModel } from '../agent/ports/language-model.port';
 import { SchemaValidator } from '../agent/ports/schema-validator.port';
 import { Logger } from '../shared/ports/logger.port';
-import type { AuditEntryFor, Cycle } from './cycle';
+import { auditEntry, type CycleScope, type DecisionFields, UNPLANNED } from './cycle';
 import type { CycleCode, CycleOutcome } from './cycle-outcome';
 import { OUTREACH_SYSTEM_PROMPT, outreachUserPrompt } from './outreach-planner.prompt';
 import { OutreachSettings } from './outreach-settings';
@@ -33,13 +33,22 @@ export type PlanResult =
       readonly claim?: ClaimVerdict;
     };
 
+/** The planning step's end: its result, and what the cycle's decision row records of the model. */
+export interface Planned {
+  readonly result: PlanResult;
+  readonly decision: DecisionFields;
+}
+
 /** What the model may answer: one action, or why it proposes none. */
 type PlannerAnswer = { readonly kind: 'proposal'; readonly proposal: Proposal } | { readonly kind: 'error'; readonly error: PlannerError };
+
+/** An answer of the model's the checks refused, and why. */
+type Refusal = { readonly text: string | null; readonly problems: readonly string[] };
 
 /**
  * The planning step of a cycle: asks the model for ONE action given the reloaded context,
  * checks it against the action contracts (with `schemas`) and the context, and audits every
- * refusal. What the model cost goes on the cycle.
+ * refusal. It returns what the model cost, for the cycle's decision row.
  */
 @Injectable()
 export class OutreachActionPlanner {
@@ -62,63 +71,71 @@ export class OutreachActionPlanner {
     return { provider: this.model.provider, model: this.model.model };
   }
 
-  /** Asks for ONE action; every refused proposal is audited with its reasons. */
-  async plan(cycle: Cycle, context: CycleContext, entry: AuditEntryFor): Promise<PlanResult> {
-    const refused: { text: string | null; problems: readonly string[] }[] = [];
-    const check = (value: unknown) => {
-      const reported = checkPlannerError(value);
-      if (reported) return reported.ok ? { ok: true as const, value: { kind: 'error', error: reported.value } as PlannerAnswer } : reported;
-      const checked = checkProposal(value, this.schemas);
-      if (!checked.ok) return { ok: false as const, problems: [...checked.problems, ...untrustedTextProblems(value, context)] };
-      const misfit = fitProblems(checked.value, context);
-      return misfit.length
-        ? { ok: false as const, problems: misfit }
-        : { ok: true as const, value: { kind: 'proposal', proposal: checked.value } as PlannerAnswer };
-    };
-    const signal = AbortSignal.timeout(this.settings.planTimeoutMs);
+  /** Asks for ONE action; every refused proposal is audited with its reasons. @returns the plan, and what the decision row records of it. */
+  async plan(scope: CycleScope, context: CycleContext): Promise<Planned> {
+    const refused: Refusal[] = [];
     try {
       const answer = await completeJson(
         this.model,
         {
           systemPrompt: OUTREACH_SYSTEM_PROMPT,
-          messages: [{ role: 'user', content: outreachUserPrompt(context, cycle.started) }],
+          messages: [{ role: 'user', content: outreachUserPrompt(context, scope.started) }],
           options: PLANNING,
-          signal,
+          signal: AbortSignal.timeout(this.settings.planTimeoutMs),
         },
-        check,
+        (value) => this.check(value, context),
         (text, problems) => refused.push({ text, problems }),
       );
-      cycle.usage = answer.usage;
-      cycle.planningAttempts = answer.attempts;
-      await this.auditRefusals(refused, entry);
+      const decision: DecisionFields = { ...UNPLANNED, usage: answer.usage, planningAttempts: answer.attempts };
+      await this.auditRefusals(refused, scope);
       const validation = { accepted: true, attempts: answer.attempts, problems: refused.flatMap((r) => r.problems) };
-      if (answer.value.kind === 'error') return this.reported(answer.value.error, cycle, context, entry, validation);
-      return { ok: true, proposal: answer.value.proposal, validation };
+      if (answer.value.kind === 'error') return this.reported(answer.value.error, scope, context, validation, decision);
+      return { result: { ok: true, proposal: answer.value.proposal, validation }, decision };
     } catch (error) {
-      await this.auditRefusals(refused, entry);
-      cycle.planningAttempts = Math.max(1, refused.length);
-      if (error instanceof LanguageModelInvalidJsonError) {
-        cycle.failureClass = 'NO_VALID_ACTION';
-        return {
+      await this.auditRefusals(refused, scope);
+      return this.unanswered(error, scope, refused);
+    }
+  }
+
+  /** One answer of the model checked: an error answer, or a proposal that keeps the contracts and fits the context. */
+  private check(value: unknown, context: CycleContext): ReturnType<JsonCheck<PlannerAnswer>> {
+    const reported = checkPlannerError(value);
+    if (reported) return reported.ok ? { ok: true, value: { kind: 'error', error: reported.value } } : reported;
+    const checked = checkProposal(value, this.schemas);
+    if (!checked.ok) return { ok: false, problems: [...checked.problems, ...untrustedTextProblems(value, context)] };
+    const misfit = fitProblems(checked.value, context);
+    return misfit.length ? { ok: false, problems: misfit } : { ok: true, value: { kind: 'proposal', proposal: checked.value } };
+  }
+
+  /** No valid answer came: every answer was refused, or the model could not be reached (anything else is thrown on). */
+  private unanswered(error: unknown, scope: CycleScope, refused: readonly Refusal[]): Planned {
+    const planningAttempts = Math.max(1, refused.length);
+    if (error instanceof LanguageModelInvalidJsonError) {
+      return {
+        result: {
           ok: false,
           code: 'NO_VALID_ACTION',
           message: `The model proposed no valid action: ${error.problems.join('; ')}.`,
           problems: error.problems,
           validation: { accepted: false, attempts: refused.length, problems: refused.flatMap((r) => r.problems) },
-        };
-      }
-      if (!(error instanceof LanguageModelError) && !(error instanceof Error && error.name === 'AbortError')) throw error;
-      cycle.failureClass = classifyModelFailure(error);
-      cycle.providerRequestId = error instanceof LanguageModelError ? (error.requestId ?? null) : null;
-      this.logger.warn({ msg: 'outreach planner unavailable', decisionId: cycle.decisionId, failureClass: cycle.failureClass, err: error });
-      return {
+        },
+        decision: { ...UNPLANNED, planningAttempts, failureClass: 'NO_VALID_ACTION' },
+      };
+    }
+    if (!(error instanceof LanguageModelError) && !(error instanceof Error && error.name === 'AbortError')) throw error;
+    const failureClass = classifyModelFailure(error);
+    const providerRequestId = error instanceof LanguageModelError ? (error.requestId ?? null) : null;
+    this.logger.warn({ msg: 'outreach planner unavailable', decisionId: scope.decisionId, failureClass, err: error });
+    return {
+      result: {
         ok: false,
         code: 'MODEL_UNAVAILABLE',
         message: 'The language model could not be reached; the task will be tried again.',
         problems: [],
         validation: null,
-      };
-    }
+      },
+      decision: { ...UNPLANNED, planningAttempts, failureClass, providerRequestId },
+    };
   }
 
   /**
@@ -130,14 +147,14 @@ export class OutreachActionPlanner {
    */
   private async reported(
     error: PlannerError,
-    cycle: Cycle,
+    scope: CycleScope,
     context: CycleContext,
-    entry: AuditEntryFor,
     validation: NonNullable<CycleOutcome['validation']>,
-  ): Promise<PlanResult> {
-    const claim = context.kind === 'task' ? judgeClaim(error.code, context, cycle.started) : null;
+    answered: DecisionFields,
+  ): Promise<Planned> {
+    const claim = context.kind === 'task' ? judgeClaim(error.code, context, scope.started) : null;
     const refusal = claim && !claim.holds ? claim.reason : null;
-    await this.audit.record(entry(availableActions(context)[0], { error }), {
+    await this.audit.record(auditEntry(scope, availableActions(context)[0], { error }), {
       status: 'rejected',
       errorCode: refusal ? 'CLAIM_REFUSED' : error.code,
       result: {
@@ -150,10 +167,9 @@ export class OutreachActionPlanner {
       },
       durationMs: 0,
     });
-    if (refusal) cycle.failureClass = 'CLAIM_REFUSED';
-    else if (error.code !== 'QUOTA_EXCEEDED') cycle.failureClass = error.code;
+    const failureClass = refusal ? 'CLAIM_REFUSED' : error.code !== 'QUOTA_EXCEEDED' ? error.code : null;
     const problem = refusal ?? `the model reported ${error.code}: ${error.message}`;
-    return {
+    const result: PlanResult = {
       ok: false,
       code: refusal ? 'CLAIM_REFUSED' : error.code,
       message: refusal
@@ -164,17 +180,15 @@ export class OutreachActionPlanner {
       validation: claim?.holds ? validation : { ...validation, accepted: false, problems: [...validation.problems, problem] },
       ...(claim ? { claim } : {}),
     };
+    return { result, decision: { ...answered, failureClass } };
   }
 
-  private async auditRefusals(
-    refused: readonly { text: string | null; problems: readonly string[] }[],
-    entry: AuditEntryFor,
-  ): Promise<void> {
+  private async auditRefusals(refused: readonly Refusal[], scope: CycleScope): Promise<void> {
     for (const refusal of refused) {
       const parsed = parseObject(refusal.text);
       const tool =
         typeof parsed?.action === 'string' && Object.hasOwn(ACTION_CONTRACTS, parsed.action) ? parsed.action : 'invalid_proposal';
-      await this.audit.record(entry(tool, parsed ?? { text: (refusal.text ?? '').slice(0, 2000) }), {
+      await this.audit.record(auditEntry(scope, tool, parsed ?? { text: (refusal.text ?? '').slice(0, 2000) }), {
         status: 'rejected',
         errorCode: 'INVALID_PROPOSAL',
         result: { problems: refusal.problems },

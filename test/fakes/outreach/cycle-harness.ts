@@ -1,6 +1,6 @@
 import type { LanguageModel } from '../../../src/application/agent/ports/language-model.port';
 import type { AgentSettings } from '../../../src/application/chat/agent-settings';
-import type { AuditEntryFor, Cycle } from '../../../src/application/outreach/cycle';
+import type { CycleScope } from '../../../src/application/outreach/cycle';
 import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
 import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
@@ -108,27 +108,20 @@ export async function runOneCycle(
   return { outcome, journal, store, linkedin, email, secrets, audit, acting, now: clock.now() };
 }
 
-/** The planner alone, asked once for a fresh cycle of CLAIM's owner: what it planned, what it audited, and the cycle it filled in. */
+/**
+ * The planner alone, asked once in a fresh cycle of CLAIM's owner: what it planned, what it
+ * audited, and the cycle as its decision row would see it (its scope, with what planning returned for the row).
+ */
 export async function planOnce(model: LanguageModel, context: CycleContext) {
   const audit = new RecordingAuditLog([]);
   const sut = new OutreachActionPlanner(model, audit, SETTINGS, new RecordingLogger(), new AjvSchemaValidator());
-  const cycle: Cycle = {
+  const scope: CycleScope = {
     decisionId: 'decision-1',
     started: new Date('2026-11-22T09:00:00.000Z'),
     campaignId: context.campaign.id,
     ownerId: CLAIM.ownerId,
-    usage: { promptTokens: 0, completionTokens: 0 },
-    planningAttempts: 0,
-    failureClass: null,
-    providerRequestId: null,
-    settlement: null,
+    taskId: context.kind === 'task' ? context.task.id : null,
   };
-  const entry: AuditEntryFor = (tool, args) => ({
-    source: 'outreach',
-    actorId: CLAIM.ownerId,
-    tool,
-    arguments: args as Record<string, unknown>,
-    securityEvents: [],
-  });
-  return { result: await sut.plan(cycle, context, entry), audit, cycle };
+  const { result, decision } = await sut.plan(scope, context);
+  return { result, audit, cycle: { ...scope, ...decision } };
 }

@@ -1,0 +1,66 @@
+import type { Proposal } from '../../domain/outreach/actions';
+import { MAX_TASK_ATTEMPTS, retryDelayMs } from '../../domain/outreach/outreach-task';
+import type { AuditLog, ToolAuditEntry } from '../agent/ports/audit-log.port';
+import type { Clock } from '../shared/ports/clock.port';
+import { auditEntry, leave, type Shown, type StepEnd, type TaskScope } from './cycle';
+import { type LinkedInChannel, SecretNotFoundError, type SecretStore } from './ports/channels.port';
+
+export type RefreshSession = Extract<Proposal, { action: 'refresh_session' }>;
+
+/** The refresh_session action: a fresh LinkedIn session from the secret store, audited before and after (the secret itself never). */
+export class SessionRefresh {
+  constructor(
+    private readonly linkedin: LinkedInChannel,
+    private readonly secrets: SecretStore,
+    private readonly audit: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Fetches the secret the proposal names and hands it to the LinkedIn channel; the task runs again next cycle. */
+  async refresh(task: TaskScope, proposal: RefreshSession, shown: Shown): Promise<StepEnd> {
+    const { secretName } = proposal.args;
+    const audited = auditEntry(task, proposal.action, proposal.args);
+    const pendingSeq = await this.audit.recordPending(audited);
+    const started = this.clock.now().getTime();
+    try {
+      await this.linkedin.useSession(await this.secrets.fetch(secretName));
+    } catch (error) {
+      if (!(error instanceof SecretNotFoundError)) throw error;
+      return this.notFound(task, secretName, audited, pendingSeq, started, shown);
+    }
+    const durationMs = this.clock.now().getTime() - started;
+    // The secret itself is never recorded.
+    await this.audit.recordOutcome(pendingSeq, audited, { status: 'succeeded', result: { secretName, refreshed: true }, durationMs });
+    return leave(task, { status: 'Pending', nextRunAt: this.clock.now(), lastError: null }, this.clock.now(), {
+      status: 'deferred',
+      code: null,
+      message: 'Fetched a fresh session; the task runs again next cycle.',
+      execution: { status: 'succeeded', idempotencyKey: null, durationMs, errorCode: null, result: { secretName, refreshed: true } },
+      ...shown,
+    });
+  }
+
+  /** No secret has that name: audited as failed; the task is tried again later, or failed on its last attempt. */
+  private async notFound(
+    task: TaskScope,
+    secretName: string,
+    audited: ToolAuditEntry,
+    pendingSeq: number,
+    started: number,
+    shown: Shown,
+  ): Promise<StepEnd> {
+    const durationMs = this.clock.now().getTime() - started;
+    await this.audit.recordOutcome(pendingSeq, audited, { status: 'failed', errorCode: 'SECRET_NOT_FOUND', durationMs });
+    const giveUp = task.claim.attempts >= MAX_TASK_ATTEMPTS;
+    const release = giveUp
+      ? ({ status: 'Failed', lastError: 'SECRET_NOT_FOUND' } as const)
+      : ({ status: 'Pending', nextRunAt: new Date(started + retryDelayMs(task.claim.attempts)), lastError: 'SECRET_NOT_FOUND' } as const);
+    return leave(task, release, this.clock.now(), {
+      status: giveUp ? 'failed' : 'deferred',
+      code: 'SECRET_NOT_FOUND',
+      message: `There is no secret named ${secretName}.`,
+      execution: { status: 'failed', idempotencyKey: null, durationMs, errorCode: 'SECRET_NOT_FOUND', result: null },
+      ...shown,
+    });
+  }
+}
