@@ -2,7 +2,7 @@
 //
 // Writes web/src/generated/openapi.json (the document GET /docs-json serves) and, from it,
 // web/src/generated/types.gen.ts (and index.ts) with @hey-api/openapi-ts: types only, no
-// client runtime; web/src/api.ts names them. Needs no server and no database: src/openapi.ts
+// client runtime; web/src/api/ names them. Needs no server and no database: src/openapi.ts
 // builds the document from the real module graph in Nest's preview mode. `npm run build:web`,
 // `npm run lint` and `npm run typecheck` run it first; the folder is not committed.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
