@@ -1,9 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import { addTasks } from '../factories/tasks';
 import { chatCompletion, FakeProviderServer, type RecordedRequest, toolCall } from '../support/fake-provider-server';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /**
  * A turn that would complete or update more than 3 tasks asks first, and "yes" runs exactly
@@ -11,9 +10,13 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  */
 describe('bulk changes in the chat', () => {
   let fake: FakeProviderServer;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
+  beforeAll(async () => {
+    fake = await FakeProviderServer.start();
+  });
+  const sut = useTestApp({ env: () => fake.openAiEnv });
+  const user = sut.user();
+  beforeAll(() => addTasks(sut.http, user, 'Chore 1', 'Chore 2', 'Chore 3', 'Chore 4', 'Chore 5', 'Chore 6'));
+  afterAll(() => fake?.stop());
 
   /** Asked to act, completes tasks `numbers` in one batch; given tool results, says how many it got. */
   function completes(numbers: number[]) {
@@ -27,26 +30,6 @@ describe('bulk changes in the chat', () => {
       return { json: chatCompletion({ tool_calls: calls }, 'tool_calls') };
     };
   }
-
-  beforeAll(async () => {
-    fake = await FakeProviderServer.start();
-    db = await createTestDatabase();
-    sut = await startTestApp(db, fake.openAiEnv);
-    user = await signUpAndIn(sut.http);
-    for (let i = 1; i <= 6; i++) {
-      await request(sut.http)
-        .post(`/api/${user.userId}/tasks`)
-        .set(user.auth)
-        .send({ title: `Chore ${i}` })
-        .expect(201);
-    }
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-    await fake?.stop();
-  });
 
   async function chat(message: string, conversationId?: string) {
     const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId });
@@ -113,27 +96,9 @@ describe('bulk changes in the chat', () => {
 });
 
 describe('bulk changes with the offline model', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    user = await signUpAndIn(sut.http);
-    for (let i = 1; i <= 5; i++) {
-      await request(sut.http)
-        .post(`/api/${user.userId}/tasks`)
-        .set(user.auth)
-        .send({ title: `Chore ${i}` })
-        .expect(201);
-    }
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
+  const user = sut.user();
+  beforeAll(() => addTasks(sut.http, user, 'Chore 1', 'Chore 2', 'Chore 3', 'Chore 4', 'Chore 5'));
 
   const chat = async (message: string, conversationId?: string) =>
     (await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId }).expect(200)).body as {

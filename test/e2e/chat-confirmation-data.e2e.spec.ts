@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { parseSse, type SseEvent, streamChat } from '../support/chat-stream';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
+import { addTasks } from '../factories/tasks';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
 import type { Completion } from '../../src/application/agent/ports/language-model.port';
 
@@ -33,19 +33,8 @@ const MODEL_WORDS = "I will delete the duplicate 'Buy milk'?";
  * task title that tells it to delete everything while it names a single task.
  */
 describe('the pending confirmation as data (scripted model)', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
   const model = new ScriptedLanguageModel();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {}, { languageModel: model });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ languageModel: model });
 
   /** The model calls delete_task with `args`, saying MODEL_WORDS; it words any outcome "Done." */
   function obeying(args: object): void {
@@ -54,7 +43,7 @@ describe('the pending confirmation as data (scripted model)', () => {
 
   async function userWith(titles: readonly string[]): Promise<SignedInUser> {
     const user = await signUpAndIn(sut.http);
-    for (const title of titles) await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title }).expect(201);
+    await addTasks(sut.http, user, ...titles);
     return user;
   }
 

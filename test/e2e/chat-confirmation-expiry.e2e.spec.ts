@@ -1,26 +1,12 @@
 import request from 'supertest';
 import { CONFIRMATION_TTL_MS } from '../../src/domain/agent/confirmation';
 import { ShiftedClock } from '../fakes/fixed-clock';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 describe('a deletion confirmed after it expired (offline model)', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
   const clock = new ShiftedClock();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {}, { clock });
-    user = await signUpAndIn(sut.http);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ clock });
+  const user = sut.user();
 
   const chat = async (message: string, conversationId?: string) =>
     (await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId }).expect(200)).body as {

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
+import { addTasks } from '../factories/tasks';
 
 interface Turn {
   readonly conversationId: string;
@@ -17,28 +17,11 @@ interface Turn {
  * on a list of any size (offline model, real endpoint).
  */
 describe('a confirmed deletion (offline model)', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
 
   async function userWith(count: number): Promise<SignedInUser> {
     const user = await signUpAndIn(sut.http);
-    for (let i = 1; i <= count; i++) {
-      await request(sut.http)
-        .post(`/api/${user.userId}/tasks`)
-        .set(user.auth)
-        .send({ title: `Task ${i}` })
-        .expect(201);
-    }
+    await addTasks(sut.http, user, ...Array.from({ length: count }, (_, i) => `Task ${i + 1}`));
     return user;
   }
 

@@ -8,8 +8,8 @@ import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { chatCompletion, FakeProviderServer, toolCall } from '../support/fake-provider-server';
 import { TEST_JWT_SECRET } from '../support/test-app';
-import { createTestDatabase, type TestDatabase, testDataRoot } from '../support/test-database';
-import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
+import { testDataRoot, useTestDatabase } from '../support/test-database';
+import { callService, ROOT, type RunningService, startService, useBuiltService } from '../support/built-service';
 
 /**
  * The built service (`node main.js`) SIGKILLed in the middle of a burst of chat turns that
@@ -44,10 +44,15 @@ async function until<T>(probe: () => Promise<T | undefined | null | false>, what
 }
 
 describe('chat turns cut off by SIGKILL', () => {
-  let db: TestDatabase;
   let model: FakeProviderServer;
   let dataDir: string;
   const children = new Set<ChildProcess>();
+  const db = useTestDatabase({
+    beforeDispose: () => {
+      for (const child of children) child.kill('SIGKILL');
+    },
+  });
+  useBuiltService(OUT_DIR);
   /** Once set, the model answers nothing more: each turn that asks it stays under way until the kill. */
   let holding = false;
   let held = 0;
@@ -68,16 +73,11 @@ describe('chat turns cut off by SIGKILL', () => {
         : toolCall('call_1', 'complete_task', JSON.stringify({ number: Number(/\d+/.exec(last.content ?? '')?.[0] ?? 1) }));
       return { json: chatCompletion({ tool_calls: [call] }, 'tool_calls'), delayMs: 50 };
     });
-    await buildService(OUT_DIR);
-    db = await createTestDatabase();
     dataDir = await mkdtemp(join(testDataRoot(), 'bridle-crash-'));
-  }, 180_000);
+  });
 
   afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await db?.dispose();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
-    removeBuild(OUT_DIR);
     await model?.stop();
   });
 

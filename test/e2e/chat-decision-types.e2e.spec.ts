@@ -1,9 +1,7 @@
 import request from 'supertest';
 import type { Completion, CompletionRequest } from '../../src/application/agent/ports/language-model.port';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { signUpAdmin } from '../support/admins';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
+import { addTasks } from '../factories/tasks';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
 
 /**
@@ -50,25 +48,10 @@ function script(turn: Turn): (request: CompletionRequest) => Completion {
 
 describe('the decision a chat turn records (scripted model, real endpoint)', () => {
   const model = new ScriptedLanguageModel();
-  let db: TestDatabase;
-  let sut: TestApp;
-  let person: SignedInUser;
-  let admin: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { SUPPORT_CONTACT }, { languageModel: model });
-    person = await signUpAndIn(sut.http);
-    admin = await signUpAdmin(sut);
-    for (const title of ['Buy milk', 'Buy oat milk']) {
-      await request(sut.http).post(`/api/${person.userId}/tasks`).set(person.auth).send({ title }).expect(201);
-    }
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { SUPPORT_CONTACT }, languageModel: model });
+  const person = sut.user();
+  const admin = sut.user({ admin: true });
+  beforeAll(() => addTasks(sut.http, person, 'Buy milk', 'Buy oat milk'));
 
   async function chat(message: string) {
     const res = await request(sut.http).post(`/api/${person.userId}/chat`).set(person.auth).send({ message });

@@ -1,8 +1,6 @@
 import request from 'supertest';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { FakeProviderServer, geminiResponse, type RecordedRequest } from '../support/fake-provider-server';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 type GeminiContent = { role: string; parts: { text?: string; functionResponse?: { name: string; response: unknown } }[] };
 
@@ -17,28 +15,20 @@ function addThenConfirm(req: RecordedRequest) {
 
 describe('chat on LLM_PROVIDER=gemini (a local server speaking its wire format)', () => {
   let fake: FakeProviderServer;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
-
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {
+  });
+  const sut = useTestApp({
+    env: () => ({
       LLM_PROVIDER: 'gemini',
       GEMINI_API_KEY: 'AIza-e2e-not-a-real-key',
       GEMINI_MODEL: 'gemini-test',
       GEMINI_BASE_URL: fake.url,
       LLM_TIMEOUT_MS: '1000',
-    });
-    user = await signUpAndIn(sut.http);
+    }),
   });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-    await fake?.stop();
-  });
+  const user = sut.user();
+  afterAll(() => fake?.stop());
 
   const chat = (message: string, sampling: { temperature?: number; maxTokens?: number } = {}) =>
     request(sut.http)

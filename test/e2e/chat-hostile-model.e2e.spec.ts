@@ -7,10 +7,10 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from '../../src/domain/agent/language-model-errors';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
+import type { SignedInUser } from '../support/accounts';
 import { metricSample } from '../support/prometheus';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
+import { addTasks } from '../factories/tasks';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
 
 /**
@@ -18,24 +18,11 @@ import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fa
  * the real chat endpoint, MCP tools and database.
  */
 describe('chat with a hostile or failing model', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
   const model = new ScriptedLanguageModel();
-  let alice: SignedInUser;
-  let bob: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { AGENT_TURN_TIMEOUT_MS: '1500' }, { languageModel: model });
-    alice = await signUpAndIn(sut.http);
-    bob = await signUpAndIn(sut.http);
-    await request(sut.http).post(`/api/${bob.userId}/tasks`).set(bob.auth).send({ title: "Bob's secret" }).expect(201);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { AGENT_TURN_TIMEOUT_MS: '1500' }, languageModel: model });
+  const alice = sut.user();
+  const bob = sut.user();
+  beforeAll(() => addTasks(sut.http, bob, "Bob's secret"));
 
   const chat = async (user: SignedInUser, message: string, conversationId?: string) => {
     const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message, conversationId });

@@ -1,11 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUpAdmin } from '../support/admins';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { chatCompletion, FakeProviderServer, type RecordedRequest, toolCall } from '../support/fake-provider-server';
 import { captureStdout } from '../support/log-capture';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /**
  * A hostile model behind a local server speaking OpenAI's wire format, with the real SDK as
@@ -25,25 +22,16 @@ function oneCallThenAnswer(name: string, args: string, answer = 'Done.') {
 
 describe('a hostile model over the OpenAI wire format', () => {
   let fake: FakeProviderServer;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
-  let admin: SignedInUser;
   let stdout: ReturnType<typeof captureStdout>;
-
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
-    db = await createTestDatabase();
     stdout = captureStdout();
-    sut = await startTestApp(db, { LOG_LEVEL: 'debug', ...fake.openAiEnv });
-    user = await signUpAndIn(sut.http);
-    admin = await signUpAdmin(sut);
   });
-
+  const sut = useTestApp({ env: () => ({ LOG_LEVEL: 'debug', ...fake.openAiEnv }) });
+  const user = sut.user();
+  const admin = sut.user({ admin: true });
   afterAll(async () => {
-    await sut?.close();
     stdout?.restore();
-    await db?.dispose();
     await fake?.stop();
   });
 

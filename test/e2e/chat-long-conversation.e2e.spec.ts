@@ -4,10 +4,8 @@ import type { CompletionRequest } from '../../src/application/agent/ports/langua
 import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS } from '../../src/application/chat/conversation-summary.prompt';
 import { estimatedFixedTokens, estimatedTokens } from '../../src/domain/chat/context-window';
 import { OfflineLanguageModel } from '../../src/infrastructure/llm/offline/offline-language-model';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { signUpAdmin } from '../support/admins';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 import { ScriptedLanguageModel } from '../fakes/scripted-language-model';
 
 /** The offline model, every request it gets recorded. */
@@ -44,20 +42,12 @@ function orphansIn(messages: CompletionRequest['messages']): string[] {
 describe('a 300-turn conversation', () => {
   const WINDOW = 3_000;
   const model = new RecordingOfflineModel();
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { AGENT_CONTEXT_TOKENS: String(WINDOW), CHAT_RATE_LIMIT_PER_MINUTE: '100000' }, { languageModel: model });
-    me = await signUpAndIn(sut.http);
-  }, 120_000);
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
+  const sut = useTestApp({
+    env: { AGENT_CONTEXT_TOKENS: String(WINDOW), CHAT_RATE_LIMIT_PER_MINUTE: '100000' },
+    languageModel: model,
+    startTimeout: 120_000,
   });
+  const me = sut.user();
 
   it('stays within the token window, summarises the older part, uses the summaries and never orphans a tool message', async () => {
     const cycle = (k: number) => [
@@ -145,21 +135,9 @@ const SUMMARY_WORDING = new Set(
 );
 
 describe('offline summaries of a 120-turn conversation', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    // At most 20 stored messages a turn: a summary every few turns, each folding in the one before.
-    sut = await startTestApp(db, { AGENT_HISTORY_WINDOW: '20', CHAT_RATE_LIMIT_PER_MINUTE: '100000' });
-    me = await signUpAndIn(sut.http);
-  }, 120_000);
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  // At most 20 stored messages a turn: a summary every few turns, each folding in the one before.
+  const sut = useTestApp({ env: { AGENT_HISTORY_WINDOW: '20', CHAT_RATE_LIMIT_PER_MINUTE: '100000' }, startTimeout: 120_000 });
+  const me = sut.user();
 
   it('says which tasks were added, completed and renamed, counts every message, and never cuts a word', async () => {
     // A new person's tasks are numbered from 1: errand k is task 2k - 1, chore k task 2k. Titles start with a capital.

@@ -1,11 +1,9 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { TREATMENTS } from '../../src/domain/agent/failures';
 import { parseSse, streamChat } from '../support/chat-stream';
 import { chatCompletion, FakeProviderServer, type RecordedRequest, toolCall } from '../support/fake-provider-server';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 const KEY = 'sk-e2e-not-a-real-key';
 
@@ -31,28 +29,20 @@ describe.each([
   ],
 ])('chat on LLM_PROVIDER=%s (a local server speaking its wire format)', (_, providerEnv) => {
   let fake: FakeProviderServer;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
-
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {
+  });
+  const sut = useTestApp({
+    env: () => ({
       ...providerEnv(fake.url),
       LLM_TIMEOUT_MS: '1000',
       LLM_RETRY_MAX_WAIT_MS: '100',
       LLM_PRICE_INPUT_PER_1K: '0.5',
       LLM_PRICE_OUTPUT_PER_1K: '1.5',
-    });
-    user = await signUpAndIn(sut.http);
+    }),
   });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-    await fake?.stop();
-  });
+  const user = sut.user();
+  afterAll(() => fake?.stop());
 
   async function chat(message: string, sampling: { temperature?: number; maxTokens?: number } = {}) {
     const res = await request(sut.http)

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { type ListedTask, playScenario, type PhrasingDriver, scenariosNamed } from '../support/chat-phrasings';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
+import { addTasks } from '../factories/tasks';
 
 /**
  * A handful of the phrasing table through the real endpoint on a database: an add, a list, a
@@ -27,26 +27,15 @@ const THROUGH_HTTP = [
 ];
 
 describe('the todo assistant understands people (offline model, real endpoint)', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
 
   const overHttp: PhrasingDriver<SignedInUser> = {
     async personWith(tasks) {
       const user = await signUpAndIn(sut.http);
       for (const { title, completed } of tasks) {
-        const created = await request(sut.http).post(`/api/${user.userId}/tasks`).set(user.auth).send({ title }).expect(201);
+        const [created] = await addTasks(sut.http, user, title);
         if (completed) {
-          await request(sut.http).post(`/api/${user.userId}/tasks/${created.body.number}/complete`).set(user.auth).expect(200);
+          await request(sut.http).post(`/api/${user.userId}/tasks/${created.number}/complete`).set(user.auth).expect(200);
         }
       }
       return user;

@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { parseSse, streamChat } from '../support/chat-stream';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import {
   chatChunk,
   chatCompletion,
@@ -12,8 +11,7 @@ import {
   textChunk,
   usageChunk,
 } from '../support/fake-provider-server';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /**
  * OpenAI-compatible servers that bend the wire format, with the real SDK as the client:
@@ -54,25 +52,18 @@ function addTaskWith(args: unknown, answer: string) {
 
 describe('an OpenAI-compatible server that sends tool-call arguments as an object or null', () => {
   let fake: FakeProviderServer;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
   /** The status of every chat request the tests make. */
   const statuses: number[] = [];
 
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
-    db = await createTestDatabase();
-    sut = await startTestApp(db, fake.openAiEnv);
-    user = await signUpAndIn(sut.http);
   });
-
-  afterAll(async () => {
+  afterAll(() => {
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
-    await sut?.close();
-    await db?.dispose();
-    await fake?.stop();
   });
+  const sut = useTestApp({ env: () => fake.openAiEnv });
+  const user = sut.user();
+  afterAll(() => fake?.stop());
 
   interface Turn {
     response: string;

@@ -1,6 +1,5 @@
 import request from 'supertest';
 import { TREATMENTS } from '../../src/domain/agent/failures';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import {
   chatChunk,
   chatCompletion,
@@ -20,8 +19,7 @@ import {
   usageChunk,
   within,
 } from '../support/fake-provider-server';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /** Bound of every wait: generous for a loaded machine; a wait that would hang fails with a message instead. */
 const BOUND_MS = 10_000;
@@ -227,35 +225,25 @@ const calls = (toolCalls: unknown) => (toolCalls as ToolCallBody[]).map(({ tool,
 
 describe.each([openai, gemini])('POST /chat/stream with LLM_PROVIDER=$name: its real SDK streaming from a local server', (provider) => {
   let fake: FakeProviderServer;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
-  let base: string;
   /** Opened and aborted after each test, so that a failing test leaves nothing hanging for afterAll. */
   const gates: (() => void)[] = [];
   const clients: SseClient[] = [];
 
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
-    db = await createTestDatabase();
-    sut = await startTestApp(db, provider.env(fake));
-    base = sut.http;
-    me = await signUpAndIn(sut.http);
   }, TEST_MS);
+  // Before the app closes: a stream the fake still holds open would keep it from closing.
+  afterAll(() => fake?.stop(), TEST_MS);
+  const sut = useTestApp({ env: () => provider.env(fake) });
+  const me = sut.user();
 
   afterEach(async () => {
     for (const open of gates.splice(0)) open();
     await Promise.all(clients.splice(0).map((client) => client.abort()));
   });
 
-  afterAll(async () => {
-    await fake?.stop();
-    await sut?.close();
-    await db?.dispose();
-  }, TEST_MS);
-
   function chatStream(message: string): SseClient {
-    const client = new SseClient(`${base}/api/${me.userId}/chat/stream`, me.token, { message });
+    const client = new SseClient(`${sut.http}/api/${me.userId}/chat/stream`, me.token, { message });
     clients.push(client);
     return client;
   }

@@ -4,8 +4,7 @@ import { UNFIT_REPLY } from '../../src/domain/agent/failures';
 import { parseSse, type SseEvent, streamChat } from '../support/chat-stream';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { captureStdout } from '../support/log-capture';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
 
 /**
@@ -116,21 +115,12 @@ function script(turn: Case) {
 
 describe("the model's final words are checked before a person reads them", () => {
   const model = new ScriptedLanguageModel();
-  let db: TestDatabase;
-  let sut: TestApp;
   let stdout: ReturnType<typeof captureStdout>;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  beforeAll(() => {
     stdout = captureStdout();
-    sut = await startTestApp(db, { LOG_LEVEL: 'info' }, { languageModel: model });
   });
-
-  afterAll(async () => {
-    await sut?.close();
-    stdout?.restore();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ env: { LOG_LEVEL: 'info' }, languageModel: model });
+  afterAll(() => stdout?.restore());
 
   async function plain(user: SignedInUser, message: string): Promise<{ body: ChatBody; shown: string }> {
     const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message });

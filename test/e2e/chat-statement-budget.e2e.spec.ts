@@ -1,26 +1,14 @@
 import request from 'supertest';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { commitsOf, countStatements } from '../support/statement-counter';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 describe('SQL statements per chat turn', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
+  // The sealer runs at start and then not again during the test: its statements are no turn's.
+  const sut = useTestApp({ env: { AUDIT_SEAL_INTERVAL_MS: '60000' } });
+  const user = sut.user();
   let conversationId: string;
-
   beforeAll(async () => {
-    db = await createTestDatabase();
-    // The sealer runs at start and then not again during the test: its statements are no turn's.
-    sut = await startTestApp(db, { AUDIT_SEAL_INTERVAL_MS: '60000' });
-    user = await signUpAndIn(sut.http);
     conversationId = (await chat('hello')).conversationId;
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
   });
 
   async function chat(message: string): Promise<{ conversationId: string; toolCalls: unknown[]; response: string }> {

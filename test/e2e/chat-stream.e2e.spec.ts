@@ -3,26 +3,12 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { parseSse, streamChat } from '../support/chat-stream';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
 
 describe('POST /api/:userId/chat/stream (offline model)', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    user = await signUpAndIn(sut.http);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
+  const user = sut.user();
 
   const stream = (body: object) => streamChat(sut.http, user, body);
 
@@ -69,27 +55,15 @@ describe('POST /api/:userId/chat/stream (offline model)', () => {
 });
 
 describe('a client that disconnects mid-stream', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
   const model = new ScriptedLanguageModel();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {}, { languageModel: model });
-    user = await signUpAndIn(sut.http);
-    // Adds a task at once, then takes its time to word the answer.
-    model.use(async (req) => {
-      if (!answeringToolResult(req)) return callTool('add_task', { title: 'Slow one' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return say('Added it.');
-    });
+  // Adds a task at once, then takes its time to word the answer.
+  model.use(async (req) => {
+    if (!answeringToolResult(req)) return callTool('add_task', { title: 'Slow one' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return say('Added it.');
   });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ languageModel: model });
+  const user = sut.user();
 
   async function rowsOf(conversationId: string) {
     const ds = sut.app.get(DataSource);
@@ -155,27 +129,15 @@ describe('a client that disconnects mid-stream', () => {
 });
 
 describe('a streamed turn that reaches the iteration limit', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
   const model = new ScriptedLanguageModel();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {}, { languageModel: model });
-    user = await signUpAndIn(sut.http);
-    // Loops on a tool for as long as tools are offered; words what it found when they are not.
-    model.use((req) =>
-      req.tools.length === 0
-        ? say(`I listed your tasks ${req.messages.filter((m) => m.role === 'tool').length} times: your list is empty.`)
-        : callTool('list_tasks', { status: 'all' }),
-    );
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  // Loops on a tool for as long as tools are offered; words what it found when they are not.
+  model.use((req) =>
+    req.tools.length === 0
+      ? say(`I listed your tasks ${req.messages.filter((m) => m.role === 'tool').length} times: your list is empty.`)
+      : callTool('list_tasks', { status: 'all' }),
+  );
+  const sut = useTestApp({ languageModel: model });
+  const user = sut.user();
 
   it('streams the answer worded from the results, and done carries the status, finishReason and warning', async () => {
     const res = await streamChat(sut.http, user, { message: 'keep listing' }).expect(200);

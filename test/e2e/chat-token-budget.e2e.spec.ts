@@ -1,9 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { TREATMENTS } from '../../src/domain/agent/failures';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import type { SignedInUser } from '../support/accounts';
+import { useTestApp } from '../support/test-app';
 
 /**
  * A person's daily token budget, with the offline model (whose token counts are exact):
@@ -11,22 +10,12 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  */
 describe('a daily token budget per person', () => {
   const BUDGET = 12_000;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
-  let other: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { CHAT_DAILY_TOKEN_BUDGET: String(BUDGET), LLM_MAX_TOKENS: '256', CHAT_RATE_LIMIT_PER_MINUTE: '1000' });
-    me = await signUpAndIn(sut.http);
-    other = await signUpAndIn(sut.http);
-  }, 120_000);
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
+  const sut = useTestApp({
+    env: { CHAT_DAILY_TOKEN_BUDGET: String(BUDGET), LLM_MAX_TOKENS: '256', CHAT_RATE_LIMIT_PER_MINUTE: '1000' },
+    startTimeout: 120_000,
   });
+  const me = sut.user();
+  const other = sut.user();
 
   const ledger = async (user: SignedInUser) => {
     const rows = await sut.app.get(DataSource).query<{ used: string }[]>('SELECT used FROM token_ledger WHERE user_id = $1', [user.userId]);
@@ -91,26 +80,17 @@ describe('a daily token budget per person', () => {
 describe('a daily cost budget per person, at the configured prices', () => {
   // 1 per 1 000 tokens either way: the cost is the tokens / 1 000.
   const COST_BUDGET = 9;
-  let db: TestDatabase;
-  let sut: TestApp;
-  let me: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {
+  const sut = useTestApp({
+    env: {
       CHAT_DAILY_COST_BUDGET: String(COST_BUDGET),
       LLM_PRICE_INPUT_PER_1K: '1',
       LLM_PRICE_OUTPUT_PER_1K: '1',
       LLM_MAX_TOKENS: '256',
       CHAT_RATE_LIMIT_PER_MINUTE: '1000',
-    });
-    me = await signUpAndIn(sut.http);
-  }, 120_000);
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
+    },
+    startTimeout: 120_000,
   });
+  const me = sut.user();
 
   it('holds under concurrent turns, and the account shows what was spent', async () => {
     const replies = await Promise.all(

@@ -3,11 +3,11 @@ import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { PAGE_LIMIT_MAX } from '../../src/domain/shared/pagination';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
-import { buildService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
+import { ROOT, type RunningService, startService, useBuiltService } from '../support/built-service';
 import { parseSse } from '../support/chat-stream';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../support/round-robin-proxy';
 import { TEST_JWT_SECRET } from '../support/test-app';
-import { createTestDatabase, type TestDatabase, testDataRoot, usingPostgresServer } from '../support/test-database';
+import { testDataRoot, usingPostgresServer, useTestDatabase } from '../support/test-database';
 
 /**
  * Issue 34, acceptance 3: two replicas of the built service on one PostgreSQL behind a
@@ -37,15 +37,21 @@ interface Turn {
 const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
 
 describeOnPostgres('two replicas on one PostgreSQL behind a proxy, one stopped with SIGTERM', () => {
-  let db: TestDatabase;
   let dataDir: string;
   let proxy: RoundRobinProxy | undefined;
   const replicas: RunningService[] = [];
   const agent = new Agent({ keepAlive: true });
+  const db = useTestDatabase({
+    beforeDispose: async () => {
+      agent.destroy();
+      await proxy?.close();
+      for (const replica of replicas) replica.child.kill('SIGKILL');
+      await Promise.all(replicas.map((replica) => replica.exited));
+    },
+  });
+  useBuiltService(OUT_DIR);
 
   beforeAll(async () => {
-    await buildService(OUT_DIR);
-    db = await createTestDatabase();
     if (db.settings.kind !== 'server') throw new Error('PostgreSQL only');
     dataDir = await mkdtemp(join(testDataRoot(), 'bridle-shutdown-load-'));
     for (const name of ['a', 'b']) {
@@ -64,16 +70,10 @@ describeOnPostgres('two replicas on one PostgreSQL behind a proxy, one stopped w
       );
     }
     proxy = await startRoundRobinProxy(() => replicas.map((replica) => replica.baseUrl));
-  }, 180_000);
+  }, 120_000);
 
   afterAll(async () => {
-    agent.destroy();
-    await proxy?.close();
-    for (const replica of replicas) replica.child.kill('SIGKILL');
-    await Promise.all(replicas.map((replica) => replica.exited));
-    await db?.dispose();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
-    removeBuild(OUT_DIR);
   });
 
   function send(method: string, path: string, user: SignedInUser, body?: object): Promise<Received> {

@@ -6,10 +6,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as PgClient } from 'pg';
-import { buildService, callService, removeBuild, ROOT, type RunningService, signUpOnService, startService } from '../support/built-service';
+import { callService, ROOT, type RunningService, signUpOnService, startService, useBuiltService } from '../support/built-service';
 import { CHROMIUM } from '../support/browser';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { usingPostgresServer, useTestDatabase } from '../support/test-database';
 
 /**
  * Issue 34, acceptance 1 and the MCP half of 2: three replicas of the built service on one
@@ -38,12 +38,20 @@ interface Connected {
 const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
 
 describeOnPostgres('MCP sessions across three replicas behind a round-robin proxy', () => {
-  let db: TestDatabase;
   let databaseUrl: string;
   const replicas: RunningService[] = [];
   let proxy: RoundRobinProxy;
   const people: Person[] = [];
   const connected: Connected[] = [];
+  const db = useTestDatabase({
+    beforeDispose: async () => {
+      await Promise.all(connected.map(({ client }) => client.close().catch(() => undefined)));
+      await proxy?.close();
+      for (const replica of replicas) replica.child.kill('SIGKILL');
+      await Promise.all(replicas.map((replica) => replica.exited));
+    },
+  });
+  useBuiltService(OUT_DIR);
 
   const env = () => ({
     DATABASE_URL: databaseUrl,
@@ -54,25 +62,14 @@ describeOnPostgres('MCP sessions across three replicas behind a round-robin prox
   const startReplica = () => startService(MAIN, env(), 120_000);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     if (db.settings.kind !== 'server') throw new Error('needs a PostgreSQL server');
     databaseUrl = db.settings.url;
-    await buildService(OUT_DIR);
     // One first, so that only it could have migrations to run; then the other two together.
     replicas.push(await startReplica());
     replicas.push(...(await Promise.all([startReplica(), startReplica()])));
     proxy = await startRoundRobinProxy(() => replicas.map((replica) => replica.baseUrl));
     for (let i = 0; i < USERS; i++) people.push(await signUp(proxy, `replicas-${i}@example.com`));
   }, 300_000);
-
-  afterAll(async () => {
-    await Promise.all(connected.map(({ client }) => client.close().catch(() => undefined)));
-    await proxy?.close();
-    for (const replica of replicas) replica.child.kill('SIGKILL');
-    await Promise.all(replicas.map((replica) => replica.exited));
-    await db?.dispose();
-    removeBuild(OUT_DIR);
-  });
 
   async function connect(person: Person, baseUrl = proxy.url): Promise<Connected> {
     const client = new Client({ name: 'replicas-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });

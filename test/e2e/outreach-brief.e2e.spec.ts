@@ -1,9 +1,8 @@
 import request from 'supertest';
 import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { chatCompletion, FakeProviderServer } from '../support/fake-provider-server';
-import { type CycleBody, type LeadInput, runCycle } from '../support/outreach';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { type CycleBody, type LeadInput, runCycle, startedCampaign } from '../support/outreach';
+import { useTestApp } from '../support/test-app';
 
 const BRIEF = {
   offer: 'A free 30-minute review of your CI pipeline',
@@ -23,13 +22,8 @@ interface SentTask {
 }
 
 /** Creates a campaign with `body`, imports the leads and starts it. @returns its id. */
-async function briefedCampaign(http: string, user: SignedInUser, body: Record<string, unknown>, leads: readonly LeadInput[]) {
-  const base = `/api/${user.userId}/campaigns`;
-  const created = await request(http).post(base).set(user.auth).send(body).expect(201);
-  const id = (created.body as { id: string }).id;
-  await request(http).post(`${base}/${id}/leads`).set(user.auth).send({ leads }).expect(201);
-  await request(http).post(`${base}/${id}/start`).set(user.auth).expect(200);
-  return id;
+function briefedCampaign(http: string, user: SignedInUser, body: { name: string } & Record<string, unknown>, leads: readonly LeadInput[]) {
+  return startedCampaign(http, user, body, leads);
 }
 
 /** Runs cycles until every task of the campaign is finished. */
@@ -49,20 +43,8 @@ async function sentOf(http: string, user: SignedInUser, campaignId: string): Pro
 }
 
 describe('a campaign brief, on the offline planner', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
-    user = await signUpAndIn(sut.http);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp();
+  const user = sut.user();
 
   it('is set on create, returned, changed field by field, and cleared with null', async () => {
     const base = `/api/${user.userId}/campaigns`;
@@ -157,20 +139,11 @@ describe('a campaign brief, on the offline planner', () => {
 
 describe('a campaign brief, on LLM_PROVIDER=openai (a local server speaking its wire format)', () => {
   let fake: FakeProviderServer;
-  let db: TestDatabase;
-  let sut: TestApp;
-
   beforeAll(async () => {
     fake = await FakeProviderServer.start();
-    db = await createTestDatabase();
-    sut = await startTestApp(db, { ...fake.openAiEnv, LLM_TIMEOUT_MS: '2000' });
   });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-    await fake?.stop();
-  });
+  const sut = useTestApp({ env: () => ({ ...fake.openAiEnv, LLM_TIMEOUT_MS: '2000' }) });
+  afterAll(() => fake?.stop());
 
   it('sends the brief and the templates in the planner prompt', async () => {
     fake.respond(() => ({

@@ -4,29 +4,17 @@ import { LanguageModelUnavailableError } from '../../src/domain/agent/language-m
 import { ScriptedLanguageModel } from '../fakes/scripted-language-model';
 import { signUpAndIn } from '../support/accounts';
 import { type CycleBody, leads, runCycle, startedCampaign } from '../support/outreach';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /** The outreach controller over HTTP, on the offline planner and the sandbox channels. */
 describe('outreach cycles', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let sql: DataSource;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    // A short action deadline, so the hanging-channel cases end quickly.
-    sut = await startTestApp(db, {
-      OUTREACH_ACTION_TIMEOUT_MS: '400',
-      OUTREACH_SWEEP_INTERVAL_MS: '200',
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    });
-    sql = sut.app.get(DataSource);
+  // A short action deadline, so the hanging-channel cases end quickly.
+  const sut = useTestApp({
+    env: { OUTREACH_ACTION_TIMEOUT_MS: '400', OUTREACH_SWEEP_INTERVAL_MS: '200', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' },
   });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
+  let sql: DataSource;
+  beforeAll(() => {
+    sql = sut.app.get(DataSource);
   });
 
   /** Today's slots used by `kind`, as the campaign's page shows them: [campaign scope, owner scope]. */
@@ -379,19 +367,8 @@ describe('outreach cycles', () => {
 });
 
 describe('outreach cycles when the model cannot be reached', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
   const model = new ScriptedLanguageModel();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {}, { languageModel: model });
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const sut = useTestApp({ languageModel: model });
 
   it('leaves the task Pending with a backoff, and records the decision', async () => {
     model.use(() => {

@@ -2,10 +2,8 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { IDEMPOTENCY_KEY_META, SESSION_META } from '../../src/infrastructure/outreach/linkedin/mcp-linkedin-channel';
 import { FakeLinkedInMcpServer, type RecordedCall } from '../fixtures/fake-linkedin-mcp-server';
-import { type SignedInUser, signUpAndIn } from '../support/accounts';
-import { type CycleBody, runCycle } from '../support/outreach';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { type CycleBody, runCycle, startedCampaign } from '../support/outreach';
+import { useTestApp } from '../support/test-app';
 
 const SCRAPE = 'linkedin_scrape_profile';
 const SEND = 'linkedin_send_message';
@@ -71,10 +69,17 @@ interface TaskItem {
  * campaign runs once, in beforeAll; each test reads what it left.
  */
 describe('an outreach campaign through the MCP LinkedIn channel', () => {
-  let db: TestDatabase;
   let linkedin: FakeLinkedInMcpServer;
-  let sut: TestApp;
-  let user: SignedInUser;
+  beforeAll(async () => {
+    process.env.OUTREACH_SECRET_LINKEDIN_SESSION = SESSION;
+    linkedin = await FakeLinkedInMcpServer.start();
+  });
+  const sut = useTestApp({ env: () => ({ OUTREACH_MCP_URL: linkedin.url }) });
+  const user = sut.user();
+  afterAll(async () => {
+    await linkedin?.stop();
+    delete process.env.OUTREACH_SECRET_LINKEDIN_SESSION;
+  });
   let campaignId: string;
   let cycles: CycleBody[];
   let actions: ActionRow[];
@@ -97,20 +102,12 @@ describe('an outreach campaign through the MCP LinkedIn channel', () => {
   }
 
   beforeAll(async () => {
-    process.env.OUTREACH_SECRET_LINKEDIN_SESSION = SESSION;
-    db = await createTestDatabase();
-    linkedin = await FakeLinkedInMcpServer.start();
-    sut = await startTestApp(db, { OUTREACH_MCP_URL: linkedin.url });
-
-    user = await signUpAndIn(sut.http);
-    const created = await request(sut.http)
-      .post(`/api/${user.userId}/campaigns`)
-      .set(user.auth)
-      .send({ name: 'Pioneers', brief: { senderName: 'Ines', signature: 'Ines of Bridle Labs' }, templates: { linkedinMessage: TEMPLATE } })
-      .expect(201);
-    campaignId = (created.body as { id: string }).id;
-    await request(sut.http).post(`${campaignPath()}/leads`).set(user.auth).send({ leads: LEADS }).expect(201);
-    await request(sut.http).post(`${campaignPath()}/start`).set(user.auth).expect(200);
+    campaignId = await startedCampaign(
+      sut.http,
+      user,
+      { name: 'Pioneers', brief: { senderName: 'Ines', signature: 'Ines of Bridle Labs' }, templates: { linkedinMessage: TEMPLATE } },
+      LEADS,
+    );
 
     cycles = [];
     while (cycles.at(-1)?.status !== 'campaign_completed') {
@@ -130,13 +127,6 @@ describe('an outreach campaign through the MCP LinkedIn channel', () => {
     );
     const res = await request(sut.http).get(`${campaignPath()}/tasks?limit=100`).set(user.auth).expect(200);
     tasks = (res.body as { items: TaskItem[] }).items;
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await linkedin?.stop();
-    await db?.dispose();
-    delete process.env.OUTREACH_SECRET_LINKEDIN_SESSION;
   });
 
   it('calls a profile look-up, then a message, per lead, with the arguments each cycle planned', () => {

@@ -2,29 +2,17 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { nextUtcMidnight } from '../../src/domain/outreach/quota';
 import { ScriptedLanguageModel, say } from '../fakes/scripted-language-model';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { leads, runCycle, startedCampaign } from '../support/outreach';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /** Seed 000's error shape, answered by the model, through the real cycle over HTTP. */
 describe("outreach cycles when the model answers in seed 000's error shape", () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let sql: DataSource;
-  let user: SignedInUser;
   const model = new ScriptedLanguageModel();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    sut = await startTestApp(db, {}, { languageModel: model });
+  const sut = useTestApp({ languageModel: model });
+  const user = sut.user();
+  let sql: DataSource;
+  beforeAll(() => {
     sql = sut.app.get(DataSource);
-    user = await signUpAndIn(sut.http);
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
   });
 
   function answer(value: unknown): void {

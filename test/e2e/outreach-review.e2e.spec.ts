@@ -3,8 +3,7 @@ import { DataSource } from 'typeorm';
 import { SweepStaleActionsUseCase } from '../../src/application/outreach/sweep-stale-actions.use-case';
 import { type SignedInUser, signUpAndIn } from '../support/accounts';
 import { type CycleBody, type LeadInput, leads, runCycle } from '../support/outreach';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 interface Draft {
   id: string;
@@ -35,24 +34,17 @@ interface TaskItem {
 
 /** Review before send over HTTP (issue 16, acceptance 1), on the offline planner and the sandbox channels. */
 describe('outreach review before send', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
+  const sut = useTestApp({ env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' } });
   let sql: DataSource;
+  beforeAll(() => {
+    sql = sut.app.get(DataSource);
+  });
 
+  /** Starts a new server on the same database (the test closes the one before). */
   const start = async () => {
-    sut = await startTestApp(db, { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    await sut.restart();
     sql = sut.app.get(DataSource);
   };
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    await start();
-  });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
 
   async function reviewedCampaign(
     user: SignedInUser,

@@ -1,33 +1,21 @@
 import { DataSource } from 'typeorm';
-import { signUpAndIn, type SignedInUser } from '../support/accounts';
 import { STRAY_ROWS } from '../support/audit-chain';
 import { type CycleBody, leads, runCycle, startedCampaign } from '../support/outreach';
 import { commitsOf, countStatements } from '../support/statement-counter';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestApp } from '../support/test-app';
 
 /** What one outreach cycle sends to the database (POST …/cycles, offline planner, sandbox channels). */
 describe('SQL statements per outreach cycle', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
-  let user: SignedInUser;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    // Periodic jobs run at start and then not again during the test: their statements are no cycle's.
-    sut = await startTestApp(db, {
+  // Periodic jobs run at start and then not again during the test: their statements are no cycle's.
+  const sut = useTestApp({
+    env: {
       AUDIT_SEAL_INTERVAL_MS: '60000',
       OUTREACH_SWEEP_INTERVAL_MS: '60000',
       CHAT_SWEEP_INTERVAL_MS: '60000',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    });
-    user = await signUpAndIn(sut.http);
+    },
   });
-
-  afterAll(async () => {
-    await sut?.close();
-    await db?.dispose();
-  });
+  const user = sut.user();
 
   /** One cycle over HTTP, and the statements it sent. */
   async function countedCycle(campaignId: string): Promise<{ outcome: CycleBody; statements: string[] }> {

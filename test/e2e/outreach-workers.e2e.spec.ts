@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { signUpAndIn } from '../support/accounts';
 import { leads, startedCampaign } from '../support/outreach';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
-import { createTestDatabase, type TestDatabase, usingPostgresServer, testDataRoot } from '../support/test-database';
-import { buildService, removeBuild, ROOT } from '../support/built-service';
+import { TEST_JWT_SECRET, useTestApp } from '../support/test-app';
+import { usingPostgresServer, testDataRoot } from '../support/test-database';
+import { ROOT, useBuiltService } from '../support/built-service';
 
 /**
  * Worker processes (`node dist/worker.js`, what `npm run worker` runs) against one
@@ -18,36 +18,33 @@ const WORKER = join(OUT_DIR, 'worker.js');
 const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
 
 describeOnPostgres('outreach worker processes on PostgreSQL', () => {
-  let db: TestDatabase;
-  let sut: TestApp;
   let sql: DataSource;
   let dataDir: string;
   const children = new Set<ChildProcess>();
   const outputs: (() => string)[] = [];
+  const sut = useTestApp({
+    beforeClose: () => {
+      for (const child of children) child.kill('SIGKILL');
+    },
+  });
+  useBuiltService(OUT_DIR);
 
   beforeAll(async () => {
-    await buildService(OUT_DIR);
-    db = await createTestDatabase();
-    sut = await startTestApp(db);
     sql = sut.app.get(DataSource);
     dataDir = await mkdtemp(join(testDataRoot(), 'bridle-workers-'));
-  }, 120_000);
+  });
 
   afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await sut?.close();
-    await db?.dispose();
-    removeBuild(OUT_DIR);
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   function startWorker(env: Record<string, string> = {}): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
-    if (db.settings.kind !== 'server') throw new Error('PostgreSQL only');
+    if (sut.db.settings.kind !== 'server') throw new Error('PostgreSQL only');
     const child = spawn(process.execPath, [WORKER], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
-        DATABASE_URL: db.settings.url,
+        DATABASE_URL: sut.db.settings.url,
         JWT_SECRET: TEST_JWT_SECRET,
         BRIDLE_DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',

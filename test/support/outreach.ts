@@ -17,11 +17,14 @@ export function leads(count: number, prefix: string, options: { email?: boolean 
   }));
 }
 
-/** Creates a campaign over HTTP, imports the leads as JSON and starts it. @returns its id. */
+/**
+ * Creates a campaign over HTTP, imports the leads as JSON and starts it: `campaign` is its name,
+ * or the whole request (a brief, templates …). @returns its id.
+ */
 export async function startedCampaign(
   http: App,
   user: SignedInUser,
-  name: string,
+  campaign: string | ({ readonly name: string } & Record<string, unknown>),
   campaignLeads: readonly LeadInput[],
   dailyLimits?: Record<string, number>,
 ): Promise<string> {
@@ -29,7 +32,7 @@ export async function startedCampaign(
   const created = await request(http)
     .post(base)
     .set(user.auth)
-    .send({ name, ...(dailyLimits ? { dailyLimits } : {}) })
+    .send({ ...(typeof campaign === 'string' ? { name: campaign } : campaign), ...(dailyLimits ? { dailyLimits } : {}) })
     .expect(201);
   const id = (created.body as { id: string }).id;
   for (let i = 0; i < campaignLeads.length; i += 1000) {

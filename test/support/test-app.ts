@@ -9,6 +9,7 @@ import { ScryptPasswordHasher } from '../../src/infrastructure/security/scrypt-p
 import { configureHttpApp } from '../../src/interfaces/http/configure-http-app';
 import { AppModule } from '../../src/modules/app.module';
 import { signUpAndIn, type SignedInUser } from './accounts';
+import { signUpAdmin } from './admins';
 import { type TestDatabase, useTestDatabase } from './test-database';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
@@ -66,6 +67,8 @@ export interface TestAppOptions {
   readonly fresh?: boolean;
   /** Runs before the app closes: what holds a connection open to it (MCP clients, event streams) goes first. */
   readonly beforeClose?: () => unknown;
+  /** The start's own timeout (ms), the app's and its people's sign-ups, where the suite's default is too short. */
+  readonly startTimeout?: number;
 }
 
 /** The app a describe block's tests share, on a database of its own. */
@@ -73,10 +76,12 @@ export interface AppUnderTest extends TestApp {
   readonly db: TestDatabase;
   /**
    * A person signed up and in over HTTP as soon as the app has started, in the order asked
-   * for: its fields can be read from the block's tests and later hooks. Call it in the
-   * describe body, next to `useTestApp`.
+   * for (`admin`: then given the admin role, as signUpAdmin does): its fields can be read from
+   * the block's tests and later hooks. Call it in the describe body, next to `useTestApp`.
    */
-  user(): SignedInUser;
+  user(options?: { admin?: boolean }): SignedInUser;
+  /** Closes the app unless it is closed, then starts a new one, as the first, on the same database: what survives a restart. */
+  restart(): Promise<void>;
 }
 
 /**
@@ -88,7 +93,7 @@ export function useTestApp(options: TestAppOptions = {}): AppUnderTest {
   let running: TestApp | undefined;
   let closed: Promise<void> | undefined;
   let starting = false;
-  const users: { signedIn?: SignedInUser }[] = [];
+  const users: { admin?: boolean; signedIn?: SignedInUser }[] = [];
   const close = () => (closed ??= running ? running.close() : Promise.resolve());
   const db = useTestDatabase({
     fresh: options.fresh,
@@ -101,12 +106,18 @@ export function useTestApp(options: TestAppOptions = {}): AppUnderTest {
     },
   });
 
-  beforeAll(async () => {
-    starting = true;
+  const start = async (): Promise<TestApp> => {
     const env = typeof options.env === 'function' ? options.env() : options.env;
     running = await startTestApp(db, env, { languageModel: options.languageModel, clock: options.clock });
-    for (const user of users) user.signedIn = await signUpAndIn(running.http);
-  });
+    closed = undefined;
+    return running;
+  };
+
+  beforeAll(async () => {
+    starting = true;
+    const app = await start();
+    for (const user of users) user.signedIn = user.admin ? await signUpAdmin(app) : await signUpAndIn(app.http);
+  }, options.startTimeout);
 
   const started = (): TestApp => running ?? unavailable('the app starts in beforeAll: use it from a test or a later hook');
   return {
@@ -121,9 +132,13 @@ export function useTestApp(options: TestAppOptions = {}): AppUnderTest {
     },
     db,
     close,
-    user() {
+    async restart() {
+      await close();
+      await start();
+    },
+    user({ admin } = {}) {
       if (starting) throw new Error('user() signs a person up when the app starts: call it in the describe body');
-      const slot: { signedIn?: SignedInUser } = {};
+      const slot: { admin?: boolean; signedIn?: SignedInUser } = { admin };
       users.push(slot);
       const signedIn = () => slot.signedIn ?? unavailable('the person signs up in beforeAll: use it from a test or a later hook');
       return {
