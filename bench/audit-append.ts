@@ -4,7 +4,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import type { ToolAuditEntry } from '../src/application/agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../src/application/audit/ports/audit-log.port';
 import type { Metrics } from '../src/application/shared/ports/metrics.port';
 import { SealAuditChainUseCase } from '../src/application/audit/seal-audit-chain.use-case';
 import type { DataSource } from 'typeorm';

@@ -1,5 +1,5 @@
 import { Logger, Module } from '@nestjs/common';
-import { AuditLog } from '../application/agent/ports/audit-log.port';
+import { AuditLog } from '../application/audit/ports/audit-log.port';
 import { AuditCheckpoints, AuditCheckpointSettings } from '../application/audit/audit-checkpoints';
 import { AuditChainSealer } from '../application/audit/ports/audit-chain-sealer.port';
 import { CheckpointSigner, SignatureVerifier } from '../application/audit/ports/checkpoint-signer.port';

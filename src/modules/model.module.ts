@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LanguageModel } from '../application/agent/ports/language-model.port';
 import { SchemaValidator } from '../application/agent/ports/schema-validator.port';
-import { AgentSettings } from '../application/chat/agent-settings';
+import { AgentSettings } from '../application/agent/agent-settings';
 import { IdGenerator } from '../application/shared/ports/id-generator.port';
 import { Metrics } from '../application/shared/ports/metrics.port';
 import { Tracer } from '../application/shared/ports/tracer.port';

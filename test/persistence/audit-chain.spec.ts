@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
 import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
 import { settleFromEvidence } from '../../src/application/todo/tools/tool-call-evidence';
 import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import { TASKS_PER_USER_MAX, draftTask } from '../../src/domain/todo/task';

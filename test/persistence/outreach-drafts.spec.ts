@@ -1,4 +1,4 @@
-import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
 import type { ClaimedTask } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { DraftProposal } from '../../src/domain/outreach/review';
 import type { DataSource } from 'typeorm';

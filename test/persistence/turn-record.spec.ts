@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { ToolAuditEntry } from '../../src/application/agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
 import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
 import type { FinishedTurn } from '../../src/application/chat/ports/conversation-store.port';
 import { TREATMENTS } from '../../src/domain/agent/failures';

@@ -2,7 +2,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { AgentLoop } from '../../src/application/agent/agent-loop';
 import { ExecuteToolCallUseCase } from '../../src/application/agent/execute-tool-call.use-case';
 import { type DailyBudgetLimits, TokenBudget } from '../../src/application/agent/ports/token-budget.port';
-import type { AgentSettings } from '../../src/application/chat/agent-settings';
+import type { AgentSettings } from '../../src/application/agent/agent-settings';
 import { SendChatMessageUseCase } from '../../src/application/chat/send-chat-message.use-case';
 import { AddTaskUseCase } from '../../src/application/todo/add-task.use-case';
 import { CompleteTaskUseCase } from '../../src/application/todo/complete-task.use-case';

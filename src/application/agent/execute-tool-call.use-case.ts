@@ -6,7 +6,7 @@ import type { ToolDefinition } from '../../domain/agent/tools';
 import { Clock } from '../shared/ports/clock.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { UnitOfWork } from '../shared/ports/unit-of-work.port';
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from './ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../audit/ports/audit-log.port';
 import { SchemaValidator } from './ports/schema-validator.port';
 import type { ToolCallContext, ToolResult } from './ports/tool-gateway.port';
 import { Toolbox } from './ports/toolbox.port';

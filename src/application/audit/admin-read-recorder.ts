@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/shared/domain-error';
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../agent/ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from './ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import type { AuditFilter, DecisionFilter } from './ports/audit-reader.port';
 

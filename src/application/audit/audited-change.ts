@@ -1,5 +1,5 @@
 import { DomainError } from '../../domain/shared/domain-error';
-import type { AuditLog, ToolAuditEntry } from '../agent/ports/audit-log.port';
+import type { AuditLog, ToolAuditEntry } from './ports/audit-log.port';
 import type { Clock } from '../shared/ports/clock.port';
 
 /**

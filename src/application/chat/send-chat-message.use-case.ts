@@ -20,7 +20,7 @@ import { AgentLoop, type AgentRunInput, type AgentRunResult, type TurnObserver }
 import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
 import { Metrics } from '../shared/ports/metrics.port';
-import { AgentSettings } from './agent-settings';
+import { AgentSettings } from '../agent/agent-settings';
 import { transcriptToSummarize, windowTurns } from './history';
 import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS, withSummary } from './conversation-summary.prompt';
 import { estimatedFixedTokens, estimatedTokens, planWindow } from '../../domain/chat/context-window';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { INTERRUPTED_ANSWER } from '../../domain/chat/conversation';
 import { Clock } from '../shared/ports/clock.port';
 import { settleFromEvidence } from '../todo/tools/tool-call-evidence';
-import { AgentSettings } from './agent-settings';
+import { AgentSettings } from '../agent/agent-settings';
 import { InterruptedTurnStore } from './ports/interrupted-turn-store.port';
 import { Logger } from '../shared/ports/logger.port';
 

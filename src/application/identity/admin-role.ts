@@ -1,5 +1,5 @@
 import { AccountNotFoundError, normalizeEmail, type Role } from '../../domain/identity/user';
-import type { AuditLog, ToolAuditEntry } from '../agent/ports/audit-log.port';
+import type { AuditLog, ToolAuditEntry } from '../audit/ports/audit-log.port';
 import type { Clock } from '../shared/ports/clock.port';
 import { auditedChange } from '../audit/audited-change';
 import { type AccountView, toAccountView } from './account-view';

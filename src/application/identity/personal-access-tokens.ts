@@ -9,7 +9,7 @@ import {
   validateTokenRequest,
 } from '../../domain/identity/personal-access-token';
 import type { User } from '../../domain/identity/user';
-import { AuditLog, type ToolAuditEntry } from '../agent/ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry } from '../audit/ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import { auditedChange } from '../audit/audited-change';
 import { TOKEN_PREFIXES, type VerifiedBearerToken } from './ports/bearer-token-verifier.port';

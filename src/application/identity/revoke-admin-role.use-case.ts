@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditLog } from '../agent/ports/audit-log.port';
+import { AuditLog } from '../audit/ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import { type AdminRoleChange, type AdminRoleInput, changeAdminRole } from './admin-role';
 import { UserRepository } from './ports/user-repository.port';

@@ -1,6 +1,7 @@
-import type { ToolAuditEntry } from '../agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../audit/ports/audit-log.port';
 import type { TokenUsage } from '../agent/ports/language-model.port';
-import type { CycleOutcome, CycleStatus } from './cycle-outcome';
+import type { CycleStatus } from '../../domain/outreach/cycle-status';
+import type { CycleOutcome } from './cycle-outcome';
 import type { ClaimedTask, FinishAction, TaskCycleContext, TaskRelease } from './ports/outreach-cycle-store.port';
 
 /**

@@ -5,7 +5,7 @@ import { ACTION_CONTRACTS, checkPlannerError, checkProposal, type PlannerError, 
 import { type ClaimVerdict, judgeClaim } from '../../domain/outreach/planner-claims';
 import { availableActions, fitProblems, untrustedTextProblems, type CycleContext } from '../../domain/outreach/planning';
 import { completeJson, type JsonCheck } from '../agent/complete-json';
-import { AuditLog } from '../agent/ports/audit-log.port';
+import { AuditLog } from '../audit/ports/audit-log.port';
 import { LanguageModel } from '../agent/ports/language-model.port';
 import { SchemaValidator } from '../agent/ports/schema-validator.port';
 import { Logger } from '../shared/ports/logger.port';

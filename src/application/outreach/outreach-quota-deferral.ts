@@ -1,5 +1,5 @@
 import { describeBlock, type QuotaBlock } from '../../domain/outreach/quota';
-import type { AuditLog, ToolAuditEntry } from '../agent/ports/audit-log.port';
+import type { AuditLog, ToolAuditEntry } from '../audit/ports/audit-log.port';
 import type { Clock } from '../shared/ports/clock.port';
 import type { Metrics } from '../shared/ports/metrics.port';
 import { leave, type Shown, type StepEnd, type TaskScope } from './cycle';

@@ -1,6 +1,6 @@
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 import { slotLimits } from '../../domain/outreach/quota';
-import type { ToolAuditEntry } from '../agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../audit/ports/audit-log.port';
 import type { Clock } from '../shared/ports/clock.port';
 import { leaseLost, outcome, type Shown, type StepEnd, type TaskScope, taskView } from './cycle';
 import type { ChannelAction } from './outreach-channels';

@@ -1,6 +1,6 @@
 import type { Proposal } from '../../domain/outreach/actions';
 import { MAX_TASK_ATTEMPTS, retryDelayMs } from '../../domain/outreach/outreach-task';
-import type { AuditLog, ToolAuditEntry } from '../agent/ports/audit-log.port';
+import type { AuditLog, ToolAuditEntry } from '../audit/ports/audit-log.port';
 import type { Clock } from '../shared/ports/clock.port';
 import { auditEntry, leave, type Shown, type StepEnd, type TaskScope } from './cycle';
 import { type LinkedInChannel, SecretNotFoundError, type SecretStore } from './ports/channels.port';

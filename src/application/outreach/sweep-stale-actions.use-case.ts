@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { withSentMessage } from '../../domain/outreach/actions';
-import type { ToolAuditEntry } from '../agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../audit/ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import { OutreachChannels } from './outreach-channels';
 import { OutreachSettings } from './outreach-settings';

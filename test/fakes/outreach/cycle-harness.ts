@@ -1,5 +1,5 @@
 import type { LanguageModel } from '../../../src/application/agent/ports/language-model.port';
-import type { AgentSettings } from '../../../src/application/chat/agent-settings';
+import type { AgentSettings } from '../../../src/application/agent/agent-settings';
 import type { CycleScope } from '../../../src/application/outreach/cycle';
 import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
 import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';

@@ -1,4 +1,4 @@
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/agent/ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/audit/ports/audit-log.port';
 import {
   EmailChannel,
   LinkedInChannel,

@@ -1,6 +1,6 @@
 import { ExecuteToolCallUseCase } from '../../../src/application/agent/execute-tool-call.use-case';
 import { TODO_TOOL_ERRORS } from '../../../src/domain/todo/tool-errors';
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/agent/ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/audit/ports/audit-log.port';
 import type { ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../../../src/application/agent/ports/toolbox.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';

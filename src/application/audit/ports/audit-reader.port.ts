@@ -1,8 +1,8 @@
 import type { DecisionMeasures } from '../../agent/decision-measures';
 import type { TurnStatus } from '../../../domain/agent/decision';
 import type { IntentType, OutcomeCategory } from '../../../domain/agent/turn-outcome';
-import type { ToolAuditEntry, ToolAuditStatus } from '../../agent/ports/audit-log.port';
-import type { CycleStatus } from '../../outreach/cycle-outcome';
+import type { ToolAuditEntry, ToolAuditStatus } from './audit-log.port';
+import type { CycleStatus } from '../../../domain/outreach/cycle-status';
 import type { Page } from '../../shared/page';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
 

@@ -1,4 +1,4 @@
-import type { ToolAuditEntry } from '../../agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../../audit/ports/audit-log.port';
 import type { SettledOutcome, TaskEvidence } from '../../todo/tools/tool-call-evidence';
 
 /** A chat or MCP tool call whose pending audit row has no outcome row. */

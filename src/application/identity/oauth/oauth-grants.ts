@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OAuthGrantNotFoundError } from '../../../domain/identity/oauth';
 import type { Scope } from '../../../domain/identity/scopes';
-import { AuditLog, type ToolAuditEntry } from '../../agent/ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry } from '../../audit/ports/audit-log.port';
 import { Clock } from '../../shared/ports/clock.port';
 import { auditedChange } from '../../audit/audited-change';
 import { type OAuthGrant, OAuthStore } from './ports/oauth-store.port';

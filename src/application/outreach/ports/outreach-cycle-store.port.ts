@@ -4,7 +4,7 @@ import type { CycleContext } from '../../../domain/outreach/planning';
 import type { ActionKind, OutreachTaskStatus } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaBlock, QuotaScope, SlotLimits } from '../../../domain/outreach/quota';
 import type { ApprovalPolicy, DraftProposal } from '../../../domain/outreach/review';
-import type { ToolAuditEntry, ToolAuditOutcome } from '../../agent/ports/audit-log.port';
+import type { ToolAuditEntry, ToolAuditOutcome } from '../../audit/ports/audit-log.port';
 
 /** A task one worker holds: `attempts` (incremented by the claim) is the claim's token. */
 export interface ClaimedTask {

@@ -1,7 +1,7 @@
 import type { ActionKind, OutreachTaskType } from '../../../domain/outreach/outreach-task';
 import type { QuotaBlock, QuotaScope, SlotLimits } from '../../../domain/outreach/quota';
 import type { DraftProposal, DraftStatus, DraftTarget, ReviewProblem } from '../../../domain/outreach/review';
-import type { ToolAuditEntry } from '../../agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../../audit/ports/audit-log.port';
 import type { Page } from '../../shared/page';
 import type { ClaimedTask } from './outreach-cycle-store.port';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UnsubscribeLinkInvalidError, type UnsubscribeSubject } from '../../../domain/outreach/unsubscribe';
-import { AuditLog } from '../../agent/ports/audit-log.port';
+import { AuditLog } from '../../audit/ports/audit-log.port';
 import { UserRepository } from '../../identity/ports/user-repository.port';
 import { Clock } from '../../shared/ports/clock.port';
 import { CampaignRepository } from '../ports/campaign-repository.port';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../application/agent/ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../application/audit/ports/audit-log.port';
 import { AuditAppender } from '../tables/audit-log';
 
 /** The agent's audit log (the AuditLog port): every row through the appender, the one writer of audit_log. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { ToolAuditEntry } from '../../../application/agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../../../application/audit/ports/audit-log.port';
 import { InterruptedTurnStore, type UnsettledToolCall } from '../../../application/chat/ports/interrupted-turn-store.port';
 import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
 import { exists, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import type { ToolAuditEntry } from '../../../application/agent/ports/audit-log.port';
+import type { ToolAuditEntry } from '../../../application/audit/ports/audit-log.port';
 import {
   type ExpiryReport,
   type HoldDraft,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ToolAuditEntry, ToolAuditOutcome, ToolAuditStatus } from '../../../application/agent/ports/audit-log.port';
+import type { ToolAuditEntry, ToolAuditOutcome, ToolAuditStatus } from '../../../application/audit/ports/audit-log.port';
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { recordedToolName } from '../../../domain/agent/model-output';
 import { redactText } from '../../../domain/audit/redaction';

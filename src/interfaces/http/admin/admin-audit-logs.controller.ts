@@ -11,16 +11,8 @@ import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { toDigestLine } from '../../../domain/audit/checkpoint';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { AdminGuard } from './admin.guard';
-import {
-  AuditFilterQueryDto,
-  AuditPageQueryDto,
-  AuditRowDto,
-  AuditRowPageDto,
-  AuditSeqPathDto,
-  ChainVerificationDto,
-  toAuditFilter,
-  VerifyQueryDto,
-} from './admin.dto';
+import { AuditRowDto, AuditRowPageDto, ChainVerificationDto } from './admin-audit-logs.dto';
+import { AuditFilterQueryDto, AuditPageQueryDto, AuditSeqPathDto, toAuditFilter, VerifyQueryDto } from './admin-query.dto';
 import { writeNdjson } from './ndjson';
 import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
 import { RequiredScope } from '../guards/required-scope';

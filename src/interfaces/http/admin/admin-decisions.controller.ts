@@ -6,14 +6,8 @@ import type { Principal } from '../../../application/identity/ports/access-token
 import { BearerAuthGuard, CurrentPrincipal } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { AdminGuard } from './admin.guard';
-import {
-  DecisionLogDetailDto,
-  DecisionLogDto,
-  DecisionLogPageDto,
-  DecisionPageQueryDto,
-  DecisionPathDto,
-  toDecisionFilter,
-} from './admin.dto';
+import { DecisionLogDetailDto, DecisionLogDto, DecisionLogPageDto } from './admin-decisions.dto';
+import { DecisionPageQueryDto, DecisionPathDto, toDecisionFilter } from './admin-query.dto';
 import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
 import { RequiredScope } from '../guards/required-scope';
 

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } f
 import type { Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PinoLogger } from 'nestjs-pino';
-import { AgentSettings } from '../../../application/chat/agent-settings';
+import { AgentSettings } from '../../../application/agent/agent-settings';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
 import type { TurnAccountCheck } from '../../../application/chat/ports/conversation-store.port';
