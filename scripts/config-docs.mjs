@@ -1,5 +1,5 @@
 // `npm run config:docs`: writes the tables of docs/configuration.md from the settings loadConfig
-// reads (src/infrastructure/config/settings.ts), between its `<!-- settings:start … -->` and
+// reads (src/infrastructure/config/settings/), between its `<!-- settings:start … -->` and
 // `<!-- settings:end -->` markers. test/unit/infrastructure/config-docs.spec.ts fails while the
 // file is not what this would write.
 import { readFileSync, writeFileSync } from 'node:fs';

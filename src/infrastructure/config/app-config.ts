@@ -3,7 +3,8 @@ import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
 import type { TokenPricing } from '../../domain/agent/pricing';
 import type { DailyBudgetLimits } from '../../application/agent/ports/token-budget.port';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
-import { type LogLevel, parseSettings, type SettingValues } from './settings';
+import { parseSettings, type SettingValues } from './settings';
+import { type LogLevel } from './settings/setting';
 
 /** Which language model, and what its adapter needs. Keys live here and nowhere else. */
 export type LlmSettings = (
@@ -151,7 +152,7 @@ export class ConfigError extends Error {
 
 /**
  * Reads and validates the environment (the variables and their rules are SETTINGS, in
- * settings.ts); throws a ConfigError naming the first bad variable. Each value is checked on its
+ * settings/); throws a ConfigError naming the first bad variable. Each value is checked on its
  * own first, then the rules that tie variables together, in the order below.
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): AppConfig {

@@ -1,4 +1,5 @@
-import { type Setting, SETTINGS, SETTINGS_SECTIONS } from './settings';
+import { SETTINGS } from './settings';
+import { type Setting, SETTINGS_SECTIONS } from './settings/setting';
 
 const MARKED_TABLE = /<!-- settings:start (.+?) -->\n[\s\S]*?<!-- settings:end -->/g;
 

@@ -24,18 +24,10 @@ import { ApiError } from '../shared/api-error';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { createValidationPipe } from '../shared/validation';
 import { UserPathDto } from '../todo/task.dto';
-import {
-  CampaignDetailsResponseDto,
-  CampaignPageDto,
-  CampaignPathDto,
-  CampaignResponseDto,
-  CampaignTaskDto,
-  CampaignTaskPageDto,
-  CreateCampaignRequestDto,
-  ImportLeadsRequestDto,
-  LeadImportReportDto,
-  UpdateCampaignRequestDto,
-} from './campaign.dto';
+import { CampaignPageDto, CampaignPathDto, CampaignResponseDto, CreateCampaignRequestDto, UpdateCampaignRequestDto } from './campaign.dto';
+import { CampaignDetailsResponseDto } from './campaign-details.dto';
+import { CampaignTaskDto, CampaignTaskPageDto } from './campaign-task.dto';
+import { ImportLeadsRequestDto, LeadImportReportDto } from './lead-import.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { RequiredScope } from '../guards/required-scope';
 

@@ -6,7 +6,7 @@ import { RemoveDoNotContactUseCase } from '../../../application/outreach/campaig
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
-import { DoNotContactEntryDto, DoNotContactPathDto, DoNotContactRequestDto } from './campaign.dto';
+import { DoNotContactEntryDto, DoNotContactPathDto, DoNotContactRequestDto } from './do-not-contact.dto';
 import { RequiredScope } from '../guards/required-scope';
 
 @ApiTags('do-not-contact')
