@@ -6,7 +6,12 @@ import { OutreachActionRunner } from '../../../src/application/outreach/outreach
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
 import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
 import type { CycleContext } from '../../../src/domain/outreach/planning';
-import type { ClaimedTask, TaskCycleContext, TaskReview } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
+import type {
+  ClaimedTask,
+  OutreachCycleStore,
+  TaskCycleContext,
+  TaskReview,
+} from '../../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { OutreachDraftStore } from '../../../src/application/outreach/ports/outreach-draft-store.port';
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
 import { UnsubscribeLinks } from '../../../src/application/outreach/unsubscribe/unsubscribe-links';
@@ -83,18 +88,7 @@ export async function runOneCycle(
   const sut = new RunOutreachCycleUseCase(
     store,
     new OutreachActionPlanner(model, audit, SETTINGS, logger, SCHEMAS),
-    new OutreachActionRunner(
-      store,
-      options.drafts ?? new NoReviewDraftStore(),
-      new OutreachChannels(linkedin, email, UNSUBSCRIBE_LINKS),
-      linkedin,
-      secrets,
-      audit,
-      SETTINGS,
-      clock,
-      metrics,
-      logger,
-    ),
+    runnerOn({ store, drafts: options.drafts, linkedin, email, secrets, audit, clock, metrics, logger }),
     audit,
     SETTINGS,
     AGENT_SETTINGS,
@@ -106,6 +100,33 @@ export async function runOneCycle(
   const outcome = await sut.run({ workerId: claim.workerId });
   const acting = journal.filter((event) => ACTING_CALLS.includes(event));
   return { outcome, journal, store, linkedin, email, secrets, audit, acting, now: clock.now() };
+}
+
+/** The runner on the cycle's in-memory ports: how the harness and the runner's own spec build it. */
+export function runnerOn(ports: {
+  store: OutreachCycleStore;
+  drafts?: OutreachDraftStore;
+  linkedin: RecordingLinkedInChannel;
+  email: RecordingEmailChannel;
+  secrets: MapSecretStore;
+  audit: RecordingAuditLog;
+  clock: FixedClock;
+  metrics: RecordingMetrics;
+  logger: RecordingLogger;
+}): OutreachActionRunner {
+  const { store, linkedin, email, secrets, audit, clock, metrics, logger } = ports;
+  return new OutreachActionRunner(
+    store,
+    ports.drafts ?? new NoReviewDraftStore(),
+    new OutreachChannels(linkedin, email, UNSUBSCRIBE_LINKS),
+    linkedin,
+    secrets,
+    audit,
+    SETTINGS,
+    clock,
+    metrics,
+    logger,
+  );
 }
 
 /**

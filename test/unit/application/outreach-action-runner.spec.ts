@@ -1,13 +1,13 @@
 import type { TaskScope } from '../../../src/application/outreach/cycle';
 import { type ActRoute, OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
-import { type ChannelAction, OutreachChannels } from '../../../src/application/outreach/outreach-channels';
+import type { ChannelAction } from '../../../src/application/outreach/outreach-channels';
 import type { BeginAction, BeginResult, ClaimedTask, TaskReview } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { HoldDraft, HoldResult } from '../../../src/application/outreach/ports/outreach-draft-store.port';
 import { ChannelError } from '../../../src/domain/outreach/channel-errors';
 import { idempotencyMaterial } from '../../../src/domain/outreach/planning';
 import { MAX_TASK_ATTEMPTS, type OutreachTaskType, retryDelayMs } from '../../../src/domain/outreach/outreach-task';
 import type { QuotaBlock } from '../../../src/domain/outreach/quota';
-import { CLAIM, SETTINGS, UNSUBSCRIBE_LINKS } from '../../fakes/outreach/cycle-harness';
+import { CLAIM, runnerOn } from '../../fakes/outreach/cycle-harness';
 import { NoReviewDraftStore } from '../../fakes/outreach/no-review-draft-store';
 import { LEAD, SECRET_NAMES, taskContext } from '../../fakes/outreach/proposals';
 import {
@@ -112,18 +112,7 @@ function runner(
   const audit = new RecordingAuditLog(journal);
   const clock = new FixedClock();
   const metrics = new RecordingMetrics();
-  const sut = new OutreachActionRunner(
-    store,
-    options.drafts ?? new NoReviewDraftStore(),
-    new OutreachChannels(linkedin, email, UNSUBSCRIBE_LINKS),
-    linkedin,
-    secrets,
-    audit,
-    SETTINGS,
-    clock,
-    metrics,
-    new RecordingLogger(),
-  );
+  const sut = runnerOn({ store, drafts: options.drafts, linkedin, email, secrets, audit, clock, metrics, logger: new RecordingLogger() });
   const task: TaskScope = {
     decisionId: 'decision-1',
     started: clock.now(),
