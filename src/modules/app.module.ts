@@ -1,10 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../infrastructure/config/app-config';
 import { HealthController } from '../interfaces/http/health/health.controller';
 import { MetricsAccess, MetricsController } from '../interfaces/http/metrics/metrics.controller';
+import { ProtectedResource } from '../interfaces/http/guards/bearer-challenge';
 import { HttpErrorFilter } from '../interfaces/http/shared/http-error.filter';
 import { InputBoundaryGuard } from '../interfaces/http/shared/input-boundary.guard';
 import { perUserPerMinute, routeSkips, signInPerAccount } from '../interfaces/http/shared/rate-limit';
@@ -64,7 +66,11 @@ export class AppModule {
       ],
       controllers: [HealthController, MetricsController],
       providers: [
-        { provide: APP_FILTER, useClass: HttpErrorFilter },
+        {
+          provide: APP_FILTER,
+          inject: [PinoLogger, ProtectedResource],
+          useFactory: (logger: PinoLogger, resource: ProtectedResource) => new HttpErrorFilter(logger, resource, config.supportContact),
+        },
         { provide: MetricsAccess, useValue: { token: config.metricsToken } satisfies MetricsAccess },
         // Global, so it runs before every route's own guards and pipes.
         { provide: APP_GUARD, useClass: InputBoundaryGuard },

@@ -10,7 +10,7 @@ describe('what the logs hold', () => {
   beforeAll(() => {
     stdout = captureStdout();
   });
-  const sut = useTestApp({ env: { LOG_LEVEL: 'info' } });
+  const sut = useTestApp({ env: { LOG_LEVEL: 'info', SUPPORT_CONTACT: 'help@bridle.example' } });
   const me = sut.user();
   afterAll(() => stdout?.restore());
 
@@ -54,6 +54,13 @@ describe('what the logs hold', () => {
       .set(me.auth)
       .send({ message: 'remember my password hunter2-secret' });
     expect(res.status).toBe(500);
+    // The person is told only that, and where to get help; the log line has the rest.
+    expect(res.body).toEqual({
+      statusCode: 500,
+      code: 'INTERNAL',
+      message: 'An unexpected error occurred. Please try again, or contact support at help@bridle.example if it keeps happening.',
+      correlationId: expect.any(String),
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const line = stdout
       .text()

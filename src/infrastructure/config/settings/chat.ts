@@ -57,7 +57,7 @@ export const CHAT_SETTINGS = {
     section: 'Chat, agent and MCP',
     ...pattern(/^\P{Cc}{1,200}$/u, 'must be one line of at most 200 characters', 'one line, ≤ 200 characters'),
     defaultText: 'unset: "contact support"',
-    doc: 'where people get help (an email address or a URL), named by the sentence the assistant says after an unexpected failure: "An unexpected error occurred. Please try again, or contact support at `<SUPPORT_CONTACT>` if it keeps happening."',
+    doc: 'where people get help (an email address or a URL), named by the sentence the assistant says after an unexpected failure, and by the `message` of every HTTP 500: "An unexpected error occurred. Please try again, or contact support at `<SUPPORT_CONTACT>` if it keeps happening."',
   },
   CHAT_SWEEP_INTERVAL_MS: {
     section: 'Chat, agent and MCP',

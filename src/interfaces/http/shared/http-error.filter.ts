@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
+import { unexpectedErrorSentence } from '../../../domain/agent/failures';
 import { DomainError, type DomainErrorKind, RateLimitedError } from '../../../domain/shared/domain-error';
 import { StaleTokenError } from '../../../domain/identity/user';
 import { bearerChallenge, ProtectedResource } from '../guards/bearer-challenge';
@@ -35,12 +36,16 @@ const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
   429: 'HTTP.RATE_LIMITED',
 };
 
-/** The one exception filter: every error leaves as `{statusCode, code, message, correlationId}`. */
+/**
+ * The one exception filter: every error leaves as `{statusCode, code, message, correlationId}`.
+ * An unexpected one (500) says only that, and where to get help (SUPPORT_CONTACT, `supportContact`).
+ */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   constructor(
     private readonly logger: PinoLogger,
     private readonly resource: ProtectedResource,
+    private readonly supportContact: string | null,
   ) {
     logger.setContext(HttpErrorFilter.name);
   }
@@ -49,7 +54,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
-    const { status, code, message } = describe(exception);
+    const { status, code, message } = describe(exception, this.supportContact);
     if (status >= 500) {
       this.logger.error({ err: exception, method: req.method, path: req.path }, 'request failed');
     }
@@ -71,7 +76,7 @@ export class HttpErrorFilter implements ExceptionFilter {
   }
 }
 
-function describe(exception: unknown): ErrorDescription {
+function describe(exception: unknown, supportContact: string | null): ErrorDescription {
   if (exception instanceof DomainError) {
     return { status: STATUS_OF_KIND[exception.kind], code: exception.code, message: exception.message };
   }
@@ -87,7 +92,7 @@ function describe(exception: unknown): ErrorDescription {
     const status = exception.getStatus();
     return { status, code: CODE_OF_STATUS[status] ?? 'HTTP.ERROR', message: messageOf(exception) };
   }
-  return { status: 500, code: 'INTERNAL', message: 'An unexpected error occurred. Please try again.' };
+  return { status: 500, code: 'INTERNAL', message: unexpectedErrorSentence(supportContact) };
 }
 
 /** What a 429 without a wait of its own says: the shortest window of any limit (a minute). */
