@@ -21,7 +21,7 @@ import { createToolsMcpServer, inProcessChannel } from '../../src/interfaces/mcp
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryConversationStore } from '../fakes/in-memory-conversation-store';
 import { InMemoryTaskRepository } from '../fakes/in-memory-task.repository';
-import { RecordingAuditLog } from '../fakes/outreach/recording-outreach-ports';
+import { RecordingAuditLog } from '../fakes/recording-audit-log';
 import { RecordingLogger } from '../fakes/recording-logger';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { RecordingUnitOfWork } from '../fakes/recording-unit-of-work';

@@ -26,12 +26,12 @@ import { SECRET_NAMES, taskContext } from './proposals';
 import {
   type Journal,
   MapSecretStore,
-  RecordingAuditLog,
   RecordingEmailChannel,
   RecordingLinkedInChannel,
   SequentialIdGenerator,
   SingleTaskCycleStore,
 } from './recording-outreach-ports';
+import { RecordingAuditLog } from '../recording-audit-log';
 
 /** One outreach cycle through the real use case, its planner and runner, on in-memory ports. */
 

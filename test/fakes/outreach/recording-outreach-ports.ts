@@ -1,4 +1,3 @@
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/audit/ports/audit-log.port';
 import {
   EmailChannel,
   LinkedInChannel,
@@ -206,41 +205,6 @@ export class MapSecretStore extends SecretStore {
     this.fetched.push(secretName);
     const secret = this.secrets.get(secretName);
     return secret === undefined ? Promise.reject(new SecretNotFoundError(secretName)) : Promise.resolve(secret);
-  }
-}
-
-export interface AuditRow {
-  readonly seq: number;
-  readonly entry: ToolAuditEntry;
-  /** Absent on a pending row. */
-  readonly outcome?: ToolAuditOutcome;
-  readonly pendingSeq?: number;
-}
-
-export class RecordingAuditLog extends AuditLog {
-  readonly rows: AuditRow[] = [];
-
-  constructor(private readonly journal: Journal) {
-    super();
-  }
-
-  recordPending(entry: ToolAuditEntry): Promise<number> {
-    this.journal.push('audit:pending');
-    const seq = this.rows.length + 1;
-    this.rows.push({ seq, entry });
-    return Promise.resolve(seq);
-  }
-
-  recordOutcome(pendingSeq: number, entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void> {
-    this.journal.push(`audit:${outcome.status}`);
-    this.rows.push({ seq: this.rows.length + 1, entry, outcome, pendingSeq });
-    return Promise.resolve();
-  }
-
-  record(entry: ToolAuditEntry, outcome: ToolAuditOutcome): Promise<void> {
-    this.journal.push(`audit:${outcome.status}`);
-    this.rows.push({ seq: this.rows.length + 1, entry, outcome });
-    return Promise.resolve();
   }
 }
 

@@ -11,7 +11,8 @@ import {
 } from '../../../src/domain/identity/user';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
-import { type Journal, RecordingAuditLog } from '../../fakes/outreach/recording-outreach-ports';
+import { type Journal } from '../../fakes/outreach/recording-outreach-ports';
+import { RecordingAuditLog } from '../../fakes/recording-audit-log';
 import { PlainTextPasswordHasher } from '../../fakes/plain-text-password-hasher';
 
 /** Writes each role change into the journal the audit log writes to, so their order shows. */
@@ -66,8 +67,14 @@ describe(GrantAdminRoleUseCase.name, () => {
       securityEvents: [],
     };
     expect(audit.rows).toEqual([
-      { seq: 1, entry },
-      { seq: 2, entry, pendingSeq: 1, outcome: { status: 'succeeded', result: { previousRole: 'user', role: 'admin' }, durationMs: 0 } },
+      { seq: 1, status: 'pending', entry },
+      {
+        seq: 2,
+        status: 'succeeded',
+        entry,
+        pendingSeq: 1,
+        outcome: { status: 'succeeded', result: { previousRole: 'user', role: 'admin' }, durationMs: 0 },
+      },
     ]);
   });
 

@@ -1,6 +1,5 @@
 import { ExecuteToolCallUseCase } from '../../../src/application/agent/execute-tool-call.use-case';
 import { TODO_TOOL_ERRORS } from '../../../src/domain/todo/tool-errors';
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../../../src/application/audit/ports/audit-log.port';
 import type { ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../../../src/application/agent/ports/toolbox.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
@@ -9,6 +8,7 @@ import type { ToolDefinition } from '../../../src/domain/agent/tools';
 import { TASKS_PER_USER_MAX } from '../../../src/domain/todo/task';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { RecordingMetrics } from '../../fakes/recording-metrics';
+import { RecordingAuditLog } from '../../fakes/recording-audit-log';
 import { RecordingUnitOfWork } from '../../fakes/recording-unit-of-work';
 import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
 
@@ -30,39 +30,12 @@ const SCHEDULE_CALL: ToolDefinition = {
   destructive: false,
 };
 
-class AuditRows extends AuditLog {
-  readonly rows: {
-    seq: number;
-    status: string;
-    pendingSeq?: number;
-    entry: ToolAuditEntry;
-    outcome?: ToolAuditOutcome;
-    inUnitOfWork: boolean;
-  }[] = [];
-  constructor(private readonly unitOfWork: RecordingUnitOfWork) {
-    super();
-  }
-  recordPending(entry: ToolAuditEntry) {
-    const seq = this.rows.length + 1;
-    this.rows.push({ seq, status: 'pending', entry, inUnitOfWork: this.unitOfWork.open });
-    return Promise.resolve(seq);
-  }
-  recordOutcome(pendingSeq: number, entry: ToolAuditEntry, outcome: ToolAuditOutcome) {
-    this.rows.push({ seq: this.rows.length + 1, status: outcome.status, pendingSeq, entry, outcome, inUnitOfWork: this.unitOfWork.open });
-    return Promise.resolve();
-  }
-  record(entry: ToolAuditEntry, outcome: ToolAuditOutcome) {
-    this.rows.push({ seq: this.rows.length + 1, status: outcome.status, entry, outcome, inUnitOfWork: this.unitOfWork.open });
-    return Promise.resolve();
-  }
-}
-
 class StubToolbox extends Toolbox {
   readonly definitions: readonly ToolDefinition[] = [...TODO_TOOLS, SCHEDULE_CALL];
   readonly errorWording = TODO_TOOL_ERRORS;
   readonly runs: { tool: string; dryRun: boolean; auditedBefore: number; inUnitOfWork: boolean }[] = [];
   constructor(
-    private readonly audit: AuditRows,
+    private readonly audit: RecordingAuditLog,
     private readonly unitOfWork: RecordingUnitOfWork,
     private readonly answer: () => Promise<ToolResult>,
   ) {
@@ -79,7 +52,7 @@ function setup(
   mcpDestructiveTools: McpDestructiveToolMode = 'confirm-in-chat',
 ) {
   const unitOfWork = new RecordingUnitOfWork();
-  const audit = new AuditRows(unitOfWork);
+  const audit = new RecordingAuditLog([], unitOfWork);
   const toolbox = new StubToolbox(audit, unitOfWork, answer);
   const metrics = new RecordingMetrics();
   const sut = new ExecuteToolCallUseCase(
@@ -201,16 +174,14 @@ describe(ExecuteToolCallUseCase.name, () => {
   });
 
   it('refuses at construction a tool whose schema has a keyword the validator does not know', () => {
-    const toolbox = new StubToolbox(new AuditRows(new RecordingUnitOfWork()), new RecordingUnitOfWork(), () =>
-      Promise.resolve({ ok: true, data: null }),
-    );
+    const toolbox = new StubToolbox(new RecordingAuditLog(), new RecordingUnitOfWork(), () => Promise.resolve({ ok: true, data: null }));
     const sloppy = { ...SCHEDULE_CALL, inputSchema: { ...SCHEDULE_CALL.inputSchema, minLenght: 1 } } as ToolDefinition;
     Object.defineProperty(toolbox, 'definitions', { value: [sloppy] });
     expect(
       () =>
         new ExecuteToolCallUseCase(
           toolbox,
-          new AuditRows(new RecordingUnitOfWork()),
+          new RecordingAuditLog(),
           new FixedClock(),
           new RecordingMetrics(),
           { mcpDestructiveTools: 'confirm-in-chat' },

@@ -14,11 +14,11 @@ import {
   type Journal,
   MapSecretStore,
   NO_REVIEW,
-  RecordingAuditLog,
   RecordingEmailChannel,
   RecordingLinkedInChannel,
   SingleTaskCycleStore,
 } from '../../fakes/outreach/recording-outreach-ports';
+import { RecordingAuditLog } from '../../fakes/recording-audit-log';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { RecordingLogger } from '../../fakes/recording-logger';
 import { RecordingMetrics } from '../../fakes/recording-metrics';

@@ -6,7 +6,7 @@ import { UnsubscribeLinkInvalidError } from '../../../src/domain/outreach/unsubs
 import { HmacLinkSigner } from '../../../src/infrastructure/security/hmac-link-signer';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryUserRepository } from '../../fakes/in-memory-user.repository';
-import { RecordingAuditLog } from '../../fakes/outreach/recording-outreach-ports';
+import { RecordingAuditLog } from '../../fakes/recording-audit-log';
 
 const CAMPAIGN_ID = '0b6d9c2e-aaaa-4bbb-8ccc-1234567890ab';
 
