@@ -19,7 +19,7 @@ import {
 } from '../support/built-service';
 import { leads, startedCampaign } from '../support/outreach';
 import { TEST_JWT_SECRET, useTestApp } from '../support/test-app';
-import { testDataRoot, usingPostgresServer } from '../support/test-database';
+import { embeddedDataDir, testDataRoot, usingPostgresServer } from '../support/test-database';
 
 /** The built service (`node dist/main.js`) stopped with SIGTERM while connections are open (issue 34). */
 const OUT_DIR = join(ROOT, 'dist-test-shutdown');
@@ -138,7 +138,7 @@ describe('the service stopped with SIGTERM', () => {
   let service: RunningService | undefined;
 
   beforeEach(async () => {
-    dataDir = await mkdtemp(join(testDataRoot(), 'bridle-shutdown-'));
+    dataDir = await embeddedDataDir();
   });
 
   afterEach(async () => {

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { callService, ROOT, type RunningService, signUpOnService, startService, useBuiltService } from '../support/built-service';
-import { testDataRoot } from '../support/test-database';
+import { embeddedDataDir } from '../support/test-database';
 
 /**
  * Traces of the built service (`node dist/main.js`, issue 35), exported over OTLP/HTTP as
@@ -81,7 +81,8 @@ describe('traces of the built service', () => {
   let dataDir: string;
 
   beforeEach(async () => {
-    dataDir = await mkdtemp(join(testDataRoot(), 'bridle-tracing-'));
+    // The run's migrated template, as the other specs' databases: a fresh folder's initdb took over a minute on a loaded machine.
+    dataDir = await embeddedDataDir();
   });
 
   afterEach(async () => {
