@@ -28,6 +28,7 @@ import { changeRows, empty, join, raw, selectRow, selectRows, sql } from '../sql
 import { BRIEF_ROW_FIELDS, briefColumns, briefInsert, briefOfRow, briefSet } from '../tables/campaign-brief-columns';
 import { readQuota } from '../tables/quota-ledger';
 import { z } from 'zod';
+import { LIMIT_ROW_FIELDS } from '../tables/campaign-limit-columns';
 
 const CAMPAIGN_ROW = z
   .object({
@@ -35,12 +36,7 @@ const CAMPAIGN_ROW = z
     owner_id: z.string(),
     name: z.string(),
     status: z.enum(CAMPAIGN_STATUSES),
-    limit_profile_lookup: z.number(),
-    limit_linkedin_message: z.number(),
-    limit_email: z.number(),
-    weekly_limit_profile_lookup: z.number().nullable(),
-    weekly_limit_linkedin_message: z.number().nullable(),
-    weekly_limit_email: z.number().nullable(),
+    ...LIMIT_ROW_FIELDS,
     approval_mode: z.enum(APPROVAL_MODES),
     approval_first_n: z.number(),
     ...BRIEF_ROW_FIELDS,

@@ -11,6 +11,7 @@ import { TASK_TYPES, TASK_ACTION, TASK_STATUSES } from '../../../../domain/outre
 import type { OwnerLimits } from '../../../../domain/outreach/quota';
 import { APPROVAL_MODES, type DraftProposal } from '../../../../domain/outreach/review';
 import { z } from 'zod';
+import { LIMIT_ROW_FIELDS } from '../../tables/campaign-limit-columns';
 import { empty, join, raw, selectRow, type Sql, sql, type Statement } from '../../sql';
 import { BRIEF_ROW_FIELDS, briefColumns, briefOfRow } from '../../tables/campaign-brief-columns';
 import { cycleDecisionOpening } from '../../tables/decision-logs';
@@ -28,12 +29,7 @@ const CAMPAIGN_FIELDS = {
   campaign_name: z.string(),
   campaign_status: z.enum(CAMPAIGN_STATUSES),
   owner_id: z.string(),
-  limit_profile_lookup: z.number(),
-  limit_linkedin_message: z.number(),
-  limit_email: z.number(),
-  weekly_limit_profile_lookup: z.number().nullable(),
-  weekly_limit_linkedin_message: z.number().nullable(),
-  weekly_limit_email: z.number().nullable(),
+  ...LIMIT_ROW_FIELDS,
 };
 type CampaignRow = z.output<z.ZodObject<typeof CAMPAIGN_FIELDS>>;
 
