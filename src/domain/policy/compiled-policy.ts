@@ -1,0 +1,173 @@
+import type { Role } from '../identity/user';
+import { globMatches } from './glob';
+import type { PolicyProblem } from './policy-document';
+import {
+  LIMIT_WINDOWS_MS,
+  WEEKDAYS,
+  type DecisiveEffect,
+  type PolicyCall,
+  type PolicyConditions,
+  type PolicyDecision,
+  type PolicyDocument,
+  type PolicyLimit,
+  type PolicyRule,
+  type PolicyTool,
+} from './policy';
+
+/** What a call's arguments say that a rule can test (policy.ts CALL_FACTS). */
+export interface CallFacts {
+  readonly items: number;
+  /** Lowercase; '' when the address has no domain; null when the call names no recipient. */
+  readonly recipientDomain: string | null;
+}
+
+/**
+ * Read from the arguments as the tool takes them: `tasks` (a confirmed deletion) or `numbers`
+ * count their entries, any other call touches one thing; `to` is the recipient's address.
+ */
+export function callFacts(args: Readonly<Record<string, unknown>>): CallFacts {
+  const list = Array.isArray(args.tasks) ? args.tasks : Array.isArray(args.numbers) ? args.numbers : null;
+  const to = typeof args.to === 'string' ? args.to.trim().toLowerCase() : null;
+  const domain = to === null ? null : to.includes('@') ? to.slice(to.lastIndexOf('@') + 1).replace(/\.$/, '') : '';
+  return { items: list ? list.length : 1, recipientDomain: domain };
+}
+
+interface CompiledRule {
+  readonly position: number;
+  readonly rule: PolicyRule;
+  readonly sources: ReadonlySet<string> | null;
+  readonly people: ReadonlySet<string> | null;
+  readonly roles: ReadonlySet<Role> | null;
+  readonly readsFacts: boolean;
+}
+
+/**
+ * A policy ready to decide calls: each tool's rules listed in the policy's order, so deciding
+ * a call reads only the rules that name its tool (globs are expanded against the tools when
+ * compiled), with no glob matching at evaluation but the recipient's domain. Built once per
+ * version and shared; it holds no state of its own.
+ */
+export class CompiledPolicy {
+  private readonly byTool = new Map<string, CompiledRule[]>();
+  /** Whether some rule tests the caller's role: the caller's role must then be given. */
+  readonly readsRoles: boolean;
+
+  /**
+   * @param accounts account ids by email, for the emails the rules name (peopleNamed); an
+   *   email missing from it is a problem unknownPeople reports before this is built.
+   */
+  constructor(
+    readonly version: number,
+    readonly document: PolicyDocument,
+    catalogue: readonly PolicyTool[],
+    accounts: ReadonlyMap<string, string> = new Map(),
+  ) {
+    document.rules.forEach((rule, index) => {
+      const compiled: CompiledRule = {
+        position: index + 1,
+        rule,
+        sources: rule.sources ? new Set(rule.sources) : null,
+        people: rule.people ? new Set(rule.people.map((person) => accounts.get(person) ?? person)) : null,
+        roles: rule.roles ? new Set(rule.roles) : null,
+        readsFacts: Boolean(rule.when?.items || rule.when?.recipientDomain),
+      };
+      for (const tool of catalogue) {
+        if (!rule.tools.some((pattern) => globMatches(pattern, tool.name))) continue;
+        const list = this.byTool.get(tool.name) ?? [];
+        list.push(compiled);
+        this.byTool.set(tool.name, list);
+      }
+    });
+    this.readsRoles = document.rules.some((rule) => rule.roles !== undefined);
+  }
+
+  /** The first rule that matches and ends evaluation decides; `limit` rules matched before it are collected. No rule: allowed. */
+  evaluate(call: PolicyCall): PolicyDecision {
+    const limits: PolicyLimit[] = [];
+    let facts: CallFacts | undefined;
+    for (const compiled of this.byTool.get(call.tool) ?? []) {
+      if (compiled.sources && !compiled.sources.has(call.source)) continue;
+      if (compiled.people && !compiled.people.has(call.userId)) continue;
+      if (compiled.roles && !(call.role && compiled.roles.has(call.role))) continue;
+      const { rule } = compiled;
+      if (rule.when) {
+        if (compiled.readsFacts) facts ??= callFacts(call.arguments);
+        if (!conditionsHold(rule.when, facts, call.at)) continue;
+      }
+      if (rule.effect === 'limit' && rule.limit) {
+        const { max, per, window } = rule.limit;
+        const subject = per === 'person' ? call.userId : '*';
+        limits.push({
+          rule: rule.name,
+          position: compiled.position,
+          max,
+          window,
+          windowMs: LIMIT_WINDOWS_MS[window],
+          key: `${rule.name}:${subject}`,
+        });
+        continue;
+      }
+      return {
+        version: this.version,
+        rule: rule.name,
+        position: compiled.position,
+        effect: rule.effect as DecisiveEffect,
+        ...(rule.reason ? { reason: rule.reason } : {}),
+        ...(rule.reviewer ? { reviewer: rule.reviewer } : {}),
+        limits,
+      };
+    }
+    return { version: this.version, rule: null, position: null, effect: 'allow', limits };
+  }
+}
+
+/** The emails a policy's rules name, to be found as accounts before it is compiled. */
+export function peopleNamed(document: PolicyDocument): string[] {
+  return [...new Set(document.rules.flatMap((rule) => (rule.people ?? []).filter((person) => person.includes('@'))))];
+}
+
+/** A problem for each email a rule names that is no account's (accounts: ids by email). */
+export function unknownPeople(document: PolicyDocument, accounts: ReadonlyMap<string, string>): PolicyProblem[] {
+  return document.rules.flatMap((rule, index) =>
+    (rule.people ?? []).flatMap((person, at) =>
+      person.includes('@') && !accounts.has(person)
+        ? [
+            {
+              position: index + 1,
+              rule: rule.name,
+              field: `rules[${index + 1}].people[${at}]`,
+              message: `'${person}' is no account's email`,
+            },
+          ]
+        : [],
+    ),
+  );
+}
+
+function conditionsHold(when: PolicyConditions, facts: CallFacts | undefined, at: Date): boolean {
+  if (when.items && facts) {
+    const { over, atMost } = when.items;
+    if (over !== undefined && !(facts.items > over)) return false;
+    if (atMost !== undefined && !(facts.items <= atMost)) return false;
+  }
+  if (when.recipientDomain && facts) {
+    const domain = facts.recipientDomain;
+    const matches = (patterns: readonly string[]) => domain !== null && patterns.some((pattern) => globMatches(pattern, domain));
+    // An address whose domain cannot be read is in no list, so a rule for "not these domains" takes it.
+    if (when.recipientDomain.in && !matches(when.recipientDomain.in)) return false;
+    if (when.recipientDomain.notIn && matches(when.recipientDomain.notIn)) return false;
+  }
+  if (when.days && !when.days.includes(WEEKDAYS[at.getUTCDay()])) return false;
+  if (when.hours) {
+    const minute = at.getUTCHours() * 60 + at.getUTCMinutes();
+    const from = minutesOf(when.hours.from);
+    const to = minutesOf(when.hours.to);
+    const inside = from < to ? minute >= from && minute < to : minute >= from || minute < to;
+    if (!inside) return false;
+  }
+  return true;
+}
+
+function minutesOf(time: string): number {
+  return Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
+}

@@ -1,0 +1,61 @@
+import type { McpDestructiveToolMode } from '../agent/confirmation';
+import type { ToolDefinition } from '../agent/tools';
+import { ACTION_CONTRACTS, type ActionName } from '../outreach/actions';
+import type { CallFact, PolicyDocument, PolicyTool } from './policy';
+
+/** The version of the built-in policy, in force until an admin stores one. */
+export const DEFAULT_POLICY_VERSION = 0;
+
+/** The actions a review queue can hold: those that send a message a reviewer can read first. */
+const REVIEWABLE_ACTIONS: readonly ActionName[] = ['linkedin_send_message', 'send_email'];
+
+/**
+ * The tools a policy can name: the todo assistant's, called from the chat and over MCP (the
+ * server can put a destructive one to the person: it has a dry run), and the outreach
+ * planner's actions (a message can wait for a reviewer).
+ */
+export function policyCatalogue(todoTools: readonly ToolDefinition[]): PolicyTool[] {
+  const facts = (schema: { readonly properties?: Readonly<Record<string, unknown>> }): CallFact[] =>
+    schema.properties && 'to' in schema.properties ? ['items', 'recipientDomain'] : ['items'];
+  return [
+    ...todoTools.map((tool) => ({
+      name: tool.name,
+      sources: ['chat', 'mcp'] as const,
+      destructive: tool.destructive,
+      askable: tool.destructive ? (['person'] as const) : [],
+      facts: facts(tool.inputSchema),
+    })),
+    ...(Object.keys(ACTION_CONTRACTS) as ActionName[]).map((name) => ({
+      name,
+      sources: ['outreach'] as const,
+      destructive: false,
+      askable: REVIEWABLE_ACTIONS.includes(name) ? (['reviewer'] as const) : [],
+      facts: facts(ACTION_CONTRACTS[name].args),
+    })),
+  ];
+}
+
+/**
+ * Today's built-in rules as a policy, so that a deployment that never stores one behaves as
+ * before: a destructive tool needs the person's yes in the chat and over MCP, unless the
+ * operator let MCP clients destroy unasked (MCP_DESTRUCTIVE_TOOLS=allow). What else stays
+ * built in, outside the policy: a chat turn's bulk change (more than BULK_CHANGES_MAX changes
+ * to existing tasks) asks the person; a campaign's own review mode holds its messages for review.
+ */
+export function defaultPolicy(catalogue: readonly PolicyTool[], mcpDestructiveTools: McpDestructiveToolMode): PolicyDocument {
+  const destructive = catalogue.filter((tool) => tool.destructive).map((tool) => tool.name);
+  if (destructive.length === 0) return { rules: [] };
+  return {
+    rules: [
+      ...(mcpDestructiveTools === 'allow'
+        ? [{ name: 'mcp-destroys-unasked', tools: destructive, sources: ['mcp' as const], effect: 'allow' as const }]
+        : []),
+      {
+        name: 'destruction-needs-the-person',
+        tools: destructive,
+        sources: ['chat' as const, 'mcp' as const],
+        effect: 'ask-person' as const,
+      },
+    ],
+  };
+}

@@ -1,0 +1,141 @@
+import type { Role } from '../identity/user';
+
+/**
+ * A policy: the rules an admin writes for which tool calls run, which need a person, and how
+ * many are allowed, whoever makes them (the chat's agent, an MCP client, the outreach
+ * planner). This file holds its vocabulary; policy-document.ts reads one from outside,
+ * compiled-policy.ts turns it into what evaluation reads, evaluate.ts decides a call.
+ */
+
+/** Where a call comes from. The REST task routes are the person's own clicks, not an agent's call: no policy applies there. */
+export const POLICY_SOURCES = ['chat', 'mcp', 'outreach'] as const;
+export type PolicySource = (typeof POLICY_SOURCES)[number];
+
+/**
+ * What a rule does with a call it matches.
+ * - `allow`: runs.
+ * - `ask-person`: runs once the person said yes to exactly this call (the confirmation the chat and MCP ask today).
+ * - `ask-reviewer`: waits in the review queue; after `reviewer.timeoutMinutes` without an answer, `reviewer.fallback`.
+ * - `limit`: at most `limit.max` such calls a `limit.window`, per person or for everyone; evaluation goes on to the next rules.
+ * - `deny`: refused, with `reason` for the person.
+ */
+export const POLICY_EFFECTS = ['allow', 'ask-person', 'ask-reviewer', 'limit', 'deny'] as const;
+export type PolicyEffect = (typeof POLICY_EFFECTS)[number];
+/** The effects that end evaluation: the first rule with one of these that matches decides. */
+export type DecisiveEffect = Exclude<PolicyEffect, 'limit'>;
+
+export const LIMIT_WINDOWS_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 } as const;
+export type LimitWindow = keyof typeof LIMIT_WINDOWS_MS;
+export const LIMIT_SUBJECTS = ['person', 'everyone'] as const;
+export type LimitSubject = (typeof LIMIT_SUBJECTS)[number];
+
+export const REVIEW_FALLBACKS = ['reject', 'escalate'] as const;
+export type ReviewFallback = (typeof REVIEW_FALLBACKS)[number];
+
+/** Days as a rule names them; index 0 is Sunday, as Date.getUTCDay counts. */
+export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/**
+ * What a call says about itself that a rule can test, read from its arguments by callFacts.
+ * - `items`: how many things it touches (a deletion of tasks 2, 5 and 7 touches 3).
+ * - `recipientDomain`: the domain of the address it writes to (send_email's `to`).
+ */
+export const CALL_FACTS = ['items', 'recipientDomain'] as const;
+export type CallFact = (typeof CALL_FACTS)[number];
+
+/** A tool as the policy knows it: where it can be called from and what can be asked about it. */
+export interface PolicyTool {
+  readonly name: string;
+  readonly sources: readonly PolicySource[];
+  /** Destroys data: today's built-in rule asks the person before any such call runs. */
+  readonly destructive: boolean;
+  /** Who can be asked before it runs: `person` where the server can put the call to them as a question, `reviewer` where a review queue holds it. */
+  readonly askable: readonly ('person' | 'reviewer')[];
+  readonly facts: readonly CallFact[];
+}
+
+/** A rule as written: in a policy file, over the admin API, in the console. */
+export interface PolicyRule {
+  /** Unique in the policy; what audit rows and refusals name. */
+  readonly name: string;
+  /** Tool names or globs (`*`, `?`): at least one. */
+  readonly tools: readonly string[];
+  /** Where the call comes from; every source when absent. */
+  readonly sources?: readonly PolicySource[];
+  /** Whose calls: emails or account ids; everyone's when absent. */
+  readonly people?: readonly string[];
+  /** Whose calls, by role; every role when absent. */
+  readonly roles?: readonly Role[];
+  readonly when?: PolicyConditions;
+  readonly effect: PolicyEffect;
+  /** What the person reads when the rule refuses a call (required for `deny`). */
+  readonly reason?: string;
+  readonly limit?: { readonly max: number; readonly per: LimitSubject; readonly window: LimitWindow };
+  readonly reviewer?: { readonly timeoutMinutes: number; readonly fallback: ReviewFallback };
+}
+
+/** What must also hold of a call (all of it). Times are UTC. */
+export interface PolicyConditions {
+  readonly items?: { readonly over?: number; readonly atMost?: number };
+  /** Domain names or globs (`*.example.com`): the recipient's domain is among `in` and not among `notIn`. */
+  readonly recipientDomain?: { readonly in?: readonly string[]; readonly notIn?: readonly string[] };
+  readonly days?: readonly Weekday[];
+  /** `HH:MM`, UTC; `from` after `to` spans midnight. */
+  readonly hours?: { readonly from: string; readonly to: string };
+}
+
+export interface PolicyDocument {
+  readonly rules: readonly PolicyRule[];
+}
+
+/** A call as the policy sees it: built by the server, never by the caller. */
+export interface PolicyCall {
+  readonly tool: string;
+  readonly source: PolicySource;
+  readonly userId: string;
+  /** Required when the policy tests roles (CompiledPolicy.readsRoles). */
+  readonly role?: Role;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly at: Date;
+}
+
+/** A limit a call counts against: its counter's key is the same in every version of the policy that keeps the rule. */
+export interface PolicyLimit {
+  readonly rule: string;
+  readonly position: number;
+  readonly max: number;
+  readonly window: LimitWindow;
+  readonly windowMs: number;
+  readonly key: string;
+}
+
+/** What the policy says of a call, and which rule said it. `rule` is null when no rule matched (allowed). */
+export interface PolicyDecision {
+  readonly version: number;
+  readonly rule: string | null;
+  /** 1-based, as the policy lists it; null when no rule matched. */
+  readonly position: number | null;
+  readonly effect: DecisiveEffect;
+  readonly reason?: string;
+  readonly reviewer?: PolicyRule['reviewer'];
+  /** Every `limit` rule the call matched before the deciding one, in order. */
+  readonly limits: readonly PolicyLimit[];
+}
+
+/** What an audit row records of the decision that let a call through or stopped it. */
+export interface PolicyVerdict {
+  readonly version: number;
+  readonly rule: string | null;
+  readonly effect: PolicyEffect;
+}
+
+export function verdictOf(decision: PolicyDecision, limit?: PolicyLimit): PolicyVerdict {
+  return limit
+    ? { version: decision.version, rule: limit.rule, effect: 'limit' }
+    : { version: decision.version, rule: decision.rule, effect: decision.effect };
+}
+
+/** Tool error codes of calls the policy stopped. */
+export const POLICY_DENIED = 'POLICY_DENIED';
+export const POLICY_LIMIT_REACHED = 'POLICY_LIMIT_REACHED';
