@@ -10,6 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpToolGateway } from '../infrastructure/mcp/mcp-tool-gateway';
 import { createToolsMcpServer, inProcessChannel } from '../interfaces/mcp/tools-mcp-server';
 import { ModelModule } from './model.module';
+import { PolicyModule } from './policy.module';
 import { TodoModule } from './todo.module';
 
 /**
@@ -32,7 +33,7 @@ class ToolGatewayLifecycle implements OnApplicationShutdown {
 
 /** The agent core, with the todo tools behind MCP. */
 @Module({
-  imports: [ModelModule, TodoModule],
+  imports: [ModelModule, TodoModule, PolicyModule],
   providers: [
     { provide: Toolbox, useClass: TodoToolbox },
     {

@@ -54,6 +54,7 @@ const ITEM_KEYS = [
   'durationMs',
   'securityEvents',
   'pendingSeq',
+  'policy',
   'hash',
   'prevHash',
 ];

@@ -1,22 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { CONFIRMATION_REQUIRED, confirmInChatMessage, destructiveToolNotice, mayDestroy } from '../../domain/agent/confirmation';
+import { CONFIRMATION_REQUIRED, confirmInChatMessage, destructiveToolNotice } from '../../domain/agent/confirmation';
 import { failureOfToolError, friendlyToolError, TREATMENTS } from '../../domain/agent/failures';
-import { validateToolArguments } from '../../domain/agent/tool-call-validation';
+import { validateToolArguments, type ToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
+import { type PolicyDecision, verdictOf } from '../../domain/policy/policy';
+import { denied, overLimit } from '../../domain/policy/policy-refusal';
 import { Clock } from '../shared/ports/clock.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { UnitOfWork } from '../shared/ports/unit-of-work.port';
 import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../audit/ports/audit-log.port';
+import { PolicyProvider } from '../policy/policy-provider';
+import { PolicyCallers } from '../policy/ports/policy-callers.port';
+import { PolicyCounters } from '../policy/ports/policy-counters.port';
 import { SchemaValidator } from './ports/schema-validator.port';
-import type { ToolCallContext, ToolResult } from './ports/tool-gateway.port';
+import type { ToolCaller, ToolCallContext, ToolResult } from './ports/tool-gateway.port';
 import { Toolbox } from './ports/toolbox.port';
 import { ToolCallSettings } from './tool-call-settings';
 
 /**
  * The server side of every tool call, whoever makes it (the chat agent in process, a
  * confirmed chat action, or an MCP client over HTTP), and the one place a call is audited
- * and counted: validate, refuse destruction the person has not confirmed (domain
- * `mayDestroy`), audit before effect, run, audit the outcome, count it in the metrics. The
+ * and counted: validate, ask the policy in force (docs/policies.md: deny, ask the person,
+ * count against its limits), audit before effect with the policy's verdict on the row, run,
+ * audit the outcome, count it in the metrics. The
  * context's `mode` says which of four things a call is: an ordinary call (`run`), a preview
  * that changes nothing (`dry-run`), the call the person said yes to (`confirmed`, checked
  * against the tool's confirmedInputSchema), or one the agent refused before sending
@@ -38,6 +44,9 @@ export class ExecuteToolCallUseCase {
     private readonly settings: ToolCallSettings,
     private readonly unitOfWork: UnitOfWork,
     private readonly schemas: SchemaValidator,
+    private readonly policies: PolicyProvider,
+    private readonly counters: PolicyCounters,
+    private readonly callers: PolicyCallers,
   ) {
     // Every schema compiled once, now: a tool with a keyword the validator does not know fails the start.
     for (const tool of toolbox.definitions) {
@@ -46,15 +55,24 @@ export class ExecuteToolCallUseCase {
     }
   }
 
-  /** The tools as a caller on `source` reads them: a destructive one says what the server does with it there. */
+  /**
+   * The tools as a caller on `source` reads them: a destructive one says what the server does
+   * with it there, as the policy in force decides it for anyone's call with no other condition.
+   */
   definitionsFor(source: 'chat' | 'mcp'): readonly ToolDefinition[] {
-    const notice = destructiveToolNotice(source, this.settings.mcpDestructiveTools);
-    return this.toolbox.definitions.map((tool) => (tool.destructive ? { ...tool, description: `${tool.description} ${notice}` } : tool));
+    const policy = this.policies.current();
+    const at = this.clock.now();
+    return this.toolbox.definitions.map((tool) => {
+      if (!tool.destructive) return tool;
+      const unasked = policy.evaluate({ tool: tool.name, source, userId: '', arguments: {}, at }).effect === 'allow';
+      return { ...tool, description: `${tool.description} ${destructiveToolNotice(source, unasked ? 'allow' : 'confirm-in-chat')}` };
+    });
   }
 
-  /** Whether a destructive call from `source` runs without the person's yes (MCP_DESTRUCTIVE_TOOLS=allow over MCP). */
-  destroysUnasked(source: 'chat' | 'mcp'): boolean {
-    return mayDestroy({ source, mode: 'run' }, this.settings.mcpDestructiveTools);
+  /** Whether the policy in force puts this call to the person before it runs (a dry run, then their yes). */
+  async asksThePerson(tool: string, args: unknown, caller: ToolCaller): Promise<boolean> {
+    const decision = await this.decide(tool, (args ?? {}) as ToolArguments, caller);
+    return decision.effect === 'ask-person';
   }
 
   /** @throws only what the toolbox did not expect, after auditing it as failed. */
@@ -89,11 +107,26 @@ export class ExecuteToolCallUseCase {
       return this.refuse({ ...entry, securityEvents }, { ok: false, code, message, ...(details ? { details } : {}) }, metricTool);
     }
     const { tool: definition } = validation;
-    const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents };
+    const decision = await this.decide(definition.name, validation.arguments, context);
+    const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents, policy: verdictOf(decision) };
     const dryRun = mode.kind === 'dry-run';
-    if (definition.destructive && !mayDestroy({ source: context.source, mode: mode.kind }, this.settings.mcpDestructiveTools)) {
+    if ((decision.effect === 'deny' || decision.effect === 'ask-reviewer') && decision.rule !== null) {
+      // A reviewer is asked only for outreach's messages: a policy cannot name one for these tools (readPolicy).
+      return this.refuse(audited, { ok: false, ...denied({ ...decision, rule: decision.rule }) }, definition.name);
+    }
+    // Dry runs and confirmed calls are how the person is asked and how their yes comes back.
+    if (decision.effect === 'ask-person' && mode.kind === 'run') {
       const message = confirmInChatMessage(this.toolbox.chatRequestFor(definition.name, validation.arguments), this.settings.consoleUrl);
       return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, definition.name);
+    }
+    // Limits count what runs: never a dry run; a confirmed call when its yes runs it.
+    const reached = dryRun || decision.limits.length === 0 ? null : await this.counters.take(decision.limits);
+    if (reached) {
+      return this.refuse(
+        { ...audited, policy: verdictOf(decision, reached.limit) },
+        { ok: false, ...overLimit(decision.version, reached.limit, reached.retryAfterSeconds) },
+        definition.name,
+      );
     }
     const pendingSeq = definition.mutates && !dryRun ? await this.audit.recordPending(audited) : null;
     const started = this.clock.now().getTime();
@@ -128,6 +161,13 @@ export class ExecuteToolCallUseCase {
       this.metrics.toolCall(audited.tool, recorded.status, recorded.durationMs / 1000);
       throw error;
     }
+  }
+
+  /** What the policy in force says of a call; the caller's role is read only when the policy tests roles. */
+  private async decide(tool: string, args: ToolArguments, caller: ToolCaller): Promise<PolicyDecision> {
+    const policy = this.policies.current();
+    const role = policy.readsRoles ? ((await this.callers.roleOf(caller.userId)) ?? undefined) : undefined;
+    return policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, arguments: args, at: this.clock.now() });
   }
 
   private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }, metricTool: string): Promise<ToolResult> {

@@ -154,25 +154,6 @@ export const CONFIRMATION_REQUIRED = 'CONFIRMATION_REQUIRED';
 export const MCP_DESTRUCTIVE_TOOL_MODES = ['confirm-in-chat', 'allow'] as const;
 export type McpDestructiveToolMode = (typeof MCP_DESTRUCTIVE_TOOL_MODES)[number];
 
-export interface DestructiveCall {
-  readonly source: 'chat' | 'mcp' | 'outreach';
-  /**
-   * `dry-run` only previews what it would do; `confirmed` runs exactly what the person said
-   * yes to, as the server stored it; `run` is any other call.
-   */
-  readonly mode: 'run' | 'dry-run' | 'confirmed';
-}
-
-/**
- * Destruction needs the person. A dry run changes nothing and a confirmed call carries their
- * yes; the chat gets that yes by asking. An MCP client has no way to ask them (yet), so its
- * destructive calls run only when the operator has allowed exactly that.
- */
-export function mayDestroy(call: DestructiveCall, mcpMode: McpDestructiveToolMode): boolean {
-  if (call.mode !== 'run') return true;
-  return call.source === 'mcp' && mcpMode === 'allow';
-}
-
 /** What a destructive tool's description adds, so that it tells each channel what the server will do. */
 export function destructiveToolNotice(source: 'chat' | 'mcp', mcpMode: McpDestructiveToolMode): string {
   if (source === 'chat') return "Always needs the person's confirmation, which the server asks for.";

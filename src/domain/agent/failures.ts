@@ -7,6 +7,8 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from './language-model-errors';
+import { POLICY_DENIED, POLICY_LIMIT_REACHED } from '../policy/policy';
+import { policyRefusalSentence } from '../policy/policy-refusal';
 import { TokenBudgetSpentError } from './token-budget';
 
 export type FailureClass =
@@ -190,6 +192,9 @@ const FAILURE_OF_TOOL_ERROR: Readonly<Record<string, FailureClass>> = {
   CONFIRMATION_STALE: 'NOT_AUTHORIZED',
   LIMIT_REACHED: 'LIMIT_REACHED',
   TIMEOUT: 'TIMEOUT',
+  // Stopped by the policy (domain/policy): said in the policy's own words (policyRefusalSentence).
+  [POLICY_DENIED]: 'NOT_AUTHORIZED',
+  [POLICY_LIMIT_REACHED]: 'LIMIT_REACHED',
 };
 
 /**
@@ -222,7 +227,7 @@ export function friendlyToolError(error: { readonly code: string; readonly detai
   const details = typeof error.details === 'object' && error.details !== null ? (error.details as Record<string, unknown>) : {};
   // Codes may arrive namespaced ("TODO.TASK_BUSY"); the last segment is the kind.
   const code = error.code.split('.').pop() ?? '';
-  const own = wording.sentence(code, details);
+  const own = wording.sentence(code, details) ?? policyRefusalSentence(code, details);
   if (own !== null) return own;
   if (code !== 'INVALID_ARGUMENTS') return TREATMENTS[failureOfToolError(code, wording)].userSees;
   const field =

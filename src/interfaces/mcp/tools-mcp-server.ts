@@ -68,12 +68,6 @@ export function createToolsMcpServer(
     { capabilities: { tools: {}, ...extra.capabilities }, ...(extra.instructions ? { instructions: extra.instructions } : {}) },
   );
   const { resolveContext } = channel;
-  const destructive = new Set(
-    executor
-      .definitionsFor(channel.source)
-      .filter((tool) => tool.destructive)
-      .map((tool) => tool.name),
-  );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: executor.definitionsFor(channel.source).map((tool) => ({
@@ -92,7 +86,8 @@ export function createToolsMcpServer(
     const call = (args: unknown, callContext: ToolCallContext) => executor.execute({ tool: name, arguments: args, context: callContext });
     let result: ToolResult;
     try {
-      const needsYes = channel.source === 'mcp' && destructive.has(name) && !executor.destroysUnasked('mcp');
+      // The policy in force says which calls the person must see first (docs/policies.md).
+      const needsYes = channel.source === 'mcp' && (await executor.asksThePerson(name, request.params.arguments, context));
       if (needsYes && canElicit(server)) {
         result = await confirmedByThePerson(server, name, request.params.arguments, context, call, requestExtra.requestId);
       } else if (needsYes) {

@@ -11,6 +11,8 @@ import { RecordingMetrics } from '../../fakes/recording-metrics';
 import { RecordingAuditLog } from '../../fakes/recording-audit-log';
 import { RecordingUnitOfWork } from '../../fakes/recording-unit-of-work';
 import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
+import type { PolicyProvider } from '../../../src/application/policy/policy-provider';
+import { builtInPolicy, FixedPolicyCallers, InMemoryPolicyCounters, policyOf } from '../../fakes/policy';
 
 /** A fixture tool with the keywords the todo tools do not use. */
 const SCHEDULE_CALL: ToolDefinition = {
@@ -50,6 +52,7 @@ class StubToolbox extends Toolbox {
 function setup(
   answer: () => Promise<ToolResult> = () => Promise.resolve({ ok: true, data: { task: {} } }),
   mcpDestructiveTools: McpDestructiveToolMode = 'confirm-in-chat',
+  policy?: (tools: readonly ToolDefinition[]) => PolicyProvider,
 ) {
   const unitOfWork = new RecordingUnitOfWork();
   const audit = new RecordingAuditLog([], unitOfWork);
@@ -63,6 +66,9 @@ function setup(
     { mcpDestructiveTools },
     unitOfWork,
     new AjvSchemaValidator(),
+    policy ? policy(toolbox.definitions) : builtInPolicy(toolbox.definitions, mcpDestructiveTools),
+    new InMemoryPolicyCounters(),
+    new FixedPolicyCallers({ admin1: 'admin' }),
   );
   return { audit, toolbox, metrics, unitOfWork, sut };
 }
@@ -187,6 +193,9 @@ describe(ExecuteToolCallUseCase.name, () => {
           { mcpDestructiveTools: 'confirm-in-chat' },
           new RecordingUnitOfWork(),
           new AjvSchemaValidator(),
+          builtInPolicy([sloppy]),
+          new InMemoryPolicyCounters(),
+          new FixedPolicyCallers(),
         ),
     ).toThrow(/unknown keyword: "minLenght"/);
   });
@@ -294,5 +303,91 @@ describe(ExecuteToolCallUseCase.name, () => {
       ['pending', undefined],
       ['failed', 'INTERNAL'],
     ]);
+  });
+});
+
+describe('the policy in force decides each call before its audit row', () => {
+  const rules = [
+    {
+      name: 'delete-cap',
+      tools: ['delete_task'],
+      effect: 'limit' as const,
+      limit: { max: 2, per: 'person' as const, window: 'day' as const },
+    },
+    { name: 'admins-edit', tools: ['update_task'], roles: ['user' as const], effect: 'deny' as const, reason: 'Only admins edit tasks.' },
+    { name: 'ask-deletes', tools: ['delete_task'], sources: ['chat' as const, 'mcp' as const], effect: 'ask-person' as const },
+  ];
+  const withRules = () => setup(undefined, 'confirm-in-chat', (tools) => policyOf(tools, rules, 7));
+
+  it("records the version, the deciding rule and its effect on every row, the built-in policy's too", async () => {
+    const { sut, audit } = setup();
+    await sut.execute({ tool: 'add_task', arguments: { title: 'x' }, context });
+    await sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context });
+    expect(audit.rows.map((r) => [r.status, r.entry.policy])).toEqual([
+      ['pending', { version: 0, rule: null, effect: 'allow' }],
+      ['succeeded', { version: 0, rule: null, effect: 'allow' }],
+      ['rejected', { version: 0, rule: 'destruction-needs-the-person', effect: 'ask-person' }],
+    ]);
+  });
+
+  it("refuses what a deny rule matches, with the admin's reason, and runs nothing; by role", async () => {
+    const { sut, audit, toolbox } = withRules();
+    const refused = await sut.execute({ tool: 'update_task', arguments: { number: 1, title: 'y' }, context });
+    expect(refused).toEqual({
+      ok: false,
+      code: 'POLICY_DENIED',
+      message: "This is not allowed here: Only admins edit tasks. (Policy rule 'admins-edit'.)",
+      details: { rule: 'admins-edit', version: 7, reason: 'Only admins edit tasks.' },
+    });
+    await sut.execute({ tool: 'update_task', arguments: { number: 1, title: 'y' }, context: { ...context, userId: 'admin1' } });
+    expect(toolbox.runs.map((run) => run.tool)).toEqual(['update_task']);
+    expect(audit.rows.map((r) => [r.entry.actorId, r.status, r.outcome?.errorCode, r.outcome?.errorMessage, r.entry.policy?.rule])).toEqual(
+      [
+        [
+          'u1',
+          'rejected',
+          'POLICY_DENIED',
+          "This is not allowed here: Only admins edit tasks. (Policy rule 'admins-edit'.)",
+          'admins-edit',
+        ],
+        ['admin1', 'pending', undefined, undefined, null],
+        ['admin1', 'succeeded', undefined, undefined, null],
+      ],
+    );
+  });
+
+  it('counts what runs against a limit, never a dry run, and refuses the call past it naming the rule', async () => {
+    const { sut, audit, toolbox } = withRules();
+    const confirmed = { ...context, mode: { kind: 'confirmed' } as const };
+    const dryRun = { ...context, mode: { kind: 'dry-run' } as const };
+    const yes = (number: number) => ({ tasks: [{ number, title: `Task ${number}` }] });
+    for (let i = 0; i < 3; i++) await sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context: dryRun });
+    await sut.execute({ tool: 'delete_task', arguments: yes(1), context: confirmed });
+    await sut.execute({ tool: 'delete_task', arguments: yes(2), context: confirmed });
+    const third = await sut.execute({ tool: 'delete_task', arguments: yes(3), context: confirmed });
+    expect(third).toMatchObject({
+      ok: false,
+      code: 'POLICY_LIMIT_REACHED',
+      details: { rule: 'delete-cap', version: 7, max: 2, window: 'day' },
+    });
+    expect((third as { message: string }).message).toMatch(
+      /^That has reached its limit: at most 2 a day \(policy rule 'delete-cap'\)\. Nothing was done\./,
+    );
+    expect(toolbox.runs.map((run) => run.dryRun)).toEqual([true, true, true, false, false]);
+    expect(audit.rows.at(-1)).toMatchObject({ status: 'rejected', entry: { policy: { version: 7, rule: 'delete-cap', effect: 'limit' } } });
+    // Another person has a count of their own.
+    await expect(sut.execute({ tool: 'delete_task', arguments: yes(1), context: { ...confirmed, userId: 'u2' } })).resolves.toMatchObject({
+      ok: true,
+    });
+  });
+
+  it('asks the person where the policy says so: a plain run is refused with where to confirm, the rule on the row', async () => {
+    const { sut, audit } = withRules();
+    await expect(sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context })).resolves.toMatchObject({
+      code: 'CONFIRMATION_REQUIRED',
+    });
+    expect(audit.rows.map((r) => r.entry.policy)).toEqual([{ version: 7, rule: 'ask-deletes', effect: 'ask-person' }]);
+    await expect(sut.asksThePerson('delete_task', { number: 1 }, context)).resolves.toBe(true);
+    await expect(sut.asksThePerson('add_task', { title: 'x' }, context)).resolves.toBe(false);
   });
 });

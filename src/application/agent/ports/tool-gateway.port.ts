@@ -26,7 +26,7 @@ export interface ToolCallRefusal {
 /**
  * What the server does with a call. Only Bridle's own code sets anything but `run`, and
  * never from what a caller sent (see the tools server's channels).
- * - `run`: validate, apply the rules (a destructive call needs the person, `mayDestroy`), run.
+ * - `run`: validate, apply the policy in force (docs/policies.md: a destructive call needs the person by default), run.
  * - `dry-run`: resolve and describe what the call would do; change nothing.
  * - `confirmed`: exactly the call the person said yes to, as the server's dry run built it.
  * - `refused`: nothing runs; the server records the refusal and answers with it.

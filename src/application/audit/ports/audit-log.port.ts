@@ -1,4 +1,5 @@
 import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-call-validation';
+import type { PolicyVerdict } from '../../../domain/policy/policy';
 
 /**
  * A tool call's audit status. `confirmation_required`: a dry run that put a destructive call
@@ -17,6 +18,8 @@ export interface ToolAuditEntry {
   readonly tool: string;
   readonly arguments: ToolArguments | string;
   readonly securityEvents: readonly SecurityEvent[];
+  /** What the policy in force said of the call (docs/policies.md); absent on rows that are no tool call's. */
+  readonly policy?: PolicyVerdict;
 }
 
 export interface ToolAuditOutcome {

@@ -5,6 +5,7 @@ import type { ToolAuditEntry, ToolAuditStatus } from './audit-log.port';
 import type { CycleStatus } from '../../../domain/outreach/cycle-status';
 import type { Page } from '../../shared/page';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
+import type { PolicyVerdict } from '../../../domain/policy/policy';
 
 export type AuditSource = ToolAuditEntry['source'];
 /**
@@ -97,6 +98,8 @@ export interface AuditRecord {
   readonly securityEvents: readonly unknown[];
   /** For an outcome row, the seq of its pending row. */
   readonly pendingSeq: number | null;
+  /** What the policy in force said of the call; null on rows that are no tool call's and on older rows. */
+  readonly policy: PolicyVerdict | null;
   /** Its link in the chain; null until the sealer has linked it (normally within a second). */
   readonly hash: string | null;
   readonly prevHash: string | null;

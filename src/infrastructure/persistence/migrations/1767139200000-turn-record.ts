@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The audit row's canonical text until this migration: every column but error_message. */
-const CANONICAL_FIELDS = `
+export const CANONICAL_FIELDS = `
   'seq', r.seq,
   'createdAt', to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
   'source', r.source,

@@ -34,6 +34,7 @@ type AuditRowValues = readonly [
   errorMessage: string | null,
   durationMs: number | null,
   pendingSeq: number | null,
+  policy: string | null,
 ];
 
 /** An append waiting for the batch it will be written in. */
@@ -181,11 +182,12 @@ function rowValues(entry: ToolAuditEntry, outcome: AuditRowOutcome, pendingSeq: 
     outcome.errorMessage === undefined ? null : storableText(redactText(outcome.errorMessage)),
     outcome.durationMs ?? null,
     pendingSeq,
+    entry.policy ? JSON.stringify(entry.policy) : null,
   ];
 }
 
 const COLUMNS = raw(
-  'source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events, status, result, error_code, error_message, duration_ms, pending_seq',
+  'source, actor_id, conversation_id, campaign_id, outreach_task_id, decision_id, tool, arguments, security_events, status, result, error_code, error_message, duration_ms, pending_seq, policy',
 );
 
 /** One row as a SELECT of its values, each cast to its column's type. */
@@ -233,4 +235,5 @@ const COLUMN_TYPES = [
   'text',
   'integer',
   'bigint',
+  'jsonb',
 ];

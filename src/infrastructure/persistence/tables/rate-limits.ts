@@ -61,3 +61,27 @@ export function countHit(hit: RateLimitHit): Statement {
          ceil(extract(epoch FROM window_ends - clock_timestamp()))::int AS expires_in,
          CASE WHEN blocked_until > clock_timestamp() THEN ceil(extract(epoch FROM blocked_until - clock_timestamp()))::int END AS blocked_for`;
 }
+
+/** What takeWithin leaves: whether the call was counted, and how long its window still lasts. */
+export const TAKE_ROW = z.object({ taken: z.boolean(), expires_in: z.number().nullable() });
+
+/**
+ * Counts one call on `key` only while its window has room for it (fewer than `max`), in one
+ * upsert whose row lock serialises racing calls, on the database's clock: a call that finds
+ * the window full changes nothing, so no count ever goes past `max` and nothing is taken back
+ * from a call that was refused. An ended window starts again at this call. Returns a TAKE_ROW.
+ */
+export function takeWithin(key: string, windowMs: number, max: number): Statement {
+  return sql`WITH t AS (SELECT clock_timestamp() AS now),
+       up AS (
+         INSERT INTO rate_limits AS r (key, hits, window_ends, blocks)
+         SELECT ${key}, 1, t.now + ${windowMs}::float8 * interval '1 millisecond', 0 FROM t
+         ON CONFLICT (key) DO UPDATE SET
+           hits = CASE WHEN r.window_ends <= (SELECT now FROM t) THEN 1 ELSE r.hits + 1 END,
+           window_ends = CASE WHEN r.window_ends <= (SELECT now FROM t) THEN excluded.window_ends ELSE r.window_ends END
+         WHERE r.window_ends <= (SELECT now FROM t) OR r.hits < ${max}::int
+         RETURNING window_ends)
+     SELECT EXISTS (SELECT 1 FROM up) AS taken,
+       ceil(extract(epoch FROM coalesce((SELECT window_ends FROM up), (SELECT window_ends FROM rate_limits WHERE key = ${key}))
+         - clock_timestamp()))::int AS expires_in`;
+}

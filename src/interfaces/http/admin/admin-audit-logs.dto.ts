@@ -7,7 +7,24 @@ import {
   type AuditSource,
   type ChainVerification,
 } from '../../../application/audit/ports/audit-reader.port';
+import { POLICY_EFFECTS, type PolicyEffect } from '../../../domain/policy/policy';
 import type { ChainVerificationReport } from '../../../application/audit/verify-audit-chain.use-case';
+
+export class AuditPolicyVerdictDto {
+  @ApiProperty({ type: Number, example: 3, description: 'The policy version in force; 0 is the built-in policy' })
+  version!: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'delete-cap',
+    description: 'The rule that decided; null when no rule matched (allowed)',
+  })
+  rule!: string | null;
+
+  @ApiProperty({ enum: POLICY_EFFECTS, example: 'ask-person', description: 'What it decided; `limit` when a limit stopped the call' })
+  effect!: PolicyEffect;
+}
 
 export class AuditRowDto {
   @ApiProperty({ example: 42, description: 'Increases in chain order; pages are cut by it' })
@@ -81,6 +98,15 @@ export class AuditRowDto {
 
   @ApiProperty({ type: Number, nullable: true, description: 'For an outcome row, the seq of its pending row' })
   pendingSeq!: number | null;
+
+  @ApiProperty({
+    type: AuditPolicyVerdictDto,
+    nullable: true,
+    description:
+      'What the policy in force said of the call (docs/policies.md); part of the hashed row when set. Null on rows that are no ' +
+      "tool call's, and on rows written before policies were recorded",
+  })
+  policy!: AuditPolicyVerdictDto | null;
 
   @ApiProperty({
     type: String,

@@ -5,7 +5,6 @@ import {
   bulkChangePrompt,
   confirmationTargets,
   destructiveToolNotice,
-  mayDestroy,
   titlesInBrief,
 } from '../../../../src/domain/agent/confirmation';
 import { deletionPrompt } from '../../../../src/domain/todo/deletion';
@@ -101,20 +100,6 @@ describe(confirmationTargets.name, () => {
       items: ['complete task 1', "update 'rent'", 'complete task 4', 'complete task 5'],
     });
     expect(confirmationTargets({ tool: 'delete_task', arguments: { number: 3 } })).toEqual({ count: 1, items: ['delete task 3'] });
-  });
-});
-
-describe(mayDestroy.name, () => {
-  it.each([
-    ['chat', false, false, 'confirm-in-chat', false],
-    ['chat', true, false, 'confirm-in-chat', true],
-    ['chat', false, true, 'confirm-in-chat', true],
-    ['chat', false, false, 'allow', false],
-    ['mcp', false, false, 'confirm-in-chat', false],
-    ['mcp', false, false, 'allow', true],
-    ['outreach', false, false, 'allow', false],
-  ] as const)('%s call (dry run %s, confirmed %s) with MCP mode %s: %s', (source, dryRun, confirmed, mode, allowed) => {
-    expect(mayDestroy({ source, mode: dryRun ? 'dry-run' : confirmed ? 'confirmed' : 'run' }, mode)).toBe(allowed);
   });
 });
 

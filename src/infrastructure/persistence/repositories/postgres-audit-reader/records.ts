@@ -9,6 +9,7 @@ import {
   type RecordedAuditStatus,
 } from '../../../../application/audit/ports/audit-reader.port';
 import { INTENT_TYPES, OUTCOME_CATEGORIES } from '../../../../domain/agent/turn-outcome';
+import { POLICY_EFFECTS } from '../../../../domain/policy/policy';
 import { z } from 'zod';
 import { join, raw, sql, type Statement } from '../../sql';
 
@@ -38,6 +39,7 @@ export const AUDIT_ROW = z
     duration_ms: z.number().nullable(),
     security_events: z.array(z.unknown()),
     pending_seq: z.coerce.number().int().nullable(),
+    policy: z.object({ version: z.number().int(), rule: z.string().nullable(), effect: z.enum(POLICY_EFFECTS) }).nullable(),
     hash: z.string().nullable(),
     prev_hash: z.string().nullable(),
   })
@@ -60,6 +62,7 @@ export const AUDIT_ROW = z
     durationMs: row.duration_ms,
     securityEvents: row.security_events,
     pendingSeq: row.pending_seq,
+    policy: row.policy,
     hash: row.hash,
     prevHash: row.prev_hash,
   }));
@@ -128,7 +131,7 @@ export const DECISION_ROW = z.object(DECISION_FIELDS);
  */
 export const AUDIT_COLUMNS = raw(`a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, a.conversation_id, a.campaign_id,
   a.outreach_task_id, a.decision_id, a.tool, a.arguments, a.status, a.result, a.error_code, a.error_message, a.duration_ms, a.security_events,
-  a.pending_seq, c.hash, c.prev_hash`);
+  a.pending_seq, a.policy, c.hash, c.prev_hash`);
 /** With the row's link in the chain (`c`): none until the sealer has linked it. */
 export const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN audit_chain c ON c.seq = a.seq`);
 /** Decision rows (`d`) with their user's email, as for audit rows. */

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { type LimitReached, PolicyCounters } from '../../../application/policy/ports/policy-counters.port';
+import { PolicyCallers } from '../../../application/policy/ports/policy-callers.port';
+import { ROLES, type Role } from '../../../domain/identity/user';
+import type { PolicyLimit } from '../../../domain/policy/policy';
+import { changeRows, selectRow, sql } from '../sql';
+import { TAKE_ROW, takeWithin } from '../tables/rate-limits';
+
+/** What sets a policy limit's counters apart from every other limit's in rate_limits. */
+const KEY_PREFIX = 'policy:';
+
+/**
+ * The policy's limits on the `rate_limits` rows every other limit uses (so that every replica
+ * counts the same calls, and the sweep forgets ended windows), each counted by takeWithin: a
+ * call is counted only while its window has room, so racing calls never take more than `max`.
+ * A call counted against some limits and refused by a later one is taken back from those.
+ */
+@Injectable()
+export class DatabasePolicyCounters extends PolicyCounters {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async take(limits: readonly PolicyLimit[]): Promise<LimitReached | null> {
+    const counted: PolicyLimit[] = [];
+    for (const limit of limits) {
+      const row = await selectRow(this.dataSource, takeWithin(KEY_PREFIX + limit.key, limit.windowMs, limit.max), TAKE_ROW);
+      if (!row) throw new Error('rate_limits upsert returned no row');
+      if (!row.taken) {
+        for (const taken of counted) {
+          await changeRows(
+            this.dataSource,
+            sql`UPDATE rate_limits SET hits = greatest(hits - 1, 0) WHERE key = ${KEY_PREFIX + taken.key} AND window_ends > clock_timestamp()`,
+          );
+        }
+        return { limit, retryAfterSeconds: Math.max(0, row.expires_in ?? 0) };
+      }
+      counted.push(limit);
+    }
+    return null;
+  }
+}
+
+const ROLE_ROW = z.object({ role: z.enum(ROLES) });
+
+/** The caller's role, read from users when the policy tests roles. */
+@Injectable()
+export class DatabasePolicyCallers extends PolicyCallers {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async roleOf(userId: string): Promise<Role | null> {
+    const row = await selectRow(this.dataSource, sql`SELECT role FROM users WHERE id = ${userId}`, ROLE_ROW);
+    return row?.role ?? null;
+  }
+}

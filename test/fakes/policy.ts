@@ -1,0 +1,55 @@
+import { BuiltInPolicy, PolicyBasis, PolicyProvider } from '../../src/application/policy/policy-provider';
+import { PolicyCallers } from '../../src/application/policy/ports/policy-callers.port';
+import { type LimitReached, PolicyCounters } from '../../src/application/policy/ports/policy-counters.port';
+import type { McpDestructiveToolMode } from '../../src/domain/agent/confirmation';
+import type { ToolDefinition } from '../../src/domain/agent/tools';
+import { CompiledPolicy } from '../../src/domain/policy/compiled-policy';
+import { defaultPolicy, policyCatalogue } from '../../src/domain/policy/default-policy';
+import type { PolicyLimit, PolicyRule } from '../../src/domain/policy/policy';
+import { problemInWords, readPolicy } from '../../src/domain/policy/policy-document';
+import type { Role } from '../../src/domain/identity/user';
+
+/** The built-in policy for these tools, as a deployment that never stored one runs. */
+export function builtInPolicy(
+  tools: readonly ToolDefinition[],
+  mcpDestructiveTools: McpDestructiveToolMode = 'confirm-in-chat',
+): PolicyProvider {
+  const catalogue = policyCatalogue(tools);
+  return new BuiltInPolicy(new PolicyBasis(catalogue, defaultPolicy(catalogue, mcpDestructiveTools)));
+}
+
+/** A stored policy of these rules (read as an admin's would be), at `version`. */
+export function policyOf(tools: readonly ToolDefinition[], rules: readonly PolicyRule[], version = 1): PolicyProvider {
+  const catalogue = policyCatalogue(tools);
+  const reading = readPolicy({ rules }, catalogue);
+  if (!reading.ok) throw new Error(reading.problems.map(problemInWords).join('\n'));
+  const policy = new CompiledPolicy(version, reading.document, catalogue);
+  return new (class extends PolicyProvider {
+    current(): CompiledPolicy {
+      return policy;
+    }
+  })();
+}
+
+/** The limits' counters in memory, one window per key that never ends: enough for a test that stays inside it. */
+export class InMemoryPolicyCounters extends PolicyCounters {
+  readonly counts = new Map<string, number>();
+
+  take(limits: readonly PolicyLimit[]): Promise<LimitReached | null> {
+    const over = limits.find((limit) => (this.counts.get(limit.key) ?? 0) + 1 > limit.max);
+    if (over) return Promise.resolve({ limit: over, retryAfterSeconds: over.windowMs / 1000 });
+    for (const limit of limits) this.counts.set(limit.key, (this.counts.get(limit.key) ?? 0) + 1);
+    return Promise.resolve(null);
+  }
+}
+
+/** Callers' roles as the test sets them; everyone else is a user. */
+export class FixedPolicyCallers extends PolicyCallers {
+  constructor(private readonly roles: Readonly<Record<string, Role>> = {}) {
+    super();
+  }
+
+  roleOf(userId: string): Promise<Role | null> {
+    return Promise.resolve(this.roles[userId] ?? 'user');
+  }
+}

@@ -1,0 +1,84 @@
+import type { DataSource } from 'typeorm';
+import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
+import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
+import type { PolicyLimit } from '../../src/domain/policy/policy';
+import { openDatabase } from '../../src/infrastructure/persistence/database';
+import { DatabasePolicyCallers, DatabasePolicyCounters } from '../../src/infrastructure/persistence/repositories/database-policy-counters';
+import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
+import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
+import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
+import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
+import { addUser } from '../factories/users';
+import { RecordingMetrics } from '../fakes/recording-metrics';
+import { BROKEN_LINKS } from '../support/audit-chain';
+import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+
+/** What the policy leaves in the database: its verdict on each tool call's audit row, and its limits' counters. */
+describe(`the policy's records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: DataSource;
+  let userId: string;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+    userId = (await addUser(database, { email: 'policy-records@example.com', role: 'admin' })).id;
+  });
+
+  afterAll(async () => {
+    await database?.destroy();
+    await testDb?.dispose();
+  });
+
+  it("hashes a row's verdict with the row, and leaves a row without one as it was hashed before", async () => {
+    const audit = new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics()));
+    const entry: ToolAuditEntry = { source: 'mcp', actorId: userId, tool: 'delete_task', arguments: { number: 1 }, securityEvents: [] };
+    await audit.record(
+      { ...entry, policy: { version: 3, rule: 'delete-cap', effect: 'limit' } },
+      { status: 'rejected', errorCode: 'POLICY_LIMIT_REACHED', durationMs: 0 },
+    );
+    await audit.record(entry, { status: 'succeeded', durationMs: 1 });
+    await new SealAuditChainUseCase(new PostgresAuditChainSealer(database)).run();
+
+    const canonical = await database.query<{ text: string }[]>(`SELECT audit_row_canonical(a) AS text FROM audit_log a ORDER BY seq`);
+    expect(JSON.parse(canonical[0].text)).toMatchObject({ policy: { version: 3, rule: 'delete-cap', effect: 'limit' } });
+    expect(JSON.parse(canonical[1].text)).not.toHaveProperty('policy');
+    expect(await database.query(BROKEN_LINKS)).toEqual([]);
+
+    const page = await new PostgresAuditReader(database).list({}, 10, null);
+    expect(page.items.map((row) => row.policy)).toEqual([null, { version: 3, rule: 'delete-cap', effect: 'limit' }]);
+  });
+
+  it('lets exactly the limit through when calls race from many connections, and counts only what ran', async () => {
+    const counters = new DatabasePolicyCounters(database);
+    const perPerson: PolicyLimit = {
+      rule: 'delete-cap',
+      position: 1,
+      max: 20,
+      window: 'day',
+      windowMs: 86_400_000,
+      key: `delete-cap:${userId}`,
+    };
+    const everyone: PolicyLimit = { rule: 'all-cap', position: 2, max: 1000, window: 'hour', windowMs: 3_600_000, key: 'all-cap:*' };
+    const results = await Promise.all(Array.from({ length: 30 }, () => counters.take([everyone, perPerson])));
+    expect(results.filter((result) => result === null)).toHaveLength(20);
+    const refused = results.filter((result) => result !== null);
+    expect(refused).toHaveLength(10);
+    expect(refused[0]).toMatchObject({ limit: { rule: 'delete-cap' }, retryAfterSeconds: expect.any(Number) });
+    expect(refused[0]?.retryAfterSeconds).toBeGreaterThan(86_000);
+    const hits = await database.query<{ key: string; hits: number }[]>(
+      `SELECT key, hits FROM rate_limits WHERE key LIKE 'policy:%' ORDER BY key`,
+    );
+    // The calls a limit refused are taken back from every counter they touched.
+    expect(hits).toEqual([
+      { key: 'policy:all-cap:*', hits: 20 },
+      { key: `policy:delete-cap:${userId}`, hits: 20 },
+    ]);
+  });
+
+  it("reads a caller's role, and none for an account that is not there", async () => {
+    const callers = new DatabasePolicyCallers(database);
+    await expect(callers.roleOf(userId)).resolves.toBe('admin');
+    await expect(callers.roleOf('00000000-0000-4000-8000-000000000000')).resolves.toBeNull();
+  });
+});
