@@ -7,18 +7,30 @@ import { GetDecisionUseCase } from '../application/audit/get-decision.use-case';
 import { ListAuditLogsUseCase } from '../application/audit/list-audit-logs.use-case';
 import { ListDecisionsUseCase } from '../application/audit/list-decisions.use-case';
 import { AuditReader } from '../application/audit/ports/audit-reader.port';
+import { ChangePolicyUseCase } from '../application/policy/change-policy.use-case';
+import { DryRunPolicyUseCase } from '../application/policy/dry-run-policy.use-case';
+import { GetPolicyVersionUseCase } from '../application/policy/get-policy-version.use-case';
+import { GetPolicyUseCase } from '../application/policy/get-policy.use-case';
+import { ListPolicyVersionsUseCase } from '../application/policy/list-policy-versions.use-case';
 import { VerifyAuditChainUseCase } from '../application/audit/verify-audit-chain.use-case';
 import { PostgresAuditReader } from '../infrastructure/persistence/repositories/postgres-audit-reader';
 import { AdminAuditLogsController } from '../interfaces/http/admin/admin-audit-logs.controller';
 import { AdminDecisionsController } from '../interfaces/http/admin/admin-decisions.controller';
+import { AdminPolicyController } from '../interfaces/http/admin/admin-policy.controller';
+import { AdminPolicyDryRunController } from '../interfaces/http/admin/admin-policy-dry-run.controller';
 import { AdminGuard } from '../interfaces/http/admin/admin.guard';
 import { IdentityModule } from './identity.module';
 import { ModelModule } from './model.module';
+import { PolicyModule } from './policy.module';
 
-/** `/admin`: the audit log, its checkpoints and the decision log, read, exported and verified by admins. */
+/**
+ * `/admin`: the audit log, its checkpoints and the decision log, read, exported and verified
+ * by admins; the policy: the version in force, its history, a new version stored (PolicyModule's
+ * store and policy in force), and a candidate's dry run over the recorded calls.
+ */
 @Module({
-  imports: [IdentityModule, ModelModule],
-  controllers: [AdminAuditLogsController, AdminDecisionsController],
+  imports: [IdentityModule, ModelModule, PolicyModule],
+  controllers: [AdminAuditLogsController, AdminDecisionsController, AdminPolicyDryRunController, AdminPolicyController],
   providers: [
     { provide: AuditReader, useClass: PostgresAuditReader },
     AdminReadRecorder,
@@ -29,6 +41,11 @@ import { ModelModule } from './model.module';
     ExportAuditLogUseCase,
     ExportAuditCheckpointsUseCase,
     VerifyAuditChainUseCase,
+    DryRunPolicyUseCase,
+    GetPolicyUseCase,
+    GetPolicyVersionUseCase,
+    ListPolicyVersionsUseCase,
+    ChangePolicyUseCase,
     AdminGuard,
   ],
 })

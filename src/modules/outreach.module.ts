@@ -27,6 +27,7 @@ import { UNSUBSCRIBE_PURPOSE } from '../domain/outreach/unsubscribe';
 import { resolveJwtSecret } from '../infrastructure/config/jwt-secret';
 import { HmacLinkSigner } from '../infrastructure/security/hmac-link-signer';
 import { ModelModule } from './model.module';
+import { PolicyModule } from './policy.module';
 
 /**
  * Runs an outreach worker inside this process when OUTREACH_WORKER=true; otherwise still
@@ -72,7 +73,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
  * through. No HTTP here: worker processes load it as it is.
  */
 @Module({
-  imports: [ModelModule],
+  imports: [ModelModule, PolicyModule],
   providers: [
     { provide: OutreachCycleStore, useClass: PostgresOutreachCycleStore },
     { provide: OutreachDraftStore, useClass: PostgresOutreachDraftStore },

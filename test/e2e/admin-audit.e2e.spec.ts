@@ -162,6 +162,11 @@ describe('admin audit API', () => {
       'GET /admin/audit-logs/:seq': '/admin/audit-logs/1',
       'GET /admin/decisions': '/admin/decisions',
       'GET /admin/decisions/:id': `/admin/decisions/${seeded.chatDecisionId}`,
+      'GET /admin/policy': '/admin/policy',
+      'PUT /admin/policy': '/admin/policy',
+      'GET /admin/policy/versions': '/admin/policy/versions',
+      'GET /admin/policy/versions/:version': '/admin/policy/versions/0',
+      'POST /admin/policy/dry-run': '/admin/policy/dry-run',
     };
     // Every route the server mounts under /admin, so that a new one cannot be left open.
     expect(
@@ -170,14 +175,15 @@ describe('admin audit API', () => {
         .sort(),
     ).toEqual(Object.keys(concrete).sort());
     const before = await headSeq();
-    for (const path of Object.values(concrete)) {
-      const refused = await get(`${path}?source=nonsense`, eve);
+    for (const [route, path] of Object.entries(concrete)) {
+      const method = route.split(' ')[0].toLowerCase() as 'get' | 'put' | 'post';
+      const refused = await request(sut.http)[method](`${path}?source=nonsense`).set(eve.auth).send({ rules: [] });
       expect({ path, status: refused.status, body: refused.body }).toEqual({
         path,
         status: 403,
         body: expect.objectContaining({ statusCode: 403, code: 'AUTH.FORBIDDEN' }),
       });
-      const anonymous = await request(sut.http).get(path);
+      const anonymous = await request(sut.http)[method](path);
       expect({ path, status: anonymous.status, code: anonymous.body.code }).toEqual({ path, status: 401, code: 'AUTH.UNAUTHENTICATED' });
     }
     expect(await headSeq()).toBe(before);

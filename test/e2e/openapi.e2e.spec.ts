@@ -45,6 +45,9 @@ const JSON_RPC_ERRORS: Record<string, unknown> = {
   'POST /mcp 406': { $ref: '#/components/schemas/JsonRpcErrorResponseDto' },
   'POST /mcp 415': { $ref: '#/components/schemas/JsonRpcErrorResponseDto' },
   'POST /mcp 404': { $ref: '#/components/schemas/JsonRpcErrorResponseDto' },
+  // A route that takes a policy refuses a malformed one with the error body and every problem (PolicyRefusedResponseDto).
+  'POST /admin/policy/dry-run 400': { $ref: '#/components/schemas/PolicyRefusedResponseDto' },
+  'PUT /admin/policy 400': { $ref: '#/components/schemas/PolicyRefusedResponseDto' },
 };
 
 const METRICS_TOKEN = 'metrics-token-for-the-openapi-suite';

@@ -1,4 +1,7 @@
+import { PolicyGate } from '../../src/application/policy/policy-gate';
 import { BuiltInPolicy, PolicyBasis, PolicyProvider } from '../../src/application/policy/policy-provider';
+import type { Clock } from '../../src/application/shared/ports/clock.port';
+import { FixedClock } from './fixed-clock';
 import { PolicyCallers } from '../../src/application/policy/ports/policy-callers.port';
 import { type LimitReached, PolicyCounters } from '../../src/application/policy/ports/policy-counters.port';
 import type { McpDestructiveToolMode } from '../../src/domain/agent/confirmation';
@@ -52,4 +55,17 @@ export class FixedPolicyCallers extends PolicyCallers {
   roleOf(userId: string): Promise<Role | null> {
     return Promise.resolve(this.roles[userId] ?? 'user');
   }
+}
+
+/** The gate on `policy`, counting in memory, with callers' roles as given (everyone else a user). */
+export function policyGate(
+  policy: PolicyProvider,
+  options: { readonly roles?: Readonly<Record<string, Role>>; readonly clock?: Clock; readonly counters?: PolicyCounters } = {},
+): PolicyGate {
+  return new PolicyGate(
+    policy,
+    options.counters ?? new InMemoryPolicyCounters(),
+    new FixedPolicyCallers(options.roles),
+    options.clock ?? new FixedClock(),
+  );
 }

@@ -25,7 +25,7 @@ import { RecordingAuditLog } from '../fakes/recording-audit-log';
 import { RecordingLogger } from '../fakes/recording-logger';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { RecordingUnitOfWork } from '../fakes/recording-unit-of-work';
-import { builtInPolicy, FixedPolicyCallers, InMemoryPolicyCounters } from '../fakes/policy';
+import { builtInPolicy, policyGate } from '../fakes/policy';
 
 /** No daily budget (the default: CHAT_DAILY_TOKEN_BUDGET and CHAT_DAILY_COST_BUDGET unset), so nothing is reserved. */
 class NoTokenBudget extends TokenBudget {
@@ -97,9 +97,7 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
     { mcpDestructiveTools: config.mcpDestructiveTools },
     new RecordingUnitOfWork(),
     schemas,
-    builtInPolicy(toolbox.definitions, config.mcpDestructiveTools),
-    new InMemoryPolicyCounters(),
-    new FixedPolicyCallers(),
+    policyGate(builtInPolicy(toolbox.definitions, config.mcpDestructiveTools), { clock }),
   );
 
   // As connectInProcessToolGateway in src/modules/agent.module.ts: the same protocol path as an MCP client, without a socket.

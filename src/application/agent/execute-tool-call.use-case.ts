@@ -3,15 +3,13 @@ import { CONFIRMATION_REQUIRED, confirmInChatMessage, destructiveToolNotice } fr
 import { failureOfToolError, friendlyToolError, TREATMENTS } from '../../domain/agent/failures';
 import { validateToolArguments, type ToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
-import { type PolicyDecision, verdictOf } from '../../domain/policy/policy';
+import { verdictOf } from '../../domain/policy/policy';
 import { denied, overLimit } from '../../domain/policy/policy-refusal';
 import { Clock } from '../shared/ports/clock.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { UnitOfWork } from '../shared/ports/unit-of-work.port';
 import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../audit/ports/audit-log.port';
-import { PolicyProvider } from '../policy/policy-provider';
-import { PolicyCallers } from '../policy/ports/policy-callers.port';
-import { PolicyCounters } from '../policy/ports/policy-counters.port';
+import { PolicyGate } from '../policy/policy-gate';
 import { SchemaValidator } from './ports/schema-validator.port';
 import type { ToolCaller, ToolCallContext, ToolResult } from './ports/tool-gateway.port';
 import { Toolbox } from './ports/toolbox.port';
@@ -44,9 +42,7 @@ export class ExecuteToolCallUseCase {
     private readonly settings: ToolCallSettings,
     private readonly unitOfWork: UnitOfWork,
     private readonly schemas: SchemaValidator,
-    private readonly policies: PolicyProvider,
-    private readonly counters: PolicyCounters,
-    private readonly callers: PolicyCallers,
+    private readonly policy: PolicyGate,
   ) {
     // Every schema compiled once, now: a tool with a keyword the validator does not know fails the start.
     for (const tool of toolbox.definitions) {
@@ -60,18 +56,16 @@ export class ExecuteToolCallUseCase {
    * with it there, as the policy in force decides it for anyone's call with no other condition.
    */
   definitionsFor(source: 'chat' | 'mcp'): readonly ToolDefinition[] {
-    const policy = this.policies.current();
-    const at = this.clock.now();
     return this.toolbox.definitions.map((tool) => {
       if (!tool.destructive) return tool;
-      const unasked = policy.evaluate({ tool: tool.name, source, userId: '', arguments: {}, at }).effect === 'allow';
+      const unasked = this.policy.inForce({ tool: tool.name, source, userId: '', arguments: {}, at: this.clock.now() }).effect === 'allow';
       return { ...tool, description: `${tool.description} ${destructiveToolNotice(source, unasked ? 'allow' : 'confirm-in-chat')}` };
     });
   }
 
   /** Whether the policy in force puts this call to the person before it runs (a dry run, then their yes). */
   async asksThePerson(tool: string, args: unknown, caller: ToolCaller): Promise<boolean> {
-    const decision = await this.decide(tool, (args ?? {}) as ToolArguments, caller);
+    const decision = await this.policy.decide(tool, (args ?? {}) as ToolArguments, caller);
     return decision.effect === 'ask-person';
   }
 
@@ -107,7 +101,7 @@ export class ExecuteToolCallUseCase {
       return this.refuse({ ...entry, securityEvents }, { ok: false, code, message, ...(details ? { details } : {}) }, metricTool);
     }
     const { tool: definition } = validation;
-    const decision = await this.decide(definition.name, validation.arguments, context);
+    const decision = await this.policy.decide(definition.name, validation.arguments, context);
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents, policy: verdictOf(decision) };
     const dryRun = mode.kind === 'dry-run';
     if ((decision.effect === 'deny' || decision.effect === 'ask-reviewer') && decision.rule !== null) {
@@ -120,7 +114,7 @@ export class ExecuteToolCallUseCase {
       return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, definition.name);
     }
     // Limits count what runs: never a dry run; a confirmed call when its yes runs it.
-    const reached = dryRun || decision.limits.length === 0 ? null : await this.counters.take(decision.limits);
+    const reached = dryRun ? null : await this.policy.take(decision);
     if (reached) {
       return this.refuse(
         { ...audited, policy: verdictOf(decision, reached.limit) },
@@ -161,13 +155,6 @@ export class ExecuteToolCallUseCase {
       this.metrics.toolCall(audited.tool, recorded.status, recorded.durationMs / 1000);
       throw error;
     }
-  }
-
-  /** What the policy in force says of a call; the caller's role is read only when the policy tests roles. */
-  private async decide(tool: string, args: ToolArguments, caller: ToolCaller): Promise<PolicyDecision> {
-    const policy = this.policies.current();
-    const role = policy.readsRoles ? ((await this.callers.roleOf(caller.userId)) ?? undefined) : undefined;
-    return policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, arguments: args, at: this.clock.now() });
   }
 
   private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }, metricTool: string): Promise<ToolResult> {

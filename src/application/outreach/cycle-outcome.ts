@@ -16,7 +16,10 @@ export type CycleCode =
   | 'VERIFICATION_FAILED'
   | 'SECRET_NOT_FOUND'
   | 'CHANNEL_ERROR'
-  | 'AWAITING_REVIEW';
+  | 'AWAITING_REVIEW'
+  /** A rule of the policy in force refused the action, or one of its limits is reached (docs/policies.md). */
+  | 'POLICY_DENIED'
+  | 'POLICY_LIMIT_REACHED';
 
 /** What one cycle did, step by step: what `POST /campaigns/:id/cycles` answers. */
 export interface CycleOutcome {

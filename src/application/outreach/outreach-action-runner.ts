@@ -5,6 +5,10 @@ import { idempotencyMaterial } from '../../domain/outreach/planning';
 import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
 import { slotLimits, utcDay } from '../../domain/outreach/quota';
 import { needsReview } from '../../domain/outreach/review';
+import { verdictOf } from '../../domain/policy/policy';
+import { denied, overLimit, type PolicyRefusal } from '../../domain/policy/policy-refusal';
+import { PolicyGate } from '../policy/policy-gate';
+import type { LimitReached } from '../policy/ports/policy-counters.port';
 import { AuditLog, type ToolAuditEntry } from '../audit/ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import { Logger } from '../shared/ports/logger.port';
@@ -81,6 +85,7 @@ export class OutreachActionRunner {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     logger: Logger,
+    private readonly policy: PolicyGate,
   ) {
     this.logger = logger.withContext(OutreachActionRunner.name);
     this.quota = new QuotaDeferral(store, audit, metrics, clock);
@@ -93,15 +98,25 @@ export class OutreachActionRunner {
     return this.session.refresh(task, proposal, shown);
   }
 
-  /** Hold for review, or reserve and audit, act with a deadline, verify, settle: the heart of the controller. */
+  /**
+   * Ask the policy in force (docs/policies.md), hold for review, or reserve and audit, act with
+   * a deadline, verify, settle: the heart of the controller.
+   */
   async act(task: TaskScope, proposal: ChannelAction, shown: Shown, route: ActRoute): Promise<StepEnd> {
     const approved = 'approved' in route ? route.approved : undefined;
     const day = approved?.quotaDay ?? utcDay(task.started);
     const kind = TASK_ACTION[task.context.task.type].kind;
-    const audited = auditEntry(task, proposal.action, proposal.args);
-    if ('review' in route && needsReview(route.review.policy, route.review.approved)) {
-      return this.review.hold(task, proposal, audited, shown, kind, day);
+    const decision = await this.policy.decide(proposal.action, proposal.args, { userId: task.ownerId, source: 'outreach' });
+    const audited: ToolAuditEntry = { ...auditEntry(task, proposal.action, proposal.args), policy: verdictOf(decision) };
+    if (decision.effect === 'deny' && decision.rule !== null)
+      return this.denied(task, audited, denied({ ...decision, rule: decision.rule }), shown);
+    // A draft its reviewer approved has had the review a rule asks for.
+    const reviewer = approved ? undefined : decision.reviewer;
+    if (reviewer || ('review' in route && needsReview(route.review.policy, route.review.approved))) {
+      return this.review.hold(task, proposal, audited, shown, kind, day, reviewer);
     }
+    const reached = await this.policy.take(decision);
+    if (reached) return this.overLimit(task, { ...audited, policy: verdictOf(decision, reached.limit) }, decision.version, reached, shown);
     const begun = await this.store.begin({
       claim: task.claim,
       decisionId: task.decisionId,
@@ -123,6 +138,37 @@ export class OutreachActionRunner {
     const action: Begun = { ...begun, proposal, audited, started: this.clock.now().getTime(), day };
     const effect = await this.perform(task, action);
     return this.finish(task, shown, action, await this.settle(task, action, effect));
+  }
+
+  /** A rule of the policy refuses the action: nothing is sent, and the task is cancelled with the rule's reason. */
+  private async denied(task: TaskScope, audited: ToolAuditEntry, refusal: PolicyRefusal, shown: Shown): Promise<StepEnd> {
+    await this.audit.record(audited, { status: 'rejected', errorCode: refusal.code, errorMessage: refusal.message, durationMs: 0 });
+    return leave(task, { status: 'Cancelled', lastError: refusal.code, output: { error: refusal.message } }, this.clock.now(), {
+      ...shown,
+      status: 'failed',
+      code: refusal.code,
+      message: refusal.message,
+    });
+  }
+
+  /** A limit of the policy is reached: nothing is sent, and the task waits until the limit's window ends. */
+  private async overLimit(
+    task: TaskScope,
+    audited: ToolAuditEntry,
+    version: number,
+    reached: LimitReached,
+    shown: Shown,
+  ): Promise<StepEnd> {
+    const refusal = overLimit(version, reached.limit, reached.retryAfterSeconds);
+    await this.audit.record(audited, { status: 'rejected', errorCode: refusal.code, errorMessage: refusal.message, durationMs: 0 });
+    const now = this.clock.now();
+    const nextRunAt = new Date(now.getTime() + Math.max(1, reached.retryAfterSeconds) * 1000);
+    return leave(task, { status: 'Pending', nextRunAt, lastError: refusal.code }, now, {
+      ...shown,
+      status: 'deferred',
+      code: refusal.code,
+      message: refusal.message,
+    });
   }
 
   /** The store already holds an action with this key: it is not taken again, and the task is failed. */

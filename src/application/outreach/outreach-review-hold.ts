@@ -1,5 +1,6 @@
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 import { slotLimits } from '../../domain/outreach/quota';
+import type { PolicyRule } from '../../domain/policy/policy';
 import type { ToolAuditEntry } from '../audit/ports/audit-log.port';
 import type { Clock } from '../shared/ports/clock.port';
 import { leaseLost, outcome, type Shown, type StepEnd, type TaskScope, taskView } from './cycle';
@@ -9,7 +10,7 @@ import type { OutreachSettings } from './outreach-settings';
 import type { OutreachDraftStore } from './ports/outreach-draft-store.port';
 
 /**
- * Review before send: when the campaign's policy asks for it, the action is stored as a
+ * Review before send: when the campaign's review mode or a rule of the policy asks for it, the action is stored as a
  * draft bound to its arguments' hash, its quota slot held, audited, and the task parked
  * (AwaitingReview) until its owner decides. Nothing reaches a channel.
  */
@@ -32,8 +33,11 @@ export class ReviewHold {
     shown: Shown,
     kind: ActionKind,
     day: string,
+    reviewer?: PolicyRule['reviewer'],
   ): Promise<StepEnd> {
     const now = this.clock.now();
+    // A rule's reviewer has its own time to answer, and what happens when nobody does.
+    const ttlMs = reviewer ? reviewer.timeoutMinutes * 60_000 : this.settings.draftTtlHours * 3_600_000;
     const held = await this.drafts.hold({
       claim: task.claim,
       decisionId: task.decisionId,
@@ -42,7 +46,8 @@ export class ReviewHold {
       limits: slotLimits(task.context.quota, kind),
       day,
       now,
-      expiresAt: new Date(now.getTime() + this.settings.draftTtlHours * 3_600_000),
+      expiresAt: new Date(now.getTime() + ttlMs),
+      ...(reviewer ? { onExpiry: reviewer.fallback } : {}),
       audit: audited,
     });
     if (held.status === 'lease_lost') return leaseLost(shown, 'drafting');

@@ -43,6 +43,9 @@ export const DOMAIN_ERROR_CODES = [
   'OUTREACH.INVALID_LEAD',
   'OUTREACH.MALFORMED_CSV',
   'OUTREACH.UNSUBSCRIBE_LINK_INVALID',
+  // PolicyRefusedError's: the body also lists every problem (the error filter adds them).
+  'POLICY.INVALID',
+  'POLICY.VERSION_NOT_FOUND',
   'TODO.INVALID_TASK',
   'TODO.TASK_BUSY',
   'TODO.TASK_LIMIT_REACHED',

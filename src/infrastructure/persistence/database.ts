@@ -33,7 +33,9 @@ import { DecisionPending1766620800000 } from './migrations/1766620800000-decisio
 import { McpSessions1766880000000 } from './migrations/1766880000000-mcp-sessions';
 import { AuditCheckpoints1766966400000 } from './migrations/1766966400000-audit-checkpoints';
 import { MessagesIdUnindexed1767052800000 } from './migrations/1767052800000-messages-id-unindexed';
+import { DraftExpiry1767398400000 } from './migrations/1767398400000-draft-expiry';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
+import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
@@ -69,6 +71,8 @@ const MIGRATIONS = [
   MessagesIdUnindexed1767052800000,
   TurnRecord1767139200000,
   ToolCallPolicy1767225600000,
+  PolicyVersions1767312000000,
+  DraftExpiry1767398400000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

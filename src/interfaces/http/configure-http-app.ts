@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { json, type RequestHandler, text } from 'express';
 import helmet from 'helmet';
@@ -8,6 +9,7 @@ import { Metrics } from '../../application/shared/ports/metrics.port';
 import { measureHttpRequests } from './metrics/http-request-metrics';
 import { buildOpenApiDocument } from './openapi';
 import { assignRequestId } from './shared/request-id';
+import { POLICY_FILE_PATH, POLICY_YAML_TYPES } from './admin/admin-policy.dto';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** A CSV of leads (POST /api/:userId/campaigns/:campaignId/leads) may be larger than a JSON body. */
@@ -29,6 +31,8 @@ export function configureHttpApp(app: NestExpressApplication, options: { trustPr
   // express's parsers directly: Nest's useBodyParser reserves `verify` for itself.
   app.use(json({ limit: MAX_BODY_BYTES, verify: refuseInvalidUtf8 }));
   app.use(text({ type: 'text/csv', limit: MAX_CSV_BYTES, verify: refuseInvalidUtf8 }));
+  // A policy file (PUT /admin/policy as YAML), as text for its route to read: bounded as a JSON body is.
+  app.use(text({ type: isPolicyFile, limit: MAX_BODY_BYTES, verify: refuseInvalidUtf8 }));
 
   // Built on the first request for it (and kept), not at every start: about 0.15–0.6 s.
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
@@ -67,4 +71,10 @@ function securityHeaders(): RequestHandler {
  */
 function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw Object.assign(new Error('The request body is not valid UTF-8'), { status: 400, type: 'encoding.invalid' });
+}
+
+/** A YAML body sent to the one route that reads policy files; anywhere else YAML stays unparsed, as any other unknown type. */
+function isPolicyFile(req: IncomingMessage): boolean {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  return POLICY_YAML_TYPES.includes(mediaType) && (req.url ?? '').split('?')[0] === POLICY_FILE_PATH;
 }

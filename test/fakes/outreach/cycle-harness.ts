@@ -32,6 +32,9 @@ import {
   SingleTaskCycleStore,
 } from './recording-outreach-ports';
 import { RecordingAuditLog } from '../recording-audit-log';
+import type { PolicyGate } from '../../../src/application/policy/policy-gate';
+import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
+import { builtInPolicy, policyGate } from '../policy';
 
 /** One outreach cycle through the real use case, its planner and runner, on in-memory ports. */
 
@@ -113,6 +116,7 @@ export function runnerOn(ports: {
   clock: FixedClock;
   metrics: RecordingMetrics;
   logger: RecordingLogger;
+  policy?: PolicyGate;
 }): OutreachActionRunner {
   const { store, linkedin, email, secrets, audit, clock, metrics, logger } = ports;
   return new OutreachActionRunner(
@@ -126,6 +130,7 @@ export function runnerOn(ports: {
     clock,
     metrics,
     logger,
+    ports.policy ?? policyGate(builtInPolicy(TODO_TOOLS), { clock }),
   );
 }
 

@@ -12,7 +12,7 @@ import { RecordingAuditLog } from '../../fakes/recording-audit-log';
 import { RecordingUnitOfWork } from '../../fakes/recording-unit-of-work';
 import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
 import type { PolicyProvider } from '../../../src/application/policy/policy-provider';
-import { builtInPolicy, FixedPolicyCallers, InMemoryPolicyCounters, policyOf } from '../../fakes/policy';
+import { builtInPolicy, policyGate, policyOf } from '../../fakes/policy';
 
 /** A fixture tool with the keywords the todo tools do not use. */
 const SCHEDULE_CALL: ToolDefinition = {
@@ -66,9 +66,9 @@ function setup(
     { mcpDestructiveTools },
     unitOfWork,
     new AjvSchemaValidator(),
-    policy ? policy(toolbox.definitions) : builtInPolicy(toolbox.definitions, mcpDestructiveTools),
-    new InMemoryPolicyCounters(),
-    new FixedPolicyCallers({ admin1: 'admin' }),
+    policyGate(policy ? policy(toolbox.definitions) : builtInPolicy(toolbox.definitions, mcpDestructiveTools), {
+      roles: { admin1: 'admin' },
+    }),
   );
   return { audit, toolbox, metrics, unitOfWork, sut };
 }
@@ -193,9 +193,7 @@ describe(ExecuteToolCallUseCase.name, () => {
           { mcpDestructiveTools: 'confirm-in-chat' },
           new RecordingUnitOfWork(),
           new AjvSchemaValidator(),
-          builtInPolicy([sloppy]),
-          new InMemoryPolicyCounters(),
-          new FixedPolicyCallers(),
+          policyGate(builtInPolicy([sloppy])),
         ),
     ).toThrow(/unknown keyword: "minLenght"/);
   });

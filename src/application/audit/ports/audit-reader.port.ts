@@ -5,7 +5,8 @@ import type { ToolAuditEntry, ToolAuditStatus } from './audit-log.port';
 import type { CycleStatus } from '../../../domain/outreach/cycle-status';
 import type { Page } from '../../shared/page';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
-import type { PolicyVerdict } from '../../../domain/policy/policy';
+import type { PolicySource, PolicyVerdict } from '../../../domain/policy/policy';
+import type { Role } from '../../../domain/identity/user';
 
 export type AuditSource = ToolAuditEntry['source'];
 /**
@@ -105,6 +106,25 @@ export interface AuditRecord {
   readonly prevHash: string | null;
 }
 
+/**
+ * One recorded tool call, as a dry run of a policy replays it: its pending row (a call that
+ * changes something has a pending row and an outcome row that references it) or its only row.
+ */
+export interface RecordedToolCall {
+  readonly seq: number;
+  readonly createdAt: Date;
+  readonly source: PolicySource;
+  readonly actorId: string;
+  /** The actor account's email and role, read now (not recorded in the row); null once the account no longer exists. */
+  readonly actorEmail: string | null;
+  readonly actorRole: Role | null;
+  readonly tool: string;
+  /** As recorded: redacted when written, and possibly personal data, so never shown by a dry run. */
+  readonly arguments: unknown;
+  /** The row's status: `pending` for a call that changes something, else its only outcome. */
+  readonly status: RecordedAuditStatus;
+}
+
 /** One decision log row: a chat turn (conversationId) or an outreach cycle (campaignId). */
 export interface DecisionRecord extends DecisionMeasures {
   readonly id: string;
@@ -173,6 +193,11 @@ export abstract class AuditReader {
    * began, read in batches: never the whole table in memory. Stop iterating to stop reading.
    */
   abstract export(filter: AuditFilter): AsyncIterable<AuditRecord>;
+  /**
+   * The newest `limit` tool calls (sources chat, mcp and outreach), each once, newest first:
+   * one statement, bounded by `limit`. Admin reads and account changes are no tool calls.
+   */
+  abstract recentToolCalls(limit: number): Promise<RecordedToolCall[]>;
   /**
    * Walks the chain in its order, checking each link and hash in the database, and counts the
    * unsealed tail; a row neither linked nor queued for the sealer fails it.

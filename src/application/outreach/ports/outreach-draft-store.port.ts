@@ -4,6 +4,7 @@ import type { DraftProposal, DraftStatus, DraftTarget, ReviewProblem } from '../
 import type { ToolAuditEntry } from '../../audit/ports/audit-log.port';
 import type { Page } from '../../shared/page';
 import type { ClaimedTask } from './outreach-cycle-store.port';
+import type { ReviewFallback } from '../../../domain/policy/policy';
 
 /** A channel action held for its owner's review. */
 export interface StoredDraft {
@@ -43,6 +44,11 @@ export interface HoldDraft {
   readonly day: string;
   readonly now: Date;
   readonly expiresAt: Date;
+  /**
+   * What its expiry does: by default the task drafts again; a policy rule's reviewer may say
+   * `reject` (the task is cancelled, REVIEW_TIMED_OUT) instead.
+   */
+  readonly onExpiry?: ReviewFallback;
   /** The action's audit entry: its row says confirmation_required, with the draft's id, hash and expiry. */
   readonly audit: ToolAuditEntry;
 }

@@ -1,5 +1,8 @@
-/** The channels processes of one deployment tell each other on. */
-export type FleetChannel = 'bridle_task_changes' | 'bridle_mcp_sessions';
+/**
+ * The channels processes of one deployment tell each other on. `bridle_policy`: an admin
+ * stored a new version of the policy (payload: its number), which every process then reads.
+ */
+export type FleetChannel = 'bridle_task_changes' | 'bridle_mcp_sessions' | 'bridle_policy';
 
 /**
  * Short messages to every process of the deployment, this one included: what one replica

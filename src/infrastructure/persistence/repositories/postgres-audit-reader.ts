@@ -9,6 +9,7 @@ import {
   type DecisionFilter,
   type DecisionRecord,
   type DecisionWithToolCalls,
+  type RecordedToolCall,
 } from '../../../application/audit/ports/audit-reader.port';
 import type { Page } from '../../../application/shared/page';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
@@ -26,6 +27,7 @@ import {
   DECISION_FROM,
   DECISION_ROW,
   decisionConditions,
+  TOOL_CALL_ROW,
   toDecisionRecord,
   when,
 } from './postgres-audit-reader/records';
@@ -165,6 +167,21 @@ export class PostgresAuditReader extends AuditReader {
       if (rows.length < EXPORT_BATCH) return;
       after = rows[rows.length - 1].seq;
     }
+  }
+
+  recentToolCalls(limit: number): Promise<RecordedToolCall[]> {
+    // Newest first down the primary key, stopping at `limit` rows: an outcome row (pending_seq
+    // set) is the second row of a call already counted by its pending row, and admin and
+    // account rows are no tool calls. Their rows interleave with the calls' and are skipped as
+    // the scan meets them; no index is added for it, so appends pay nothing for dry runs.
+    return selectRows(
+      this.dataSource,
+      sql`SELECT a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, u.role AS actor_role, a.tool, a.arguments, a.status
+          FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id
+          WHERE a.source IN ('chat', 'mcp', 'outreach') AND a.pending_seq IS NULL
+          ORDER BY a.seq DESC LIMIT ${limit}`,
+      TOOL_CALL_ROW,
+    );
   }
 
   async verify(from?: ChainLink): Promise<ChainVerification> {

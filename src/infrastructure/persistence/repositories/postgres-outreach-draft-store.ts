@@ -97,10 +97,11 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
         await changeRows(
           manager,
           sql`INSERT INTO outreach_drafts (id, campaign_id, owner_id, task_id, lead_id, decision_id, attempt, action, kind, args, reason,
-                arguments_hash, status, quota_day, created_at, expires_at, updated_at)
+                arguments_hash, status, quota_day, created_at, expires_at, updated_at, on_expiry)
               VALUES (${draftId}, ${claim.campaignId}, ${claim.ownerId}, ${claim.taskId}, ${parked.lead_id}, ${input.decisionId},
                 ${claim.attempts}, ${proposal.action}, ${input.kind}, ${JSON.stringify(proposal.args)}, ${proposal.reason},
-                ${argumentsHash}, 'awaiting_review', ${input.day}::date, ${input.now}, ${input.expiresAt}, ${input.now})`,
+                ${argumentsHash}, 'awaiting_review', ${input.day}::date, ${input.now}, ${input.expiresAt}, ${input.now},
+                ${input.onExpiry === 'reject' ? 'reject' : 'redraft'})`,
         );
         // The same reservation the action itself takes (the day's and the rolling week's limits of both scopes),
         // last, as there: its counters stay locked until the commit.
@@ -256,19 +257,29 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
                  OR (s.status = 'approved' AND t.status IN ('Completed', 'Failed', 'Cancelled'))
               ORDER BY s.expires_at LIMIT ${limit} FOR UPDATE OF s SKIP LOCKED)
             RETURNING d.id, d.owner_id, d.campaign_id, d.task_id, d.kind, d.quota_day::text AS quota_day, d.action, d.arguments_hash,
-              CASE WHEN d.reviewed_at IS NULL THEN 'awaiting_review' ELSE 'approved' END AS status`,
-        SETTLED_ROW,
+              CASE WHEN d.reviewed_at IS NULL THEN 'awaiting_review' ELSE 'approved' END AS status, d.on_expiry`,
+        SETTLED_ROW.extend({ on_expiry: z.enum(['redraft', 'reject']) }),
       );
       let voided = 0;
       for (const draft of expired) {
         await refundHeldSlot(manager, draft);
         if (draft.status === 'approved') voided++;
-        // A fresh draft is made for the task next time it is claimed.
-        await changeRows(
-          manager,
-          sql`UPDATE outreach_tasks SET status = 'Pending', next_run_at = ${now}, last_error = 'DRAFT_EXPIRED', updated_at = ${now}
-              WHERE id = ${draft.task_id} AND status = 'AwaitingReview'`,
-        );
+        if (draft.on_expiry === 'reject' && draft.status === 'awaiting_review') {
+          // A policy rule's reviewer did not answer in time, and its fallback is to reject.
+          await changeRows(
+            manager,
+            sql`UPDATE outreach_tasks SET status = 'Cancelled', last_error = 'REVIEW_TIMED_OUT', completed_at = ${now}, updated_at = ${now}
+                WHERE id = ${draft.task_id} AND status = 'AwaitingReview'`,
+          );
+          await settleLead(manager, draft.task_id);
+        } else {
+          // A fresh draft is made for the task next time it is claimed.
+          await changeRows(
+            manager,
+            sql`UPDATE outreach_tasks SET status = 'Pending', next_run_at = ${now}, last_error = 'DRAFT_EXPIRED', updated_at = ${now}
+                WHERE id = ${draft.task_id} AND status = 'AwaitingReview'`,
+          );
+        }
         await append(
           reviewEntry(draft, draft.owner_id, 'expire_draft', { draftId: draft.id, argumentsHash: draft.arguments_hash }),
           {
@@ -279,6 +290,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
               action: draft.action,
               wasApproved: draft.status === 'approved',
               quotaRefunded: true,
+              ...(draft.on_expiry === 'reject' ? { fallback: 'reject' } : {}),
             },
             durationMs: 0,
           },

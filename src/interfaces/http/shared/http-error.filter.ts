@@ -5,6 +5,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { unexpectedErrorSentence } from '../../../domain/agent/failures';
 import { DomainError, type DomainErrorKind, RateLimitedError } from '../../../domain/shared/domain-error';
 import { StaleTokenError } from '../../../domain/identity/user';
+import { PolicyRefusedError } from '../../../domain/policy/policy-refused-error';
 import { bearerChallenge, ProtectedResource } from '../guards/bearer-challenge';
 import { ApiError } from './api-error';
 import type { ErrorCode } from './error-codes';
@@ -72,7 +73,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       // Refused past the bearer guard (a check it left to the handler): the same challenge it sends.
       res.setHeader('WWW-Authenticate', bearerChallenge(this.resource, { code: 'invalid_token', description: message }));
     }
-    res.status(status).json({ statusCode: status, code, message, correlationId: requestIdOf(req) });
+    // A refused policy lists every problem (PolicyRefusedResponseDto), so the admin fixes them all at once.
+    const problems = exception instanceof PolicyRefusedError ? { problems: exception.problems } : {};
+    res.status(status).json({ statusCode: status, code, message, correlationId: requestIdOf(req), ...problems });
   }
 }
 

@@ -7,9 +7,11 @@ import {
   type DecisionRecord,
   RECORDED_AUDIT_STATUSES,
   type RecordedAuditStatus,
+  type RecordedToolCall,
 } from '../../../../application/audit/ports/audit-reader.port';
 import { INTENT_TYPES, OUTCOME_CATEGORIES } from '../../../../domain/agent/turn-outcome';
-import { POLICY_EFFECTS } from '../../../../domain/policy/policy';
+import { ROLES } from '../../../../domain/identity/user';
+import { POLICY_EFFECTS, POLICY_SOURCES } from '../../../../domain/policy/policy';
 import { z } from 'zod';
 import { join, raw, sql, type Statement } from '../../sql';
 
@@ -65,6 +67,31 @@ export const AUDIT_ROW = z
     policy: row.policy,
     hash: row.hash,
     prevHash: row.prev_hash,
+  }));
+
+/** A tool call's pending or only row, with its actor's email and role as they are now (recentToolCalls). */
+export const TOOL_CALL_ROW = z
+  .object({
+    seq: z.coerce.number().int(),
+    created_at: z.coerce.date(),
+    source: z.enum(POLICY_SOURCES),
+    actor_id: z.string(),
+    actor_email: z.string().nullable(),
+    actor_role: z.enum(ROLES).nullable(),
+    tool: z.string(),
+    arguments: z.unknown(),
+    status: z.enum(RECORDED_AUDIT_STATUSES as [RecordedAuditStatus, ...RecordedAuditStatus[]]),
+  })
+  .transform((row): RecordedToolCall => ({
+    seq: row.seq,
+    createdAt: row.created_at,
+    source: row.source,
+    actorId: row.actor_id,
+    actorEmail: row.actor_email,
+    actorRole: row.actor_role,
+    tool: row.tool,
+    arguments: row.arguments,
+    status: row.status,
   }));
 
 const DECISION_FIELDS = {

@@ -1,0 +1,225 @@
+import { Injectable } from '@nestjs/common';
+import { CompiledPolicy, peopleNamed, unknownPeople } from '../../domain/policy/compiled-policy';
+import { POLICY_EFFECTS, type PolicyCall, type PolicyDecision, type PolicyEffect, type PolicySource } from '../../domain/policy/policy';
+import { readPolicy } from '../../domain/policy/policy-document';
+import { PolicyRefusedError } from '../../domain/policy/policy-refused-error';
+import { SimulatedLimits } from '../../domain/policy/simulated-limits';
+import { AuditReader, type RecordedToolCall } from '../audit/ports/audit-reader.port';
+import { PolicyBasis, PolicyProvider } from './policy-provider';
+import { PolicyAccounts } from './ports/policy-accounts.port';
+
+/** Recorded calls a dry run reads unless told otherwise, and the most it reads. */
+export const DRY_RUN_CALLS_DEFAULT = 1000;
+export const DRY_RUN_CALLS_MAX = 10_000;
+/** Example calls a dry run lists for each kind of change. */
+export const DRY_RUN_EXAMPLES_MAX = 20;
+/** The version the candidate is compiled under: no stored version is negative, so no counter or verdict can be taken for its. */
+export const DRY_RUN_VERSION = -1;
+
+export interface DryRunPolicyInput {
+  /** The whole candidate policy, `{rules}`, as it came: read here as storing it would read it. */
+  readonly candidate: unknown;
+  /** How many recorded calls, the newest: 1 to DRY_RUN_CALLS_MAX. */
+  readonly limit: number;
+}
+
+/** What a policy said of a call: the effect (`limit` when one of its limits stopped it) and the rule; null when no rule matched. */
+export interface DryRunVerdict {
+  readonly effect: PolicyEffect;
+  readonly rule: string | null;
+}
+
+/** A call that would be decided differently, as the report shows it: never its arguments (they may hold personal data). */
+export interface DryRunExample {
+  readonly seq: number;
+  readonly at: Date;
+  readonly source: PolicySource;
+  readonly tool: string;
+  readonly actorId: string;
+  readonly actorEmail: string | null;
+  readonly now: DryRunVerdict;
+  readonly candidate: DryRunVerdict;
+}
+
+/** The calls that go from one effect to another, decided in the candidate by one rule. */
+export interface DryRunChange {
+  readonly from: PolicyEffect;
+  readonly to: PolicyEffect;
+  /** The candidate's deciding rule (the limit's rule when a limit stopped the call); null when no rule matched (allowed). */
+  readonly rule: string | null;
+  readonly calls: number;
+  /** The newest of them, newest first, at most DRY_RUN_EXAMPLES_MAX. */
+  readonly examples: readonly DryRunExample[];
+}
+
+export interface DryRunReport {
+  /** The version of the policy in force the calls were compared with. */
+  readonly versionInForce: number;
+  /** Recorded calls read: `limit`, or fewer when the log holds fewer. */
+  readonly calls: number;
+  readonly limit: number;
+  /** The oldest and newest call's time; null when there was none. */
+  readonly from: Date | null;
+  readonly to: Date | null;
+  /** Calls whose effect differs between the policy in force and the candidate. */
+  readonly changed: number;
+  /** How many of the calls each policy gives each effect. */
+  readonly effects: { readonly now: Readonly<Record<PolicyEffect, number>>; readonly candidate: Readonly<Record<PolicyEffect, number>> };
+  /** By how many calls, most first. */
+  readonly changes: readonly DryRunChange[];
+}
+
+/**
+ * What a candidate policy would have decided differently from the policy in force, over the
+ * newest recorded tool calls (the acceptance of issue 38: "a dry run of a new rule over 1 000
+ * recorded calls reports what it would have changed and writes nothing"). The candidate is
+ * read as storing it would read it (every problem refused at once, emails resolved to
+ * accounts), then each call is decided twice, at its recorded time, for time-of-day rules.
+ *
+ * Limits are replayed in memory (SimulatedLimits), each policy on counters of its own that
+ * start empty at the oldest call: calls older than the sample count toward no window, and the
+ * live counters are neither read nor touched. A call counts against its limits where the
+ * executor would count it: when its decision lets it run (allowed, or asked of the person and
+ * run on their yes; never a dry run that put it to them). Every row that is a call's pending
+ * or only row is a call, as the log records them: a delete over MCP that the server put to the
+ * person is two (its dry run and its refusal). Roles are the actors' roles now, read with the calls.
+ *
+ * It writes nothing at all (issue 38: a dry run writes nothing), not even an admin-read row:
+ * unlike the audit log's pages it shows no call's arguments or result, only who called which
+ * tool when, and what each policy would decide.
+ */
+@Injectable()
+export class DryRunPolicyUseCase {
+  constructor(
+    private readonly basis: PolicyBasis,
+    private readonly policies: PolicyProvider,
+    private readonly accounts: PolicyAccounts,
+    private readonly reader: AuditReader,
+  ) {}
+
+  async execute(input: DryRunPolicyInput): Promise<DryRunReport> {
+    const candidate = await this.compile(input.candidate);
+    const inForce = this.policies.current();
+    return replay(inForce, candidate, await this.reader.recentToolCalls(input.limit), input.limit);
+  }
+
+  /** The candidate as it would be stored: every problem of it refused at once. */
+  private async compile(input: unknown): Promise<CompiledPolicy> {
+    const reading = readPolicy(input, this.basis.catalogue);
+    if (!reading.ok) throw new PolicyRefusedError(reading.problems);
+    const accounts = await this.accounts.idsByEmail(peopleNamed(reading.document));
+    const unknown = unknownPeople(reading.document, accounts);
+    if (unknown.length > 0) throw new PolicyRefusedError(unknown);
+    return new CompiledPolicy(DRY_RUN_VERSION, reading.document, this.basis.catalogue, accounts);
+  }
+}
+
+/** Decides every call with both policies in time order, limits counted as they go; pure, for the report. */
+export function replay(
+  inForce: CompiledPolicy,
+  candidate: CompiledPolicy,
+  newestFirst: readonly RecordedToolCall[],
+  limit: number,
+): DryRunReport {
+  // Limits count in time order; seq breaks ties between calls of the same instant.
+  const calls = [...newestFirst].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.seq - b.seq);
+  const now = new Replayed(inForce);
+  const next = new Replayed(candidate);
+  const effects = { now: noEffects(), candidate: noEffects() };
+  const changes = new Map<
+    string,
+    { from: PolicyEffect; to: PolicyEffect; rule: string | null; calls: number; examples: DryRunExample[] }
+  >();
+  let changed = 0;
+  for (const call of calls) {
+    const asked = policyCall(call);
+    const before = now.decide(asked, call);
+    const after = next.decide(asked, call);
+    effects.now[before.effect] += 1;
+    effects.candidate[after.effect] += 1;
+    if (before.effect === after.effect) continue;
+    changed += 1;
+    const key = JSON.stringify([before.effect, after.effect, after.rule]);
+    let change = changes.get(key);
+    if (!change) changes.set(key, (change = { from: before.effect, to: after.effect, rule: after.rule, calls: 0, examples: [] }));
+    change.calls += 1;
+    // Oldest first here, so the last ones kept are the newest.
+    change.examples.push(exampleOf(call, before, after));
+    if (change.examples.length > DRY_RUN_EXAMPLES_MAX) change.examples.shift();
+  }
+  return {
+    versionInForce: inForce.version,
+    calls: calls.length,
+    limit,
+    from: calls.length > 0 ? calls[0].createdAt : null,
+    to: calls.length > 0 ? calls[calls.length - 1].createdAt : null,
+    changed,
+    effects,
+    changes: [...changes.values()]
+      .map((change) => ({ ...change, examples: change.examples.reverse() }))
+      .sort((a, b) => b.calls - a.calls || order(a.from, b.from) || order(a.to, b.to) || order(a.rule ?? '', b.rule ?? '')),
+  };
+}
+
+/** One policy replayed over the calls: its decisions, and its limits counted on counters of its own. */
+class Replayed {
+  private readonly limits = new SimulatedLimits();
+
+  constructor(private readonly policy: CompiledPolicy) {}
+
+  decide(call: PolicyCall, recorded: RecordedToolCall): DryRunVerdict {
+    const decision = this.policy.evaluate(call);
+    if (runs(decision, recorded)) {
+      const reached = this.limits.take(decision.limits, call.at);
+      if (reached) return { effect: 'limit', rule: reached.rule };
+    }
+    return { effect: decision.effect, rule: decision.rule };
+  }
+}
+
+/**
+ * Whether the executor would count the call against its limits (ExecuteToolCallUseCase): it
+ * counts what runs, so not a denial or a review, and never a dry run that put the call to the
+ * person (its row says confirmation_required, or confirmation_requested on older rows). A call
+ * the person must be asked about runs only as their yes: a refused row of it (asked of an MCP
+ * client that cannot put the question) did not.
+ */
+function runs(decision: PolicyDecision, recorded: RecordedToolCall): boolean {
+  if (recorded.status === 'confirmation_required' || recorded.status === 'confirmation_requested') return false;
+  if (decision.effect === 'ask-person') return recorded.status !== 'rejected';
+  return decision.effect === 'allow';
+}
+
+/** The call as the policy sees it, at its recorded time; arguments that are no object (a refused call's text) test as none. */
+function policyCall(call: RecordedToolCall): PolicyCall {
+  const args = call.arguments;
+  return {
+    tool: call.tool,
+    source: call.source,
+    userId: call.actorId,
+    ...(call.actorRole ? { role: call.actorRole } : {}),
+    arguments: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+    at: call.createdAt,
+  };
+}
+
+function exampleOf(call: RecordedToolCall, now: DryRunVerdict, candidate: DryRunVerdict): DryRunExample {
+  return {
+    seq: call.seq,
+    at: call.createdAt,
+    source: call.source,
+    tool: call.tool,
+    actorId: call.actorId,
+    actorEmail: call.actorEmail,
+    now,
+    candidate,
+  };
+}
+
+function noEffects(): Record<PolicyEffect, number> {
+  return Object.fromEntries(POLICY_EFFECTS.map((effect) => [effect, 0])) as Record<PolicyEffect, number>;
+}
+
+function order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
