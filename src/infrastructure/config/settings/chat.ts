@@ -125,7 +125,7 @@ export const CHAT_SETTINGS = {
     section: 'Chat, agent and MCP',
     ...oneOf(MCP_DESTRUCTIVE_TOOL_MODES),
     default: 'confirm-in-chat',
-    doc: 'what `delete_task` does over `POST /mcp`. `confirm-in-chat`: the person is asked in their client when it can be (a session with elicitation); otherwise refused with the tool error `CONFIRMATION_REQUIRED`, and the question waits for the person in the console, at a link the error gives. `allow`: it runs at once, without the person',
+    doc: 'what `delete_task` does over `POST /mcp`. `confirm-in-chat`: the person is asked in their client when it can be (a session with elicitation); otherwise refused with the tool error `CONFIRMATION_REQUIRED`, and the question waits for the person in the console, at a link the error gives. `allow`: it runs at once, without the person. It sets the built-in policy (version 0) only: once an admin stores a policy, its rules decide ([policies](policies.md))',
   },
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: {
     section: 'Chat, agent and MCP',
