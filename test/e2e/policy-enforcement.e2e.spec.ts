@@ -135,13 +135,14 @@ describe('a stored policy, enforced over chat, MCP and outreach', () => {
     }
     expect(await taskTitles(sut.http, ada)).toEqual(['Task 21']);
 
-    // The 21st, over MCP then in the chat: refused after the yes, and the task stays.
+    // The 21st, over MCP then in the chat: refused before anyone is asked (the dry run finds the cap full), and the task stays.
     const overMcp = await client.callTool({ name: 'delete_task', arguments: { number: 21 } });
     expect(overMcp).toMatchObject({
       isError: true,
       structuredContent: { code: 'POLICY_LIMIT_REACHED', details: { rule: 'delete-cap', version, max: 20, window: 'day' } },
     });
-    const inChat = await deleteInChat(ada, 21);
+    const inChat = await chat(ada, 'delete task 21');
+    expect(inChat.pendingConfirmation ?? null).toBeNull();
     expect(inChat.toolCalls).toEqual([
       expect.objectContaining({ tool: 'delete_task', success: false, error: expect.objectContaining({ code: 'POLICY_LIMIT_REACHED' }) }),
     ]);
@@ -158,8 +159,8 @@ describe('a stored policy, enforced over chat, MCP and outreach', () => {
     const rows = await auditRows({ tool: 'delete_task', actorId: ada.userId });
     for (const row of rows) expect({ seq: row.seq, version: row.policy?.version }).toEqual({ seq: row.seq, version });
     const refused = rows.filter((row) => row.status === 'rejected');
-    // Each row holds the confirmed call that the yes ran: exactly the task the person was asked about.
-    const task21 = { tasks: [{ number: 21, title: 'Task 21' }] };
+    // Each row holds the call as it came: the dry run that found the cap full, before any question.
+    const task21 = { number: 21 };
     expect(refused.map((row) => [row.source, row.arguments, row.errorCode, row.policy])).toEqual([
       ['chat', task21, 'POLICY_LIMIT_REACHED', { version, rule: 'delete-cap', effect: 'limit' }],
       ['mcp', task21, 'POLICY_LIMIT_REACHED', { version, rule: 'delete-cap', effect: 'limit' }],

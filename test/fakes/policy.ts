@@ -44,6 +44,11 @@ export class InMemoryPolicyCounters extends PolicyCounters {
     for (const limit of limits) this.counts.set(limit.key, (this.counts.get(limit.key) ?? 0) + 1);
     return Promise.resolve(null);
   }
+
+  full(limits: readonly PolicyLimit[]): Promise<LimitReached | null> {
+    const over = limits.find((limit) => (this.counts.get(limit.key) ?? 0) >= limit.max);
+    return Promise.resolve(over ? { limit: over, retryAfterSeconds: over.windowMs / 1000 } : null);
+  }
 }
 
 /** Callers' roles as the test sets them; everyone else is a user. */

@@ -69,6 +69,9 @@ describe(`the policy's records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite
     const hits = await database.query<{ key: string; hits: number }[]>(
       `SELECT key, hits FROM rate_limits WHERE key LIKE 'policy:%' ORDER BY key`,
     );
+    // A look counts nothing: the full limit is named, the other has room.
+    await expect(counters.full([everyone, perPerson])).resolves.toMatchObject({ limit: { rule: 'delete-cap' } });
+    await expect(counters.full([everyone])).resolves.toBeNull();
     // The calls a limit refused are taken back from every counter they touched.
     expect(hits).toEqual([
       { key: 'policy:all-cap:*', hits: 20 },

@@ -113,8 +113,9 @@ export class ExecuteToolCallUseCase {
       const message = confirmInChatMessage(this.toolbox.chatRequestFor(definition.name, validation.arguments), this.settings.consoleUrl);
       return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, definition.name);
     }
-    // Limits count what runs: never a dry run; a confirmed call when its yes runs it.
-    const reached = dryRun ? null : await this.policy.take(decision);
+    // Limits count what runs: never a dry run; a confirmed call when its yes runs it. A dry run
+    // only looks, so that nobody is asked about a call its limit would refuse anyway.
+    const reached = dryRun ? await this.policy.full(decision) : await this.policy.take(decision);
     if (reached) {
       return this.refuse(
         { ...audited, policy: verdictOf(decision, reached.limit) },

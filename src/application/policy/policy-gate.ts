@@ -42,4 +42,9 @@ export class PolicyGate {
   take(decision: PolicyDecision): Promise<LimitReached | null> {
     return decision.limits.length === 0 ? Promise.resolve(null) : this.counters.take(decision.limits);
   }
+
+  /** The limit a call could not run under now, counting nothing (for a dry run, before the person is asked). */
+  full(decision: PolicyDecision): Promise<LimitReached | null> {
+    return decision.limits.length === 0 ? Promise.resolve(null) : this.counters.full(decision.limits);
+  }
 }

@@ -371,6 +371,11 @@ describe('the policy in force decides each call before its audit row', () => {
     expect((third as { message: string }).message).toMatch(
       /^That has reached its limit: at most 2 a day \(policy rule 'delete-cap'\)\. Nothing was done\./,
     );
+    // Once the limit is reached, a dry run looks and refuses too: nobody is asked about a call that could not run.
+    await expect(sut.execute({ tool: 'delete_task', arguments: { number: 3 }, context: dryRun })).resolves.toMatchObject({
+      ok: false,
+      code: 'POLICY_LIMIT_REACHED',
+    });
     expect(toolbox.runs.map((run) => run.dryRun)).toEqual([true, true, true, false, false]);
     expect(audit.rows.at(-1)).toMatchObject({ status: 'rejected', entry: { policy: { version: 7, rule: 'delete-cap', effect: 'limit' } } });
     // Another person has a count of their own.

@@ -16,4 +16,10 @@ export abstract class PolicyCounters {
    * against none of them (what it counted is taken back) and that limit is returned.
    */
   abstract take(limits: readonly PolicyLimit[]): Promise<LimitReached | null>;
+
+  /**
+   * The first limit whose window is full now, counting nothing: what a dry run asks, so that
+   * the person is not asked about a call that could not run. Advisory: `take` decides.
+   */
+  abstract full(limits: readonly PolicyLimit[]): Promise<LimitReached | null>;
 }

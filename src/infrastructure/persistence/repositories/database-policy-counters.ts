@@ -5,7 +5,7 @@ import { type LimitReached, PolicyCounters } from '../../../application/policy/p
 import { PolicyCallers } from '../../../application/policy/ports/policy-callers.port';
 import { ROLES, type Role } from '../../../domain/identity/user';
 import type { PolicyLimit } from '../../../domain/policy/policy';
-import { changeRows, selectRow, sql } from '../sql';
+import { changeRows, selectRow, selectRows, sql } from '../sql';
 import { TAKE_ROW, takeWithin } from '../tables/rate-limits';
 
 /** What sets a policy limit's counters apart from every other limit's in rate_limits. */
@@ -41,7 +41,24 @@ export class DatabasePolicyCounters extends PolicyCounters {
     }
     return null;
   }
+
+  async full(limits: readonly PolicyLimit[]): Promise<LimitReached | null> {
+    if (limits.length === 0) return null;
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT key, hits, ceil(extract(epoch FROM window_ends - clock_timestamp()))::int AS expires_in FROM rate_limits
+          WHERE key = ANY(${limits.map((limit) => KEY_PREFIX + limit.key)}::text[]) AND window_ends > clock_timestamp()`,
+      COUNT_ROW,
+    );
+    for (const limit of limits) {
+      const row = rows.find((candidate) => candidate.key === KEY_PREFIX + limit.key);
+      if (row && row.hits >= limit.max) return { limit, retryAfterSeconds: Math.max(0, row.expires_in) };
+    }
+    return null;
+  }
 }
+
+const COUNT_ROW = z.object({ key: z.string(), hits: z.number(), expires_in: z.number() });
 
 const ROLE_ROW = z.object({ role: z.enum(ROLES) });
 
