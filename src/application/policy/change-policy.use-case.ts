@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { peopleNamed, unknownPeople } from '../../domain/policy/compiled-policy';
-import { readPolicy } from '../../domain/policy/policy-document';
 import { PolicyRefusedError } from '../../domain/policy/policy-refused-error';
 import { auditedChange } from '../audit/audited-change';
 import { AuditLog, type ToolAuditEntry } from '../audit/ports/audit-log.port';
@@ -61,11 +59,7 @@ export class ChangePolicyUseCase {
     if (reason.length === 0 || reason.length > POLICY_REASON_MAX_CHARS) {
       throw new PolicyRefusedError([{ position: null, field: 'reason', message: `must be 1 to ${POLICY_REASON_MAX_CHARS} characters` }]);
     }
-    const reading = readPolicy({ rules: input.rules }, this.basis.catalogue);
-    if (!reading.ok) throw new PolicyRefusedError(reading.problems);
-    const { document } = reading;
-    const unknown = unknownPeople(document, await this.accounts.idsByEmail(peopleNamed(document)));
-    if (unknown.length > 0) throw new PolicyRefusedError(unknown);
+    const { document } = await this.basis.read({ rules: input.rules }, this.accounts);
 
     const entry: ToolAuditEntry = {
       source: 'admin',

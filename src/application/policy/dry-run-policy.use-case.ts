@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CompiledPolicy, peopleNamed, unknownPeople } from '../../domain/policy/compiled-policy';
+import { CompiledPolicy } from '../../domain/policy/compiled-policy';
 import { POLICY_EFFECTS, type PolicyCall, type PolicyDecision, type PolicyEffect, type PolicySource } from '../../domain/policy/policy';
-import { readPolicy } from '../../domain/policy/policy-document';
-import { PolicyRefusedError } from '../../domain/policy/policy-refused-error';
 import { SimulatedLimits } from '../../domain/policy/simulated-limits';
 import { AuditReader, type RecordedToolCall } from '../audit/ports/audit-reader.port';
 import { PolicyBasis, PolicyProvider } from './policy-provider';
@@ -71,8 +69,7 @@ export interface DryRunReport {
 
 /**
  * What a candidate policy would have decided differently from the policy in force, over the
- * newest recorded tool calls (the acceptance of issue 38: "a dry run of a new rule over 1 000
- * recorded calls reports what it would have changed and writes nothing"). The candidate is
+ * newest recorded tool calls (1 000 unless told; docs/policies.md, "Dry run"). The candidate is
  * read as storing it would read it (every problem refused at once, emails resolved to
  * accounts), then each call is decided twice, at its recorded time, for time-of-day rules.
  *
@@ -84,7 +81,7 @@ export interface DryRunReport {
  * or only row is a call, as the log records them: a delete over MCP that the server put to the
  * person is two (its dry run and its refusal). Roles are the actors' roles now, read with the calls.
  *
- * It writes nothing at all (issue 38: a dry run writes nothing), not even an admin-read row:
+ * It writes nothing at all, not even an admin-read row (docs/policies.md):
  * unlike the audit log's pages it shows no call's arguments or result, only who called which
  * tool when, and what each policy would decide.
  */
@@ -105,12 +102,8 @@ export class DryRunPolicyUseCase {
 
   /** The candidate as it would be stored: every problem of it refused at once. */
   private async compile(input: unknown): Promise<CompiledPolicy> {
-    const reading = readPolicy(input, this.basis.catalogue);
-    if (!reading.ok) throw new PolicyRefusedError(reading.problems);
-    const accounts = await this.accounts.idsByEmail(peopleNamed(reading.document));
-    const unknown = unknownPeople(reading.document, accounts);
-    if (unknown.length > 0) throw new PolicyRefusedError(unknown);
-    return new CompiledPolicy(DRY_RUN_VERSION, reading.document, this.basis.catalogue, accounts);
+    const { document, accounts } = await this.basis.read(input, this.accounts);
+    return new CompiledPolicy(DRY_RUN_VERSION, document, this.basis.catalogue, accounts);
   }
 }
 

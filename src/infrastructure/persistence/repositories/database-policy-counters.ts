@@ -6,7 +6,7 @@ import { PolicyCallers } from '../../../application/policy/ports/policy-callers.
 import { ROLES, type Role } from '../../../domain/identity/user';
 import type { PolicyLimit } from '../../../domain/policy/policy';
 import { changeRows, selectRow, selectRows, sql } from '../sql';
-import { TAKE_ROW, takeWithin } from '../tables/rate-limits';
+import { TAKE_ROW, takeBack, takeWithin } from '../tables/rate-limits';
 
 /** What sets a policy limit's counters apart from every other limit's in rate_limits. */
 const KEY_PREFIX = 'policy:';
@@ -30,10 +30,7 @@ export class DatabasePolicyCounters extends PolicyCounters {
       if (!row) throw new Error('rate_limits upsert returned no row');
       if (!row.taken) {
         for (const taken of counted) {
-          await changeRows(
-            this.dataSource,
-            sql`UPDATE rate_limits SET hits = greatest(hits - 1, 0) WHERE key = ${KEY_PREFIX + taken.key} AND window_ends > clock_timestamp()`,
-          );
+          await changeRows(this.dataSource, takeBack(KEY_PREFIX + taken.key));
         }
         return { limit, retryAfterSeconds: Math.max(0, row.expires_in ?? 0) };
       }

@@ -1,6 +1,6 @@
 import type { ClientRegistrationHandlerOptions } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
 import type { DataSource } from 'typeorm';
-import { countHit, HIT_ROW } from '../tables/rate-limits';
+import { countHit, HIT_ROW, takeBack } from '../tables/rate-limits';
 import { changeRows, selectRow, sql } from '../sql';
 
 /** express-rate-limit's options and Store, as the MCP SDK's handlers take them (`rateLimit`). */
@@ -52,10 +52,7 @@ export class DatabaseRateLimitStore implements RateLimitStore {
 
   /** Takes back a hit of the current window (express-rate-limit's skipped requests). */
   async decrement(key: string): Promise<void> {
-    await changeRows(
-      this.dataSource,
-      sql`UPDATE rate_limits SET hits = greatest(hits - 1, 0) WHERE key = ${this.prefix + key} AND window_ends > clock_timestamp()`,
-    );
+    await changeRows(this.dataSource, takeBack(this.prefix + key));
   }
 
   async resetKey(key: string): Promise<void> {

@@ -85,3 +85,8 @@ export function takeWithin(key: string, windowMs: number, max: number): Statemen
        ceil(extract(epoch FROM coalesce((SELECT window_ends FROM up), (SELECT window_ends FROM rate_limits WHERE key = ${key}))
          - clock_timestamp()))::int AS expires_in`;
 }
+
+/** Takes back one hit of `key`'s current window (a call counted and then not let through). */
+export function takeBack(key: string): Statement {
+  return sql`UPDATE rate_limits SET hits = greatest(hits - 1, 0) WHERE key = ${key} AND window_ends > clock_timestamp()`;
+}
