@@ -10,9 +10,8 @@ import { PostgresDatabaseProbe } from '../infrastructure/persistence/postgres-da
 import { FleetBus } from '../application/shared/ports/fleet-bus.port';
 import { InProcessFleetBus } from '../infrastructure/events/in-process-fleet-bus';
 import { PostgresFleetBus } from '../infrastructure/events/postgres-fleet-bus';
-import { PolicyCallers } from '../application/policy/ports/policy-callers.port';
 import { PolicyCounters } from '../application/policy/ports/policy-counters.port';
-import { DatabasePolicyCallers, DatabasePolicyCounters } from '../infrastructure/persistence/repositories/database-policy-counters';
+import { DatabasePolicyCounters } from '../infrastructure/persistence/repositories/database-policy-counters';
 
 /** What TypeOrmModule's useFactory returns, and so what it hands dataSourceFactory: TypeORM's options and the settings they came from. */
 type DatabaseModuleOptions = ReturnType<typeof databaseModuleOptions>;
@@ -72,9 +71,8 @@ function fleetBus(config: AppConfig, dataSource: DataSource): FleetBus {
     { provide: DatabaseProbe, useClass: PostgresDatabaseProbe },
     { provide: UnitOfWork, useClass: DatabaseUnitOfWork },
     { provide: PolicyCounters, useClass: DatabasePolicyCounters },
-    { provide: PolicyCallers, useClass: DatabasePolicyCallers },
     FleetBusLifecycle,
   ],
-  exports: [DatabaseProbe, UnitOfWork, FleetBus, PolicyCounters, PolicyCallers],
+  exports: [DatabaseProbe, UnitOfWork, FleetBus, PolicyCounters],
 })
 export class PersistenceModule {}

@@ -2,7 +2,7 @@ import { PolicyGate } from '../../src/application/policy/policy-gate';
 import { BuiltInPolicy, PolicyBasis, PolicyProvider } from '../../src/application/policy/policy-provider';
 import type { Clock } from '../../src/application/shared/ports/clock.port';
 import { FixedClock } from './fixed-clock';
-import { PolicyCallers } from '../../src/application/policy/ports/policy-callers.port';
+import { PolicyAccounts } from '../../src/application/policy/ports/policy-accounts.port';
 import { type LimitReached, PolicyCounters } from '../../src/application/policy/ports/policy-counters.port';
 import type { McpDestructiveToolMode } from '../../src/domain/agent/confirmation';
 import type { ToolDefinition } from '../../src/domain/agent/tools';
@@ -51,10 +51,17 @@ export class InMemoryPolicyCounters extends PolicyCounters {
   }
 }
 
-/** Callers' roles as the test sets them; everyone else is a user. */
-export class FixedPolicyCallers extends PolicyCallers {
-  constructor(private readonly roles: Readonly<Record<string, Role>> = {}) {
+/** Accounts as the test sets them: ids by email, and roles (everyone else a user). */
+export class FixedPolicyAccounts extends PolicyAccounts {
+  constructor(
+    private readonly roles: Readonly<Record<string, Role>> = {},
+    private readonly byEmail: Readonly<Record<string, string>> = {},
+  ) {
     super();
+  }
+
+  idsByEmail(emails: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    return Promise.resolve(new Map(emails.filter((email) => email in this.byEmail).map((email) => [email, this.byEmail[email]])));
   }
 
   roleOf(userId: string): Promise<Role | null> {
@@ -70,7 +77,7 @@ export function policyGate(
   return new PolicyGate(
     policy,
     options.counters ?? new InMemoryPolicyCounters(),
-    new FixedPolicyCallers(options.roles),
+    new FixedPolicyAccounts(options.roles),
     options.clock ?? new FixedClock(),
   );
 }

@@ -3,7 +3,8 @@ import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log
 import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
 import type { PolicyLimit } from '../../src/domain/policy/policy';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
-import { DatabasePolicyCallers, DatabasePolicyCounters } from '../../src/infrastructure/persistence/repositories/database-policy-counters';
+import { DatabasePolicyAccounts } from '../../src/infrastructure/persistence/repositories/database-policy-accounts';
+import { DatabasePolicyCounters } from '../../src/infrastructure/persistence/repositories/database-policy-counters';
 import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
@@ -80,7 +81,7 @@ describe(`the policy's records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite
   });
 
   it("reads a caller's role, and none for an account that is not there", async () => {
-    const callers = new DatabasePolicyCallers(database);
+    const callers = new DatabasePolicyAccounts(database);
     await expect(callers.roleOf(userId)).resolves.toBe('admin');
     await expect(callers.roleOf('00000000-0000-4000-8000-000000000000')).resolves.toBeNull();
   });

@@ -3,7 +3,7 @@ import type { CompiledPolicy } from '../../domain/policy/compiled-policy';
 import type { PolicyDecision, PolicySource } from '../../domain/policy/policy';
 import { Clock } from '../shared/ports/clock.port';
 import { PolicyProvider } from './policy-provider';
-import { PolicyCallers } from './ports/policy-callers.port';
+import { PolicyAccounts } from './ports/policy-accounts.port';
 import { type LimitReached, PolicyCounters } from './ports/policy-counters.port';
 
 /** Who makes a call, as the policy asks: the account acting (for outreach, the campaign's owner) and where from. */
@@ -23,13 +23,13 @@ export class PolicyGate {
   constructor(
     private readonly policies: PolicyProvider,
     private readonly counters: PolicyCounters,
-    private readonly callers: PolicyCallers,
+    private readonly accounts: PolicyAccounts,
     private readonly clock: Clock,
   ) {}
 
   async decide(tool: string, args: Readonly<Record<string, unknown>>, caller: PolicyCaller): Promise<PolicyDecision> {
     const policy = this.policies.current();
-    const role = policy.readsRoles ? ((await this.callers.roleOf(caller.userId)) ?? undefined) : undefined;
+    const role = policy.readsRoles ? ((await this.accounts.roleOf(caller.userId)) ?? undefined) : undefined;
     return policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, arguments: args, at: this.clock.now() });
   }
 

@@ -1,7 +1,7 @@
 import { AuditReader, type RecordedToolCall } from '../../../src/application/audit/ports/audit-reader.port';
 import { DRY_RUN_EXAMPLES_MAX, DryRunPolicyUseCase } from '../../../src/application/policy/dry-run-policy.use-case';
 import { BuiltInPolicy, PolicyBasis } from '../../../src/application/policy/policy-provider';
-import { PolicyAccounts } from '../../../src/application/policy/ports/policy-accounts.port';
+import { FixedPolicyAccounts } from '../../fakes/policy';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
 import { defaultPolicy, policyCatalogue } from '../../../src/domain/policy/default-policy';
 import { PolicyRefusedError } from '../../../src/domain/policy/policy-refused-error';
@@ -39,16 +39,6 @@ function unused(): never {
   throw new Error('a dry run reads only recentToolCalls');
 }
 
-class FixedAccounts extends PolicyAccounts {
-  constructor(private readonly byEmail: Record<string, string> = {}) {
-    super();
-  }
-
-  idsByEmail(emails: readonly string[]): Promise<ReadonlyMap<string, string>> {
-    return Promise.resolve(new Map(emails.filter((email) => email in this.byEmail).map((email) => [email, this.byEmail[email]])));
-  }
-}
-
 let seq = 0;
 /** A recorded call; `at` is minutes after 10:00 UTC on Monday 30 November 2026. */
 function call(overrides: Partial<RecordedToolCall> & { minute?: number } = {}): RecordedToolCall {
@@ -72,7 +62,7 @@ function dryRunOn(calls: RecordedToolCall[], accounts: Record<string, string> = 
   const catalogue = policyCatalogue(TODO_TOOLS);
   const basis = new PolicyBasis(catalogue, defaultPolicy(catalogue, 'confirm-in-chat'));
   const reader = new FakeAuditReader(calls);
-  const useCase = new DryRunPolicyUseCase(basis, new BuiltInPolicy(basis), new FixedAccounts(accounts), reader);
+  const useCase = new DryRunPolicyUseCase(basis, new BuiltInPolicy(basis), new FixedPolicyAccounts({}, accounts), reader);
   return {
     reader,
     run: (rules: unknown[], limit = 1000) => useCase.execute({ candidate: { rules }, limit }),

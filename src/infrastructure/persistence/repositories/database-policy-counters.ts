@@ -2,8 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { type LimitReached, PolicyCounters } from '../../../application/policy/ports/policy-counters.port';
-import { PolicyCallers } from '../../../application/policy/ports/policy-callers.port';
-import { ROLES, type Role } from '../../../domain/identity/user';
 import type { PolicyLimit } from '../../../domain/policy/policy';
 import { changeRows, selectRow, selectRows, sql } from '../sql';
 import { TAKE_ROW, takeBack, takeWithin } from '../tables/rate-limits';
@@ -56,18 +54,3 @@ export class DatabasePolicyCounters extends PolicyCounters {
 }
 
 const COUNT_ROW = z.object({ key: z.string(), hits: z.number(), expires_in: z.number() });
-
-const ROLE_ROW = z.object({ role: z.enum(ROLES) });
-
-/** The caller's role, read from users when the policy tests roles. */
-@Injectable()
-export class DatabasePolicyCallers extends PolicyCallers {
-  constructor(private readonly dataSource: DataSource) {
-    super();
-  }
-
-  async roleOf(userId: string): Promise<Role | null> {
-    const row = await selectRow(this.dataSource, sql`SELECT role FROM users WHERE id = ${userId}`, ROLE_ROW);
-    return row?.role ?? null;
-  }
-}
