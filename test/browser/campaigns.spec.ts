@@ -114,16 +114,21 @@ describe('web console campaigns and audit in Chromium', () => {
     expect(session.foreignRequests()).toEqual([]);
   }, 180_000);
 
-  it('shows a non-admin no audit page, not even by its address', async () => {
+  it('shows a non-admin no admin page (audit, policy), not even by its address', async () => {
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual([
       'Chat',
       'Campaigns',
       'Review',
       'Settings',
     ]);
-    await page.goto(`${origin}/#audit`);
-    await shown(page.getByRole('heading', { name: 'Chat' }));
-    expect(await page.getByRole('heading', { name: 'Audit log' }).count()).toBe(0);
+    for (const [hash, heading] of [
+      ['audit', 'Audit log'],
+      ['policy', 'Policy'],
+    ]) {
+      await page.goto(`${origin}/#${hash}`);
+      await shown(page.getByRole('heading', { name: 'Chat' }));
+      expect(await page.getByRole('heading', { name: heading, exact: true }).count()).toBe(0);
+    }
     expect(session.requested.filter((url) => new URL(url).pathname.startsWith('/admin/'))).toEqual([]);
   }, 60_000);
 

@@ -2,7 +2,7 @@ import { signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { SignInPage } from './pages/sign-in-page';
-import { PAGES, type PageName, route } from './state/route';
+import { ADMIN_PAGES, PAGES, type PageName, route } from './state/route';
 import { ending, minutesLeft, session, signOut } from './state/session';
 import { listenForTaskChanges } from './state/task-events';
 import { Button, Toaster } from './ui';
@@ -11,7 +11,7 @@ import { clockTime } from './lib/time';
 /** Signed out: the sign-in page. Signed in: the shell with the page the hash names. */
 export function App() {
   const current = session.value;
-  const page: PageName = route.value === 'audit' && current?.role !== 'admin' ? 'chat' : route.value;
+  const page: PageName = ADMIN_PAGES.includes(route.value) && current?.role !== 'admin' ? 'chat' : route.value;
   useEffect(() => {
     document.title = current ? `${PAGES[page]} · Bridle` : 'Sign in · Bridle';
   }, [current, page]);
@@ -35,13 +35,14 @@ export function App() {
 
 /**
  * Each page is its own chunk, loaded when first shown: the first screen runs only the shell
- * and the page it shows (the audit page's code never reaches a person who is not an admin).
+ * and the page it shows (the admin pages' code never reaches a person who is not an admin).
  */
 const PAGE_CODE: Record<PageName, () => Promise<ComponentType>> = {
   chat: () => import('./pages/chat/chat-page').then((m) => m.ChatPage),
   campaigns: () => import('./pages/campaigns/campaigns-page').then((m) => m.CampaignsPage),
   review: () => import('./pages/review-page').then((m) => m.ReviewPage),
   audit: () => import('./pages/audit/audit-page').then((m) => m.AuditPage),
+  policy: () => import('./pages/policy/policy-page').then((m) => m.PolicyPage),
   settings: () => import('./pages/settings-page').then((m) => m.SettingsPage),
   authorize: () => import('./pages/authorize-page').then((m) => m.AuthorizePage),
 };
@@ -108,6 +109,7 @@ function Header({ page }: { page: PageName }) {
         {link('campaigns')}
         {link('review')}
         {current.role === 'admin' && link('audit')}
+        {current.role === 'admin' && link('policy')}
         {link('settings')}
       </nav>
       <div class="who">

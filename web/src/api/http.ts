@@ -35,6 +35,8 @@ export class ApiError extends Error {
     message: string,
     /** The API's stable error code (AUTH.UNAUTHENTICATED…), when it sent one. */
     readonly code: string | null = null,
+    /** The error body as the API sent it, for a route whose error carries more (a refused policy's `problems`). */
+    readonly body: unknown = null,
   ) {
     super(message);
   }
@@ -71,7 +73,7 @@ export async function send(
   if (!res.ok) {
     const payload: unknown = await res.json().catch(() => null);
     const code = (payload as { code?: unknown } | null)?.code;
-    throw new ApiError(res.status, friendly(res.status, payload), typeof code === 'string' ? code : null);
+    throw new ApiError(res.status, friendly(res.status, payload), typeof code === 'string' ? code : null, payload);
   }
   return res;
 }

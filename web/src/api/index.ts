@@ -14,3 +14,4 @@ export * from './drafts';
 export * from './audit';
 export * from './consent';
 export * from './access';
+export * from './policy';

@@ -41,3 +41,12 @@ export const labelOf = (table: Record<string, { label: string; tone: Tone }>, va
   table[value] ?? { label: value, tone: 'neutral' };
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** A policy's effects as a call's fate: `limit` in a report means a limit stopped the call. */
+export const POLICY_EFFECT: Record<string, { label: string; tone: Tone }> = {
+  allow: { label: 'Allowed', tone: 'success' },
+  'ask-person': { label: 'Asks the person', tone: 'accent' },
+  'ask-reviewer': { label: 'Needs a reviewer', tone: 'accent' },
+  limit: { label: 'Over a limit', tone: 'warning' },
+  deny: { label: 'Denied', tone: 'danger' },
+};

@@ -5,10 +5,13 @@ export const PAGES = {
   campaigns: 'Campaigns',
   review: 'Review queue',
   audit: 'Audit log',
+  policy: 'Policy',
   settings: 'Settings',
   authorize: 'Allow access',
 } as const;
 export type PageName = keyof typeof PAGES;
+/** The pages for admins only: anyone else asking for one by its address gets the chat (the API refuses them anyway). */
+export const ADMIN_PAGES: readonly PageName[] = ['audit', 'policy'];
 
 /** The hash as a page and its parameters: `#campaigns`, `#/authorize?request=<id>`. */
 const hash = signal(location.hash);

@@ -221,7 +221,7 @@ export const DRY_RUN_NOTES: readonly string[] = [
   'Each tool call counts once (a call that changes something has a pending and an outcome row).',
   'Limits are counted over these calls alone, in time order, from empty counters: calls older than the sample count toward no window.',
   'A call is decided at its recorded time (for days and hours), with its actor’s role as it is now.',
-  'Nothing was stored or counted; the dry run is recorded as an admin read of the audit log.',
+  'Nothing was stored, counted or recorded: not even this dry run.',
 ];
 
 export class PolicyDryRunReportDto {

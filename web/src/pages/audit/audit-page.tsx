@@ -11,6 +11,7 @@ import {
   listAuditRows,
   verifyAuditChain,
 } from '../../api';
+import { saveBlob } from '../../lib/download';
 import { errorText } from '../../lib/errors';
 import { AUDIT_STATUS, labelOf, plural } from '../../lib/labels';
 import { fullTime } from '../../lib/time';
@@ -114,18 +115,11 @@ export function AuditPage() {
     apply(readFilter());
   };
 
-  /**
-   * Downloads every row the applied filters select (the pages not yet shown too), as the API's
-   * NDJSON export gives them. A fetch with the bearer token, so not a plain link.
-   */
+  /** Downloads every row the applied filters select (the pages not yet shown too), as the API's NDJSON export gives them. */
   async function download() {
     setExporting(true);
     try {
-      const link = document.createElement('a');
-      link.href = URL.createObjectURL(await exportAuditRows(session, filter));
-      link.download = `bridle-audit-${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.ndjson`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+      saveBlob(await exportAuditRows(session, filter), `bridle-audit-${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.ndjson`);
     } catch (failure) {
       setError(failed(failure) || null);
     } finally {
