@@ -16,6 +16,7 @@ import { FleetBus } from '../application/shared/ports/fleet-bus.port';
 import { DataSource } from 'typeorm';
 import { TasksController } from '../interfaces/http/todo/tasks.controller';
 import { IdentityModule } from './identity.module';
+import { PolicyModule } from './policy.module';
 
 /** The task use cases: the HTTP API and the chat's tools run the same ones. */
 const TASK_USE_CASES = [
@@ -29,7 +30,8 @@ const TASK_USE_CASES = [
 ];
 
 @Module({
-  imports: [IdentityModule],
+  // The REST routes that change tasks ask the policy in force first (docs/policies.md, source api).
+  imports: [IdentityModule, PolicyModule],
   controllers: [TasksController],
   providers: [
     { provide: TaskChanges, useFactory: (bus: FleetBus) => new FleetTaskChanges(bus), inject: [FleetBus] },

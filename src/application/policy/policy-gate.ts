@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { CompiledPolicy } from '../../domain/policy/compiled-policy';
-import type { PolicyDecision, PolicySource } from '../../domain/policy/policy';
+import { type PolicyDecision, type PolicySource, type PolicyVerdict, verdictOf } from '../../domain/policy/policy';
+import { denied, overLimit } from '../../domain/policy/policy-refusal';
+import { PolicyDeniedError, PolicyLimitReachedError } from '../../domain/policy/policy-refusal-error';
 import { Clock } from '../shared/ports/clock.port';
 import { PolicyProvider } from './policy-provider';
 import { PolicyAccounts } from './ports/policy-accounts.port';
@@ -31,6 +33,20 @@ export class PolicyGate {
     const policy = this.policies.current();
     const role = policy.readsRoles ? ((await this.accounts.roleOf(caller.userId)) ?? undefined) : undefined;
     return policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, arguments: args, at: this.clock.now() });
+  }
+
+  /**
+   * A request the person makes themselves (the REST API's task routes), let through or
+   * refused: a `deny` rule refuses it, a full limit refuses it (and it counts when it runs),
+   * and `ask-person` lets it run, the request being the person's own yes.
+   * @throws PolicyDeniedError, PolicyLimitReachedError
+   */
+  async admit(tool: string, args: Readonly<Record<string, unknown>>, caller: PolicyCaller): Promise<PolicyVerdict> {
+    const decision = await this.decide(tool, args, caller);
+    if (decision.effect === 'deny' && decision.rule !== null) throw new PolicyDeniedError(denied({ ...decision, rule: decision.rule }));
+    const reached = await this.take(decision);
+    if (reached) throw new PolicyLimitReachedError(overLimit(decision.version, reached.limit, reached.retryAfterSeconds));
+    return verdictOf(decision);
   }
 
   /** The policy in force's decision on a call as given, with no role (for describing tools, not for deciding a call). */

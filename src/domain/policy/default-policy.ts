@@ -11,8 +11,9 @@ const REVIEWABLE_ACTIONS: readonly ActionName[] = ['linkedin_send_message', 'sen
 
 /**
  * The tools a policy can name: the todo assistant's, called from the chat and over MCP (the
- * server can put a destructive one to the person: it has a dry run), and the outreach
- * planner's actions (a message can wait for a reviewer).
+ * server can put a destructive one to the person: it has a dry run), those that change tasks
+ * also from the REST API (each has its route: create, change, complete, delete), and the
+ * outreach planner's actions (a message can wait for a reviewer).
  */
 export function policyCatalogue(todoTools: readonly ToolDefinition[]): PolicyTool[] {
   const facts = (schema: { readonly properties?: Readonly<Record<string, unknown>> }): CallFact[] =>
@@ -20,7 +21,7 @@ export function policyCatalogue(todoTools: readonly ToolDefinition[]): PolicyToo
   return [
     ...todoTools.map((tool) => ({
       name: tool.name,
-      sources: ['chat', 'mcp'] as const,
+      sources: tool.mutates ? (['chat', 'mcp', 'api'] as const) : (['chat', 'mcp'] as const),
       destructive: tool.destructive,
       askable: tool.destructive ? (['person'] as const) : [],
       facts: facts(tool.inputSchema),

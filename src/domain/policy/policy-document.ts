@@ -85,6 +85,13 @@ export function toolsNamed(patterns: readonly string[], catalogue: readonly Poli
   return catalogue.filter((tool) => patterns.some((pattern) => globMatches(pattern, tool.name)));
 }
 
+/**
+ * Over the REST API the caller is the person (their session or their own token): their request
+ * is their yes, so an `ask-person` rule lets it run, and one for the API alone would ask nobody.
+ */
+const API_ASKS_NOBODY =
+  "'ask-person' asks nobody over the API: the request is the person's own and runs as their yes; use allow, limit or deny";
+
 /** The sources a rule covers for one of its tools: those it names that the tool is called from. */
 export function sourcesFor(rule: Pick<PolicyRule, 'sources'>, tool: PolicyTool): PolicySource[] {
   return tool.sources.filter((source) => !rule.sources || rule.sources.includes(source));
@@ -200,6 +207,9 @@ class RuleReader {
       const without = reachable.filter((tool) => !tool.facts.includes(fact)).map((tool) => tool.name);
       if (without.length === reachable.length)
         this.problem(`when.${fact}`, `can never match: no tool the rule names has ${fact} (${without.join(', ')})`);
+    }
+    if (rule.effect === 'ask-person' && rule.sources?.length === 1 && rule.sources[0] === 'api') {
+      this.problem('effect', API_ASKS_NOBODY);
     }
     if (rule.effect === 'ask-person' || rule.effect === 'ask-reviewer') {
       const who = rule.effect === 'ask-person' ? 'person' : 'reviewer';

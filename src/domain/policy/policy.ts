@@ -7,8 +7,12 @@ import type { Role } from '../identity/user';
  * compiled-policy.ts turns it into what evaluation reads, evaluate.ts decides a call.
  */
 
-/** Where a call comes from. The REST task routes are the person's own clicks, not an agent's call: no policy applies there. */
-export const POLICY_SOURCES = ['chat', 'mcp', 'outreach'] as const;
+/**
+ * Where a call comes from: the chat's agent, an MCP client, the outreach planner, or the REST
+ * API's task routes (`api`: the person's own request, from the console's task panel or a
+ * script with their token), which change tasks as the assistant's tools of the same name do.
+ */
+export const POLICY_SOURCES = ['chat', 'mcp', 'outreach', 'api'] as const;
 export type PolicySource = (typeof POLICY_SOURCES)[number];
 
 /**

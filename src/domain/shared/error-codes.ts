@@ -43,8 +43,12 @@ export const DOMAIN_ERROR_CODES = [
   'OUTREACH.INVALID_LEAD',
   'OUTREACH.MALFORMED_CSV',
   'OUTREACH.UNSUBSCRIBE_LINK_INVALID',
-  // PolicyRefusedError's: the body also lists every problem (the error filter adds them).
+  // DENIED and LIMIT_REACHED: a REST request the policy in force refused (PolicyDeniedError,
+  // PolicyLimitReachedError). INVALID: a policy that cannot be used (PolicyRefusedError; the
+  // body also lists every problem, which the error filter adds).
+  'POLICY.DENIED',
   'POLICY.INVALID',
+  'POLICY.LIMIT_REACHED',
   'POLICY.VERSION_NOT_FOUND',
   'TODO.INVALID_TASK',
   'TODO.TASK_BUSY',

@@ -9,6 +9,7 @@ import { ListTasksUseCase } from '../../../application/todo/list-tasks.use-case'
 import { UpdateTaskUseCase } from '../../../application/todo/update-task.use-case';
 import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
 import { TaskChanges } from '../../../application/todo/ports/task-changes.port';
+import { PolicyGate } from '../../../application/policy/policy-gate';
 import { TASKS_PER_USER_MAX } from '../../../domain/todo/task';
 import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
@@ -21,6 +22,19 @@ const TASK_BUSY = {
   status: 409,
   description: 'TODO.TASK_BUSY: the task kept changing under this request; nothing was changed, try again',
 } as const;
+
+/** What the policy in force can answer a route that changes tasks with (docs/policies.md, source `api`). */
+const POLICY_REFUSALS = [
+  {
+    status: 403,
+    description: "POLICY.DENIED: a rule of the admins' policy refuses this here; the message gives their reason and the rule",
+  },
+  {
+    status: 429,
+    description:
+      'POLICY.LIMIT_REACHED: a limit of the admins’ policy is reached; `Retry-After` says when its window ends. Nothing was done',
+  },
+] as const;
 
 @ApiTags('tasks')
 @ApiErrors(400)
@@ -37,6 +51,7 @@ export class TasksController implements OnModuleDestroy {
     private readonly updateTask: UpdateTaskUseCase,
     private readonly completeTask: CompleteTaskUseCase,
     private readonly deleteTask: DeleteTaskUseCase,
+    private readonly policy: PolicyGate,
     changes: TaskChanges,
   ) {
     this.streams = new TaskEventStreams(changes);
@@ -66,8 +81,17 @@ export class TasksController implements OnModuleDestroy {
     description: 'The title is trimmed; priority defaults to medium. Numbers are never reused, even after a delete.',
   })
   @ApiCreatedResponse({ type: TaskResponseDto, description: 'The task, added' })
-  @ApiErrors({ status: 409, description: 'TODO.TASK_LIMIT_REACHED: the list holds the most tasks it may; delete some' }, 413)
-  async create(@Param() path: UserPathDto, @Body() body: CreateTaskRequestDto): Promise<TaskResponseDto> {
+  @ApiErrors(
+    { status: 409, description: 'TODO.TASK_LIMIT_REACHED: the list holds the most tasks it may; delete some' },
+    413,
+    ...POLICY_REFUSALS,
+  )
+  async create(
+    @Param() path: UserPathDto,
+    @Body() body: CreateTaskRequestDto,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+  ): Promise<TaskResponseDto> {
+    await this.admit('add_task', { ...body }, principal);
     return TaskResponseDto.of(await this.addTask.execute({ userId: path.userId, ...body }));
   }
 
@@ -109,11 +133,16 @@ export class TasksController implements OnModuleDestroy {
     description: 'Only the fields sent change (at least one); description null clears it, completed false reopens the task.',
   })
   @ApiOkResponse({ type: TaskResponseDto, description: 'The task, changed' })
-  @ApiErrors(404, TASK_BUSY, 413)
-  async update(@Param() path: TaskPathDto, @Body() body: UpdateTaskRequestDto): Promise<TaskResponseDto> {
+  @ApiErrors(404, TASK_BUSY, 413, ...POLICY_REFUSALS)
+  async update(
+    @Param() path: TaskPathDto,
+    @Body() body: UpdateTaskRequestDto,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+  ): Promise<TaskResponseDto> {
     if (Object.values(body).every((value) => value === undefined)) {
       throw new ApiError(400, 'VALIDATION.FAILED', 'Send at least one of title, description, priority, completed');
     }
+    await this.admit('update_task', { number: path.number, ...body }, principal);
     return TaskResponseDto.of((await this.updateTask.execute({ ...path, changes: body })).task);
   }
 
@@ -125,8 +154,9 @@ export class TasksController implements OnModuleDestroy {
     description: 'Completing a completed task changes nothing and keeps its completion time.',
   })
   @ApiOkResponse({ type: TaskResponseDto, description: 'The task, completed' })
-  @ApiErrors(404, TASK_BUSY)
-  async complete(@Param() path: TaskPathDto): Promise<TaskResponseDto> {
+  @ApiErrors(404, TASK_BUSY, ...POLICY_REFUSALS)
+  async complete(@Param() path: TaskPathDto, @CurrentPrincipal() principal: AuthenticatedPrincipal): Promise<TaskResponseDto> {
+    await this.admit('complete_task', { number: path.number }, principal);
     return TaskResponseDto.of((await this.completeTask.execute(path)).task);
   }
 
@@ -135,11 +165,23 @@ export class TasksController implements OnModuleDestroy {
   @ApiOperation({
     operationId: 'deleteTask',
     summary: 'Delete a task; its number is not reused',
-    description: 'Deletes at once: unlike the chat assistant, the API asks for no confirmation.',
+    description:
+      'Deletes at once: unlike the chat assistant, the API asks for no confirmation (the request is the person’s own; ' +
+      'a policy rule that asks the person lets it run).',
   })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiErrors(404)
-  async remove(@Param() path: TaskPathDto): Promise<void> {
+  @ApiErrors(404, ...POLICY_REFUSALS)
+  async remove(@Param() path: TaskPathDto, @CurrentPrincipal() principal: AuthenticatedPrincipal): Promise<void> {
+    await this.admit('delete_task', { number: path.number }, principal);
     await this.deleteTask.execute(path);
+  }
+
+  /**
+   * The policy in force on a change the person asks for over the API, as the tool of the same
+   * name is asked in the chat: refused (403, 429) before anything is read or written. A limit
+   * counts the request, also one that then finds no such task, as a tool call's would.
+   */
+  private async admit(tool: string, args: Record<string, unknown>, principal: AuthenticatedPrincipal): Promise<void> {
+    await this.policy.admit(tool, args, { userId: principal.userId, source: 'api' });
   }
 }

@@ -44,6 +44,16 @@ describe('the default policy is the built-in rules', () => {
     expect(policy.evaluate(call({ tool: 'send_email', source: 'outreach', arguments: { to: 'a@b.c' } })).effect).toBe('allow');
   });
 
+  it("lets the person's own requests over the REST API run: the built-in question is the chat's and MCP's", () => {
+    const policy = new CompiledPolicy(0, defaultPolicy(catalogue, 'confirm-in-chat'), catalogue);
+    expect(policy.evaluate(call({ source: 'api' }))).toMatchObject({ effect: 'allow', rule: null });
+  });
+
+  it('knows which tools the REST API changes tasks with: those that change tasks, not the reads', () => {
+    const api = catalogue.filter((tool) => tool.sources.includes('api')).map((tool) => tool.name);
+    expect(api.sort()).toEqual(['add_task', 'complete_task', 'delete_task', 'update_task']);
+  });
+
   it('lets MCP clients destroy unasked only when the operator allowed it, and still asks in the chat', () => {
     const policy = new CompiledPolicy(0, defaultPolicy(catalogue, 'allow'), catalogue);
     expect(policy.evaluate(call({ source: 'mcp' }))).toMatchObject({ effect: 'allow', rule: 'mcp-destroys-unasked' });
@@ -169,6 +179,11 @@ describe('a malformed policy is refused whole, each problem with its rule positi
       "belongs to the limit effect, and this rule's effect is 'allow'",
     ],
     [{ name: 'x', tools: ['add_task'], effect: 'deny' }, 'is required for deny'],
+    [
+      { name: 'x', tools: ['list_tasks'], sources: ['api'], effect: 'deny', reason: 'r' },
+      'can never match: list_tasks is called from chat and mcp',
+    ],
+    [{ name: 'x', tools: ['delete_task'], sources: ['api'], effect: 'ask-person' }, "'ask-person' asks nobody over the API"],
     [{ name: 'x', tools: ['add_task'], effect: 'ask-person' }, "'ask-person' is not possible for add_task"],
     [
       { name: 'x', tools: ['delete_task'], effect: 'ask-reviewer', reviewer: { timeoutMinutes: 5, fallback: 'reject' } },

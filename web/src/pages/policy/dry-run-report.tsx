@@ -7,7 +7,7 @@ type Change = DryRunReport['changes'][number];
 type Example = Change['examples'][number];
 
 const EFFECTS: readonly PolicyEffect[] = ['allow', 'ask-person', 'ask-reviewer', 'limit', 'deny'];
-const SOURCE_LABELS: Record<Example['source'], string> = { chat: 'Chat', mcp: 'MCP', outreach: 'Outreach' };
+const SOURCE_LABELS: Record<Example['source'], string> = { chat: 'Chat', mcp: 'MCP', outreach: 'Outreach', api: 'API' };
 
 const effect = (value: PolicyEffect) => {
   const { label, tone } = labelOf(POLICY_EFFECT, value);
