@@ -75,9 +75,10 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     return { claim, proposal, audit };
   }
 
-  async function held() {
+  async function held(options: { onExpiry?: 'reject' } = {}) {
     const { claim, proposal, audit } = await claimed();
     const result = await sut.hold({
+      ...options,
       claim,
       decisionId: '00000000-0000-4000-8000-000000000001',
       proposal,
@@ -167,5 +168,19 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     expect(await taskOf(claim.taskId)).toEqual({ status: 'Pending', last_error: 'DRAFT_EXPIRED' });
     const [draft] = await sql<{ status: string }[]>(`SELECT status FROM outreach_drafts WHERE id = $1`, [draftId]);
     expect(draft.status).toBe('expired');
+  });
+
+  it("rejects a policy reviewer's draft past its time when the rule's fallback is reject: slot back, task cancelled, audited", async () => {
+    const { claim, draftId } = await held({ onExpiry: 'reject' });
+    await sut.expire(new Date(now.getTime() + 2 * 3_600_000), 50);
+    expect(await usedOf(claim.campaignId)).toBe(0);
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'Cancelled', last_error: 'REVIEW_TIMED_OUT' });
+    const rows = await sql<{ tool: string; status: string; result: Record<string, unknown> }[]>(
+      `SELECT tool, status, result FROM audit_log WHERE outreach_task_id = $1 AND tool = 'expire_draft'`,
+      [claim.taskId],
+    );
+    expect(rows).toEqual([
+      { tool: 'expire_draft', status: 'succeeded', result: expect.objectContaining({ draftId, decision: 'expired', fallback: 'reject' }) },
+    ]);
   });
 });
