@@ -67,7 +67,11 @@ describe('admin policy API', () => {
       request(sut.http).put('/admin/policy').send({ rules: [], reason: 'mine now' }),
     ]) {
       const res = await call.set(ada.auth).expect(403);
-      expect(res.body).toMatchObject({ code: 'AUTH.FORBIDDEN' });
+      // Said of every admin route, not of the audit trail alone.
+      expect(res.body).toMatchObject({
+        code: 'AUTH.FORBIDDEN',
+        message: 'This is for admins only: your account does not hold the admin role',
+      });
     }
     expect(await storedVersions()).toBe(0);
   });

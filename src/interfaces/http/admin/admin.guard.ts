@@ -13,7 +13,7 @@ export class AdminGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const principal = context.switchToHttp().getRequest<Request & { principal?: Principal }>().principal;
     if (principal?.role !== 'admin') {
-      throw new ApiError(403, 'AUTH.FORBIDDEN', 'Only an admin may read the audit trail');
+      throw new ApiError(403, 'AUTH.FORBIDDEN', 'This is for admins only: your account does not hold the admin role');
     }
     return true;
   }
