@@ -173,6 +173,8 @@ export function PolicyPage() {
               id="policy-open"
               type="file"
               class="visually-hidden"
+              // Reached through the button beside it: one tab stop, not two.
+              tabIndex={-1}
               accept=".yaml,.yml,.json,application/yaml,application/json"
               aria-label="Open a policy file"
               onChange={(event) => void openFile(event.currentTarget.files?.[0])}
