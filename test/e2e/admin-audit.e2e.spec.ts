@@ -167,6 +167,9 @@ describe('admin audit API', () => {
       'GET /admin/policy/versions': '/admin/policy/versions',
       'GET /admin/policy/versions/:version': '/admin/policy/versions/0',
       'POST /admin/policy/dry-run': '/admin/policy/dry-run',
+      'GET /admin/review-queue': '/admin/review-queue',
+      'POST /admin/review-queue/:draftId/approve': '/admin/review-queue/00000000-0000-4000-8000-000000000000/approve',
+      'POST /admin/review-queue/:draftId/reject': '/admin/review-queue/00000000-0000-4000-8000-000000000000/reject',
     };
     // Every route the server mounts under /admin, so that a new one cannot be left open.
     expect(

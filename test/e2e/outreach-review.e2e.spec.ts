@@ -2,7 +2,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { SweepStaleActionsUseCase } from '../../src/application/outreach/sweep-stale-actions.use-case';
 import { type SignedInUser, signUpAndIn } from '../support/accounts';
-import { type CycleBody, type LeadInput, leads, runCycle } from '../support/outreach';
+import { type CycleBody, type LeadInput, cyclesUntilIdle, leads, runCycle } from '../support/outreach';
 import { useTestApp } from '../support/test-app';
 
 interface Draft {
@@ -84,17 +84,6 @@ describe('outreach review before send', () => {
       .send({ argumentsHash: draft.argumentsHash });
   }
 
-  /** Runs the campaign's cycles until one finds nothing to do (or completes the campaign). */
-  async function cyclesUntilIdle(user: SignedInUser, campaignId: string): Promise<CycleBody[]> {
-    const outcomes: CycleBody[] = [];
-    for (let i = 0; i < 100; i++) {
-      const outcome = await runCycle(sut.http, user, campaignId);
-      outcomes.push(outcome);
-      if (outcome.status === 'idle' || outcome.status === 'campaign_completed') return outcomes;
-    }
-    throw new Error(`no end after 100 cycles: ${JSON.stringify(outcomes.at(-1))}`);
-  }
-
   /** What the sandbox channels received for the campaign's leads, from their own tables. */
   async function channelCalls(prefix: string): Promise<{ lookups: number; messages: string[]; emails: string[] }> {
     const url = `https://www.linkedin.com/in/${prefix}-%`;
@@ -132,7 +121,7 @@ describe('outreach review before send', () => {
     const campaignId = await reviewedCampaign(user, 'Reviewed', leads(5, 'rev'), { approvalMode: 'all' });
 
     // Each lead's look-up is drafted; the next cycle has nothing to do, and the campaign stays open.
-    const first = await cyclesUntilIdle(user, campaignId);
+    const first = await cyclesUntilIdle(sut.http, user, campaignId);
     expect(first.map((c) => c.status)).toEqual([...Array(5).fill('awaiting_review'), 'idle']);
     for (const outcome of first.slice(0, 5)) {
       expect(outcome).toEqual(
@@ -200,7 +189,7 @@ describe('outreach review before send', () => {
           expect(approved.recipient).toBe(draft.recipient);
         } else expect(approved.argumentsHash).toBe(draft.argumentsHash);
       }
-      await cyclesUntilIdle(user, campaignId);
+      await cyclesUntilIdle(sut.http, user, campaignId);
     }
     expect(rejectedTaskId).not.toBeNull();
     // Nothing was left after the last round: the model completed the campaign.
@@ -239,7 +228,7 @@ describe('outreach review before send', () => {
     const user = await signUpAndIn(sut.http);
     const other = await signUpAndIn(sut.http);
     const campaignId = await reviewedCampaign(user, 'Replays', leads(2, 'replay', { email: false }), { approvalMode: 'all' });
-    await cyclesUntilIdle(user, campaignId);
+    await cyclesUntilIdle(sut.http, user, campaignId);
     const [a, b] = await drafts(user, campaignId);
 
     // Another hash never approves the draft; another user does not see it.
@@ -268,7 +257,7 @@ describe('outreach review before send', () => {
     // A decided draft cannot be rejected either.
     await reject(user, a).expect(409);
 
-    await cyclesUntilIdle(user, campaignId);
+    await cyclesUntilIdle(sut.http, user, campaignId);
     await approve(user, a).expect(409);
     expect((await channelCalls('replay')).lookups).toBe(2);
     const sent = await drafts(user, campaignId, 'sent');
@@ -282,11 +271,11 @@ describe('outreach review before send', () => {
       approvalFirstN: 1,
     });
     // Until one look-up is approved, every look-up waits for a person.
-    const held = await cyclesUntilIdle(user, campaignId);
+    const held = await cyclesUntilIdle(sut.http, user, campaignId);
     expect(held.map((c) => c.status)).toEqual(['awaiting_review', 'awaiting_review', 'idle']);
     for (const draft of await drafts(user, campaignId)) await approve(user, draft).expect(200);
     // The approved look-ups run; then the LinkedIn messages wait, none of that kind being approved yet.
-    const next = await cyclesUntilIdle(user, campaignId);
+    const next = await cyclesUntilIdle(sut.http, user, campaignId);
     expect(next.map((c) => `${c.proposal?.action ?? '-'} ${c.status}`).sort()).toEqual([
       '- idle',
       'linkedin_scrape_profile completed',
@@ -302,7 +291,7 @@ describe('outreach review before send', () => {
       .set(user.auth)
       .send({ leads: leads(4, 'firstn', { email: false }).slice(2) })
       .expect(201);
-    const alone = await cyclesUntilIdle(user, campaignId);
+    const alone = await cyclesUntilIdle(sut.http, user, campaignId);
     expect(alone.filter((c) => c.status === 'awaiting_review')).toEqual([]);
     expect(alone.filter((c) => c.status === 'completed')).toHaveLength(6);
     expect(alone.at(-1)!.status).toBe('campaign_completed');
@@ -315,7 +304,7 @@ describe('outreach review before send', () => {
   it('expires a draft nobody decided: the sweeper gives its slot back and the task drafts afresh', async () => {
     const user = await signUpAndIn(sut.http);
     const campaignId = await reviewedCampaign(user, 'Expiry', leads(1, 'expiry', { email: false }), { approvalMode: 'all' });
-    await cyclesUntilIdle(user, campaignId);
+    await cyclesUntilIdle(sut.http, user, campaignId);
     const [draft] = await drafts(user, campaignId);
     expect(await used(user, campaignId, 'profile_lookup')).toEqual([1, 1]);
     expect(new Date(draft.expiresAt).getTime() - new Date(draft.createdAt).getTime()).toBe(72 * 3_600_000);
@@ -339,7 +328,7 @@ describe('outreach review before send', () => {
   it('keeps an approval across a restart, and a replay after it sends nothing again', async () => {
     const user = await signUpAndIn(sut.http);
     const campaignId = await reviewedCampaign(user, 'Restart', leads(1, 'restart', { email: false }), { approvalMode: 'all' });
-    await cyclesUntilIdle(user, campaignId);
+    await cyclesUntilIdle(sut.http, user, campaignId);
     const [draft] = await drafts(user, campaignId);
     await approve(user, draft).expect(200);
 
@@ -357,7 +346,7 @@ describe('outreach review before send', () => {
     await sut.close();
     await start();
     await approve(user, draft).expect(409);
-    await cyclesUntilIdle(user, campaignId);
+    await cyclesUntilIdle(sut.http, user, campaignId);
     expect((await channelCalls('restart')).lookups).toBe(1);
     const [actions] = await sql.query<{ n: string }[]>(
       `SELECT count(*) AS n FROM outreach_actions WHERE campaign_id = $1 AND action = 'linkedin_scrape_profile'`,

@@ -75,7 +75,7 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     return { claim, proposal, audit };
   }
 
-  async function held(options: { onExpiry?: 'reject' } = {}) {
+  async function held(options: { onExpiry?: 'reject' | 'escalate' } = {}) {
     const { claim, proposal, audit } = await claimed();
     const result = await sut.hold({
       ...options,
@@ -182,5 +182,117 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     expect(rows).toEqual([
       { tool: 'expire_draft', status: 'succeeded', result: expect.objectContaining({ draftId, decision: 'expired', fallback: 'reject' }) },
     ]);
+    expect(rows[0].result).not.toHaveProperty('escalated');
+  });
+
+  it("escalates a policy reviewer's draft past its time when the rule's fallback is escalate, then rejects it when the admins' time runs out", async () => {
+    const { claim, draftId } = await held({ onExpiry: 'escalate' });
+    const draftRow = async () =>
+      (
+        await sql<{ status: string; on_expiry: string; escalated_at: Date | null; created_at: Date; expires_at: Date }[]>(
+          `SELECT status, on_expiry, escalated_at, created_at, expires_at FROM outreach_drafts WHERE id = $1`,
+          [draftId],
+        )
+      )[0];
+    const auditOf = (tool: string) =>
+      sql<{ tool: string; status: string; actor_id: string; result: Record<string, unknown> }[]>(
+        `SELECT tool, status, actor_id, result FROM audit_log WHERE outreach_task_id = $1 AND tool = $2`,
+        [claim.taskId, tool],
+      );
+    const before = await draftRow();
+    const timeout = before.expires_at.getTime() - before.created_at.getTime();
+    expect(timeout).toBe(3_600_000);
+
+    // Past its time, and later still: the admins get as long again from the sweep.
+    const sweptAt = new Date(now.getTime() + 2 * 3_600_000);
+    const report = await sut.expire(sweptAt, 50);
+    expect(report.escalated).toBeGreaterThanOrEqual(1);
+    expect(await draftRow()).toEqual({
+      status: 'awaiting_review',
+      on_expiry: 'reject',
+      escalated_at: sweptAt,
+      created_at: before.created_at,
+      expires_at: new Date(sweptAt.getTime() + timeout),
+    });
+    expect(await usedOf(claim.campaignId)).toBe(1);
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'AwaitingReview', last_error: null });
+    expect(await auditOf('escalate_draft')).toEqual([
+      {
+        tool: 'escalate_draft',
+        status: 'succeeded',
+        actor_id: claim.ownerId,
+        result: {
+          draftId,
+          decision: 'escalated',
+          action: 'linkedin_scrape_profile',
+          expiresAt: new Date(sweptAt.getTime() + timeout).toISOString(),
+        },
+      },
+    ]);
+    expect(await auditOf('expire_draft')).toEqual([]);
+    // In the admins' queue, with its owner's email; and only once escalated is it an admin's to decide.
+    expect(await sut.escalatedOwner(draftId)).toBe(claim.ownerId);
+    const queue = await sut.listEscalated(100, null);
+    const [owner] = await sql<{ email: string }[]>(`SELECT email FROM users WHERE id = $1`, [claim.ownerId]);
+    expect(queue.items.filter((draft) => draft.id === draftId)).toEqual([
+      expect.objectContaining({
+        id: draftId,
+        status: 'awaiting_review',
+        ownerId: claim.ownerId,
+        ownerEmail: owner.email,
+        escalatedAt: sweptAt,
+      }),
+    ]);
+    // A sweep before the new expiry changes nothing more.
+    await sut.expire(new Date(sweptAt.getTime() + timeout - 1000), 50);
+    expect((await draftRow()).status).toBe('awaiting_review');
+    expect(await auditOf('escalate_draft')).toHaveLength(1);
+
+    // The admins' time runs out undecided: rejected as the reject fallback does.
+    await sut.expire(new Date(sweptAt.getTime() + timeout + 1000), 50);
+    expect(await draftRow()).toEqual(expect.objectContaining({ status: 'expired' }));
+    expect(await usedOf(claim.campaignId)).toBe(0);
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'Cancelled', last_error: 'REVIEW_TIMED_OUT' });
+    expect(await auditOf('expire_draft')).toEqual([
+      expect.objectContaining({
+        status: 'succeeded',
+        result: expect.objectContaining({ draftId, decision: 'expired', fallback: 'reject', escalated: true }),
+      }),
+    ]);
+    expect((await sut.listEscalated(100, null)).items.map((draft) => draft.id)).not.toContain(draftId);
+  });
+
+  it('lets an admin decide only an escalated draft, as its reviewer', async () => {
+    const admin = await addUser(database);
+    const plain = await held({ onExpiry: 'escalate' });
+    const asAdmin = (draft: { claim: ClaimedTask; draftId: string; argumentsHash: string }) => ({
+      ownerId: draft.claim.ownerId,
+      draftId: draft.draftId,
+      argumentsHash: draft.argumentsHash,
+      reviewerId: admin.id,
+      escalatedOnly: true,
+      now,
+    });
+    // Not escalated (its time has not run out): no admin may decide it, and nothing changes.
+    expect(await sut.escalatedOwner(plain.draftId)).toBeNull();
+    expect(await sut.approve({ ...asAdmin(plain), edited: null })).toEqual({ ok: false, problem: 'not_found' });
+    expect(await sut.reject(asAdmin(plain))).toEqual({ ok: false, problem: 'not_found' });
+    expect(await taskOf(plain.claim.taskId)).toEqual({ status: 'AwaitingReview', last_error: null });
+
+    const sweptAt = new Date(now.getTime() + 2 * 3_600_000);
+    await sut.expire(sweptAt, 50);
+    const approved = await sut.approve({ ...asAdmin(plain), edited: null, now: sweptAt });
+    expect(approved).toEqual({ ok: true, draft: expect.objectContaining({ status: 'approved', reviewerId: admin.id }) });
+    expect(await sut.approve({ ...asAdmin(plain), edited: null, now: sweptAt })).toEqual({
+      ok: false,
+      problem: 'not_awaiting_review',
+      status: 'approved',
+    });
+    expect(await taskOf(plain.claim.taskId)).toEqual({ status: 'Pending', last_error: null });
+    const [row] = await sql<{ actor_id: string; result: Record<string, unknown> }[]>(
+      `SELECT actor_id, result FROM audit_log WHERE outreach_task_id = $1 AND tool = 'approve_draft'`,
+      [plain.claim.taskId],
+    );
+    expect(row).toEqual({ actor_id: admin.id, result: expect.objectContaining({ decision: 'approved', reviewerId: admin.id }) });
   });
 });

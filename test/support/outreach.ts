@@ -62,3 +62,14 @@ export async function runCycle(http: App, user: SignedInUser, campaignId: string
   const res = await request(http).post(`/api/${user.userId}/campaigns/${campaignId}/cycles`).set(user.auth).expect(200);
   return res.body as CycleBody;
 }
+
+/** Runs the campaign's cycles until one finds nothing to do (or completes the campaign): @returns each cycle's outcome. */
+export async function cyclesUntilIdle(http: App, user: SignedInUser, campaignId: string, most = 100): Promise<CycleBody[]> {
+  const outcomes: CycleBody[] = [];
+  for (let i = 0; i < most; i++) {
+    const outcome = await runCycle(http, user, campaignId);
+    outcomes.push(outcome);
+    if (outcome.status === 'idle' || outcome.status === 'campaign_completed') return outcomes;
+  }
+  throw new Error(`no end after ${most} cycles: ${JSON.stringify(outcomes.at(-1))}`);
+}

@@ -16,6 +16,8 @@ export interface SweepReport {
   readonly unknown: number;
   /** Drafts held for review past their expiry (or approved for a task that ended): slot given back. */
   readonly expiredDrafts: number;
+  /** Drafts past their expiry whose policy rule escalates: handed to the admins, still awaiting review. */
+  readonly escalatedDrafts: number;
   /** Decision rows of cycles whose worker died, left pending: marked `interrupted`. */
   readonly interruptedDecisions: number;
 }
@@ -57,14 +59,18 @@ export class SweepStaleActionsUseCase {
       if (stale.length < BATCH) break;
     }
     if (checked > 0) this.logger.warn({ msg: 'swept actions left in flight', checked, confirmed, unknown: checked - confirmed });
-    // Drafts nobody decided in time: their slot is given back and their task drafts again.
+    // Drafts nobody decided in time: their slot is given back and their task drafts again (or is
+    // cancelled, as the rule that held it says); or, when their rule escalates, the admins may decide them.
     let expiredDrafts = 0;
+    let escalatedDrafts = 0;
     for (;;) {
       const report = await this.drafts.expire(this.clock.now(), BATCH);
       expiredDrafts += report.expired + report.voided;
-      if (report.expired + report.voided < BATCH) break;
+      escalatedDrafts += report.escalated;
+      if (report.expired + report.voided < BATCH && report.escalated < BATCH) break;
     }
     if (expiredDrafts > 0) this.logger.info({ msg: 'expired drafts held for review', expiredDrafts });
+    if (escalatedDrafts > 0) this.logger.info({ msg: 'escalated drafts to the admins', escalatedDrafts });
     const openedBefore = new Date(this.clock.now().getTime() - 2 * this.settings.leaseMs);
     let interruptedDecisions = 0;
     for (;;) {
@@ -74,7 +80,7 @@ export class SweepStaleActionsUseCase {
     }
     if (interruptedDecisions > 0)
       this.logger.warn({ msg: 'closed decisions of cycles cut off before they finished', interruptedDecisions });
-    return { checked, confirmed, unknown: checked - confirmed, expiredDrafts, interruptedDecisions };
+    return { checked, confirmed, unknown: checked - confirmed, expiredDrafts, escalatedDrafts, interruptedDecisions };
   }
 
   /** @returns whether the action is confirmed done. */

@@ -339,12 +339,6 @@ class RuleReader {
         this.problem(`reviewer.${key}`, 'is not a field of reviewer (timeoutMinutes, fallback)');
     const timeoutMinutes = this.count(raw.timeoutMinutes, 'reviewer.timeoutMinutes', 1, 7 * 24 * 60);
     const fallback = this.oneOf(raw.fallback, 'reviewer.fallback', REVIEW_FALLBACKS);
-    if (fallback === 'escalate') {
-      return this.problem(
-        'reviewer.fallback',
-        "'escalate' is not available yet: a draft is reviewed by its campaign's owner only; use 'reject'",
-      );
-    }
     return timeoutMinutes !== undefined && fallback ? { timeoutMinutes, fallback } : undefined;
   }
 

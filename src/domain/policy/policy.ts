@@ -33,6 +33,10 @@ export type LimitWindow = keyof typeof LIMIT_WINDOWS_MS;
 export const LIMIT_SUBJECTS = ['person', 'everyone'] as const;
 export type LimitSubject = (typeof LIMIT_SUBJECTS)[number];
 
+/**
+ * What happens to a draft nobody decided within `reviewer.timeoutMinutes`: `reject` cancels its task;
+ * `escalate` hands it to the admins for as long again, after which it is rejected.
+ */
 export const REVIEW_FALLBACKS = ['reject', 'escalate'] as const;
 export type ReviewFallback = (typeof REVIEW_FALLBACKS)[number];
 

@@ -34,6 +34,7 @@ import { McpSessions1766880000000 } from './migrations/1766880000000-mcp-session
 import { AuditCheckpoints1766966400000 } from './migrations/1766966400000-audit-checkpoints';
 import { MessagesIdUnindexed1767052800000 } from './migrations/1767052800000-messages-id-unindexed';
 import { DraftExpiry1767398400000 } from './migrations/1767398400000-draft-expiry';
+import { DraftEscalation1767484800000 } from './migrations/1767484800000-draft-escalation';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
@@ -73,6 +74,7 @@ const MIGRATIONS = [
   ToolCallPolicy1767225600000,
   PolicyVersions1767312000000,
   DraftExpiry1767398400000,
+  DraftEscalation1767484800000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -1,4 +1,5 @@
 import {
+  type EscalatedDraft,
   type ExpiryReport,
   type HoldDraft,
   type HoldResult,
@@ -27,6 +28,12 @@ export class NoReviewDraftStore extends OutreachDraftStore {
     return Promise.resolve({ ok: false, problem: 'not_found' });
   }
   expire(_now: Date, _limit: number): Promise<ExpiryReport> {
-    return Promise.resolve({ expired: 0, voided: 0 });
+    return Promise.resolve({ expired: 0, voided: 0, escalated: 0 });
+  }
+  listEscalated(_limit: number, _cursor: string | null): Promise<Page<EscalatedDraft>> {
+    return Promise.resolve({ items: [], nextCursor: null });
+  }
+  escalatedOwner(_draftId: string): Promise<string | null> {
+    return Promise.resolve(null);
   }
 }

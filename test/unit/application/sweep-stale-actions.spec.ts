@@ -28,7 +28,14 @@ describe(SweepStaleActionsUseCase.name, () => {
   it('closes the decision rows opened more than two leases ago, and leaves those a live cycle may still settle', async () => {
     store.abandoned.push(ago(2 * LEASE_MS + 1), ago(2 * LEASE_MS), ago(2 * LEASE_MS - 1), ago(10));
 
-    await expect(sut.run()).resolves.toEqual({ checked: 0, confirmed: 0, unknown: 0, expiredDrafts: 0, interruptedDecisions: 1 });
+    await expect(sut.run()).resolves.toEqual({
+      checked: 0,
+      confirmed: 0,
+      unknown: 0,
+      expiredDrafts: 0,
+      escalatedDrafts: 0,
+      interruptedDecisions: 1,
+    });
     expect(store.closeQueries[0].openedBefore).toEqual(ago(2 * LEASE_MS));
     expect(store.abandoned).toEqual([ago(2 * LEASE_MS), ago(2 * LEASE_MS - 1), ago(10)]);
     expect(logged()).toEqual([

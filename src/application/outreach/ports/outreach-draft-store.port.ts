@@ -32,6 +32,17 @@ export interface StoredDraft {
   readonly reviewedAt: Date | null;
   readonly createdAt: Date;
   readonly expiresAt: Date;
+  /**
+   * When its owner's time ran out and a policy rule's `fallback: escalate` handed it to the
+   * admins, who may decide it too from then on; null for a draft never escalated.
+   */
+  readonly escalatedAt: Date | null;
+}
+
+/** An escalated draft as the admins' queue shows it: whose it is. */
+export interface EscalatedDraft extends StoredDraft {
+  /** The owner's email; null when the account is gone. */
+  readonly ownerEmail: string | null;
 }
 
 export interface HoldDraft {
@@ -46,7 +57,8 @@ export interface HoldDraft {
   readonly expiresAt: Date;
   /**
    * What its expiry does: by default the task drafts again; a policy rule's reviewer may say
-   * `reject` (the task is cancelled, REVIEW_TIMED_OUT) instead.
+   * `reject` (the task is cancelled, REVIEW_TIMED_OUT) or `escalate` (the admins may decide it
+   * for as long again, then it is rejected) instead.
    */
   readonly onExpiry?: ReviewFallback;
   /** The action's audit entry: its row says confirmation_required, with the draft's id, hash and expiry. */
@@ -70,6 +82,24 @@ export interface ExpiryReport {
   readonly expired: number;
   /** Approved drafts whose task ended before they ran (e.g. the lead went on the do-not-contact list): slot given back. */
   readonly voided: number;
+  /**
+   * Drafts past their expiry whose rule escalates: handed to the admins for as long again
+   * (on_expiry becomes reject), still awaiting review, the slot still held.
+   */
+  readonly escalated: number;
+}
+
+/** Who decides a draft: its owner, or an admin deciding an escalated draft in the owner's stead. */
+export interface ReviewInput {
+  /** The draft's owner, whoever reviews it. */
+  readonly ownerId: string;
+  readonly draftId: string;
+  readonly argumentsHash: string;
+  /** The person deciding: the owner, or the admin. The audit row's actor. */
+  readonly reviewerId: string;
+  /** An admin's decision: only an escalated draft may be decided. */
+  readonly escalatedOnly?: boolean;
+  readonly now: Date;
 }
 
 /**
@@ -91,16 +121,17 @@ export abstract class OutreachDraftStore {
    * awaiting_review → approved, only while its hash is `argumentsHash` and it has not
    * expired; `edited` replaces its arguments (and hash). The task is due again. Audited with the reviewer.
    */
-  abstract approve(input: {
-    ownerId: string;
-    draftId: string;
-    argumentsHash: string;
-    edited: DraftProposal | null;
-    reviewerId: string;
-    now: Date;
-  }): Promise<ReviewResult>;
+  abstract approve(input: ReviewInput & { edited: DraftProposal | null }): Promise<ReviewResult>;
   /** awaiting_review → rejected while its hash is `argumentsHash`: the slot is given back, the task Cancelled. Audited. */
-  abstract reject(input: { ownerId: string; draftId: string; argumentsHash: string; reviewerId: string; now: Date }): Promise<ReviewResult>;
-  /** Expires drafts past their time and voids approved ones whose task ended; each gives its slot back. */
+  abstract reject(input: ReviewInput): Promise<ReviewResult>;
+  /**
+   * Escalates the drafts past their time whose rule says so (for as long again, before the
+   * admins), expires the others and voids approved ones whose task ended; each expired or
+   * voided draft gives its slot back.
+   */
   abstract expire(now: Date, limit: number): Promise<ExpiryReport>;
+  /** The escalated drafts still awaiting review, of every owner, the latest escalated first. */
+  abstract listEscalated(limit: number, cursor: string | null): Promise<Page<EscalatedDraft>>;
+  /** The owner of an escalated draft (whatever its status now); null when there is none or it was never escalated. */
+  abstract escalatedOwner(draftId: string): Promise<string | null>;
 }

@@ -5,8 +5,14 @@ import { Clock } from '../../shared/ports/clock.port';
 import { OutreachDraftStore, type ReviewResult, type StoredDraft } from '../ports/outreach-draft-store.port';
 
 export interface DraftRef {
+  /** The draft's owner. */
   readonly userId: string;
   readonly draftId: string;
+  /**
+   * An admin deciding an escalated draft in its owner's stead (ReviewEscalatedDraftUseCase):
+   * the reviewer the audit row names, and only an escalated draft is touched. The owner decides when absent.
+   */
+  readonly adminId?: string;
 }
 
 /**
@@ -43,7 +49,7 @@ export class ReviewDraftUseCase {
         draftId: input.draftId,
         argumentsHash: input.argumentsHash,
         edited,
-        reviewerId: input.userId,
+        ...reviewer(input),
         now,
       }),
     );
@@ -56,11 +62,16 @@ export class ReviewDraftUseCase {
         ownerId: input.userId,
         draftId: input.draftId,
         argumentsHash: input.argumentsHash,
-        reviewerId: input.userId,
+        ...reviewer(input),
         now: this.clock.now(),
       }),
     );
   }
+}
+
+/** Who decides: the owner, or an admin, who may decide only an escalated draft. */
+function reviewer(input: DraftRef): { reviewerId: string; escalatedOnly: boolean } {
+  return { reviewerId: input.adminId ?? input.userId, escalatedOnly: input.adminId !== undefined };
 }
 
 function settled(result: ReviewResult): StoredDraft {

@@ -2,12 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import type { ToolAuditEntry } from '../../../application/audit/ports/audit-log.port';
 import {
+  type EscalatedDraft,
   type ExpiryReport,
   type HoldDraft,
   type HoldResult,
   OutreachDraftStore,
+  type ReviewInput,
   type ReviewResult,
   type StoredDraft,
 } from '../../../application/outreach/ports/outreach-draft-store.port';
@@ -22,6 +23,8 @@ import { AuditAppender } from '../tables/audit-log';
 import { OPEN } from '../tables/outreach-tasks';
 import { refundHeldSlot, refusalOf, reserveSlots, slotsOf } from '../tables/quota-ledger';
 import { DRAFT_COLUMNS, DRAFT_FROM, DRAFT_ROW, TARGET_ROW, withoutKey } from './postgres-outreach-draft-store/draft-rows';
+import { escalateDue, escalatedOwner, listEscalated, onlyEscalated } from './postgres-outreach-draft-store/escalation';
+import { reviewEntry } from './postgres-outreach-draft-store/review-entry';
 
 const LEAD_ROW = z.object({ lead_id: z.string() });
 const SETTLED_ROW = z.object({
@@ -101,7 +104,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
               VALUES (${draftId}, ${claim.campaignId}, ${claim.ownerId}, ${claim.taskId}, ${parked.lead_id}, ${input.decisionId},
                 ${claim.attempts}, ${proposal.action}, ${input.kind}, ${JSON.stringify(proposal.args)}, ${proposal.reason},
                 ${argumentsHash}, 'awaiting_review', ${input.day}::date, ${input.now}, ${input.expiresAt}, ${input.now},
-                ${input.onExpiry === 'reject' ? 'reject' : 'redraft'})`,
+                ${input.onExpiry ?? 'redraft'})`,
         );
         // The same reservation the action itself takes (the day's and the rolling week's limits of both scopes),
         // last, as there: its counters stay locked until the commit.
@@ -158,14 +161,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
     };
   }
 
-  async approve(input: {
-    ownerId: string;
-    draftId: string;
-    argumentsHash: string;
-    edited: DraftProposal | null;
-    reviewerId: string;
-    now: Date;
-  }): Promise<ReviewResult> {
+  async approve(input: ReviewInput & { edited: DraftProposal | null }): Promise<ReviewResult> {
     if (!isUuid(input.draftId)) return { ok: false, problem: 'not_found' };
     const args = input.edited ? JSON.stringify(input.edited.args) : null;
     const newHash = input.edited ? draftArgumentsHash(input.edited.args) : null;
@@ -177,7 +173,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
               arguments_hash = COALESCE(${newHash}, arguments_hash), edited = edited OR ${input.edited !== null}::boolean,
               reviewer_id = ${input.reviewerId}, reviewed_at = ${input.now}, updated_at = ${input.now}
             WHERE id = ${input.draftId} AND owner_id = ${input.ownerId} AND status = 'awaiting_review'
-              AND arguments_hash = ${input.argumentsHash} AND expires_at > ${input.now}
+              AND arguments_hash = ${input.argumentsHash} AND expires_at > ${input.now} ${onlyEscalated(input.escalatedOnly)}
             RETURNING id, owner_id, campaign_id, task_id, kind, quota_day::text AS quota_day, action, arguments_hash, status`,
         SETTLED_ROW,
       );
@@ -212,7 +208,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
     });
   }
 
-  async reject(input: { ownerId: string; draftId: string; argumentsHash: string; reviewerId: string; now: Date }): Promise<ReviewResult> {
+  async reject(input: ReviewInput): Promise<ReviewResult> {
     if (!isUuid(input.draftId)) return { ok: false, problem: 'not_found' };
     return this.audit.transaction(this.dataSource, async (manager, append) => {
       const settled = await selectRow(
@@ -220,7 +216,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
         sql`UPDATE outreach_drafts SET status = 'rejected', reviewer_id = ${input.reviewerId}, reviewed_at = ${input.now},
               updated_at = ${input.now}
             WHERE id = ${input.draftId} AND owner_id = ${input.ownerId} AND status = 'awaiting_review'
-              AND arguments_hash = ${input.argumentsHash}
+              AND arguments_hash = ${input.argumentsHash} ${onlyEscalated(input.escalatedOnly)}
             RETURNING id, owner_id, campaign_id, task_id, kind, quota_day::text AS quota_day, action, arguments_hash, status`,
         SETTLED_ROW,
       );
@@ -248,17 +244,20 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
 
   async expire(now: Date, limit: number): Promise<ExpiryReport> {
     return this.audit.transaction(this.dataSource, async (manager, append) => {
+      // First, what goes to the admins rather than expiring: from now on it expires later, as a rejection.
+      const escalated = await escalateDue(manager, append, now, limit);
       const expired = await selectRows(
         manager,
         sql`UPDATE outreach_drafts d SET status = 'expired', updated_at = ${now}
             WHERE d.id IN (
               SELECT s.id FROM outreach_drafts s JOIN outreach_tasks t ON t.id = s.task_id
-              WHERE (s.status = 'awaiting_review' AND s.expires_at <= ${now})
+              WHERE (s.status = 'awaiting_review' AND s.expires_at <= ${now} AND s.on_expiry <> 'escalate')
                  OR (s.status = 'approved' AND t.status IN ('Completed', 'Failed', 'Cancelled'))
               ORDER BY s.expires_at LIMIT ${limit} FOR UPDATE OF s SKIP LOCKED)
             RETURNING d.id, d.owner_id, d.campaign_id, d.task_id, d.kind, d.quota_day::text AS quota_day, d.action, d.arguments_hash,
-              CASE WHEN d.reviewed_at IS NULL THEN 'awaiting_review' ELSE 'approved' END AS status, d.on_expiry`,
-        SETTLED_ROW.extend({ on_expiry: z.enum(['redraft', 'reject']) }),
+              CASE WHEN d.reviewed_at IS NULL THEN 'awaiting_review' ELSE 'approved' END AS status, d.on_expiry,
+              d.escalated_at IS NOT NULL AS escalated`,
+        SETTLED_ROW.extend({ on_expiry: z.enum(['redraft', 'reject', 'escalate']), escalated: z.boolean() }),
       );
       let voided = 0;
       for (const draft of expired) {
@@ -291,14 +290,24 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
               wasApproved: draft.status === 'approved',
               quotaRefunded: true,
               ...(draft.on_expiry === 'reject' ? { fallback: 'reject' } : {}),
+              // The admins' time ran out too: the rule escalated it first (its escalate_draft row).
+              ...(draft.escalated ? { escalated: true } : {}),
             },
             durationMs: 0,
           },
           null,
         );
       }
-      return { expired: expired.length - voided, voided };
+      return { expired: expired.length - voided, voided, escalated };
     });
+  }
+
+  listEscalated(limit: number, cursor: string | null): Promise<Page<EscalatedDraft>> {
+    return listEscalated(this.dataSource, limit, cursor);
+  }
+
+  escalatedOwner(draftId: string): Promise<string | null> {
+    return escalatedOwner(this.dataSource, draftId);
   }
 
   private async read(db: Sql, draftId: string): Promise<StoredDraft | null> {
@@ -307,30 +316,17 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
   }
 
   /** Why a review changed nothing, read after the conditional update. */
-  private async whyNot(db: Sql, input: { ownerId: string; draftId: string; argumentsHash: string; now: Date }): Promise<ReviewResult> {
+  private async whyNot(
+    db: Sql,
+    input: { ownerId: string; draftId: string; argumentsHash: string; escalatedOnly?: boolean; now: Date },
+  ): Promise<ReviewResult> {
     const row = await selectRow(
       db,
-      sql`SELECT ${DRAFT_COLUMNS} FROM ${DRAFT_FROM} WHERE d.id = ${input.draftId} AND d.owner_id = ${input.ownerId}`,
+      sql`SELECT ${DRAFT_COLUMNS} FROM ${DRAFT_FROM}
+          WHERE d.id = ${input.draftId} AND d.owner_id = ${input.ownerId} ${onlyEscalated(input.escalatedOnly)}`,
       DRAFT_ROW,
     );
     if (!row) return { ok: false, problem: 'not_found' };
     return { ok: false, problem: reviewProblem(row, input) ?? 'not_awaiting_review', status: row.status };
   }
-}
-
-function reviewEntry(
-  draft: { campaign_id: string; task_id: string },
-  actorId: string,
-  tool: string,
-  args: Record<string, unknown>,
-): ToolAuditEntry {
-  return {
-    source: 'outreach',
-    actorId,
-    campaignId: draft.campaign_id,
-    outreachTaskId: draft.task_id,
-    tool,
-    arguments: args,
-    securityEvents: [],
-  };
 }

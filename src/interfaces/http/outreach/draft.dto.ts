@@ -134,9 +134,21 @@ export class DraftResponseDto {
   @ApiProperty({
     type: String,
     format: 'date-time',
-    description: 'Undecided by then, it expires: its slot is given back, the task drafts again',
+    description:
+      'Undecided by then, it expires: its slot is given back, the task drafts again (or, held by a policy rule, is Cancelled ' +
+      'with REVIEW_TIMED_OUT, or first escalated to the admins for as long again)',
   })
   expiresAt!: string;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'When a policy rule with fallback escalate handed it to the admins, its owner having not decided it in time: from then ' +
+      'on an admin may decide it too, until expiresAt; null when it was never escalated',
+  })
+  escalatedAt!: string | null;
 
   static of(draft: StoredDraft): DraftResponseDto {
     const { proposal } = draft;
@@ -159,6 +171,7 @@ export class DraftResponseDto {
       reviewedAt: draft.reviewedAt?.toISOString() ?? null,
       createdAt: draft.createdAt.toISOString(),
       expiresAt: draft.expiresAt.toISOString(),
+      escalatedAt: draft.escalatedAt?.toISOString() ?? null,
     };
   }
 }

@@ -128,6 +128,16 @@ describe('a rule matches a call by tool, source, person, role, arguments and tim
     expect(email(undefined)).toBe('ask-reviewer');
   });
 
+  it("reads a reviewer whose fallback is escalate, and hands the rule's reviewer to the call it decides", () => {
+    const reviewer = { timeoutMinutes: 30, fallback: 'escalate' };
+    const document = read([{ name: 'email-review', tools: ['send_email'], effect: 'ask-reviewer', reviewer }]);
+    expect(document.rules[0].reviewer).toEqual(reviewer);
+    const decision = new CompiledPolicy(1, document, catalogue).evaluate(
+      call({ tool: 'send_email', source: 'outreach', arguments: { to: 'lead@example.org' } }),
+    );
+    expect(decision).toMatchObject({ effect: 'ask-reviewer', rule: 'email-review', reviewer });
+  });
+
   it('counts the items a call touches, and holds times in UTC, across midnight too', () => {
     const policy = new CompiledPolicy(
       1,
@@ -188,6 +198,10 @@ describe('a malformed policy is refused whole, each problem with its rule positi
     [
       { name: 'x', tools: ['delete_task'], effect: 'ask-reviewer', reviewer: { timeoutMinutes: 5, fallback: 'reject' } },
       "'ask-reviewer' is not possible for delete_task",
+    ],
+    [
+      { name: 'x', tools: ['send_email'], effect: 'ask-reviewer', reviewer: { timeoutMinutes: 5, fallback: 'ignore' } },
+      'reviewer.fallback must be one of reject, escalate',
     ],
     [
       { name: 'x', tools: ['add_task'], effect: 'limit', limit: { max: 0, per: 'person', window: 'day' } },

@@ -35,6 +35,7 @@ export const DRAFT_ROW = z
     reviewed_at: z.date().nullable(),
     created_at: z.date(),
     expires_at: z.date(),
+    escalated_at: z.date().nullable(),
     /** created_at as PostgreSQL prints it: microseconds survive the round trip through a cursor. */
     created_key: z.string(),
   })
@@ -60,11 +61,12 @@ export const DRAFT_ROW = z
     reviewedAt: row.reviewed_at,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
+    escalatedAt: row.escalated_at,
   }));
 
 export const DRAFT_COLUMNS = raw(`d.id, d.status, d.owner_id, d.campaign_id, c.name AS campaign_name, d.task_id, t.type AS task_type,
   d.lead_id, l.name AS lead_name, d.decision_id, d.attempt, d.kind, d.action, d.args, d.reason, d.arguments_hash,
-  d.quota_day::text AS quota_day, d.edited, d.reviewer_id, d.reviewed_at, d.created_at, d.expires_at, d.created_at::text AS created_key`);
+  d.quota_day::text AS quota_day, d.edited, d.reviewer_id, d.reviewed_at, d.created_at, d.expires_at, d.escalated_at, d.created_at::text AS created_key`);
 export const DRAFT_FROM = raw(`outreach_drafts d JOIN campaigns c ON c.id = d.campaign_id JOIN outreach_tasks t ON t.id = d.task_id
   JOIN leads l ON l.id = d.lead_id`);
 
