@@ -1,17 +1,24 @@
 import type { Page } from 'playwright-core';
-import { uniqueEmail } from '../support/accounts';
+import request from 'supertest';
+import { SweepStaleActionsUseCase } from '../../src/application/outreach/sweep-stale-actions.use-case';
+import { ShiftedClock } from '../fakes/fixed-clock';
+import { signUpAndIn, uniqueEmail } from '../support/accounts';
+import { signUpAdmin } from '../support/admins';
 import { type ConsoleSession, gone, openConsole, pageUntil, shown } from '../support/browser';
+import { cyclesUntilIdle, startedCampaign } from '../support/outreach';
 
 // A campaign that reviews every action: each one waits in the review queue until approved
-// (as drafted or edited) or rejected, and the timeline shows what was really sent.
+// (as drafted or edited) or rejected, and the timeline shows what was really sent. Last, an
+// admin decides a draft a policy rule escalated (the server's clock moved on, not waited for).
 describe('web console review queue in Chromium', () => {
   let session: ConsoleSession;
   let page: Page;
   let origin: string;
+  const clock = new ShiftedClock();
   const checkpoint = (name: string) => session.checkpoint(name);
 
   beforeAll(async () => {
-    session = await openConsole('review-');
+    session = await openConsole('review-', {}, { clock });
     ({ page, origin } = session);
   }, 120_000);
 
@@ -124,4 +131,52 @@ describe('web console review queue in Chromium', () => {
       brief: { tone: 'warm and brief', offer: 'a faster release pipeline' },
     });
   }, 60_000);
+
+  it('shows an admin the drafts a policy rule escalated to the admins, and decides one in its owner’s stead', async () => {
+    const admin = await signUpAdmin({ app: session.app, http: origin });
+    const rule = {
+      name: 'email-review',
+      tools: ['send_email'],
+      effect: 'ask-reviewer',
+      reviewer: { timeoutMinutes: 60, fallback: 'escalate' },
+    };
+    await request(origin)
+      .put('/admin/policy')
+      .set(admin.auth)
+      .send({ rules: [rule], reason: 'Email is reviewed' })
+      .expect(200);
+    const owner = await signUpAndIn(origin);
+    const lead = { name: 'Ada Byron', linkedinUrl: 'https://www.linkedin.com/in/ada-byron/', email: 'ada@partner.test' };
+    const campaignId = await startedCampaign(origin, owner, 'Escalated outreach', [lead]);
+    await cyclesUntilIdle(origin, owner, campaignId);
+    const ownDrafts = async () =>
+      (await request(origin).get(`/api/${owner.userId}/outreach/drafts`).set(owner.auth).expect(200)).body as {
+        items: { id: string; action: string; status: string; reviewerId: string | null; escalatedAt: string | null }[];
+      };
+    const [held] = (await ownDrafts()).items;
+    expect(held).toEqual(expect.objectContaining({ action: 'send_email', status: 'awaiting_review', escalatedAt: null }));
+
+    // The owner's hour passes: the sweeper hands the email to the admins.
+    clock.advance(61 * 60_000);
+    await session.app.get(SweepStaleActionsUseCase).run();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await openReview();
+    const escalated = page.getByRole('region', { name: 'Escalated to admins' });
+    const card = escalated.locator('.draft').filter({ hasText: 'Email for Ada Byron' });
+    await shown(card);
+    expect(await card.textContent()).toContain(`${owner.email}’s · Escalated outreach`);
+    await shown(card.getByText('Escalated to admins'));
+    await checkpoint('escalated-draft');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await gone(card);
+    await shown(escalated.getByText('No draft is escalated to the admins.'));
+    // Approved as the owner would have, the admin named as its reviewer.
+    expect((await ownDrafts()).items.find((draft) => draft.id === held.id)).toEqual(
+      expect.objectContaining({ status: 'approved', reviewerId: admin.userId, escalatedAt: expect.any(String) }),
+    );
+  }, 120_000);
 });

@@ -1,5 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Draft, type DraftEdits, approveDraft, listDrafts, rejectDraft } from '../api';
+import {
+  type Draft,
+  type DraftEdits,
+  type DraftReview,
+  type EscalatedDraft,
+  escalatedReview,
+  listDrafts,
+  listEscalatedDrafts,
+  ownReview,
+} from '../api';
 import { errorText } from '../lib/errors';
 import { TASK_KIND_LABELS, plural } from '../lib/labels';
 import { timeAgo } from '../lib/time';
@@ -10,16 +19,23 @@ import { Alert, Badge, Button, Card, Dialog, EmptyState, Field, toast } from '..
  * The review queue: every action a campaign in a review mode drafted instead of sending.
  * Approve sends exactly what is shown (edited or not) at the next cycle; reject sends
  * nothing and cancels the task. Each decision carries the hash of what the person read,
- * so a draft that changed meanwhile is refused, never approved unseen.
+ * so a draft that changed meanwhile is refused, never approved unseen. An admin also sees
+ * the drafts a policy rule escalated to the admins, of every owner, and decides them the
+ * same way in their owners' stead.
  */
 export function ReviewPage() {
   const session = currentSession();
+  const admin = session.role === 'admin';
   const [drafts, setDrafts] = useState<readonly Draft[] | null>(null);
+  const [escalated, setEscalated] = useState<readonly EscalatedDraft[] | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   async function refresh() {
     try {
-      setDrafts((await listDrafts(session)).items);
+      const [own, queue] = await Promise.all([listDrafts(session), admin ? listEscalatedDrafts(session) : null]);
+      setDrafts(own.items);
+      // An admin's own escalated draft is among their own drafts already.
+      setEscalated(queue && queue.items.filter((draft) => draft.ownerId !== session.userId));
       setError(null);
     } catch (failure) {
       if (!handledAuthFailure(failure)) setError(errorText(failure));
@@ -49,17 +65,53 @@ export function ReviewPage() {
         <ul class="plain stack review-list">
           {drafts.map((draft) => (
             <li key={draft.id}>
-              <DraftCard draft={draft} onDone={refresh} />
+              <DraftCard draft={draft} review={ownReview(session)} onDone={refresh} />
             </li>
           ))}
         </ul>
       )}
+      {escalated && <EscalatedDrafts drafts={escalated} onDone={refresh} />}
     </div>
   );
 }
 
-function DraftCard({ draft, onDone }: { draft: Draft; onDone: () => Promise<void> }) {
+/** An admin's section: drafts their owners did not review in the time a policy rule gave them. */
+function EscalatedDrafts({ drafts, onDone }: { drafts: readonly EscalatedDraft[]; onDone: () => Promise<void> }) {
   const session = currentSession();
+  return (
+    <section class="stack" aria-labelledby="escalated-heading">
+      <div class="spread">
+        <h2 id="escalated-heading">Escalated to admins</h2>
+        <span class="muted">{plural(drafts.length, 'draft')} waiting</span>
+      </div>
+      <p class="muted">
+        A policy rule gave these to the admins: their owners did not review them in time. You decide one in its owner's stead, and the audit
+        log names you as its reviewer; undecided, it is rejected when it expires.
+      </p>
+      {drafts.length === 0 ? (
+        <p class="muted">No draft is escalated to the admins.</p>
+      ) : (
+        <ul class="plain stack review-list">
+          {drafts.map((draft) => (
+            <li key={draft.id}>
+              <DraftCard draft={draft} owner={draft.ownerEmail ?? 'a deleted account'} review={escalatedReview(session)} onDone={onDone} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+interface DraftCardProps {
+  readonly draft: Draft;
+  readonly review: DraftReview;
+  /** Whose draft an admin decides in the owner's stead; absent for the person's own. */
+  readonly owner?: string;
+  readonly onDone: () => Promise<void>;
+}
+
+function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
   const [text, setText] = useState(draft.text ?? '');
   const [subject, setSubject] = useState(draft.subject ?? '');
   const [busy, setBusy] = useState<'approve' | 'reject' | null>(null);
@@ -79,8 +131,8 @@ function DraftCard({ draft, onDone }: { draft: Draft; onDone: () => Promise<void
     setError(null);
     setConfirmReject(false);
     try {
-      if (which === 'approve') await approveDraft(session, draft, edits);
-      else await rejectDraft(session, draft);
+      if (which === 'approve') await review.approve(draft, edits);
+      else await review.reject(draft);
       toast(which === 'approve' ? `Approved: ${kind} for ${draft.lead.name}` : `Rejected: ${kind} for ${draft.lead.name}`);
       await onDone();
     } catch (failure) {
@@ -92,10 +144,17 @@ function DraftCard({ draft, onDone }: { draft: Draft; onDone: () => Promise<void
   return (
     <Card
       title={`${kind} for ${draft.lead.name}`}
-      actions={<Badge tone="warning">{`Expires ${timeAgo(draft.expiresAt)}`}</Badge>}
+      level={owner === undefined ? 2 : 3}
+      actions={
+        <>
+          {draft.escalatedAt && <Badge tone="info">Escalated to admins</Badge>}
+          <Badge tone="warning">{`Expires ${timeAgo(draft.expiresAt)}`}</Badge>
+        </>
+      }
       class="draft"
     >
       <p class="muted small">
+        {owner !== undefined && <>{owner}’s · </>}
         {draft.campaign.name} · drafted {timeAgo(draft.createdAt)} · to {draft.recipient}
       </p>
       {draft.action === 'send_email' && (
