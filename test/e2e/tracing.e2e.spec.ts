@@ -1,4 +1,6 @@
 import { createServer, type Server } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AddressInfo } from 'node:net';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -196,6 +198,57 @@ describe('traces of the built service', () => {
 
       // The turn's log lines carry its trace id.
       expect(service.output()).toContain(`"trace_id":"${agent!.traceId}"`);
+
+      // An MCP client's tool calls: each a server span of the MCP conventions under its HTTP request.
+      const client = new Client({ name: 'traced-client', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL('/mcp', service.baseUrl), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      try {
+        expect((await client.callTool({ name: 'add_task', arguments: { title: 'Water the plants' } })).isError).toBeFalsy();
+        expect((await client.callTool({ name: 'complete_task', arguments: { number: 999 } })).isError).toBe(true);
+        expect((await client.callTool({ name: 'no_such_tool', arguments: {} })).isError).toBe(true);
+      } finally {
+        await client.close();
+      }
+      const mcpSpans = async (count: number) => {
+        for (let waited = 0; waited < 30_000; waited += 100) {
+          if (receiver.spans.filter((span) => span.attributes['mcp.method.name'] === 'tools/call').length >= count) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return receiver.spans.filter((span) => span.attributes['mcp.method.name'] === 'tools/call');
+      };
+      const [added, notFound, unknown] = await mcpSpans(3);
+      expect(added).toMatchObject({
+        name: 'tools/call add_task',
+        kind: 2,
+        attributes: expect.objectContaining({
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'add_task',
+          'jsonrpc.request.id': expect.any(String),
+          'mcp.session.id': expect.any(String),
+        }),
+      });
+      expect(added.attributes).not.toHaveProperty('error.type');
+      expect(added.attributes).not.toHaveProperty('gen_ai.tool.call.arguments');
+      const root = (span: ReceivedSpan): ReceivedSpan => {
+        const parent = receiver.spans.find((other) => other.spanId === span.parentSpanId);
+        return parent ? root(parent) : span;
+      };
+      expect(root(added)).toMatchObject({ name: 'POST /mcp', kind: 2, attributes: expect.objectContaining({ 'http.route': '/mcp' }) });
+      // A refusal is a result, not a JSON-RPC error: tool_error, with our code beside it.
+      expect(notFound).toMatchObject({
+        name: 'tools/call complete_task',
+        status: { code: 2 },
+        attributes: expect.objectContaining({ 'error.type': 'tool_error', 'bridle.tool.error_code': 'TASK_NOT_FOUND' }),
+      });
+      // A name the client made up is no span's name.
+      expect(unknown).toMatchObject({
+        name: 'tools/call unknown_tool',
+        attributes: expect.objectContaining({ 'gen_ai.tool.name': 'unknown_tool' }),
+      });
     } finally {
       expect(await stop(service)).toBe(0);
       receiver.server.close();
@@ -205,6 +258,7 @@ describe('traces of the built service', () => {
     expect(exported).not.toContain(token!);
     expect(exported).not.toContain(credentials.password);
     expect(exported.toLowerCase()).not.toContain('buy milk');
+    expect(exported.toLowerCase()).not.toContain('water the plants');
     expect(exported.toLowerCase()).not.toContain('authorization');
     // The SDK came from node_modules, and no part of it is in the bundle as well.
     const loaded = (await readFile(loadedFile, 'utf8')).split('\n');

@@ -71,7 +71,7 @@ export class OpenTelemetryTracer extends Tracer {
   }
 
   inSpan<T>(name: string, options: SpanOptions, work: (span: ActiveSpan) => Promise<T>): Promise<T> {
-    const kind = options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
+    const kind = options.kind === 'client' ? SpanKind.CLIENT : options.kind === 'server' ? SpanKind.SERVER : SpanKind.INTERNAL;
     return this.tracer.startActiveSpan(name, { kind, attributes: defined(options.attributes) }, async (span) => {
       try {
         return await work(activeSpan(span));

@@ -14,6 +14,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { AskInConsoleUseCase } from '../../application/chat/ask-in-console.use-case';
+import { Tracer } from '../../application/shared/ports/tracer.port';
 import { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import type { AuthenticatedPrincipal } from '../../application/identity/ports/access-token-service.port';
 import { GetTaskUseCase } from '../../application/todo/get-task.use-case';
@@ -130,6 +131,7 @@ export class McpController {
     private readonly getTask: GetTaskUseCase,
     private readonly changes: TaskChanges,
     private readonly askInConsole: AskInConsoleUseCase,
+    private readonly tracer: Tracer,
   ) {}
 
   @Post()
@@ -257,6 +259,7 @@ export class McpController {
     const server = createToolsMcpServer(this.executor, bearerChannel, {
       capabilities: TASK_RESOURCE_CAPABILITIES,
       askInConsole: this.askInConsole,
+      tracer: this.tracer,
       instructions:
         "Bridle holds this person's tasks. Use the tools to read and change them; the resources show the list; " +
         'deleting asks the person first.',

@@ -1,11 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   type ElicitResult,
   ListToolsRequestSchema,
   type ServerCapabilities,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecuteToolCallUseCase } from '../../application/agent/execute-tool-call.use-case';
 import type { AskInConsoleUseCase } from '../../application/chat/ask-in-console.use-case';
@@ -16,6 +20,7 @@ import {
   type ToolResult,
 } from '../../application/agent/ports/tool-gateway.port';
 import type { DryRunResult } from '../../application/agent/ports/toolbox.port';
+import type { Tracer } from '../../application/shared/ports/tracer.port';
 import {
   CONFIRMATION_REQUIRED,
   type ConfirmationTargets,
@@ -61,6 +66,12 @@ export function createToolsMcpServer(
     instructions?: string;
     /** Where a destructive call a client cannot be asked about is asked instead (the console); without it, the chat is named. */
     askInConsole?: AskInConsoleUseCase;
+    /**
+     * Each `tools/call` a client sends runs in a server span (`tools/call {tool}`, the MCP
+     * semantic conventions). Not for the chat's in-process channel: its calls already have
+     * the agent's `execute_tool` span.
+     */
+    tracer?: Tracer;
   } = {},
 ): Server {
   const server = new Server(
@@ -79,7 +90,39 @@ export function createToolsMcpServer(
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, requestExtra): Promise<CallToolResult> => {
+  const toolNames = new Set(executor.definitionsFor(channel.source).map((tool) => tool.name));
+  const { tracer } = extra;
+  server.setRequestHandler(CallToolRequestSchema, (request, requestExtra) => {
+    if (!tracer?.enabled) return answer(request, requestExtra);
+    // The name is the client's word: only one of our tools' names goes into a span's name.
+    const tool = toolNames.has(request.params.name) ? request.params.name : 'unknown_tool';
+    const attributes = {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': tool,
+      'jsonrpc.request.id': String(requestExtra.requestId),
+      'mcp.session.id': requestExtra.sessionId,
+      'network.transport': 'tcp',
+      ...(tracer.capturesContent ? { 'gen_ai.tool.call.arguments': JSON.stringify(request.params.arguments ?? {}) } : {}),
+    };
+    return tracer.inSpan(`tools/call ${tool}`, { kind: 'server', attributes }, async (span) => {
+      const result = await answer(request, requestExtra);
+      if (result.isError) {
+        // A refusal is a result, not a JSON-RPC error: the conventions' tool_error, and our code beside it.
+        const code = (result.structuredContent as { code?: unknown } | undefined)?.code;
+        span.fail('tool_error');
+        span.set({ 'bridle.tool.error_code': typeof code === 'string' ? code : undefined });
+      } else if (tracer.capturesContent) {
+        span.set({ 'gen_ai.tool.call.result': JSON.stringify(result.structuredContent ?? {}) });
+      }
+      return result;
+    });
+  });
+
+  async function answer(
+    request: CallToolRequest,
+    requestExtra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ): Promise<CallToolResult> {
     const context = resolveContext(request.params._meta, requestExtra.authInfo);
     if (!context) return errorResult('NOT_AUTHORIZED', 'No authenticated user for this call.');
     const { name } = request.params;
@@ -109,7 +152,7 @@ export function createToolsMcpServer(
     if (!result.ok) return errorResult(result.code, result.message, result.details);
     const data = result.data as Record<string, unknown>;
     return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
-  });
+  }
 
   return server;
 }

@@ -14,8 +14,8 @@ export interface ActiveSpan {
 }
 
 export interface SpanOptions {
-  /** `client` for a call to another service (a model provider), else `internal`. */
-  readonly kind?: 'internal' | 'client';
+  /** `client` for a call to another service (a model provider), `server` for a request a client sent us (an MCP call), else `internal`. */
+  readonly kind?: 'internal' | 'client' | 'server';
   readonly attributes: SpanAttributes;
 }
 
