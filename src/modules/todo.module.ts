@@ -15,6 +15,8 @@ import { FleetTaskChanges } from '../infrastructure/events/fleet-task-changes';
 import { FleetBus } from '../application/shared/ports/fleet-bus.port';
 import { DataSource } from 'typeorm';
 import { TasksController } from '../interfaces/http/todo/tasks.controller';
+import { AdmitApiRequest } from '../application/policy/admit-api-request';
+import { AuditLogModule } from './audit-log.module';
 import { IdentityModule } from './identity.module';
 import { PolicyModule } from './policy.module';
 
@@ -30,8 +32,8 @@ const TASK_USE_CASES = [
 ];
 
 @Module({
-  // The REST routes that change tasks ask the policy in force first (docs/policies.md, source api).
-  imports: [IdentityModule, PolicyModule],
+  // The REST routes that change tasks ask the policy in force first (docs/policies.md, source api); a refusal is audited.
+  imports: [IdentityModule, PolicyModule, AuditLogModule],
   controllers: [TasksController],
   providers: [
     { provide: TaskChanges, useFactory: (bus: FleetBus) => new FleetTaskChanges(bus), inject: [FleetBus] },
@@ -42,6 +44,7 @@ const TASK_USE_CASES = [
       inject: [DataSource, TaskChanges, UnitOfWork],
     },
     ...TASK_USE_CASES,
+    AdmitApiRequest,
   ],
   exports: [...TASK_USE_CASES, TaskChanges],
 })

@@ -2,6 +2,16 @@ import request from 'supertest';
 import { addTasks, taskTitles } from '../factories/tasks';
 import { useTestApp } from '../support/test-app';
 
+interface AuditRow {
+  source: string;
+  tool: string;
+  status: string;
+  arguments: Record<string, unknown>;
+  errorCode: string | null;
+  errorMessage: string | null;
+  policy: { version: number; rule: string | null; effect: string } | null;
+}
+
 interface ChatTurn {
   conversationId: string;
   toolCalls: { tool: string; success: boolean; error?: { code: string; message: string } }[];
@@ -20,6 +30,12 @@ describe('a stored policy, enforced on the REST task routes (source api)', () =>
   const bob = sut.user();
   const carol = sut.user();
   const dave = sut.user();
+
+  /** The person's REST requests in the audit log: only the refused ones are there. */
+  async function apiRows(user: { userId: string }): Promise<AuditRow[]> {
+    const res = await request(sut.http).get(`/admin/audit-logs?source=api&actorId=${user.userId}&limit=100`).set(admin.auth).expect(200);
+    return (res.body as { items: AuditRow[] }).items;
+  }
 
   beforeAll(async () => {
     const rules = [
@@ -64,10 +80,25 @@ describe('a stored policy, enforced on the REST task routes (source api)', () =>
       }),
     );
     expect(await taskTitles(sut.http, ada)).toEqual(['Keep me']);
+    // Audited as a refused tool call is: the rule and version that refused it.
+    const [row] = await apiRows(ada);
+    expect(row).toEqual(
+      expect.objectContaining({
+        source: 'api',
+        tool: 'delete_task',
+        status: 'rejected',
+        arguments: { number: 1 },
+        errorCode: 'POLICY_DENIED',
+        errorMessage: (refused.body as { message: string }).message,
+        policy: { version: expect.any(Number), rule: 'no-api-deletes-for-ada', effect: 'deny' },
+      }),
+    );
 
     // Bob is not named: 'deletes-ask' matches his request, which is his own yes.
     await request(sut.http).delete(`/api/${bob.userId}/tasks/1`).set(bob.auth).expect(204);
     expect(await taskTitles(sut.http, bob)).toEqual([]);
+    // A request let through is the person's own change: not recorded.
+    expect(await apiRows(bob)).toEqual([]);
 
     // Ada's rule is the API's: in the chat her delete is asked about, as 'deletes-ask' says.
     const asked = (await request(sut.http).post(`/api/${ada.userId}/chat`).set(ada.auth).send({ message: 'delete task 1' }).expect(200))
@@ -96,6 +127,9 @@ describe('a stored policy, enforced on the REST task routes (source api)', () =>
     await request(sut.http).get(tasks).set(dave.auth).expect(200);
     await request(sut.http).get(`${tasks}/1`).set(dave.auth).expect(200);
     expect(await taskTitles(sut.http, dave)).toEqual(['Water the plants']);
+    expect((await apiRows(dave)).map((row) => [row.tool, row.status, row.policy?.rule])).toEqual(
+      ['delete_task', 'complete_task', 'update_task', 'add_task'].map((tool) => [tool, 'rejected', 'dave-reads-only']),
+    );
   });
 
   it('counts the API and the chat against one limit: the third add is refused with 429 POLICY.LIMIT_REACHED and Retry-After', async () => {
@@ -106,6 +140,15 @@ describe('a stored policy, enforced on the REST task routes (source api)', () =>
 
     const third = await request(sut.http).post(`/api/${carol.userId}/tasks`).set(carol.auth).send({ title: 'Third' }).expect(429);
     expect(third.body).toEqual(expect.objectContaining({ code: 'POLICY.LIMIT_REACHED' }));
+    expect(await apiRows(carol)).toEqual([
+      expect.objectContaining({
+        tool: 'add_task',
+        status: 'rejected',
+        arguments: { title: 'Third' },
+        errorCode: 'POLICY_LIMIT_REACHED',
+        policy: { version: expect.any(Number), rule: 'carol-add-cap', effect: 'limit' },
+      }),
+    ]);
     expect((third.body as { message: string }).message).toMatch(
       /^That has reached its limit: at most 2 a day \(policy rule 'carol-add-cap'\)\. Nothing was done\. More can run in \d+ hours\.$/,
     );

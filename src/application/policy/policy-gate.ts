@@ -43,9 +43,16 @@ export class PolicyGate {
    */
   async admit(tool: string, args: Readonly<Record<string, unknown>>, caller: PolicyCaller): Promise<PolicyVerdict> {
     const decision = await this.decide(tool, args, caller);
-    if (decision.effect === 'deny' && decision.rule !== null) throw new PolicyDeniedError(denied({ ...decision, rule: decision.rule }));
+    if (decision.effect === 'deny' && decision.rule !== null) {
+      throw new PolicyDeniedError(denied({ ...decision, rule: decision.rule }), verdictOf(decision));
+    }
     const reached = await this.take(decision);
-    if (reached) throw new PolicyLimitReachedError(overLimit(decision.version, reached.limit, reached.retryAfterSeconds));
+    if (reached) {
+      throw new PolicyLimitReachedError(
+        overLimit(decision.version, reached.limit, reached.retryAfterSeconds),
+        verdictOf(decision, reached.limit),
+      );
+    }
     return verdictOf(decision);
   }
 

@@ -1,4 +1,5 @@
 import { DomainError, RateLimitedError } from '../shared/domain-error';
+import type { PolicyVerdict } from './policy';
 import type { PolicyRefusal } from './policy-refusal';
 
 /**
@@ -10,7 +11,11 @@ export class PolicyDeniedError extends DomainError {
   readonly code = 'POLICY.DENIED' as const;
   readonly kind = 'forbidden' as const;
 
-  constructor(readonly refusal: PolicyRefusal) {
+  constructor(
+    readonly refusal: PolicyRefusal,
+    /** What the policy said, for the refusal's audit row. */
+    readonly verdict: PolicyVerdict,
+  ) {
     super(refusal.message);
   }
 }
@@ -19,7 +24,11 @@ export class PolicyDeniedError extends DomainError {
 export class PolicyLimitReachedError extends RateLimitedError {
   readonly code = 'POLICY.LIMIT_REACHED' as const;
 
-  constructor(readonly refusal: PolicyRefusal) {
+  constructor(
+    readonly refusal: PolicyRefusal,
+    /** What the policy said, for the refusal's audit row. */
+    readonly verdict: PolicyVerdict,
+  ) {
     super('policy', refusal.details.retryAfterSeconds ?? 60, refusal.message);
   }
 }

@@ -19,7 +19,7 @@ export type Decision = DecisionLogDetailDto;
 export type ChainVerification = ChainVerificationDto;
 /** The filters of GET /admin/audit-logs, without its paging. */
 export type AuditFilter = Omit<NonNullable<ListAuditRowsData['query']>, 'limit' | 'cursor'>;
-export const AUDIT_SOURCES = every<AuditRow['source']>()(['chat', 'mcp', 'outreach', 'admin', 'account']);
+export const AUDIT_SOURCES = every<AuditRow['source']>()(['chat', 'mcp', 'outreach', 'admin', 'account', 'api']);
 export const AUDIT_STATUSES = every<NonNullable<AuditFilter['status']>>()([
   'pending',
   'succeeded',

@@ -9,7 +9,8 @@ export type ToolAuditStatus = 'pending' | 'succeeded' | 'failed' | 'rejected' | 
 
 /** Who did what through which tool; written by the server, never by the model. */
 export interface ToolAuditEntry {
-  readonly source: 'chat' | 'mcp' | 'outreach' | 'admin' | 'account';
+  /** `api`: a request of the person's own to the REST task routes that the policy refused (docs/policies.md). */
+  readonly source: 'chat' | 'mcp' | 'outreach' | 'admin' | 'account' | 'api';
   readonly actorId: string;
   readonly conversationId?: string;
   readonly campaignId?: string;

@@ -16,7 +16,7 @@ export type AuditSource = ToolAuditEntry['source'];
 export type DecisionStatus = TurnStatus | 'pending' | 'interrupted' | CycleStatus;
 
 // Records keyed by the union, so that adding a source or status elsewhere fails to compile here.
-const SOURCES: Record<AuditSource, true> = { chat: true, mcp: true, outreach: true, admin: true, account: true };
+const SOURCES: Record<AuditSource, true> = { chat: true, mcp: true, outreach: true, admin: true, account: true, api: true };
 const STATUSES: Record<ToolAuditStatus, true> = {
   pending: true,
   succeeded: true,

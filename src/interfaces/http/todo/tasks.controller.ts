@@ -9,7 +9,7 @@ import { ListTasksUseCase } from '../../../application/todo/list-tasks.use-case'
 import { UpdateTaskUseCase } from '../../../application/todo/update-task.use-case';
 import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
 import { TaskChanges } from '../../../application/todo/ports/task-changes.port';
-import { PolicyGate } from '../../../application/policy/policy-gate';
+import { AdmitApiRequest } from '../../../application/policy/admit-api-request';
 import { TASKS_PER_USER_MAX } from '../../../domain/todo/task';
 import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
@@ -51,7 +51,7 @@ export class TasksController implements OnModuleDestroy {
     private readonly updateTask: UpdateTaskUseCase,
     private readonly completeTask: CompleteTaskUseCase,
     private readonly deleteTask: DeleteTaskUseCase,
-    private readonly policy: PolicyGate,
+    private readonly policy: AdmitApiRequest,
     changes: TaskChanges,
   ) {
     this.streams = new TaskEventStreams(changes);
@@ -179,9 +179,10 @@ export class TasksController implements OnModuleDestroy {
   /**
    * The policy in force on a change the person asks for over the API, as the tool of the same
    * name is asked in the chat: refused (403, 429) before anything is read or written. A limit
-   * counts the request, also one that then finds no such task, as a tool call's would.
+   * counts the request, also one that then finds no such task, as a tool call's would. A
+   * refusal is audited.
    */
   private async admit(tool: string, args: Record<string, unknown>, principal: AuthenticatedPrincipal): Promise<void> {
-    await this.policy.admit(tool, args, { userId: principal.userId, source: 'api' });
+    await this.policy.admit(tool, args, principal.userId);
   }
 }

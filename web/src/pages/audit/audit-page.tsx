@@ -27,6 +27,7 @@ const SOURCE_LABELS: Record<AuditRow['source'], string> = {
   outreach: 'Outreach',
   admin: 'Admin',
   account: 'Account',
+  api: 'REST API',
 };
 
 /** The Audit page (admins only): the filterable, cursor-paged log, a row's or a decision's detail, the chain check. */
