@@ -188,6 +188,21 @@ describe('a draft its owner did not review in time, escalated to the admins', ()
       expect(refused.body).toEqual(expect.objectContaining({ code: 'OUTREACH.DRAFT_NOT_FOUND' }));
     }
     await decide('approve', { id: '00000000-0000-4000-8000-000000000000', argumentsHash: draft.argumentsHash }).expect(404);
+    // Bad input is a 400 naming the field, before anything is read.
+    const badInput = [
+      [decide('approve', { id: 'not-a-uuid', argumentsHash: draft.argumentsHash }), 'draftId'],
+      [request(sut.http).post(`/admin/review-queue/${draft.id}/reject`).set(admin.auth).send({}), 'argumentsHash'],
+      [decide('approve', { id: draft.id, argumentsHash: 'ABC' }), 'argumentsHash'],
+      [request(sut.http).get('/admin/review-queue?limit=0').set(admin.auth), 'limit'],
+      [request(sut.http).get('/admin/review-queue?cursor=%00').set(admin.auth), 'cursor'],
+    ] as const;
+    for (const [sent, field] of badInput) {
+      const res = await sent;
+      expect({ status: res.status, field: (res.body as { message: string }).message.includes(field) }).toEqual({
+        status: 400,
+        field: true,
+      });
+    }
     expect(await ownDrafts(bob, campaignId)).toEqual([draft]);
     expect(await auditRows('approve_draft', campaignId)).toEqual([]);
     expect(await auditRows('reject_draft', campaignId)).toEqual([]);
