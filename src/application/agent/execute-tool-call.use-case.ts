@@ -34,6 +34,8 @@ import { ToolCallSettings } from './tool-call-settings';
  */
 @Injectable()
 export class ExecuteToolCallUseCase {
+  private readonly toolNames: ReadonlySet<string>;
+
   constructor(
     private readonly toolbox: Toolbox,
     private readonly audit: AuditLog,
@@ -44,11 +46,17 @@ export class ExecuteToolCallUseCase {
     private readonly schemas: SchemaValidator,
     private readonly policy: PolicyGate,
   ) {
+    this.toolNames = new Set(toolbox.definitions.map((tool) => tool.name));
     // Every schema compiled once, now: a tool with a keyword the validator does not know fails the start.
     for (const tool of toolbox.definitions) {
       schemas.compile(tool.inputSchema);
       if (tool.confirmedInputSchema) schemas.compile(tool.confirmedInputSchema);
     }
+  }
+
+  /** Whether `name` is one of the tools (a caller's word, checked before it names anything). */
+  isTool(name: string): boolean {
+    return this.toolNames.has(name);
   }
 
   /**

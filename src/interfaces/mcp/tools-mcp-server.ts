@@ -90,12 +90,11 @@ export function createToolsMcpServer(
     })),
   }));
 
-  const toolNames = new Set(executor.definitionsFor(channel.source).map((tool) => tool.name));
   const { tracer } = extra;
   server.setRequestHandler(CallToolRequestSchema, (request, requestExtra) => {
     if (!tracer?.enabled) return answer(request, requestExtra);
     // The name is the client's word: only one of our tools' names goes into a span's name.
-    const tool = toolNames.has(request.params.name) ? request.params.name : 'unknown_tool';
+    const tool = executor.isTool(request.params.name) ? request.params.name : 'unknown_tool';
     const attributes = {
       'mcp.method.name': 'tools/call',
       'gen_ai.operation.name': 'execute_tool',

@@ -1,9 +1,7 @@
 /** Outreach drafts waiting for review: the owner's own, and the ones a policy escalated to the admins. */
 import type {
   ApproveDraftData,
-  ApproveDraftResponse,
   ApproveEscalatedDraftData,
-  ApproveEscalatedDraftResponse,
   DraftPageDto,
   DraftResponseDto,
   EscalatedDraftPageDto,
@@ -13,9 +11,7 @@ import type {
   ListEscalatedDraftsData,
   ListEscalatedDraftsResponse,
   RejectDraftData,
-  RejectDraftResponse,
   RejectEscalatedDraftData,
-  RejectEscalatedDraftResponse,
 } from '../generated/types.gen';
 import { json, type Session, url } from './http';
 
@@ -47,49 +43,33 @@ export async function listEscalatedDrafts(session: Session): Promise<EscalatedDr
   return json<ListEscalatedDraftsResponse>('GET', path, session);
 }
 
-const decision = (draft: Draft, edits?: DraftEdits): ApproveDraftData['body'] => ({
-  argumentsHash: draft.argumentsHash,
-  ...(edits && { edits }),
-});
+/** A review on two routes: both take the hash the person read (and approval their edits), both answer the draft. */
+function reviewOn(session: Session, approveUrl: (draftId: string) => string, rejectUrl: (draftId: string) => string): DraftReview {
+  const decision = (draft: Draft, edits?: DraftEdits): ApproveDraftData['body'] => ({
+    argumentsHash: draft.argumentsHash,
+    ...(edits && { edits }),
+  });
+  return {
+    approve: (draft, edits) => json<Draft>('POST', approveUrl(draft.id), session, decision(draft, edits)),
+    reject: (draft) => json<Draft>('POST', rejectUrl(draft.id), session, decision(draft)),
+  };
+}
 
 /** The person deciding their own drafts. */
 export function ownReview(session: Session): DraftReview {
   const path = (draftId: string) => ({ path: { userId: session.userId, draftId } });
-  return {
-    approve: (draft, edits) =>
-      json<ApproveDraftResponse>(
-        'POST',
-        url<ApproveDraftData>('/api/{userId}/outreach/drafts/{draftId}/approve', path(draft.id)),
-        session,
-        decision(draft, edits),
-      ),
-    reject: (draft) =>
-      json<RejectDraftResponse>(
-        'POST',
-        url<RejectDraftData>('/api/{userId}/outreach/drafts/{draftId}/reject', path(draft.id)),
-        session,
-        decision(draft),
-      ),
-  };
+  return reviewOn(
+    session,
+    (draftId) => url<ApproveDraftData>('/api/{userId}/outreach/drafts/{draftId}/approve', path(draftId)),
+    (draftId) => url<RejectDraftData>('/api/{userId}/outreach/drafts/{draftId}/reject', path(draftId)),
+  );
 }
 
 /** An admin deciding escalated drafts, in their owners' stead. */
 export function escalatedReview(session: Session): DraftReview {
-  const path = (draftId: string) => ({ path: { draftId } });
-  return {
-    approve: (draft, edits) =>
-      json<ApproveEscalatedDraftResponse>(
-        'POST',
-        url<ApproveEscalatedDraftData>('/admin/review-queue/{draftId}/approve', path(draft.id)),
-        session,
-        decision(draft, edits),
-      ),
-    reject: (draft) =>
-      json<RejectEscalatedDraftResponse>(
-        'POST',
-        url<RejectEscalatedDraftData>('/admin/review-queue/{draftId}/reject', path(draft.id)),
-        session,
-        decision(draft),
-      ),
-  };
+  return reviewOn(
+    session,
+    (draftId) => url<ApproveEscalatedDraftData>('/admin/review-queue/{draftId}/approve', { path: { draftId } }),
+    (draftId) => url<RejectEscalatedDraftData>('/admin/review-queue/{draftId}/reject', { path: { draftId } }),
+  );
 }

@@ -25,6 +25,7 @@ import { Alert, Badge, Button, Card, Dialog, EmptyState, Field, toast } from '..
  */
 export function ReviewPage() {
   const session = currentSession();
+  const own = ownReview(session);
   const admin = session.role === 'admin';
   const [drafts, setDrafts] = useState<readonly Draft[] | null>(null);
   const [escalated, setEscalated] = useState<readonly EscalatedDraft[] | null>(null);
@@ -65,7 +66,7 @@ export function ReviewPage() {
         <ul class="plain stack review-list">
           {drafts.map((draft) => (
             <li key={draft.id}>
-              <DraftCard draft={draft} review={ownReview(session)} onDone={refresh} />
+              <DraftCard draft={draft} review={own} onDone={refresh} />
             </li>
           ))}
         </ul>
@@ -78,6 +79,7 @@ export function ReviewPage() {
 /** An admin's section: drafts their owners did not review in the time a policy rule gave them. */
 function EscalatedDrafts({ drafts, onDone }: { drafts: readonly EscalatedDraft[]; onDone: () => Promise<void> }) {
   const session = currentSession();
+  const review = escalatedReview(session);
   return (
     <section class="stack" aria-labelledby="escalated-heading">
       <div class="spread">
@@ -94,7 +96,7 @@ function EscalatedDrafts({ drafts, onDone }: { drafts: readonly EscalatedDraft[]
         <ul class="plain stack review-list">
           {drafts.map((draft) => (
             <li key={draft.id}>
-              <DraftCard draft={draft} owner={draft.ownerEmail ?? 'a deleted account'} review={escalatedReview(session)} onDone={onDone} />
+              <DraftCard draft={draft} owner={draft.ownerEmail ?? 'a deleted account'} review={review} onDone={onDone} />
             </li>
           ))}
         </ul>
