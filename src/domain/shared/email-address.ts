@@ -29,7 +29,7 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const DOMAIN_MAX_LENGTH = 253;
 /**
  * A local part as a dot-atom (RFC 5322 atext and dots, and other Unicode, RFC 6532): no white
- * space, no invisible or control character, none of the specials `()<>[]:;@\,."` with which a
+ * space, no invisible or control character, none of the specials `()<>[]:;@\,"` with which a
  * mailer reads comments, quoted text or a list into a header (so it reads the address checked).
  */
 const LOCAL_PART = /^[^\s"(),:;<>@[\\\]\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]{1,64}$/u;
