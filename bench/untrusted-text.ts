@@ -10,8 +10,8 @@ import { Reply } from '../src/domain/agent/reply';
 import { maskSecrets, redact, redactText } from '../src/domain/audit/redaction';
 import { normalizeEmail } from '../src/domain/identity/user';
 import { fillTemplate, firstNameOf, PLACEHOLDER_FALLBACK } from '../src/domain/outreach/brief';
-import { canonicalEmail } from '../src/domain/outreach/lead';
 import { contactAddresses } from '../src/domain/outreach/untrusted-text';
+import { emailAddress } from '../src/domain/shared/email-address';
 import { storableText } from '../src/domain/shared/untrusted-input';
 import { understand } from '../src/infrastructure/llm/offline/intent';
 import { cleanTitle, parseDeletion, tidy, withoutPriority } from '../src/infrastructure/llm/offline/phrases';
@@ -145,7 +145,7 @@ const CASES: readonly Case[] = [
   { group: 'outreach', what: 'contactAddresses: `a@`', input: run('a@'), call: contactAddresses },
   { group: 'outreach', what: 'contactAddresses: `a.`', input: run('a.'), call: contactAddresses },
   { group: 'outreach', what: 'contactAddresses: `www.`', input: run('www.'), call: contactAddresses },
-  { group: 'outreach', what: 'canonicalEmail: `a@` and dots (refused by length first)', input: run('.', '', 'a@'), call: canonicalEmail },
+  { group: 'outreach', what: 'emailAddress: `a@` and dots (refused by length first)', input: run('.', '', 'a@'), call: emailAddress },
   {
     group: 'accounts',
     what: 'normalizeEmail: `a@` and dots (refused by length first)',

@@ -283,6 +283,15 @@ describe(SmtpEmailChannel.name, () => {
     expect(smtp.received).toHaveLength(0);
   });
 
+  it('sends only the canonical address that was checked: a spelling nodemailer would map to another is refused unsent', async () => {
+    // Each would reach a domain the checks never saw: nodemailer maps the dots and the Unicode itself.
+    for (const to of ['a@bücher.de', 'b@mail.competitor\u3002com', 'c@Example.COM', 'Ada <ada@example.com>', 'a(x)@example.com']) {
+      const failure = await failureOf(sut.send({ ...mail('lead-12.email.1'), to }));
+      expect({ to, failure }).toMatchObject({ to, failure: { code: 'REJECTED', performed: 'no' } });
+    }
+    expect(smtp.received).toHaveLength(0);
+  });
+
   it('still returns the id of a delivered mail when the delivery log cannot record it', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const failingLog: EmailDeliveryLog = {

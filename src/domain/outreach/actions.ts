@@ -1,5 +1,6 @@
 import type { JsonSchema, SchemaCheck } from '../agent/tools';
-import { canonicalEmail, canonicalProfileUrl } from './lead';
+import { emailAddress } from '../shared/email-address';
+import { canonicalProfileUrl } from './lead';
 import type { ActionKind } from './outreach-task';
 
 /** Profile fields a look-up may ask for. */
@@ -166,7 +167,7 @@ function semanticProblems(action: ActionName, args: Record<string, unknown>): st
         ...blank(args, ['message']),
       ];
     case 'send_email': {
-      const problems = canonicalEmail(args.to) ? [] : ['args.to must be an email address'];
+      const problems = emailAddress(args.to) ? [] : ['args.to must be an email address'];
       if (typeof args.subject === 'string' && /[\r\n\u0085\u2028\u2029]/.test(args.subject)) problems.push('args.subject must be one line');
       return [...problems, ...blank(args, ['subject', 'body'])];
     }
@@ -198,7 +199,7 @@ function normalised(action: ActionName, args: Record<string, unknown>, reason: s
     case 'linkedin_send_message':
       return { action, args: { profileUrl: canonicalProfileUrl(args.profileUrl)!, message: args.message as string }, reason };
     case 'send_email':
-      return { action, args: { to: canonicalEmail(args.to)!, subject: args.subject as string, body: args.body as string }, reason };
+      return { action, args: { to: emailAddress(args.to)!.address, subject: args.subject as string, body: args.body as string }, reason };
     case 'wait_cooldown':
       return { action, args: { durationHours: args.durationHours as number }, reason };
     case 'refresh_session':

@@ -1,5 +1,6 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
-import { canonicalEmail, canonicalProfileUrl } from './lead';
+import { emailKey } from '../shared/email-address';
+import { canonicalProfileUrl } from './lead';
 
 export const DO_NOT_CONTACT_KINDS = ['email', 'linkedin'] as const;
 export type DoNotContactKind = (typeof DO_NOT_CONTACT_KINDS)[number];
@@ -7,7 +8,7 @@ export type DoNotContactKind = (typeof DO_NOT_CONTACT_KINDS)[number];
 export interface DoNotContactEntry {
   readonly id: string;
   readonly kind: DoNotContactKind;
-  /** Canonical email or profile URL. */
+  /** A canonical profile URL, or an email's comparison key (EmailAddress.key in shared/email-address.ts). */
   readonly value: string;
   readonly createdAt: Date;
 }
@@ -24,11 +25,15 @@ export class DoNotContactEntryNotFoundError extends DomainError {
   }
 }
 
-/** An email address or a LinkedIn profile URL, in canonical form. */
+/**
+ * An email address or a LinkedIn profile URL, in the form it is compared in: a profile URL
+ * canonical, an email as its key (its domain canonical, its local part lower-cased), so
+ * `H@münchen.example` and `h@xn--mnchen-3ya.example` are one entry.
+ */
 export function doNotContactValue(raw: unknown): { kind: DoNotContactKind; value: string } {
   const profile = canonicalProfileUrl(raw);
   if (profile) return { kind: 'linkedin', value: profile };
-  const email = canonicalEmail(raw);
+  const email = emailKey(raw);
   if (email) return { kind: 'email', value: email };
   throw new InvalidDoNotContactError('value', 'value must be an email address or a https://www.linkedin.com/in/<name>/ URL');
 }

@@ -1,5 +1,5 @@
 import { DomainValidationError } from '../shared/domain-error';
-import { EMAIL_MAX_LENGTH } from '../identity/user';
+import { emailAddress } from '../shared/email-address';
 import { strippedImportedText } from '../shared/untrusted-text-normalisation';
 
 export const LEAD_STATUSES = ['new', 'in_progress', 'done', 'do_not_contact'] as const;
@@ -13,6 +13,7 @@ export interface Lead {
   readonly name: string;
   /** Always `https://www.linkedin.com/in/<slug>/`. */
   readonly linkedinUrl: string;
+  /** Canonical (emailAddress(…).address in shared/email-address.ts): what is sent to. */
   readonly email: string | null;
   readonly status: LeadStatus;
   readonly createdAt: Date;
@@ -29,29 +30,11 @@ export class InvalidLeadError extends DomainValidationError {
 }
 
 const PROFILE_URL = /^https:\/\/(?:www\.)?linkedin\.com\/in\/([A-Za-z0-9\-_%]{3,100})\/?$/;
-/** A dot in the domain, found as the first after the domain's first character: a run of dots is read once. */
-const EMAIL_SHAPE = /^[^\s@,;<>"]+@[^\s@,;<>"][^\s@,;<>".]*\.[^\s@,;<>"]+$/;
-/** Drawn as nothing, so an address holding one is not the address it looks like. */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
-
 /** The canonical form of a LinkedIn profile URL, or null when `raw` is not one. */
 export function canonicalProfileUrl(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
   const match = PROFILE_URL.exec(raw.trim());
   return match ? `https://www.linkedin.com/in/${match[1].toLowerCase()}/` : null;
-}
-
-/**
- * The canonical form of an email address (NFKC, trimmed, lower-case), or null when `raw` is
- * not one. NFKC reads `jane＠ａｃｍｅ.example` as the jane@acme.example a mail server would
- * deliver it to, so the do-not-contact list and the lead's own address compare as they are
- * read; an address with an invisible or control character in it (a zero-width space, a bidi
- * control) is refused rather than guessed at.
- */
-export function canonicalEmail(raw: unknown): string | null {
-  if (typeof raw !== 'string') return null;
-  const email = raw.normalize('NFKC').trim().toLowerCase();
-  return email.length <= EMAIL_MAX_LENGTH && !INVISIBLE.test(email) && EMAIL_SHAPE.test(email) ? email : null;
 }
 
 /** The slug of a canonical profile URL. */
@@ -63,7 +46,7 @@ export function profileSlug(profileUrl: string): string {
  * A lead as imported (a CSV row or an item of a JSON list). The name is stored without the
  * control, bidi and invisible characters `strippedImportedText` removes (a lead list is often
  * scraped: the characters are stripped, not refused); the address fields are refused when
- * they hold one (canonicalEmail, canonicalProfileUrl).
+ * they hold one (emailAddress, canonicalProfileUrl).
  */
 export function draftLead(input: { name?: unknown; linkedinUrl?: unknown; email?: unknown }): LeadDraft {
   const name = typeof input.name === 'string' ? strippedImportedText(input.name) : '';
@@ -76,7 +59,7 @@ export function draftLead(input: { name?: unknown; linkedinUrl?: unknown; email?
   }
   const rawEmail = typeof input.email === 'string' ? input.email.trim() : input.email;
   if (rawEmail === undefined || rawEmail === null || rawEmail === '') return { name, linkedinUrl, email: null };
-  const email = canonicalEmail(rawEmail);
+  const email = emailAddress(rawEmail)?.address;
   if (!email) throw new InvalidLeadError('email', 'email must be a valid email address');
   return { name, linkedinUrl, email };
 }

@@ -1,6 +1,7 @@
 import { canonicalJson } from '../agent/tool-call-validation';
 import { actionTarget, type ActionName, type Proposal } from './actions';
-import { canonicalEmail, canonicalProfileUrl } from './lead';
+import { emailKey } from '../shared/email-address';
+import { canonicalProfileUrl } from './lead';
 import type { CampaignBrief, MessageTemplates } from './brief';
 import { smuggledAddresses, untrustedTexts, type UntrustedText } from './untrusted-text';
 import type { CampaignStatus } from './campaign';
@@ -142,7 +143,8 @@ export function fitProblems(proposal: Proposal, context: CycleContext): string[]
       : [];
   }
   const target = actionTarget(proposal);
-  if (target !== null && context.doNotContact.includes(target)) return [`${target} is on the do-not-contact list`];
+  const listed = proposal.action === 'send_email' ? emailKey(target) : target;
+  if (listed !== null && context.doNotContact.includes(listed)) return [`${target} is on the do-not-contact list`];
   switch (proposal.action) {
     case 'linkedin_scrape_profile':
     case 'linkedin_send_message':
@@ -192,7 +194,8 @@ function foreignTarget({ action, args }: Written, context: TaskContext): string 
   const [key, what, recorded] = email ? ['to', 'email', context.lead.email] : ['profileUrl', 'profile URL', context.lead.linkedinUrl];
   const target = args[key];
   if (typeof target !== 'string') return null;
-  if (recorded !== null && (email ? canonicalEmail(target) : canonicalProfileUrl(target)) === recorded) return null;
+  // An email is the lead's when its key is (however the local part is cased, the domain spelled).
+  if (recorded !== null && (email ? emailKey(target) === emailKey(recorded) : canonicalProfileUrl(target) === recorded)) return null;
   const read = untrustedTextOf(context).map((entry) => entry.field);
   return (
     `args.${key} is ${target}, not the lead's recorded ${what} ${recorded ?? '(none)'}: a cycle that read untrusted text ` +

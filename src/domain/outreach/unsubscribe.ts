@@ -1,6 +1,6 @@
 import { DomainError } from '../shared/domain-error';
 import { isUuid } from '../shared/uuid';
-import { canonicalEmail } from './lead';
+import { emailKey } from '../shared/email-address';
 
 /**
  * The one purpose an unsubscribe link serves, named first in what it signs, so that a
@@ -12,7 +12,7 @@ export const UNSUBSCRIBE_PURPOSE = 'unsubscribe';
 export interface UnsubscribeSubject {
   readonly ownerId: string;
   readonly campaignId: string;
-  /** Canonical (canonicalEmail in lead.ts), as the do-not-contact list keeps it. */
+  /** The address's comparison key (emailKey in shared/email-address.ts), as the do-not-contact list keeps it. */
   readonly email: string;
 }
 
@@ -27,12 +27,12 @@ export class UnsubscribeLinkInvalidError extends DomainError {
 
 /**
  * What an unsubscribe link signs, one canonical text per subject: its purpose, the owner, the
- * campaign and the address, one per line (none of them can hold a line break: ids are UUIDs,
- * and a canonical address has no white space). Deterministic: the same email gets the same
+ * campaign and the address's key, one per line (none of them can hold a line break: ids are
+ * UUIDs, and an address has no white space). Deterministic: the same email gets the same
  * link however often it is built, so a footer never differs between a send and its record.
  */
 export function unsubscribePayload(subject: UnsubscribeSubject): string {
-  const email = canonicalEmail(subject.email);
+  const email = emailKey(subject.email);
   if (email === null) throw new Error('An unsubscribe link needs a valid email address');
   for (const id of [subject.ownerId, subject.campaignId]) {
     if (id.length === 0 || /\s/.test(id)) throw new Error('An unsubscribe link needs an owner and a campaign id');
@@ -41,8 +41,10 @@ export function unsubscribePayload(subject: UnsubscribeSubject): string {
 }
 
 /**
- * The subject of a payload, or null unless it is exactly what `unsubscribePayload` makes of
- * it: the purpose `unsubscribe`, lower-case UUIDs, a canonical address, nothing more.
+ * The subject of a payload, or null unless it is what `unsubscribePayload` makes of it: the
+ * purpose `unsubscribe`, lower-case UUIDs, an address, nothing more. The address is read to
+ * its key again: a link sent before the key was the canonical form it is now (`jane@bücher.de`
+ * then, `jane@xn--bcher-kva.de` now) still unsubscribes the address it was sent to.
  */
 export function readUnsubscribePayload(payload: string): UnsubscribeSubject | null {
   const parts = payload.split('\n');
@@ -50,8 +52,8 @@ export function readUnsubscribePayload(payload: string): UnsubscribeSubject | nu
   const [purpose, ownerId, campaignId, email] = parts;
   if (purpose !== UNSUBSCRIBE_PURPOSE) return null;
   if (!isCanonicalUuid(ownerId) || !isCanonicalUuid(campaignId)) return null;
-  if (canonicalEmail(email) !== email) return null;
-  return { ownerId, campaignId, email };
+  const key = emailKey(email);
+  return key === null ? null : { ownerId, campaignId, email: key };
 }
 
 function isCanonicalUuid(value: string): boolean {

@@ -1,5 +1,5 @@
 import { normaliseUntrustedText } from '../shared/untrusted-text-normalisation';
-import { canonicalEmail } from './lead';
+import { emailKey } from '../shared/email-address';
 
 /**
  * Text a cycle reads that neither Bridle nor the campaign's owner wrote: the lead's name (as
@@ -31,15 +31,18 @@ export function untrustedTexts(input: {
 
 /** The characters an email's local part may have (RFC 5322 atext, and dots). */
 const ATEXT = "a-z0-9!#$%&'*+/=?^_`{|}~.-";
+/** A top-level domain: letters, or an A-label (`xn--p1ai`, the canonical form of `рф`). */
+const TOP_LABEL = '(?:xn--[a-z0-9-]+|[a-z]{2,})';
 /**
  * An email address inside text: a local part of atext and a domain of letters, digits and
  * hyphens, so that what follows it (quotes, a backslash, punctuation) is never part of it.
  * It starts where a run of atext starts, so a long run is read once, not once per character.
  */
-const EMAIL_IN_TEXT = new RegExp(`(?<![${ATEXT}])[${ATEXT}]+@(?:[a-z0-9-]+\\.)+[a-z]{2,}`, 'gi');
+const EMAIL_IN_TEXT = new RegExp(`(?<![${ATEXT}])[${ATEXT}]+@(?:[a-z0-9-]+\\.)+${TOP_LABEL}`, 'gi');
 const PROFILE_IN_TEXT = /linkedin\.com ?\/ ?in ?\/ ?([a-z0-9\-_%]{3,100})/gi;
 /** A web address with its scheme (or a defanged hxxp) or starting with www.; LinkedIn's are read as profiles. */
-const URL_IN_TEXT = /(?<![a-z0-9.-])(?:h[tx]{2}ps?:\/\/|www\.)((?:[a-z0-9-]+\.)+[a-z]{2,})(?::\d{1,5})?(\/[^\s"'<>()[\]{}|\\^`]*)?/gi;
+const URL_IN_TEXT =
+  /(?<![a-z0-9.-])(?:h[tx]{2}ps?:\/\/|www\.)((?:[a-z0-9-]+\.)+(?:xn--[a-z0-9-]+|[a-z]{2,}))(?::\d{1,5})?(\/[^\s"'<>()[\]{}|\\^`]*)?/gi;
 /** A handle (`@name`): an at sign that does not end an email's local part. */
 const HANDLE_IN_TEXT = new RegExp(`(?<![${ATEXT}@])@([a-z_][a-z0-9_.-]{1,49})`, 'gi');
 
@@ -60,7 +63,7 @@ function addressesIn(folded: string): string[] {
   for (const [match] of folded.matchAll(EMAIL_IN_TEXT)) {
     const at = match.lastIndexOf('@');
     const local = trimmed(match.slice(0, at), (char) => !/[a-z0-9]/i.test(char)) || match.slice(0, at);
-    const email = canonicalEmail(`${local}${match.slice(at)}`);
+    const email = emailKey(`${local}${match.slice(at)}`);
     if (email) found.add(email);
   }
   for (const match of folded.matchAll(PROFILE_IN_TEXT)) found.add(`https://www.linkedin.com/in/${match[1].toLowerCase()}/`);

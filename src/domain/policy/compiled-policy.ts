@@ -1,4 +1,5 @@
 import type { Role } from '../identity/user';
+import { emailAddress } from '../shared/email-address';
 import { globMatches } from './glob';
 import type { PolicyProblem } from './policy-document';
 import {
@@ -17,18 +18,18 @@ import {
 /** What a call's arguments say that a rule can test (policy.ts CALL_FACTS). */
 export interface CallFacts {
   readonly items: number;
-  /** Lowercase; '' when the address has no domain; null when the call names no recipient. */
+  /** Canonical (canonicalDomain in shared/email-address.ts); '' when `to` is no address; null when the call names no recipient. */
   readonly recipientDomain: string | null;
 }
 
 /**
  * Read from the arguments as the tool takes them: `tasks` (a confirmed deletion) or `numbers`
- * count their entries, any other call touches one thing; `to` is the recipient's address.
+ * count their entries, any other call touches one thing; `to` is the recipient's address, whose
+ * domain is read in the one canonical form the rules' globs are in and the mail is sent to.
  */
 export function callFacts(args: Readonly<Record<string, unknown>>): CallFacts {
   const list = Array.isArray(args.tasks) ? args.tasks : Array.isArray(args.numbers) ? args.numbers : null;
-  const to = typeof args.to === 'string' ? args.to.trim().toLowerCase() : null;
-  const domain = to === null ? null : to.includes('@') ? to.slice(to.lastIndexOf('@') + 1).replace(/\.$/, '') : '';
+  const domain = typeof args.to === 'string' ? (emailAddress(args.to)?.domain ?? '') : null;
   return { items: list ? list.length : 1, recipientDomain: domain };
 }
 

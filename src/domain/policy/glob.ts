@@ -7,8 +7,6 @@
 
 /** A tool's name, or a glob of them: lowercase letters, digits, `_` and the wildcards. */
 export const TOOL_GLOB = /^[a-z0-9_*?]{1,64}$/;
-/** A domain, or a glob of domains: lowercase letters, digits, `.`, `-` and the wildcards. */
-export const DOMAIN_GLOB = /^[a-z0-9.*?-]{1,253}$/;
 
 export function isGlob(pattern: string): boolean {
   return pattern.includes('*') || pattern.includes('?');

@@ -1,7 +1,8 @@
 import { ROLES, type Role } from '../identity/user';
 import { textProblem } from '../shared/untrusted-input';
 import { labelProblem } from '../shared/untrusted-text-normalisation';
-import { DOMAIN_GLOB, globMatches, isGlob, TOOL_GLOB } from './glob';
+import { canonicalDomainGlob } from '../shared/email-address';
+import { globMatches, isGlob, TOOL_GLOB } from './glob';
 import {
   LIMIT_SUBJECTS,
   LIMIT_WINDOWS_MS,
@@ -273,10 +274,13 @@ class RuleReader {
     if (!isObject(raw)) return this.problem('when.recipientDomain', 'must be an object with `in` and/or `notIn`');
     for (const key of Object.keys(raw))
       if (key !== 'in' && key !== 'notIn') this.problem(`when.recipientDomain.${key}`, 'is not a list (in, notIn)');
+    // Read into the canonical form the recipient's domain is read in: `*.bücher.de` is `*.xn--bcher-kva.de`.
     const domain = (value: unknown, field: string) =>
-      typeof value === 'string' && DOMAIN_GLOB.test(value.toLowerCase())
-        ? value.toLowerCase()
-        : this.problem(field, 'must be a domain or a glob of domains (*.example.com)');
+      (typeof value === 'string' ? canonicalDomainGlob(value) : null) ??
+      this.problem(
+        field,
+        'must be a domain or a glob of domains (*.example.com) that IDNA can read; a label with a wildcard is ASCII letters, digits and -',
+      );
     const inList = this.list('when.recipientDomain.in', raw.in, domain);
     const notIn = this.list('when.recipientDomain.notIn', raw.notIn, domain);
     if (raw.in === undefined && raw.notIn === undefined) return this.problem('when.recipientDomain', 'needs `in` or `notIn`');

@@ -11,6 +11,8 @@
  * (from imports) and `labelProblem` refuses (from a person's request).
  */
 
+import { canonicalDomain } from './email-address';
+
 /** The bidi controls: marks (ALM, LRM, RLM), embeddings and overrides (LRE…RLO), isolates (LRI…PDI). */
 const BIDI_CONTROLS = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
 const CONTROL_OR_BIDI = new RegExp(`[\\p{Cc}${BIDI_CONTROLS}]`, 'u');
@@ -53,6 +55,12 @@ const BLANKS = /[\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u2
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 const TAG_RUN = /[\u{E0020}-\u{E007E}]+/gu;
 const HAS_TAG = /[\u{E0000}-\u{E007F}]/u;
+/**
+ * A name of dotted labels (any dot UTS #46 reads as one) that is not the local part of an
+ * address: started where a run of name characters starts, so a long run is read once.
+ */
+const NAME_RUN = /(?<![\p{L}\p{N}\p{M}-])[\p{L}\p{N}\p{M}-]+(?:[.\u3002\uFF0E\uFF61][\p{L}\p{N}\p{M}-]+)+(?![\p{L}\p{N}\p{M}@＠﹫-])/gu;
+const NON_ASCII = /[^\0-\x7F]/;
 /** A right-to-left override's run: shown reversed, up to its PDF, another bidi control or the line's end. */
 const OVERRIDE_RUN = /\u202E([^\n\r\u2029\u202A-\u202E\u2066-\u2069]*)/g;
 
@@ -101,7 +109,9 @@ const SPELLED_OUT: readonly (readonly [RegExp, string])[] = [
  * A text may be read more than one way, and each reading is a line of the result: an
  * invisible character also read as a space (it may stand between two words, not inside one);
  * the look-alike letters also left as they are; a right-to-left override's run also reversed,
- * as it is shown; tag characters also read as the ASCII they encode, as a model reads them.
+ * as it is shown; tag characters also read as the ASCII they encode, as a model reads them;
+ * a domain written in Unicode (`bücher.de`, `victim。example`) also read in the canonical form
+ * mail is sent to (`xn--bcher-kva.de`, canonicalDomain), so that it meets its other spellings.
  * A check finds an address if any reading shows it. Linear in the text's length.
  */
 export function normaliseUntrustedText(text: string): string {
@@ -111,6 +121,12 @@ export function normaliseUntrustedText(text: string): string {
     readings.push(
       text.replace(TAG_RUN, (run) => ` ${[...run].map((char) => String.fromCodePoint(char.codePointAt(0)! - 0xe0000)).join('')} `),
     );
+  }
+  if (NON_ASCII.test(text)) {
+    for (const reading of [...readings]) {
+      const canonical = reading.replace(NAME_RUN, (name) => (NON_ASCII.test(name) ? (canonicalDomain(name) ?? name) : name));
+      if (canonical !== reading) readings.push(canonical);
+    }
   }
   const views = new Set<string>();
   for (const reading of readings) {

@@ -3,6 +3,7 @@ import type { Completion } from '../../../src/application/agent/ports/language-m
 import { RunOutreachCycleUseCase } from '../../../src/application/outreach/run-outreach-cycle.use-case';
 import { withUnsubscribeFooter } from '../../../src/domain/outreach/unsubscribe';
 import { TASK_TYPES, type OutreachTaskType } from '../../../src/domain/outreach/outreach-task';
+import { emailAddress, emailKey } from '../../../src/domain/shared/email-address';
 import { ACTING_CALLS, CLAIM, runOneCycle, UNSUBSCRIBE_LINKS } from '../../fakes/outreach/cycle-harness';
 import { contractAcceptsText, LEAD, proposalAnswer, rawAnswer, taskContext } from '../../fakes/outreach/proposals';
 import { say, ScriptedLanguageModel } from '../../fakes/scripted-language-model';
@@ -89,9 +90,11 @@ describe(RunOutreachCycleUseCase.name, () => {
             break;
           case 'send_email':
             expect(acting).toEqual(['email:send']);
-            // The body as proposed, with the unsubscribe footer every email gets.
+            // To the lead's address in canonical form (the local part as the model cased it: its key is the lead's),
+            // the body as proposed, with the unsubscribe footer every email gets.
+            expect(emailKey(email.calls[0].input.to)).toBe(emailKey(LEAD.email));
             expect(email.calls[0].input).toMatchObject({
-              to: LEAD.email,
+              to: emailAddress(accepted.args.to)!.address,
               subject: accepted.args.subject,
               body: withUnsubscribeFooter(
                 accepted.args.body as string,

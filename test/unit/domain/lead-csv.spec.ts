@@ -117,7 +117,8 @@ describe(leadsFromCsv.name, () => {
       [3, 'htimS Bob Jones', null],
       [4, 'Jane boss@victim.example', null],
       [5, 'محمد\u200Cرضا 👩\u200D💻', null],
-      [7, 'Eve', 'eve@acme.example'],
+      // NFKC, the local part's case kept for delivery (its key lower-cases it).
+      [7, 'Eve', 'EVE@acme.example'],
     ]);
     expect(sut.errors).toEqual([
       { line: 6, field: 'email', message: 'email must be a valid email address' },
@@ -143,7 +144,7 @@ describe(leadsFromCsv.name, () => {
     const sut = parseLeadCsv(`${header}\nAnn,https://www.linkedin.com/in/ann-a,ANN@example.com\n`);
 
     expect(sut.errors).toEqual([]);
-    expect(sut.leads).toEqual([{ line: 2, lead: { name: 'Ann', linkedinUrl: url('ann-a'), email: 'ann@example.com' } }]);
+    expect(sut.leads).toEqual([{ line: 2, lead: { name: 'Ann', linkedinUrl: url('ann-a'), email: 'ANN@example.com' } }]);
   });
 
   it('prefers the most specific alias and ignores unknown columns', () => {

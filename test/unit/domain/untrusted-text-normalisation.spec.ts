@@ -2,7 +2,8 @@ import { checkProposal, type Proposal } from '../../../src/domain/outreach/actio
 import { EMPTY_BRIEF, EMPTY_TEMPLATES, PLACEHOLDER_FALLBACK, templateValues } from '../../../src/domain/outreach/brief';
 import { type Campaign, draftCampaign, InvalidCampaignError, renameOrRelimit } from '../../../src/domain/outreach/campaign';
 import { doNotContactValue } from '../../../src/domain/outreach/do-not-contact';
-import { canonicalEmail, draftLead } from '../../../src/domain/outreach/lead';
+import { draftLead } from '../../../src/domain/outreach/lead';
+import { emailAddress } from '../../../src/domain/shared/email-address';
 import { fitProblems } from '../../../src/domain/outreach/planning';
 import { contactAddresses, smuggledAddresses } from '../../../src/domain/outreach/untrusted-text';
 import { labelProblem, normaliseUntrustedText, strippedImportedText } from '../../../src/domain/shared/untrusted-text-normalisation';
@@ -189,10 +190,14 @@ describe('stored names and titles', () => {
   });
 
   it('reads an email address in NFKC and refuses one with an invisible character, in leads and the do-not-contact list', () => {
-    expect(canonicalEmail(' ＪＡＮＥ＠acme．example ')).toBe('jane@acme.example');
+    expect(emailAddress(' ＪＡＮＥ＠acme．example ')).toEqual({
+      address: 'JANE@acme.example',
+      key: 'jane@acme.example',
+      domain: 'acme.example',
+    });
     expect(doNotContactValue('jane＠acme.example')).toEqual({ kind: 'email', value: 'jane@acme.example' });
     for (const hidden of ['jane\u200B@acme.example', 'jane@acme\u202E.example', 'ja\u00ADne@acme.example']) {
-      expect(canonicalEmail(hidden)).toBeNull();
+      expect(emailAddress(hidden)).toBeNull();
       expect(() => draftLead({ name: 'Jane', linkedinUrl: LEAD.linkedinUrl, email: hidden })).toThrow(
         'email must be a valid email address',
       );

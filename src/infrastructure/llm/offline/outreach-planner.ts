@@ -17,7 +17,8 @@ import {
   templateValues,
 } from '../../../domain/outreach/brief';
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from '../../../application/outreach/outreach-planner.prompt';
-import { canonicalEmail, canonicalProfileUrl } from '../../../domain/outreach/lead';
+import { canonicalProfileUrl } from '../../../domain/outreach/lead';
+import { emailAddress } from '../../../domain/shared/email-address';
 import { TASK_ACTION, TASK_TYPES, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
 
 /** What the offline planner reads from a prompt rendered by `outreachUserPrompt`. */
@@ -254,7 +255,7 @@ function read(text: string): OutreachPrompt | null {
     taskType: TASK_TYPES.find((known) => known === type) ?? null,
     lastError: lastError === null || lastError === 'none' ? null : lastError,
     lead: profileUrl ? { name: untrusted.name, profileUrl } : null,
-    email: canonicalEmail(field('- Lead email:')),
+    email: emailAddress(field('- Lead email:'))?.address ?? null,
     profile: untrusted.profile,
     quotaRemaining: remaining !== null && /^\d+$/.test(remaining) ? Number(remaining) : null,
     cooldownHours: cooldown >= 0.01 && cooldown <= COOLDOWN_MAX_HOURS ? cooldown : null,

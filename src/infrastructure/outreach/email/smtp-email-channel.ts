@@ -7,6 +7,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
 import { type ChannelCall, type ChannelLookup, EmailChannel, type OutgoingEmail } from '../../../application/outreach/ports/channels.port';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
+import { emailAddress } from '../../../domain/shared/email-address';
 
 /** What this adapter knows it handed to the SMTP server, by idempotency key. */
 export interface EmailDeliveryLog {
@@ -68,7 +69,7 @@ export class SmtpEmailChannel extends EmailChannel {
     if (known) return { messageId: known.messageId };
 
     const messageId = this.messageIdOf(input.idempotencyKey);
-    assertOneRecipient(input.to);
+    assertCheckedRecipient(input.to);
     const signal = AbortSignal.any([input.signal]);
     const progress: SendProgress = { bodyStarted: false };
     this.progress.set(signal, progress);
@@ -137,10 +138,16 @@ function watchBody(input: Readable, progress: SendProgress): Readable {
   return output;
 }
 
-function assertOneRecipient(to: string): void {
+/**
+ * The recipient goes out as the string the policy and the do-not-contact list were checked
+ * against: one address in canonical form (src/domain/shared/email-address.ts), its domain in
+ * DNS form, so nodemailer has no IDNA of its own to apply, and one that nodemailer's parser
+ * reads back unchanged (no comment, group or second address in it).
+ */
+function assertCheckedRecipient(to: string): void {
   const addresses = addressparser(to, { flatten: true });
-  if (addresses.length !== 1 || !addresses[0].address) {
-    throw new ChannelError('REJECTED', 'The recipient must be exactly one email address', 'no');
+  if (emailAddress(to)?.address !== to || addresses.length !== 1 || addresses[0].address !== to) {
+    throw new ChannelError('REJECTED', 'The recipient must be exactly one email address, in canonical form', 'no');
   }
 }
 

@@ -22,6 +22,7 @@ import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outrea
 import { type ActionKind, type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaState } from '../../../domain/outreach/quota';
 import { APPROVAL_MODES } from '../../../domain/outreach/review';
+import { emailKey } from '../../../domain/shared/email-address';
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor, isTimestamp } from '../cursor';
 import { changeRows, empty, join, raw, selectRow, selectRows, sql } from '../sql';
@@ -278,19 +279,22 @@ export class PostgresCampaignRepository extends CampaignRepository {
       // One statement for every lead and task. A task row sees its lead through the CTE's
       // RETURNING; the foreign key is checked at the end of the statement. A lead's first step
       // is ready; each later one becomes ready when the step before it closes (migration 1766275200000).
-      const [names, urls, emails] = [
+      const [names, urls, emails, keys] = [
         leads.map((lead) => lead.name),
         leads.map((lead) => lead.linkedinUrl),
         leads.map((lead) => lead.email),
+        // What the do-not-contact list is compared with (its entries are keys too: doNotContactValue).
+        leads.map((lead) => emailKey(lead.email)),
       ];
       const added = await selectRows(
         manager,
         sql`WITH input AS (
-              SELECT * FROM unnest(${names}::text[], ${urls}::text[], ${emails}::text[]) WITH ORDINALITY AS i (name, linkedin_url, email, ord)
+              SELECT * FROM unnest(${names}::text[], ${urls}::text[], ${emails}::text[], ${keys}::text[])
+                WITH ORDINALITY AS i (name, linkedin_url, email, email_key, ord)
             ),
             added AS (
-              INSERT INTO leads (campaign_id, name, linkedin_url, email, status, created_at)
-              SELECT ${campaignId}::uuid, name, linkedin_url, email, 'new', ${now}::timestamptz FROM input ORDER BY ord
+              INSERT INTO leads (campaign_id, name, linkedin_url, email, email_key, status, created_at)
+              SELECT ${campaignId}::uuid, name, linkedin_url, email, email_key, 'new', ${now}::timestamptz FROM input ORDER BY ord
               ON CONFLICT (campaign_id, linkedin_url) DO NOTHING
               RETURNING ${LEAD_COLUMNS}
             ),

@@ -145,7 +145,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
     const target = await selectRow(
       this.dataSource,
       sql`SELECT c.status AS campaign_status, t.attempts AS task_attempts, l.linkedin_url, l.email,
-            ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = d.owner_id AND n.value IN (l.linkedin_url, l.email))::text[] AS blocked
+            ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = d.owner_id AND n.value IN (l.linkedin_url, l.email_key))::text[] AS blocked
           FROM ${DRAFT_FROM} WHERE d.id = ${draftId}`,
       TARGET_ROW,
     );

@@ -163,6 +163,27 @@ describe('a rule matches a call by tool, source, person, role, arguments and tim
   it('reads the facts a rule tests from the arguments', () => {
     expect(callFacts({ numbers: [4, 5] })).toEqual({ items: 2, recipientDomain: null });
     expect(callFacts({ to: ' Ann@Mail.Example.COM. ' })).toEqual({ items: 1, recipientDomain: 'mail.example.com' });
+    expect(callFacts({ to: 'a@Bücher.de' })).toEqual({ items: 1, recipientDomain: 'xn--bcher-kva.de' });
+    expect(callFacts({ to: 'a@xn--zz.com' })).toEqual({ items: 1, recipientDomain: '' });
+  });
+
+  it('reads a domain glob in its canonical form, so a rule written in Unicode or in A-labels matches both spellings', () => {
+    const document = read([
+      {
+        name: 'no-competitors',
+        tools: ['send_email'],
+        when: { recipientDomain: { in: ['*.bücher.de', 'XN--MNCHEN-3YA.example', 'competitor\u3002com'] } },
+        effect: 'deny',
+        reason: 'Not them.',
+      },
+    ]);
+    expect(document.rules[0].when?.recipientDomain?.in).toEqual(['*.xn--bcher-kva.de', 'xn--mnchen-3ya.example', 'competitor.com']);
+    const policy = new CompiledPolicy(1, document, catalogue);
+    const email = (to: string) => policy.evaluate(call({ tool: 'send_email', source: 'outreach', arguments: { to } })).effect;
+    for (const to of ['a@mail.bücher.de', 'a@mail.xn--bcher-kva.de', 'h@münchen.example', 'b@competitor\uFF61com']) {
+      expect({ to, effect: email(to) }).toEqual({ to, effect: 'deny' });
+    }
+    expect(email('a@bucher.de')).toBe('allow');
   });
 });
 

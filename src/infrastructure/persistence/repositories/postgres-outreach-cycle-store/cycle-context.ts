@@ -136,7 +136,7 @@ export async function claimWithContext(db: Sql, input: ClaimInput): Promise<Clai
          (SELECT s.output FROM outreach_tasks s WHERE s.lead_id = t.lead_id AND s.type = 'ScrapeProfile' AND s.status = 'Completed' LIMIT 1) AS profile,
          (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
          (SELECT coalesce(json_agg(r ORDER BY r.completed_at DESC, r.id), '[]') FROM (${recentTasks(sql`c.id`)}) r) AS recent,
-         ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = c.owner_id AND n.value IN (l.linkedin_url, l.email))::text[] AS blocked,
+         ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = c.owner_id AND n.value IN (l.linkedin_url, l.email_key))::text[] AS blocked,
          c.approval_mode, c.approval_first_n,
          CASE WHEN c.approval_mode = 'first_n' THEN (SELECT count(*)::int FROM (
            SELECT 1 FROM outreach_drafts r WHERE r.campaign_id = c.id AND r.kind = ${kindOfTask(sql`t.type`)} AND r.status IN ('approved', 'sent')
