@@ -29,7 +29,7 @@ const NO_DELETES: PolicyDocument = { rules: [{ name: 'no-deletes', tools: ['dele
 
 /** A call of `tool` by `userId` over MCP, as the policy is asked about it. */
 function mcpCall(tool: string, userId: string = randomUUID()) {
-  return { tool, source: 'mcp' as const, userId, arguments: {}, at: new Date() };
+  return { tool, source: 'mcp' as const, userId, targets: { items: 1, recipient: null }, at: new Date() };
 }
 
 /** Polls until `condition` holds; the deadline only stops a test that would hang (no test asserts a time). */

@@ -66,15 +66,23 @@ export class ExecuteToolCallUseCase {
   definitionsFor(source: 'chat' | 'mcp'): readonly ToolDefinition[] {
     return this.toolbox.definitions.map((tool) => {
       if (!tool.destructive) return tool;
-      const unasked = this.policy.inForce({ tool: tool.name, source, userId: '', arguments: {}, at: this.clock.now() }).effect === 'allow';
+      const anyCall = { tool: tool.name, source, userId: '', targets: { items: 1, recipient: null }, at: this.clock.now() };
+      const unasked = this.policy.inForce(anyCall).effect === 'allow';
       return { ...tool, description: `${tool.description} ${destructiveToolNotice(source, unasked ? 'allow' : 'confirm-in-chat')}` };
     });
   }
 
-  /** Whether the policy in force puts this call to the person before it runs (a dry run, then their yes). */
+  /**
+   * Whether the policy in force puts this call to the person before it runs (a dry run, then
+   * their yes), decided on what it resolves to now. A call that is invalid or resolves to
+   * nothing is not asked about: it runs, and fails as it would.
+   */
   async asksThePerson(tool: string, args: unknown, caller: ToolCaller): Promise<boolean> {
-    const decision = await this.policy.decide(tool, (args ?? {}) as ToolArguments, caller);
-    return decision.effect === 'ask-person';
+    const validation = validateToolArguments(this.toolbox.definitions, tool, args ?? {}, this.schemas);
+    if (!validation.ok) return false;
+    const resolution = await this.toolbox.resolve(validation.tool.name, validation.arguments, caller.userId);
+    if (!resolution.ok) return false;
+    return (await this.policy.decide(tool, resolution.call.targets, caller)).effect === 'ask-person';
   }
 
   /** @throws only what the toolbox did not expect, after auditing it as failed. */
@@ -109,7 +117,10 @@ export class ExecuteToolCallUseCase {
       return this.refuse({ ...entry, securityEvents }, { ok: false, code, message, ...(details ? { details } : {}) }, metricTool);
     }
     const { tool: definition } = validation;
-    const decision = await this.policy.decide(definition.name, validation.arguments, context);
+    // The policy decides on what the call resolves to now, and the run carries out exactly that.
+    const resolution = await this.toolbox.resolve(definition.name, validation.arguments, context.userId);
+    if (!resolution.ok) return this.unresolved({ ...entry, arguments: validation.arguments, securityEvents }, resolution);
+    const decision = await this.policy.decide(definition.name, resolution.call.targets, context);
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents, policy: verdictOf(decision) };
     const dryRun = mode.kind === 'dry-run';
     if ((decision.effect === 'deny' || decision.effect === 'ask-reviewer') && decision.rule !== null) {
@@ -140,7 +151,7 @@ export class ExecuteToolCallUseCase {
       return complete;
     };
     const runAndRecord = async () => {
-      const result = await this.toolbox.run(definition.name, validation.arguments, context.userId, { dryRun });
+      const result = await this.toolbox.run(resolution.call, context.userId, { dryRun });
       const recorded = await finish(
         result.ok
           ? { status: dryRun ? 'confirmation_required' : 'succeeded', result: result.data }
@@ -164,6 +175,23 @@ export class ExecuteToolCallUseCase {
       this.metrics.toolCall(audited.tool, recorded.status, recorded.durationMs / 1000);
       throw error;
     }
+  }
+
+  /**
+   * A call that names nothing there is (no such task, more than one): nothing would run, so
+   * the policy is not asked. One row records it, as a failed run's outcome would read.
+   */
+  private async unresolved(entry: ToolAuditEntry, failure: ToolResult & { ok: false }): Promise<ToolResult> {
+    const status = TREATMENTS[failureOfToolError(failure.code, this.toolbox.errorWording)].auditStatus;
+    this.metrics.toolCall(entry.tool, status, 0);
+    await this.audit.record(entry, {
+      status,
+      result: failure.details,
+      errorCode: failure.code,
+      errorMessage: friendlyToolError(failure, this.toolbox.errorWording),
+      durationMs: 0,
+    });
+    return failure;
   }
 
   private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }, metricTool: string): Promise<ToolResult> {

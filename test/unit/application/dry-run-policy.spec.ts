@@ -54,6 +54,7 @@ function call(overrides: Partial<RecordedToolCall> & { minute?: number } = {}): 
     tool: 'add_task',
     arguments: { title: 'Buy milk' },
     status: 'succeeded',
+    items: 1,
     ...rest,
   };
 }
