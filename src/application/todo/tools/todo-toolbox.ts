@@ -111,11 +111,8 @@ export class TodoToolbox extends Toolbox {
         };
       case 'list_tasks':
         return { kind: 'list', status: (args.status as TaskStatusFilter | undefined) ?? 'all' };
-      case 'complete_task': {
-        const number =
-          typeof args.number === 'number' ? args.number : (await this.resolveOne(userId, args, { preferPending: true })).number;
-        return { kind: 'complete', number };
-      }
+      case 'complete_task':
+        return { kind: 'complete', number: (await this.resolveOne(userId, args, { preferPending: true })).number };
       case 'update_task': {
         const changes: TaskChanges = {
           title: args.title as string | undefined,
