@@ -76,6 +76,29 @@ describe('a stored policy decides on what a call really does', () => {
       });
     }
     expect(await taskTitles(sut.http, ada)).toEqual(['A', 'B', 'C', 'D', 'E', 'F']);
+    // Each refusal's row records how many tasks the policy decided on.
+    const refusedRows = (
+      (await request(sut.http).get(`/admin/audit-logs?actorId=${ada.userId}&tool=delete_task&limit=10`).set(admin.auth).expect(200))
+        .body as { items: AuditRow[] }
+    ).items;
+    expect(refusedRows.map((row) => [row.arguments, row.status, row.policy])).toEqual([
+      [{ scope: 'completed' }, 'rejected', { version: expect.any(Number), rule: 'no-mass-deletes', effect: 'deny', items: 5 }],
+      [{ scope: 'all' }, 'rejected', { version: expect.any(Number), rule: 'no-mass-deletes', effect: 'deny', items: 6 }],
+    ]);
+    // A dry run of a policy that lets five go unasked reads those counts back: the five completed would have gone, not all six.
+    const dryRun = await request(sut.http)
+      .post('/admin/policy/dry-run')
+      .set(admin.auth)
+      .send({
+        rules: [
+          { name: 'mcp-deletes-five', tools: ['delete_task'], sources: ['mcp'], when: { items: { atMost: 5 } }, effect: 'allow' },
+          { name: 'no-mass-deletes', tools: ['delete_task'], effect: 'deny', reason: 'Never more than 5 at once.' },
+        ],
+      })
+      .expect(200);
+    expect((dryRun.body as { changes: { from: string; to: string; calls: number }[] }).changes).toEqual([
+      expect.objectContaining({ from: 'deny', to: 'allow', rule: 'mcp-deletes-five', calls: 1 }),
+    ]);
 
     // The same rule lets three named tasks go unasked.
     const few = await client.callTool({ name: 'delete_task', arguments: { numbers: [1, 2, 3] } });
