@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CONFIRMATION_REQUIRED, confirmInChatMessage, destructiveToolNotice } from '../../domain/agent/confirmation';
 import { failureOfToolError, friendlyToolError, TREATMENTS } from '../../domain/agent/failures';
-import { validateToolArguments, type ToolArguments } from '../../domain/agent/tool-call-validation';
+import { validateToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
 import { verdictOf } from '../../domain/policy/policy';
 import { denied, overLimit } from '../../domain/policy/policy-refusal';

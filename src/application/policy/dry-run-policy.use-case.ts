@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { CompiledPolicy } from '../../domain/policy/compiled-policy';
 import { actionTargets } from '../../domain/outreach/actions';
-import { type CallTargets, POLICY_EFFECTS, type PolicyCall, type PolicyDecision, type PolicyEffect, type PolicySource } from '../../domain/policy/policy';
+import {
+  type CallTargets,
+  POLICY_EFFECTS,
+  type PolicyCall,
+  type PolicyDecision,
+  type PolicyEffect,
+  type PolicySource,
+} from '../../domain/policy/policy';
 import { SimulatedLimits } from '../../domain/policy/simulated-limits';
 import { AuditReader, type RecordedToolCall } from '../audit/ports/audit-reader.port';
 import { PolicyBasis, PolicyProvider } from './policy-provider';

@@ -25,8 +25,9 @@ function limitsOf(rules: unknown[], options: { version?: number; accounts?: Map<
 }
 
 const keyOf = (rules: unknown[], options: Parameters<typeof limitsOf>[1] = {}): string => {
-  const [limit] = limitsOf(rules, options);
-  return (limit as PolicyLimit).key;
+  const limits: PolicyLimit[] = [...limitsOf(rules, options)];
+  expect(limits).toHaveLength(1);
+  return limits[0].key;
 };
 
 describe("a limit's counter belongs to the rule's definition, not to its name", () => {

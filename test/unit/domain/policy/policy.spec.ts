@@ -42,7 +42,9 @@ describe('the default policy is the built-in rules', () => {
       limits: [],
       items: 1,
     });
-    expect(policy.evaluate(call({ tool: 'send_email', source: 'outreach', targets: { items: 1, recipient: 'a@b.c' } })).effect).toBe('allow');
+    expect(policy.evaluate(call({ tool: 'send_email', source: 'outreach', targets: { items: 1, recipient: 'a@b.c' } })).effect).toBe(
+      'allow',
+    );
   });
 
   it("lets the person's own requests over the REST API run: the built-in question is the chat's and MCP's", () => {
@@ -83,7 +85,14 @@ describe('a rule matches a call by tool, source, person, role, targets and time'
     const decision = policy.evaluate(call());
     expect(decision).toMatchObject({ version: 4, rule: 'ask', position: 3, effect: 'ask-person' });
     expect(decision.limits).toEqual([
-      { rule: 'delete-cap', position: 1, max: 20, window: 'day', windowMs: 86_400_000, key: expect.stringContaining(`"subject":"${ALICE}"`) },
+      {
+        rule: 'delete-cap',
+        position: 1,
+        max: 20,
+        window: 'day',
+        windowMs: 86_400_000,
+        key: expect.stringContaining(`"subject":"${ALICE}"`),
+      },
       { rule: 'everyone-cap', position: 2, max: 1000, window: 'hour', windowMs: 3_600_000, key: expect.stringContaining('"subject":"*"') },
     ]);
     expect(policy.evaluate(call({ tool: 'add_task' })).limits.map((limit) => limit.rule)).toEqual(['everyone-cap']);

@@ -42,7 +42,12 @@ export const AUDIT_ROW = z
     security_events: z.array(z.unknown()),
     pending_seq: z.coerce.number().int().nullable(),
     policy: z
-      .object({ version: z.number().int(), rule: z.string().nullable(), effect: z.enum(POLICY_EFFECTS), items: z.number().int().optional() })
+      .object({
+        version: z.number().int(),
+        rule: z.string().nullable(),
+        effect: z.enum(POLICY_EFFECTS),
+        items: z.number().int().optional(),
+      })
       .nullable(),
     hash: z.string().nullable(),
     prev_hash: z.string().nullable(),
