@@ -18,9 +18,10 @@ import { ToolCallSettings } from './tool-call-settings';
 /**
  * The server side of every tool call, whoever makes it (the chat agent in process, a
  * confirmed chat action, or an MCP client over HTTP), and the one place a call is audited
- * and counted: validate, ask the policy in force (docs/policies.md: deny, ask the person,
- * count against its limits), audit before effect with the policy's verdict on the row, run,
- * audit the outcome, count it in the metrics. The
+ * and counted: validate, resolve what the call will act on (Toolbox.resolve), ask the policy
+ * in force about that (docs/policies.md: deny, ask the person, count against its limits),
+ * audit before effect with the policy's verdict on the row, run the call as resolved, audit
+ * the outcome, count it in the metrics. The
  * context's `mode` says which of four things a call is: an ordinary call (`run`), a preview
  * that changes nothing (`dry-run`), the call the person said yes to (`confirmed`, checked
  * against the tool's confirmedInputSchema), or one the agent refused before sending

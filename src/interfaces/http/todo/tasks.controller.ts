@@ -131,7 +131,10 @@ export class TasksController implements OnModuleDestroy {
   @ApiOperation({
     operationId: 'updateTask',
     summary: 'Change title, description, priority or completion',
-    description: 'Only the fields sent change (at least one); description null clears it, completed false reopens the task.',
+    description:
+      'Only the fields sent change (at least one); description null clears it, completed false reopens the task. The ' +
+      "admins' policy decides it as complete_task when it completes and as update_task when it changes a field or " +
+      'reopens; both when it does both.',
   })
   @ApiOkResponse({ type: TaskResponseDto, description: 'The task, changed' })
   @ApiErrors(404, TASK_BUSY, 413, ...POLICY_REFUSALS)
