@@ -2,7 +2,6 @@ import { ExecuteToolCallUseCase } from '../../../src/application/agent/execute-t
 import { TODO_TOOL_ERRORS } from '../../../src/domain/todo/tool-errors';
 import type { ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { type Resolution, type ResolvedCall, Toolbox } from '../../../src/application/agent/ports/toolbox.port';
-import type { ToolArguments } from '../../../src/domain/agent/tool-call-validation';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
 import type { McpDestructiveToolMode } from '../../../src/domain/agent/confirmation';
 import type { ToolDefinition } from '../../../src/domain/agent/tools';
@@ -44,10 +43,8 @@ class StubToolbox extends Toolbox {
   ) {
     super();
   }
-  /** Every call touches as many tasks as it names numbers, else one. */
-  resolve(tool: string, args: ToolArguments): Promise<Resolution> {
-    const items = Array.isArray(args.numbers) ? args.numbers.length : 1;
-    return Promise.resolve({ ok: true, call: { tool, targets: { items, recipient: null }, plan: args } });
+  resolve(tool: string, args: Record<string, unknown>): Promise<Resolution> {
+    return Promise.resolve({ ok: true, call: { tool, targets: { items: 1, recipient: null }, plan: args } });
   }
   run(call: ResolvedCall, _: string, options: { dryRun: boolean }) {
     this.runs.push({ tool: call.tool, dryRun: options.dryRun, auditedBefore: this.audit.rows.length, inUnitOfWork: this.unitOfWork.open });
