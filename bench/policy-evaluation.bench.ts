@@ -46,8 +46,8 @@ export function benchPolicyEvaluation(): Promise<string> {
   const compileMs = performance.now() - started;
 
   const at = new Date('2026-11-30T12:00:00Z');
-  const worst: PolicyCall = { tool: 'delete_task', source: 'chat', userId: 'someone-else', arguments: { numbers: [1, 2, 3] }, at };
-  const other: PolicyCall = { ...worst, tool: 'send_email', source: 'outreach', arguments: { to: 'a@example.org' } };
+  const worst: PolicyCall = { tool: 'delete_task', source: 'chat', userId: 'someone-else', targets: { items: 3, recipient: null }, at };
+  const other: PolicyCall = { ...worst, tool: 'send_email', source: 'outreach', targets: { items: 1, recipient: 'a@example.org' } };
   const check = policy.evaluate(worst);
   if (check.effect !== 'allow' || check.limits.length !== RULES / 4) throw new Error(`unexpected decision ${JSON.stringify(check)}`);
   const perCall = (call: PolicyCall): number => {

@@ -64,7 +64,7 @@ async function main(): Promise<void> {
       const bus = new PostgresFleetBus(settings.url, database);
       const store = new PostgresPolicyStore(database);
       const accounts = new DatabasePolicyAccounts(database);
-      const policy = new StoredPolicy(basis, store, accounts, bus, quiet);
+      const policy = new StoredPolicy(basis, store, bus, quiet);
       await policy.start();
       const audit = new PostgresAuditLog(database, new AuditAppender(noMetrics));
       databases.push(database);

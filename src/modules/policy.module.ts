@@ -64,12 +64,12 @@ function recheckOnServer(): FactoryProvider {
     {
       provide: StoredPolicy,
       // Awaited: the app starts with the version in force already compiled, so current() never waits.
-      useFactory: async (basis: PolicyBasis, store: PolicyStore, accounts: PolicyAccounts, bus: FleetBus, logger: Logger) => {
-        const policy = new StoredPolicy(basis, store, accounts, bus, logger);
+      useFactory: async (basis: PolicyBasis, store: PolicyStore, bus: FleetBus, logger: Logger) => {
+        const policy = new StoredPolicy(basis, store, bus, logger);
         await policy.start();
         return policy;
       },
-      inject: [PolicyBasis, PolicyStore, PolicyAccounts, FleetBus, Logger],
+      inject: [PolicyBasis, PolicyStore, FleetBus, Logger],
     },
     { provide: PolicyProvider, useExisting: StoredPolicy },
     recheckOnServer(),

@@ -90,7 +90,7 @@ describe('a stored policy, enforced on the REST task routes (source api)', () =>
         arguments: { number: 1 },
         errorCode: 'POLICY_DENIED',
         errorMessage: (refused.body as { message: string }).message,
-        policy: { version: expect.any(Number), rule: 'no-api-deletes-for-ada', effect: 'deny' },
+        policy: { version: expect.any(Number), rule: 'no-api-deletes-for-ada', effect: 'deny', items: 1 },
       }),
     );
 
@@ -146,7 +146,7 @@ describe('a stored policy, enforced on the REST task routes (source api)', () =>
         status: 'rejected',
         arguments: { title: 'Third' },
         errorCode: 'POLICY_LIMIT_REACHED',
-        policy: { version: expect.any(Number), rule: 'carol-add-cap', effect: 'limit' },
+        policy: { version: expect.any(Number), rule: 'carol-add-cap', effect: 'limit', items: 1 },
       }),
     ]);
     expect((third.body as { message: string }).message).toMatch(

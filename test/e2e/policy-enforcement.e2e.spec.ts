@@ -162,8 +162,8 @@ describe('a stored policy, enforced over chat, MCP and outreach', () => {
     // Each row holds the call as it came: the dry run that found the cap full, before any question.
     const task21 = { number: 21 };
     expect(refused.map((row) => [row.source, row.arguments, row.errorCode, row.policy])).toEqual([
-      ['chat', task21, 'POLICY_LIMIT_REACHED', { version, rule: 'delete-cap', effect: 'limit' }],
-      ['mcp', task21, 'POLICY_LIMIT_REACHED', { version, rule: 'delete-cap', effect: 'limit' }],
+      ['chat', task21, 'POLICY_LIMIT_REACHED', { version, rule: 'delete-cap', effect: 'limit', items: 1 }],
+      ['mcp', task21, 'POLICY_LIMIT_REACHED', { version, rule: 'delete-cap', effect: 'limit', items: 1 }],
     ]);
     const succeeded = rows.filter((row) => row.status === 'succeeded');
     expect(succeeded).toHaveLength(20);
@@ -172,7 +172,7 @@ describe('a stored policy, enforced over chat, MCP and outreach', () => {
     for (const row of succeeded) {
       expect({ seq: row.seq, policy: row.policy }).toEqual({
         seq: row.seq,
-        policy: { version, rule: 'destruction-needs-the-person', effect: 'ask-person' },
+        policy: { version, rule: 'destruction-needs-the-person', effect: 'ask-person', items: 1 },
       });
     }
     // Bob's went through under the same version.
@@ -222,9 +222,9 @@ describe('a stored policy, enforced over chat, MCP and outreach', () => {
     const rows = await auditRows({ tool: 'send_email', campaignId });
     const held = rows.filter((row) => row.arguments.to === OUTSIDE.email);
     expect(held.map((row) => [row.source, row.tool, row.status, row.policy])).toEqual([
-      ['outreach', 'send_email', 'confirmation_required', { version, rule: 'external-email-review', effect: 'ask-reviewer' }],
+      ['outreach', 'send_email', 'confirmation_required', { version, rule: 'external-email-review', effect: 'ask-reviewer', items: 1 }],
     ]);
     const sent = rows.filter((row) => row.arguments.to === INSIDE.email && row.status === 'succeeded');
-    expect(sent.map((row) => [row.source, row.policy])).toEqual([['outreach', { version, rule: null, effect: 'allow' }]]);
+    expect(sent.map((row) => [row.source, row.policy])).toEqual([['outreach', { version, rule: null, effect: 'allow', items: 1 }]]);
   });
 });

@@ -38,10 +38,18 @@ export function policyOf(tools: readonly ToolDefinition[], rules: readonly Polic
 export class InMemoryPolicyCounters extends PolicyCounters {
   readonly counts = new Map<string, number>();
 
+  /** One limit after the other, as the database counts them: the same counter twice counts twice; a full one takes back what was counted. */
   take(limits: readonly PolicyLimit[]): Promise<LimitReached | null> {
-    const over = limits.find((limit) => (this.counts.get(limit.key) ?? 0) + 1 > limit.max);
-    if (over) return Promise.resolve({ limit: over, retryAfterSeconds: over.windowMs / 1000 });
-    for (const limit of limits) this.counts.set(limit.key, (this.counts.get(limit.key) ?? 0) + 1);
+    const counted: PolicyLimit[] = [];
+    for (const limit of limits) {
+      const count = this.counts.get(limit.key) ?? 0;
+      if (count + 1 > limit.max) {
+        for (const taken of counted) this.counts.set(taken.key, (this.counts.get(taken.key) ?? 1) - 1);
+        return Promise.resolve({ limit, retryAfterSeconds: limit.windowMs / 1000 });
+      }
+      this.counts.set(limit.key, count + 1);
+      counted.push(limit);
+    }
     return Promise.resolve(null);
   }
 

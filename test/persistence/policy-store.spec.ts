@@ -29,7 +29,7 @@ const NO_DELETES: PolicyDocument = { rules: [{ name: 'no-deletes', tools: ['dele
 
 /** A call of `tool` by `userId` over MCP, as the policy is asked about it. */
 function mcpCall(tool: string, userId: string = randomUUID()) {
-  return { tool, source: 'mcp' as const, userId, arguments: {}, at: new Date() };
+  return { tool, source: 'mcp' as const, userId, targets: { items: 1, recipient: null }, at: new Date() };
 }
 
 /** Polls until `condition` holds; the deadline only stops a test that would hang (no test asserts a time). */
@@ -44,7 +44,7 @@ async function eventually(condition: () => boolean, timeoutMs = 10_000): Promise
 function replica(dataSource: DataSource, bus: FleetBus, logger = new RecordingLogger()) {
   const store = new PostgresPolicyStore(dataSource);
   const accounts = new DatabasePolicyAccounts(dataSource);
-  const policy = new StoredPolicy(basis, store, accounts, bus, logger);
+  const policy = new StoredPolicy(basis, store, bus, logger);
   const auditLog = new RecordingAuditLog();
   const change = new ChangePolicyUseCase(basis, store, accounts, policy, bus, auditLog, new SystemClock(), logger);
   return { store, policy, change, auditLog, logger };
@@ -74,9 +74,16 @@ describe('PostgresPolicyStore', () => {
   });
 
   it('numbers versions 1, 2, … and reads each back as it was stored', async () => {
-    const first = await store.save({ document: NO_DELETES, reason: 'first', ...author });
-    expect(first).toEqual({ version: 1, document: NO_DELETES, reason: 'first', ...author, createdAt: expect.any(Date) as Date });
-    const second = await store.save({ document: { rules: [] }, reason: 'second', ...author });
+    const first = await store.save({ document: NO_DELETES, people: {}, reason: 'first', ...author });
+    expect(first).toEqual({
+      version: 1,
+      document: NO_DELETES,
+      people: {},
+      reason: 'first',
+      ...author,
+      createdAt: expect.any(Date) as Date,
+    });
+    const second = await store.save({ document: { rules: [] }, people: {}, reason: 'second', ...author });
     expect(second.version).toBe(2);
     expect(await store.latest()).toEqual(second);
     expect(await store.latestVersion()).toBe(2);
@@ -87,7 +94,7 @@ describe('PostgresPolicyStore', () => {
   it('gives racing saves each their own number, none lost or skipped', async () => {
     const before = await store.latestVersion();
     const saved = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => store.save({ document: NO_DELETES, reason: `race ${i}`, ...author })),
+      Array.from({ length: 12 }, (_, i) => store.save({ document: NO_DELETES, people: {}, reason: `race ${i}`, ...author })),
     );
     const numbers = saved.map((version) => version.version).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 12 }, (_, i) => before + 1 + i));
@@ -121,7 +128,7 @@ describe('PostgresPolicyStore', () => {
   it('never changes or deletes a stored version, and refuses a reason the table does not take', async () => {
     await expect(database.query(`UPDATE policy_versions SET reason = 'rewritten' WHERE version = 1`)).rejects.toThrow(/append-only/);
     await expect(database.query(`DELETE FROM policy_versions WHERE version = 1`)).rejects.toThrow(/append-only/);
-    await expect(store.save({ document: NO_DELETES, reason: '', ...author })).rejects.toThrow();
+    await expect(store.save({ document: NO_DELETES, people: {}, reason: '', ...author })).rejects.toThrow();
     expect((await store.version(1))?.reason).toBe('first');
   });
 });
@@ -202,6 +209,83 @@ describe('StoredPolicy', () => {
     } finally {
       one.policy.stop();
     }
+  });
+
+  it('stores the accounts its emails are with the version, and every process that starts later reads them so', async () => {
+    const users = new PostgresUserRepository(database);
+    const email = `quinn-${randomUUID()}@example.com`;
+    const quinn = await users.create({ email, passwordHash: 'x', role: 'user' });
+    const one = replica(database, new InProcessFleetBus());
+    await one.policy.start();
+    try {
+      const rules = [{ name: 'quinn-adds-nothing', tools: ['add_task'], people: [email], effect: 'deny', reason: 'No.' }];
+      const stored = await one.change.execute({ adminId: randomUUID(), adminEmail: 'a@example.com', rules, reason: 'quinn' });
+      expect(await one.store.version(stored.version)).toMatchObject({ document: { rules }, people: { [email]: quinn.id } });
+
+      // The account goes and someone else registers the email: a process that starts now reads the version as the first does.
+      await database.query(`DELETE FROM users WHERE id = $1`, [quinn.id]);
+      const newcomer = await users.create({ email, passwordHash: 'x', role: 'user' });
+      const later = replica(database, new InProcessFleetBus());
+      await later.policy.start();
+      try {
+        for (const policy of [one.policy, later.policy]) {
+          expect(policy.current().evaluate(mcpCall('add_task', quinn.id))).toMatchObject({ effect: 'deny' });
+          expect(policy.current().evaluate(mcpCall('add_task', newcomer.id))).toMatchObject({ effect: 'allow' });
+        }
+      } finally {
+        later.policy.stop();
+      }
+    } finally {
+      one.policy.stop();
+    }
+  });
+});
+
+describe(`the PolicyPeople1767574800000 migration on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
+  let testDb: TestDatabase;
+  let database: DataSource;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    database = await openDatabase(testDb.settings);
+  });
+
+  afterAll(async () => {
+    await database?.destroy();
+    await testDb?.dispose();
+  });
+
+  it("resolves each earlier version's emails once, to the accounts they are then, and leaves versions append-only", async () => {
+    const index = database.migrations.findIndex((migration) => migration.name === 'PolicyPeople1767574800000');
+    for (let i = database.migrations.length; i > index; i--) await database.undoLastMigration();
+    const [ann] = await database.query<{ id: string }[]>(
+      `INSERT INTO users (email, password_hash, role) VALUES ('ann@example.com', 'x', 'user') RETURNING id`,
+    );
+    const document = {
+      rules: [
+        { name: 'ann-and-gone', tools: ['add_task'], people: ['ann@example.com', 'gone@example.com'], effect: 'deny', reason: 'No.' },
+        { name: 'by-id', tools: ['delete_task'], people: [ann.id], effect: 'deny', reason: 'No.' },
+        { name: 'everyone', tools: ['complete_task'], effect: 'allow' },
+      ],
+    };
+    for (const doc of [document, { rules: [] }]) {
+      await database.query(
+        `INSERT INTO policy_versions (version, document, author_id, author_email, reason)
+         SELECT coalesce(max(version), 0) + 1, $1::jsonb, gen_random_uuid(), 'admin@example.com', 'before' FROM policy_versions`,
+        [JSON.stringify(doc)],
+      );
+    }
+
+    await database.runMigrations();
+
+    const versions = await database.query<{ version: number; people: unknown }[]>(
+      `SELECT version, people FROM policy_versions ORDER BY version`,
+    );
+    expect(versions).toEqual([
+      { version: 1, people: { 'ann@example.com': ann.id } },
+      { version: 2, people: {} },
+    ]);
+    await expect(database.query(`UPDATE policy_versions SET people = '{}'::jsonb`)).rejects.toThrow(/append-only/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CONFIRMATION_REQUIRED, confirmInChatMessage, destructiveToolNotice } from '../../domain/agent/confirmation';
 import { failureOfToolError, friendlyToolError, TREATMENTS } from '../../domain/agent/failures';
-import { validateToolArguments, type ToolArguments } from '../../domain/agent/tool-call-validation';
+import { validateToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
 import { verdictOf } from '../../domain/policy/policy';
 import { denied, overLimit } from '../../domain/policy/policy-refusal';
@@ -18,9 +18,10 @@ import { ToolCallSettings } from './tool-call-settings';
 /**
  * The server side of every tool call, whoever makes it (the chat agent in process, a
  * confirmed chat action, or an MCP client over HTTP), and the one place a call is audited
- * and counted: validate, ask the policy in force (docs/policies.md: deny, ask the person,
- * count against its limits), audit before effect with the policy's verdict on the row, run,
- * audit the outcome, count it in the metrics. The
+ * and counted: validate, resolve what the call will act on (Toolbox.resolve), ask the policy
+ * in force about that (docs/policies.md: deny, ask the person, count against its limits),
+ * audit before effect with the policy's verdict on the row, run the call as resolved, audit
+ * the outcome, count it in the metrics. The
  * context's `mode` says which of four things a call is: an ordinary call (`run`), a preview
  * that changes nothing (`dry-run`), the call the person said yes to (`confirmed`, checked
  * against the tool's confirmedInputSchema), or one the agent refused before sending
@@ -66,15 +67,23 @@ export class ExecuteToolCallUseCase {
   definitionsFor(source: 'chat' | 'mcp'): readonly ToolDefinition[] {
     return this.toolbox.definitions.map((tool) => {
       if (!tool.destructive) return tool;
-      const unasked = this.policy.inForce({ tool: tool.name, source, userId: '', arguments: {}, at: this.clock.now() }).effect === 'allow';
+      const anyCall = { tool: tool.name, source, userId: '', targets: { items: 1, recipient: null }, at: this.clock.now() };
+      const unasked = this.policy.inForce(anyCall).effect === 'allow';
       return { ...tool, description: `${tool.description} ${destructiveToolNotice(source, unasked ? 'allow' : 'confirm-in-chat')}` };
     });
   }
 
-  /** Whether the policy in force puts this call to the person before it runs (a dry run, then their yes). */
+  /**
+   * Whether the policy in force puts this call to the person before it runs (a dry run, then
+   * their yes), decided on what it resolves to now. A call that is invalid or resolves to
+   * nothing is not asked about: it runs, and fails as it would.
+   */
   async asksThePerson(tool: string, args: unknown, caller: ToolCaller): Promise<boolean> {
-    const decision = await this.policy.decide(tool, (args ?? {}) as ToolArguments, caller);
-    return decision.effect === 'ask-person';
+    const validation = validateToolArguments(this.toolbox.definitions, tool, args ?? {}, this.schemas);
+    if (!validation.ok) return false;
+    const resolution = await this.toolbox.resolve(validation.tool.name, validation.arguments, caller.userId);
+    if (!resolution.ok) return false;
+    return (await this.policy.decide(tool, resolution.call.targets, caller)).effect === 'ask-person';
   }
 
   /** @throws only what the toolbox did not expect, after auditing it as failed. */
@@ -109,7 +118,10 @@ export class ExecuteToolCallUseCase {
       return this.refuse({ ...entry, securityEvents }, { ok: false, code, message, ...(details ? { details } : {}) }, metricTool);
     }
     const { tool: definition } = validation;
-    const decision = await this.policy.decide(definition.name, validation.arguments, context);
+    // The policy decides on what the call resolves to now, and the run carries out exactly that.
+    const resolution = await this.toolbox.resolve(definition.name, validation.arguments, context.userId);
+    if (!resolution.ok) return this.unresolved({ ...entry, arguments: validation.arguments, securityEvents }, resolution);
+    const decision = await this.policy.decide(definition.name, resolution.call.targets, context);
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents, policy: verdictOf(decision) };
     const dryRun = mode.kind === 'dry-run';
     if ((decision.effect === 'deny' || decision.effect === 'ask-reviewer') && decision.rule !== null) {
@@ -140,7 +152,7 @@ export class ExecuteToolCallUseCase {
       return complete;
     };
     const runAndRecord = async () => {
-      const result = await this.toolbox.run(definition.name, validation.arguments, context.userId, { dryRun });
+      const result = await this.toolbox.run(resolution.call, context.userId, { dryRun });
       const recorded = await finish(
         result.ok
           ? { status: dryRun ? 'confirmation_required' : 'succeeded', result: result.data }
@@ -164,6 +176,23 @@ export class ExecuteToolCallUseCase {
       this.metrics.toolCall(audited.tool, recorded.status, recorded.durationMs / 1000);
       throw error;
     }
+  }
+
+  /**
+   * A call that names nothing there is (no such task, more than one): nothing would run, so
+   * the policy is not asked. One row records it, as a failed run's outcome would read.
+   */
+  private async unresolved(entry: ToolAuditEntry, failure: ToolResult & { ok: false }): Promise<ToolResult> {
+    const status = TREATMENTS[failureOfToolError(failure.code, this.toolbox.errorWording)].auditStatus;
+    this.metrics.toolCall(entry.tool, status, 0);
+    await this.audit.record(entry, {
+      status,
+      result: failure.details,
+      errorCode: failure.code,
+      errorMessage: friendlyToolError(failure, this.toolbox.errorWording),
+      durationMs: 0,
+    });
+    return failure;
   }
 
   private async refuse(entry: ToolAuditEntry, refusal: ToolResult & { ok: false }, metricTool: string): Promise<ToolResult> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { withSentMessage } from '../../domain/outreach/actions';
+import { actionTargets, withSentMessage } from '../../domain/outreach/actions';
 import { ChannelError } from '../../domain/outreach/channel-errors';
 import { idempotencyMaterial } from '../../domain/outreach/planning';
 import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
@@ -106,7 +106,8 @@ export class OutreachActionRunner {
     const approved = 'approved' in route ? route.approved : undefined;
     const day = approved?.quotaDay ?? utcDay(task.started);
     const kind = TASK_ACTION[task.context.task.type].kind;
-    const decision = await this.policy.decide(proposal.action, proposal.args, { userId: task.ownerId, source: 'outreach' });
+    const targets = actionTargets(proposal.action, proposal.args);
+    const decision = await this.policy.decide(proposal.action, targets, { userId: task.ownerId, source: 'outreach' });
     const audited: ToolAuditEntry = { ...auditEntry(task, proposal.action, proposal.args), policy: verdictOf(decision) };
     if (decision.effect === 'deny' && decision.rule !== null)
       return this.denied(task, audited, denied({ ...decision, rule: decision.rule }), shown);

@@ -24,7 +24,8 @@ export interface ChangePolicyInput {
  * Stores a new version of the policy, which every process then enforces.
  *
  * The rules are read against the tools there are (readPolicy), and every email they name must
- * be an account's: a policy with any problem is refused whole with all of them
+ * be an account's, which the version stores with it (`people`: every process reads the emails
+ * as the accounts they were now): a policy with any problem is refused whole with all of them
  * (PolicyRefusedError), and nothing of it is stored or audited, since nothing was attempted.
  *
  * A policy that reads is stored audited like any admin change (auditedChange): the pending
@@ -59,7 +60,8 @@ export class ChangePolicyUseCase {
     if (reason.length === 0 || reason.length > POLICY_REASON_MAX_CHARS) {
       throw new PolicyRefusedError([{ position: null, field: 'reason', message: `must be 1 to ${POLICY_REASON_MAX_CHARS} characters` }]);
     }
-    const { document } = await this.basis.read({ rules: input.rules }, this.accounts);
+    // The emails the rules name are resolved now, once: the version carries the accounts they are.
+    const { document, accounts } = await this.basis.read({ rules: input.rules }, this.accounts);
 
     const entry: ToolAuditEntry = {
       source: 'admin',
@@ -70,7 +72,13 @@ export class ChangePolicyUseCase {
       securityEvents: [],
     };
     const stored = await auditedChange({ auditLog: this.auditLog, clock: this.clock }, entry, async () => {
-      const saved = await this.store.save({ document, authorId: input.adminId, authorEmail: input.adminEmail, reason });
+      const saved = await this.store.save({
+        document,
+        people: Object.fromEntries(accounts),
+        authorId: input.adminId,
+        authorEmail: input.adminEmail,
+        reason,
+      });
       return { result: { version: saved.version }, value: saved };
     });
 

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { CompiledPolicy } from '../../domain/policy/compiled-policy';
-import { POLICY_EFFECTS, type PolicyCall, type PolicyDecision, type PolicyEffect, type PolicySource } from '../../domain/policy/policy';
+import { actionTargets } from '../../domain/outreach/actions';
+import {
+  type CallTargets,
+  POLICY_EFFECTS,
+  type PolicyCall,
+  type PolicyDecision,
+  type PolicyEffect,
+  type PolicySource,
+} from '../../domain/policy/policy';
 import { SimulatedLimits } from '../../domain/policy/simulated-limits';
 import { AuditReader, type RecordedToolCall } from '../audit/ports/audit-reader.port';
 import { PolicyBasis, PolicyProvider } from './policy-provider';
@@ -183,17 +191,37 @@ function runs(decision: PolicyDecision, recorded: RecordedToolCall): boolean {
   return decision.effect === 'allow';
 }
 
-/** The call as the policy sees it, at its recorded time; arguments that are no object (a refused call's text) test as none. */
+/** The call as the policy sees it, at its recorded time, acting on what it was recorded to act on (recordedTargets). */
 function policyCall(call: RecordedToolCall): PolicyCall {
-  const args = call.arguments;
   return {
     tool: call.tool,
     source: call.source,
     userId: call.actorId,
     ...(call.actorRole ? { role: call.actorRole } : {}),
-    arguments: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+    targets: recordedTargets(call),
     at: call.createdAt,
   };
+}
+
+/**
+ * What a recorded call acted on, from what its row recorded of it: the number of things the
+ * policy read when it was decided (PolicyVerdict.items, resolved as the call ran: a scope's
+ * tasks counted); an outreach action's recipient from its arguments, which are what it sent.
+ * A row written before the count was recorded counts the tasks its arguments name (`tasks`,
+ * `numbers`), else 1: a `scope` on such a row is counted as it was decided then, as one.
+ * Arguments that are no object (a refused call's text) name nothing.
+ */
+export function recordedTargets(call: RecordedToolCall): CallTargets {
+  const raw = call.arguments;
+  const args = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const targets = call.source === 'outreach' ? actionTargets(call.tool, args) : { items: namedTasks(args), recipient: null };
+  return call.items === null ? targets : { ...targets, items: call.items };
+}
+
+function namedTasks(args: Readonly<Record<string, unknown>>): number {
+  if (Array.isArray(args.tasks)) return new Set(args.tasks.map((task: unknown) => (task as { number?: unknown } | null)?.number)).size;
+  if (Array.isArray(args.numbers)) return new Set(args.numbers).size;
+  return 1;
 }
 
 function exampleOf(call: RecordedToolCall, now: DryRunVerdict, candidate: DryRunVerdict): DryRunExample {

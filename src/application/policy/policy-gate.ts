@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { ApiCall } from '../../domain/policy/api-request';
 import type { CompiledPolicy } from '../../domain/policy/compiled-policy';
-import { type PolicyDecision, type PolicySource, type PolicyVerdict, verdictOf } from '../../domain/policy/policy';
+import { type CallTargets, type PolicyDecision, type PolicySource, verdictOf } from '../../domain/policy/policy';
 import { denied, overLimit } from '../../domain/policy/policy-refusal';
 import { PolicyDeniedError, PolicyLimitReachedError } from '../../domain/policy/policy-refusal-error';
 import { Clock } from '../shared/ports/clock.port';
@@ -29,31 +30,39 @@ export class PolicyGate {
     private readonly clock: Clock,
   ) {}
 
-  async decide(tool: string, args: Readonly<Record<string, unknown>>, caller: PolicyCaller): Promise<PolicyDecision> {
+  /** The policy in force's decision on a call, by what it will act on (resolved by the door it came through). */
+  async decide(tool: string, targets: CallTargets, caller: PolicyCaller): Promise<PolicyDecision> {
     const policy = this.policies.current();
     const role = policy.readsRoles ? ((await this.accounts.roleOf(caller.userId)) ?? undefined) : undefined;
-    return policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, arguments: args, at: this.clock.now() });
+    return policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, targets, at: this.clock.now() });
   }
 
   /**
    * A request the person makes themselves (the REST API's task routes), let through or
-   * refused: a `deny` rule refuses it, a full limit refuses it (and it counts when it runs),
-   * and `ask-person` lets it run, the request being the person's own yes.
-   * @throws PolicyDeniedError, PolicyLimitReachedError
+   * refused: it must pass every tool call it amounts to (apiRequestCalls). A `deny` rule on any
+   * of them refuses it; then it counts once against every limit each of them matched, and a
+   * full one refuses it, counted nowhere; `ask-person` lets it run, the request being the
+   * person's own yes.
+   * @throws PolicyDeniedError, PolicyLimitReachedError, naming the call refused
    */
-  async admit(tool: string, args: Readonly<Record<string, unknown>>, caller: PolicyCaller): Promise<PolicyVerdict> {
-    const decision = await this.decide(tool, args, caller);
-    if (decision.effect === 'deny' && decision.rule !== null) {
-      throw new PolicyDeniedError(denied({ ...decision, rule: decision.rule }), verdictOf(decision));
+  async admit(calls: readonly ApiCall[], caller: PolicyCaller): Promise<void> {
+    const decided: { call: ApiCall; decision: PolicyDecision }[] = [];
+    for (const call of calls) {
+      const decision = await this.decide(call.tool, call.targets, caller);
+      if (decision.effect === 'deny' && decision.rule !== null) {
+        throw new PolicyDeniedError(denied({ ...decision, rule: decision.rule }), verdictOf(decision), call.tool);
+      }
+      decided.push({ call, decision });
     }
-    const reached = await this.take(decision);
-    if (reached) {
-      throw new PolicyLimitReachedError(
-        overLimit(decision.version, reached.limit, reached.retryAfterSeconds),
-        verdictOf(decision, reached.limit),
-      );
-    }
-    return verdictOf(decision);
+    const limits = decided.flatMap(({ decision }) => decision.limits);
+    const reached = limits.length === 0 ? null : await this.counters.take(limits);
+    if (!reached) return;
+    const { call, decision } = decided.find((entry) => entry.decision.limits.includes(reached.limit)) ?? decided[0];
+    throw new PolicyLimitReachedError(
+      overLimit(decision.version, reached.limit, reached.retryAfterSeconds),
+      verdictOf(decision, reached.limit),
+      call.tool,
+    );
   }
 
   /** The policy in force's decision on a call as given, with no role (for describing tools, not for deciding a call). */

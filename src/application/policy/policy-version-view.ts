@@ -2,7 +2,7 @@ import { DomainError } from '../../domain/shared/domain-error';
 import { DEFAULT_POLICY_VERSION } from '../../domain/policy/default-policy';
 import type { PolicyDocument } from '../../domain/policy/policy';
 import type { PolicyBasis } from './policy-provider';
-import type { StoredPolicyVersion } from './ports/policy-store.port';
+import type { PolicyPeople, StoredPolicyVersion } from './ports/policy-store.port';
 
 /** A version of the policy as the admin API shows it: a stored one, or the built-in one (version 0), which has no author. */
 export interface PolicyVersionView {
@@ -10,6 +10,8 @@ export interface PolicyVersionView {
   /** True for version 0, the rules the code holds (in force until an admin stores a policy). */
   readonly builtIn: boolean;
   readonly document: PolicyDocument;
+  /** The account each email the rules name was when the version was stored; none for version 0. */
+  readonly people: PolicyPeople;
   readonly authorId: string | null;
   readonly authorEmail: string | null;
   readonly reason: string | null;
@@ -25,6 +27,7 @@ export function builtInView(basis: PolicyBasis): PolicyVersionView {
     version: DEFAULT_POLICY_VERSION,
     builtIn: true,
     document: basis.builtIn,
+    people: {},
     authorId: null,
     authorEmail: null,
     reason: null,

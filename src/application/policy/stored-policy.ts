@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { CompiledPolicy, peopleNamed, unknownPeople } from '../../domain/policy/compiled-policy';
+import { CompiledPolicy, unknownPeople } from '../../domain/policy/compiled-policy';
 import { DEFAULT_POLICY_VERSION } from '../../domain/policy/default-policy';
 import type { PolicyDocument } from '../../domain/policy/policy';
 import { problemInWords, readPolicy } from '../../domain/policy/policy-document';
 import { FleetBus } from '../shared/ports/fleet-bus.port';
 import { Logger } from '../shared/ports/logger.port';
 import { PolicyBasis, PolicyProvider } from './policy-provider';
-import { PolicyAccounts } from './ports/policy-accounts.port';
 import { PolicyStore, type StoredPolicyVersion } from './ports/policy-store.port';
 
 /** How often every process checks for a newer version anyway, in case it missed the bus's message. */
@@ -41,7 +40,6 @@ export class StoredPolicy extends PolicyProvider {
   constructor(
     private readonly basis: PolicyBasis,
     private readonly store: PolicyStore,
-    private readonly accounts: PolicyAccounts,
     private readonly bus: FleetBus,
     logger: Logger,
   ) {
@@ -116,7 +114,7 @@ export class StoredPolicy extends PolicyProvider {
     const stored = await this.store.latest();
     if (!stored || stored.version <= this.inForce.version) return this.inForce;
     const previous = this.inForce.version;
-    this.inForce = await this.compile(stored);
+    this.inForce = this.compile(stored);
     this.logger.info({ msg: 'policy version in force', version: stored.version, previous });
     return this.inForce;
   }
@@ -125,10 +123,12 @@ export class StoredPolicy extends PolicyProvider {
    * A stored version, read again against the tools of the code that runs now. It was read
    * cleanly when it was stored; if a release has since changed the tools (or what their rules
    * may say), it stays in force as stored and the problems are logged: falling back to the
-   * built-in policy instead could lift a `deny` the admin wrote. An email that is no longer an
-   * account's matches nobody.
+   * built-in policy instead could lift a `deny` the admin wrote. Its rules' emails are the
+   * accounts it was stored with (`people`), never looked up again, so every process reads a
+   * version alike whatever has become of the accounts since; an email it holds no account for
+   * (a version stored before, whose account was gone then) matches nobody.
    */
-  private async compile(stored: StoredPolicyVersion): Promise<CompiledPolicy> {
+  private compile(stored: StoredPolicyVersion): CompiledPolicy {
     const reading = readPolicy(stored.document, this.basis.catalogue);
     const document: PolicyDocument = reading.ok ? reading.document : stored.document;
     if (!reading.ok) {
@@ -138,11 +138,11 @@ export class StoredPolicy extends PolicyProvider {
         problems: reading.problems.slice(0, LOGGED_PROBLEMS_MAX).map(problemInWords),
       });
     }
-    const accounts = await this.accounts.idsByEmail(peopleNamed(document));
+    const accounts = new Map(Object.entries(stored.people));
     const unknown = unknownPeople(document, accounts);
     if (unknown.length > 0) {
       this.logger.warn({
-        msg: 'the stored policy names emails that are no account’s; those rules match nobody by them',
+        msg: 'the stored policy names emails it holds no account for; those rules match nobody by them',
         version: stored.version,
         fields: unknown.slice(0, LOGGED_PROBLEMS_MAX).map((problem) => problem.field),
       });

@@ -1,4 +1,5 @@
 import type { JsonSchema, SchemaCheck } from '../agent/tools';
+import type { CallTargets } from '../policy/policy';
 import { emailAddress } from '../shared/email-address';
 import { canonicalProfileUrl } from './lead';
 import type { ActionKind } from './outreach-task';
@@ -23,6 +24,16 @@ export type ProposedAction =
 
 export type ActionName = ProposedAction['action'];
 export type Proposal = ProposedAction & { readonly reason: string };
+
+/**
+ * What an action acts on, as the policy reads it (CallTargets): one thing, and for an email
+ * the address it is sent to. A proposal's arguments are what runs (checked and put in canonical
+ * form when the planner's answer was read), so they are its resolution; a recorded action's
+ * arguments are read the same way.
+ */
+export function actionTargets(action: string, args: Readonly<Record<string, unknown>>): CallTargets {
+  return { items: 1, recipient: action === 'send_email' && typeof args.to === 'string' ? args.to : null };
+}
 
 /**
  * The contract of each accepted action: its arguments, what it does, what it meters. The

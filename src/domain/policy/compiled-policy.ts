@@ -1,3 +1,4 @@
+import { canonicalJson } from '../agent/tool-call-validation';
 import type { Role } from '../identity/user';
 import { emailAddress } from '../shared/email-address';
 import { globMatches } from './glob';
@@ -5,6 +6,7 @@ import type { PolicyProblem } from './policy-document';
 import {
   LIMIT_WINDOWS_MS,
   WEEKDAYS,
+  type CallTargets,
   type DecisiveEffect,
   type PolicyCall,
   type PolicyConditions,
@@ -15,7 +17,7 @@ import {
   type PolicyTool,
 } from './policy';
 
-/** What a call's arguments say that a rule can test (policy.ts CALL_FACTS). */
+/** What a rule can test of what a call will do (policy.ts CALL_FACTS). */
 export interface CallFacts {
   readonly items: number;
   /** Canonical (canonicalDomain in shared/email-address.ts); '' when `to` is no address; null when the call names no recipient. */
@@ -23,14 +25,34 @@ export interface CallFacts {
 }
 
 /**
- * Read from the arguments as the tool takes them: `tasks` (a confirmed deletion) or `numbers`
- * count their entries, any other call touches one thing; `to` is the recipient's address, whose
- * domain is read in the one canonical form the rules' globs are in and the mail is sent to.
+ * The one place a rule's facts come from: the call's targets as the server resolved them
+ * (CallTargets), whichever door the call came through, never the words of its arguments.
  */
-export function callFacts(args: Readonly<Record<string, unknown>>): CallFacts {
-  const list = Array.isArray(args.tasks) ? args.tasks : Array.isArray(args.numbers) ? args.numbers : null;
-  const domain = typeof args.to === 'string' ? (emailAddress(args.to)?.domain ?? '') : null;
-  return { items: list ? list.length : 1, recipientDomain: domain };
+export function callFacts(targets: CallTargets): CallFacts {
+  // The recipient's domain in the one canonical form the rules' globs are in and the mail is sent to.
+  const domain = targets.recipient === null ? null : (emailAddress(targets.recipient)?.domain ?? '');
+  return { items: targets.items, recipientDomain: domain };
+}
+
+/**
+ * A limit rule's counter, by its definition: everything that says which calls it counts (its
+ * tools as written, sources, people as the account ids they were resolved to, roles,
+ * conditions) and how (max, per, window), as canonical JSON, and whose counter it is (`subject`,
+ * the person or everyone). Not its name nor its position: a version that keeps the rule as it
+ * was, renamed or moved, keeps its count; one that changes any of it counts afresh. Two rules
+ * with the same definition are one limit. The store keeps a digest of it (it may be long).
+ */
+export function limitKey(rule: PolicyRule, people: ReadonlySet<string> | null, subject: string): string {
+  const sorted = (values: readonly string[] | undefined) => (values ? [...new Set(values)].sort() : null);
+  return canonicalJson({
+    tools: sorted(rule.tools),
+    sources: sorted(rule.sources),
+    people: people ? [...people].sort() : null,
+    roles: sorted(rule.roles),
+    when: rule.when ?? null,
+    limit: rule.limit ?? null,
+    subject,
+  });
 }
 
 interface CompiledRule {
@@ -54,8 +76,9 @@ export class CompiledPolicy {
   readonly readsRoles: boolean;
 
   /**
-   * @param accounts account ids by email, for the emails the rules name (peopleNamed); an
-   *   email missing from it is a problem unknownPeople reports before this is built.
+   * @param accounts account ids by email, for the emails the rules name (peopleNamed), as they
+   *   were resolved when the version was stored (StoredPolicyVersion.people); an email missing
+   *   from it matches nobody.
    */
   constructor(
     readonly version: number,
@@ -85,6 +108,7 @@ export class CompiledPolicy {
   /** The first rule that matches and ends evaluation decides; `limit` rules matched before it are collected. No rule: allowed. */
   evaluate(call: PolicyCall): PolicyDecision {
     const limits: PolicyLimit[] = [];
+    const { items } = call.targets;
     let facts: CallFacts | undefined;
     for (const compiled of this.byTool.get(call.tool) ?? []) {
       if (compiled.sources && !compiled.sources.has(call.source)) continue;
@@ -92,20 +116,16 @@ export class CompiledPolicy {
       if (compiled.roles && !(call.role && compiled.roles.has(call.role))) continue;
       const { rule } = compiled;
       if (rule.when) {
-        if (compiled.readsFacts) facts ??= callFacts(call.arguments);
+        if (compiled.readsFacts) facts ??= callFacts(call.targets);
         if (!conditionsHold(rule.when, facts, call.at)) continue;
       }
       if (rule.effect === 'limit' && rule.limit) {
         const { max, per, window } = rule.limit;
-        const subject = per === 'person' ? call.userId : '*';
-        limits.push({
-          rule: rule.name,
-          position: compiled.position,
-          max,
-          window,
-          windowMs: LIMIT_WINDOWS_MS[window],
-          key: `${rule.name}:${subject}`,
-        });
+        const key = limitKey(rule, compiled.people, per === 'person' ? call.userId : '*');
+        // A second rule of the same definition is the same limit: the call counts once on it.
+        if (!limits.some((limit) => limit.key === key)) {
+          limits.push({ rule: rule.name, position: compiled.position, max, window, windowMs: LIMIT_WINDOWS_MS[window], key });
+        }
         continue;
       }
       return {
@@ -116,9 +136,10 @@ export class CompiledPolicy {
         ...(rule.reason ? { reason: rule.reason } : {}),
         ...(rule.reviewer ? { reviewer: rule.reviewer } : {}),
         limits,
+        items,
       };
     }
-    return { version: this.version, rule: null, position: null, effect: 'allow', limits };
+    return { version: this.version, rule: null, position: null, effect: 'allow', limits, items };
   }
 }
 

@@ -15,6 +15,8 @@ export class PolicyDeniedError extends DomainError {
     readonly refusal: PolicyRefusal,
     /** What the policy said, for the refusal's audit row. */
     readonly verdict: PolicyVerdict,
+    /** The tool call of the request that was refused (a request may amount to several). */
+    readonly tool: string,
   ) {
     super(refusal.message);
   }
@@ -28,6 +30,8 @@ export class PolicyLimitReachedError extends RateLimitedError {
     readonly refusal: PolicyRefusal,
     /** What the policy said, for the refusal's audit row. */
     readonly verdict: PolicyVerdict,
+    /** The tool call of the request that was refused (a request may amount to several). */
+    readonly tool: string,
   ) {
     super('policy', refusal.details.retryAfterSeconds ?? 60, refusal.message);
   }

@@ -45,8 +45,10 @@ export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as con
 export type Weekday = (typeof WEEKDAYS)[number];
 
 /**
- * What a call says about itself that a rule can test, read from its arguments by callFacts.
- * - `items`: how many things it touches (a deletion of tasks 2, 5 and 7 touches 3).
+ * What a rule can test of what a call will do, read by callFacts from the call's targets as
+ * the server resolved them (CallTargets), never from the words of its arguments.
+ * - `items`: how many things it touches (a deletion of tasks 2, 5 and 7 touches 3; a deletion
+ *   of every completed task, as many as are completed).
  * - `recipientDomain`: the domain of the address it writes to (send_email's `to`).
  */
 export const CALL_FACTS = ['items', 'recipientDomain'] as const;
@@ -97,6 +99,21 @@ export interface PolicyDocument {
   readonly rules: readonly PolicyRule[];
 }
 
+/**
+ * What a call will act on, resolved by the server against the data as it is when the call is
+ * decided, by the same resolution that runs it (and that the person's confirmation shows):
+ * the tasks a `scope` or a title names, the address a message goes to. Each door builds it:
+ * the toolbox for the chat and MCP (Toolbox.resolve), the REST routes for a request
+ * (apiRequestCalls), outreach for an action (actionTargets), and the dry run of a policy from
+ * what the audit row recorded (recordedTargets).
+ */
+export interface CallTargets {
+  /** How many things it touches: tasks changed or deleted, a task added, a message sent. */
+  readonly items: number;
+  /** The address it writes to, as it will be written to; null when it writes to none. */
+  readonly recipient: string | null;
+}
+
 /** A call as the policy sees it: built by the server, never by the caller. */
 export interface PolicyCall {
   readonly tool: string;
@@ -104,11 +121,15 @@ export interface PolicyCall {
   readonly userId: string;
   /** Required when the policy tests roles (CompiledPolicy.readsRoles). */
   readonly role?: Role;
-  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly targets: CallTargets;
   readonly at: Date;
 }
 
-/** A limit a call counts against: its counter's key is the same in every version of the policy that keeps the rule. */
+/**
+ * A limit a call counts against. Its counter's `key` is the rule's definition (what it matches
+ * and its limit: limitKey), not its name or position: every version that keeps the rule as it
+ * is keeps counting on the same counter, renamed or moved, and an edited rule starts afresh.
+ */
 export interface PolicyLimit {
   readonly rule: string;
   readonly position: number;
@@ -127,21 +148,28 @@ export interface PolicyDecision {
   readonly effect: DecisiveEffect;
   readonly reason?: string;
   readonly reviewer?: PolicyRule['reviewer'];
-  /** Every `limit` rule the call matched before the deciding one, in order. */
+  /** Every `limit` rule the call matched before the deciding one, in order (one per counter). */
   readonly limits: readonly PolicyLimit[];
+  /** How many things the call touches, as decided (CallTargets.items). */
+  readonly items: number;
 }
 
-/** What an audit row records of the decision that let a call through or stopped it. */
+/**
+ * What an audit row records of the decision that let a call through or stopped it, and how
+ * many things the call touched as the policy read it (`items`: what a dry run of another
+ * policy reads back; absent on rows written before it was recorded).
+ */
 export interface PolicyVerdict {
   readonly version: number;
   readonly rule: string | null;
   readonly effect: PolicyEffect;
+  readonly items?: number;
 }
 
 export function verdictOf(decision: PolicyDecision, limit?: PolicyLimit): PolicyVerdict {
   return limit
-    ? { version: decision.version, rule: limit.rule, effect: 'limit' }
-    : { version: decision.version, rule: decision.rule, effect: decision.effect };
+    ? { version: decision.version, rule: limit.rule, effect: 'limit', items: decision.items }
+    : { version: decision.version, rule: decision.rule, effect: decision.effect, items: decision.items };
 }
 
 /** Tool error codes of calls the policy stopped. */

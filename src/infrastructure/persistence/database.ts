@@ -36,6 +36,7 @@ import { MessagesIdUnindexed1767052800000 } from './migrations/1767052800000-mes
 import { DraftExpiry1767398400000 } from './migrations/1767398400000-draft-expiry';
 import { DraftEscalation1767484800000 } from './migrations/1767484800000-draft-escalation';
 import { CanonicalAddresses1767657600000 } from './migrations/1767657600000-canonical-addresses';
+import { PolicyPeople1767574800000 } from './migrations/1767574800000-policy-people';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
@@ -76,6 +77,7 @@ const MIGRATIONS = [
   PolicyVersions1767312000000,
   DraftExpiry1767398400000,
   DraftEscalation1767484800000,
+  PolicyPeople1767574800000,
   CanonicalAddresses1767657600000,
 ];
 

@@ -54,6 +54,7 @@ function call(overrides: Partial<RecordedToolCall> & { minute?: number } = {}): 
     tool: 'add_task',
     arguments: { title: 'Buy milk' },
     status: 'succeeded',
+    items: 1,
     ...rest,
   };
 }
@@ -123,6 +124,32 @@ describe('a dry run of a candidate policy', () => {
     ]);
     // Never the arguments: they may hold personal data.
     expect(JSON.stringify(report)).not.toContain('Buy milk');
+  });
+
+  it('decides each call on what its row recorded it touched, a scope counted; an older row on the tasks its arguments name', async () => {
+    const calls = [
+      // Recorded with the tasks its scope resolved to.
+      call({ minute: 1, source: 'mcp', tool: 'delete_task', arguments: { scope: 'all' }, status: 'pending', items: 6 }),
+      call({ minute: 2, source: 'mcp', tool: 'delete_task', arguments: { number: 3 }, status: 'pending', items: 1 }),
+      // Rows from before the count was recorded.
+      call({ minute: 3, source: 'mcp', tool: 'delete_task', arguments: { numbers: [1, 2, 2, 4, 5] }, status: 'pending', items: null }),
+      call({
+        minute: 4,
+        source: 'mcp',
+        tool: 'delete_task',
+        arguments: { tasks: [{ number: 1 }, { number: 2 }] },
+        status: 'pending',
+        items: null,
+      }),
+    ];
+    const report = await dryRunOn(calls).run([
+      { name: 'few', tools: ['delete_task'], when: { items: { atMost: 3 } }, effect: 'allow' },
+      { name: 'no-mass-deletes', tools: ['delete_task'], effect: 'deny', reason: 'Never more than 3 at once.' },
+    ]);
+    expect(report.changes.map((change) => [change.rule, change.examples.map((example) => example.seq)])).toEqual([
+      ['few', [calls[3].seq, calls[1].seq]],
+      ['no-mass-deletes', [calls[2].seq, calls[0].seq]],
+    ]);
   });
 
   it(`keeps the newest ${DRY_RUN_EXAMPLES_MAX} examples of a change, and reads only as many calls as asked`, async () => {

@@ -1,7 +1,7 @@
 import { ExecuteToolCallUseCase } from '../../../src/application/agent/execute-tool-call.use-case';
 import { TODO_TOOL_ERRORS } from '../../../src/domain/todo/tool-errors';
 import type { ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
-import { Toolbox } from '../../../src/application/agent/ports/toolbox.port';
+import { type Resolution, type ResolvedCall, Toolbox } from '../../../src/application/agent/ports/toolbox.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
 import type { McpDestructiveToolMode } from '../../../src/domain/agent/confirmation';
 import type { ToolDefinition } from '../../../src/domain/agent/tools';
@@ -43,8 +43,11 @@ class StubToolbox extends Toolbox {
   ) {
     super();
   }
-  run(tool: string, _: unknown, __: string, options: { dryRun: boolean }) {
-    this.runs.push({ tool, dryRun: options.dryRun, auditedBefore: this.audit.rows.length, inUnitOfWork: this.unitOfWork.open });
+  resolve(tool: string, args: Record<string, unknown>): Promise<Resolution> {
+    return Promise.resolve({ ok: true, call: { tool, targets: { items: 1, recipient: null }, plan: args } });
+  }
+  run(call: ResolvedCall, _: string, options: { dryRun: boolean }) {
+    this.runs.push({ tool: call.tool, dryRun: options.dryRun, auditedBefore: this.audit.rows.length, inUnitOfWork: this.unitOfWork.open });
     return this.answer();
   }
 }
@@ -322,9 +325,9 @@ describe('the policy in force decides each call before its audit row', () => {
     await sut.execute({ tool: 'add_task', arguments: { title: 'x' }, context });
     await sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context });
     expect(audit.rows.map((r) => [r.status, r.entry.policy])).toEqual([
-      ['pending', { version: 0, rule: null, effect: 'allow' }],
-      ['succeeded', { version: 0, rule: null, effect: 'allow' }],
-      ['rejected', { version: 0, rule: 'destruction-needs-the-person', effect: 'ask-person' }],
+      ['pending', { version: 0, rule: null, effect: 'allow', items: 1 }],
+      ['succeeded', { version: 0, rule: null, effect: 'allow', items: 1 }],
+      ['rejected', { version: 0, rule: 'destruction-needs-the-person', effect: 'ask-person', items: 1 }],
     ]);
   });
 
@@ -389,7 +392,7 @@ describe('the policy in force decides each call before its audit row', () => {
     await expect(sut.execute({ tool: 'delete_task', arguments: { number: 1 }, context })).resolves.toMatchObject({
       code: 'CONFIRMATION_REQUIRED',
     });
-    expect(audit.rows.map((r) => r.entry.policy)).toEqual([{ version: 7, rule: 'ask-deletes', effect: 'ask-person' }]);
+    expect(audit.rows.map((r) => r.entry.policy)).toEqual([{ version: 7, rule: 'ask-deletes', effect: 'ask-person', items: 1 }]);
     await expect(sut.asksThePerson('delete_task', { number: 1 }, context)).resolves.toBe(true);
     await expect(sut.asksThePerson('add_task', { title: 'x' }, context)).resolves.toBe(false);
   });

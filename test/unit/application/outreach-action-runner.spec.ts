@@ -420,7 +420,7 @@ describe('the outreach runner asks the policy in force before it acts', () => {
     const inside = runner({ type: 'SendEmail', drafts, rules: [reviewAbroad] });
     await inside.act({ ...EMAIL, args: { ...EMAIL.args, to: 'jane@example.com' } });
     expect(inside.email.calls.filter((call) => call.method === 'send')).toHaveLength(1);
-    expect(inside.store.begun[0].audit.policy).toEqual({ version: 2, rule: null, effect: 'allow' });
+    expect(inside.store.begun[0].audit.policy).toEqual({ version: 2, rule: null, effect: 'allow', items: 1 });
 
     const approved = runner({ type: 'SendEmail', drafts, rules: [reviewAbroad] });
     await approved.act(EMAIL, { approved: { id: 'draft-1', quotaDay: '2026-11-22', attempt: 1, proposal: EMAIL } });
@@ -435,7 +435,7 @@ describe('the outreach runner asks the policy in force before it acts', () => {
     expect(end.outcome).toMatchObject({ status: 'failed', code: 'POLICY_DENIED', task: { status: 'Cancelled' } });
     expect(end.settlement).toMatchObject({ kind: 'release', release: { status: 'Cancelled', lastError: 'POLICY_DENIED' } });
     expect(audit.rows.map((row) => [row.status, row.outcome?.errorCode, row.entry.policy])).toEqual([
-      ['rejected', 'POLICY_DENIED', { version: 2, rule: 'no-linkedin', effect: 'deny' }],
+      ['rejected', 'POLICY_DENIED', { version: 2, rule: 'no-linkedin', effect: 'deny', items: 1 }],
     ]);
     expect(linkedin.calls).toEqual([]);
     expect(store.begun).toEqual([]);
@@ -452,7 +452,7 @@ describe('the outreach runner asks the policy in force before it acts', () => {
     expect(second.settlement).toMatchObject({
       release: { status: 'Pending', lastError: 'POLICY_LIMIT_REACHED', nextRunAt: new Date(first.now.getTime() + 3_600_000) },
     });
-    expect(first.audit.rows.at(-1)?.entry.policy).toEqual({ version: 2, rule: 'one-message', effect: 'limit' });
+    expect(first.audit.rows.at(-1)?.entry.policy).toEqual({ version: 2, rule: 'one-message', effect: 'limit', items: 1 });
     expect(first.linkedin.calls.filter((call) => call.method === 'sendMessage')).toHaveLength(1);
   });
 });

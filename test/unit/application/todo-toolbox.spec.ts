@@ -23,7 +23,13 @@ function setup() {
   return { sut, tasks };
 }
 
-const run = (sut: TodoToolbox, tool: string, args: Record<string, unknown>) => sut.run(tool, args, 'u1', { dryRun: false });
+/** A call as the executor makes it: resolved, then run as resolved. */
+async function call(sut: TodoToolbox, tool: string, args: Record<string, unknown>, dryRun: boolean) {
+  const resolution = await sut.resolve(tool, args, 'u1');
+  return resolution.ok ? sut.run(resolution.call, 'u1', { dryRun }) : resolution;
+}
+
+const run = (sut: TodoToolbox, tool: string, args: Record<string, unknown>) => call(sut, tool, args, false);
 
 describe(`${TodoToolbox.name} update_task`, () => {
   it('reports the title before the change and the fields that changed', async () => {
@@ -84,7 +90,7 @@ describe(`${TodoToolbox.name} limits`, () => {
 });
 
 describe(`${TodoToolbox.name} delete_task`, () => {
-  const dryRun = (sut: TodoToolbox, args: Record<string, unknown>) => sut.run('delete_task', args, 'u1', { dryRun: true });
+  const dryRun = (sut: TodoToolbox, args: Record<string, unknown>) => call(sut, 'delete_task', args, true);
   const titles = (tasks: InMemoryTaskRepository) => tasks.tasks.map((task) => task.title);
 
   async function withTasks(count: number) {

@@ -83,7 +83,13 @@ function denying(domains: readonly string[]): CompiledPolicy {
   return new CompiledPolicy(1, reading.document, catalogue);
 }
 const effectFor = (policy: CompiledPolicy, to: string) =>
-  policy.evaluate({ tool: 'send_email', source: 'outreach', userId: 'u1', arguments: { to }, at: new Date('2026-01-05T12:00:00Z') }).effect;
+  policy.evaluate({
+    tool: 'send_email',
+    source: 'outreach',
+    userId: 'u1',
+    targets: { items: 1, recipient: to },
+    at: new Date('2026-01-05T12:00:00Z'),
+  }).effect;
 
 const sameDomain = domain.chain((labels) =>
   fc.record({
@@ -99,8 +105,8 @@ describe('an address, however it is spelled, is the one mail delivers to', () =>
     fc.assert(
       fc.property(sameDomain, ({ labels, one, other, mailbox: [first, second] }) => {
         const name = dnsName(labels);
-        expect(callFacts({ to: `${first}@${one}` }).recipientDomain).toBe(name);
-        expect(callFacts({ to: `${second}@${other}` }).recipientDomain).toBe(name);
+        expect(callFacts({ items: 1, recipient: `${first}@${one}` }).recipientDomain).toBe(name);
+        expect(callFacts({ items: 1, recipient: `${second}@${other}` }).recipientDomain).toBe(name);
 
         expect(effectFor(denying([one]), `${second}@${other}`)).toBe('deny');
         expect(effectFor(denying([`*.${one}`]), `${second}@mail${DOTS[3]}${other}`)).toBe('deny');
@@ -139,7 +145,9 @@ describe('an address, however it is spelled, is the one mail delivers to', () =>
       .chain(([a, b]) => fc.tuple(spelling(a), spelling(b)));
     fc.assert(
       fc.property(two, ([a, b]) => {
-        expect(callFacts({ to: `x@${a}` }).recipientDomain).not.toBe(callFacts({ to: `x@${b}` }).recipientDomain);
+        expect(callFacts({ items: 1, recipient: `x@${a}` }).recipientDomain).not.toBe(
+          callFacts({ items: 1, recipient: `x@${b}` }).recipientDomain,
+        );
         expect(effectFor(denying([a]), `x@${b}`)).toBe('allow');
         expect(doNotContactValue(`x@${a}`)).not.toEqual(doNotContactValue(`x@${b}`));
       }),

@@ -1,6 +1,7 @@
 import type { ToolErrorWording } from '../../../domain/agent/failures';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../../domain/agent/tools';
+import type { CallTargets } from '../../../domain/policy/policy';
 import type { ToolResult } from './tool-gateway.port';
 
 /** What a dry run of a destructive tool answers: the exact call to confirm, and how to ask. */
@@ -10,13 +11,35 @@ export interface DryRunResult {
   readonly preview: unknown;
 }
 
+/**
+ * A call resolved against the data as it is now: what it will act on (the policy decides on
+ * that, CallTargets), and the toolbox's own plan of exactly that, which `run` carries out
+ * without resolving anything again: what was decided is what runs.
+ */
+export interface ResolvedCall {
+  readonly tool: string;
+  readonly targets: CallTargets;
+  /** Opaque outside the toolbox that made it. */
+  readonly plan: unknown;
+}
+
+/** A call resolved, or why it cannot be (it names no task there is, or more than one): then nothing would run. */
+export type Resolution = { readonly ok: true; readonly call: ResolvedCall } | (ToolResult & { readonly ok: false });
+
 /** The tools of one product, run for one user. Served over MCP by the interfaces layer. */
 export abstract class Toolbox {
   abstract readonly definitions: readonly ToolDefinition[];
   /** How this product's own error codes read to the person, and what they count as. */
   abstract readonly errorWording: ToolErrorWording;
-  /** Arguments are already validated against the tool's schema. */
-  abstract run(tool: string, args: ToolArguments, userId: string, options: { dryRun: boolean }): Promise<ToolResult>;
+  /**
+   * Resolves a call's words (a number, a title's words, a scope, the tasks a confirmation
+   * showed) to what it will act on now: the one resolution the policy, the person's question
+   * (a dry run) and the run itself all read. Arguments are already validated against the
+   * tool's schema.
+   */
+  abstract resolve(tool: string, args: ToolArguments, userId: string): Promise<Resolution>;
+  /** Runs a resolved call as resolved, or in a dry run describes it (the question to ask) and changes nothing. */
+  abstract run(call: ResolvedCall, userId: string, options: { dryRun: boolean }): Promise<ToolResult>;
   /**
    * What the person could say in the chat to ask for this call themselves ("delete task 3"),
    * told to a caller that cannot ask them; null when there is no such sentence.

@@ -123,6 +123,8 @@ export interface RecordedToolCall {
   readonly arguments: unknown;
   /** The row's status: `pending` for a call that changes something, else its only outcome. */
   readonly status: RecordedAuditStatus;
+  /** How many things the call touched as the policy read it when it was decided (PolicyVerdict.items); null on older rows. */
+  readonly items: number | null;
 }
 
 /** One decision log row: a chat turn (conversationId) or an outreach cycle (campaignId). */

@@ -4,8 +4,13 @@ import type { Page } from '../../shared/page';
 /** A policy as an admin stored it: version 1, 2, … (0 is the built-in policy, never stored). */
 export interface StoredPolicyVersion {
   readonly version: number;
-  /** The rules as readPolicy read them when they were stored. */
+  /** The rules as readPolicy read them when they were stored: the emails as the admin wrote them. */
   readonly document: PolicyDocument;
+  /**
+   * The account each email the rules name was when the version was stored (email → account
+   * id): how every process reads the rules' `people`, whatever has become of the accounts since.
+   */
+  readonly people: PolicyPeople;
   readonly authorId: string;
   /** The author's email when they stored it. */
   readonly authorEmail: string;
@@ -14,11 +19,15 @@ export interface StoredPolicyVersion {
   readonly createdAt: Date;
 }
 
+/** Account ids by the emails a version's rules name, resolved once, when it was stored. */
+export type PolicyPeople = Readonly<Record<string, string>>;
+
 /** A version as a list shows it: who, when, why, and how many rules, without the rules. */
-export type PolicyVersionSummary = Omit<StoredPolicyVersion, 'document'> & { readonly rules: number };
+export type PolicyVersionSummary = Omit<StoredPolicyVersion, 'document' | 'people'> & { readonly rules: number };
 
 export interface NewPolicyVersion {
   readonly document: PolicyDocument;
+  readonly people: PolicyPeople;
   readonly authorId: string;
   readonly authorEmail: string;
   readonly reason: string;

@@ -14,8 +14,7 @@ import {
   type TaskPriority,
   type TaskStatusFilter,
 } from '../../../domain/todo/task';
-import type { DryRunResult } from '../../agent/ports/toolbox.port';
-import { Toolbox } from '../../agent/ports/toolbox.port';
+import { type DryRunResult, type Resolution, type ResolvedCall, Toolbox } from '../../agent/ports/toolbox.port';
 import type { ToolResult } from '../../agent/ports/tool-gateway.port';
 import { AddTaskUseCase } from '../add-task.use-case';
 import { CompleteTaskUseCase } from '../complete-task.use-case';
@@ -56,9 +55,21 @@ export class TodoToolbox extends Toolbox {
     super();
   }
 
-  async run(tool: string, args: ToolArguments, userId: string, options: { dryRun: boolean }): Promise<ToolResult> {
+  async resolve(tool: string, args: ToolArguments, userId: string): Promise<Resolution> {
+    const planned = await this.attempt(async () => this.plan(tool, args, userId));
+    if (!planned.ok) return planned;
+    const plan = planned.data as TodoPlan;
+    return { ok: true, call: { tool, targets: { items: touched(plan), recipient: null }, plan } };
+  }
+
+  run(call: ResolvedCall, userId: string, options: { dryRun: boolean }): Promise<ToolResult> {
+    return this.attempt(() => this.carryOut(call.plan as TodoPlan, userId, options.dryRun));
+  }
+
+  /** What a use case threw, as the tool's error result; anything else unexpected is thrown on. */
+  private async attempt(work: () => Promise<unknown>): Promise<ToolResult> {
     try {
-      return { ok: true, data: await this.dispatch(tool, args, userId, options.dryRun) };
+      return { ok: true, data: await work() };
     } catch (error) {
       if (error instanceof ToolFailure) return { ok: false, code: error.code, message: error.message, details: error.details };
       if (error instanceof TaskNotFoundError) {
@@ -88,35 +99,20 @@ export class TodoToolbox extends Toolbox {
     return typeof args.query === 'string' ? `delete ${args.query}` : null;
   }
 
-  private async dispatch(tool: string, args: ToolArguments, userId: string, dryRun: boolean): Promise<unknown> {
+  /** The call's words resolved to exactly what it will do now (which tasks, by number and as they are). */
+  private async plan(tool: string, args: ToolArguments, userId: string): Promise<TodoPlan> {
     switch (tool) {
-      case 'add_task': {
-        const task = await this.addTask.execute({
-          userId,
+      case 'add_task':
+        return {
+          kind: 'add',
           title: args.title as string,
           description: args.description as string | undefined,
           priority: args.priority as TaskPriority | undefined,
-        });
-        return { task: view(task) };
-      }
-      case 'list_tasks': {
-        const status = (args.status as TaskStatusFilter | undefined) ?? 'all';
-        const tasks = await this.listTasks.execute({ userId, status });
-        // The model reads a bounded list; the person's task list (API, console) has them all.
-        const shown = tasks.slice(0, LIST_TOOL_MAX);
-        return {
-          status,
-          count: tasks.length,
-          tasks: shown.map(view),
-          ...(tasks.length > shown.length && { more: tasks.length - shown.length }),
         };
-      }
-      case 'complete_task': {
-        const taskNumber =
-          typeof args.number === 'number' ? args.number : (await this.resolveOne(userId, args, { preferPending: true })).number;
-        const { task, alreadyCompleted } = await this.completeTask.execute({ userId, number: taskNumber });
-        return { task: view(task), alreadyCompleted };
-      }
+      case 'list_tasks':
+        return { kind: 'list', status: (args.status as TaskStatusFilter | undefined) ?? 'all' };
+      case 'complete_task':
+        return { kind: 'complete', number: (await this.resolveOne(userId, args, { preferPending: true })).number };
       case 'update_task': {
         const changes: TaskChanges = {
           title: args.title as string | undefined,
@@ -126,19 +122,53 @@ export class TodoToolbox extends Toolbox {
         if (Object.values(changes).every((value) => value === undefined)) {
           throw new ToolFailure('INVALID_ARGUMENTS', 'Say what to change: title, description or priority.');
         }
-        const target = await this.resolveOne(userId, args, { preferPending: false });
-        const { task, previous } = await this.updateTask.execute({ userId, number: target.number, changes });
+        return { kind: 'update', number: (await this.resolveOne(userId, args, { preferPending: false })).number, changes };
+      }
+      case 'delete_task': {
+        // Only a confirmed call carries `tasks` (the schema a model sees has no such field): the tasks as the question showed them.
+        if (Array.isArray(args.tasks)) return { kind: 'delete-as-shown', shown: args.tasks as ShownTask[] };
+        const scope = args.scope === 'all' || args.scope === 'completed' ? args.scope : undefined;
+        return { kind: 'delete', targets: await this.resolveMany(userId, args), scope };
+      }
+      default:
+        throw new ToolFailure('UNKNOWN_TOOL', `There is no tool named "${tool}".`);
+    }
+  }
+
+  private async carryOut(plan: TodoPlan, userId: string, dryRun: boolean): Promise<unknown> {
+    switch (plan.kind) {
+      case 'add': {
+        const task = await this.addTask.execute({ userId, title: plan.title, description: plan.description, priority: plan.priority });
+        return { task: view(task) };
+      }
+      case 'list': {
+        const tasks = await this.listTasks.execute({ userId, status: plan.status });
+        // The model reads a bounded list; the person's task list (API, console) has them all.
+        const shown = tasks.slice(0, LIST_TOOL_MAX);
+        return {
+          status: plan.status,
+          count: tasks.length,
+          tasks: shown.map(view),
+          ...(tasks.length > shown.length && { more: tasks.length - shown.length }),
+        };
+      }
+      case 'complete': {
+        const { task, alreadyCompleted } = await this.completeTask.execute({ userId, number: plan.number });
+        return { task: view(task), alreadyCompleted };
+      }
+      case 'update': {
+        const { task, previous } = await this.updateTask.execute({ userId, number: plan.number, changes: plan.changes });
         const changed = (['title', 'description', 'priority'] as const).filter((field) => task[field] !== previous[field]);
         return { task: view(task), previousTitle: previous.title, changed };
       }
-      case 'delete_task': {
-        const scope = args.scope === 'all' || args.scope === 'completed' ? args.scope : undefined;
-        if (dryRun) return this.deletionToConfirm(await this.resolveMany(userId, args), scope);
-        // Only a confirmed call carries `tasks` (the schema a model sees has no such field).
-        if (Array.isArray(args.tasks)) return this.deleteConfirmed(userId, args.tasks as ShownTask[]);
+      case 'delete-as-shown':
+        if (dryRun) throw new ToolFailure('INVALID_ARGUMENTS', 'A confirmed deletion is not asked about again.');
+        return this.deleteConfirmed(userId, plan.shown);
+      case 'delete': {
+        if (dryRun) return this.deletionToConfirm(plan.targets, plan.scope);
         // Named in this very call (an MCP client its operator trusts, or a confirmation stored
-        // with numbers only): resolved now, then deleted all or none.
-        const targets = (await this.resolveMany(userId, args)).map(shownTask);
+        // with numbers only): deleted as resolved, all or none.
+        const targets = plan.targets.map(shownTask);
         const outcome = await this.deleteTasks.execute({ userId, shown: targets });
         if (!outcome.deleted) {
           throw new ToolFailure(
@@ -149,8 +179,6 @@ export class TodoToolbox extends Toolbox {
         }
         return { deleted: outcome.tasks.map(view) };
       }
-      default:
-        throw new ToolFailure('UNKNOWN_TOOL', `There is no tool named "${tool}".`);
     }
   }
 
@@ -224,6 +252,24 @@ export class TodoToolbox extends Toolbox {
     }
     return [await this.resolveOne(userId, args, { preferPending: false })];
   }
+}
+
+/** A call resolved: what runs, with its targets named as they are now. */
+type TodoPlan =
+  | { readonly kind: 'add'; readonly title: string; readonly description?: string; readonly priority?: TaskPriority }
+  | { readonly kind: 'list'; readonly status: TaskStatusFilter }
+  | { readonly kind: 'complete'; readonly number: number }
+  | { readonly kind: 'update'; readonly number: number; readonly changes: TaskChanges }
+  /** Resolved from numbers, words or a scope (which the question names). */
+  | { readonly kind: 'delete'; readonly targets: readonly Task[]; readonly scope?: 'all' | 'completed' }
+  /** The person's yes: the tasks as they were shown, deleted only if each still holds its title. */
+  | { readonly kind: 'delete-as-shown'; readonly shown: readonly ShownTask[] };
+
+/** How many tasks a resolved call touches: each task it changes or deletes, the one it adds; a read of the list, 1. */
+function touched(plan: TodoPlan): number {
+  if (plan.kind === 'delete') return plan.targets.length;
+  if (plan.kind === 'delete-as-shown') return new Set(plan.shown.map((task) => task.number)).size;
+  return 1;
 }
 
 function shownTask(task: Task): ShownTask {

@@ -176,7 +176,8 @@ export class PostgresAuditReader extends AuditReader {
     // the scan meets them; no index is added for it, so appends pay nothing for dry runs.
     return selectRows(
       this.dataSource,
-      sql`SELECT a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, u.role AS actor_role, a.tool, a.arguments, a.status
+      sql`SELECT a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, u.role AS actor_role, a.tool, a.arguments, a.status,
+            (a.policy ->> 'items')::int AS items
           FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id
           WHERE a.source IN ('chat', 'mcp', 'outreach') AND a.pending_seq IS NULL
           ORDER BY a.seq DESC LIMIT ${limit}`,

@@ -87,9 +87,9 @@ export class PostgresPolicyStore extends PolicyStore {
       await run(manager, sql`SELECT pg_advisory_xact_lock(${POLICY_SAVE_LOCK})`);
       const stored = await selectRow(
         manager,
-        sql`INSERT INTO policy_versions (version, document, author_id, author_email, reason)
-            SELECT coalesce(max(version), 0) + 1, ${JSON.stringify(version.document)}::jsonb, ${version.authorId},
-              ${version.authorEmail}, ${version.reason}
+        sql`INSERT INTO policy_versions (version, document, people, author_id, author_email, reason)
+            SELECT coalesce(max(version), 0) + 1, ${JSON.stringify(version.document)}::jsonb, ${JSON.stringify(version.people)}::jsonb,
+              ${version.authorId}, ${version.authorEmail}, ${version.reason}
             FROM policy_versions
             RETURNING ${POLICY_VERSION_COLUMNS}`,
         POLICY_VERSION_ROW,

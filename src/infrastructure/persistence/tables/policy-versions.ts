@@ -5,7 +5,7 @@ import { raw } from '../sql';
 
 /** A version's columns, named as StoredPolicyVersion names them. */
 export const POLICY_VERSION_COLUMNS = raw(
-  `version, document, author_id AS "authorId", author_email AS "authorEmail", reason, created_at AS "createdAt"`,
+  `version, document, people, author_id AS "authorId", author_email AS "authorEmail", reason, created_at AS "createdAt"`,
 );
 
 /** A summary's columns: the rule count instead of the rules. */
@@ -26,6 +26,7 @@ const DOCUMENT = z.custom<PolicyDocument>(
 export const POLICY_VERSION_ROW = z.object({
   version: z.number().int().positive(),
   document: DOCUMENT,
+  people: z.record(z.string(), z.string()),
   authorId: z.string(),
   authorEmail: z.string(),
   reason: z.string(),

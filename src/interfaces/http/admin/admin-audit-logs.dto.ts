@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   AUDIT_SOURCES,
   RECORDED_AUDIT_STATUSES,
@@ -24,6 +24,15 @@ export class AuditPolicyVerdictDto {
 
   @ApiProperty({ enum: POLICY_EFFECTS, example: 'ask-person', description: 'What it decided; `limit` when a limit stopped the call' })
   effect!: PolicyEffect;
+
+  @ApiPropertyOptional({
+    type: Number,
+    example: 6,
+    description:
+      'How many things the call touched as the policy read it (the tasks it resolved to, a scope included); absent on rows ' +
+      'written before it was recorded',
+  })
+  items?: number;
 }
 
 export class AuditRowDto {

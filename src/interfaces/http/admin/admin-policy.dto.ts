@@ -71,6 +71,16 @@ export class PolicyVersionDto {
   @ApiProperty({ type: [PolicyRuleInputDto], description: 'The rules, in the order evaluation reads them' })
   rules!: PolicyRuleInputDto[];
 
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', format: 'uuid' },
+    example: { 'ann@example.com': '3f2b9c1e-8d4a-4e6b-9a7c-1d2e3f4a5b6c' },
+    description:
+      "The account each email the rules name was when the version was stored (email → account id): what every server reads the rules' " +
+      '`people` as, whatever has become of the accounts since; `rules` keep the emails as written. Empty for version 0',
+  })
+  people!: Record<string, string>;
+
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The admin who stored it; null for version 0' })
   authorId!: string | null;
 
@@ -88,6 +98,7 @@ export class PolicyVersionDto {
       version: view.version,
       builtIn: view.builtIn,
       rules: view.document.rules as unknown as PolicyRuleInputDto[],
+      people: { ...view.people },
       authorId: view.authorId,
       authorEmail: view.authorEmail,
       reason: view.reason,

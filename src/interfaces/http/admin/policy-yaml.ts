@@ -7,14 +7,28 @@ import { ApiError } from '../shared/api-error';
  * A policy as a file (application/yaml): what `GET /admin/policy?format=yaml` exports and
  * `PUT /admin/policy` imports. The file holds `rules`, exactly the JSON's; to store it, add
  * `reason: why` beside them (the body a PUT takes is the same object in either format). The
- * header comments say which version it is, and are ignored on the way back in.
+ * header comments say which version it is and which account each email named stood for, and
+ * are ignored on the way back in.
  */
 export function policyToYaml(view: PolicyVersionView): string {
   const about = view.builtIn
     ? `# Bridle's built-in policy (version 0), in force until an admin stores one.`
     : `# Bridle policy version ${view.version}, stored ${view.createdAt?.toISOString() ?? ''} by ${view.authorEmail ?? ''}: ${oneLine(view.reason ?? '')}`;
   const how = '# To store it as a new version, add `reason: why` and PUT it to /admin/policy with Content-Type: application/yaml.';
-  return `${about}\n${how}\n${stringify({ rules: view.document.rules })}`;
+  return `${about}\n${peopleLines(view).join('')}${how}\n${stringify({ rules: view.document.rules })}`;
+}
+
+/**
+ * The accounts the rules' emails stand for in this version, one comment line each: the rules
+ * keep the emails the admin wrote. Stored again, the file's emails are resolved again, as of then.
+ */
+function peopleLines(view: PolicyVersionView): string[] {
+  const people = Object.entries(view.people).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (people.length === 0) return [];
+  return [
+    '# The emails its rules name are the accounts they were when it was stored:\n',
+    ...people.map(([email, id]) => `#   ${oneLine(email)} = account ${id}\n`),
+  ];
 }
 
 /**

@@ -10,6 +10,7 @@ import { UpdateTaskUseCase } from '../../../application/todo/update-task.use-cas
 import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
 import { TaskChanges } from '../../../application/todo/ports/task-changes.port';
 import { AdmitApiRequest } from '../../../application/policy/admit-api-request';
+import type { TaskApiRequest } from '../../../domain/policy/api-request';
 import { TASKS_PER_USER_MAX } from '../../../domain/todo/task';
 import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
@@ -91,7 +92,7 @@ export class TasksController implements OnModuleDestroy {
     @Body() body: CreateTaskRequestDto,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
   ): Promise<TaskResponseDto> {
-    await this.admit('add_task', { ...body }, principal);
+    await this.admit({ route: 'create' }, { ...body }, principal);
     return TaskResponseDto.of(await this.addTask.execute({ userId: path.userId, ...body }));
   }
 
@@ -130,7 +131,10 @@ export class TasksController implements OnModuleDestroy {
   @ApiOperation({
     operationId: 'updateTask',
     summary: 'Change title, description, priority or completion',
-    description: 'Only the fields sent change (at least one); description null clears it, completed false reopens the task.',
+    description:
+      'Only the fields sent change (at least one); description null clears it, completed false reopens the task. The ' +
+      "admins' policy decides it as complete_task when it completes and as update_task when it changes a field or " +
+      'reopens; both when it does both.',
   })
   @ApiOkResponse({ type: TaskResponseDto, description: 'The task, changed' })
   @ApiErrors(404, TASK_BUSY, 413, ...POLICY_REFUSALS)
@@ -142,7 +146,7 @@ export class TasksController implements OnModuleDestroy {
     if (Object.values(body).every((value) => value === undefined)) {
       throw new ApiError(400, 'VALIDATION.FAILED', 'Send at least one of title, description, priority, completed');
     }
-    await this.admit('update_task', { number: path.number, ...body }, principal);
+    await this.admit({ route: 'change', changes: body }, { number: path.number, ...body }, principal);
     return TaskResponseDto.of((await this.updateTask.execute({ ...path, changes: body })).task);
   }
 
@@ -156,7 +160,7 @@ export class TasksController implements OnModuleDestroy {
   @ApiOkResponse({ type: TaskResponseDto, description: 'The task, completed' })
   @ApiErrors(404, TASK_BUSY, ...POLICY_REFUSALS)
   async complete(@Param() path: TaskPathDto, @CurrentPrincipal() principal: AuthenticatedPrincipal): Promise<TaskResponseDto> {
-    await this.admit('complete_task', { number: path.number }, principal);
+    await this.admit({ route: 'complete' }, { number: path.number }, principal);
     return TaskResponseDto.of((await this.completeTask.execute(path)).task);
   }
 
@@ -172,17 +176,17 @@ export class TasksController implements OnModuleDestroy {
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(404, ...POLICY_REFUSALS)
   async remove(@Param() path: TaskPathDto, @CurrentPrincipal() principal: AuthenticatedPrincipal): Promise<void> {
-    await this.admit('delete_task', { number: path.number }, principal);
+    await this.admit({ route: 'delete' }, { number: path.number }, principal);
     await this.deleteTask.execute(path);
   }
 
   /**
-   * The policy in force on a change the person asks for over the API, as the tool of the same
-   * name is asked in the chat: refused (403, 429) before anything is read or written. A limit
-   * counts the request, also one that then finds no such task, as a tool call's would. A
-   * refusal is audited.
+   * The policy in force on a change the person asks for over the API, decided as every tool
+   * call it amounts to (a PATCH that completes is complete_task): refused (403, 429) before
+   * anything is read or written. A limit counts the request, also one that then finds no such
+   * task, as a tool call's would. A refusal is audited.
    */
-  private async admit(tool: string, args: Record<string, unknown>, principal: AuthenticatedPrincipal): Promise<void> {
-    await this.policy.admit(tool, args, principal.userId);
+  private async admit(request: TaskApiRequest, args: Record<string, unknown>, principal: AuthenticatedPrincipal): Promise<void> {
+    await this.policy.admit(request, args, principal.userId);
   }
 }

@@ -22,7 +22,7 @@ function problems(input: unknown): string[] {
 }
 
 function call(overrides: Partial<PolicyCall> = {}): PolicyCall {
-  return { tool: 'delete_task', source: 'chat', userId: ALICE, arguments: { number: 1 }, at: MONDAY_NOON, ...overrides };
+  return { tool: 'delete_task', source: 'chat', userId: ALICE, targets: { items: 1, recipient: null }, at: MONDAY_NOON, ...overrides };
 }
 
 describe('the default policy is the built-in rules', () => {
@@ -40,8 +40,11 @@ describe('the default policy is the built-in rules', () => {
       position: null,
       effect: 'allow',
       limits: [],
+      items: 1,
     });
-    expect(policy.evaluate(call({ tool: 'send_email', source: 'outreach', arguments: { to: 'a@b.c' } })).effect).toBe('allow');
+    expect(policy.evaluate(call({ tool: 'send_email', source: 'outreach', targets: { items: 1, recipient: 'a@b.c' } })).effect).toBe(
+      'allow',
+    );
   });
 
   it("lets the person's own requests over the REST API run: the built-in question is the chat's and MCP's", () => {
@@ -68,7 +71,7 @@ describe('the default policy is the built-in rules', () => {
   });
 });
 
-describe('a rule matches a call by tool, source, person, role, arguments and time', () => {
+describe('a rule matches a call by tool, source, person, role, targets and time', () => {
   it('decides by the first rule that ends evaluation, and collects the limits matched before it', () => {
     const policy = new CompiledPolicy(
       4,
@@ -82,8 +85,15 @@ describe('a rule matches a call by tool, source, person, role, arguments and tim
     const decision = policy.evaluate(call());
     expect(decision).toMatchObject({ version: 4, rule: 'ask', position: 3, effect: 'ask-person' });
     expect(decision.limits).toEqual([
-      { rule: 'delete-cap', position: 1, max: 20, window: 'day', windowMs: 86_400_000, key: `delete-cap:${ALICE}` },
-      { rule: 'everyone-cap', position: 2, max: 1000, window: 'hour', windowMs: 3_600_000, key: 'everyone-cap:*' },
+      {
+        rule: 'delete-cap',
+        position: 1,
+        max: 20,
+        window: 'day',
+        windowMs: 86_400_000,
+        key: expect.stringContaining(`"subject":"${ALICE}"`),
+      },
+      { rule: 'everyone-cap', position: 2, max: 1000, window: 'hour', windowMs: 3_600_000, key: expect.stringContaining('"subject":"*"') },
     ]);
     expect(policy.evaluate(call({ tool: 'add_task' })).limits.map((limit) => limit.rule)).toEqual(['everyone-cap']);
   });
@@ -119,13 +129,14 @@ describe('a rule matches a call by tool, source, person, role, arguments and tim
       ]),
       catalogue,
     );
-    const email = (to: unknown) => policy.evaluate(call({ tool: 'send_email', source: 'outreach', arguments: { to } })).effect;
+    const email = (to: string | null) =>
+      policy.evaluate(call({ tool: 'send_email', source: 'outreach', targets: { items: 1, recipient: to } })).effect;
     expect(email('lead@example.com')).toBe('allow');
     expect(email('Lead@Sales.EXAMPLE.com')).toBe('allow');
     expect(email('lead@example.org')).toBe('ask-reviewer');
     expect(email('lead@example.com.evil.io')).toBe('ask-reviewer');
     expect(email('not-an-address')).toBe('ask-reviewer');
-    expect(email(undefined)).toBe('ask-reviewer');
+    expect(email(null)).toBe('ask-reviewer');
   });
 
   it("reads a reviewer whose fallback is escalate, and hands the rule's reviewer to the call it decides", () => {
@@ -133,7 +144,7 @@ describe('a rule matches a call by tool, source, person, role, arguments and tim
     const document = read([{ name: 'email-review', tools: ['send_email'], effect: 'ask-reviewer', reviewer }]);
     expect(document.rules[0].reviewer).toEqual(reviewer);
     const decision = new CompiledPolicy(1, document, catalogue).evaluate(
-      call({ tool: 'send_email', source: 'outreach', arguments: { to: 'lead@example.org' } }),
+      call({ tool: 'send_email', source: 'outreach', targets: { items: 1, recipient: 'lead@example.org' } }),
     );
     expect(decision).toMatchObject({ effect: 'ask-reviewer', rule: 'email-review', reviewer });
   });
@@ -148,9 +159,9 @@ describe('a rule matches a call by tool, source, person, role, arguments and tim
       ]),
       catalogue,
     );
-    expect(policy.evaluate(call({ arguments: { numbers: [1, 2, 3] } })).effect).toBe('allow');
-    expect(policy.evaluate(call({ arguments: { numbers: [1, 2, 3, 4] } })).effect).toBe('deny');
-    expect(policy.evaluate(call({ arguments: { tasks: [{}, {}, {}, {}] } })).effect).toBe('deny');
+    const deleting = (items: number) => call({ targets: { items, recipient: null } });
+    expect(policy.evaluate(deleting(3))).toMatchObject({ effect: 'allow', items: 3 });
+    expect(policy.evaluate(deleting(4))).toMatchObject({ effect: 'deny', items: 4 });
     const add = (at: string) => policy.evaluate(call({ tool: 'add_task', at: new Date(at) })).effect;
     expect(add('2026-11-30T23:30:00Z')).toBe('deny');
     expect(add('2026-11-30T05:59:00Z')).toBe('deny');
@@ -160,11 +171,11 @@ describe('a rule matches a call by tool, source, person, role, arguments and tim
     expect(policy.evaluate(call({ tool: 'complete_task', at: MONDAY_NOON })).effect).toBe('allow');
   });
 
-  it('reads the facts a rule tests from the arguments', () => {
-    expect(callFacts({ numbers: [4, 5] })).toEqual({ items: 2, recipientDomain: null });
-    expect(callFacts({ to: ' Ann@Mail.Example.COM. ' })).toEqual({ items: 1, recipientDomain: 'mail.example.com' });
-    expect(callFacts({ to: 'a@Bücher.de' })).toEqual({ items: 1, recipientDomain: 'xn--bcher-kva.de' });
-    expect(callFacts({ to: 'a@xn--zz.com' })).toEqual({ items: 1, recipientDomain: '' });
+  it("reads the facts a rule tests from the call's resolved targets, the recipient's domain in canonical form", () => {
+    expect(callFacts({ items: 2, recipient: null })).toEqual({ items: 2, recipientDomain: null });
+    expect(callFacts({ items: 1, recipient: ' Ann@Mail.Example.COM. ' })).toEqual({ items: 1, recipientDomain: 'mail.example.com' });
+    expect(callFacts({ items: 1, recipient: 'a@Bücher.de' })).toEqual({ items: 1, recipientDomain: 'xn--bcher-kva.de' });
+    expect(callFacts({ items: 1, recipient: 'a@xn--zz.com' })).toEqual({ items: 1, recipientDomain: '' });
   });
 
   it('reads a domain glob in its canonical form, so a rule written in Unicode or in A-labels matches both spellings', () => {
@@ -179,7 +190,8 @@ describe('a rule matches a call by tool, source, person, role, arguments and tim
     ]);
     expect(document.rules[0].when?.recipientDomain?.in).toEqual(['*.xn--bcher-kva.de', 'xn--mnchen-3ya.example', 'competitor.com']);
     const policy = new CompiledPolicy(1, document, catalogue);
-    const email = (to: string) => policy.evaluate(call({ tool: 'send_email', source: 'outreach', arguments: { to } })).effect;
+    const email = (to: string) =>
+      policy.evaluate(call({ tool: 'send_email', source: 'outreach', targets: { items: 1, recipient: to } })).effect;
     for (const to of ['a@mail.bücher.de', 'a@mail.xn--bcher-kva.de', 'h@münchen.example', 'b@competitor\uFF61com']) {
       expect({ to, effect: email(to) }).toEqual({ to, effect: 'deny' });
     }

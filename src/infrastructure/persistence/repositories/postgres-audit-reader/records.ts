@@ -41,7 +41,14 @@ export const AUDIT_ROW = z
     duration_ms: z.number().nullable(),
     security_events: z.array(z.unknown()),
     pending_seq: z.coerce.number().int().nullable(),
-    policy: z.object({ version: z.number().int(), rule: z.string().nullable(), effect: z.enum(POLICY_EFFECTS) }).nullable(),
+    policy: z
+      .object({
+        version: z.number().int(),
+        rule: z.string().nullable(),
+        effect: z.enum(POLICY_EFFECTS),
+        items: z.number().int().optional(),
+      })
+      .nullable(),
     hash: z.string().nullable(),
     prev_hash: z.string().nullable(),
   })
@@ -81,6 +88,7 @@ export const TOOL_CALL_ROW = z
     tool: z.string(),
     arguments: z.unknown(),
     status: z.enum(RECORDED_AUDIT_STATUSES as [RecordedAuditStatus, ...RecordedAuditStatus[]]),
+    items: z.number().int().nullable(),
   })
   .transform((row): RecordedToolCall => ({
     seq: row.seq,
@@ -92,6 +100,7 @@ export const TOOL_CALL_ROW = z
     tool: row.tool,
     arguments: row.arguments,
     status: row.status,
+    items: row.items,
   }));
 
 const DECISION_FIELDS = {
