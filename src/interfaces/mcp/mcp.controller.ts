@@ -23,7 +23,14 @@ import { TaskChanges } from '../../application/todo/ports/task-changes.port';
 import { holdsScope, type Scope } from '../../domain/identity/scopes';
 import { insufficientScope, ProtectedResource } from '../http/guards/bearer-challenge';
 import { isBatch, refuseBatch } from './json-rpc-body';
-import { type McpSession, McpSessions, type SessionServerFactory, type SessionSubscriptions, SessionsFullError } from './mcp-sessions';
+import {
+  type McpSession,
+  McpSessions,
+  type SessionServerFactory,
+  type SessionSubscriptions,
+  SessionsFullError,
+  StreamTakenError,
+} from './mcp-sessions';
 import { serveTaskResources, TASK_RESOURCE_CAPABILITIES } from './task-resources';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerChannel, createToolsMcpServer } from './tools-mcp-server';
@@ -226,7 +233,15 @@ export class McpController {
     }
     const session = await this.session(sessionId, req);
     if (!session) return sessionNotFound(res);
-    await this.sessions.serve(session, res, () => session.transport.handle(req, res, req.auth!));
+    try {
+      const opened = await this.sessions.openStream(session, res, () => session.transport.handle(req, res, req.auth!));
+      if (!opened) sessionNotFound(res);
+    } catch (error) {
+      if (!(error instanceof StreamTakenError)) throw error;
+      res
+        .status(409)
+        .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Conflict: a newer GET took this session’s event stream' }, id: null });
+    }
   }
 
   /** The person's session on this replica, restored from the store if this replica holds no copy yet. */

@@ -100,4 +100,23 @@ export class PostgresMcpSessionStore extends McpSessionStore {
     );
     return ended.map((row) => row.id);
   }
+
+  async claimStream(id: string, holder: string): Promise<number | null> {
+    const row = await selectRow(
+      this.dataSource,
+      sql`UPDATE mcp_sessions SET stream_holder = ${holder}, stream_claims = stream_claims + 1 WHERE id = ${id}
+          RETURNING stream_claims::int AS claim`,
+      z.object({ claim: z.number().int() }),
+    );
+    return row?.claim ?? null;
+  }
+
+  async streamHolders(ids: readonly string[]): Promise<ReadonlyMap<string, string | null>> {
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT id, stream_holder AS holder FROM mcp_sessions WHERE id = ANY(${[...ids]}::text[])`,
+      z.object({ id: z.string(), holder: z.string().nullable() }),
+    );
+    return new Map(rows.map((row) => [row.id, row.holder]));
+  }
 }
