@@ -122,4 +122,13 @@ describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? '
     expect(await sut.claimStream(id, 'aaaaaaaa.2')).toBeNull();
     expect(await sut.streamHolders([id])).toEqual(new Map());
   });
+
+  it('keeps of the client’s info only its name, version and title, each bounded', async () => {
+    const id = randomUUID();
+    const clientInfo = { name: 'n'.repeat(5_000), version: '1.0', title: 'T', icons: [{ src: `data:,${'i'.repeat(5_000)}` }] };
+    await sut.open({ id, userId: alice, initialize: { ...initialize, clientInfo } }, at(60), 10);
+    const stored = await sut.find(id, alice, at(59));
+    expect(stored?.initialize.clientInfo).toEqual({ name: `${'n'.repeat(105)}[… 4895 characters cut]`, version: '1.0', title: 'T' });
+    expect(stored?.initialize.capabilities).toEqual(initialize.capabilities);
+  });
 });
