@@ -355,6 +355,7 @@ async function startService(t: Target, shared: Shared, undo: (() => Promise<void
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
         AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+        API_RATE_LIMIT_PER_MINUTE: '1000000',
         CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
         JWT_SECRET: jwtSecret,
         ...(database && shared.cluster ? { DATABASE_URL: shared.cluster.urlOf(database) } : {}),

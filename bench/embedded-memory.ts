@@ -185,6 +185,7 @@ class Service {
         LOG_LEVEL: 'warn',
         JWT_SECRET: jwtSecret,
         AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+        API_RATE_LIMIT_PER_MINUTE: '1000000',
         CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
       },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

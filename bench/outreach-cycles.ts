@@ -285,6 +285,7 @@ async function setUp(server: Server, size: number, tag: string): Promise<Setup> 
     BRIDLE_DATA_DIR: dataDir,
     LLM_PROVIDER: 'offline',
     AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+    API_RATE_LIMIT_PER_MINUTE: '1000000',
     // No limit may bind: the bench measures cycles that act.
     OUTREACH_OWNER_DAILY_PROFILE_LOOKUPS: '100000',
     OUTREACH_OWNER_DAILY_LINKEDIN_MESSAGES: '100000',

@@ -86,6 +86,7 @@ async function main(): Promise<void> {
           TRUST_PROXY: 'loopback',
           LOG_LEVEL: 'warn',
           AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+          API_RATE_LIMIT_PER_MINUTE: '1000000',
           CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
           JWT_SECRET: jwtSecret,
           ...serverEnv(),

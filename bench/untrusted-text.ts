@@ -390,6 +390,7 @@ async function endToEnd(say: (text: string) => void): Promise<EndToEnd> {
       JWT_SECRET: randomBytes(36).toString('base64url'),
       // The limits would refuse the attack before it reaches the text: measured here is the text.
       AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+      API_RATE_LIMIT_PER_MINUTE: '1000000',
       MCP_RATE_LIMIT_PER_MINUTE: '1000000',
     },
     ready: async (port) => (await ask(new Agent(), port, 'GET', '/health')).status === 200,

@@ -49,6 +49,7 @@ export class AppModule {
               { name: 'default', ttl: 60_000, limit: config.authRateLimitPerMinute, skipIf: routeSkips('default') },
               signInPerAccount(SIGN_IN_WINDOW_MS, config.signInAttemptsPerAccount),
               perUserPerMinute('mcp', config.mcpRateLimitPerMinute),
+              perUserPerMinute('api', config.apiRateLimitPerMinute),
             ],
           }),
         }),

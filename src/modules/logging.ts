@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '../infrastructure/config/app-config';
-import { loggableUrl, serializeError } from '../infrastructure/logging/log-serializers';
+import { boundedLogFields, loggableUrl, serializeError } from '../infrastructure/logging/log-serializers';
 
 /** pino JSON logs, for the HTTP server and for worker processes alike. */
 export function loggingModule(config: AppConfig): DynamicModule {
@@ -18,6 +18,8 @@ export function loggingModule(config: AppConfig): DynamicModule {
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
         err: serializeError,
       },
+      // Every field's text bounded: a client's value (a tool name, a path) makes no line long.
+      formatters: { log: boundedLogFields },
       autoLogging: { ignore: (req) => req.url === '/health' },
     },
   });

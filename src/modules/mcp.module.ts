@@ -34,6 +34,14 @@ import { IdentityModule } from './identity.module';
       intervalMs: () => 60_000,
       run: (sessions) => sessions.sweep(),
     }),
+    // What a missed message on the fleet bus would have said: an event stream another GET took over.
+    periodicJobProvider({
+      what: 'MCP event stream check',
+      context: 'McpSessions',
+      uses: McpSessions,
+      intervalMs: () => 5_000,
+      run: (sessions) => sessions.checkStreams(),
+    }),
   ],
 })
 export class McpModule {}

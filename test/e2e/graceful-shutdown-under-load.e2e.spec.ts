@@ -64,6 +64,7 @@ describeOnPostgres('two replicas on one PostgreSQL behind a proxy, one stopped w
           SHUTDOWN_GRACE_MS: String(GRACE_MS),
           CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
           AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+          API_RATE_LIMIT_PER_MINUTE: '1000000',
           // A streamed answer of a dozen words takes over half a second: the signal finds one under way.
           OFFLINE_STREAM_WORD_DELAY_MS: '50',
         }),

@@ -145,54 +145,90 @@ describe('the MCP limit at its setting', () => {
   });
 });
 
-/** What counts: each JSON-RPC request. A notification, a response, the event stream and a session's end do not. */
-describe('the MCP limit counts calls, not HTTP requests', () => {
-  const LIMIT = 4;
+/**
+ * What counts: every HTTP request to /mcp, whatever it carries. A notification, a response,
+ * a refused batch, the event stream and a session's end each cost the server work (a parse,
+ * a session restored from the database, a message to the other replicas), so each is one.
+ */
+describe('the MCP limit counts every request to /mcp', () => {
+  it('lets 120 of 140 notifications sent at once through, and refuses the rest with 429 and Retry-After', async () => {
+    const alice = await signUpAndIn(sut.http);
+    const token = await accessToken(sut, alice);
+    const kinds = [
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } },
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      { jsonrpc: '2.0', method: 'notifications/made_up_by_the_client', params: { x: 1 } },
+    ];
+    const answers = await Promise.all(
+      Array.from({ length: 140 }, (_, i) =>
+        request(sut.http)
+          .post('/mcp')
+          .set('Authorization', `Bearer ${token}`)
+          .set('Accept', ACCEPT)
+          .send(kinds[i % kinds.length]),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 202)).toHaveLength(120);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused).toHaveLength(20);
+    for (const answer of refused) {
+      expect(answer.body).toMatchObject({ statusCode: 429, code: 'HTTP.RATE_LIMITED' });
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // The person's limit is spent: a call is refused too.
+    const call = await request(sut.http)
+      .post('/mcp')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Accept', ACCEPT)
+      .send(addTask(1, 'Late'));
+    expect(call.status).toBe(429);
+  });
+});
+
+describe('the MCP limit counts every message of an SDK client', () => {
+  const LIMIT = 8;
   const clients: Client[] = [];
   const limited = useTestApp({
     env: { MCP_RATE_LIMIT_PER_MINUTE: String(LIMIT) },
     beforeClose: () => Promise.all(clients.map((client) => client.close().catch(() => undefined))),
   });
 
-  it('counts initialize and each tool call of an SDK client, and no notification or response', async () => {
+  it('counts initialize, its notification, the event stream, each notification, response, batch and call, and the session’s end', async () => {
     const alice = await signUpAndIn(limited.http);
     const token = await accessToken(limited, alice);
     const client = new Client({ name: 'e2e', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', limited.http), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
     });
-    // initialize: one call. Its notifications/initialized and the event stream (GET): none.
+    // initialize, notifications/initialized and the event stream (GET): three.
     await client.connect(transport);
     clients.push(client);
 
     const session = { 'Mcp-Session-Id': transport.sessionId!, 'Mcp-Protocol-Version': transport.protocolVersion! };
-    const free = [
-      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
-      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
-      { jsonrpc: '2.0', id: 99, result: {} },
-      { jsonrpc: '2.0', id: 98, error: { code: -32601, message: 'Method not found' } },
-    ];
-    for (let round = 0; round < 5; round++) {
-      for (const message of free) {
-        const answer = await request(limited.http)
-          .post('/mcp')
-          .set('Authorization', `Bearer ${token}`)
-          .set('Accept', ACCEPT)
-          .set(session)
-          .send(message);
-        expect(answer.status).toBe(202);
-      }
-    }
+    const post = (message: unknown) =>
+      request(limited.http)
+        .post('/mcp')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Accept', ACCEPT)
+        .set(session)
+        .send(message as object);
+    // A notification, a response, a refused batch: three more, six in all.
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' })).status).toBe(202);
+    expect((await post({ jsonrpc: '2.0', id: 99, result: {} })).status).toBe(202);
+    expect((await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }])).status).toBe(400);
 
-    for (let i = 1; i < LIMIT; i++) {
+    // Two calls reach the limit of eight; the next is refused and runs nothing.
+    for (let i = 1; i <= 2; i++) {
       const added = await client.callTool({ name: 'add_task', arguments: { title: `Call ${i}` } });
       expect(added.isError).toBeFalsy();
     }
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' })).status).toBe(429);
     await expect(client.callTool({ name: 'add_task', arguments: { title: 'One too many' } })).rejects.toThrow(/429/);
-    expect(await taskCount(limited, alice)).toBe(LIMIT - 1);
-
-    // Ending the session is no call: a client past its limit can still let go of it.
-    await transport.terminateSession();
-    expect(transport.sessionId).toBeUndefined();
+    const ending = await request(limited.http).delete('/mcp').set('Authorization', `Bearer ${token}`).set(session);
+    expect(ending.status).toBe(429);
+    expect(await taskCount(limited, alice)).toBe(2);
   });
 });

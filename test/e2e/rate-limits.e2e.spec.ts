@@ -1,6 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { GUARDS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { BearerAuthGuard } from '../../src/interfaces/http/guards/bearer-auth.guard';
+import { RateLimitGuard, rateLimitsOf } from '../../src/interfaces/http/shared/rate-limit';
 import { signUpAndIn, type SignedInUser, uniqueEmail } from '../support/accounts';
 import { buildService, callService, removeBuild, ROOT, type RunningService, startService } from '../support/built-service';
 import { TEST_JWT_SECRET, type TestApp, useTestApp } from '../support/test-app';
@@ -122,6 +127,86 @@ describe('POST /mcp is limited per user', () => {
   });
 });
 
+/** Every route a bearer token opens, as the app mounts it: its name and its guards in the order they run. */
+function bearerRoutes(sut: TestApp): { name: string; guards: unknown[]; limits: readonly string[] }[] {
+  const routes = [];
+  for (const module of sut.app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      const controller = metatype as unknown as { name: string; prototype: Record<string, unknown> };
+      for (const key of Object.getOwnPropertyNames(controller.prototype)) {
+        const handler = controller.prototype[key];
+        if (key === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+        const guards = [
+          ...((Reflect.getMetadata(GUARDS_METADATA, controller) as unknown[] | undefined) ?? []),
+          ...((Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? []),
+        ];
+        if (!guards.includes(BearerAuthGuard)) continue;
+        routes.push({ name: `${controller.name}.${key}`, guards, limits: rateLimitsOf(handler, controller) });
+      }
+    }
+  }
+  return routes;
+}
+
+describe('per-person limits on every route a token opens', () => {
+  const sut = useTestApp({ env: { API_RATE_LIMIT_PER_MINUTE: '50' } });
+  const admin = sut.user({ admin: true });
+  const ada = sut.user();
+  const bob = sut.user();
+
+  it('has every route behind BearerAuthGuard take the api or the mcp limit, counted after the token is checked', () => {
+    const routes = bearerRoutes(sut);
+    expect(routes.length).toBeGreaterThan(40);
+    const unlimited = routes.filter((route) => !route.limits.includes('api') && !route.limits.includes('mcp')).map((route) => route.name);
+    expect(unlimited).toEqual([]);
+    const countedFirst = routes
+      .filter((route) => route.guards.indexOf(RateLimitGuard) < route.guards.indexOf(BearerAuthGuard))
+      .map((route) => route.name);
+    expect(countedFirst).toEqual([]);
+  });
+
+  it('counts 200 refused task requests sent at once: 50 reach the policy (and the audit log), 150 get 429 with Retry-After', async () => {
+    const rules = [
+      {
+        name: 'no-api-deletes',
+        tools: ['delete_task'],
+        sources: ['api'],
+        people: [ada.email],
+        effect: 'deny',
+        reason: 'Not over the API.',
+      },
+    ];
+    await request(sut.http).put('/admin/policy').set(admin.auth).send({ rules, reason: 'API deletes refused' }).expect(200);
+
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () => request(sut.http).delete(`/api/${ada.userId}/tasks/1`).set(ada.auth)),
+    );
+    const denied = answers.filter((answer) => answer.status === 403);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(denied).toHaveLength(50);
+    expect(denied.every((answer) => (answer.body as { code: string }).code === 'POLICY.DENIED')).toBe(true);
+    expect(refused).toHaveLength(150);
+    for (const answer of refused) {
+      expect(answer.body).toMatchObject({ statusCode: 429, code: 'HTTP.RATE_LIMITED' });
+      const retryAfter = Number(answer.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(answer.headers['retry-after-api']).toBe(answer.headers['retry-after']);
+    }
+    // Counted before the handler: only the 50 that reached the policy are audit rows.
+    const [{ count }] = await sut.app
+      .get(DataSource)
+      .query<{ count: string }[]>(`SELECT count(*) AS count FROM audit_log WHERE actor_id = $1 AND source = 'api'`, [ada.userId]);
+    expect(Number(count)).toBe(50);
+
+    // Reads count too, on every route family; Bob has his own count.
+    for (const path of [`/api/${ada.userId}/tasks`, `/api/${ada.userId}/conversations`, `/api/${ada.userId}/campaigns`, '/auth/me']) {
+      expect((await request(sut.http).get(path).set(ada.auth)).status).toBe(429);
+    }
+    expect((await request(sut.http).get(`/api/${bob.userId}/tasks`).set(bob.auth)).status).toBe(200);
+  });
+});
+
 describe('chat turns per user per minute', () => {
   const sut = useTestApp({ env: { CHAT_RATE_LIMIT_PER_MINUTE: '2' } });
 
@@ -171,6 +256,7 @@ describeOnPostgres('two server processes on one PostgreSQL', () => {
       SIGN_IN_ATTEMPTS_PER_ACCOUNT: '3',
       AUTH_RATE_LIMIT_PER_MINUTE: '1000',
       MCP_RATE_LIMIT_PER_MINUTE: '2',
+      API_RATE_LIMIT_PER_MINUTE: '10',
     };
     // One after the other: the first one migrates the database.
     servers.push(await startService(MAIN(OUT_DIR), env));
@@ -185,7 +271,7 @@ describeOnPostgres('two server processes on one PostgreSQL', () => {
     removeBuild(OUT_DIR);
   });
 
-  it('share the chat, sign-in and MCP limits', async () => {
+  it('share the chat, sign-in, MCP and API limits', async () => {
     const credentials = { email: uniqueEmail(), password: PASSWORD };
     expect((await callService(servers[0], 'POST', '/auth/register', credentials)).status).toBe(201);
     const login = await callService<{ accessToken: string; userId: string }>(servers[1], 'POST', '/auth/login', credentials);
@@ -215,5 +301,10 @@ describeOnPostgres('two server processes on one PostgreSQL', () => {
       mcp.push(res.status);
     }
     expect(mcp).toEqual([200, 200, 429, 429]);
+
+    // The API limit: 10 requests in all (6 chat turns above), whichever server took them.
+    const api: number[] = [];
+    for (let i = 0; i < 6; i++) api.push((await callService(servers[i % 2], 'GET', `/api/${userId}/tasks`, undefined, token)).status);
+    expect(api).toEqual([200, 200, 200, 200, 429, 429]);
   });
 });

@@ -78,6 +78,9 @@ async function stop(service: RunningService): Promise<number | null> {
   return service.exited;
 }
 
+/** Attributes that may be longer than a client's value is recorded: the URL (cut at 4 096, logging/log-serializers.ts) and the SQL. */
+const OWN_LONG_ATTRIBUTES = new Set(['url.path', 'url.query', 'url.full', 'db.query.text', 'db.statement']);
+
 describe('traces of the built service', () => {
   useBuiltService(OUT_DIR);
   let dataDir: string;
@@ -213,6 +216,20 @@ describe('traces of the built service', () => {
       } finally {
         await client.close();
       }
+      // A client's values as long as a request allows: a 20 000-character JSON-RPC id, a 5 000-character User-Agent.
+      const longId = `id-${'x'.repeat(20_000)}`;
+      const longCall = await fetch(`${service.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'User-Agent': `agent-${'y'.repeat(5_000)}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: longId, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } }),
+      });
+      expect(longCall.status).toBe(200);
+      expect(((await longCall.json()) as { id: string }).id).toBe(longId);
       const mcpSpans = async (count: number) => {
         for (let waited = 0; waited < 30_000; waited += 100) {
           if (receiver.spans.filter((span) => span.attributes['mcp.method.name'] === 'tools/call').length >= count) break;
@@ -244,6 +261,17 @@ describe('traces of the built service', () => {
         status: { code: 2 },
         attributes: expect.objectContaining({ 'error.type': 'tool_error', 'bridle.tool.error_code': 'TASK_NOT_FOUND' }),
       });
+      // The long id is on its span bounded and marked, and no attribute of any span is longer
+      // than the bound but the URL's and the SQL's, which are ours and bounded on their own.
+      const [, , , long] = await mcpSpans(4);
+      expect(long.attributes['jsonrpc.request.id']).toBe(`id-${'x'.repeat(101)}[… 19899 characters cut]`);
+      const longer = receiver.spans.flatMap((span) =>
+        Object.entries(span.attributes)
+          .filter(([key, value]) => !OWN_LONG_ATTRIBUTES.has(key) && typeof value === 'string' && value.length > 128)
+          .map(([key]) => `${span.name}: ${key}`),
+      );
+      expect(longer).toEqual([]);
+      expect(receiver.spans.some((span) => String(span.attributes['user_agent.original']).startsWith('agent-yyy'))).toBe(true);
       // A name the client made up is no span's name.
       expect(unknown).toMatchObject({
         name: 'tools/call unknown_tool',
@@ -260,6 +288,8 @@ describe('traces of the built service', () => {
     expect(exported.toLowerCase()).not.toContain('buy milk');
     expect(exported.toLowerCase()).not.toContain('water the plants');
     expect(exported.toLowerCase()).not.toContain('authorization');
+    expect(exported).not.toContain('x'.repeat(200));
+    expect(exported).not.toContain('y'.repeat(200));
     // The SDK came from node_modules, and no part of it is in the bundle as well.
     const loaded = (await readFile(loadedFile, 'utf8')).split('\n');
     const bundled = JSON.parse(await readFile(join(OUT_DIR, 'server', 'bundled-packages.json'), 'utf8')) as string[];

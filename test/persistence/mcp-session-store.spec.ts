@@ -94,4 +94,41 @@ describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? '
     expect(await sut.closeIdle(at(40), 100)).toEqual([]);
     expect(await sut.find(kept, bob, t0)).not.toBeNull();
   });
+
+  it('names one holder of a session’s event stream, the newest claim, each claim numbered higher', async () => {
+    const id = randomUUID();
+    const other = randomUUID();
+    await sut.open({ id, userId: alice, initialize }, at(50), 10);
+    await sut.open({ id: other, userId: alice, initialize }, at(50), 10);
+    expect(await sut.streamHolders([id, other])).toEqual(
+      new Map([
+        [id, null],
+        [other, null],
+      ]),
+    );
+
+    const first = await sut.claimStream(id, 'aaaaaaaa.1');
+    const second = await sut.claimStream(id, 'bbbbbbbb.1');
+    expect(first).toEqual(expect.any(Number));
+    expect(second).toBeGreaterThan(first!);
+    expect(await sut.streamHolders([id, other, 'gone'])).toEqual(
+      new Map([
+        [id, 'bbbbbbbb.1'],
+        [other, null],
+      ]),
+    );
+
+    await sut.close(id, alice);
+    expect(await sut.claimStream(id, 'aaaaaaaa.2')).toBeNull();
+    expect(await sut.streamHolders([id])).toEqual(new Map());
+  });
+
+  it('keeps of the client’s info only its name, version and title, each bounded', async () => {
+    const id = randomUUID();
+    const clientInfo = { name: 'n'.repeat(5_000), version: '1.0', title: 'T', icons: [{ src: `data:,${'i'.repeat(5_000)}` }] };
+    await sut.open({ id, userId: alice, initialize: { ...initialize, clientInfo } }, at(60), 10);
+    const stored = await sut.find(id, alice, at(59));
+    expect(stored?.initialize.clientInfo).toEqual({ name: `${'n'.repeat(105)}[… 4895 characters cut]`, version: '1.0', title: 'T' });
+    expect(stored?.initialize.capabilities).toEqual(initialize.capabilities);
+  });
 });

@@ -41,6 +41,7 @@ export async function startTestApp(
     JWT_SECRET: TEST_JWT_SECRET,
     AUTH_RATE_LIMIT_PER_MINUTE: '10000',
     CHAT_RATE_LIMIT_PER_MINUTE: '10000',
+    API_RATE_LIMIT_PER_MINUTE: '10000',
     // Tests run cycles themselves (POST …/cycles); a test that wants the in-process worker sets it.
     OUTREACH_WORKER: 'false',
     ...(database.settings.kind === 'embedded' ? { BRIDLE_DATA_DIR: database.settings.dataDir } : { DATABASE_URL: database.settings.url }),

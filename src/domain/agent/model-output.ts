@@ -1,4 +1,5 @@
 import { storableText, storableValue } from '../shared/untrusted-input';
+import { boundedValue } from '../shared/recorded-value';
 
 /**
  * What Bridle keeps of what a language model wrote. The model is an untrusted user: its
@@ -50,13 +51,12 @@ export function streamedArgumentsText(pieces: readonly unknown[]): string {
 }
 
 /**
- * A tool name as Bridle may record it, whatever the caller sent: storable, and cut with a
- * marker to fit the 64 characters a recorded name has.
+ * A tool name as Bridle may record it, whatever the caller sent (a model, an MCP client):
+ * storable, and bounded (boundedValue) to the 64 characters a recorded name has.
  */
 export function recordedToolName(name: string): string {
   if (TOOL_NAME.test(name)) return name;
-  const text = storableText(name);
-  return text.length <= TOOL_NAME_MAX_LENGTH ? text : `${text.slice(0, TOOL_NAME_MAX_LENGTH - 1)}…`;
+  return boundedValue(storableText(name), TOOL_NAME_MAX_LENGTH);
 }
 
 /**

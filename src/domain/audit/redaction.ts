@@ -1,3 +1,5 @@
+import { cutMark } from '../shared/recorded-value';
+
 /**
  * The one redaction policy: what may never enter the audit log. Applied at write time to
  * every argument and result, whoever writes (chat, MCP clients, outreach).
@@ -95,11 +97,6 @@ export function headOf(text: string, maxLength: number, separator: RegExp = TEXT
   let end = maxLength;
   while (end > 0 && !separator.test(text[end - 1])) end--;
   return text.slice(0, end);
-}
-
-/** What stands for the part of a text that was cut. */
-export function cutMark(cutLength: number): string {
-  return `[… ${cutLength} characters cut]`;
 }
 
 /** `text` with secret-shaped parts and the values of secret-named keys masked; past REDACTED_TEXT_MAX_LENGTH, cut first. */

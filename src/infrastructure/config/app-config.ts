@@ -78,8 +78,10 @@ export class AppConfig {
   readonly chatRateLimitPerMinute!: number;
   /** Sign-in attempts per account per 15 minutes, from any address; blocks back off. */
   readonly signInAttemptsPerAccount!: number;
-  /** POST /mcp requests per user per minute. */
+  /** Requests to /mcp per user per minute, whatever each carries. */
   readonly mcpRateLimitPerMinute!: number;
+  /** Requests per user per minute to every other route a bearer token opens. */
+  readonly apiRateLimitPerMinute!: number;
   /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client (false: none). */
   readonly trustProxy!: boolean | number | string;
   /** When set, GET /metrics needs `Authorization: Bearer <it>`. */
@@ -204,6 +206,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     chatRateLimitPerMinute: values.CHAT_RATE_LIMIT_PER_MINUTE,
     signInAttemptsPerAccount: values.SIGN_IN_ATTEMPTS_PER_ACCOUNT,
     mcpRateLimitPerMinute: values.MCP_RATE_LIMIT_PER_MINUTE,
+    apiRateLimitPerMinute: values.API_RATE_LIMIT_PER_MINUTE,
     trustProxy: values.TRUST_PROXY,
     metricsToken: values.METRICS_TOKEN,
     llm,

@@ -1,4 +1,5 @@
-import { cutMark, headOf, REDACTED, redactText } from '../../domain/audit/redaction';
+import { headOf, REDACTED, redactText } from '../../domain/audit/redaction';
+import { boundedValue, cutMark } from '../../domain/shared/recorded-value';
 import { redactUrl } from './url-redaction';
 
 /**
@@ -90,4 +91,29 @@ function loggableHead(url: string): string {
   const start = url.indexOf('?');
   const path = (start === -1 ? url : url.slice(0, start)).replace(TOKEN_PATH, `$1${REDACTED}`);
   return redactUrl(start === -1 ? path : `${path}${url.slice(start)}`);
+}
+
+/** Fields a line's serializers shape themselves, and its message: not cut here. */
+const SERIALIZED_FIELDS = new Set(['msg', 'err', 'req', 'res']);
+const LOGGED_FIELD_DEPTH = 3;
+
+/**
+ * pino's `formatters.log`: every text of a line's fields bounded (boundedValue), down to
+ * LOGGED_FIELD_DEPTH levels of plain objects and lists, so that no value a client chose (a
+ * tool name, a path, a header) makes a line longer than its fields. The message and the
+ * fields with serializers of their own (`err`, `req`, `res`: bounded there) are left to them.
+ */
+export function boundedLogFields(line: Record<string, unknown>): Record<string, unknown> {
+  const bounded: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(line)) bounded[key] = SERIALIZED_FIELDS.has(key) ? value : boundedField(value, 1);
+  return bounded;
+}
+
+function boundedField(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return boundedValue(value);
+  if (depth > LOGGED_FIELD_DEPTH || value === null || typeof value !== 'object' || value instanceof Error) return value;
+  if (Array.isArray(value)) return value.map((item) => boundedField(item, depth + 1));
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, boundedField(item, depth + 1)]));
 }

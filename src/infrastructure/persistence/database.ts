@@ -37,6 +37,7 @@ import { DraftExpiry1767398400000 } from './migrations/1767398400000-draft-expir
 import { DraftEscalation1767484800000 } from './migrations/1767484800000-draft-escalation';
 import { CanonicalAddresses1767657600000 } from './migrations/1767657600000-canonical-addresses';
 import { PolicyPeople1767574800000 } from './migrations/1767574800000-policy-people';
+import { McpEventStreamClaims1767571200000 } from './migrations/1767571200000-mcp-event-stream-claims';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
@@ -77,6 +78,7 @@ const MIGRATIONS = [
   PolicyVersions1767312000000,
   DraftExpiry1767398400000,
   DraftEscalation1767484800000,
+  McpEventStreamClaims1767571200000,
   PolicyPeople1767574800000,
   CanonicalAddresses1767657600000,
 ];

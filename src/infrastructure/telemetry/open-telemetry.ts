@@ -8,6 +8,7 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { type ActiveSpan, type SpanAttributes, type SpanOptions, Tracer } from '../../application/shared/ports/tracer.port';
+import { boundedValue, RECORDED_VALUE_MAX_LENGTH } from '../../domain/shared/recorded-value';
 import { loggableUrl } from '../logging/log-serializers';
 
 /**
@@ -35,8 +36,9 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv): OpenTelemetryTracer 
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]),
         // Replaces url.path and url.query with what a log line may show: an unsubscribe link's
-        // token and secret-named or secret-shaped query values masked (logging/log-serializers.ts).
-        startIncomingSpanHook: (request) => loggableTarget(request),
+        // token and secret-named or secret-shaped query values masked (logging/log-serializers.ts),
+        // and what the instrumentation reads from the client's headers with those values bounded.
+        startIncomingSpanHook: (request) => ({ ...boundedHeaderAttributes(request), ...loggableTarget(request) }),
         redactedQueryParams: SECRET_QUERY_PARAMETERS,
         // No header is captured (headersToSpanAttributes is left unset): never Authorization or Cookie.
       }),
@@ -50,6 +52,35 @@ export function startOpenTelemetry(env: NodeJS.ProcessEnv): OpenTelemetryTracer 
   });
   sdk.start();
   return new OpenTelemetryTracer(/^true$/i.test(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? ''), sdk);
+}
+
+/**
+ * The attributes the HTTP instrumentation takes from headers the client writes, where one of
+ * those headers is longer than RECORDED_VALUE_MAX_LENGTH: the header's value, bounded
+ * (boundedValue). `user_agent.original` is the User-Agent; `server.address` comes from
+ * Forwarded, X-Forwarded-Host or Host, `client.address` from Forwarded or X-Forwarded-For,
+ * whatever TRUST_PROXY says. Shorter headers give shorter values, left as the instrumentation
+ * parsed them.
+ */
+export function boundedHeaderAttributes(request: Pick<IncomingMessage, 'headers'>): Attributes {
+  const bounded: Attributes = {};
+  for (const [attribute, names] of HEADER_ATTRIBUTES) {
+    const values = names.flatMap((name) => headerValues(request.headers[name]));
+    if (values.some((value) => value.length > RECORDED_VALUE_MAX_LENGTH)) bounded[attribute] = boundedValue(values[0]);
+  }
+  return bounded;
+}
+
+/** Each attribute the instrumentation records from headers, and those headers, in the order it reads them. */
+const HEADER_ATTRIBUTES: readonly (readonly [string, readonly string[]])[] = [
+  ['user_agent.original', ['user-agent']],
+  ['server.address', ['forwarded', 'x-forwarded-host', 'host']],
+  ['client.address', ['forwarded', 'x-forwarded-for']],
+];
+
+function headerValues(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
 }
 
 function loggableTarget(request: IncomingMessage): Attributes {
@@ -72,7 +103,7 @@ export class OpenTelemetryTracer extends Tracer {
 
   inSpan<T>(name: string, options: SpanOptions, work: (span: ActiveSpan) => Promise<T>): Promise<T> {
     const kind = options.kind === 'client' ? SpanKind.CLIENT : options.kind === 'server' ? SpanKind.SERVER : SpanKind.INTERNAL;
-    return this.tracer.startActiveSpan(name, { kind, attributes: defined(options.attributes) }, async (span) => {
+    return this.tracer.startActiveSpan(boundedValue(name), { kind, attributes: recordable(options.attributes) }, async (span) => {
       try {
         return await work(activeSpan(span));
       } catch (error) {
@@ -91,11 +122,11 @@ export class OpenTelemetryTracer extends Tracer {
 }
 
 function activeSpan(span: Span): ActiveSpan {
-  return { set: (attributes) => span.setAttributes(defined(attributes)), fail: (type) => fail(span, type) };
+  return { set: (attributes) => span.setAttributes(recordable(attributes)), fail: (type) => fail(span, type) };
 }
 
 function fail(span: Span, type: string): void {
-  span.setAttribute('error.type', type);
+  span.setAttribute('error.type', boundedValue(type));
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
@@ -106,8 +137,34 @@ function errorType(error: unknown): string {
   return error instanceof Error ? error.constructor.name : '_OTHER';
 }
 
-function defined(attributes: SpanAttributes): Attributes {
+/**
+ * Message content (prompts, answers, tool arguments and results), recorded only when the
+ * operator opted in (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT): bounded at
+ * SPAN_CONTENT_MAX_LENGTH rather than RECORDED_VALUE_MAX_LENGTH.
+ */
+const CONTENT_ATTRIBUTES = new Set([
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'gen_ai.tool.call.arguments',
+  'gen_ai.tool.call.result',
+]);
+const SPAN_CONTENT_MAX_LENGTH = 64 * 1024;
+/** The most values of one list attribute recorded. */
+const SPAN_LIST_MAX_LENGTH = 32;
+
+/**
+ * The span's attributes as recorded: `undefined` ones left out, and every text bounded
+ * (boundedValue), whoever chose it: a JSON-RPC id or a tool name a client sent, an id of ours.
+ */
+export function recordable(attributes: SpanAttributes): Attributes {
   const kept: Attributes = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) kept[key] = value as Attributes[string];
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined) continue;
+    const max = CONTENT_ATTRIBUTES.has(key) ? SPAN_CONTENT_MAX_LENGTH : RECORDED_VALUE_MAX_LENGTH;
+    if (typeof value === 'string') kept[key] = boundedValue(value, max);
+    else if (Array.isArray(value)) kept[key] = value.slice(0, SPAN_LIST_MAX_LENGTH).map((item) => boundedValue(item, max));
+    else kept[key] = value as number | boolean;
+  }
   return kept;
 }

@@ -11,7 +11,6 @@ import {
   type SecurityRequirementObject,
   type SecuritySchemeObject,
 } from '@nestjs/swagger';
-import { ThrottlerGuard } from '@nestjs/throttler';
 import { type Scope, SCOPE_DESCRIPTIONS } from '../../domain/identity/scopes';
 import { McpHostGuard } from '../mcp/mcp.controller';
 import { AdminGuard } from './admin/admin.guard';
@@ -19,7 +18,7 @@ import { BearerAuthGuard, OwnUserGuard } from './guards/bearer-auth.guard';
 import { ACCEPTS_OAUTH_TOKENS, REQUIRED_SCOPE, type ScopeRequirement } from './guards/required-scope';
 import { MetricsTokenGuard } from './metrics/metrics.controller';
 import { ErrorResponseDto } from './shared/error-response.dto';
-import { RATE_LIMIT_DESCRIPTIONS, rateLimitsOf } from './shared/rate-limit';
+import { RATE_LIMIT_DESCRIPTIONS, RateLimitGuard, rateLimitsOf } from './shared/rate-limit';
 
 /** The credentials the API takes, all as `Authorization: Bearer`, told apart by what the token is (docs/security.md). */
 export const SECURITY_SCHEMES: Readonly<Record<'session' | 'personalAccessToken' | 'oauth2' | 'metricsToken', SecuritySchemeObject>> = {
@@ -120,7 +119,7 @@ const GUARDS = new Map<Type, (route: Route) => Access>([
     }),
   ],
   // RateLimit's: the limits it counts are read below.
-  [ThrottlerGuard, () => ({ security: [], requiredScopes: [], refusals: {} })],
+  [RateLimitGuard, () => ({ security: [], requiredScopes: [], refusals: {} })],
 ]);
 
 /** BearerAuthGuard: a session always; a personal access token where the route names a scope; an OAuth token on the protected resource. */
@@ -188,7 +187,7 @@ const CHALLENGE: HeaderObject = {
 };
 
 const RETRY_AFTER: HeaderObject = {
-  description: 'Whole seconds to wait before retrying. A named limit also sends `Retry-After-<limit>` (sign-in, mcp, chat).',
+  description: 'Whole seconds to wait before retrying. A named limit also sends `Retry-After-<limit>` (sign-in, mcp, api, chat).',
   schema: { type: 'integer', minimum: 1 },
 };
 

@@ -38,10 +38,16 @@ export interface McpSession {
   touched: number;
   /** HTTP requests of the session this process is serving now (an open GET stream is one). */
   busy: number;
+  /** The session's event stream, when this copy holds it (McpSessions.openStream). */
+  stream?: { readonly holder: string; readonly claim: number };
+  /** The newest claim on the session's event stream this process made or heard of. */
+  newestClaim: number;
 }
 
 export class SessionsFullError extends Error {}
 export class SubscriptionsFullError extends Error {}
+/** A GET whose claim on the event stream was overtaken by a newer GET before it began. */
+export class StreamTakenError extends Error {}
 
 /** Subscriptions a session may hold: one per task resource shown, and the list. */
 export const MAX_SUBSCRIPTIONS = 100;
@@ -53,7 +59,8 @@ const SWEEP_BATCH = 500;
 type SessionMessage =
   | { readonly kind: 'closed'; readonly session: string }
   | { readonly kind: 'subscriptions'; readonly session: string; readonly uris: readonly string[] }
-  | { readonly kind: 'answer'; readonly session: string; readonly answer: Answer };
+  | { readonly kind: 'answer'; readonly session: string; readonly answer: Answer }
+  | { readonly kind: 'stream'; readonly session: string; readonly claim: number };
 
 /**
  * The stateful `/mcp` sessions, for a fleet (docs/decisions/0011-mcp-sessions-in-the-database.md).
@@ -73,6 +80,7 @@ export class McpSessions implements OnModuleDestroy {
   /** Names this process's copies' requests to clients, so an answer finds the copy that asked. */
   private readonly replica = randomUUID().slice(0, 8);
   private copiesMade = 0;
+  private streamsOpened = 0;
 
   constructor(
     private readonly settings: McpSessionSettings,
@@ -84,6 +92,8 @@ export class McpSessions implements OnModuleDestroy {
     // Messages may have been missed: copies not in use are dropped, to be restored as stored.
     bus.onResync(() => {
       for (const session of this.copies.values()) if (session.busy === 0) void this.drop(session, 'fleet bus reconnected');
+      // A claim on a stream this process holds may have been missed too.
+      void this.checkStreams().catch((error: unknown) => this.logger.warn({ err: error }, 'could not check the MCP event streams'));
     });
   }
 
@@ -137,6 +147,45 @@ export class McpSessions implements OnModuleDestroy {
     session.busy += 1;
     res.once('close', () => (session.busy -= 1));
     await handle();
+  }
+
+  /**
+   * Serves a GET: the session's one event stream across the fleet. The stream is claimed in
+   * the store, taking it over from wherever it was open: the copy that held it, here or on
+   * another replica, closes its stream when it hears of the newer claim (on the fleet bus, or
+   * at its next checkStreams), so no notification is sent on two streams. A replica that died
+   * holding the stream holds nothing back.
+   * @returns false when the session is gone.
+   * @throws StreamTakenError when a newer GET claimed the stream while this one was claiming it.
+   */
+  async openStream(session: McpSession, res: ServerResponse, handle: () => Promise<void>): Promise<boolean> {
+    const holder = `${this.replica}.${(this.streamsOpened += 1)}`;
+    const claim = await this.store.claimStream(session.id, holder);
+    if (claim === null) return false;
+    if (claim < session.newestClaim) throw new StreamTakenError();
+    session.newestClaim = claim;
+    this.closeStream(session);
+    session.stream = { holder, claim };
+    res.once('close', () => {
+      if (session.stream?.holder === holder) session.stream = undefined;
+    });
+    void this.announce({ kind: 'stream', session: session.id, claim });
+    await this.serve(session, res, handle);
+    return true;
+  }
+
+  /**
+   * Closes the streams this process holds whose claim another took in the store: what a
+   * missed message on the fleet bus would have said. Runs every few seconds, and after the
+   * bus reconnects.
+   */
+  async checkStreams(): Promise<void> {
+    const held = [...this.copies.values()].flatMap((session) => (session.stream ? [{ session, stream: session.stream }] : []));
+    if (held.length === 0) return;
+    const holders = await this.store.streamHolders(held.map(({ session }) => session.id));
+    for (const { session, stream } of held) {
+      if (session.stream === stream && holders.get(session.id) !== stream.holder) this.closeStream(session);
+    }
   }
 
   /** Ends the person's session everywhere. @returns whether there was one. */
@@ -200,7 +249,17 @@ export class McpSessions implements OnModuleDestroy {
     );
     const server = build({ userId, subscriptions: this.subscriptionsOf(id, uris) }, (cleanup) => cleanups.push(cleanup));
     const now = this.clock.now().getTime();
-    const session: McpSession = { id, userId, server, transport, subscriptions: uris, lastSeen: now, touched: now, busy: 0 };
+    const session: McpSession = {
+      id,
+      userId,
+      server,
+      transport,
+      subscriptions: uris,
+      lastSeen: now,
+      touched: now,
+      busy: 0,
+      newestClaim: 0,
+    };
     transport.onclose = () => {
       if (this.copies.get(id) === session) this.copies.delete(id);
       cleanups.forEach((cleanup) => cleanup());
@@ -267,7 +326,19 @@ export class McpSessions implements OnModuleDestroy {
     if (!session) return;
     if (message.kind === 'closed') void this.drop(session, 'ended');
     else if (message.kind === 'subscriptions') replace(session.subscriptions, message.uris);
+    else if (message.kind === 'stream') this.streamClaimed(session, message.claim);
     else session.transport.deliver(message.answer);
+  }
+
+  /** Another GET claimed the session's stream: this copy's goes if it is older. */
+  private streamClaimed(session: McpSession, claim: number): void {
+    session.newestClaim = Math.max(session.newestClaim, claim);
+    if (session.stream && session.stream.claim < claim) this.closeStream(session);
+  }
+
+  private closeStream(session: McpSession): void {
+    session.stream = undefined;
+    session.transport.closeStream();
   }
 }
 

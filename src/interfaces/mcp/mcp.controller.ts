@@ -22,15 +22,22 @@ import { ListTasksUseCase } from '../../application/todo/list-tasks.use-case';
 import { TaskChanges } from '../../application/todo/ports/task-changes.port';
 import { holdsScope, type Scope } from '../../domain/identity/scopes';
 import { insufficientScope, ProtectedResource } from '../http/guards/bearer-challenge';
-import { countsAsCall, isBatch, refuseBatch } from './json-rpc-body';
-import { type McpSession, McpSessions, type SessionServerFactory, type SessionSubscriptions, SessionsFullError } from './mcp-sessions';
+import { isBatch, refuseBatch } from './json-rpc-body';
+import {
+  type McpSession,
+  McpSessions,
+  type SessionServerFactory,
+  type SessionSubscriptions,
+  SessionsFullError,
+  StreamTakenError,
+} from './mcp-sessions';
 import { serveTaskResources, TASK_RESOURCE_CAPABILITIES } from './task-resources';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerChannel, createToolsMcpServer } from './tools-mcp-server';
 import { BearerAuthGuard } from '../http/guards/bearer-auth.guard';
 import { ApiError } from '../http/shared/api-error';
 import { ApiErrors } from '../http/shared/api-errors.decorator';
-import { RateLimit, RateLimitCounts } from '../http/shared/rate-limit';
+import { RateLimit } from '../http/shared/rate-limit';
 import { ErrorResponseDto } from '../http/shared/error-response.dto';
 import { OAuthProtectedResource, RequiredScope } from '../http/guards/required-scope';
 
@@ -115,7 +122,7 @@ interface JsonRpcMessage {
  * not `initialize` is served **statelessly**: its own server and transport, any replica,
  * nothing kept (simple clients, curl). Every request is authenticated by its bearer token
  * either way; a session id is never a credential. A POST carries one message: a batch is
- * refused, so the per-user limit, which counts POSTs, counts calls.
+ * refused. The per-user limit counts every request, whatever it carries.
  */
 @ApiTags('mcp')
 // Any credential's call needs tasks:read; a tool call that changes tasks needs tasks:write (scopeFor).
@@ -136,10 +143,8 @@ export class McpController {
 
   @Post()
   // Above UseGuards: the limit counts the authenticated user, so it runs after those guards.
-  // It counts calls: a body is one message (batches are refused), and one notification or one
-  // response is not counted (countsAsCall).
+  // Every request counts, whatever its body: a call, a notification, a response, a refused batch.
   @RateLimit('mcp')
-  @RateLimitCounts((req) => countsAsCall(req.body))
   @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiOperation({
     operationId: 'sendMcpMessage',
@@ -150,7 +155,7 @@ export class McpController {
       'with every later request, GET /mcp with it for the event stream, DELETE /mcp with it to end it; an unknown, closed or foreign ' +
       'id is 404, and the client initializes again. Without a session id any other message is served statelessly. One message per request: ' +
       'a JSON-RPC batch (a JSON array, even an empty one) is refused with 400 and a JSON-RPC Invalid Request (-32600), and nothing in it runs. ' +
-      'Each request (a message with an id) counts against MCP_RATE_LIMIT_PER_MINUTE; a notification or a response does not. ' +
+      'Every request to /mcp counts one against MCP_RATE_LIMIT_PER_MINUTE: a call, a notification, a response, a refused batch, GET and DELETE. ' +
       'A message needing a scope the token lacks is 403 AUTH.INSUFFICIENT_SCOPE before anything runs. The transport refuses a request it cannot take with a JSON-RPC error body.',
   })
   @ApiExtraModels(JsonRpcErrorResponseDto)
@@ -199,10 +204,10 @@ export class McpController {
   }
 
   // Left out of the API document: parts of the session protocol POST's description names,
-  // not operations a generated client would call.
-  // Neither carries a call, so the per-user limit does not count them: GET holds the session's
-  // one event stream, DELETE ends the session.
+  // not operations a generated client would call. Each costs work (a session restored from
+  // the database, a row ended), so the per-user limit counts them as it counts POSTs.
   @Get()
+  @RateLimit('mcp')
   @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiExcludeEndpoint()
   stream(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
@@ -210,6 +215,7 @@ export class McpController {
   }
 
   @Delete()
+  @RateLimit('mcp')
   @UseGuards(McpHostGuard, BearerAuthGuard)
   @ApiExcludeEndpoint()
   endSession(@Req() req: McpRequest, @Res() res: Response): Promise<void> {
@@ -227,7 +233,15 @@ export class McpController {
     }
     const session = await this.session(sessionId, req);
     if (!session) return sessionNotFound(res);
-    await this.sessions.serve(session, res, () => session.transport.handle(req, res, req.auth!));
+    try {
+      const opened = await this.sessions.openStream(session, res, () => session.transport.handle(req, res, req.auth!));
+      if (!opened) sessionNotFound(res);
+    } catch (error) {
+      if (!(error instanceof StreamTakenError)) throw error;
+      res
+        .status(409)
+        .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Conflict: a newer GET took this session’s event stream' }, id: null });
+    }
   }
 
   /** The person's session on this replica, restored from the store if this replica holds no copy yet. */

@@ -84,6 +84,11 @@ export class SessionTransport implements Transport {
     await listener(req, res);
   }
 
+  /** Closes this copy's event stream (the session's GET), if it has one open: another took it over. */
+  closeStream(): void {
+    this.inner.closeStandaloneSSEStream();
+  }
+
   /**
    * Makes this copy answer for a stored session: the client's `initialize` request, replayed
    * in process, sets the session id, the negotiated version and the client's capabilities as

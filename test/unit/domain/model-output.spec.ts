@@ -5,7 +5,7 @@ describe('what Bridle keeps of model output', () => {
   it.each([
     ['add_task', 'add_task'],
     ['add\u0000task', 'add\uFFFDtask'],
-    ['x'.repeat(65), `${'x'.repeat(63)}…`],
+    ['x'.repeat(65), `${'x'.repeat(43)}[… 22 characters cut]`],
   ])('records the tool name %j as %j', (name, recorded) => {
     expect(recordedToolName(name)).toBe(recorded);
   });

@@ -1,12 +1,5 @@
-import {
-  cutMark,
-  isSecretKey,
-  maskSecrets,
-  REDACTED,
-  REDACTED_TEXT_MAX_LENGTH,
-  redact,
-  redactText,
-} from '../../../src/domain/audit/redaction';
+import { cutMark } from '../../../src/domain/shared/recorded-value';
+import { isSecretKey, maskSecrets, REDACTED, REDACTED_TEXT_MAX_LENGTH, redact, redactText } from '../../../src/domain/audit/redaction';
 
 describe(redact.name, () => {
   it.each(['apiKey', 'api_key', 'API-KEY', 'password', 'sessionToken', 'Authorization', 'cookie', 'client_secret', 'privateKey'])(

@@ -1,4 +1,4 @@
-import { cutMark } from '../../../src/domain/audit/redaction';
+import { cutMark } from '../../../src/domain/shared/recorded-value';
 import { LOGGED_TEXT_MAX_LENGTH, loggableUrl, serializeError } from '../../../src/infrastructure/logging/log-serializers';
 
 /** Issue 33: what a log line reads of a long URL or message is cut before any pattern runs on it. */

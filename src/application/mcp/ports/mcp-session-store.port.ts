@@ -35,4 +35,14 @@ export abstract class McpSessionStore {
 
   /** Ends sessions unused since `before`, at most `limit` of them, oldest first. @returns their ids. */
   abstract closeIdle(before: Date, limit: number): Promise<string[]>;
+
+  /**
+   * Makes `holder` the session's one event stream, whoever held it before: a newer stream
+   * takes over, and the one it replaces is to be closed by its replica.
+   * @returns the claim's number, higher than every earlier claim's on the session; null if the session is gone.
+   */
+  abstract claimStream(id: string, holder: string): Promise<number | null>;
+
+  /** Who holds the event stream of each of these sessions now; a session that is gone is missing. */
+  abstract streamHolders(ids: readonly string[]): Promise<ReadonlyMap<string, string | null>>;
 }

@@ -25,6 +25,12 @@ export const LIMIT_SETTINGS = {
     section: 'Limits',
     ...wholeNumber(1, 1_000_000),
     default: '120',
-    doc: 'JSON-RPC requests to `POST /mcp` per user per minute, one by one: batches are refused, notifications and responses are not counted ([MCP](mcp.md#one-message-per-request-and-each-call-counted)) (`Retry-After-mcp`)',
+    doc: 'requests to `/mcp` per user per minute, each one counted whatever it carries: a call, a notification, a response, a refused batch, `GET` (the event stream) and `DELETE` ([MCP](mcp.md#one-message-per-request-and-every-request-counted)) (`Retry-After-mcp`)',
+  },
+  API_RATE_LIMIT_PER_MINUTE: {
+    section: 'Limits',
+    ...wholeNumber(1, 1_000_000),
+    default: '600',
+    doc: 'requests per user per minute to every route a bearer token opens other than `/mcp`: `/api/:userId/…` (tasks, chat and conversations, tokens, grants, campaigns, drafts, do-not-contact), `/admin/…`, `/oauth/requests/…`, `GET /auth/me`, `POST /auth/refresh` and `POST /auth/password`, all counted together, reads and refused requests included. Counted before the route does anything, so a refused request past it writes no audit row. 429 `HTTP.RATE_LIMITED` with `Retry-After` and `Retry-After-api` ([security](security.md#abuse-and-failure))',
   },
 } as const satisfies Record<string, Setting>;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { McpSessionStore, type StoredMcpSession } from '../../../application/mcp/ports/mcp-session-store.port';
+import { boundedValue } from '../../../domain/shared/recorded-value';
 import { jsonColumn } from '../json-column';
 import { raw, selectRow, selectRows, sql } from '../sql';
 
@@ -17,6 +18,22 @@ const SESSION_ROW = z.object({
 
 const ID_ROW = z.object({ id: z.string() });
 
+/**
+ * The client's `initialize` params as a row keeps them, for replaying: its `clientInfo` only
+ * as `name`, `version` and `title`, each bounded (boundedValue): the client writes them, and
+ * the server reads nothing else of them.
+ */
+function recordedInitialize(initialize: Record<string, unknown>): Record<string, unknown> {
+  const info = initialize.clientInfo;
+  if (typeof info !== 'object' || info === null) return initialize;
+  const { name, version, title } = info as Record<string, unknown>;
+  const kept = Object.entries({ name, version, title }).filter(([, value]) => value !== undefined);
+  return {
+    ...initialize,
+    clientInfo: Object.fromEntries(kept.map(([key, value]) => [key, typeof value === 'string' ? boundedValue(value) : value])),
+  };
+}
+
 /** McpSessionStore on `mcp_sessions` (migration 1766880000000): one row a session, read by its id. */
 @Injectable()
 export class PostgresMcpSessionStore extends McpSessionStore {
@@ -31,7 +48,8 @@ export class PostgresMcpSessionStore extends McpSessionStore {
       await selectRow(
         manager,
         sql`INSERT INTO mcp_sessions (id, user_id, initialize, created_at, last_seen_at)
-            VALUES (${session.id}, ${session.userId}, ${jsonColumn(session.initialize)}, ${now}, ${now}) RETURNING id`,
+            VALUES (${session.id}, ${session.userId}, ${jsonColumn(recordedInitialize(session.initialize))}, ${now}, ${now})
+            RETURNING id`,
         ID_ROW,
       );
       const ended = await selectRows(
@@ -99,5 +117,24 @@ export class PostgresMcpSessionStore extends McpSessionStore {
       ID_ROW,
     );
     return ended.map((row) => row.id);
+  }
+
+  async claimStream(id: string, holder: string): Promise<number | null> {
+    const row = await selectRow(
+      this.dataSource,
+      sql`UPDATE mcp_sessions SET stream_holder = ${holder}, stream_claims = stream_claims + 1 WHERE id = ${id}
+          RETURNING stream_claims::int AS claim`,
+      z.object({ claim: z.number().int() }),
+    );
+    return row?.claim ?? null;
+  }
+
+  async streamHolders(ids: readonly string[]): Promise<ReadonlyMap<string, string | null>> {
+    const rows = await selectRows(
+      this.dataSource,
+      sql`SELECT id, stream_holder AS holder FROM mcp_sessions WHERE id = ANY(${[...ids]}::text[])`,
+      z.object({ id: z.string(), holder: z.string().nullable() }),
+    );
+    return new Map(rows.map((row) => [row.id, row.holder]));
   }
 }

@@ -16,10 +16,12 @@ import { AuditFilterQueryDto, AuditPageQueryDto, AuditSeqPathDto, toAuditFilter,
 import { writeNdjson } from './ndjson';
 import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
 import { RequiredScope } from '../guards/required-scope';
+import { RateLimit } from '../shared/rate-limit';
 
 /** The audit log, for admins. Each read appends an audit row of its own (source admin). */
 @ApiTags('admin')
 @RequiredScope('audit:read')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/audit-logs')
 export class AdminAuditLogsController {

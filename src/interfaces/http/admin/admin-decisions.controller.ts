@@ -10,11 +10,13 @@ import { DecisionLogDetailDto, DecisionLogDto, DecisionLogPageDto } from './admi
 import { DecisionPageQueryDto, DecisionPathDto, toDecisionFilter } from './admin-query.dto';
 import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
 import { RequiredScope } from '../guards/required-scope';
+import { RateLimit } from '../shared/rate-limit';
 
 /** The decision log (one row per chat turn or outreach cycle), for admins; each read is audited. */
 @ApiTags('admin')
 @ApiErrors(400)
 @RequiredScope('audit:read')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/decisions')
 export class AdminDecisionsController {

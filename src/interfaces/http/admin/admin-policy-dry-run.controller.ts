@@ -16,6 +16,7 @@ import { PolicyDryRunReportDto, PolicyDryRunRequestDto } from './admin-policy-dr
  */
 @ApiTags('admin')
 @RequiredScope('audit:read')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/policy/dry-run')
 export class AdminPolicyDryRunController {

@@ -40,6 +40,7 @@ const POLICY_CONTENT = {
  * audit log's are not.
  */
 @ApiTags('admin')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/policy')
 export class AdminPolicyController {

@@ -30,6 +30,7 @@ const STALE_REVIEW = {
  * limited per address, as storing a policy is.
  */
 @ApiTags('admin')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, AdminGuard)
 @Controller('admin/review-queue')
 export class AdminReviewQueueController {

@@ -26,6 +26,7 @@ import {
 } from './chat.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { AccountCheckedByHandler, RequiredScope } from '../guards/required-scope';
+import { RateLimit } from '../shared/rate-limit';
 
 /** The person's own limit, counted by the turn's opening statement (ChatTurnLimitError), not a route limit. */
 const TURN_LIMIT = {
@@ -36,6 +37,7 @@ const TURN_LIMIT = {
 @ApiTags('chat')
 @ApiErrors(400)
 @RequiredScope('chat')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId')
 export class ChatController {

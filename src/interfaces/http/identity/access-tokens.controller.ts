@@ -6,6 +6,7 @@ import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
 import { AccessTokenDto, AccessTokenPathDto, CreatedAccessTokenDto, CreateAccessTokenRequestDto } from './access-token.dto';
+import { RateLimit } from '../shared/rate-limit';
 
 /**
  * A person's personal access tokens. Only a signed-in session manages them (no RequiredScope):
@@ -13,6 +14,7 @@ import { AccessTokenDto, AccessTokenPathDto, CreatedAccessTokenDto, CreateAccess
  */
 @ApiTags('access-tokens')
 @ApiErrors(400)
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/tokens')
 export class AccessTokensController {

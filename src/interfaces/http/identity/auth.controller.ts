@@ -72,8 +72,8 @@ export class AuthController {
   @Post('password')
   @HttpCode(200)
   // Above UseGuards, so that it counts the signed-in account: its attempts add to the ones at
-  // signing in to it (the per-account sign-in limit), and to this address's.
-  @RateLimit('default', 'sign-in')
+  // signing in to it (the per-account sign-in limit), to this address's, and to the person's.
+  @RateLimit('default', 'sign-in', 'api')
   @UseGuards(BearerAuthGuard)
   @ApiOperation({
     operationId: 'changePassword',
@@ -97,7 +97,7 @@ export class AuthController {
 
   @Post('refresh')
   @HttpCode(200)
-  @RateLimit('default')
+  @RateLimit('default', 'api')
   @UseGuards(BearerAuthGuard)
   @ApiOperation({
     operationId: 'refreshSession',
@@ -124,6 +124,7 @@ export class AuthController {
 
   @Get('me')
   @AnyCredential()
+  @RateLimit('api')
   @UseGuards(BearerAuthGuard)
   @ApiOperation({
     operationId: 'getCurrentAccount',

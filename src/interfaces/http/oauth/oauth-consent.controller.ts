@@ -10,6 +10,7 @@ import {
   AuthorizationRequestPathDto,
   AuthorizationRequestResponseDto,
 } from './oauth.dto';
+import { RateLimit } from '../shared/rate-limit';
 
 const GONE = {
   status: 404,
@@ -25,6 +26,7 @@ const GONE = {
  */
 @ApiTags('oauth')
 @ApiErrors(400)
+@RateLimit('api')
 @UseGuards(BearerAuthGuard)
 @Controller('oauth/requests/:requestId')
 export class OAuthConsentController {

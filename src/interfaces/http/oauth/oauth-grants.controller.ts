@@ -5,10 +5,12 @@ import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
 import { OAuthGrantPathDto, OAuthGrantResponseDto } from './oauth.dto';
+import { RateLimit } from '../shared/rate-limit';
 
 /** Connected apps: the MCP clients a person allowed, and disconnecting one. A session only (no scope). */
 @ApiTags('oauth')
 @ApiErrors(400)
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/oauth/grants')
 export class OAuthGrantsController {

@@ -30,6 +30,7 @@ import { CampaignTaskDto, CampaignTaskPageDto } from './campaign-task.dto';
 import { ImportLeadsRequestDto, LeadImportReportDto } from './lead-import.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { RequiredScope } from '../guards/required-scope';
+import { RateLimit } from '../shared/rate-limit';
 
 const CSV_EXAMPLE =
   'name,linkedinUrl,email\n' +
@@ -42,6 +43,7 @@ const CAMPAIGN_STATE = { status: 409, description: "OUTREACH.CAMPAIGN_STATE: the
 @ApiTags('campaigns')
 @ApiErrors(400)
 @RequiredScope('campaigns:read', 'campaigns:write')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/campaigns')
 export class CampaignsController {

@@ -8,10 +8,12 @@ import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
 import { DoNotContactEntryDto, DoNotContactPathDto, DoNotContactRequestDto } from './do-not-contact.dto';
 import { RequiredScope } from '../guards/required-scope';
+import { RateLimit } from '../shared/rate-limit';
 
 @ApiTags('do-not-contact')
 @ApiErrors(400)
 @RequiredScope('campaigns:read', 'campaigns:write')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/do-not-contact')
 export class DoNotContactController {

@@ -15,6 +15,7 @@ import {
   RejectDraftRequestDto,
 } from './draft.dto';
 import { RequiredScope } from '../guards/required-scope';
+import { RateLimit } from '../shared/rate-limit';
 
 const NOT_FOUND = { status: 404, description: "OUTREACH.DRAFT_NOT_FOUND: no such draft, or not the user's" } as const;
 const STALE_REVIEW = {
@@ -28,6 +29,7 @@ const STALE_REVIEW = {
 @ApiTags('drafts')
 @ApiErrors(400)
 @RequiredScope('campaigns:read', 'campaigns:write')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/outreach/drafts')
 export class DraftsController {

@@ -5,6 +5,7 @@ import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { CampaignCyclePathDto, CycleOutcomeDto } from './cycle.dto';
 import { RequiredScope } from '../guards/required-scope';
+import { RateLimit } from '../shared/rate-limit';
 
 @ApiTags('campaigns')
 @ApiErrors(400, 404, {
@@ -12,6 +13,7 @@ import { RequiredScope } from '../guards/required-scope';
   description: 'OUTREACH.CAMPAIGN_STATE: the campaign is not active; only an active campaign runs cycles',
 })
 @RequiredScope('campaigns:read', 'campaigns:write')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/campaigns/:campaignId/cycles')
 export class OutreachCyclesController {

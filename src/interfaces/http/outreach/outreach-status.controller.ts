@@ -6,6 +6,7 @@ import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
 import { RequiredScope } from '../guards/required-scope';
+import { RateLimit } from '../shared/rate-limit';
 
 export class OutreachStatusDto {
   @ApiProperty({
@@ -18,6 +19,7 @@ export class OutreachStatusDto {
 @ApiTags('campaigns')
 @ApiErrors(400)
 @RequiredScope('campaigns:read', 'campaigns:write')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/outreach/status')
 export class OutreachStatusController {

@@ -18,6 +18,7 @@ import { ApiError } from '../shared/api-error';
 import { CreateTaskRequestDto, ListTasksQueryDto, TaskPathDto, TaskResponseDto, UpdateTaskRequestDto, UserPathDto } from './task.dto';
 import { RequiredScope } from '../guards/required-scope';
 import { SUPERSEDED_EVENT, TASK_EVENT_STREAMS, TaskEventStreams, TASKS_CHANGED_EVENT } from './task-event-streams';
+import { RateLimit } from '../shared/rate-limit';
 
 const TASK_BUSY = {
   status: 409,
@@ -40,6 +41,7 @@ const POLICY_REFUSALS = [
 @ApiTags('tasks')
 @ApiErrors(400)
 @RequiredScope('tasks:read', 'tasks:write')
+@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId/tasks')
 export class TasksController implements OnModuleDestroy {
