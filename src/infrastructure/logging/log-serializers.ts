@@ -96,16 +96,24 @@ function loggableHead(url: string): string {
 /** Fields a line's serializers shape themselves, and its message: not cut here. */
 const SERIALIZED_FIELDS = new Set(['msg', 'err', 'req', 'res']);
 const LOGGED_FIELD_DEPTH = 3;
+/** Fields that hold a request's path or URL, wherever a line names one (the error filter's `path`): redacted as `req.url` is (loggableUrl). */
+const URL_FIELDS = new Set(['path', 'url']);
 
 /**
  * pino's `formatters.log`: every text of a line's fields bounded (boundedValue), down to
  * LOGGED_FIELD_DEPTH levels of plain objects and lists, so that no value a client chose (a
  * tool name, a path, a header) makes a line longer than its fields. The message and the
- * fields with serializers of their own (`err`, `req`, `res`: bounded there) are left to them.
+ * fields with serializers of their own (`err`, `req`, `res`: bounded there) are left to them;
+ * a `path` or `url` is redacted as the request's own URL is, so no credential in a path or
+ * query reaches a line through a field of its own.
  */
 export function boundedLogFields(line: Record<string, unknown>): Record<string, unknown> {
   const bounded: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(line)) bounded[key] = SERIALIZED_FIELDS.has(key) ? value : boundedField(value, 1);
+  for (const [key, value] of Object.entries(line)) {
+    if (SERIALIZED_FIELDS.has(key)) bounded[key] = value;
+    else if (URL_FIELDS.has(key) && typeof value === 'string') bounded[key] = boundedValue(loggableUrl(value));
+    else bounded[key] = boundedField(value, 1);
+  }
   return bounded;
 }
 

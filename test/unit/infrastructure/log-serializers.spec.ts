@@ -1,5 +1,5 @@
 import { cutMark } from '../../../src/domain/shared/recorded-value';
-import { LOGGED_TEXT_MAX_LENGTH, loggableUrl, serializeError } from '../../../src/infrastructure/logging/log-serializers';
+import { boundedLogFields, LOGGED_TEXT_MAX_LENGTH, loggableUrl, serializeError } from '../../../src/infrastructure/logging/log-serializers';
 
 /** Issue 33: what a log line reads of a long URL or message is cut before any pattern runs on it. */
 describe('log serializers on long text', () => {
@@ -25,5 +25,22 @@ describe('log serializers on long text', () => {
     const long = serializeError(new Error(`token=abc ${'word '.repeat(10_000)}`)).message;
     expect(long).toBe(`token=[REDACTED] ${'word '.repeat(100)}`.slice(0, 500));
     expect(serializeError(`sk-${word}`).message).toBe(cutMark(word.length + 3));
+  });
+});
+
+describe('a path or URL logged as a field of its own', () => {
+  it("is redacted as the request's URL is: an unsubscribe link's token and a secret in the query never reach the line", () => {
+    const line = boundedLogFields({
+      msg: 'request failed',
+      method: 'GET',
+      path: '/unsubscribe/v1.secret-signed-token',
+      url: '/oauth/callback?code=abc123&state=x',
+    });
+    expect(line).toEqual({
+      msg: 'request failed',
+      method: 'GET',
+      path: '/unsubscribe/[REDACTED]',
+      url: expect.not.stringContaining('abc123'),
+    });
   });
 });
