@@ -206,11 +206,12 @@ function clarifies(question: Question, seen: readonly SeenItem[], vocabulary: To
 }
 
 /**
- * The first question of `text` that asks for something a call needs (see above), as written
- * and trimmed: its asking sentence, or as far back as the question reaches; null when none does.
+ * The last question of `text` that asks for something a call needs (see above: the question a
+ * reply ends on is the one to answer), as written and trimmed: its asking sentence, or as far
+ * back as the question reaches; null when none does.
  */
 export function clarifyingQuestion(text: string, seen: readonly SeenItem[], vocabulary: ToolVocabulary): string | null {
-  for (const question of questionsIn(text)) {
+  for (const question of questionsIn(text).reverse()) {
     const reach = clarifies(question, seen, vocabulary);
     if (reach === null) continue;
     const from = reach === 'question' ? question.starts[0] : question.starts.at(-reach);
