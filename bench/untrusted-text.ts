@@ -5,7 +5,7 @@ import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { asksAQuestion } from '../src/domain/agent/decision';
+import { clarifyingQuestion } from '../src/domain/agent/clarification';
 import { Reply } from '../src/domain/agent/reply';
 import { maskSecrets, redact, redactText } from '../src/domain/audit/redaction';
 import { normalizeEmail } from '../src/domain/identity/user';
@@ -56,6 +56,20 @@ const TARGET_MS = 50;
 const HEALTH_TARGET_MS = 100;
 const SECONDS = Number(process.env.UNTRUSTED_SECONDS || 6);
 const ATTACKERS = 5;
+
+/** clarifyingQuestion with two tasks seen and the todo tools' words. */
+const clarifies = (text: string) =>
+  clarifyingQuestion(
+    text,
+    [
+      { number: 1, title: 'Call mum' },
+      { number: 2, title: 'title' },
+    ],
+    {
+      fields: ['title', 'description', 'priority', 'number'],
+      actions: ['add', 'list', 'complete', 'update', 'delete'],
+    },
+  );
 
 /** `start`, then `piece` repeated, then `end`: `length` characters in all. */
 const run =
@@ -123,8 +137,11 @@ const CASES: readonly Case[] = [
     call: (text) => serializeError(new Error(text)),
   },
   { group: 'chat', what: "Reply: a model's piece of spaces, then a word", input: run(' ', 'x'), call: reply },
-  { group: 'chat', what: 'asksAQuestion: opening quotes, no closing one', input: run(' "a'), call: asksAQuestion },
-  { group: 'chat', what: 'asksAQuestion: quotes', input: run("'"), call: asksAQuestion },
+  { group: 'chat', what: 'clarifyingQuestion: opening quotes, no closing one', input: run(' "a'), call: clarifies },
+  { group: 'chat', what: 'clarifyingQuestion: quotes', input: run("'"), call: clarifies },
+  { group: 'chat', what: 'clarifyingQuestion: `task 1 or ` again and again', input: run('task 1 or '), call: clarifies },
+  { group: 'chat', what: 'clarifyingQuestion: a question of a field, again and again', input: run('what title? '), call: clarifies },
+  { group: 'chat', what: 'clarifyingQuestion: sentences of `1. `', input: run('1. '), call: clarifies },
   { group: 'offline model', what: 'tidy: punctuation, then a word', input: run('.', 'x'), call: tidy },
   { group: 'offline model', what: 'tidy: `, ` then a word', input: run(', ', 'x'), call: tidy },
   { group: 'offline model', what: 'withoutPriority: `, (-` then a word', input: run(' ,;(-', 'x'), call: withoutPriority },

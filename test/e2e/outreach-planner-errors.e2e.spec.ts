@@ -28,10 +28,9 @@ describe("outreach cycles when the model answers in seed 000's error shape", () 
   }
 
   async function auditRows(campaignId: string) {
-    return sql.query<{ tool: string; status: string; error_code: string | null; arguments: unknown; result: unknown }[]>(
-      `SELECT tool, status, error_code, arguments, result FROM audit_log WHERE campaign_id = $1 ORDER BY seq`,
-      [campaignId],
-    );
+    return sql.query<
+      { tool: string; status: string; error_code: string | null; error_message: string | null; arguments: unknown; result: unknown }[]
+    >(`SELECT tool, status, error_code, error_message, arguments, result FROM audit_log WHERE campaign_id = $1 ORDER BY seq`, [campaignId]);
   }
 
   async function nothingSent(campaignId: string): Promise<void> {
@@ -108,6 +107,9 @@ describe("outreach cycles when the model answers in seed 000's error shape", () 
     expect(rows.map((row) => [row.tool, row.status, row.error_code])).toEqual([['linkedin_scrape_profile', 'rejected', 'CLAIM_REFUSED']]);
     expect(rows[0].arguments).toEqual(QUOTA_CLAIM);
     expect(rows[0].result).toEqual({ problems: [QUOTA_CLAIM.error.message], reportedBy: 'model', claim: 'refused', reason });
+    // The refusal says on its row what the cycle said of it: the model's claim, and why it does not hold.
+    expect(outcome.message.startsWith(rows[0].error_message!)).toBe(true);
+    expect(rows[0].error_message).toContain(reason);
     expect(await decisionRow(outcome.decisionId!)).toEqual({
       status: 'deferred',
       decision_type: 'CLAIM_REFUSED',
@@ -138,9 +140,13 @@ describe("outreach cycles when the model answers in seed 000's error shape", () 
     const task = await taskRow(outcome.task!.id);
     expect(task).toMatchObject({ status: 'Pending', last_error: 'QUOTA_EXCEEDED' });
     expect([nextUtcMidnight(before).getTime(), nextUtcMidnight(new Date()).getTime()]).toContain(task.next_run_at.getTime());
-    expect((await auditRows(campaignId)).map((row) => [row.tool, row.status, row.error_code])).toEqual([
-      ['linkedin_scrape_profile', 'rejected', 'QUOTA_EXCEEDED'],
-    ]);
+    const rows = await auditRows(campaignId);
+    expect(rows.map((row) => [row.tool, row.status, row.error_code])).toEqual([['linkedin_scrape_profile', 'rejected', 'QUOTA_EXCEEDED']]);
+    // The quota's refusal says which limit, on its row as in the cycle's outcome.
+    expect(rows[0].error_message).toMatch(
+      /^Quota exhausted: the campaign's daily profile look-up limit \(0 a day\) is reached; the next slot/,
+    );
+    expect(outcome.message.startsWith(rows[0].error_message!)).toBe(true);
     await nothingSent(campaignId);
   });
 

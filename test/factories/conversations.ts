@@ -70,6 +70,7 @@ export function aFinishedTurn(
     userId: turn.userId,
     conversationId: turn.conversationId,
     decisionType: 'RESPOND_ONLY',
+    clarificationQuestion: null,
     status: 'completed',
     context: null,
     intentType: 'NONE',

@@ -185,7 +185,12 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       expect.objectContaining({ pendingSeq: viaMcp }),
     ]);
     for (const call of listed)
-      await sut.settleToolCall(call, () => ({ status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail: 'test', review: true } }));
+      await sut.settleToolCall(call, () => ({
+        status: 'unknown',
+        errorCode: 'UNKNOWN_OUTCOME',
+        errorMessage: 'Unknown.',
+        result: { detail: 'test', review: true },
+      }));
   });
 
   it('settles a crashed add by the task it made, a second identical one as unknown, each once among racing sweepers', async () => {

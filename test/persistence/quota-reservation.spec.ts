@@ -229,7 +229,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
           arguments: {},
           securityEvents: [],
         },
-        outcome: { status: 'failed', errorCode: 'RATE_LIMITED', durationMs: 1 },
+        outcome: { status: 'failed', errorCode: 'RATE_LIMITED', errorMessage: 'Rate limited.', durationMs: 1 },
         task: { status: 'Pending', nextRunAt: now, lastError: 'RATE_LIMITED' },
         refundQuota: { day: today },
         now,
@@ -317,7 +317,9 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
             arguments: {},
             securityEvents: [],
           },
-          outcome: refund ? { status: 'failed', errorCode: 'RATE_LIMITED', durationMs: 1 } : { status: 'succeeded', durationMs: 1 },
+          outcome: refund
+            ? { status: 'failed', errorCode: 'RATE_LIMITED', errorMessage: 'Rate limited.', durationMs: 1 }
+            : { status: 'succeeded', durationMs: 1 },
           task: refund ? { status: 'Pending', nextRunAt: now, lastError: 'RATE_LIMITED' } : { status: 'Completed', lastError: null },
           refundQuota: refund ? { day: today } : null,
           now,

@@ -39,7 +39,7 @@ describe(`the policy's records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite
     const entry: ToolAuditEntry = { source: 'mcp', actorId: userId, tool: 'delete_task', arguments: { number: 1 }, securityEvents: [] };
     await audit.record(
       { ...entry, policy: { version: 3, rule: 'delete-cap', effect: 'limit' } },
-      { status: 'rejected', errorCode: 'POLICY_LIMIT_REACHED', durationMs: 0 },
+      { status: 'rejected', errorCode: 'POLICY_LIMIT_REACHED', errorMessage: 'That limit is reached.', durationMs: 0 },
     );
     await audit.record(entry, { status: 'succeeded', durationMs: 1 });
     await new SealAuditChainUseCase(new PostgresAuditChainSealer(database)).run();

@@ -202,6 +202,29 @@ export const SCENARIOS: Record<string, Scenario> = {
       'ASK_CLARIFICATION',
     ),
   },
+  // a change named alone: which task, in the seeds' "Could you provide more details about [what's missing]?"
+  'delete, alone': {
+    steps: one(
+      'delete',
+      "Could you provide more details about which task you mean? You can say its number, like 'task 2', or words from its title.",
+      'ASK_CLARIFICATION',
+    ),
+  },
+  'complete, alone': {
+    steps: one(
+      'complete',
+      "Could you provide more details about which task you mean? You can say its number, like 'task 2', or words from its title.",
+      'ASK_CLARIFICATION',
+    ),
+  },
+  'change the priority, alone': {
+    steps: one(
+      'change the priority',
+      'Could you provide more details about which task you mean, and the priority you want: high, medium or low? ' +
+        "For example: 'make task 2 high priority'.",
+      'ASK_CLARIFICATION',
+    ),
+  },
   // talk without tools
   hello: { steps: one('hello', /^Hi! /, 'RESPOND_ONLY') },
   'good morning!': { steps: one('good morning!', /^Hi! /) },

@@ -8,7 +8,7 @@ import { denied, overLimit } from '../../domain/policy/policy-refusal';
 import { Clock } from '../shared/ports/clock.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { UnitOfWork } from '../shared/ports/unit-of-work.port';
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from '../audit/ports/audit-log.port';
+import { AuditLog, type ToolAuditEntry, type ToolAuditEnding, type ToolAuditOutcome } from '../audit/ports/audit-log.port';
 import { PolicyGate } from '../policy/policy-gate';
 import { SchemaValidator } from './ports/schema-validator.port';
 import type { ToolCaller, ToolCallContext, ToolResult } from './ports/tool-gateway.port';
@@ -145,8 +145,8 @@ export class ExecuteToolCallUseCase {
     }
     const pendingSeq = definition.mutates && !dryRun ? await this.audit.recordPending(audited) : null;
     const started = this.clock.now().getTime();
-    const finish = async (outcome: Omit<ToolAuditOutcome, 'durationMs'>) => {
-      const complete = { ...outcome, durationMs: this.clock.now().getTime() - started };
+    const finish = async (outcome: ToolAuditEnding) => {
+      const complete: ToolAuditOutcome = { ...outcome, durationMs: this.clock.now().getTime() - started };
       if (pendingSeq === null) await this.audit.record(audited, complete);
       else await this.audit.recordOutcome(pendingSeq, audited, complete);
       return complete;

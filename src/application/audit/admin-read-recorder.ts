@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../domain/shared/domain-error';
-import { AuditLog, type ToolAuditEntry, type ToolAuditOutcome } from './ports/audit-log.port';
+import { AuditLog, type ToolAuditEnding, type ToolAuditEntry, type ToolAuditOutcome, UNEXPECTED_ERROR } from './ports/audit-log.port';
 import { Clock } from '../shared/ports/clock.port';
 import type { AuditFilter, DecisionFilter } from './ports/audit-reader.port';
 
@@ -42,7 +42,7 @@ export class AdminReadRecorder {
    * For a read that streams: the pending row is committed before the first row is read,
    * and `finish` appends the outcome that references it.
    */
-  async start(read: AdminRead): Promise<{ finish(outcome: Omit<ToolAuditOutcome, 'durationMs'>): Promise<void> }> {
+  async start(read: AdminRead): Promise<{ finish(outcome: ToolAuditEnding): Promise<void> }> {
     const started = this.clock.now().getTime();
     const entry = entryOf(read);
     const pendingSeq = await this.auditLog.recordPending(entry);
@@ -53,8 +53,8 @@ export class AdminReadRecorder {
 
   private failure(error: unknown, started: number): ToolAuditOutcome {
     const durationMs = this.since(started);
-    if (!(error instanceof DomainError)) return { status: 'failed', errorCode: 'INTERNAL', durationMs };
-    return { status: error.kind === 'validation' ? 'rejected' : 'failed', errorCode: error.code, durationMs };
+    if (!(error instanceof DomainError)) return { status: 'failed', errorCode: 'INTERNAL', errorMessage: UNEXPECTED_ERROR, durationMs };
+    return { status: error.kind === 'validation' ? 'rejected' : 'failed', errorCode: error.code, errorMessage: error.message, durationMs };
   }
 
   private since(started: number): number {

@@ -1,5 +1,5 @@
 import { DomainError } from '../../domain/shared/domain-error';
-import type { AuditLog, ToolAuditEntry } from './ports/audit-log.port';
+import { type AuditLog, type ToolAuditEntry, UNEXPECTED_ERROR } from './ports/audit-log.port';
 import type { Clock } from '../shared/ports/clock.port';
 
 /**
@@ -27,7 +27,9 @@ export async function auditedChange<T>(
     await ports.auditLog
       .recordOutcome(pendingSeq, entry, {
         status: refusal ? 'rejected' : 'failed',
-        errorCode: refusal ?? 'INTERNAL',
+        ...(refusal && error instanceof DomainError
+          ? { errorCode: refusal, errorMessage: error.message }
+          : { errorCode: 'INTERNAL', errorMessage: UNEXPECTED_ERROR }),
         durationMs: elapsed(),
       })
       .catch(() => undefined);

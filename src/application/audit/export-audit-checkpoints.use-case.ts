@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SignedCheckpoint } from '../../domain/audit/checkpoint';
 import { AdminReadRecorder } from './admin-read-recorder';
+import { EXPORT_ABORTED } from './ports/audit-log.port';
 import { AuditReader } from './ports/audit-reader.port';
 
 @Injectable()
@@ -38,7 +39,7 @@ export class ExportAuditCheckpointsUseCase {
       await read.finish(
         complete
           ? { status: 'succeeded', result: { checkpoints } }
-          : { status: 'failed', errorCode: 'EXPORT_ABORTED', result: { checkpoints } },
+          : { status: 'failed', errorCode: 'EXPORT_ABORTED', errorMessage: EXPORT_ABORTED, result: { checkpoints } },
       );
     }
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AdminReadRecorder, filterArguments } from './admin-read-recorder';
+import { EXPORT_ABORTED } from './ports/audit-log.port';
 import { type AuditFilter, AuditReader, type AuditRecord } from './ports/audit-reader.port';
 
 @Injectable()
@@ -31,7 +32,9 @@ export class ExportAuditLogUseCase {
       complete = true;
     } finally {
       await read.finish(
-        complete ? { status: 'succeeded', result: { rows } } : { status: 'failed', errorCode: 'EXPORT_ABORTED', result: { rows } },
+        complete
+          ? { status: 'succeeded', result: { rows } }
+          : { status: 'failed', errorCode: 'EXPORT_ABORTED', errorMessage: EXPORT_ABORTED, result: { rows } },
       );
     }
   }

@@ -6,17 +6,18 @@ import {
   isExpired,
   type PendingConfirmation,
 } from '../../domain/agent/confirmation';
-import type { DecisionType, TurnFinishReason, TurnStatus } from '../../domain/agent/decision';
+import { decisionOf, type DecisionType, type TurnFinishReason, type TurnStatus } from '../../domain/agent/decision';
 import { type TurnFailure, turnFailure, WARNINGS } from '../../domain/agent/failures';
 import { requestedSampling } from '../../domain/agent/limits';
-import { intentOf, type JudgedCall, type OutcomeCategory, outcomeOf } from '../../domain/agent/turn-outcome';
+import { intentOf, outcomeOf } from '../../domain/agent/turn-outcome';
 import { Reply } from '../../domain/agent/reply';
 import { checkedReply, toolCallsInWords } from '../../domain/agent/reply-check';
 import { costOf } from '../../domain/agent/pricing';
-import type { AgentMessage, ToolIntent } from '../../domain/agent/tools';
+import type { AgentMessage } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
+import { answer, judged, toolIntent, type TurnResult } from './turn-result';
 import { TokenBudget } from '../agent/ports/token-budget.port';
-import { AgentLoop, type AgentRunInput, type AgentRunResult, type TurnObserver } from '../agent/agent-loop';
+import { AgentLoop, type AgentRunInput, type TurnObserver } from '../agent/agent-loop';
 import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
 import { Metrics } from '../shared/ports/metrics.port';
@@ -35,14 +36,16 @@ import {
 import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
 import { Logger } from '../shared/ports/logger.port';
 import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.port';
-import { TODO_TOOLS } from '../todo/tools/todo-tool-definitions';
 import { toolResultSentence } from '../todo/tools/tool-result-sentences';
 import { TODO_TOOL_ERRORS } from '../../domain/todo/tool-errors';
 
 export interface ChatReply {
   readonly conversationId: string;
   readonly response: string;
-  readonly decision: { readonly type: DecisionType; readonly id: string };
+  /** The turn's decision: its type, its decision log's id and, for ASK_CLARIFICATION, the question asked. */
+  readonly decision: { readonly type: DecisionType; readonly id: string; readonly clarificationQuestion: string | null };
+  /** The turn's own messages, oldest first: the person's, as stored, and the answer. */
+  readonly messages: readonly TurnMessage[];
   readonly toolCalls: readonly ToolCallRecord[];
   readonly iterations: number;
   readonly status: TurnStatus;
@@ -53,6 +56,12 @@ export interface ChatReply {
   /** False when the turn failed (status `error`): then `error` says how, as the person is told it. */
   readonly success: boolean;
   readonly error: TurnFailure | null;
+}
+
+/** One message of a turn, in the agent service contract's shape. */
+export interface TurnMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: string;
 }
 
 export interface ChatTurnInput {
@@ -198,6 +207,7 @@ export class SendChatMessageUseCase {
           userId: input.userId,
           conversationId,
           decisionType: result.decisionType,
+          clarificationQuestion: result.clarificationQuestion,
           status: result.status,
           iterations: result.iterations,
           ...this.agent.provider,
@@ -226,7 +236,11 @@ export class SendChatMessageUseCase {
     return {
       conversationId,
       response: result.text,
-      decision: { type: result.decisionType, id: decisionId },
+      decision: { type: result.decisionType, id: decisionId, clarificationQuestion: result.clarificationQuestion },
+      messages: [
+        { role: 'user', content: message },
+        { role: 'assistant', content: result.text },
+      ],
       toolCalls: result.toolCalls,
       iterations: result.iterations,
       status: result.status,
@@ -336,8 +350,12 @@ export class SendChatMessageUseCase {
       modelChars: result.modelWords.length,
     });
     run.observer?.replace?.(checked.text);
+    // What the person reads now is what the turn asked, if anything.
+    const decision = decisionOf(result.facts, checked.text);
     return {
       ...result,
+      decisionType: decision.type,
+      clarificationQuestion: decision.clarificationQuestion,
       text: checked.text,
       modelWords: '',
       serverSentences: [checked.text],
@@ -352,42 +370,4 @@ export class SendChatMessageUseCase {
     if (action && reply === 'confirm') return this.agent.runConfirmed(run, action);
     return action ? answer(CANCELLED, 'SUCCEEDED', run.observer) : answer(ALREADY_HANDLED, 'REFUSED', run.observer);
   }
-}
-
-/** A turn's result; one answered by the server alone says how it ended for the person. */
-type TurnResult = AgentRunResult & { readonly outcome?: OutcomeCategory };
-
-/** What a tool is called for: its definition's intent; a bulk change is BULK; a name that is no tool's, none. */
-function toolIntent(tool: string | null | undefined): ToolIntent | null {
-  if (tool === BULK_CHANGE) return 'BULK';
-  return TODO_TOOLS.find((definition) => definition.name === tool)?.intent ?? null;
-}
-
-function judged(calls: readonly ToolCallRecord[]): JudgedCall[] {
-  return calls.map((call) => ({
-    tool: call.tool,
-    intent: toolIntent(call.tool),
-    success: call.success,
-    errorCode: call.error?.code ?? null,
-  }));
-}
-
-/** A turn answered without the model or a tool. */
-function answer(text: string, outcome: OutcomeCategory, observer: TurnObserver | undefined): TurnResult {
-  observer?.text?.(text);
-  return {
-    outcome,
-    text,
-    modelWords: '',
-    serverSentences: [text],
-    status: 'completed',
-    finishReason: 'stop',
-    warning: null,
-    decisionType: 'RESPOND_ONLY',
-    iterations: 0,
-    toolCalls: [],
-    usage: { promptTokens: 0, completionTokens: 0 },
-    failure: null,
-    confirmation: null,
-  };
 }

@@ -154,19 +154,6 @@ export class OutreachActionPlanner {
   ): Promise<Planned> {
     const claim = context.kind === 'task' ? judgeClaim(error.code, context, scope.started) : null;
     const refusal = claim && !claim.holds ? claim.reason : null;
-    await this.audit.record(auditEntry(scope, availableActions(context)[0], { error }), {
-      status: 'rejected',
-      errorCode: refusal ? 'CLAIM_REFUSED' : error.code,
-      result: {
-        problems: [error.message],
-        reportedBy: 'model',
-        ...(claim && {
-          claim: claim.holds ? 'confirmed' : 'refused',
-          reason: claim.holds ? claim.check.problems.join('; ') : claim.reason,
-        }),
-      },
-      durationMs: 0,
-    });
     const failureClass = refusal ? 'CLAIM_REFUSED' : error.code !== 'QUOTA_EXCEEDED' ? error.code : null;
     const problem = refusal ?? `the model reported ${error.code}: ${error.message}`;
     const result: PlanResult = {
@@ -180,6 +167,20 @@ export class OutreachActionPlanner {
       validation: claim?.holds ? validation : { ...validation, accepted: false, problems: [...validation.problems, problem] },
       ...(claim ? { claim } : {}),
     };
+    await this.audit.record(auditEntry(scope, availableActions(context)[0], { error }), {
+      status: 'rejected',
+      errorCode: result.code,
+      errorMessage: result.message,
+      result: {
+        problems: [error.message],
+        reportedBy: 'model',
+        ...(claim && {
+          claim: claim.holds ? 'confirmed' : 'refused',
+          reason: claim.holds ? claim.check.problems.join('; ') : claim.reason,
+        }),
+      },
+      durationMs: 0,
+    });
     return { result, decision: { ...answered, failureClass } };
   }
 
@@ -191,6 +192,7 @@ export class OutreachActionPlanner {
       await this.audit.record(auditEntry(scope, tool, parsed ?? { text: (refusal.text ?? '').slice(0, 2000) }), {
         status: 'rejected',
         errorCode: 'INVALID_PROPOSAL',
+        errorMessage: `The model's proposal was refused: ${refusal.problems.join('; ')}.`,
         result: { problems: refusal.problems },
         durationMs: 0,
       });

@@ -174,12 +174,19 @@ export class OutreachActionRunner {
 
   /** The store already holds an action with this key: it is not taken again, and the task is failed. */
   private async duplicate(task: TaskScope, audited: ToolAuditEntry, idempotencyKey: string, shown: Shown): Promise<StepEnd> {
-    await this.audit.record(audited, { status: 'rejected', errorCode: 'DUPLICATE_ACTION', result: { idempotencyKey }, durationMs: 0 });
+    const message = 'This exact action was already taken.';
+    await this.audit.record(audited, {
+      status: 'rejected',
+      errorCode: 'DUPLICATE_ACTION',
+      errorMessage: message,
+      result: { idempotencyKey },
+      durationMs: 0,
+    });
     return leave(task, { status: 'Failed', lastError: 'DUPLICATE_ACTION' }, this.clock.now(), {
       ...shown,
       status: 'failed',
       code: 'DUPLICATE_ACTION',
-      message: 'This exact action was already taken.',
+      message,
     });
   }
 
@@ -246,7 +253,11 @@ export class OutreachActionRunner {
           taskId: task.taskId,
           pendingSeq: action.pendingSeq,
           audit: action.audited,
-          outcome: { status, result, errorCode: errorCode ?? undefined, durationMs },
+          // An error's row says what the cycle's outcome says of it.
+          outcome:
+            errorCode === null
+              ? { status, result, durationMs }
+              : { status, result, errorCode, errorMessage: settled.cycle.message, durationMs },
           task: settled.task,
           refundQuota: settled.refundQuota ? { day: action.day } : null,
           now,

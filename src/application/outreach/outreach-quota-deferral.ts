@@ -34,13 +34,15 @@ export class QuotaDeferral {
 
   /** The slot was taken meanwhile (the context check saw room): audited, and the task waits for the limit's next slot. */
   async reachedMeanwhile(task: TaskScope, audited: ToolAuditEntry, block: QuotaBlock, shown: Shown): Promise<StepEnd> {
-    await this.audit.record(audited, { status: 'rejected', errorCode: 'QUOTA_EXCEEDED', result: quotaResult(block), durationMs: 0 });
-    const { release } = await this.defer(task.claim, block, task.started);
-    return leave(task, release, this.clock.now(), {
-      ...shown,
-      status: 'deferred',
-      code: 'QUOTA_EXCEEDED',
-      message: `Quota reached meanwhile: ${describeBlock(block)}.`,
+    const message = `Quota reached meanwhile: ${describeBlock(block)}.`;
+    await this.audit.record(audited, {
+      status: 'rejected',
+      errorCode: 'QUOTA_EXCEEDED',
+      errorMessage: message,
+      result: quotaResult(block),
+      durationMs: 0,
     });
+    const { release } = await this.defer(task.claim, block, task.started);
+    return leave(task, release, this.clock.now(), { ...shown, status: 'deferred', code: 'QUOTA_EXCEEDED', message });
   }
 }

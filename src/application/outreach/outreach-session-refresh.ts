@@ -50,7 +50,13 @@ export class SessionRefresh {
     shown: Shown,
   ): Promise<StepEnd> {
     const durationMs = this.clock.now().getTime() - started;
-    await this.audit.recordOutcome(pendingSeq, audited, { status: 'failed', errorCode: 'SECRET_NOT_FOUND', durationMs });
+    const message = `There is no secret named ${secretName}.`;
+    await this.audit.recordOutcome(pendingSeq, audited, {
+      status: 'failed',
+      errorCode: 'SECRET_NOT_FOUND',
+      errorMessage: message,
+      durationMs,
+    });
     const giveUp = task.claim.attempts >= MAX_TASK_ATTEMPTS;
     const release = giveUp
       ? ({ status: 'Failed', lastError: 'SECRET_NOT_FOUND' } as const)
@@ -58,7 +64,7 @@ export class SessionRefresh {
     return leave(task, release, this.clock.now(), {
       status: giveUp ? 'failed' : 'deferred',
       code: 'SECRET_NOT_FOUND',
-      message: `There is no secret named ${secretName}.`,
+      message,
       execution: { status: 'failed', idempotencyKey: null, durationMs, errorCode: 'SECRET_NOT_FOUND', result: null },
       ...shown,
     });

@@ -45,6 +45,9 @@ function unplanned(step: StepEnd): CycleEnd {
  * outcome, its settlement, and what the decision row records of the model); the cycle writes
  * its decision row with the last step's settlement. Nothing is remembered between cycles.
  */
+
+/** Said when the campaign was to be completed but has tasks again. */
+const INVALID_WRAP_UP = 'Tasks were added meanwhile; the campaign goes on.';
 @Injectable()
 export class RunOutreachCycleUseCase {
   private readonly logger: Logger;
@@ -273,10 +276,14 @@ export class RunOutreachCycleUseCase {
   ): Promise<StepEnd> {
     const { context } = task;
     const problems = check.problems.join('; ');
+    const cancelled = check.code === 'DO_NOT_CONTACT';
+    // What the audit row and the cycle's outcome say of the refusal.
+    const said = `${check.code === 'QUOTA_EXCEEDED' ? 'Quota exhausted' : cancelled ? 'Cancelled' : 'Not run'}: ${problems}.`;
     if (!audited) {
       await this.audit.record(auditEntry(task, TASK_ACTION[context.task.type].action, { profileUrl: context.lead.linkedinUrl }), {
         status: 'rejected',
         errorCode: check.code,
+        errorMessage: said,
         result: { problems: check.problems },
         durationMs: 0,
       });
@@ -289,7 +296,7 @@ export class RunOutreachCycleUseCase {
       return leave(task, release, this.clock.now(), {
         status: 'deferred',
         code: 'QUOTA_EXCEEDED',
-        message: `Quota exhausted: ${problems}. This and ${deferred} other waiting tasks resume at ${block.until.toISOString()}.`,
+        message: `${said} This and ${deferred} other waiting tasks resume at ${block.until.toISOString()}.`,
         proposal: {
           action: 'wait_cooldown',
           args: { durationHours: hoursUntil(now, block.until) },
@@ -299,7 +306,6 @@ export class RunOutreachCycleUseCase {
         validation,
       });
     }
-    const cancelled = check.code === 'DO_NOT_CONTACT';
     return leave(
       task,
       { status: cancelled ? 'Cancelled' : 'Failed', lastError: check.code, output: { problems: check.problems } },
@@ -307,7 +313,7 @@ export class RunOutreachCycleUseCase {
       {
         status: 'failed',
         code: check.code,
-        message: `${cancelled ? 'Cancelled' : 'Not run'}: ${problems}.`,
+        message: said,
         validation,
       },
     );
@@ -338,14 +344,18 @@ export class RunOutreachCycleUseCase {
       auditEntry(scope, proposal.action, proposal.args),
       completed
         ? { status: 'succeeded', result: { campaignId: scope.campaignId, status: 'completed' }, durationMs: 0 }
-        : { status: 'rejected', errorCode: 'INVALID_CONTEXT', result: { problems: ['tasks were added meanwhile'] }, durationMs: 0 },
+        : {
+            status: 'rejected',
+            errorCode: 'INVALID_CONTEXT',
+            errorMessage: INVALID_WRAP_UP,
+            result: { problems: ['tasks were added meanwhile'] },
+            durationMs: 0,
+          },
     );
     const result = outcome({
       status: completed ? 'campaign_completed' : 'idle',
       code: completed ? null : 'INVALID_CONTEXT',
-      message: completed
-        ? `Campaign ${context.campaign.name} is completed: ${context.finishedTasks} tasks finished.`
-        : 'Tasks were added meanwhile; the campaign goes on.',
+      message: completed ? `Campaign ${context.campaign.name} is completed: ${context.finishedTasks} tasks finished.` : INVALID_WRAP_UP,
       proposal: { action: proposal.action, args: proposal.args, reason: proposal.reason, by: 'model' },
       validation: planned.validation,
     });

@@ -126,7 +126,13 @@ export class SweepStaleActionsUseCase {
       taskId: action.taskId,
       pendingSeq: action.pendingSeq,
       audit,
-      outcome: { status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail: why, review: true }, durationMs: 0 },
+      outcome: {
+        status: 'unknown',
+        errorCode: 'UNKNOWN_OUTCOME',
+        errorMessage: `The action may or may not have happened (${why}); a person should review it.`,
+        result: { detail: why, review: true },
+        durationMs: 0,
+      },
       task: {
         status: 'Failed',
         lastError: 'UNKNOWN_OUTCOME',

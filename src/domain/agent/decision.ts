@@ -1,3 +1,5 @@
+import { clarifyingQuestion, lastQuestion, NO_VOCABULARY, type SeenItem, type ToolVocabulary } from './clarification';
+
 export const DECISION_TYPES = ['RESPOND_ONLY', 'INVOKE_TOOL', 'ASK_CLARIFICATION', 'REQUEST_CONFIRMATION'] as const;
 export type DecisionType = (typeof DECISION_TYPES)[number];
 
@@ -27,85 +29,55 @@ export type TurnFinishReason = (typeof FINISH_REASONS)[number];
 /** Tool error codes after which the right answer is a question to the person. */
 const CLARIFYING_ERRORS = new Set(['AMBIGUOUS_TASK', 'MISSING_TARGET']);
 
-/**
- * What kind of decision a finished turn was, by what the model did (the decision mapping of
- * the agent engine's contract):
- * 1. the server asked the person to confirm a deletion or a bulk change: REQUEST_CONFIRMATION;
- * 2. every tool call it made was refused as ambiguous or without a target (AMBIGUOUS_TASK,
- *    MISSING_TARGET), so the answer asks which task: ASK_CLARIFICATION;
- * 3. it called tools, whether they succeeded or not: INVOKE_TOOL;
- * 4. without tools, its answer asks for what it needs to act (asksToClarify): ASK_CLARIFICATION;
- * 5. anything else (an answer, a greeting, a refusal, an offer of more help): RESPOND_ONLY.
- */
-export function decisionOf(turn: {
+/** What a turn did, besides its reply: what the decision is made of. */
+export interface TurnFacts {
+  /** The server asked the person to confirm a deletion or a bulk change. */
   readonly confirmationRequested: boolean;
   readonly toolsRequested: number;
-  readonly toolsSucceeded: number;
+  /** Calls of tools that change data (`mutates`) that succeeded. */
+  readonly changesMade: number;
   readonly lastToolErrorCode: string | null;
-  readonly finalText: string;
-}): DecisionType {
-  if (turn.confirmationRequested) return 'REQUEST_CONFIRMATION';
-  if (turn.toolsSucceeded === 0 && turn.lastToolErrorCode !== null && CLARIFYING_ERRORS.has(turn.lastToolErrorCode)) {
-    return 'ASK_CLARIFICATION';
+  /** The items the model read this turn (the person's tasks, from tool results): the candidates it may offer. */
+  readonly seen: readonly SeenItem[];
+  /** What the tools on offer take and do. */
+  readonly vocabulary: ToolVocabulary;
+}
+
+/** A turn that only talked: no tool, nothing seen. */
+export const NO_TOOLS: TurnFacts = {
+  confirmationRequested: false,
+  toolsRequested: 0,
+  changesMade: 0,
+  lastToolErrorCode: null,
+  seen: [],
+  vocabulary: NO_VOCABULARY,
+};
+
+export interface TurnDecision {
+  readonly type: DecisionType;
+  /** For ASK_CLARIFICATION: the question the person was asked, as the reply words it; null otherwise. */
+  readonly clarificationQuestion: string | null;
+}
+
+/**
+ * What kind of decision a finished turn was, by what the model did and what it asked (the
+ * decision mapping of the agent engine's contract), from its facts and the reply the person reads:
+ * 1. the server asked the person to confirm a deletion or a bulk change: REQUEST_CONFIRMATION;
+ * 2. it changed nothing and its reply asks for something a call needs (clarifyingQuestion:
+ *    a choice among the tasks it saw, a tool's argument, what the person meant): ASK_CLARIFICATION;
+ *    so does a turn that changed nothing after its last call was refused as ambiguous or without
+ *    a target (AMBIGUOUS_TASK, MISSING_TARGET), however the model worded it;
+ * 3. it called tools, whether they succeeded or not: INVOKE_TOOL;
+ * 4. anything else (an answer, a greeting, a refusal, an offer of more help): RESPOND_ONLY.
+ */
+export function decisionOf(facts: TurnFacts, reply: string): TurnDecision {
+  if (facts.confirmationRequested) return { type: 'REQUEST_CONFIRMATION', clarificationQuestion: null };
+  if (facts.changesMade === 0) {
+    const question = clarifyingQuestion(reply, facts.seen, facts.vocabulary);
+    if (question !== null) return { type: 'ASK_CLARIFICATION', clarificationQuestion: question };
+    if (facts.lastToolErrorCode !== null && CLARIFYING_ERRORS.has(facts.lastToolErrorCode)) {
+      return { type: 'ASK_CLARIFICATION', clarificationQuestion: lastQuestion(reply) ?? reply };
+    }
   }
-  if (turn.toolsRequested > 0) return 'INVOKE_TOOL';
-  return asksToClarify(turn.finalText) ? 'ASK_CLARIFICATION' : 'RESPOND_ONLY';
-}
-
-/**
- * A phrase in quotes, like 'what's left?': an example to say, not a question asked. An opening
- * quote with no closing one after it on its line is kept as it is, with the rest of the line:
- * a later opening quote on that line would find no closing one either, so the line is read
- * once, not once per quote.
- */
-const QUOTED = /(^|[\s(:])['"‘“](?:(.*?['"’”])(?=[\s.,;:!?)]|$)|.*)/gu;
-
-/** The text without its quoted example phrases (a quote left open is kept). */
-function withoutQuotedExamples(text: string): string {
-  return text.replace(QUOTED, (match, before: string, quoted?: string) => (quoted === undefined ? match : before));
-}
-
-/** True when the text asks the person something, outside any quoted example phrase. */
-export function asksAQuestion(text: string): boolean {
-  return withoutQuotedExamples(text).includes('?');
-}
-
-/**
- * How a question that asks for what the assistant needs begins: a choice between candidates
- * ("Which task do you mean: 1. … or 2. …?", "Which one: …?", "Did you mean …?") or a missing
- * detail ("Could you provide more details about …?", "Can you tell me the new title?").
- */
-const ASKS_TO_CHOOSE_OR_TELL =
-  /^(?:which\b|(?:did|do) you mean\b|(?:could|can|would|will) you (?:please )?(?:provide|give|tell|share|clarify|specify|say|let me know)\b)/i;
-/** "What should the new title be?", "What would you like to change?": a question about a detail of a task… */
-const ASKS_WHAT = /^what\b/i;
-const TASK_DETAIL = /\b(?:title|name|call|called|change|priority|description|details?|say)\b/i;
-/** …unless it offers more ("What else would you like to change?"). */
-const OFFERS_MORE = /\b(?:else|anything|more)\b/i;
-/** "So, which one…?", "OK, what should…?": a word before the question changes nothing. */
-const LEADING_WORD = /^(?:so|and|ok|okay|then|sure|alright|great|sorry),?\s+/i;
-/** The assistant says it did not understand the request: its question is what the person meant. */
-const NOT_UNDERSTOOD = /\b(?:not sure what you|(?:did not|didn't|do not|don't) (?:quite )?(?:understand|follow|catch))\b/i;
-
-/**
- * True when the text asks the person for something the assistant needs in order to act: which
- * task (a choice between candidates), a missing detail (a title, the change to make), or what
- * they meant after it did not understand. A question is read from the start of each of its
- * sentences (after ".", "!", ";", ":" or a line break) up to its "?"; quoted examples aside.
- * Courtesy questions ask for nothing it needs: "How can I help you today?", "Anything else?",
- * "Would you like to see your list?", a refusal's "Can I help with your tasks instead?".
- */
-export function asksToClarify(text: string): boolean {
-  const questions = withoutQuotedExamples(text).split('?').slice(0, -1);
-  if (questions.length === 0) return false;
-  if (NOT_UNDERSTOOD.test(text)) return true;
-  return questions.some((question) =>
-    question
-      .split(/[.!;:\n]/)
-      .map((sentence) => sentence.trim().replace(LEADING_WORD, ''))
-      .some(
-        (sentence) =>
-          ASKS_TO_CHOOSE_OR_TELL.test(sentence) || (ASKS_WHAT.test(sentence) && TASK_DETAIL.test(sentence) && !OFFERS_MORE.test(sentence)),
-      ),
-  );
+  return { type: facts.toolsRequested > 0 ? 'INVOKE_TOOL' : 'RESPOND_ONLY', clarificationQuestion: null };
 }

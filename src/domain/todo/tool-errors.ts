@@ -1,4 +1,5 @@
 import type { ToolErrorWording } from '../agent/failures';
+import { joinedWithOr } from '../shared/words';
 
 /** Said when TASK_NOT_FOUND says no more than that. */
 const TASK_GONE = "I couldn't find that task; it may have been deleted. Say 'show my tasks' to see what's on your list.";
@@ -22,6 +23,24 @@ export function taskNotFoundSentence(details: Readonly<Record<string, unknown>>)
   return TASK_GONE;
 }
 
+/** Asked when a call did not say which task (MISSING_TARGET), and by the offline model when a sentence does not. */
+export const WHICH_TASK =
+  "Could you provide more details about which task you mean? You can say its number, like 'task 2', or words from its title.";
+
+/**
+ * "I found multiple tasks about '<query>'. Which one: 1. Call mum or 2. Call the bank?": what
+ * AMBIGUOUS_TASK says, from its details (the words looked for, the candidates by number and
+ * title), to the model and to the person alike.
+ */
+export function ambiguousSentence(details: Readonly<Record<string, unknown>>): string {
+  const candidates = (Array.isArray(details.candidates) ? (details.candidates as unknown[]) : []).flatMap((candidate) => {
+    const task = typeof candidate === 'object' && candidate !== null ? (candidate as Record<string, unknown>) : {};
+    return typeof task.number === 'number' && typeof task.title === 'string' ? [`${task.number}. ${task.title}`] : [];
+  });
+  const found = `I found multiple tasks about '${typeof details.query === 'string' ? details.query : 'that'}'.`;
+  return candidates.length > 0 ? `${found} Which one: ${joinedWithOr(candidates)}?` : `${found} Which one do you mean?`;
+}
+
 /** How the todo tools' own error codes read to the person, and what they count as. */
 export const TODO_TOOL_ERRORS: ToolErrorWording = {
   classOf: { AMBIGUOUS_TASK: 'INVALID_ARGUMENTS', TASK_NOT_FOUND: 'NOT_FOUND' },
@@ -33,6 +52,10 @@ export const TODO_TOOL_ERRORS: ToolErrorWording = {
           : 'Your list is full. Delete some tasks to make room.';
       case 'TASK_NOT_FOUND':
         return taskNotFoundSentence(details);
+      case 'AMBIGUOUS_TASK':
+        return ambiguousSentence(details);
+      case 'MISSING_TARGET':
+        return WHICH_TASK;
       case 'TASK_BUSY':
         return 'That task is being changed right now. Please try again in a moment.';
       default:

@@ -35,6 +35,7 @@ import { AuditCheckpoints1766966400000 } from './migrations/1766966400000-audit-
 import { MessagesIdUnindexed1767052800000 } from './migrations/1767052800000-messages-id-unindexed';
 import { DraftExpiry1767398400000 } from './migrations/1767398400000-draft-expiry';
 import { DraftEscalation1767484800000 } from './migrations/1767484800000-draft-escalation';
+import { ClarificationQuestion1767560000000 } from './migrations/1767560000000-clarification-question';
 import { CanonicalAddresses1767657600000 } from './migrations/1767657600000-canonical-addresses';
 import { PolicyPeople1767574800000 } from './migrations/1767574800000-policy-people';
 import { McpEventStreamClaims1767571200000 } from './migrations/1767571200000-mcp-event-stream-claims';
@@ -78,6 +79,7 @@ const MIGRATIONS = [
   PolicyVersions1767312000000,
   DraftExpiry1767398400000,
   DraftEscalation1767484800000,
+  ClarificationQuestion1767560000000,
   McpEventStreamClaims1767571200000,
   PolicyPeople1767574800000,
   CanonicalAddresses1767657600000,

@@ -192,7 +192,7 @@ describe(OutreachActionRunner.name, () => {
         actionId: 'action-1',
         taskId: CLAIM.taskId,
         pendingSeq: 1,
-        outcome: expect.objectContaining({ status: 'succeeded', errorCode: undefined }),
+        outcome: { status: 'succeeded', result: expect.anything(), durationMs: expect.any(Number) },
         task: expect.objectContaining({ status: 'Completed', lastError: null }),
         refundQuota: null,
       }),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { maskSecrets, REDACTED } from '../../../src/domain/audit/redaction';
-import { asksAQuestion } from '../../../src/domain/agent/decision';
+import { maskQuoted } from '../../../src/domain/agent/clarification';
 import { normalizeEmail } from '../../../src/domain/identity/user';
 import { firstNameOf, fillTemplate, PLACEHOLDER_FALLBACK } from '../../../src/domain/outreach/brief';
 import { tidy, withoutPriority } from '../../../src/infrastructure/llm/offline/phrases';
@@ -60,12 +60,14 @@ describe('patterns rewritten to run in linear time', () => {
     );
   });
 
-  it('asksAQuestion tells a question from a quoted example as before', () => {
+  it('maskQuoted tells a question from a quoted example as before', () => {
     const QUOTED = /(^|[\s(:])['"‘“].*?['"’”](?=[\s.,;:!?)]|$)/gu;
     const pieces = ["'", '"', '‘', '’', '“', '”', ' ', '\n', '(', ':', '.', '?', 'what', 's', ')', '!'];
     fc.assert(
       fc.property(textOf(pieces), (text) => {
-        expect(asksAQuestion(text)).toBe(text.replace(QUOTED, '$1').includes('?'));
+        const masked = maskQuoted(text);
+        expect(masked).toHaveLength(text.length);
+        expect(masked.includes('?')).toBe(text.replace(QUOTED, '$1').includes('?'));
       }),
       { numRuns: 3000 },
     );

@@ -13,10 +13,15 @@ const NEW_TITLE_MISSING = "Could you provide more details about the new title? F
 const CHANGE_MISSING =
   'Could you provide more details about the change you want: a new title, a description or a priority? ' +
   "For example: 'make task 1 high priority'.";
+const PRIORITY_MISSING =
+  "Could you provide more details about the priority you want: high, medium or low? For example: 'make task 2 high priority'.";
+const TASK_AND_PRIORITY_MISSING =
+  'Could you provide more details about which task you mean, and the priority you want: high, medium or low? ' +
+  "For example: 'make task 2 high priority'.";
 const NOTHING_TO_CONFIRM = "There's nothing waiting for your confirmation right now.";
 const OFF_TOPIC = 'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
 const CLARIFY =
-  "I'm not sure what you'd like to do. Do you want to add a task, see your list or change one? You can say things like " +
+  "I'm not sure what you'd like to do. Did you mean to add a task, see your list or change one? You can say things like " +
   "'add buy milk', 'what's left?' or 'mark task 2 done'.";
 
 type Expected = { readonly tool: string; readonly args: Record<string, unknown> } | { readonly text: unknown };
@@ -172,6 +177,17 @@ const PHRASINGS: readonly (readonly [string, Expected])[] = [
   ['edit the dentist task', says(CHANGE_MISSING)],
   ['rename it to', says(WHICH_TASK)],
   ['update it', says(WHICH_TASK)],
+  // a change named alone: which task, never the menu
+  ['delete', says(WHICH_TASK)],
+  ['complete', says(WHICH_TASK)],
+  ['Remove a task, please', says(WHICH_TASK)],
+  ['mark as done', says(WHICH_TASK)],
+  ['finish the task', says(WHICH_TASK)],
+  ['update', says(WHICH_TASK)],
+  ['change the priority', says(TASK_AND_PRIORITY_MISSING)],
+  ['prioritise', says(TASK_AND_PRIORITY_MISSING)],
+  ['change the priority of task 2', says(PRIORITY_MISSING)],
+  ['set the priority of task 2 to high', updates({ number: 2, priority: 'high' })],
 
   ['banana', says(CLARIFY)],
   ['change my mind', says(CLARIFY)],

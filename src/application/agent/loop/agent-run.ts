@@ -1,4 +1,5 @@
-import type { DecisionType, TurnFinishReason, TurnStatus } from '../../../domain/agent/decision';
+import { NO_VOCABULARY, type ToolVocabulary } from '../../../domain/agent/clarification';
+import type { DecisionType, TurnFacts, TurnFinishReason, TurnStatus } from '../../../domain/agent/decision';
 import type { FailureClass } from '../../../domain/agent/failures';
 import type { AgentLimits, ModelSampling } from '../../../domain/agent/limits';
 import { recordedArguments, recordedToolName } from '../../../domain/agent/model-output';
@@ -55,6 +56,10 @@ export interface AgentRunResult {
   /** Set when the answer may be incomplete: a limit was reached, or the answer was cut. */
   readonly warning: string | null;
   readonly decisionType: DecisionType;
+  /** For ASK_CLARIFICATION: the question put to the person (decisionOf); null otherwise. */
+  readonly clarificationQuestion: string | null;
+  /** What the decision was made of besides the reply: a reply settled later is judged again with them. */
+  readonly facts: TurnFacts;
   readonly iterations: number;
   readonly toolCalls: readonly ToolCallRecord[];
   readonly usage: TokenUsage;
@@ -71,7 +76,11 @@ export interface RunState {
   toolCalls: number;
   /** Calls run this turn that change something the person has (ToolDefinition.changesExisting). */
   changes: number;
+  /** Calls run this turn of tools that change data (ToolDefinition.mutates) that succeeded. */
+  changesMade: number;
   lastToolErrorCode: string | null;
+  /** What the tools offered this turn take and do (none when no tools were offered). */
+  vocabulary: ToolVocabulary;
 }
 
 export function newRunState(input: AgentRunInput, toolCalls: number): RunState {
@@ -81,7 +90,9 @@ export function newRunState(input: AgentRunInput, toolCalls: number): RunState {
     usage: { promptTokens: 0, completionTokens: 0 },
     toolCalls,
     changes: 0,
+    changesMade: 0,
     lastToolErrorCode: null,
+    vocabulary: NO_VOCABULARY,
   };
 }
 

@@ -41,6 +41,8 @@ export class ConfirmedRun {
       const mode = bulk ? ({ kind: 'run' } as const) : ({ kind: 'confirmed' } as const);
       const outcome = await this.invocation.invoke(call, planned[i].arguments, input, signal, state, mode);
       state.records.push(outcome.record);
+      // What the person confirmed changes data, whichever tool it is.
+      if (outcome.result.ok) state.changesMade++;
       input.observer?.toolResult?.(outcome.record);
       if (!bulk && !outcome.result.ok && outcome.result.code === CONFIRMATION_STALE) {
         const askAgain = (outcome.result.details as { askAgain?: DryRunResult | null } | undefined)?.askAgain;

@@ -62,6 +62,7 @@ export class ModelToolCall {
     }
     const outcome = await this.invocation.invoke(call, args, input, signal, state);
     if (outcome.result.ok && tool?.changesExisting) state.changes++;
+    if (outcome.result.ok && tool?.mutates) state.changesMade++;
     return { kind: 'result', record: outcome.record, message: outcome.message };
   }
 

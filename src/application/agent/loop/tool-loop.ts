@@ -1,3 +1,4 @@
+import { toolVocabulary } from '../../../domain/agent/clarification';
 import { TREATMENTS } from '../../../domain/agent/failures';
 import type { AgentMessage } from '../../../domain/agent/tools';
 import type { ToolCallRecord } from '../../../domain/chat/conversation';
@@ -39,6 +40,7 @@ export class ToolLoop {
 
   private async loop(input: AgentRunInput, state: RunState, signal: AbortSignal): Promise<TurnEnd> {
     const tools = await this.gateway.listTools();
+    state.vocabulary = toolVocabulary(tools);
     const messages = [...input.messages];
 
     for (let iteration = 1; iteration <= input.limits.maxIterations; iteration++) {

@@ -1,4 +1,5 @@
-import { decisionOf, type TurnFinishReason } from '../../../domain/agent/decision';
+import { itemsIn, itemsNamed } from '../../../domain/agent/clarification';
+import { decisionOf, type TurnFacts, type TurnFinishReason } from '../../../domain/agent/decision';
 import { failureSentence, WARNINGS } from '../../../domain/agent/failures';
 import type { AgentRunInput, AgentRunResult, RunState, TurnConfirmation } from './agent-run';
 
@@ -30,6 +31,8 @@ export function endTurn(state: RunState, input: AgentRunInput, end: TurnEnd): Ag
   const { reply } = state;
   const shape = shapeOf(end, input);
   if (shape.say !== undefined) reply.say(shape.say);
+  const offered = end.kind === 'asks' || state.changesMade > 0 ? undefined : candidatesOffered(state);
+  if (offered && itemsNamed(reply.value, offered.candidates).length < offered.candidates.length) reply.say(offered.sentence);
   if (reply.value === '') reply.say(failureSentence('UNKNOWN', input.supportContact ?? null));
   const warning =
     shape.status === 'max_iterations_reached'
@@ -38,6 +41,19 @@ export function endTurn(state: RunState, input: AgentRunInput, end: TurnEnd): Ag
         ? WARNINGS.SHORTENED
         : null;
   const confirmation = end.kind === 'asks' ? end.confirmation : null;
+  const facts: TurnFacts = {
+    confirmationRequested: confirmation !== null,
+    toolsRequested: state.records.length,
+    changesMade: state.changesMade,
+    lastToolErrorCode: state.lastToolErrorCode,
+    // What the model read: the tool results of the conversation window and of this turn.
+    seen: itemsIn([
+      ...input.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : [])),
+      ...state.records.map((record) => (record.success ? record.result : record.error?.details)),
+    ]),
+    vocabulary: state.vocabulary,
+  };
+  const decision = decisionOf(facts, reply.value);
   return {
     text: reply.value,
     modelWords: reply.modelWords,
@@ -50,14 +66,23 @@ export function endTurn(state: RunState, input: AgentRunInput, end: TurnEnd): Ag
     usage: state.usage,
     failure: end.kind === 'failed' ? end.failure : null,
     confirmation,
-    decisionType: decisionOf({
-      confirmationRequested: confirmation !== null,
-      toolsRequested: state.records.length,
-      toolsSucceeded: state.records.filter((record) => record.success).length,
-      lastToolErrorCode: state.lastToolErrorCode,
-      finalText: reply.value,
-    }),
+    decisionType: decision.type,
+    clarificationQuestion: decision.clarificationQuestion,
+    facts,
   };
+}
+
+/**
+ * The candidates the turn's last call was refused with (a tool error whose details offer
+ * `candidates`, as AMBIGUOUS_TASK does), and the tool's sentence that names them: the person
+ * must read them, whatever the model made of them.
+ */
+function candidatesOffered(state: RunState): { candidates: ReturnType<typeof itemsIn>; sentence: string } | undefined {
+  const last = state.records.at(-1);
+  const details = last?.error?.details;
+  if (!last?.error || typeof details !== 'object' || details === null || !('candidates' in details)) return undefined;
+  const candidates = itemsIn([details.candidates]);
+  return candidates.length > 0 ? { candidates, sentence: last.error.message } : undefined;
 }
 
 function shapeOf(end: TurnEnd, input: AgentRunInput): Pick<AgentRunResult, 'status' | 'finishReason'> & { say?: string } {

@@ -23,14 +23,23 @@ export interface ToolAuditEntry {
   readonly policy?: PolicyVerdict;
 }
 
-export interface ToolAuditOutcome {
-  readonly status: Exclude<ToolAuditStatus, 'pending'>;
-  readonly result?: unknown;
-  readonly errorCode?: string;
-  /** A failed or refused call's: the sentence the person is told for its error (failures.ts). Redacted when written. */
-  readonly errorMessage?: string;
-  readonly durationMs: number;
-}
+/**
+ * How a call ended. A row with an error code always says, in a sentence, what it means: the
+ * sentence the person is told for a failed or refused tool call (failures.ts), or what a
+ * refusal of the controller's or a failed admin step was (redacted when written). The type
+ * asks for both or neither, so that no writer can leave a code unexplained.
+ */
+export type ToolAuditEnding = { readonly status: Exclude<ToolAuditStatus, 'pending'>; readonly result?: unknown } & (
+  { readonly errorCode?: undefined; readonly errorMessage?: undefined } | { readonly errorCode: string; readonly errorMessage: string }
+);
+
+/** What a row says of an error that is no refusal of a rule's: a failure the server did not expect. */
+export const UNEXPECTED_ERROR = 'An unexpected error occurred.';
+
+/** What an export's row says when its reader stopped before the last row. */
+export const EXPORT_ABORTED = 'The export stopped before its last row: the reader went away or reading failed.';
+
+export type ToolAuditOutcome = ToolAuditEnding & { readonly durationMs: number };
 
 /** The append-only record of tool calls. An outcome row references its pending row. */
 export abstract class AuditLog {

@@ -138,6 +138,8 @@ export interface DecisionRecord extends DecisionMeasures {
   readonly campaignId: string | null;
   readonly outreachTaskId: string | null;
   readonly decisionType: string;
+  /** A chat turn's ASK_CLARIFICATION: the question the person was asked; null otherwise. */
+  readonly clarificationQuestion: string | null;
   readonly status: string;
   /** A chat turn's: the person's message it answered (messages.id); null for outreach cycles and older turns. */
   readonly messageId: string | null;
@@ -165,6 +167,8 @@ export interface DecisionWithToolCalls extends DecisionRecord {
   readonly toolCalls: readonly AuditRecord[];
   /** Chat turns: what the model was told besides the message; null for outreach cycles and older turns. */
   readonly context: TurnContextView | null;
+  /** A chat turn's: the person's message it answered (messageId), as stored; null for outreach cycles. */
+  readonly message: { readonly id: string; readonly content: string; readonly createdAt: Date } | null;
 }
 
 export interface ChainVerification {

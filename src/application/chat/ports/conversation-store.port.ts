@@ -44,6 +44,8 @@ export interface DecisionLogEntry extends DecisionMeasures {
   readonly userId: string;
   readonly conversationId: string;
   readonly decisionType: DecisionType;
+  /** For ASK_CLARIFICATION: the question the person was asked; null otherwise. */
+  readonly clarificationQuestion: string | null;
   readonly status: TurnStatus;
   readonly failureClass: FailureClass | null;
   readonly context: TurnContextRecord | null;

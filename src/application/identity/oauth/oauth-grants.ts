@@ -54,7 +54,12 @@ export class OAuthGrants {
   async replayDetected(grantId: string, userId: string, what: 'authorization_code' | 'refresh_token'): Promise<void> {
     await this.auditLog.record(this.entry(userId, 'oauth_token_replayed', { grantId, what }), {
       status: 'rejected',
-      errorCode: what === 'refresh_token' ? 'OAUTH.REFRESH_TOKEN_REUSED' : 'OAUTH.AUTHORIZATION_CODE_REUSED',
+      ...(what === 'refresh_token'
+        ? { errorCode: 'OAUTH.REFRESH_TOKEN_REUSED', errorMessage: 'A refresh token was used a second time, so its grant was revoked.' }
+        : {
+            errorCode: 'OAUTH.AUTHORIZATION_CODE_REUSED',
+            errorMessage: 'An authorization code was used a second time, so its grant was revoked.',
+          }),
       durationMs: 0,
     });
     await this.revoke(grantId, userId, what === 'refresh_token' ? 'refresh_token_reused' : 'authorization_code_reused');

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CONFIRMATION_STALE } from '../../../domain/agent/confirmation';
-import { notFoundSentence, TODO_TOOL_ERRORS } from '../../../domain/todo/tool-errors';
+import { ambiguousSentence, notFoundSentence, TODO_TOOL_ERRORS, WHICH_TASK } from '../../../domain/todo/tool-errors';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { DomainValidationError } from '../../../domain/shared/domain-error';
 import { joinedWithAnd } from '../../../domain/shared/words';
@@ -215,7 +215,7 @@ export class TodoToolbox extends Toolbox {
   private async resolveOne(userId: string, args: ToolArguments, options: { preferPending: boolean }): Promise<Task> {
     if (typeof args.number === 'number') return this.getTask.execute({ userId, number: args.number });
     if (typeof args.query !== 'string') {
-      throw new ToolFailure('MISSING_TARGET', 'Say which task: its number, or words from its title.');
+      throw new ToolFailure('MISSING_TARGET', WHICH_TASK);
     }
     const tasks = await this.listTasks.execute({ userId, status: 'all' });
     let matches = findTasks(tasks, args.query);
@@ -224,10 +224,8 @@ export class TodoToolbox extends Toolbox {
     }
     if (matches.length === 0) throw new ToolFailure('TASK_NOT_FOUND', notFoundSentence(args.query), { query: args.query });
     if (matches.length > 1) {
-      throw new ToolFailure('AMBIGUOUS_TASK', `More than one task matches '${args.query}'.`, {
-        query: args.query,
-        candidates: matches.map(view),
-      });
+      const details = { query: args.query, candidates: matches.map(view) };
+      throw new ToolFailure('AMBIGUOUS_TASK', ambiguousSentence(details), details);
     }
     return matches[0];
   }

@@ -26,6 +26,7 @@ export type SettledOutcome =
   | {
       readonly status: 'unknown';
       readonly errorCode: 'UNKNOWN_OUTCOME';
+      readonly errorMessage: string;
       readonly result: { readonly detail: string; readonly review: true };
     };
 
@@ -129,5 +130,10 @@ function succeeded(result: Record<string, unknown>, evidence: string): SettledOu
 }
 
 function unknown(detail: string): SettledOutcome {
-  return { status: 'unknown', errorCode: 'UNKNOWN_OUTCOME', result: { detail, review: true } };
+  return {
+    status: 'unknown',
+    errorCode: 'UNKNOWN_OUTCOME',
+    errorMessage: `The call may or may not have changed the list (${detail}); a person should review it.`,
+    result: { detail, review: true },
+  };
 }

@@ -20,8 +20,11 @@ export interface TaskEdits {
   readonly priority?: TaskPriority;
 }
 
-/** What a request to add or change a task left out: the title, the new title, the change, or which task. */
-export type MissingDetail = 'title' | 'new_title' | 'change' | 'task';
+/**
+ * What a request to add or change a task left out: the title, the new title, the change, which
+ * task, the priority, or which task and the priority.
+ */
+export type MissingDetail = 'title' | 'new_title' | 'change' | 'task' | 'priority' | 'task_and_priority';
 
 /** What one user sentence asks for, before it is checked against the tools on offer. */
 export type Intent =
@@ -111,8 +114,17 @@ const NOT_A_TASK = /^(?:what|which|who|everything|all|anything|nothing|i|i'm|i a
 const NEED_TO =
   /^(?:i (?:really |still |also )?(?:need|must|should|ought)(?: to)?|i (?:really |still |also )?have to|i(?:'ve| have)? got to|i gotta|need to|have to) /i;
 
+/** "delete", "complete", "mark as done", "update a task": a change named without its task (or a pronoun for it). */
+const BARE_CHANGE =
+  /^(?:delete|remove|erase|complete|finish|close|tick off|check off|cross off|rename|update|change|edit|modify|mark(?: (?:it|one|a task))?(?: as)? (?:done|complete|completed|finished))(?: (?:a|the|my|one|some|that|this|it))?(?: (?:task|todo|to-do|item|one))?$/i;
+/** "change the priority", "set the priority of task 2": the priority to set is missing, and the task when none is named. */
+const PRIORITY_WITHOUT_LEVEL = /^(?:change|set|update|edit|adjust|alter) (?:the |a |its )?priority(?: (?:of|for|on) (.+))?$/i;
+
 /** Tried in order; the first rule whose pattern matches and whose intent is defined wins. */
 const RULES: readonly Rule[] = [
+  // a change that names no task: asked about, never guessed ("mark as done" is no task called "as")
+  { pattern: BARE_CHANGE, intent: () => needs('task') },
+
   // Reopening a task has no tool; without this rule "mark 2 as not done" would complete it.
   {
     pattern:
@@ -304,6 +316,11 @@ const RULES: readonly Rule[] = [
     pattern:
       /^(?:add|create|make|put|new|jot down|write down|note down)(?: (?:a|an|another|one more))?(?: new)?(?: (?:task|todo|to-do|item|reminder|entry))?(?: (?:to|on) (?:my|the) (?:todo |to-do |task )?list)?$/i,
     intent: () => needs('title'),
+  },
+  { pattern: /^(?:re)?prioriti[sz]e$/i, intent: () => needs('task_and_priority') },
+  {
+    pattern: PRIORITY_WITHOUT_LEVEL,
+    intent: (m) => (m[1] === undefined || parseTarget(m[1]).kind === 'missing' ? needs('task_and_priority') : needs('priority')),
   },
   { pattern: /^(?:rename|retitle|reword)(?: (.+?))?(?: (?:to|as|into))?$/i, intent: (m) => changeWithout(m[1], true) },
   {

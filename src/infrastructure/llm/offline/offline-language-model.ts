@@ -28,8 +28,8 @@ import {
   taskViews,
   type ToolOutcome,
   UNAVAILABLE,
-  WHICH_TASK,
 } from './replies';
+import { WHICH_TASK } from '../../../domain/todo/tool-errors';
 
 type Arguments = Readonly<Record<string, unknown>>;
 type Answer = { readonly text: string } | { readonly calls: readonly { readonly tool: string; readonly arguments: Arguments }[] };

@@ -1,8 +1,8 @@
 import { titlesInBrief } from '../../../domain/agent/confirmation';
 import { deletionPrompt } from '../../../domain/todo/deletion';
-import { joinedWithAnd, joinedWithOr } from '../../../domain/shared/words';
+import { joinedWithAnd } from '../../../domain/shared/words';
 import { friendlyToolError } from '../../../domain/agent/failures';
-import { TODO_TOOL_ERRORS } from '../../../domain/todo/tool-errors';
+import { TODO_TOOL_ERRORS, WHICH_TASK } from '../../../domain/todo/tool-errors';
 import { REPLY_TARGET_CHARS } from '../../../domain/agent/limits';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
 import type { MissingDetail } from './intent';
@@ -27,13 +27,16 @@ export const MORE_DETAILS: Readonly<Record<MissingDetail, string>> = {
   change:
     'Could you provide more details about the change you want: a new title, a description or a priority? ' +
     "For example: 'make task 1 high priority'.",
-  task: "Could you provide more details about which task you mean? You can say its number, like 'task 2', or words from its title.",
+  task: WHICH_TASK,
+  priority: "Could you provide more details about the priority you want: high, medium or low? For example: 'make task 2 high priority'.",
+  task_and_priority:
+    'Could you provide more details about which task you mean, and the priority you want: high, medium or low? ' +
+    "For example: 'make task 2 high priority'.",
 };
-export const WHICH_TASK = MORE_DETAILS.task;
 export const NOTHING_TO_CONFIRM = "There's nothing waiting for your confirmation right now.";
 export const OFF_TOPIC = 'Sorry, I can only help with your task list: adding, listing, completing, updating and deleting tasks.';
 export const CLARIFY =
-  "I'm not sure what you'd like to do. Do you want to add a task, see your list or change one? You can say things like " +
+  "I'm not sure what you'd like to do. Did you mean to add a task, see your list or change one? You can say things like " +
   "'add buy milk', 'what's left?' or 'mark task 2 done'.";
 export const UNAVAILABLE = "I can't do that right now.";
 
@@ -166,21 +169,9 @@ function succeeded(name: string, result: Fields): string {
   }
 }
 
+/** The sentence the person reads for a tool's error, the same as its audit row's (TODO_TOOL_ERRORS). */
 function failed(error: Fields): string {
-  const details = fields(error.details);
-  // Codes may arrive namespaced ("TODO.TASK_NOT_FOUND"); the last segment is the kind.
-  const code = (text(error.code) ?? '').split('.').pop();
-  switch (code) {
-    case 'AMBIGUOUS_TASK': {
-      const candidates = taskViews(details.candidates).map((task) => `${task.number}. ${task.title}`);
-      const query = text(details.query) ?? 'that';
-      return `I found multiple tasks about '${query}'. Which one: ${joinedWithOr(candidates)}?`;
-    }
-    case 'MISSING_TARGET':
-      return WHICH_TASK;
-    default:
-      return friendlyToolError({ code: text(error.code) ?? '', details }, TODO_TOOL_ERRORS);
-  }
+  return friendlyToolError({ code: text(error.code) ?? '', details: fields(error.details) }, TODO_TOOL_ERRORS);
 }
 
 /**

@@ -132,8 +132,15 @@ export class PostgresAuditReader extends AuditReader {
   async getDecision(id: string): Promise<DecisionWithToolCalls | null> {
     const decision = await selectRow(
       this.dataSource,
+      // The person's message: the one stored just before the turn's answer (found by its
+      // decision, messages_decision_idx), in the same conversation (messages_conversation_seq_idx).
       sql`SELECT ${DECISION_COLUMNS}, d.context,
-                 (SELECT s.content FROM conversation_summaries s WHERE s.id = (d.context->>'summaryId')::uuid) AS summary
+                 (SELECT s.content FROM conversation_summaries s WHERE s.id = (d.context->>'summaryId')::uuid) AS summary,
+                 (SELECT json_build_object('id', q.id, 'content', q.content, 'createdAt', q.created_at)
+                  FROM messages a CROSS JOIN LATERAL (
+                    SELECT p.id, p.content, p.created_at FROM messages p
+                    WHERE p.conversation_id = a.conversation_id AND p.seq < a.seq ORDER BY p.seq DESC LIMIT 1) q
+                  WHERE a.decision_id = d.id AND q.id = d.message_id) AS message
           FROM ${DECISION_FROM} WHERE d.id = ${id}`,
       DECISION_DETAIL_ROW,
     );
@@ -146,6 +153,7 @@ export class PostgresAuditReader extends AuditReader {
     return {
       ...toDecisionRecord(decision),
       context: decision.context && { ...decision.context, summary: decision.summary },
+      message: decision.message,
       toolCalls,
     };
   }

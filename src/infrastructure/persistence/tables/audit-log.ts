@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ToolAuditEntry, ToolAuditOutcome, ToolAuditStatus } from '../../../application/audit/ports/audit-log.port';
+import type { ToolAuditEnding, ToolAuditEntry, ToolAuditStatus } from '../../../application/audit/ports/audit-log.port';
 import { Metrics } from '../../../application/shared/ports/metrics.port';
 import { recordedToolName } from '../../../domain/agent/model-output';
 import { redactText } from '../../../domain/audit/redaction';
@@ -9,7 +9,16 @@ import { jsonColumn } from '../json-column';
 import { afterCommit, inTransaction, inUnitOfWork, join, raw, type Sql, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 
-type AuditRowOutcome = Omit<Partial<ToolAuditOutcome>, 'status'> & { readonly status: ToolAuditStatus };
+/** A pending row, or an outcome (an error code always with its sentence: ToolAuditOutcome). */
+type AuditRowOutcome =
+  | (ToolAuditEnding & { readonly durationMs?: number })
+  | {
+      readonly status: Extract<ToolAuditStatus, 'pending'>;
+      readonly result?: undefined;
+      readonly errorCode?: undefined;
+      readonly errorMessage?: undefined;
+      readonly durationMs?: undefined;
+    };
 
 /** bigserial comes back as text. */
 const SEQ_ROW = z.object({ seq: z.coerce.number().int() });

@@ -43,7 +43,8 @@ export function turnDecisionOpening(
  * meanwhile; its created_at stays the turn's start. A part of the turn's finishing statement.
  */
 export function turnDecisionSettling(decision: DecisionLogEntry, userId: string): Statement {
-  return sql`UPDATE decision_logs SET decision_type = ${decision.decisionType}, status = ${decision.status},
+  return sql`UPDATE decision_logs SET decision_type = ${decision.decisionType},
+      clarification_question = ${decision.clarificationQuestion}, status = ${decision.status},
       iterations = ${decision.iterations}, provider = ${decision.provider}, model = ${decision.model},
       prompt_tokens = ${decision.promptTokens}, completion_tokens = ${decision.completionTokens},
       duration_ms = ${decision.durationMs}, failure_class = ${decision.failureClass},

@@ -33,6 +33,14 @@ export class DecisionLogDto {
   @ApiProperty({ example: 'INVOKE_TOOL', description: "A chat turn's decision type, or the cycle's action or code" })
   decisionType!: string;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Which one: 1. Call mum or 2. Call the bank?',
+    description: "A chat turn's, when decisionType is ASK_CLARIFICATION: the question the person was asked; null otherwise",
+  })
+  clarificationQuestion!: string | null;
+
   @ApiProperty({ example: 'completed' })
   status!: string;
 
@@ -67,7 +75,9 @@ export class DecisionLogDto {
     type: String,
     format: 'uuid',
     nullable: true,
-    description: "A chat turn's: the person's message it answered (the id of that message in the conversation's messages)",
+    description:
+      "A chat turn's: the person's message it answered (the id of that message in the conversation's messages; " +
+      'GET /admin/decisions/:id shows it whole as message)',
   })
   messageId!: string | null;
 
@@ -115,6 +125,7 @@ export class DecisionLogDto {
       campaignId: decision.campaignId,
       outreachTaskId: decision.outreachTaskId,
       decisionType: decision.decisionType,
+      clarificationQuestion: decision.clarificationQuestion,
       status: decision.status,
       iterations: decision.iterations,
       provider: decision.provider,
@@ -162,6 +173,18 @@ export class TurnContextDto {
   estimatedTokens!: number;
 }
 
+/** The person's message a chat turn answered, as stored. */
+export class TurnQuestionMessageDto {
+  @ApiProperty({ format: 'uuid', description: 'messageId' })
+  id!: string;
+
+  @ApiProperty({ example: 'mark the call one done' })
+  content!: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  createdAt!: string;
+}
+
 export class DecisionLogDetailDto extends DecisionLogDto {
   @ApiProperty({ type: [AuditRowDto], description: 'Its audit rows, in sequence order' })
   toolCalls!: AuditRowDto[];
@@ -169,7 +192,20 @@ export class DecisionLogDetailDto extends DecisionLogDto {
   @ApiProperty({ type: TurnContextDto, nullable: true, description: 'A chat turn: what the model was told besides the message' })
   context!: TurnContextDto | null;
 
+  @ApiProperty({
+    type: TurnQuestionMessageDto,
+    nullable: true,
+    description: "A chat turn: the person's message it answered (the one messageId names); null for outreach cycles",
+  })
+  message!: TurnQuestionMessageDto | null;
+
   static withToolCalls(decision: DecisionWithToolCalls): DecisionLogDetailDto {
-    return { ...DecisionLogDto.of(decision), toolCalls: decision.toolCalls.map((row) => AuditRowDto.of(row)), context: decision.context };
+    const { message } = decision;
+    return {
+      ...DecisionLogDto.of(decision),
+      toolCalls: decision.toolCalls.map((row) => AuditRowDto.of(row)),
+      context: decision.context,
+      message: message && { id: message.id, content: message.content, createdAt: message.createdAt.toISOString() },
+    };
   }
 }

@@ -206,6 +206,7 @@ function toResponse(reply: ChatReply): ChatResponseDto {
     conversationId: reply.conversationId,
     response: reply.response,
     decision: reply.decision,
+    messages: reply.messages.map((message) => ({ role: message.role, content: message.content })),
     toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)),
     iterations: reply.iterations,
     status: reply.status,

@@ -166,6 +166,25 @@ export class DecisionDto {
 
   @ApiProperty({ format: 'uuid', description: 'Links to the decision log and the audit rows of this turn' })
   id!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Which one: 1. Call mum or 2. Call the bank?',
+    description:
+      'Set when type is ASK_CLARIFICATION: the question the person was asked (a choice among their tasks, a detail a ' +
+      'change needs, what they meant), as the response words it; null otherwise',
+  })
+  clarificationQuestion!: string | null;
+}
+
+/** One message of the turn, as the agent service contract shapes a message. */
+export class TurnMessageDto {
+  @ApiProperty({ enum: ['user', 'assistant'] })
+  role!: 'user' | 'assistant';
+
+  @ApiProperty({ example: 'add buy milk' })
+  content!: string;
 }
 
 export class ChatResponseDto {
@@ -177,6 +196,12 @@ export class ChatResponseDto {
 
   @ApiProperty({ type: DecisionDto })
   decision!: DecisionDto;
+
+  @ApiProperty({
+    type: [TurnMessageDto],
+    description: "The turn's own messages, oldest first: the person's message as stored, then the answer (the response)",
+  })
+  messages!: TurnMessageDto[];
 
   @ApiProperty({ type: [ToolCallDto] })
   toolCalls!: ToolCallDto[];

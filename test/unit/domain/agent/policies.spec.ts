@@ -1,6 +1,7 @@
 import { interpretConfirmationReply } from '../../../../src/domain/agent/confirmation';
 import { deletionPrompt } from '../../../../src/domain/todo/deletion';
-import { asksAQuestion, asksToClarify, decisionOf } from '../../../../src/domain/agent/decision';
+import { clarifyingQuestion } from '../../../../src/domain/agent/clarification';
+import { decisionOf, NO_TOOLS, type TurnFacts } from '../../../../src/domain/agent/decision';
 import {
   classifyModelFailure,
   friendlyToolError,
@@ -110,91 +111,102 @@ describe(deletionPrompt.name, () => {
 });
 
 describe(decisionOf.name, () => {
-  const base = { confirmationRequested: false, toolsRequested: 0, toolsSucceeded: 0, lastToolErrorCode: null, finalText: 'Hi!' };
+  const base: TurnFacts = NO_TOOLS;
+  const vocabulary = { fields: ['title', 'description', 'priority', 'number'], actions: ['add', 'list', 'complete', 'update', 'delete'] };
+  const seen = [
+    { number: 2, title: 'Call mum' },
+    { number: 3, title: 'Call the bank' },
+  ];
+  const type = (facts: Partial<TurnFacts>, reply: string) => decisionOf({ ...base, vocabulary, ...facts }, reply).type;
+
   it('maps turns to decision types', () => {
-    expect(decisionOf(base)).toBe('RESPOND_ONLY');
-    expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1 })).toBe('INVOKE_TOOL');
-    expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1, confirmationRequested: true })).toBe('REQUEST_CONFIRMATION');
-    expect(decisionOf({ ...base, toolsRequested: 1, lastToolErrorCode: 'AMBIGUOUS_TASK', finalText: 'Which one?' })).toBe(
-      'ASK_CLARIFICATION',
-    );
-    expect(decisionOf({ ...base, finalText: 'Sorry, I can only help with your task list.' })).toBe('RESPOND_ONLY');
+    expect(type({}, 'Hi!')).toBe('RESPOND_ONLY');
+    expect(type({ toolsRequested: 1, changesMade: 1 }, 'Done.')).toBe('INVOKE_TOOL');
+    expect(type({ toolsRequested: 1, changesMade: 1, confirmationRequested: true }, 'Sure?')).toBe('REQUEST_CONFIRMATION');
+    expect(type({ toolsRequested: 1, lastToolErrorCode: 'AMBIGUOUS_TASK' }, 'Hmm.')).toBe('ASK_CLARIFICATION');
+    expect(type({}, 'Sorry, I can only help with your task list.')).toBe('RESPOND_ONLY');
   });
 
-  it('goes by what the model did: a tool call is INVOKE_TOOL and a question to confirm is REQUEST_CONFIRMATION, whatever the words', () => {
-    const asking = 'Which task do you mean: 1. Buy milk or 2. Buy oat milk?';
-    expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1, finalText: 'Here are your tasks. Anything else?' })).toBe(
-      'INVOKE_TOOL',
-    );
-    expect(decisionOf({ ...base, toolsRequested: 1, toolsSucceeded: 1, finalText: asking })).toBe('INVOKE_TOOL');
-    expect(decisionOf({ ...base, toolsRequested: 1, confirmationRequested: true, finalText: asking })).toBe('REQUEST_CONFIRMATION');
-    // A clarifying error after a call that did something is not only a question.
-    expect(decisionOf({ ...base, toolsRequested: 2, toolsSucceeded: 1, lastToolErrorCode: 'MISSING_TARGET', finalText: asking })).toBe(
-      'INVOKE_TOOL',
-    );
+  it('a change made is INVOKE_TOOL and a question to confirm is REQUEST_CONFIRMATION, whatever the words', () => {
+    const asking = 'Are you referring to task 2 (Call mum) or task 3 (Call the bank)?';
+    expect(type({ toolsRequested: 1, changesMade: 1, seen }, asking)).toBe('INVOKE_TOOL');
+    expect(type({ toolsRequested: 1, confirmationRequested: true, seen }, asking)).toBe('REQUEST_CONFIRMATION');
+    expect(type({ toolsRequested: 2, changesMade: 1, lastToolErrorCode: 'MISSING_TARGET' }, asking)).toBe('INVOKE_TOOL');
   });
 
-  it('records a requested tool that failed as INVOKE_TOOL, not as a plain answer', () => {
-    expect(decisionOf({ ...base, toolsRequested: 1, lastToolErrorCode: 'TASK_NOT_FOUND', finalText: 'Not there.' })).toBe('INVOKE_TOOL');
-    expect(decisionOf({ ...base, toolsRequested: 2, lastToolErrorCode: 'INVALID_ARGUMENTS', finalText: 'That title is too long.' })).toBe(
-      'INVOKE_TOOL',
-    );
+  it('a read, then a question that asks which, is ASK_CLARIFICATION; a read, then an offer, INVOKE_TOOL', () => {
+    expect(type({ toolsRequested: 1, seen }, 'Should I mark task 2 or task 3 as done?')).toBe('ASK_CLARIFICATION');
+    expect(type({ toolsRequested: 1, seen }, 'Here are your tasks:\n2. Call mum\n3. Call the bank\nAnything else?')).toBe('INVOKE_TOOL');
   });
 
-  it('records a question put to the person without tools as ASK_CLARIFICATION only when it asks for what is needed to act', () => {
-    expect(decisionOf({ ...base, finalText: 'Which task do you mean?' })).toBe('ASK_CLARIFICATION');
-    expect(decisionOf({ ...base, finalText: "I'm not sure. Do you want to add a task or see your list?" })).toBe('RESPOND_ONLY');
-    expect(decisionOf({ ...base, finalText: "I'm not sure what you'd like to do. Do you want to add a task or see your list?" })).toBe(
-      'ASK_CLARIFICATION',
-    );
-    expect(decisionOf({ ...base, finalText: 'Hi! How can I help you today?' })).toBe('RESPOND_ONLY');
+  it('a requested tool that failed without asking anything is INVOKE_TOOL', () => {
+    expect(type({ toolsRequested: 1, lastToolErrorCode: 'TASK_NOT_FOUND' }, 'Not there.')).toBe('INVOKE_TOOL');
+    expect(type({ toolsRequested: 2, lastToolErrorCode: 'INVALID_ARGUMENTS' }, 'That title is too long.')).toBe('INVOKE_TOOL');
+  });
+
+  it('carries the question asked', () => {
+    expect(decisionOf({ ...base, vocabulary }, "Hmm, I'm not sure I follow. I need the new title. What should it be?")).toEqual({
+      type: 'ASK_CLARIFICATION',
+      clarificationQuestion: 'I need the new title. What should it be?',
+    });
+    expect(decisionOf({ ...base, vocabulary }, 'Anything else?').clarificationQuestion).toBeNull();
   });
 });
 
-describe(asksToClarify.name, () => {
+describe(clarifyingQuestion.name, () => {
+  const vocabulary = { fields: ['title', 'description', 'priority', 'number'], actions: ['add', 'list', 'complete', 'update', 'delete'] };
+  const seen = [
+    { number: 1, title: 'Buy milk' },
+    { number: 2, title: 'Call mum' },
+    { number: 3, title: 'Call the bank' },
+  ];
   it.each([
-    // a choice between candidates
-    ['Which task do you mean: 1. Buy milk or 2. Buy oat milk?', true],
-    ["I found multiple tasks about 'call'. Which one: 1. Call mum or 2. Call the bank?", true],
-    ['The list I showed you has 3 tasks. Which one do you mean?', true],
-    ['Did you mean task 2, Dentist?', true],
-    ['So, which one should I complete?', true],
-    // a missing detail
-    ["Could you provide more details about the task's title?", true],
-    ["Could you provide more details about which task you mean? You can say its number, like 'task 2'.", true],
-    ['What should the new title be?', true],
-    ['OK. What would you like to change: its title or its priority?', true],
-    ['Can you tell me the new name?', true],
-    // what the person meant, after not understanding
-    ["I'm not sure what you'd like to do. Do you want to add a task, see your list or change one?", true],
-    ["Sorry, I didn't understand that. Could you rephrase it?", true],
-    // courtesy: greetings, offers of more help, refusals, answers
-    ['Hi! How can I help you today?', false],
-    ['Anything else?', false],
-    ["Got it! Added 'Buy milk' to your list. Anything else?", false],
-    ["Great! I've marked 'Buy milk' as complete. Would you like to see what's left?", false],
-    ['Updated! What else would you like to change?', false],
-    ['Is there anything else I can help you with?', false],
-    ['Sorry, I can only help with your task list. What would you like to do with your tasks?', false],
-    ["Sorry, I can't help with the weather. Can I help with your tasks instead?", false],
-    ["Hi! I'm Bridle. Try 'add buy milk' or 'which tasks are left?'.", false],
-    ["I can't help with that request. Could you rephrase it?", false],
-    ['That request is too complex. Could you break it into smaller steps?', false],
-    ["You're all caught up!", false],
-  ])('%s → %s', (text, expected) => {
-    expect(asksToClarify(text)).toBe(expected);
-  });
-});
-
-describe(asksAQuestion.name, () => {
-  it.each([
-    ['Which one did you mean?', true],
-    ["Try 'add buy milk' or 'what's left?'.", false],
-    ['Say "what\'s left?" to see them. Anything else?', true],
-    ["I'm done. You're all caught up!", false],
-    ['Hi! How can I help?', true],
-  ])('%s → %s', (text, expected) => {
-    expect(asksAQuestion(text)).toBe(expected);
+    // a choice among candidates the model saw
+    [
+      'Are you referring to task 2 (Call mum) or task 3 (Call the bank)?',
+      'Are you referring to task 2 (Call mum) or task 3 (Call the bank)?',
+    ],
+    ['Should I mark task 2 or task 3 as done?', 'Should I mark task 2 or task 3 as done?'],
+    ['Should I mark tasks 2 or 3 as done?', 'Should I mark tasks 2 or 3 as done?'],
+    ["I found multiple tasks about 'call'. Which one: 2. Call mum or 3. Call the bank?", 'Which one: 2. Call mum or 3. Call the bank?'],
+    [
+      "I found two: 'Call mum' and 'Call the bank'. Which one would you like to mark as done?",
+      "I found two: 'Call mum' and 'Call the bank'. Which one would you like to mark as done?",
+    ],
+    ['The list I showed you has 3 tasks. Which one do you mean?', 'Which one do you mean?'],
+    ['So, which one should I complete?', 'So, which one should I complete?'],
+    ['Which task would you like me to delete?', 'Which task would you like me to delete?'],
+    // a missing argument
+    [
+      "Could you provide more details about the task's title? For example: 'add buy milk'.",
+      "Could you provide more details about the task's title?",
+    ],
+    ['Sorry. I need the new title. What should it be?', 'I need the new title. What should it be?'],
+    ['What should the new title be?', 'What should the new title be?'],
+    ['OK. What would you like to change: its title or its priority?', 'What would you like to change: its title or its priority?'],
+    ['Can you tell me the new name?', 'Can you tell me the new name?'],
+    // what the person meant
+    [
+      "I'm not sure what you meant. Did you mean to add a task, see your list or change one?",
+      'Did you mean to add a task, see your list or change one?',
+    ],
+    ["Sorry, I didn't understand that. Could you rephrase it?", 'Could you rephrase it?'],
+    // offers, refusals, answers
+    ['I can only help with your to-do list. Which task would you like to work on?', null],
+    ['Hi! How can I help you today?', null],
+    ['Anything else?', null],
+    ["Got it! Added 'Buy milk' to your list. Anything else?", null],
+    ["Great! I've marked 'Buy milk' as complete. Would you like to see what's left?", null],
+    ['Updated! What else would you like to change?', null],
+    ['Would you like to add a description?', null],
+    ['Sorry, I can only help with your task list. What would you like to do with your tasks?', null],
+    ["Sorry, I can't help with the weather. Can I help with your tasks instead?", null],
+    ["Hi! I'm Bridle. Try 'add buy milk' or 'which title is left?'.", null],
+    ['That request is too complex. Could you break it into smaller steps?', null],
+    ['Here are your tasks:\n1. Buy milk\n2. Call mum\n3. Call the bank\nAnything else?', null],
+    ["You're all caught up!", null],
+  ])('%j → %j', (text, expected) => {
+    expect(clarifyingQuestion(text, seen, vocabulary)).toBe(expected);
   });
 });
 
@@ -243,6 +255,19 @@ describe(friendlyToolError.name, () => {
   ])('words TASK_NOT_FOUND with %j and says what to do next', (details, sentence) => {
     expect(friendlyToolError({ code: 'TASK_NOT_FOUND', details }, TODO_TOOL_ERRORS)).toBe(sentence);
     expect(friendlyToolError({ code: 'TODO.TASK_NOT_FOUND', details }, TODO_TOOL_ERRORS)).toBe(sentence);
+  });
+
+  it('words AMBIGUOUS_TASK with its candidates, and MISSING_TARGET as the question which task', () => {
+    const candidates = [
+      { number: 2, title: 'Call mum' },
+      { number: 3, title: 'Call the bank' },
+    ];
+    expect(friendlyToolError({ code: 'AMBIGUOUS_TASK', details: { query: 'call', candidates } }, TODO_TOOL_ERRORS)).toBe(
+      "I found multiple tasks about 'call'. Which one: 2. Call mum or 3. Call the bank?",
+    );
+    expect(friendlyToolError({ code: 'MISSING_TARGET' }, TODO_TOOL_ERRORS)).toBe(
+      "Could you provide more details about which task you mean? You can say its number, like 'task 2', or words from its title.",
+    );
   });
 
   it("words a product's own code only in that product's words: elsewhere it is an unexpected error", () => {

@@ -76,6 +76,8 @@ export function DecisionDetail({ decision }: { decision: Decision }) {
           ['Status', decision.status],
           ['Actor', decision.actorEmail ? `${decision.actorEmail} (${decision.actorId})` : decision.actorId],
           ['Conversation', decision.conversationId],
+          ['Message', decision.message?.content],
+          ['Question asked', decision.clarificationQuestion],
           ['Campaign', decision.campaignId],
           ['Model', `${decision.provider} / ${decision.model} · ${plural(decision.iterations, 'call')}`],
           ['Tokens', `${decision.promptTokens} prompt + ${decision.completionTokens} completion`],
@@ -104,6 +106,7 @@ export function DecisionDetail({ decision }: { decision: Decision }) {
                 <p class="tool-card-label">Result</p>
                 <pre>{pretty(row.result)}</pre>
                 {row.errorCode && <p class="small">Error: {row.errorCode}</p>}
+                {row.errorMessage && <p class="small">Told: {row.errorMessage}</p>}
               </details>
             </li>
           ))}

@@ -114,6 +114,7 @@ const DECISION_FIELDS = {
   campaign_id: z.string().nullable(),
   outreach_task_id: z.string().nullable(),
   decision_type: z.string(),
+  clarification_question: z.string().nullable(),
   status: z.string(),
   iterations: z.number(),
   provider: z.string(),
@@ -141,6 +142,7 @@ export function toDecisionRecord(row: z.output<z.ZodObject<typeof DECISION_FIELD
     campaignId: row.campaign_id,
     outreachTaskId: row.outreach_task_id,
     decisionType: row.decision_type,
+    clarificationQuestion: row.clarification_question,
     status: row.status,
     iterations: row.iterations,
     provider: row.provider,
@@ -173,7 +175,7 @@ export const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_i
 /** Decision rows (`d`) with their user's email, as for audit rows. */
 export const DECISION_COLUMNS =
   raw(`d.id, d.created_at, d.created_at::text AS created_key, d.user_id, u.email AS actor_email, d.conversation_id,
-  d.campaign_id, d.outreach_task_id, d.decision_type, d.status, d.iterations, d.provider, d.model, d.prompt_tokens,
+  d.campaign_id, d.outreach_task_id, d.decision_type, d.clarification_question, d.status, d.iterations, d.provider, d.model, d.prompt_tokens,
   d.completion_tokens, d.cost, d.duration_ms, d.failure_class, d.provider_request_id, d.message_id, d.intent_type, d.outcome_category,
   d.temperature, d.max_tokens`);
 export const DECISION_FROM = raw(`decision_logs d LEFT JOIN users u ON u.id = d.user_id`);
@@ -227,4 +229,8 @@ export const TURN_CONTEXT = z.object({
 });
 
 /** A decision with what the model was told and the summary it read. */
-export const DECISION_DETAIL_ROW = DECISION_ROW.extend({ context: TURN_CONTEXT.nullable(), summary: z.string().nullable() });
+export const DECISION_DETAIL_ROW = DECISION_ROW.extend({
+  context: TURN_CONTEXT.nullable(),
+  summary: z.string().nullable(),
+  message: z.object({ id: z.string(), content: z.string(), createdAt: z.coerce.date() }).nullable(),
+});
