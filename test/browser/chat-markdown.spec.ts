@@ -18,6 +18,8 @@ const ANSWER = [
   '',
   '[Run the tidy-up](javascript:window.pwned=1) or [read the guide](https://example.com/guide).',
   '',
+  '[click me](https://elsewhere.example/collect?data=Buy%20milk) or https://example.com/plain',
+  '',
   '<img src="x" onerror="window.pwned=2"> ![pixel](https://tracker.example/p.png)',
   '',
   '<button>Yes, delete all</button>',
@@ -26,7 +28,9 @@ const ANSWER = [
 /**
  * Issue 35: the assistant's Markdown as a real provider writes it renders as elements
  * (heading, table, code block), and nothing the model writes runs, loads or acts: no
- * `javascript:` href, no image, no element from its raw HTML, no button.
+ * `javascript:` href, no image, no element from its raw HTML, no button. A link goes only to
+ * an http(s) address that it shows whole: words over it stay as text before it
+ * (docs/security.md, "Links in the model's words").
  */
 describe('web console in Chromium: an answer in Markdown', () => {
   let session: ConsoleSession;
@@ -65,11 +69,18 @@ describe('web console in Chromium: an answer in Markdown', () => {
         rel: a.getAttribute('rel'),
       })),
     );
+    // Only http(s) links, each showing its whole destination; words over a link stay as text before it.
+    const link = (href: string) => ({ text: href, href, target: '_blank', rel: 'noopener noreferrer' });
     expect(links).toEqual([
-      { text: 'Run the tidy-up', href: null, target: null, rel: null },
-      { text: 'read the guide', href: 'https://example.com/guide', target: '_blank', rel: 'noopener noreferrer' },
-      { text: 'pixel', href: 'https://tracker.example/p.png', target: '_blank', rel: 'noopener noreferrer' },
+      link('https://example.com/guide'),
+      link('https://elsewhere.example/collect?data=Buy%20milk'),
+      link('https://example.com/plain'),
+      link('https://tracker.example/p.png'),
     ]);
+    const text = await answer.textContent();
+    expect(text).toContain('Run the tidy-up or read the guide (https://example.com/guide).');
+    expect(text).toContain('click me (https://elsewhere.example/collect?data=Buy%20milk) or https://example.com/plain');
+    expect(text).toContain('pixel (https://tracker.example/p.png)');
     // The model's HTML is the text it typed, not elements: no image, no handler, no button.
     expect(await answer.locator('img, button, [onerror], [href^="javascript" i]').count()).toBe(0);
     expect(await answer.textContent()).toContain('<img src="x" onerror="window.pwned=2">');

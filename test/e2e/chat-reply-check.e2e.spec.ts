@@ -9,10 +9,10 @@ import { answeringToolResult, callTool, say, ScriptedLanguageModel } from '../fa
 
 /**
  * What a person reads is checked: a model's final words that are JSON, an internal code,
- * schema text or a tool's name never reach the person or the stored conversation. The
- * friendly sentence stands in for them, on the plain endpoint and on the stream alike (there
- * the console, which applies `replace`, ends up showing it), and a WARN line says which
- * rule, with the decision's id.
+ * schema or validator text, an identifier or a tool's name never reach the person or the
+ * stored conversation. The friendly sentence stands in for them, on the plain endpoint and on
+ * the stream alike: there no delta carries them (the stream lets out only words that passed),
+ * and `replace` brings the sentence. A WARN line says which rule, with the decision's id.
  */
 
 /** The text the console shows once the stream ended: deltas appended, `replace` taking their place (web/src/pages/chat). */
@@ -41,6 +41,8 @@ interface Case {
   readonly rule: string;
   /** What the person reads instead; a function of the turn when it depends on it. */
   readonly expected: string | ((body: ChatBody) => string);
+  /** Of the model's words, what no delta of the stream may carry (default: all of them). */
+  readonly leak?: string;
 }
 
 const UNFIT: readonly Case[] = [
@@ -87,6 +89,32 @@ const UNFIT: readonly Case[] = [
     // The server's own question stays; the model's words go.
     expected: (body) => body.toolCalls[0].error!.message,
   },
+  {
+    name: "a validator's own message, echoed",
+    answer: 'That did not work: title must NOT have more than 200 characters',
+    rule: 'schema_text',
+    expected: UNFIT_REPLY.NO_WORDS,
+  },
+  {
+    name: 'a UUID',
+    answer: 'Deleted task 3f1c2b9e-8a4d-4f6b-9c2e-1d5a7b8c9d0e. Anything else?',
+    rule: 'identifier',
+    expected: UNFIT_REPLY.NO_WORDS,
+  },
+  {
+    name: 'a field name',
+    tool: { name: 'list_tasks', args: {} },
+    answer: 'Your list is empty: no task_id to show.',
+    rule: 'identifier',
+    expected: 'You have no tasks.',
+  },
+  {
+    name: 'a JSON fragment after a sentence that passes',
+    answer: 'Sure thing. I saved it as {"title": "Buy milk"} so that you can find it again later on, whenever you like.',
+    rule: 'json',
+    expected: UNFIT_REPLY.NO_WORDS,
+    leak: '{"title"',
+  },
 ];
 
 const FIT: readonly Case[] = [
@@ -122,14 +150,14 @@ describe("the model's final words are checked before a person reads them", () =>
   const sut = useTestApp({ env: { LOG_LEVEL: 'info' }, languageModel: model });
   afterAll(() => stdout?.restore());
 
-  async function plain(user: SignedInUser, message: string): Promise<{ body: ChatBody; shown: string }> {
+  async function plain(user: SignedInUser, message: string): Promise<{ body: ChatBody; shown: string; deltas?: string }> {
     const res = await request(sut.http).post(`/api/${user.userId}/chat`).set(user.auth).send({ message });
     expect(res.status).toBe(200);
     const body = res.body as ChatBody;
     return { body, shown: body.response };
   }
 
-  async function streamed(user: SignedInUser, message: string): Promise<{ body: ChatBody; shown: string }> {
+  async function streamed(user: SignedInUser, message: string): Promise<{ body: ChatBody; shown: string; deltas?: string }> {
     const res = await streamChat(sut.http, user, { message });
     expect(res.status).toBe(200);
     const events = parseSse(res.body as string);
@@ -137,7 +165,8 @@ describe("the model's final words are checked before a person reads them", () =>
     // A replacement comes once, after every delta.
     const replaced = events.findIndex((e) => e.event === 'replace');
     if (replaced >= 0) expect(events.slice(replaced + 1).map((e) => e.event)).not.toContain('delta');
-    return { body: events.at(-1)!.data as unknown as ChatBody, shown: shownByConsole(events) };
+    const deltas = events.flatMap(({ event, data }) => (event === 'delta' ? [data.text as string] : [])).join('');
+    return { body: events.at(-1)!.data as unknown as ChatBody, shown: shownByConsole(events), deltas };
   }
 
   async function stored(user: SignedInUser, conversationId: string): Promise<string> {
@@ -172,7 +201,9 @@ describe("the model's final words are checked before a person reads them", () =>
   ])('%s', (_, send) => {
     it.each(UNFIT.map((turn) => [turn.name, turn] as const))('%s: the person reads the friendly sentence', async (_name, turn) => {
       const user = await setUp(turn);
-      const { body, shown } = await send(user, 'hello');
+      const { body, shown, deltas } = await send(user, 'hello');
+      // On the stream, the unfit words never went out, not even before the replacement.
+      if (deltas !== undefined) expect(deltas).not.toContain(turn.leak ?? turn.tool?.text ?? turn.answer);
       const expected = typeof turn.expected === 'function' ? turn.expected(body) : turn.expected;
       expect(body.response).toBe(expected);
       expect(shown).toBe(expected);

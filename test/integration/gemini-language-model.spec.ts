@@ -168,7 +168,7 @@ describe(GeminiLanguageModel.name, () => {
       await expect(sut.stream(request(), onText)).resolves.toEqual({
         text: null,
         toolCalls: [
-          { id: 'gemini-call-4-0', name: 'add_task', arguments: '{"title":"Milk"}' },
+          { id: 'bridle-call-4-0', name: 'add_task', arguments: '{"title":"Milk"}' },
           { id: 'fc_2', name: 'list_tasks', arguments: '{"status":"pending"}' },
         ],
         usage: { promptTokens: 30, completionTokens: 5 },

@@ -12,6 +12,7 @@ import { ListTasksUseCase } from '../../src/application/todo/list-tasks.use-case
 import { TodoToolbox } from '../../src/application/todo/tools/todo-toolbox';
 import { UpdateTaskUseCase } from '../../src/application/todo/update-task.use-case';
 import { loadConfig } from '../../src/infrastructure/config/app-config';
+import type { LanguageModel } from '../../src/application/agent/ports/language-model.port';
 import { MeteredLanguageModel } from '../../src/infrastructure/llm/metered-language-model';
 import { OfflineLanguageModel } from '../../src/infrastructure/llm/offline/offline-language-model';
 import { McpToolGateway } from '../../src/infrastructure/mcp/mcp-tool-gateway';
@@ -64,8 +65,13 @@ export interface OfflineChat {
  * behind the real MCP SDK in this process (as AgentModule links them), the chat use case,
  * with the settings `loadConfig` makes of `env` (the production defaults when empty). The
  * task repository, conversation store, audit log, clock, metrics and logger are the fakes.
+ * `languageModel` stands in for the offline model: a provider's adapter (its real SDK against
+ * a local server that speaks its wire format), in the integration suite.
  */
-export async function startOfflineChat(env: Record<string, string> = {}): Promise<OfflineChat> {
+export async function startOfflineChat(
+  env: Record<string, string> = {},
+  options: { languageModel?: LanguageModel } = {},
+): Promise<OfflineChat> {
   const config = loadConfig(env);
   if (config.chatDailyBudget.tokens !== null || config.chatDailyBudget.cost !== null) {
     throw new Error('startOfflineChat: a daily chat budget is not supported here');
@@ -105,7 +111,7 @@ export async function startOfflineChat(env: Record<string, string> = {}): Promis
   await createToolsMcpServer(executor, inProcessChannel).connect(serverSide);
   const gateway = await McpToolGateway.connect(clientSide);
 
-  const model = new MeteredLanguageModel(new OfflineLanguageModel(), metrics, config.llmPricing);
+  const model = new MeteredLanguageModel(options.languageModel ?? new OfflineLanguageModel(), metrics, config.llmPricing);
   const agent = new AgentLoop(model, gateway, clock, logger, schemas);
   const settings: AgentSettings = {
     limits: config.agentLimits,

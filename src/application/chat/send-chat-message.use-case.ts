@@ -11,7 +11,9 @@ import { type TurnFailure, turnFailure, WARNINGS } from '../../domain/agent/fail
 import { requestedSampling } from '../../domain/agent/limits';
 import { intentOf, outcomeOf } from '../../domain/agent/turn-outcome';
 import { Reply } from '../../domain/agent/reply';
-import { checkedReply, toolCallsInWords } from '../../domain/agent/reply-check';
+import { checkedReply, dataEchoes, type ReplyVocabulary, toolCallsInWords } from '../../domain/agent/reply-check';
+import type { ReplyGate } from '../../domain/agent/reply-gate';
+import { checkedObserver, echoesOf } from './reply-checking';
 import { costOf } from '../../domain/agent/pricing';
 import type { AgentMessage } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
@@ -151,14 +153,18 @@ export class SendChatMessageUseCase {
     const context = { userId: input.userId, source: 'chat' as const, conversationId, decisionId };
     const window = await this.window(loaded, message, { context, limits, sampling: this.settings.sampling, budget: this.budget });
 
+    const messages = [...window.messages, { role: 'user', content: message } satisfies AgentMessage];
+    // Listed once and cached; a gateway that cannot list them leaves the other rules to judge.
+    const vocabulary = { toolNames: [...(await this.agent.toolNames().catch(() => [])), BULK_CHANGE], echoes: echoesOf(messages) };
+    const checking = checkedObserver(observer, vocabulary);
     const run: AgentRunInput = {
       systemPrompt: withSummary(TODO_ASSISTANT_PROMPT, window.summary?.content ?? null),
-      messages: [...window.messages, { role: 'user', content: message } satisfies AgentMessage],
+      messages,
       context,
       limits,
       sampling,
       budget: this.budget,
-      observer,
+      observer: checking?.observer ?? observer,
       supportContact: this.settings.supportContact,
     };
     const pending = loaded.pendingConfirmation;
@@ -168,13 +174,13 @@ export class SendChatMessageUseCase {
     let result: TurnResult;
     if (named !== null && reply !== 'other' && pending?.id !== named) {
       // Never taken as the answer to another question, nor passed to the model as a bare "yes".
-      result = answer(ALREADY_HANDLED, 'REFUSED', observer);
+      result = answer(ALREADY_HANDLED, 'REFUSED', run.observer);
     } else if (pending && reply !== 'other') {
-      result = expired ? answer(EXPIRED, 'REFUSED', observer) : await this.answerConfirmation(run, pending, reply);
+      result = expired ? answer(EXPIRED, 'REFUSED', run.observer) : await this.answerConfirmation(run, pending, reply);
     } else {
       result = await this.agent.run(run);
     }
-    result = await this.checked(result, run, decisionId);
+    result = this.checked(result, run, vocabulary, decisionId, checking?.gate ?? null);
     // A yes to the open question wanted what it asks, whether it ran or not.
     const confirmedTool = pending && reply === 'confirm' && (named === null || named === pending.id) ? pending.tool : null;
 
@@ -320,27 +326,27 @@ export class SendChatMessageUseCase {
 
   /**
    * The one place a turn's reply is settled, before it is stored or shown: the model's words
-   * are checked (reply-check.ts). Unfit words (JSON, an internal code, schema text, a tool's
-   * name) give way to the server's own sentences of the turn, or else to what its tool calls
-   * did in words (toolCallsInWords); a listener is told the replacement (`replace`), and the
-   * line logged names the rule, never the words.
+   * are checked (reply-check.ts). Unfit words (JSON, an internal code, schema or validator
+   * text, an identifier, a stack trace, a tool's name) give way to the server's own sentences
+   * of the turn, or else to what its tool calls did in words (toolCallsInWords); a listener,
+   * whose stream let out only words that passed (`gate`), is told the replacement (`replace`),
+   * and the line logged names the rule, never the words.
    */
-  private async checked(result: TurnResult, run: AgentRunInput, decisionId: string): Promise<TurnResult> {
-    if (result.modelWords === '') return result;
-    // Listed once and cached; a gateway that cannot list them leaves the other rules to judge.
-    const toolNames = await this.agent.toolNames().catch(() => []);
-    // What the person wrote and what their own data holds may be said back, whatever it looks like.
-    const echoes = [
-      ...run.messages.flatMap((message) =>
-        message.role === 'user' || (message.role === 'tool' && !message.isError) ? [message.content] : [],
-      ),
-      ...result.toolCalls.flatMap((call) => (call.success ? [JSON.stringify(call.result ?? null)] : [])),
-    ];
-    const checked = checkedReply(result, { toolNames: [...toolNames, BULK_CHANGE], echoes }, () => {
+  private checked(
+    result: TurnResult,
+    run: AgentRunInput,
+    vocabulary: ReplyVocabulary,
+    decisionId: string,
+    gate: ReplyGate | null,
+  ): TurnResult {
+    // What the turn's own tools returned may be said back too.
+    const echoes = [...vocabulary.echoes, ...result.toolCalls.flatMap((call) => (call.success ? dataEchoes(call.result ?? null) : []))];
+    const checked = checkedReply(result, { ...vocabulary, echoes }, () => {
       const bounded = new Reply(run.limits.maxReplyChars);
       bounded.model(toolCallsInWords(result.toolCalls, toolResultSentence, TODO_TOOL_ERRORS));
       return bounded.value;
     });
+    gate?.finish(checked.problem === null);
     if (!checked.problem) return result;
     this.logger.warn({
       msg: "model's reply replaced",

@@ -1,23 +1,27 @@
 import { friendlyToolError, type ToolErrorWording, UNFIT_REPLY } from './failures';
 
 /**
- * What a person reads is checked: a model's final words must be words for a person, not
- * Bridle's insides. A reply is unfit when it is (or mostly is) JSON, names an internal code
- * (`TASK_NOT_FOUND`, `OUTREACH.QUOTA_EXCEEDED`), carries schema text (`additionalProperties`,
- * "must have required property") or names a tool (`add_task`). Every check takes time linear
- * in the text: no pattern here can backtrack over it (no nested or adjacent quantifiers that
- * overlap), and the loops read each character a bounded number of times.
+ * What a person reads is checked: a model's words must be words for a person, not Bridle's
+ * insides. A reply is unfit when it is (or mostly is) JSON or holds a fragment of it (`{"x":`,
+ * `"key": 1`, `[1,2]`), names an internal code (`TASK_NOT_FOUND`, `OUTREACH.QUOTA_EXCEEDED`,
+ * `ECONNREFUSED`), carries schema or validator text (`additionalProperties`, Ajv's "must NOT
+ * have more than 200 characters", "must have required property"…), names an identifier (a
+ * UUID, a snake_case or camelCase field name: `task_id`, `userId`), a stack trace, or a tool
+ * (`add_task`). What the person wrote and their own data may be said back (`echoes`).
+ * Every check takes time linear in the text: no pattern here can backtrack over it (no nested
+ * or adjacent quantifiers that overlap), and the loops read each character a bounded number
+ * of times.
  */
 
-export type ReplyRule = 'json' | 'internal_code' | 'schema_text' | 'tool_name';
+export type ReplyRule = 'json' | 'internal_code' | 'schema_text' | 'identifier' | 'stack_trace' | 'tool_name';
 
 export interface ReplyVocabulary {
   /** The names of the tools the model is offered (their definitions'), never to be shown. */
   readonly toolNames: readonly string[];
   /**
-   * Texts from the person or their own data (their message, their tasks as the tools
-   * returned them): a word in them may be said back, even when it looks like a code
-   * ("Fix CI_TIMEOUT" is a title, not an error).
+   * Texts from the person or their own data (their message, the values of their tasks as the
+   * tools returned them: echoesOf): a word in them may be said back, even when it looks like
+   * a code or an identifier ("Fix CI_TIMEOUT" is a title, not an error).
    */
   readonly echoes: readonly string[];
 }
@@ -30,10 +34,11 @@ export interface ReplyProblem {
 
 export const FOUND_MAX_CHARS = 40;
 
-/** Phrases of JSON Schema and of validators' messages, lower case. */
+/** Phrases of JSON Schema and of validators' messages (Ajv's templates, ajv/lib/vocabularies), lower case. */
 const SCHEMA_PHRASES = [
   'additionalproperties',
   'additional properties',
+  'unevaluated properties',
   'required property',
   'inputschema',
   'input_schema',
@@ -44,7 +49,26 @@ const SCHEMA_PHRASES = [
   'minitems',
   'maxitems',
   'is not an accepted argument',
+  'must not have more than',
+  'must not have fewer than',
+  'must not have duplicate items',
+  'must not be valid',
+  'must be equal to constant',
+  'must be equal to one of the allowed values',
+  'must match pattern',
+  'must match format',
+  'must match a schema in',
+  'must match exactly one schema',
+  'schema in oneof',
+  'must be multiple of',
+  'valid item(s)',
+  'property name must be valid',
+  'keyword validation',
 ];
+
+/** Ajv's parametrised messages: `must be >= 1`, `must be string`, `must be integer or null`, `must have property 'a' when…`, `must match "then" schema`. */
+const VALIDATOR_MESSAGE =
+  /\bmust be (?:[<>]=? ?-?\d|(?:string|number|integer|boolean|object|array|null)\b)|\bmust have propert(?:y|ies) ['"]|\bmust match "\w+" schema/;
 
 /** `"type": "object"` and its kin: a schema's or a JSON value's insides. */
 const SCHEMA_KEY = /"(?:type|properties|required|items|enum)"\s*:/i;
@@ -52,8 +76,65 @@ const SCHEMA_KEY = /"(?:type|properties|required|items|enum)"\s*:/i;
 /** A validator's path into a call: `arguments.title`, `arguments[0]`. */
 const ARGUMENT_PATH = /\barguments[.[]\w/i;
 
+/**
+ * A fragment of JSON (or of a dict): an object opening on a quoted key (`{"x":`, `{'x':`),
+ * a quoted key and its value (`"key": 1`), or a list of two values (`[1,2]`, `["a", "b"]`).
+ * Each alternative starts at a bracket or a quote and reads a bounded stretch after it.
+ */
+const JSON_FRAGMENT = new RegExp(
+  [
+    /\{\s*["'][^"'\n]{0,80}["']\s*:/.source,
+    /"[A-Za-z_$][\w$.-]{0,63}"\s*:\s*(?:["{[\d-]|true\b|false\b|null\b)/.source,
+    /\[\s*(?:-?\d+(?:\.\d+)?|"[^"\n]{0,80}"|true|false|null)\s*,\s*(?:["{[\d-]|true\b|false\b|null\b)/.source,
+  ].join('|'),
+);
+
+/** A UUID, any version: an id of Bridle's (a task's, a conversation's, a decision's). */
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i;
+
+/**
+ * A stack trace's marks: a frame's file position (`(/app/x.js:12:5)`, `x.ts:12`), a module
+ * folder, a JavaScript error's name, the engine's words for a bad read, Python's traceback.
+ */
+const STACK_TRACE = new RegExp(
+  [
+    /:\d+:\d+\)/.source,
+    /\.(?:[cm]?js|tsx?|jsx|py):\d/.source,
+    /node_modules\//.source,
+    /\b(?:Type|Reference|Syntax|Range|Eval|URI|Aggregate|Internal)Error\b/.source,
+    /\bcannot read propert(?:y|ies) of (?:undefined|null)/.source,
+    /\btraceback \(most recent call last\)/.source,
+    /\bFile "[^"\n]{1,200}", line \d/.source,
+  ].join('|'),
+  'i',
+);
+
+/** The system's error names (errno) that a failed connection or file reports. */
+const ERRNO_NAMES = new Set([
+  'EACCES',
+  'EADDRINUSE',
+  'ECONNABORTED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EEXIST',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT',
+  'ENOTFOUND',
+  'EPERM',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
+
+/** A field name of code: snake_case (a letter or digit on each side of an underscore) or camelCase (`userId`, `dueDate`, `taskID`; not `iPhone` or `macOS`). */
+const SNAKE_CASE = /[A-Za-z0-9]_[A-Za-z0-9]/;
+const CAMEL_CASE = /^[a-z]{2,}(?:[A-Z][a-z0-9]+)*(?:[A-Z][a-z0-9]+|IDs?)$/;
+
 /** Words as far as codes and tool names go: letters, digits, `_`, `.` and `-`. */
 const WORD = /[\w.-]+/g;
+
+/** A stretch of text between blanks: where an address or a link is one whole. */
+const CHUNK = /\S+/g;
 
 /** A code fence's marks (```json), which say nothing about what they hold. */
 const FENCE = /```[a-z]*/gi;
@@ -62,17 +143,29 @@ const FENCE = /```[a-z]*/gi;
 export function replyProblem(text: string, vocabulary: ReplyVocabulary): ReplyProblem | null {
   if (isMostlyJson(text)) return { rule: 'json' };
   const echoes = vocabulary.echoes.join('\n').toLowerCase();
+  const json = JSON_FRAGMENT.exec(text)?.[0];
+  if (json !== undefined && !echoes.includes(json.toLowerCase())) return { rule: 'json' };
   const schema = schemaPhrase(text, echoes);
   if (schema) return { rule: 'schema_text', found: bounded(schema) };
+  const trace = STACK_TRACE.exec(text)?.[0];
+  if (trace !== undefined && !echoes.includes(trace.toLowerCase())) return { rule: 'stack_trace', found: bounded(trace) };
+  const uuid = UUID.exec(text)?.[0];
+  if (uuid !== undefined && !echoes.includes(uuid.toLowerCase())) return { rule: 'identifier', found: uuid };
   const echoed = new Set(words(echoes));
   const tools = new Set(vocabulary.toolNames.map((name) => name.toLowerCase()));
-  for (const word of words(text)) {
+  for (const [word, inAddress] of wordsOfChunks(text)) {
     const key = word.toLowerCase();
     if (echoed.has(key)) continue;
     if (tools.has(key)) return { rule: 'tool_name', found: bounded(word) };
-    if (isInternalCode(word)) return { rule: 'internal_code', found: bounded(word) };
+    if (isInternalCode(word) || ERRNO_NAMES.has(word)) return { rule: 'internal_code', found: bounded(word) };
+    if (!inAddress && isIdentifier(word)) return { rule: 'identifier', found: bounded(word) };
   }
   return null;
+}
+
+/** A snake_case or camelCase field name (`task_id`, `userId`); not an internal code, which is its own rule. */
+export function isIdentifier(word: string): boolean {
+  return SNAKE_CASE.test(word) || CAMEL_CASE.test(word);
 }
 
 /**
@@ -118,7 +211,12 @@ function isSpace(char: string): boolean {
 /** The first schema phrase in `text` that the person's own words (`echoes`, lower case) do not hold. */
 function schemaPhrase(text: string, echoes: string): string | null {
   const lower = text.toLowerCase();
-  const found = [...SCHEMA_PHRASES.filter((phrase) => lower.includes(phrase)), SCHEMA_KEY.exec(lower)?.[0], ARGUMENT_PATH.exec(lower)?.[0]];
+  const found = [
+    ...SCHEMA_PHRASES.filter((phrase) => lower.includes(phrase)),
+    SCHEMA_KEY.exec(lower)?.[0],
+    ARGUMENT_PATH.exec(lower)?.[0],
+    VALIDATOR_MESSAGE.exec(lower)?.[0],
+  ];
   return found.find((phrase) => phrase !== undefined && !echoes.includes(phrase)) ?? null;
 }
 
@@ -147,6 +245,18 @@ function words(text: string): string[] {
     if (word !== '') found.push(word);
   }
   return found;
+}
+
+/**
+ * The words of `text`, each with whether it is part of an email address or a link (a stretch
+ * between blanks that holds `@` or `://`, or starts with `www.`): there an underscore or a
+ * capital in the middle is the address's, not a field name.
+ */
+function* wordsOfChunks(text: string): Generator<[string, boolean]> {
+  for (const chunk of text.matchAll(CHUNK)) {
+    const inAddress = chunk[0].includes('@') || chunk[0].includes('://') || chunk[0].toLowerCase().startsWith('www.');
+    for (const word of words(chunk[0])) yield [word, inAddress];
+  }
 }
 
 function trimmed(word: string): string {
@@ -204,4 +314,27 @@ export function toolCallsInWords(
   if (last && !last.success && last.error) add(friendlyToolError(last.error, wording));
   if (sentences.length > 0) return sentences.join(' ');
   return calls.some((call) => call.success) ? UNFIT_REPLY.DONE : UNFIT_REPLY.NO_WORDS;
+}
+
+/** A key whose value is an id (`id`, `taskId`, `user_id`, `ids`): an id is no word of the person's. */
+const ID_KEY = /^ids?$|[a-z0-9](?:Ids?|IDs?|_ids?)$/;
+
+/**
+ * The person's own words in a value their tools returned (a task's title and description…),
+ * as echoes: its strings, not its keys, nor the values of its ids. Iterative and bounded, so a
+ * deep value costs a loop, not the stack.
+ */
+export function dataEchoes(value: unknown): string[] {
+  const found: string[] = [];
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (typeof current === 'string') found.push(current);
+    if (current === null || typeof current !== 'object' || depth >= 32) continue;
+    for (const [key, field] of Array.isArray(current) ? current.entries() : Object.entries(current)) {
+      if (typeof key === 'string' && ID_KEY.test(key)) continue;
+      stack.push({ value: field, depth: depth + 1 });
+    }
+  }
+  return found;
 }

@@ -11,8 +11,8 @@ const HELD_TAIL = /(?<!\s)\s*[\uD800-\uDBFF]?$/;
 
 /**
  * The reply a person reads, built piece by piece as the model streams it and the server
- * adds its own sentences, and told to `emit` in the same pieces: what was emitted, joined,
- * is always the reply. The model's words are made storable and bounded (past `maxChars`
+ * adds its own sentences, and told to `emit` in the same pieces, each with whose words it
+ * holds: what was emitted, joined, is always the reply. The model's words are made storable and bounded (past `maxChars`
  * they are cut at a word, with a marker, and the rest is dropped); the server's sentences
  * (a confirmation question, a failure) are short by construction and always added. Each
  * model call's text, and each server sentence, is a paragraph of its own; no paragraph
@@ -30,7 +30,7 @@ export class Reply {
 
   constructor(
     private readonly maxChars: number,
-    private readonly emit: (piece: string) => void = () => undefined,
+    private readonly emit: (piece: string, from: 'model' | 'server') => void = () => undefined,
   ) {}
 
   /** The reply so far. */
@@ -81,20 +81,20 @@ export class Reply {
       this.cut = true;
     }
     this.words += opened && text.startsWith('\n\n') ? text.slice(2) : text;
-    this.append(text);
+    this.append(text, 'model');
   }
 
   /** A sentence of the server's own, in a paragraph of its own. */
   say(sentence: string): void {
     this.newParagraph();
     this.sentences.push(sentence);
-    this.append(this.text === '' ? sentence : `\n\n${sentence}`);
+    this.append(this.text === '' ? sentence : `\n\n${sentence}`, 'server');
   }
 
-  private append(text: string): void {
+  private append(text: string, from: 'model' | 'server'): void {
     if (text === '') return;
     this.text += text;
-    this.emit(text);
+    this.emit(text, from);
   }
 }
 

@@ -1,4 +1,5 @@
 import { describeInputProblem, findInputProblem } from '../shared/untrusted-input';
+import { cleanValue } from '../shared/untrusted-text-normalisation';
 import { recordedToolName, utf8Length } from './model-output';
 import { isIdentityField, type SchemaCheck, type SchemaRule, type ToolCallRequest, type ToolDefinition } from './tools';
 
@@ -97,7 +98,7 @@ export function validateToolCall(
 
 /**
  * The allowlist of tools, then drops identity fields (the server alone decides whose data a call touches, and records
- * the attempt), then checks the rest against the tool's schema with `schemas`.
+ * the attempt), cleans every string of the rest (cleanText), then checks it against the tool's schema with `schemas`.
  */
 export function validateToolArguments(
   tools: readonly ToolDefinition[],
@@ -125,7 +126,8 @@ export function validateToolArguments(
   const entries: [string, unknown][] = [];
   for (const [name, field] of Object.entries(value)) {
     if (isIdentityField(name)) securityEvents.push({ type: 'IDENTITY_ARGUMENT_DISCARDED', field: name });
-    else entries.push([name, field]);
+    // Cleaned as a person's text is (cleanText), from the chat's model and an MCP client alike.
+    else entries.push([name, cleanValue(field)]);
   }
   // fromEntries defines own properties: a `__proto__` key stays a key (and is refused by
   // the schema) instead of becoming the prototype that handlers would read through.

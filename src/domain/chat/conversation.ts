@@ -1,6 +1,7 @@
 import { DomainError, DomainValidationError, RateLimitedError } from '../shared/domain-error';
 import type { ToolArguments } from '../agent/tool-call-validation';
 import type { DecisionType, TurnStatus } from '../agent/decision';
+import { cleanText } from '../shared/untrusted-text-normalisation';
 
 export const MESSAGE_MAX_LENGTH = 4000;
 
@@ -65,8 +66,9 @@ export class InvalidMessageError extends DomainValidationError {
   }
 }
 
+/** A person's message as it is stored and sent to the model: cleaned (cleanText), trimmed, 1 to MESSAGE_MAX_LENGTH characters. */
 export function validMessage(raw: string): string {
-  const message = raw.trim();
+  const message = cleanText(raw).trim();
   if (message.length === 0 || message.length > MESSAGE_MAX_LENGTH) throw new InvalidMessageError();
   return message;
 }

@@ -1,5 +1,5 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
-import { labelProblem } from '../shared/untrusted-text-normalisation';
+import { cleanText, labelProblem } from '../shared/untrusted-text-normalisation';
 import { briefOf, type BriefResult, type CampaignBrief, EMPTY_BRIEF, EMPTY_TEMPLATES, type MessageTemplates, templatesOf } from './brief';
 import { ACTION_KINDS, type ActionKind } from './outreach-task';
 import type { WeeklyLimits } from './quota';
@@ -139,11 +139,11 @@ function defaultLimits(): DailyLimits {
 }
 
 function validName(raw: unknown): string {
-  const name = typeof raw === 'string' ? raw.trim() : '';
+  const name = typeof raw === 'string' ? cleanText(raw).trim() : '';
   if (name.length === 0 || name.length > CAMPAIGN_NAME_MAX_LENGTH) {
     throw new InvalidCampaignError('name', `name must be 1 to ${CAMPAIGN_NAME_MAX_LENGTH} characters long`);
   }
-  // The owner types it, and it heads the planner's prompt and the console's lists: refused, not stripped.
+  // The owner types it, and it heads the planner's prompt and the console's lists: cleaned, and one line.
   const problem = labelProblem(name);
   if (problem) throw new InvalidCampaignError('name', `name ${problem}`);
   return name;

@@ -7,8 +7,9 @@
  * of untrusted text and of what goes out (src/domain/outreach/untrusted-text.ts), so that a
  * check sees what the reader sees. Its result is for checks only: it is never stored or sent.
  *
- * What is stored is the text as written, but for the characters `strippedImportedText` removes
- * (from imports) and `labelProblem` refuses (from a person's request).
+ * What is stored is the text as written, cleaned (`cleanText`): the one cleaning of text a
+ * person or a model sends, wherever it enters (a chat message, a task's title and notes over
+ * REST, the chat's tools or MCP, a tool call's arguments, an imported lead, a campaign's name).
  */
 
 import { canonicalDomain } from './email-address';
@@ -18,10 +19,12 @@ const BIDI_CONTROLS = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
 const CONTROL_OR_BIDI = new RegExp(`[\\p{Cc}${BIDI_CONTROLS}]`, 'u');
 
 /**
- * Why a one-line label a person types (a task's title, a campaign's name) is refused, or null:
- * a control character (line breaks and tabs included) or a bidi control, which would let the
- * label break the line it is shown on or show its text in another order than it is stored.
- * The caller names the field: "title " + problem.
+ * Why a one-line label is refused, or null: a control character (line breaks and tabs
+ * included) or a bidi control, which would let the label break the line it is shown on or
+ * show its text in another order than it is stored. The caller names the field: "title " +
+ * problem. A person's content (a task's title, a campaign's name) is cleaned first
+ * (cleanText), so only a line break or a tab is left to refuse there; a credential's label (a
+ * token's name, an OAuth client's) is refused for any of them.
  */
 export function labelProblem(text: string): string | null {
   const found = CONTROL_OR_BIDI.exec(text);
@@ -30,22 +33,57 @@ export function labelProblem(text: string): string | null {
   return `must be one line with no control or bidi characters (found ${code})`;
 }
 
-const LINE_BREAKS_AND_TABS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+/** Line breaks other than `\n`: CR LF, CR, NEL, the line and paragraph separators. */
+const OTHER_LINE_BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
 /**
- * Control and format characters, but ZWNJ and ZWJ: Persian, the Indic scripts and emoji
- * sequences need those two to be written as intended.
+ * Drawn as nothing, or changing how the rest is drawn: control characters but `\n` and `\t`;
+ * format characters (bidi marks, embeddings, overrides and isolates; zero-width space, word
+ * joiner, soft hyphen, BOM, tag characters…) and the other default-ignorable code points (the
+ * Hangul fillers, drawn as blanks; unassigned ones). Kept: ZWNJ and ZWJ, which Persian, the
+ * Indic scripts and emoji sequences need to be written as intended, the variation selectors
+ * (emoji and ideographic variants), the Mongolian ones and the combining grapheme joiner.
  */
-const CONTROL_OR_FORMAT = /(?![\u200C\u200D])[\p{Cc}\p{Cf}]/gu;
+const UNSEEN =
+  /(?!\n|\t|\u200C|\u200D|\u034F|[\u180B-\u180D\u180F]|[\uFE00-\uFE0F]|[\u{E0100}-\u{E01EF}])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * A terminal's control sequence, whole: CSI (`ESC [ 31 m`) and OSC (`ESC ] 0;title BEL`),
+ * whose parts after ESC would be shown as text (`[31m`); any other ESC goes alone (UNSEEN).
+ * The classes of a CSI's parameters, intermediates and final byte do not overlap, and an OSC's
+ * text stops at the next ESC or BEL, so each ESC is read once.
+ */
+// eslint-disable-next-line no-control-regex -- terminal control sequences are what it finds
+const ESCAPE_SEQUENCE = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)?)/g;
+
+/**
+ * Text from outside as Bridle stores it and passes it on (to the model, to a tool, to a
+ * list): without the characters a reader does not see but that change what they read (a
+ * terminal's escape sequence whole, then UNSEEN: a right-to-left override, a zero-width space
+ * inside a word), every line break as `\n`, then NFC. The same for what a person types and for what a model or
+ * an import sends. Idempotent; a NUL or a lone surrogate is refused before (textProblem).
+ */
+export function cleanText(text: string): string {
+  return text.replace(ESCAPE_SEQUENCE, '').replace(OTHER_LINE_BREAKS, '\n').replace(UNSEEN, '').normalize('NFC');
+}
+
+/** Every string of a JSON value cleaned (cleanText); keys, which schemas check, as they are. */
+export function cleanValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return cleanText(value);
+  if (value === null || typeof value !== 'object' || depth >= 32) return value;
+  if (Array.isArray(value)) return value.map((item) => cleanValue(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, cleanValue(field, depth + 1)]));
+}
 
 /**
  * Text that came in with an import (a lead's name from a CSV or a JSON list, often scraped),
- * as it is stored: line breaks and tabs become a space; other control characters, bidi
- * controls and invisible format characters (zero-width space, word joiner, soft hyphen, BOM,
- * tag characters…) are removed; blanks at the ends are trimmed. An import is not refused for
- * them: nobody typed them on purpose, and a whole list would stop on one scraped name.
+ * as it is stored: cleaned (cleanText), line breaks and tabs as a space, blanks at the ends
+ * trimmed. An import is not refused for them: nobody typed them on purpose, and a whole list
+ * would stop on one scraped name.
  */
 export function strippedImportedText(text: string): string {
-  return text.replace(LINE_BREAKS_AND_TABS, ' ').replace(CONTROL_OR_FORMAT, '').trim();
+  return cleanText(text)
+    .replace(/[\n\t]+/g, ' ')
+    .trim();
 }
 
 const MARKS = /\p{M}/gu;

@@ -1,5 +1,5 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
-import { labelProblem } from '../shared/untrusted-text-normalisation';
+import { cleanText, labelProblem } from '../shared/untrusted-text-normalisation';
 
 export const TASK_PRIORITIES = ['low', 'medium', 'high'] as const;
 export type TaskPriority = (typeof TASK_PRIORITIES)[number];
@@ -95,11 +95,12 @@ export function changeTask(task: Task, changes: TaskChanges, now: Date): Task {
 
 /**
  * A title is one line a person (or the assistant, for them) writes and reads back in lists
- * and confirmations ("delete 'Buy milk'?"): a control or bidi character in it is refused, not
- * stripped, so that what is stored is what was asked for and shows in the order it is stored.
+ * and confirmations ("delete 'Buy milk'?"): cleaned (cleanText: no control, bidi or invisible
+ * character, so that it shows in the order it is stored, and as it reads), and a line break
+ * or a tab left in it is refused.
  */
 function validTitle(raw: string): string {
-  const title = raw.trim();
+  const title = cleanText(raw).trim();
   if (title.length === 0 || title.length > TITLE_MAX_LENGTH) {
     throw new InvalidTaskError('title', `title must be 1 to ${TITLE_MAX_LENGTH} characters long`);
   }
@@ -110,7 +111,7 @@ function validTitle(raw: string): string {
 
 function validDescription(raw: string | null): string | null {
   if (raw === null) return null;
-  const description = raw.trim();
+  const description = cleanText(raw).trim();
   if (description.length > DESCRIPTION_MAX_LENGTH) {
     throw new InvalidTaskError('description', `description must be at most ${DESCRIPTION_MAX_LENGTH} characters long`);
   }

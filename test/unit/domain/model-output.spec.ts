@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { recordedArguments, recordedToolName } from '../../../src/domain/agent/model-output';
+import { providerToolCalls, recordedArguments, recordedToolName } from '../../../src/domain/agent/model-output';
 
 describe('what Bridle keeps of model output', () => {
   it.each([
@@ -24,5 +24,39 @@ describe('what Bridle keeps of model output', () => {
       bytes: 2000,
       sha256: createHash('sha256').update('y'.repeat(2000)).digest('hex'),
     });
+  });
+});
+
+describe(providerToolCalls.name, () => {
+  const call = (id: unknown) => ({ id, name: 'add_task', arguments: '{}' });
+
+  it('keeps a provider id of printable ASCII, 1 to 128 characters', () => {
+    expect(providerToolCalls([call('call_1'), call('toolu_01:x-y.z')], 3).map((c) => c.id)).toEqual(['call_1', 'toolu_01:x-y.z']);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['null', null],
+    ['a number', 0],
+    ['an object', { id: 'x' }],
+    ['empty', ''],
+    ['with a space', 'call 1'],
+    ['with a control character', 'call\u001b1'],
+    ['129 characters', 'x'.repeat(129)],
+  ])('gives a call whose id is %s an id of its own, by its place', (_, id) => {
+    expect(providerToolCalls([call('call_1'), call(id)], 3).map((c) => c.id)).toEqual(['call_1', 'bridle-call-3-1']);
+  });
+
+  it('gives a repeated id to the first call only, and never one a provider already used', () => {
+    const ids = providerToolCalls([call('a'), call('a'), call('bridle-call-5-1'), call(null)], 5).map((c) => c.id);
+    expect(ids).toEqual(['a', 'bridle-call-5-1-', 'bridle-call-5-1', 'bridle-call-5-3']);
+    expect(new Set(ids).size).toBe(4);
+  });
+
+  it('reads a name that is no string, and arguments that are no string, as their JSON', () => {
+    expect(providerToolCalls([{ id: 'c', name: 7, arguments: { title: 'x' } }], 0)).toEqual([
+      { id: 'c', name: '7', arguments: '{"title":"x"}' },
+    ]);
+    expect(providerToolCalls([{ id: 'c', name: undefined, arguments: undefined }], 0)).toEqual([{ id: 'c', name: '', arguments: '' }]);
   });
 });

@@ -169,7 +169,7 @@ describe('stored names and titles', () => {
     expect(draftLead({ name: 'Jane\u202E Doe\u200B', linkedinUrl: LEAD.linkedinUrl }).name).toBe('Jane Doe');
   });
 
-  it('refuses a control or bidi character in a label a person types, naming the character', () => {
+  it("cleans a label a person types, and refuses a line break or a tab left in it, naming the character; a credential's label is refused for any", () => {
     expect(labelProblem('Q4 launch')).toBeNull();
     expect(labelProblem('Q4 \u202Ehcnual')).toBe('must be one line with no control or bidi characters (found U+202E)');
     expect(() => draftCampaign({ name: 'Q4\nlaunch' })).toThrow(
@@ -185,7 +185,8 @@ describe('stored names and titles', () => {
       updatedAt: now,
       completedAt: null,
     };
-    expect(() => renameOrRelimit(campaign, { name: 'Q4 \u2067launch' })).toThrow(InvalidCampaignError);
+    expect(renameOrRelimit(campaign, { name: 'Q4 \u2067launch\u2069\u200B' }).name).toBe('Q4 launch');
+    expect(() => renameOrRelimit(campaign, { name: 'Q4\tlaunch' })).toThrow(InvalidCampaignError);
     expect(draftCampaign({ name: ' Zoë’s Q4 🚀\n' }).name).toBe('Zoë’s Q4 🚀');
   });
 

@@ -15,8 +15,11 @@ import type { ToolCaller } from '../ports/tool-gateway.port';
 export interface TurnObserver {
   toolCall?(call: { readonly tool: string; readonly arguments: ToolArguments | string }): void;
   toolResult?(record: ToolCallRecord): void;
-  /** A piece of the reply as it is made (the model's tokens as the provider streams them); joined, the pieces are the reply. */
-  text?(piece: string): void;
+  /**
+   * A piece of the reply as it is made (the model's tokens as the provider streams them, or a
+   * sentence of the server's own: `from`); joined, the pieces are the reply.
+   */
+  text?(piece: string, from?: 'model' | 'server'): void;
   /**
    * The reply is `text` instead of the pieces told so far: the model's words failed the check
    * made before a reply is stored (reply-check.ts). Told at most once, after every piece.

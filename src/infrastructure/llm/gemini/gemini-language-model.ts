@@ -19,7 +19,7 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from '../../../domain/agent/language-model-errors';
-import { toolArgumentsText } from '../../../domain/agent/model-output';
+import { providerToolCalls, wireEntries, wireField } from '../../../domain/agent/model-output';
 import type { AgentMessage } from '../../../domain/agent/tools';
 import { type Classified, type RetryPolicy, withRetries, withStreamRetries } from '../retry';
 import { toGeminiSchema } from './gemini-schema';
@@ -114,16 +114,13 @@ function completionOf(responses: readonly GenerateContentResponse[], request: Co
     throw new LanguageModelContentFilterError('Gemini blocked the prompt');
   }
   const parts = responses.flatMap(partsOf);
-  const calls = parts.flatMap((part, i) =>
-    part.functionCall?.name
-      ? [
-          {
-            id: part.functionCall.id ?? `gemini-call-${request.messages.length}-${i}`,
-            name: part.functionCall.name,
-            arguments: toolArgumentsText(part.functionCall.args),
-          },
-        ]
-      : [],
+  const calls = providerToolCalls(
+    parts.flatMap((part) => {
+      const call = wireField(part, 'functionCall');
+      if (call === undefined || call === null) return [];
+      return [{ id: wireField(call, 'id'), name: wireField(call, 'name'), arguments: wireField(call, 'args') }];
+    }),
+    request.messages.length,
   );
   const text = textOf(parts);
   const finished = String(responses.findLast((response) => response.candidates?.[0]?.finishReason)?.candidates?.[0]?.finishReason ?? '');
@@ -146,13 +143,25 @@ function completionOf(responses: readonly GenerateContentResponse[], request: Co
   };
 }
 
-function partsOf(response: GenerateContentResponse): Part[] {
-  return response.candidates?.[0]?.content?.parts ?? [];
+/**
+ * The parts of a response's first candidate, whatever the server put there: a part is read
+ * field by field (a part with a `functionCall` is a call, whatever that holds: see
+ * providerToolCalls), and a list that is none is one part.
+ */
+function partsOf(response: GenerateContentResponse): unknown[] {
+  return [...wireEntries(wireField(wireField(response.candidates?.[0], 'content'), 'parts'))];
 }
 
 /** The answer's text in these parts, without the model's thoughts. */
-function textOf(parts: readonly Part[]): string | null {
-  return parts.flatMap((part) => (typeof part.text === 'string' && !part.thought ? [part.text] : [])).join('') || null;
+function textOf(parts: readonly unknown[]): string | null {
+  return (
+    parts
+      .flatMap((part) => {
+        const text = wireField(part, 'text');
+        return typeof text === 'string' && !wireField(part, 'thought') ? [text] : [];
+      })
+      .join('') || null
+  );
 }
 
 /** Gemini wants the function responses of one model turn together, in one user content. */

@@ -20,7 +20,7 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from '../../../domain/agent/language-model-errors';
-import { streamedArgumentsText, toolArgumentsText, toolNameText } from '../../../domain/agent/model-output';
+import { providerToolCalls, streamedArgumentsText, type WireToolCall, wireEntries, wireField } from '../../../domain/agent/model-output';
 import type { AgentMessage, ToolCallRequest } from '../../../domain/agent/tools';
 import { type Classified, type RetryPolicy, withRetries, withStreamRetries } from '../retry';
 
@@ -56,15 +56,8 @@ export class OpenAiLanguageModel extends LanguageModel {
     const choice = response.choices[0];
     if (!choice) throw new LanguageModelUnavailableError('The provider answered with no choice');
     return completionOf({
-      text: choice.message.content ?? null,
-      toolCalls: (choice.message.tool_calls ?? []).flatMap((call) => {
-        // Some OpenAI-compatible servers leave `type` out, or send a name or arguments of
-        // another type than the SDK's string: a call with a `function` is one, read as the
-        // domain reads any provider's (toolNameText, toolArgumentsText).
-        const { type, function: fn } = call as { type?: unknown; function?: { name?: unknown; arguments?: unknown } };
-        if ((type !== undefined && type !== 'function') || typeof fn !== 'object' || fn === null) return [];
-        return [{ id: call.id, name: toolNameText(fn.name), arguments: toolArgumentsText(fn.arguments) }];
-      }),
+      text: textOf(wireField(choice.message, 'content')) || null,
+      toolCalls: providerToolCalls(wireEntries(wireField(choice.message, 'tool_calls')).map(openAiWireCall), request.messages.length),
       finishReason: choice.finish_reason,
       usage: response.usage,
     });
@@ -79,7 +72,7 @@ export class OpenAiLanguageModel extends LanguageModel {
         const read: ChatCompletionChunk[] = [];
         for await (const chunk of await this.client.chat.completions.create(body, { signal })) {
           read.push(chunk);
-          emit(chunk.choices[0]?.delta.content ?? '');
+          emit(textOf(wireField(chunk.choices[0]?.delta, 'content')));
         }
         // The SDK ends an aborted stream quietly, as if it were complete.
         signal.throwIfAborted();
@@ -89,7 +82,7 @@ export class OpenAiLanguageModel extends LanguageModel {
       classifyOpenAiError,
       onText,
     );
-    return completionOf(assembled(chunks));
+    return completionOf(assembled(chunks, request.messages.length));
   }
 
   private body(request: CompletionRequest): ChatCompletionCreateParamsNonStreaming {
@@ -155,37 +148,68 @@ function completionOf(answer: Answer): Completion {
 }
 
 /**
- * The answer a stream's chunks make: the text deltas joined; each tool call put together
- * from the deltas of its index (id and name come once, the arguments in pieces, which some
- * servers send whole, as an object: see streamedArgumentsText), in the order they began;
- * the last finish reason, and the usage of the last chunk that has one (with include_usage,
- * a final chunk without choices).
+ * A call of an answer's `tool_calls`, its fields as they came (providerToolCalls reads them).
+ * Bridle offers only functions, so `type` is not read: some OpenAI-compatible servers leave it
+ * out. An entry that is no object, or has no `function` object, is a call without a name,
+ * refused as an unknown tool that the model is told about.
  */
-function assembled(chunks: readonly ChatCompletionChunk[]): Answer {
+function openAiWireCall(call: unknown): WireToolCall {
+  const fn = wireField(call, 'function');
+  return { id: wireField(call, 'id'), name: wireField(fn, 'name'), arguments: wireField(fn, 'arguments') };
+}
+
+/** An answer's text: a string as it came; anything else a server put there is none. */
+function textOf(raw: unknown): string {
+  return typeof raw === 'string' ? raw : '';
+}
+
+/** Where a streamed delta's `index` is a position (a whole number from 0), that position. */
+function deltaIndex(raw: unknown): number | null {
+  return typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0 ? raw : null;
+}
+
+/**
+ * The answer a stream's chunks make: the text deltas joined; the tool calls put together from
+ * their deltas, in the order they began, each field as it came (providerToolCalls reads
+ * them); the last finish reason, and the usage of the last chunk that has one (with
+ * include_usage, a final chunk without choices).
+ *
+ * A delta belongs to the call of its `index` (a whole number from 0). Some OpenAI-compatible
+ * servers (Gemini's) leave the index out: then a delta with a string id no call has yet starts
+ * a call (or continues the call of that id), and any other continues the last one (or starts the first). A call's id is the first
+ * string id its deltas carried, its name the last non-null one; its arguments are its pieces
+ * (streamedArgumentsText: some servers send them whole, as an object).
+ */
+function assembled(chunks: readonly ChatCompletionChunk[], position: number): Answer {
   let text = '';
   let finishReason: string | null = null;
   let usage: CompletionUsage | undefined;
-  const calls = new Map<number | string, { id: string; name: string; pieces: unknown[] }>();
-  let last: number | string = 0;
+  const calls = new Map<string, { id: unknown; name: unknown; pieces: unknown[] }>();
+  let last: string | null = null;
   for (const chunk of chunks) {
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices[0];
     if (!choice) continue;
-    text += choice.delta.content ?? '';
+    text += textOf(wireField(choice.delta, 'content'));
     finishReason = choice.finish_reason ?? finishReason;
-    for (const delta of choice.delta.tool_calls ?? []) {
-      // Some OpenAI-compatible servers (Gemini's) leave the index out: then an id starts a call.
-      const index: number | undefined = delta.index;
-      last = index ?? delta.id ?? last;
-      const call = calls.get(last) ?? { id: '', name: '', pieces: [] };
-      call.id = delta.id ?? call.id;
-      const name: unknown = delta.function?.name;
-      if (name !== undefined && name !== null) call.name = toolNameText(name);
-      call.pieces.push(delta.function?.arguments);
-      calls.set(last, call);
+    for (const delta of wireEntries(wireField(choice.delta, 'tool_calls'))) {
+      const index = deltaIndex(wireField(delta, 'index'));
+      const id = wireField(delta, 'id');
+      const key: string = index !== null ? `index ${index}` : typeof id === 'string' ? `id ${id}` : (last ?? 'index 0');
+      last = key;
+      const call = calls.get(key) ?? { id: undefined, name: undefined, pieces: [] };
+      if (typeof call.id !== 'string' && id !== undefined) call.id = id;
+      const fn = wireField(delta, 'function');
+      const name = wireField(fn, 'name');
+      if (name !== undefined && name !== null) call.name = name;
+      call.pieces.push(wireField(fn, 'arguments'));
+      calls.set(key, call);
     }
   }
-  const toolCalls = [...calls.values()].map(({ id, name, pieces }) => ({ id, name, arguments: streamedArgumentsText(pieces) }));
+  const toolCalls = providerToolCalls(
+    [...calls.values()].map(({ id, name, pieces }) => ({ id, name, arguments: streamedArgumentsText(pieces) })),
+    position,
+  );
   return { text: text || null, toolCalls, finishReason, usage };
 }
 

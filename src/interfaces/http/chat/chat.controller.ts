@@ -78,7 +78,8 @@ export class ChatController {
     summary: 'Talk to the task assistant, as Server-Sent Events',
     description:
       'Events: tool_call {tool, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
-      "(the answer in pieces as the model writes them; joined, they are done's response unless replace came); " +
+      '(the answer in pieces as the model writes them, a sentence at a time once its words passed the check made before ' +
+      "an answer is stored; joined, they are done's response unless replace came); " +
       "replace {text} (the whole answer, instead of the deltas sent: the model's words failed the check made before " +
       'an answer is stored); confirmation_required ' +
       '{prompt, pendingConfirmation} (the question, and what yes runs as stored); ' +
