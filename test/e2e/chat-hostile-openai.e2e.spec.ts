@@ -100,7 +100,7 @@ describe('a hostile model over the OpenAI wire format', () => {
 
   it.each([
     ['a NUL byte', 'add_task\u0000', 'add_task\uFFFD'],
-    ['300 characters', 'x'.repeat(300), `${'x'.repeat(63)}…`],
+    ['300 characters', 'x'.repeat(300), `${'x'.repeat(42)}[… 258 characters cut]`],
   ])('answers the person when the model names a tool with %s, recording the name bounded', async (_, name, recorded) => {
     fake.respond(oneCallThenAnswer(name, '{}', 'Sorry, I could not do that.'));
     const reply = await chat(`use a tool with ${name.length} characters`);

@@ -27,18 +27,18 @@ describe('SQL statements per outreach cycle', () => {
     }
   }
 
-  it('acts in at most 10 round trips and 6 commits; each audit row rides in the statement of the write it records', async () => {
+  it('acts in at most 11 round trips and 7 commits; each audit row rides in the statement of the write it records', async () => {
     const campaignId = await startedCampaign(sut.http, user, 'Budget', leads(2, 'budget'));
     await runCycle(sut.http, user, campaignId); // connections and prepared statements warm
     const { outcome, statements } = await countedCycle(campaignId);
     expect(outcome).toMatchObject({ status: 'completed', execution: { status: 'succeeded' } });
-    // The route's account and campaign, the claim with the task's context, the reservation's transaction
+    // The route's per-person count (the api limit), its account and campaign, the claim with the task's context, the reservation's transaction
     // (5: the pending row with the lease and the action row, two for the quota), the sandbox
     // channel's call, and the settlement with the task's release, the outcome row and the
     // cycle's decision row.
     expect({ count: statements.length, commits: commitsOf(statements) }).toEqual({
-      count: Math.min(statements.length, 10),
-      commits: Math.min(commitsOf(statements), 6),
+      count: Math.min(statements.length, 11),
+      commits: Math.min(commitsOf(statements), 7),
     });
     // The pending row with the action row, before the channel is called; the outcome row with the settlement.
     expect(statements.filter((statement) => /^\s*INSERT INTO audit_log/.test(statement))).toHaveLength(0);
@@ -88,11 +88,11 @@ describe('SQL statements per outreach cycle', () => {
       ]);
     const { outcome, statements } = await countedCycle(campaignId);
     expect(outcome).toMatchObject({ status: 'deferred', code: 'QUOTA_EXCEEDED' });
-    // The route's account and campaign, the claim with the task's context, the refusal's audit row, the
+    // The route's per-person count, its account and campaign, the claim with the task's context, the refusal's audit row, the
     // deferral of the kind's other tasks, and the task's release with the decision row.
     expect({ count: statements.length, commits: commitsOf(statements) }).toEqual({
-      count: Math.min(statements.length, 6),
-      commits: Math.min(commitsOf(statements), 6),
+      count: Math.min(statements.length, 7),
+      commits: Math.min(commitsOf(statements), 7),
     });
     // Opened as pending by the claim's statement, settled by the release's.
     const deciding = statements.filter((statement) => statement.includes('INSERT INTO decision_logs'));

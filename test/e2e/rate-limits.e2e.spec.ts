@@ -154,10 +154,11 @@ describe('per-person limits on every route a token opens', () => {
   const ada = sut.user();
   const bob = sut.user();
 
-  it('has every route behind BearerAuthGuard take the api or the mcp limit, counted after the token is checked', () => {
+  it("has every route behind BearerAuthGuard take a per-person limit (api, mcp, or a chat turn's own), counted after the token is checked", () => {
     const routes = bearerRoutes(sut);
     expect(routes.length).toBeGreaterThan(40);
-    const unlimited = routes.filter((route) => !route.limits.includes('api') && !route.limits.includes('mcp')).map((route) => route.name);
+    const perPerson = ['api', 'mcp', 'chat-turn'];
+    const unlimited = routes.filter((route) => !route.limits.some((limit) => perPerson.includes(limit))).map((route) => route.name);
     expect(unlimited).toEqual([]);
     const countedFirst = routes
       .filter((route) => route.guards.indexOf(RateLimitGuard) < route.guards.indexOf(BearerAuthGuard))

@@ -28,16 +28,9 @@ import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { AccountCheckedByHandler, RequiredScope } from '../guards/required-scope';
 import { RateLimit } from '../shared/rate-limit';
 
-/** The person's own limit, counted by the turn's opening statement (ChatTurnLimitError), not a route limit. */
-const TURN_LIMIT = {
-  status: 429,
-  description: 'HTTP.RATE_LIMITED: more chat turns this minute, on /chat and /chat/stream together, than CHAT_RATE_LIMIT_PER_MINUTE',
-} as const;
-
 @ApiTags('chat')
 @ApiErrors(400)
 @RequiredScope('chat')
-@RateLimit('api')
 @UseGuards(BearerAuthGuard, OwnUserGuard)
 @Controller('api/:userId')
 export class ChatController {
@@ -49,6 +42,8 @@ export class ChatController {
     private readonly settings: AgentSettings,
   ) {}
 
+  // A turn is counted by its own per-person limit, in the statement that opens it.
+  @RateLimit('chat-turn')
   @Post('chat')
   @HttpCode(200)
   @ApiOperation({
@@ -60,7 +55,7 @@ export class ChatController {
       "'cancel' to drop it, with its id as confirmationId to answer that one and no other.",
   })
   @ApiOkResponse({ type: ChatResponseDto, description: 'The assistant’s answer' })
-  @ApiErrors(404, 413, TURN_LIMIT)
+  @ApiErrors(404, 413)
   @AccountCheckedByHandler()
   async chat(
     @Param() path: UserPathDto,
@@ -72,6 +67,7 @@ export class ChatController {
     return toResponse(reply);
   }
 
+  @RateLimit('chat-turn')
   @Post('chat/stream')
   @ApiOperation({
     operationId: 'streamChatMessage',
@@ -90,7 +86,7 @@ export class ChatController {
     description: 'An event stream ending with done',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   })
-  @ApiErrors(404, 413, TURN_LIMIT)
+  @ApiErrors(404, 413)
   @AccountCheckedByHandler()
   async stream(
     @Param() path: UserPathDto,
@@ -142,6 +138,7 @@ export class ChatController {
     else this.logger.warn(summary, 'chat turn did not complete');
   }
 
+  @RateLimit('api')
   @Get('conversations')
   @ApiOperation({
     operationId: 'listConversations',
@@ -166,6 +163,7 @@ export class ChatController {
     };
   }
 
+  @RateLimit('api')
   @Get('conversations/:conversationId/messages')
   @ApiOperation({
     operationId: 'listMessages',

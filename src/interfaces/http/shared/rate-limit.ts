@@ -6,11 +6,13 @@ import type { Request } from 'express';
 /**
  * The named limits (configured in AppModule) and the routes they apply to. A route says
  * which limits it takes; every other limit skips it. `default` is the per-address limit:
- * named so that its headers keep their standard names (Retry-After, X-RateLimit-*). `api`
- * and `mcp` are per person: every route a bearer token opens takes one of them
- * (test/e2e/rate-limits.e2e.spec.ts).
+ * named so that its headers keep their standard names (Retry-After, X-RateLimit-*). `api`,
+ * `mcp` and `chat-turn` are per person: every route a bearer token opens takes one of them
+ * (test/e2e/rate-limits.e2e.spec.ts). `chat-turn` is counted by the turn itself, in the
+ * statement that opens it (ChatTurnLimitError), not by the guard: no throttler bears its name,
+ * so a turn costs no statement of its own for its count.
  */
-export type RateLimitName = 'default' | 'sign-in' | 'mcp' | 'api';
+export type RateLimitName = 'default' | 'sign-in' | 'mcp' | 'api' | 'chat-turn';
 
 /** What each limit counts, as the API document's 429 responses say it (their `Retry-After…` headers are the error filter's). */
 export const RATE_LIMIT_DESCRIPTIONS: Readonly<Record<RateLimitName, string>> = {
@@ -19,6 +21,7 @@ export const RATE_LIMIT_DESCRIPTIONS: Readonly<Record<RateLimitName, string>> = 
     'HTTP.RATE_LIMITED: more attempts at this account’s password, from any address, than SIGN_IN_ATTEMPTS_PER_ACCOUNT in 15 minutes',
   mcp: 'HTTP.RATE_LIMITED: more requests to /mcp by this user this minute than MCP_RATE_LIMIT_PER_MINUTE',
   api: 'HTTP.RATE_LIMITED: more requests by this user this minute than API_RATE_LIMIT_PER_MINUTE',
+  'chat-turn': 'HTTP.RATE_LIMITED: more chat turns this minute, on /chat and /chat/stream together, than CHAT_RATE_LIMIT_PER_MINUTE',
 };
 
 const LIMITS = 'bridle:rate-limits';
