@@ -35,6 +35,7 @@ import { AuditCheckpoints1766966400000 } from './migrations/1766966400000-audit-
 import { MessagesIdUnindexed1767052800000 } from './migrations/1767052800000-messages-id-unindexed';
 import { DraftExpiry1767398400000 } from './migrations/1767398400000-draft-expiry';
 import { DraftEscalation1767484800000 } from './migrations/1767484800000-draft-escalation';
+import { AuditNumbering1767657600000 } from './migrations/1767657600000-audit-numbering';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
@@ -75,6 +76,7 @@ const MIGRATIONS = [
   PolicyVersions1767312000000,
   DraftExpiry1767398400000,
   DraftEscalation1767484800000,
+  AuditNumbering1767657600000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */
