@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { VerifyAuditChainUseCase } from '../../src/application/audit/verify-audit-chain.use-case';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
+import { AuditNumbering1767657600000 } from '../../src/infrastructure/persistence/migrations/1767657600000-audit-numbering';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { asTablesOwner, auditVerifyCommand, thenUndone, verifierOn } from '../support/audit-chain';
 import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
@@ -148,6 +149,28 @@ describe(`every audit row accounted for, on ${usingPostgresServer ? 'PostgreSQL'
       for await (const row of reader.export({})) exported.push(row.seq);
       expect(exported).toEqual(listed.map((row) => row.seq).reverse());
       if (firstBad() < 1) expect(await reader.get(firstBad())).toBeNull();
+    });
+  });
+
+  it('migrates a database that already holds a forged row: the check refuses new ones, and verify names the old one', async () => {
+    await thenUndone(database, async (manager) => {
+      const migration = new AuditNumbering1767657600000();
+      await migration.down(manager.queryRunner!);
+      await manager.query(`SET LOCAL session_replication_role = replica`);
+      await manager.query(FORGED_ROW, [0, actorId]);
+      await manager.query(`SET LOCAL session_replication_role = origin`);
+      await migration.up(manager.queryRunner!);
+      const checks = await manager.query<{ conname: string; convalidated: boolean }[]>(
+        `SELECT conname, convalidated FROM pg_constraint WHERE conname IN ('audit_log_numbered', 'audit_chain_numbered') ORDER BY conname`,
+      );
+      expect(checks).toEqual([
+        { conname: 'audit_chain_numbered', convalidated: true },
+        { conname: 'audit_log_numbered', convalidated: false },
+      ]);
+      expect(await verifier.verify(true)).toMatchObject({ verified: false, firstBadSeq: 0 });
+      await manager.query(`SAVEPOINT refused`);
+      await expect(manager.query(FORGED_ROW, [-1, actorId])).rejects.toThrow(/audit_log_numbered/);
+      await manager.query(`ROLLBACK TO SAVEPOINT refused`);
     });
   });
 
