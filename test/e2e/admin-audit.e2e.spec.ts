@@ -33,6 +33,7 @@ interface AuditItem {
   pendingSeq: number | null;
   hash: string;
   prevHash: string;
+  chain: 'linked' | 'queued' | 'outside';
 }
 
 const ITEM_KEYS = [
@@ -57,6 +58,7 @@ const ITEM_KEYS = [
   'policy',
   'hash',
   'prevHash',
+  'chain',
 ];
 const SECRETS = ['sk-abcdefghijklmnop1234', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLXBhcnQ', 'hunter2-very-secret'];
 
@@ -616,6 +618,28 @@ describe('admin audit API', () => {
     // Its link stays in the chain and no longer finds its row.
     expect(deleted.body).toEqual(expect.objectContaining({ verified: false, firstBadSeq: Number(gone.seq) }));
     await get(`/admin/audit-logs/${gone.seq}`).expect(404);
+  });
+
+  it('finds rows numbered 0 and -1 slipped in by the owner, and lists none of them: 200, never a 500', async () => {
+    await sql.query(`ALTER TABLE audit_log DISABLE TRIGGER USER`);
+    await sql.query(`ALTER TABLE audit_log DROP CONSTRAINT audit_log_numbered`);
+    try {
+      await sql.query(
+        `INSERT INTO audit_log (seq, source, actor_id, tool, arguments, status)
+         VALUES (0, 'mcp', $1, 'delete_task', '{"id": 1}', 'succeeded'), (-1, 'mcp', $1, 'delete_task', '{"id": 2}', 'succeeded')`,
+        [ada.userId],
+      );
+    } finally {
+      await sql.query(`ALTER TABLE audit_log ENABLE TRIGGER USER`);
+    }
+    const full = await get('/admin/audit-logs/verify?full=true').expect(200);
+    expect(full.body).toMatchObject({ verified: false, firstBadSeq: -1 });
+    const listed = (await get(`/admin/audit-logs?actorId=${ada.userId}&limit=100`).expect(200)).body.items as AuditItem[];
+    expect(listed.filter((row) => row.seq < 1)).toEqual([]);
+    expect(new Set(listed.map((row) => row.chain))).toEqual(new Set(['linked']));
+    const exported = (await exportText(`?actorId=${ada.userId}`)).text.trimEnd().split('\n');
+    expect(exported.map((line) => (JSON.parse(line) as AuditItem).seq).filter((seq) => seq < 1)).toEqual([]);
+    await get('/admin/audit-logs/0').expect(400);
   });
 
   it('gives rows and decisions of an account that no longer exists a null actorEmail, and keeps them', async () => {

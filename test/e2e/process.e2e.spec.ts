@@ -1,8 +1,18 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { callService, ROOT, type RunningService, spawnService, startService, useBuiltService } from '../support/built-service';
+import {
+  callService,
+  ROOT,
+  type RunningService,
+  signUpOnService,
+  spawnService,
+  START_NODE_FLAGS,
+  startService,
+  useBuiltService,
+} from '../support/built-service';
 import { testDataRoot } from '../support/test-database';
+import { processState, spawnUnreaped, untilZombie } from '../support/unreaped';
 
 /**
  * The built service as a newcomer runs it: `node dist/main.js` (the bundle npm run build
@@ -79,6 +89,45 @@ describe('the service as a process', () => {
       running = undefined;
     } finally {
       running?.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('starts again at once after a SIGKILL, while the killed process is not yet reaped, with its data', async () => {
+    // The first service as a supervisor slow to reap leaves it: once killed, a zombie with its pid.
+    const first = spawnUnreaped([process.execPath, ...START_NODE_FLAGS, MAIN], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', BRIDLE_DATA_DIR: dataDir },
+    });
+    let second: Service | undefined;
+    try {
+      const pid = await first.pid;
+      const deadline = Date.now() + 60_000;
+      let port: string | undefined;
+      while (!(port = /Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1])) {
+        if (Date.now() > deadline) throw new Error(`the first service did not start:\n${first.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const firstService = { baseUrl: `http://127.0.0.1:${port}` };
+      const credentials = { email: 'killed@example.com', password: 'long enough' };
+      const { accessToken, userId } = await signUpOnService(firstService, credentials);
+      expect((await call(firstService, 'POST', `/api/${userId}/tasks`, { title: 'Outlive a SIGKILL' }, accessToken)).status).toBe(201);
+
+      process.kill(pid, 'SIGKILL');
+      await untilZombie(pid);
+      // Its lock file still names it, and its pid still answers kill(pid, 0).
+      expect(JSON.parse(await readFile(join(dataDir, 'bridle.lock'), 'utf8'))).toMatchObject({ pid });
+
+      second = await start(dataDir);
+      expect(await call(second, 'GET', '/health')).toEqual({ status: 200, body: { status: 'ok', database: 'up' } });
+      const relogin = (await call(second, 'POST', '/auth/login', credentials)).body as { accessToken: string };
+      const tasks = await call(second, 'GET', `/api/${userId}/tasks`, undefined, relogin.accessToken);
+      expect(tasks.body).toEqual([expect.objectContaining({ number: 1, title: 'Outlive a SIGKILL' })]);
+      expect(await processState(pid)).toBe('Z');
+      expect(await stop(second)).toBe(0);
+      second = undefined;
+    } finally {
+      second?.child.kill('SIGKILL');
+      await first.end();
     }
   }, 120_000);
 

@@ -1,14 +1,15 @@
-import { readFile, unlink, writeFile } from 'node:fs/promises';
+import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 
 const LOCK_FILE = 'bridle.lock';
-/** Data folders locked by this process, so a stale lock carrying our own pid is told apart. */
+/** Data folders locked by this process, so a stale lock carrying our own pid is told apart (lock files only). */
 const heldByThisProcess = new Set<string>();
 
 export class DataDirLockedError extends Error {
-  constructor(dataDir: string, pid: number) {
+  constructor(dataDir: string, pid: number | null) {
     super(
-      `The data folder ${dataDir} is in use by another Bridle process (pid ${pid}). ` +
+      `The data folder ${dataDir} is in use by another Bridle process${pid === null ? '' : ` (pid ${pid})`}. ` +
         'The embedded database supports one process at a time: stop the other process, ' +
         'set BRIDLE_DATA_DIR to another folder, or run several processes against a ' +
         'PostgreSQL server through DATABASE_URL.',
@@ -20,24 +21,48 @@ export class DataDirLockedError extends Error {
 /**
  * An exclusive claim on an embedded data folder. PGlite has no locking of its own, and
  * two processes writing one folder silently lose writes.
+ *
+ * On Linux the claim is a Unix socket in the abstract namespace named after the folder (its
+ * device and inode), held open by this process: binding it is atomic, and the kernel closes it
+ * when the process ends, however it ends. A process killed with SIGKILL, or dead and not yet
+ * reaped by its parent (a zombie), holds nothing, and there is no pid to trust, so a reused
+ * pid means nothing either. `bridle.lock` then only says who holds the folder, for the message.
+ * Node has no flock without a native addon; the socket is what the kernel offers instead
+ * (docs/operations.md, "The data folder's lock").
+ *
+ * Elsewhere (macOS) there is no abstract namespace: `bridle.lock` is the claim, created with
+ * O_EXCL, and taken over when the pid it names no longer runs.
  */
 export class DataDirLock {
   private constructor(
     private readonly dataDir: string,
     private readonly file: string,
+    private readonly socket: Server | null,
   ) {}
 
   /** @throws DataDirLockedError when a live process holds the folder. */
   static async acquire(dataDir: string): Promise<DataDirLock> {
     const dir = resolve(dataDir);
     const file = join(dir, LOCK_FILE);
+    if (process.platform !== 'linux') return DataDirLock.acquireLockFile(dir, file);
+    const socket = await bind(await socketName(dir));
+    if (socket === null) throw new DataDirLockedError(dir, await readHolder(file));
+    try {
+      await writeFile(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
+    } catch (error) {
+      socket.close();
+      throw error;
+    }
+    return new DataDirLock(dir, file, socket);
+  }
+
+  /** Where sockets have no abstract namespace: the lock file itself, created exclusively, a dead holder's taken over. */
+  private static async acquireLockFile(dir: string, file: string): Promise<DataDirLock> {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        await writeFile(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }), {
-          flag: 'wx',
-        });
+        await writeFile(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }), { flag: 'wx' });
         heldByThisProcess.add(dir);
-        return new DataDirLock(dir, file);
+        return new DataDirLock(dir, file, null);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
@@ -53,8 +78,36 @@ export class DataDirLock {
 
   async release(): Promise<void> {
     heldByThisProcess.delete(this.dataDir);
+    // The file first: the next holder writes its own once the claim is free.
     await unlink(this.file).catch(() => undefined);
+    await new Promise<void>((done) => (this.socket ? this.socket.close(() => done()) : done()));
   }
+}
+
+/** The folder's name in the abstract namespace: one per folder, however it is reached (a symlink, a bind mount). */
+async function socketName(dir: string): Promise<string> {
+  const { dev, ino } = await stat(dir, { bigint: true });
+  return `\0bridle-data-dir/${dev}/${ino}`;
+}
+
+/** Listens on `name`; null when another socket holds it. The socket takes no connection and keeps no event loop alive. */
+async function bind(name: string): Promise<Server | null> {
+  const server = createServer();
+  server.maxConnections = 0;
+  try {
+    await new Promise<void>((listening, failed) => {
+      server.once('error', failed);
+      server.listen(name, () => {
+        server.off('error', failed);
+        listening();
+      });
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return null;
+    throw error;
+  }
+  server.unref();
+  return server;
 }
 
 async function readHolder(file: string): Promise<number | null> {

@@ -39,6 +39,7 @@ import { ClarificationQuestion1767560000000 } from './migrations/1767560000000-c
 import { CanonicalAddresses1767657600000 } from './migrations/1767657600000-canonical-addresses';
 import { PolicyPeople1767574800000 } from './migrations/1767574800000-policy-people';
 import { McpEventStreamClaims1767571200000 } from './migrations/1767571200000-mcp-event-stream-claims';
+import { AuditNumbering1767744000000 } from './migrations/1767744000000-audit-numbering';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
@@ -83,6 +84,7 @@ const MIGRATIONS = [
   McpEventStreamClaims1767571200000,
   PolicyPeople1767574800000,
   CanonicalAddresses1767657600000,
+  AuditNumbering1767744000000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -104,7 +104,18 @@ export interface AuditRecord {
   /** Its link in the chain; null until the sealer has linked it (normally within a second). */
   readonly hash: string | null;
   readonly prevHash: string | null;
+  /** Where it stands: linked into the chain, queued for the sealer, or outside the log (see AuditRowPlace). */
+  readonly chain: AuditRowPlace;
 }
+
+/**
+ * Where an audit row stands. `linked`: in the chain. `queued`: waiting for the sealer
+ * (normally under a second). `outside`: no row of the log, made around the triggers by the
+ * tables' owner: numbered below 1, sharing its number with another row, linked twice, or
+ * neither linked nor queued. Verification fails on such a row.
+ */
+export type AuditRowPlace = 'linked' | 'queued' | 'outside';
+export const AUDIT_ROW_PLACES = ['linked', 'queued', 'outside'] as const satisfies readonly AuditRowPlace[];
 
 /**
  * One recorded tool call, as a dry run of a policy replays it: its pending row (a call that
@@ -206,10 +217,11 @@ export abstract class AuditReader {
   abstract recentToolCalls(limit: number): Promise<RecordedToolCall[]>;
   /**
    * Walks the chain in its order, checking each link and hash in the database, and counts the
-   * unsealed tail; a row neither linked nor queued for the sealer fails it.
+   * unsealed tail. Every row must be accounted for: a row outside the log (see AuditRowPlace)
+   * fails it, and so does a link numbered below 1, which no walk from position 1 reaches.
    * @param from a checkpoint to start at instead of the first link: the link at its position
    *   must be its row's (seq) with its hash, and hash to its row; then only the links after it
-   *   are walked, and only rows numbered above its row are looked for among the strays.
+   *   are walked, and only rows numbered above its row (or below 1) are accounted for.
    */
   abstract verify(from?: ChainLink): Promise<ChainVerification>;
   /** The newest checkpoint, or null before the first. */

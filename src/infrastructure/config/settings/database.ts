@@ -17,7 +17,7 @@ export const DATABASE_SETTINGS = {
     allowed: 'a path',
     default: './data',
     defaultText: '`./data` (made absolute)',
-    doc: 'holds the embedded database (`pgdata/`), its lock (`bridle.lock`) and, when `JWT_SECRET` or `AUDIT_SIGNING_KEY` is unset, the generated secret (`jwt-secret`) or key (`audit-signing-key.pem`). They are written there even with `DATABASE_URL`',
+    doc: 'holds the embedded database (`pgdata/`), the pid of the process holding it (`bridle.lock`; on Linux the lock itself is a socket, see docs/operations.md) and, when `JWT_SECRET` or `AUDIT_SIGNING_KEY` is unset, the generated secret (`jwt-secret`) or key (`audit-signing-key.pem`). They are written there even with `DATABASE_URL`',
   },
   // Checked on the embedded database too, so a bad value fails before the move to a server.
   DATABASE_POOL_MAX: {

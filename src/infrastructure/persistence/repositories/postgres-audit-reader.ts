@@ -15,13 +15,15 @@ import type { Page } from '../../../application/shared/page';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
-import { raw, selectRow, selectRows, sql } from '../sql';
+import { raw, selectRow, selectRows, sql, type Statement } from '../sql';
 import {
   allOf,
   AUDIT_COLUMNS,
   AUDIT_FROM,
   AUDIT_ROW,
   auditConditions,
+  LAST_NUMBER,
+  NUMBERED,
   DECISION_COLUMNS,
   DECISION_DETAIL_ROW,
   DECISION_FROM,
@@ -37,19 +39,22 @@ const GENESIS_HASH = '0'.repeat(64);
 const EXPORT_BATCH = 500;
 const VERIFY_BATCH = 2000;
 
+/*
+ * Verify reads numbers as the database holds them, whole but not necessarily within 2^53: a link
+ * or row the owner numbered far outside the log must be reported, not fail the read.
+ */
 const CHAIN_ROW = z.object({
-  position: z.coerce.number().int(),
-  seq: z.coerce.number().int(),
+  position: z.coerce.number(),
+  seq: z.coerce.number(),
   prev_hash: z.string(),
   hash: z.string(),
   intact: z.boolean().nullable(),
 });
-const CHAIN_HEAD_ROW = z.object({ head: z.coerce.number().int().nullable() });
-/** Rows of audit_log that the chain does not hold: queued for the sealer, or in neither place (tampering). */
-const UNCHAINED_ROW = z.object({
+const CHAIN_HEAD_ROW = z.object({ head: z.coerce.number().nullable() });
+/** Rows queued for the sealer, and the lowest seq of a row or link outside the log (tampering). */
+const UNACCOUNTED_ROW = z.object({
   unsealed: z.coerce.number().int(),
-  strays: z.coerce.number().int(),
-  first_stray: z.coerce.number().int().nullable(),
+  first_outside: z.coerce.number().nullable(),
 });
 const LINK_ROW = z
   .object({ position: z.coerce.number().int(), seq: z.coerce.number().int(), hash: z.string() })
@@ -106,7 +111,7 @@ export class PostgresAuditReader extends AuditReader {
   }
 
   async get(seq: number): Promise<AuditRecord | null> {
-    return selectRow(this.dataSource, sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.seq = ${seq}`, AUDIT_ROW);
+    return selectRow(this.dataSource, sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.seq = ${seq} AND ${NUMBERED}`, AUDIT_ROW);
   }
 
   async listDecisions(filter: DecisionFilter, limit: number, cursor: string | null): Promise<Page<DecisionRecord>> {
@@ -147,7 +152,7 @@ export class PostgresAuditReader extends AuditReader {
     if (!decision) return null;
     const toolCalls = await selectRows(
       this.dataSource,
-      sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.decision_id = ${id} ORDER BY a.seq`,
+      sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.decision_id = ${id} AND ${NUMBERED} ORDER BY a.seq`,
       AUDIT_ROW,
     );
     return {
@@ -187,7 +192,7 @@ export class PostgresAuditReader extends AuditReader {
       sql`SELECT a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, u.role AS actor_role, a.tool, a.arguments, a.status,
             (a.policy ->> 'items')::int AS items
           FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id
-          WHERE a.source IN ('chat', 'mcp', 'outreach') AND a.pending_seq IS NULL
+          WHERE a.source IN ('chat', 'mcp', 'outreach') AND a.pending_seq IS NULL AND ${NUMBERED}
           ORDER BY a.seq DESC LIMIT ${limit}`,
       TOOL_CALL_ROW,
     );
@@ -236,25 +241,10 @@ export class PostgresAuditReader extends AuditReader {
       }
       if (rows.length < VERIFY_BATCH) break;
     }
-    // Every row is linked or waiting to be: one in neither place was slipped in around the
-    // appender. From a checkpoint, only rows numbered above its row are looked at, so the
-    // check reads the rows since it, not the whole log.
-    const above = from?.seq ?? 0;
-    const unchained = (await selectRow(
-      this.dataSource,
-      sql`SELECT (SELECT count(*) FROM audit_unsealed u
-                  WHERE EXISTS (SELECT 1 FROM audit_log a WHERE a.seq = u.seq)
-                    AND NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.seq = u.seq)) AS unsealed,
-                 count(*) AS strays, min(a.seq) AS first_stray
-          FROM audit_log a
-          WHERE a.seq > ${above}::bigint
-            AND NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.seq = a.seq)
-            AND NOT EXISTS (SELECT 1 FROM audit_unsealed u WHERE u.seq = a.seq)`,
-      UNCHAINED_ROW,
-    ))!;
-    if (unchained.first_stray !== null && (firstBadSeq === null || unchained.first_stray < firstBadSeq))
-      firstBadSeq = unchained.first_stray;
-    return { verified: firstBadSeq === null, checkedRows, firstBadSeq, headHash, unsealedRows: unchained.unsealed };
+    const unaccounted = (await selectRow(this.dataSource, accountFor(from), UNACCOUNTED_ROW))!;
+    if (unaccounted.first_outside !== null && (firstBadSeq === null || unaccounted.first_outside < firstBadSeq))
+      firstBadSeq = unaccounted.first_outside;
+    return { verified: firstBadSeq === null, checkedRows, firstBadSeq, headHash, unsealedRows: unaccounted.unsealed };
   }
 
   latestCheckpoint(): Promise<SignedCheckpoint | null> {
@@ -294,7 +284,38 @@ export class PostgresAuditReader extends AuditReader {
   }
 
   private async head(): Promise<number | null> {
-    const row = await selectRow(this.dataSource, sql`SELECT max(seq) AS head FROM audit_log`, HEAD_ROW);
+    const row = await selectRow(this.dataSource, sql`SELECT max(a.seq) AS head FROM audit_log a WHERE ${NUMBERED}`, HEAD_ROW);
     return row!.head;
   }
+}
+
+/**
+ * Every row accounted for (docs/audit-log.md): the rows queued for the sealer, and the lowest
+ * seq of a row or link that breaks the rule AUDIT_ROW_PLACE states row by row, here set by set
+ * so that a full verify pays a few scans, not look-ups per row: a row numbered outside 1 …
+ * 2^53 − 1; two rows of one number; a row neither linked nor queued, or both; a row linked
+ * twice; a link outside the positions (one at position 0 is never reached by a walk from 1).
+ * From a checkpoint, only the rows numbered after its row and the links after it are looked
+ * at (and anything outside the numbering), so the check reads what came since, not the log.
+ */
+function accountFor(from: ChainLink | undefined): Statement {
+  const after = from?.seq ?? 0;
+  const afterPosition = from?.position ?? 0;
+  return sql`
+    SELECT (SELECT count(*) FROM audit_unsealed u
+            WHERE EXISTS (SELECT 1 FROM audit_log a WHERE a.seq = u.seq)
+              AND NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.seq = u.seq)) AS unsealed,
+           LEAST(
+             (SELECT min(a.seq) FROM audit_log a WHERE NOT (${NUMBERED})),
+             (SELECT min(c.seq) FROM audit_chain c WHERE c.position NOT BETWEEN 1 AND ${LAST_NUMBER}::bigint),
+             (SELECT min(seq) FROM (SELECT a.seq FROM audit_log a WHERE a.seq > ${after}::bigint GROUP BY a.seq HAVING count(*) > 1) twins),
+             (SELECT min(a.seq) FROM audit_log a
+              WHERE a.seq > ${after}::bigint
+                AND NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.seq = a.seq)
+                AND NOT EXISTS (SELECT 1 FROM audit_unsealed u WHERE u.seq = a.seq)),
+             (SELECT min(u.seq) FROM audit_unsealed u JOIN audit_chain c ON c.seq = u.seq),
+             (SELECT min(c.seq) FROM audit_chain c
+              WHERE c.position > ${afterPosition}::bigint
+                AND EXISTS (SELECT 1 FROM audit_chain d WHERE d.seq = c.seq AND d.position <> c.position))
+           ) AS first_outside`;
 }

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  AUDIT_ROW_PLACES,
   AUDIT_SOURCES,
+  type AuditRowPlace,
   RECORDED_AUDIT_STATUSES,
   type RecordedAuditStatus,
   type AuditRecord,
@@ -128,6 +130,15 @@ export class AuditRowDto {
   @ApiProperty({ type: String, nullable: true, description: "The previous link's hash (64 zeros for the first); null until sealed" })
   prevHash!: string | null;
 
+  @ApiProperty({
+    enum: AUDIT_ROW_PLACES,
+    description:
+      'linked: in the chain. queued: waiting for the sealer (normally under a second). outside: not a row of the log: numbered ' +
+      "below 1, sharing its number with another row, linked twice, or neither linked nor queued; only the tables' owner, " +
+      'going around the triggers, can make one, and verify fails on it',
+  })
+  chain!: AuditRowPlace;
+
   static of(row: AuditRecord): AuditRowDto {
     return { ...row, createdAt: row.createdAt.toISOString(), securityEvents: [...row.securityEvents] };
   }
@@ -142,13 +153,21 @@ export class AuditRowPageDto {
 }
 
 export class ChainVerificationDto implements ChainVerification {
-  @ApiProperty({ description: 'Every link follows the one before it and hashes to its row, and every row is linked or queued to be' })
+  @ApiProperty({
+    description:
+      'Every link follows the one before it and hashes to its row, and every row is accounted for: numbered from 1, the only ' +
+      'row of its number, and linked once or queued once',
+  })
   verified!: boolean;
 
   @ApiProperty()
   checkedRows!: number;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'The first row that does not hold (altered, or after a deleted one)' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'The first row that does not hold (altered, after a deleted one, or outside the log: it may be 0 or below)',
+  })
   firstBadSeq!: number | null;
 
   @ApiProperty({ type: String, nullable: true, description: 'The last row hash; keep it elsewhere to detect a rewritten tail' })

@@ -43,7 +43,9 @@ export function RowDetail({ row }: { row: AuditRow }) {
           ['Pending row', row.pendingSeq === null ? null : String(row.pendingSeq)],
           [
             'Hash',
-            row.hash === null ? (
+            row.chain === 'outside' ? (
+              'Outside the log: this row was written around the audit log’s triggers (numbered like another row, or neither linked into the chain nor waiting for it). Verify fails on it.'
+            ) : row.hash === null ? (
               'Not linked into the chain yet (the sealer does it within a second)'
             ) : (
               <span class="mono hash">{row.hash}</span>

@@ -166,9 +166,19 @@ export function AuditPage() {
       cell: (row) => {
         const status = labelOf(AUDIT_STATUS, row.status);
         return (
-          <Badge tone={status.tone} title={row.errorCode ?? undefined}>
-            {status.label}
-          </Badge>
+          <>
+            <Badge tone={status.tone} title={row.errorCode ?? undefined}>
+              {status.label}
+            </Badge>
+            {row.chain === 'outside' && (
+              <>
+                {' '}
+                <Badge tone="danger" title="Not a row of the log: written around its triggers. Verify fails on it.">
+                  Outside the log
+                </Badge>
+              </>
+            )}
+          </>
         );
       },
     },

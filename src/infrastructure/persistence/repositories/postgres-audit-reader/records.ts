@@ -1,4 +1,5 @@
 import {
+  AUDIT_ROW_PLACES,
   AUDIT_SOURCES,
   type AuditFilter,
   type AuditRecord,
@@ -51,6 +52,7 @@ export const AUDIT_ROW = z
       .nullable(),
     hash: z.string().nullable(),
     prev_hash: z.string().nullable(),
+    chain: z.enum(AUDIT_ROW_PLACES),
   })
   .transform((row): AuditRecord => ({
     seq: row.seq,
@@ -74,6 +76,7 @@ export const AUDIT_ROW = z
     policy: row.policy,
     hash: row.hash,
     prevHash: row.prev_hash,
+    chain: row.chain,
   }));
 
 /** A tool call's pending or only row, with its actor's email and role as they are now (recentToolCalls). */
@@ -167,9 +170,32 @@ export const DECISION_ROW = z.object(DECISION_FIELDS);
  * Audit rows (`a`) with their actor's email, read now from users (`u`): null once the account
  * is gone. Columns and conditions name their table, since users has an id and a created_at too.
  */
-export const AUDIT_COLUMNS = raw(`a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, a.conversation_id, a.campaign_id,
+/**
+ * The log's numbering: rows and links are numbered from 1 to 2^53 − 1, the admin API's
+ * sequence numbers (exact as JSON numbers); migration 1767744000000 refuses any other. A row
+ * numbered outside it is not listed, exported or shown as a row of the log; verify names it.
+ */
+export const LAST_NUMBER = Number.MAX_SAFE_INTEGER;
+export const NUMBERED = raw(`a.seq BETWEEN 1 AND ${LAST_NUMBER}`);
+
+/**
+ * Where an audit row (`a`, its link `c` joined on its seq) stands: `linked` into the chain,
+ * `queued` for the sealer, or `outside` the log. A row of the log is numbered (NUMBERED), is
+ * the only row of its number, and is in exactly one place: one link (at a numbered position),
+ * or the sealer's queue. Any other row was made by the tables' owner around the triggers and
+ * constraints; the admin API shows it so, and verify fails on it (accountFor in
+ * postgres-audit-reader.ts checks the same rule set by set, for the whole table at once).
+ */
+export const AUDIT_ROW_PLACE = sql`CASE
+    WHEN NOT (${NUMBERED}) OR c.position NOT BETWEEN 1 AND ${raw(String(LAST_NUMBER))}
+      OR (SELECT count(*) FROM audit_log twin WHERE twin.seq = a.seq) <> 1
+      OR (SELECT count(*) FROM audit_chain link WHERE link.seq = a.seq) + (SELECT count(*) FROM audit_unsealed q WHERE q.seq = a.seq) <> 1
+      THEN 'outside'
+    WHEN c.seq IS NULL THEN 'queued'
+    ELSE 'linked' END`;
+export const AUDIT_COLUMNS = sql`a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, a.conversation_id, a.campaign_id,
   a.outreach_task_id, a.decision_id, a.tool, a.arguments, a.status, a.result, a.error_code, a.error_message, a.duration_ms, a.security_events,
-  a.pending_seq, a.policy, c.hash, c.prev_hash`);
+  a.pending_seq, a.policy, c.hash, c.prev_hash, ${AUDIT_ROW_PLACE} AS chain`;
 /** With the row's link in the chain (`c`): none until the sealer has linked it. */
 export const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN audit_chain c ON c.seq = a.seq`);
 /** Decision rows (`d`) with their user's email, as for audit rows. */
@@ -193,6 +219,7 @@ export function auditConditions(filter: AuditFilter): (Statement | null)[] {
   // Rows written before the names were one say confirmation_requested (see RecordedAuditStatus).
   const statuses = filter.status === 'confirmation_required' ? ['confirmation_required', 'confirmation_requested'] : [filter.status];
   return [
+    NUMBERED,
     when(filter.actorId, sql`a.actor_id = ${filter.actorId}`),
     // Emails are stored in lower case (normalizeEmail), so this compares without regard to case.
     when(filter.actorEmail, sql`u.email = lower(${filter.actorEmail})`),
