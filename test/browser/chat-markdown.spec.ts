@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
 import { uniqueEmail } from '../support/accounts';
-import { type ConsoleSession, openConsole, pageUntil, shown } from '../support/browser';
+import { type ConsoleSession, openConsole, pageUntil, shown, eventually } from '../support/browser';
 
 /** What a real provider's model writes: a heading, a table, a fence, and links and HTML meant to run. */
 const ANSWER = [
@@ -52,32 +52,33 @@ describe('web console in Chromium: an answer in Markdown', () => {
     await pageUntil(page, `!document.querySelector('.message.assistant[aria-busy]')`);
 
     await shown(answer.getByRole('heading', { name: 'Your week', level: 2 }));
-    expect(await answer.locator('thead th').allTextContents()).toEqual(['Day', 'Task']);
-    expect(await answer.locator('tbody tr').count()).toBe(2);
-    expect(await answer.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['Mon', 'Buy milk']);
-    expect(await answer.locator('pre > code').textContent()).toBe('const total = 1 + 2;\n');
+    await eventually(() => answer.locator('thead th').allTextContents()).toEqual(['Day', 'Task']);
+    await eventually(() => answer.locator('tbody tr').count()).toBe(2);
+    await eventually(() => answer.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['Mon', 'Buy milk']);
+    await eventually(() => answer.locator('pre > code').textContent()).toBe('const total = 1 + 2;\n');
 
-    const links = await answer.locator('a').evaluateAll((anchors) =>
-      anchors.map((a) => ({
-        text: a.textContent,
-        href: a.getAttribute('href'),
-        target: a.getAttribute('target'),
-        rel: a.getAttribute('rel'),
-      })),
-    );
-    expect(links).toEqual([
+    await eventually(() =>
+      answer.locator('a').evaluateAll((anchors) =>
+        anchors.map((a) => ({
+          text: a.textContent,
+          href: a.getAttribute('href'),
+          target: a.getAttribute('target'),
+          rel: a.getAttribute('rel'),
+        })),
+      ),
+    ).toEqual([
       { text: 'Run the tidy-up', href: null, target: null, rel: null },
       { text: 'read the guide', href: 'https://example.com/guide', target: '_blank', rel: 'noopener noreferrer' },
       { text: 'pixel', href: 'https://tracker.example/p.png', target: '_blank', rel: 'noopener noreferrer' },
     ]);
     // The model's HTML is the text it typed, not elements: no image, no handler, no button.
-    expect(await answer.locator('img, button, [onerror], [href^="javascript" i]').count()).toBe(0);
-    expect(await answer.textContent()).toContain('<img src="x" onerror="window.pwned=2">');
-    expect(await answer.textContent()).toContain('<button>Yes, delete all</button>');
-    expect(await page.getByRole('button', { name: 'Yes, delete all' }).count()).toBe(0);
+    await eventually(() => answer.locator('img, button, [onerror], [href^="javascript" i]').count()).toBe(0);
+    await eventually(() => answer.textContent()).toContain('<img src="x" onerror="window.pwned=2">');
+    await eventually(() => answer.textContent()).toContain('<button>Yes, delete all</button>');
+    await eventually(() => page.getByRole('button', { name: 'Yes, delete all' }).count()).toBe(0);
 
     await answer.getByText('Run the tidy-up').click();
-    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    await eventually(() => page.evaluate('window.pwned')).toBeUndefined();
     expect(session.foreignRequests()).toEqual([]);
     expect(session.refusedByPolicy()).toEqual([]);
 
