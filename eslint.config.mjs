@@ -90,6 +90,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
+  {
+    // Web-first: a browser test reads the page through eventually() (test/support/browser.ts), which
+    // reads again until the assertion passes; a read awaited once sees the page as it was (docs/testing.md).
+    files: ['test/browser/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: String.raw`:not(ExpressionStatement) > AwaitExpression > CallExpression[callee.property.name=/^(textContent|innerText|innerHTML|inputValue|allTextContents|allInnerTexts|getAttribute|isVisible|isHidden|isChecked|isEnabled|isDisabled|isEditable|count|title|evaluate|evaluateAll|boundingBox)$/]`,
+          message:
+            'Read the page with eventually(() => …).toX(…) from test/support/browser.ts: the page answers an action in its own time.',
+        },
+      ],
+    },
+  },
   { files: ['**/*.js', '**/*.cjs', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
   // Layout is Prettier's (npm run format; checked by npm run lint): no lint rule argues with it.

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { say, ScriptedLanguageModel } from '../fakes/scripted-language-model';
 import { uniqueEmail } from '../support/accounts';
-import { type ConsoleSession, openConsole, pageUntil, shown } from '../support/browser';
+import { type ConsoleSession, openConsole, pageUntil, shown, eventually } from '../support/browser';
 
 /** What a real provider's model writes: a heading, a table, a fence, and links and HTML meant to run. */
 const ANSWER = [
@@ -56,39 +56,39 @@ describe('web console in Chromium: an answer in Markdown', () => {
     await pageUntil(page, `!document.querySelector('.message.assistant[aria-busy]')`);
 
     await shown(answer.getByRole('heading', { name: 'Your week', level: 2 }));
-    expect(await answer.locator('thead th').allTextContents()).toEqual(['Day', 'Task']);
-    expect(await answer.locator('tbody tr').count()).toBe(2);
-    expect(await answer.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['Mon', 'Buy milk']);
-    expect(await answer.locator('pre > code').textContent()).toBe('const total = 1 + 2;\n');
+    await eventually(() => answer.locator('thead th').allTextContents()).toEqual(['Day', 'Task']);
+    await eventually(() => answer.locator('tbody tr').count()).toBe(2);
+    await eventually(() => answer.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['Mon', 'Buy milk']);
+    await eventually(() => answer.locator('pre > code').textContent()).toBe('const total = 1 + 2;\n');
 
-    const links = await answer.locator('a').evaluateAll((anchors) =>
-      anchors.map((a) => ({
-        text: a.textContent,
-        href: a.getAttribute('href'),
-        target: a.getAttribute('target'),
-        rel: a.getAttribute('rel'),
-      })),
-    );
     // Only http(s) links, each showing its whole destination; words over a link stay as text before it.
     const link = (href: string) => ({ text: href, href, target: '_blank', rel: 'noopener noreferrer' });
-    expect(links).toEqual([
+    await eventually(() =>
+      answer.locator('a').evaluateAll((anchors) =>
+        anchors.map((a) => ({
+          text: a.textContent,
+          href: a.getAttribute('href'),
+          target: a.getAttribute('target'),
+          rel: a.getAttribute('rel'),
+        })),
+      ),
+    ).toEqual([
       link('https://example.com/guide'),
       link('https://elsewhere.example/collect?data=Buy%20milk'),
       link('https://example.com/plain'),
       link('https://tracker.example/p.png'),
     ]);
-    const text = await answer.textContent();
-    expect(text).toContain('Run the tidy-up or read the guide (https://example.com/guide).');
+    const text = await eventually(() => answer.textContent()).toContain('Run the tidy-up or read the guide (https://example.com/guide).');
     expect(text).toContain('click me (https://elsewhere.example/collect?data=Buy%20milk) or https://example.com/plain');
     expect(text).toContain('pixel (https://tracker.example/p.png)');
     // The model's HTML is the text it typed, not elements: no image, no handler, no button.
-    expect(await answer.locator('img, button, [onerror], [href^="javascript" i]').count()).toBe(0);
-    expect(await answer.textContent()).toContain('<img src="x" onerror="window.pwned=2">');
-    expect(await answer.textContent()).toContain('<button>Yes, delete all</button>');
-    expect(await page.getByRole('button', { name: 'Yes, delete all' }).count()).toBe(0);
+    await eventually(() => answer.locator('img, button, [onerror], [href^="javascript" i]').count()).toBe(0);
+    await eventually(() => answer.textContent()).toContain('<img src="x" onerror="window.pwned=2">');
+    await eventually(() => answer.textContent()).toContain('<button>Yes, delete all</button>');
+    await eventually(() => page.getByRole('button', { name: 'Yes, delete all' }).count()).toBe(0);
 
     await answer.getByText('Run the tidy-up').click();
-    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    await eventually(() => page.evaluate('window.pwned')).toBeUndefined();
     expect(session.foreignRequests()).toEqual([]);
     expect(session.refusedByPolicy()).toEqual([]);
 

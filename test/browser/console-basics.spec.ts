@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import request from 'supertest';
 import { signUpAndIn, uniqueEmail } from '../support/accounts';
 import { grantAdmin } from '../support/admins';
-import { type ConsoleSession, openConsole, pageUntil, shown } from '../support/browser';
+import { type ConsoleSession, openConsole, pageUntil, shown, eventually } from '../support/browser';
 
 /** A phone of today: the widths the issue was seen at. */
 const PHONE = { width: 390, height: 844 } as const;
@@ -32,10 +32,12 @@ async function seen(page: Page, selector: string): Promise<Seen> {
   })()`);
 }
 
-function expectInView(box: Seen): void {
-  expect(box.top).toBeGreaterThanOrEqual(box.headerBottom - 1);
-  expect(box.bottom).toBeLessThanOrEqual(Math.min(box.composerTop, box.innerHeight) + 1);
-}
+/** Where the last element matching `selector` is, and whether all of it shows between the header and the composer. Read through eventually(). */
+const inView = (page: Page, selector: string) =>
+  seen(page, selector).then((box) => ({
+    ...box,
+    inView: box.top >= box.headerBottom - 1 && box.bottom <= Math.min(box.composerTop, box.innerHeight) + 1,
+  }));
 
 /** Issue 35: the console on a phone keeps the newest message in view, asks once, and keeps an active person signed in. */
 describe('web console basics on a phone in Chromium', () => {
@@ -56,12 +58,13 @@ describe('web console basics on a phone in Chromium', () => {
 
     /** Sends `message` and waits until its turn is over. */
     async function turn(message: string): Promise<void> {
-      const answers = await page.locator('.message.assistant').count();
+      // Counted in the page, so that the wait below compares with the count before this message.
+      await page.evaluate(`window.__answersBefore = document.querySelectorAll('.message.assistant').length`);
       await page.getByLabel('Message').fill(message);
       await page.getByLabel('Message').press('Enter');
       await pageUntil(
         page,
-        `document.querySelectorAll('.message.assistant').length === ${answers + 1} && document.querySelector('.message.assistant[aria-busy]') === null`,
+        `document.querySelectorAll('.message.assistant').length === window.__answersBefore + 1 && document.querySelector('.message.assistant[aria-busy]') === null`,
       );
     }
 
@@ -69,30 +72,30 @@ describe('web console basics on a phone in Chromium', () => {
       const titles = ['Buy milk', 'Call mum', 'Pay rent', 'Water the plants', 'Book the dentist', 'Renew the passport'];
       for (const title of titles) {
         await turn(`Add ${title}`);
-        expectInView(await seen(page, '.message.assistant'));
+        await eventually(() => inView(page, '.message.assistant')).toMatchObject({ inView: true });
       }
       await turn("What's on my list?");
-      expectInView(await seen(page, '.message.assistant'));
+      await eventually(() => inView(page, '.message.assistant')).toMatchObject({ inView: true });
       // The conversation is longer than the screen: the page had to move for the answer to show.
-      expect(await page.evaluate<number>('document.documentElement.scrollHeight')).toBeGreaterThan(PHONE.height * 1.5);
-      expect(await page.evaluate<number>('window.scrollY')).toBeGreaterThan(0);
+      await eventually(() => page.evaluate<number>('document.documentElement.scrollHeight')).toBeGreaterThan(PHONE.height * 1.5);
+      await eventually(() => page.evaluate<number>('window.scrollY')).toBeGreaterThan(0);
 
       await turn('delete book the dentist');
       const card = page.getByRole('group', { name: 'Delete 1 task?' });
       await shown(card);
-      expectInView(await seen(page, '.confirm-card'));
-      expectInView(await seen(page, '.message.assistant'));
+      await eventually(() => inView(page, '.confirm-card')).toMatchObject({ inView: true });
+      await eventually(() => inView(page, '.message.assistant')).toMatchObject({ inView: true });
       await session.checkpoint('phone-delete-card');
     }, 180_000);
 
     it('asks a confirmation once: the card, and not the model asking the same in words', async () => {
       const asking = page.locator('.message.assistant').last();
-      expect(await asking.locator('.confirm-card').count()).toBe(1);
-      expect(await asking.locator('.bubble.answer').count()).toBe(0);
+      await eventually(() => asking.locator('.confirm-card').count()).toBe(1);
+      await eventually(() => asking.locator('.bubble.answer').count()).toBe(0);
       // On the whole screen, one question about the delete: the card's title.
-      const text = await page.locator('.thread').innerText();
-      expect(text.match(/delete[^?\n]*\?/gi)).toEqual(['Delete 1 task?']);
-      expect(text).not.toMatch(/Reply 'yes delete'/);
+      const thread = () => page.locator('.thread').innerText();
+      await eventually(() => thread().then((text) => text.match(/delete[^?\n]*\?/gi))).toEqual(['Delete 1 task?']);
+      await eventually(thread).not.toMatch(/Reply 'yes delete'/);
 
       // Opened again from the history, it still asks once.
       await page.reload();
@@ -100,15 +103,15 @@ describe('web console basics on a phone in Chromium', () => {
       await page.getByRole('complementary', { name: 'Conversations' }).getByRole('listitem').first().getByRole('button').click();
       const card = page.getByRole('group', { name: 'Delete 1 task?' });
       await shown(card);
-      expect((await page.locator('.thread').innerText()).match(/delete[^?\n]*\?/gi)).toEqual(['Delete 1 task?']);
-      expectInView(await seen(page, '.confirm-card'));
+      await eventually(() => thread().then((text) => text.match(/delete[^?\n]*\?/gi))).toEqual(['Delete 1 task?']);
+      await eventually(() => inView(page, '.confirm-card')).toMatchObject({ inView: true });
 
       await card.getByRole('button', { name: 'Yes, delete 1 task' }).click();
       await pageUntil(
         page,
         `document.querySelector('.confirm-card') === null && document.querySelector('.message.assistant[aria-busy]') === null`,
       );
-      expectInView(await seen(page, '.message.assistant'));
+      await eventually(() => inView(page, '.message.assistant')).toMatchObject({ inView: true });
       await shown(page.getByText("Deleted 'Book the dentist'").last());
     }, 120_000);
 
@@ -124,12 +127,12 @@ describe('web console basics on a phone in Chromium', () => {
       await pageUntil(page, `document.querySelector('.message.assistant[aria-busy]') !== null`);
       await page.evaluate('window.scrollTo(0, 0)');
       await pageUntil(page, `document.querySelector('.message.assistant[aria-busy]') === null`, 30_000);
-      expect(await page.locator('.message.assistant').last().locator('.bubble.answer').count()).toBe(1);
-      expect(await page.evaluate<number>('window.scrollY')).toBe(0);
+      await eventually(() => page.locator('.message.assistant').last().locator('.bubble.answer').count()).toBe(1);
+      await eventually(() => page.evaluate<number>('window.scrollY')).toBe(0);
       await page.unroute(stream);
 
       await turn('Add one more thing');
-      expectInView(await seen(page, '.message.assistant'));
+      await eventually(() => inView(page, '.message.assistant')).toMatchObject({ inView: true });
     }, 60_000);
   });
 
@@ -154,13 +157,14 @@ describe('web console basics on a phone in Chromium', () => {
       await session.signUp(uniqueEmail(), PASSWORD);
       await page.setViewportSize(PHONE);
       const first = await session.stored();
-      const firstExpiry = JSON.parse(String(await page.evaluate(`localStorage.getItem('bridle.session')`))) as { expiresAt: number };
+      const stored = await eventually(() => page.evaluate<string | null>(`localStorage.getItem('bridle.session')`)).not.toBeNull();
+      const firstExpiry = JSON.parse(stored!) as { expiresAt: number };
       // Working: typing now and then, until well past the first token's end.
       let typed = '';
       while (Date.now() < firstExpiry.expiresAt + 20_000) {
         typed += 'a';
         await page.getByLabel('Message').fill(typed);
-        expect(await page.getByText(/Session ends in/).count()).toBe(0);
+        await eventually(() => page.getByText(/Session ends in/).count()).toBe(0);
         await page.waitForTimeout(3_000);
       }
       expect((await me(first.token)).status()).toBe(401);
@@ -222,10 +226,10 @@ describe('web console basics on a phone in Chromium', () => {
       await pageUntil(page, `document.querySelector('.table[aria-busy]') === null`);
       const rows = page.locator('.table tbody tr');
       const column = (name: string) => rows.locator(`td[data-label="${name}"]`).allTextContents();
-      expect(new Set(await column('Actor'))).toEqual(new Set([ada.email]));
+      await eventually(() => column('Actor').then((actors) => new Set(actors))).toEqual(new Set([ada.email]));
       // Her two tasks, each a pending row and its outcome; none of Bob's.
-      expect(await column('Tool')).toEqual(['add_task', 'add_task', 'add_task', 'add_task']);
-      const shownSeqs = (await column('#')).map(Number);
+      await eventually(() => column('Tool')).toEqual(['add_task', 'add_task', 'add_task', 'add_task']);
+      const shownSeqs = (await eventually(() => column('#')).toHaveLength(4)).map(Number);
 
       const download = page.waitForEvent('download');
       await page.getByRole('button', { name: 'Export NDJSON' }).click();

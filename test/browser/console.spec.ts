@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
-import { type ConsoleSession, gone, openConsole, pageUntil, shown } from '../support/browser';
+import { type ConsoleSession, gone, openConsole, pageUntil, shown, eventually } from '../support/browser';
 
 describe('web console in Chromium: chat and tasks', () => {
   let session: ConsoleSession;
@@ -31,7 +31,7 @@ describe('web console in Chromium: chat and tasks', () => {
   it('signs up into the chat, streams an example prompt, lists as a list, and the panel and the assistant see the same tasks', async () => {
     await page.goto(origin);
     await shown(page.getByRole('heading', { name: 'Bridle console' }));
-    expect(await page.title()).toBe('Sign in · Bridle');
+    await eventually(() => page.title()).toBe('Sign in · Bridle');
     await checkpoint('sign-in-page');
 
     // Creating the account signs in: no second form.
@@ -40,9 +40,9 @@ describe('web console in Chromium: chat and tasks', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await shown(page.getByText('What can I help you with?'));
     await shown(tasks().getByText('No tasks yet.'));
-    expect(await page.title()).toBe('Chat · Bridle');
+    await eventually(() => page.title()).toBe('Chat · Bridle');
     // A fresh session shows no countdown: it renews while the person is active (console-basics.spec.ts).
-    expect(await page.getByText(/Session ends in/).count()).toBe(0);
+    await eventually(() => page.getByText(/Session ends in/).count()).toBe(0);
     await checkpoint('empty-chat');
 
     // An example prompt: the answer arrives in pieces (recorded as the page renders them), then whole.
@@ -58,19 +58,20 @@ describe('web console in Chromium: chat and tasks', () => {
     await page.getByRole('button', { name: 'Add buy milk with high priority' }).click();
     const added = await lastAnswer();
     // While the turn ran, the composer offered Stop instead of Send.
-    expect(await page.evaluate<boolean>(`window.__composerButtons.has('Stop')`)).toBe(true);
-    expect(await added.locator('.bubble.answer').textContent()).toBe("Got it! Added 'Buy milk' to your list. Anything else?");
-    const lengths = await page.evaluate<number[]>('window.__answerLengths');
-    expect(new Set(lengths.filter((n) => n > 0 && n < 53)).size).toBeGreaterThan(3);
-    expect(await added.locator('.tool-card summary').textContent()).toBe("Added 'Buy milk'Done");
+    await eventually(() => page.evaluate<boolean>(`window.__composerButtons.has('Stop')`)).toBe(true);
+    await eventually(() => added.locator('.bubble.answer').textContent()).toBe("Got it! Added 'Buy milk' to your list. Anything else?");
+    await eventually(() =>
+      page.evaluate<number[]>('window.__answerLengths').then((lengths) => new Set(lengths.filter((n) => n > 0 && n < 53)).size),
+    ).toBeGreaterThan(3);
+    await eventually(() => added.locator('.tool-card summary').textContent()).toBe("Added 'Buy milk'Done");
     await shown(task('Buy milk'));
-    expect(await task('Buy milk').locator('.badge').textContent()).toBe('high');
+    await eventually(() => task('Buy milk').locator('.badge').textContent()).toBe('high');
     await checkpoint('example-prompt-answered');
 
     // A tool card opens on its details: the tool, its arguments and its result.
     await added.locator('.tool-card summary').click();
-    expect(await added.locator('.tool-card').textContent()).toContain('add_task');
-    expect(await added.locator('.tool-card pre').first().textContent()).toContain('"title": "Buy milk"');
+    await eventually(() => added.locator('.tool-card').textContent()).toContain('add_task');
+    await eventually(() => added.locator('.tool-card pre').first().textContent()).toContain('"title": "Buy milk"');
 
     // A task added from the panel; the assistant's list (a real list) names both.
     await page.getByLabel('New task').fill('Call mum');
@@ -79,12 +80,14 @@ describe('web console in Chromium: chat and tasks', () => {
     await page.getByLabel('Message').fill("what's on my list?");
     await page.getByLabel('Message').press('Enter');
     const listed = await lastAnswer();
-    expect(await listed.locator('.bubble.answer > p').first().textContent()).toBe('Here are your tasks:');
-    expect(await listed.locator('.bubble.answer ol > li').allTextContents()).toEqual(['☐ Buy milk (high priority)', '☐ Call mum']);
-    expect(await listed.locator('.bubble.answer ol > li').evaluateAll((items) => items.map((item) => item.getAttribute('value')))).toEqual([
-      '1',
-      '2',
+    await eventually(() => listed.locator('.bubble.answer > p').first().textContent()).toBe('Here are your tasks:');
+    await eventually(() => listed.locator('.bubble.answer ol > li').allTextContents()).toEqual([
+      '☐ Buy milk (high priority)',
+      '☐ Call mum',
     ]);
+    await eventually(() =>
+      listed.locator('.bubble.answer ol > li').evaluateAll((items) => items.map((item) => item.getAttribute('value'))),
+    ).toEqual(['1', '2']);
     await checkpoint('list-rendered');
 
     // Ticked in the panel; the assistant's next list shows it done.
@@ -94,9 +97,9 @@ describe('web console in Chromium: chat and tasks', () => {
     await page.getByLabel('Message').fill("what's on my list?");
     await page.getByLabel('Message').press('Enter');
     const after = await lastAnswer();
-    expect(await after.locator('.bubble.answer ol > li').allTextContents()).toEqual(['☐ Buy milk (high priority)', '✓ Call mum']);
+    await eventually(() => after.locator('.bubble.answer ol > li').allTextContents()).toEqual(['☐ Buy milk (high priority)', '✓ Call mum']);
     await page.getByRole('button', { name: 'Done', exact: true }).click();
-    expect(await tasks().getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Call mum')]);
+    await eventually(() => tasks().getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('Call mum')]);
     await page.getByRole('button', { name: 'All', exact: true }).click();
     await checkpoint('ticked');
 
@@ -125,7 +128,7 @@ describe('web console in Chromium: chat and tasks', () => {
     const card = page.getByRole('group', { name: 'Delete 1 task?' });
     await shown(card);
     await shown(task('Buy oat milk'));
-    expect(await card.getByRole('listitem').allTextContents()).toEqual(['Buy oat milk']);
+    await eventually(() => card.getByRole('listitem').allTextContents()).toEqual(['Buy oat milk']);
     await checkpoint('chat-delete-asks');
     await card.getByRole('button', { name: 'Yes, delete 1 task' }).click();
     await gone(task('Buy oat milk'));
@@ -141,8 +144,8 @@ describe('web console in Chromium: chat and tasks', () => {
     await page.getByLabel('Message').press('Enter');
     const answer = await lastAnswer();
     await shown(task('<img src=x onerror=alert(1)>'));
-    expect(await answer.locator('img').count()).toBe(0);
-    expect(await answer.locator('.bubble.answer').textContent()).toContain('<img src=x onerror=alert(1)>');
+    await eventually(() => answer.locator('img').count()).toBe(0);
+    await eventually(() => answer.locator('.bubble.answer').textContent()).toContain('<img src=x onerror=alert(1)>');
     // Tidy up for the next test.
     await page.getByRole('button', { name: /^Delete '<img/ }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Yes, delete' }).click();
@@ -155,10 +158,10 @@ describe('web console in Chromium: chat and tasks', () => {
     const focused = () => page.evaluate('document.activeElement.id || document.activeElement.textContent');
 
     await page.keyboard.press('Tab');
-    expect(await focused()).toBe('email');
+    await eventually(focused).toBe('email');
     await page.keyboard.type(email);
     await page.keyboard.press('Tab');
-    expect(await focused()).toBe('password');
+    await eventually(focused).toBe('password');
     await page.keyboard.type(password);
     await page.keyboard.press('Enter');
     await shown(page.getByRole('navigation', { name: 'Main' }));
@@ -166,18 +169,18 @@ describe('web console in Chromium: chat and tasks', () => {
     // From the brand at the top: Chat, then Campaigns.
     await page.evaluate(`document.querySelector('.brand').focus()`);
     for (let i = 0; i < 2; i++) await page.keyboard.press('Tab');
-    expect(await focused()).toBe('Campaigns');
+    await eventually(focused).toBe('Campaigns');
     await page.keyboard.press('Enter');
     await shown(page.getByRole('heading', { name: 'Campaigns' }));
     // The new page starts at its heading (an effect after it renders: waited for, on a busy
     // machine it lands after the heading shows); the next stop is its first field, which Enter submits.
     await pageUntil(page, `document.activeElement?.id === 'campaigns-title'`);
     await page.keyboard.press('Tab');
-    expect(await focused()).toBe('campaign-name');
+    await eventually(focused).toBe('campaign-name');
     await page.keyboard.type('Keyboard campaign');
     await page.keyboard.press('Enter');
     await shown(page.getByRole('heading', { name: 'Keyboard campaign' }));
-    expect(await page.title()).toBe('Campaigns · Bridle');
+    await eventually(() => page.title()).toBe('Campaigns · Bridle');
   }, 120_000);
 
   it('lists the 20 most recent conversations with their age, and older ones on request', async () => {
@@ -194,12 +197,12 @@ describe('web console in Chromium: chat and tasks', () => {
     const conversations = page.getByRole('complementary', { name: 'Conversations' }).getByRole('listitem');
     const older = page.getByRole('button', { name: 'Show older conversations' });
     await shown(older);
-    expect(await conversations.count()).toBe(20);
-    expect(await conversations.first().textContent()).toMatch(/^Add errand 21just now$/i);
+    await eventually(() => conversations.count()).toBe(20);
+    await eventually(() => conversations.first().textContent()).toMatch(/^Add errand 21just now$/i);
     await older.click();
     await older.waitFor({ state: 'hidden', timeout: 15_000 });
     // 21 errands, and the conversations of the first test.
-    expect(await conversations.count()).toBeGreaterThan(21);
+    await eventually(() => conversations.count()).toBeGreaterThan(21);
     // A conversation opens with its history.
     await conversations.first().getByRole('button').click();
     await shown(page.locator('.message.user').filter({ hasText: 'add errand 21' }));
@@ -210,7 +213,7 @@ describe('web console in Chromium: chat and tasks', () => {
     const before = await session.stored();
     await page.getByRole('link', { name: 'Settings' }).click();
     await shown(page.getByRole('heading', { name: 'Settings' }));
-    expect(await page.title()).toBe('Settings · Bridle');
+    await eventually(() => page.title()).toBe('Settings · Bridle');
     await checkpoint('settings');
     await page.getByLabel('Current password').fill(password);
     await page.getByLabel('New password', { exact: true }).fill('a new horse battery');
@@ -232,8 +235,8 @@ describe('web console in Chromium: chat and tasks', () => {
     })()`);
     await page.reload();
     await shown(page.getByText('The bearer token is invalid or has expired'));
-    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
-    expect(await page.evaluate(`localStorage.getItem('bridle.session')`)).toBeNull();
+    await eventually(() => page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    await eventually(() => page.evaluate(`localStorage.getItem('bridle.session')`)).toBeNull();
   }, 60_000);
 
   it('serves the console and the API docs under a Content-Security-Policy they need nothing outside of', async () => {

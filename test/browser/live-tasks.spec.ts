@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Page, Response } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
-import { type ConsoleSession, openConsole, shown } from '../support/browser';
+import { type ConsoleSession, eventually, openConsole, shown } from '../support/browser';
 
 // The live channel (GET /api/:userId/tasks/events): a task changed anywhere shows in every
 // open console of the person, without a reload or a tab switch.
@@ -63,7 +63,7 @@ describe('web console live task updates in Chromium', () => {
     await shown(task(pageB, 'Buy milk'));
 
     expect(navigations).toEqual([]);
-    expect(await pageB.evaluate<number>('window.__visibilityChanges')).toBe(0);
+    await eventually(() => pageB.evaluate<number>('window.__visibilityChanges')).toBe(0);
   }, 120_000);
 
   it('reconnects after the connection drops, and reads the list again', async () => {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
-import { type ConsoleSession, openConsole, pageUntil, shown } from '../support/browser';
+import { type ConsoleSession, openConsole, pageUntil, shown, eventually } from '../support/browser';
 
 // An MCP client sends a person who is not signed in to /authorize: they sign in, read who
 // asks for what, and Allow sends the browser back to the client with a code that works once.
@@ -46,7 +46,7 @@ describe('web console consent page in Chromium', () => {
 
     await shown(page.getByRole('heading', { name: 'Allow access to your Bridle account?' }));
     await shown(page.getByText('Desk <img src=x onerror=alert(1)> client'));
-    expect(await page.locator('main img').count()).toBe(0);
+    await eventually(() => page.locator('main img').count()).toBe(0);
     await shown(page.getByText(new URL(origin).host, { exact: true }));
     await shown(page.getByLabel('See your tasks'));
     await session.checkpoint('consent');

@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
 import { addAdmin } from '../support/admins';
-import { type ConsoleSession, openConsole, shown } from '../support/browser';
+import { type ConsoleSession, openConsole, shown, eventually } from '../support/browser';
 
 /** A rule put before the built-in ones: the assistant may no longer add tasks. */
 const NO_ADDS = '  - name: no-adds\n    tools: [add_task]\n    effect: deny\n    reason: Adds are paused this week\n';
+/** The built-in policy's file as the editor shows it. */
+const BUILT_IN = /^rules:\n {2}- name: destruction-needs-the-person\n/;
 
 // One app and one browser: an admin reads the policy in force, tries a candidate on the recorded calls, is refused a broken one, stores one.
 describe('web console policy page in Chromium', () => {
@@ -58,10 +60,10 @@ describe('web console policy page in Chromium', () => {
   it('shows the built-in policy in force and puts it in the editor', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Policy' }).click();
     await shown(page.getByRole('heading', { name: 'Policy', level: 1 }));
-    expect(await page.title()).toBe('Policy · Bridle');
+    await eventually(() => page.title()).toBe('Policy · Bridle');
     await shown(page.getByRole('heading', { name: 'In force: version 0' }));
-    expect(await page.locator('.policy-in-force').textContent()).toMatch(/^The built-in policy/);
-    expect(await editor().inputValue()).toMatch(/^rules:\n {2}- name: destruction-needs-the-person\n/);
+    await eventually(() => page.locator('.policy-in-force').textContent()).toMatch(/^The built-in policy/);
+    await eventually(() => editor().inputValue()).toMatch(BUILT_IN);
     await shown(page.getByText('No admin has stored a policy yet'));
     await session.checkpoint('built-in');
   }, 60_000);
@@ -69,20 +71,21 @@ describe('web console policy page in Chromium', () => {
   it('dry-runs a candidate over the recorded calls and writes nothing', async () => {
     const rowsBefore = await auditRows();
     expect(rowsBefore.length).toBeGreaterThan(0);
-    await editor().fill((await editor().inputValue()).replace(/^rules:\n/, `rules:\n${NO_ADDS}`));
+    const builtIn = await eventually(() => editor().inputValue()).toMatch(BUILT_IN);
+    await editor().fill(builtIn.replace(/^rules:\n/, `rules:\n${NO_ADDS}`));
     await page.getByRole('button', { name: 'Dry run' }).click();
     const report = page.locator('.dry-run-report');
     await shown(report);
-    expect(await report.getAttribute('data-changed')).toBe('2');
-    expect(await report.locator('.dry-run-summary').textContent()).toMatch(
+    await eventually(() => report.getAttribute('data-changed')).toBe('2');
+    await eventually(() => report.locator('.dry-run-summary').textContent()).toMatch(
       /^Of the newest 2 recorded calls \(.+ to .+\), 2 would be decided differently than by version 0\.$/,
     );
     const change = report.locator('.dry-run-change');
-    expect(await change.locator('summary').allTextContents()).toEqual(['Allowed → Denied by no-adds: 2 calls']);
+    await eventually(() => change.locator('summary').allTextContents()).toEqual(['Allowed → Denied by no-adds: 2 calls']);
     await change.locator('summary').click();
     const examples = change.locator('tbody tr');
-    expect(await examples.locator('td[data-label="Tool"]').allTextContents()).toEqual(['add_task', 'add_task']);
-    expect(await examples.locator('td[data-label="Actor"]').allTextContents()).toEqual([adminEmail, adminEmail]);
+    await eventually(() => examples.locator('td[data-label="Tool"]').allTextContents()).toEqual(['add_task', 'add_task']);
+    await eventually(() => examples.locator('td[data-label="Actor"]').allTextContents()).toEqual([adminEmail, adminEmail]);
     await session.checkpoint('dry-run');
 
     expect((await api<{ version: number }>('/admin/policy')).version).toBe(0);
@@ -90,7 +93,7 @@ describe('web console policy page in Chromium', () => {
     // An edit makes the report stale: it goes.
     await editor().press('End');
     await editor().type(' ');
-    expect(await report.count()).toBe(0);
+    await eventually(() => report.count()).toBe(0);
   }, 90_000);
 
   it('refuses a policy with problems, naming each rule, its field and why, and stores nothing', async () => {
@@ -101,16 +104,19 @@ describe('web console policy page in Chromium', () => {
     await page.getByRole('button', { name: 'Store as the next version' }).click();
     const problems = page.locator('.policy-problems');
     await shown(problems);
-    expect(await problems.locator('p').textContent()).toMatch(/^\d+ problems in this policy\. Nothing was stored\.$/);
-    const items = await problems.locator('li').allTextContents();
-    expect(items.some((item) => /^Rule 1 \(wipe\), rules\[1\]\.tools\[0\]: .*delete_everything/.test(item))).toBe(true);
-    expect(items.some((item) => /^Rule 2, rules\[2\]\.name: /.test(item))).toBe(true);
+    await eventually(() => problems.locator('p').textContent()).toMatch(/^\d+ problems in this policy\. Nothing was stored\.$/);
+    await eventually(() => problems.locator('li').allTextContents()).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Rule 1 \(wipe\), rules\[1\]\.tools\[0\]: .*delete_everything/),
+        expect.stringMatching(/^Rule 2, rules\[2\]\.name: /),
+      ]),
+    );
     await session.checkpoint('refused', { alertsExpected: true });
 
     // Not YAML at all: said before anything is sent.
     await editor().fill('rules: [\n');
     await page.getByRole('button', { name: 'Dry run' }).click();
-    expect(await problems.locator('p').textContent()).toMatch(
+    await eventually(() => problems.locator('p').textContent()).toMatch(
       /^The file is not valid YAML at line \d+, column \d+: .+ Nothing was tried\.$/,
     );
     expect((await api<{ version: number }>('/admin/policy')).version).toBe(0);
@@ -118,19 +124,22 @@ describe('web console policy page in Chromium', () => {
 
   it('stores a version with its reason, in force at once, listed, downloadable as a file and opened back from one', async () => {
     await page.getByRole('button', { name: 'Edit a copy of the built-in policy' }).click();
-    await editor().fill((await editor().inputValue()).replace(/^rules:\n/, `rules:\n${NO_ADDS}`));
+    const copy = await eventually(() => editor().inputValue()).toMatch(BUILT_IN);
+    await editor().fill(copy.replace(/^rules:\n/, `rules:\n${NO_ADDS}`));
     await page.getByLabel(/^Why/).fill('Pause adds for the audit week');
     await page.getByRole('button', { name: 'Store as the next version' }).click();
     await shown(page.getByRole('heading', { name: 'In force: version 1' }));
     await shown(page.getByText('Version 1 stored: in force on every server now.'));
-    expect(await page.locator('.policy-in-force').textContent()).toContain(`by ${adminEmail}: “Pause adds for the audit week”. 2 rules.`);
-    expect(await page.getByLabel(/^Why/).inputValue()).toBe('');
+    await eventually(() => page.locator('.policy-in-force').textContent()).toContain(
+      `by ${adminEmail}: “Pause adds for the audit week”. 2 rules.`,
+    );
+    await eventually(() => page.getByLabel(/^Why/).inputValue()).toBe('');
     const inForce = await api<{ version: number; reason: string; rules: { name: string }[] }>('/admin/policy');
     expect(inForce).toMatchObject({ version: 1, reason: 'Pause adds for the audit week' });
     expect(inForce.rules.map((rule) => rule.name)).toEqual(['no-adds', 'destruction-needs-the-person']);
     const versions = page.locator('.table').last().locator('tbody tr');
-    expect(await versions.locator('td[data-label="Version"]').allTextContents()).toEqual(['1']);
-    expect(await versions.locator('td[data-label="Why"]').allTextContents()).toEqual(['Pause adds for the audit week']);
+    await eventually(() => versions.locator('td[data-label="Version"]').allTextContents()).toEqual(['1']);
+    await eventually(() => versions.locator('td[data-label="Why"]').allTextContents()).toEqual(['Pause adds for the audit week']);
     await session.checkpoint('stored');
 
     const download = page.waitForEvent('download');
@@ -143,11 +152,13 @@ describe('web console policy page in Chromium', () => {
     const json = join(tmp, 'policy.json');
     writeFileSync(json, JSON.stringify({ rules: [], reason: 'Allow everything' }));
     await page.getByLabel('Open a policy file').setInputFiles(json);
-    expect(await editor().inputValue()).toBe(readFileSync(json, 'utf8'));
-    expect(await page.getByLabel(/^Why/).inputValue()).toBe('Allow everything');
+    await eventually(() => editor().inputValue()).toBe(readFileSync(json, 'utf8'));
+    await eventually(() => page.getByLabel(/^Why/).inputValue()).toBe('Allow everything');
     await page.getByRole('button', { name: 'Dry run' }).click();
     await shown(page.locator('.dry-run-report'));
     // Against version 1: the two adds it denies would be allowed again.
-    expect(await page.locator('.dry-run-change summary').allTextContents()).toEqual(['Denied → Allowed (no rule matches): 2 calls']);
+    await eventually(() => page.locator('.dry-run-change summary').allTextContents()).toEqual([
+      'Denied → Allowed (no rule matches): 2 calls',
+    ]);
   }, 90_000);
 });

@@ -4,7 +4,7 @@ import { SweepStaleActionsUseCase } from '../../src/application/outreach/sweep-s
 import { ShiftedClock } from '../fakes/fixed-clock';
 import { signUpAndIn, uniqueEmail } from '../support/accounts';
 import { signUpAdmin } from '../support/admins';
-import { type ConsoleSession, gone, openConsole, pageUntil, shown } from '../support/browser';
+import { type ConsoleSession, gone, openConsole, pageUntil, shown, eventually } from '../support/browser';
 import { cyclesUntilIdle, startedCampaign } from '../support/outreach';
 
 // A campaign that reviews every action: each one waits in the review queue until approved
@@ -37,7 +37,7 @@ describe('web console review queue in Chromium', () => {
         page,
         `document.querySelector('.outcome[data-cycle="${index + 1}"]') !== null && document.querySelector('.campaign-detail [aria-busy]') === null`,
       );
-      expect(await page.locator('.outcome').getAttribute('data-outcome')).toBe(outcome);
+      await eventually(() => page.locator('.outcome').getAttribute('data-outcome')).toBe(outcome);
     }
   }
 
@@ -92,7 +92,7 @@ describe('web console review queue in Chromium', () => {
     await openReview();
     const email = page.locator('.draft').filter({ hasText: 'Email for Grace Hopper' });
     await shown(email);
-    expect(await email.getByLabel('Subject').inputValue()).not.toBe('');
+    await eventually(() => email.getByLabel('Subject').inputValue()).not.toBe('');
     await email.getByRole('button', { name: 'Reject' }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Reject this email?' });
     await shown(dialog);
@@ -102,9 +102,9 @@ describe('web console review queue in Chromium', () => {
     // Nothing is left: the campaign completes; the timeline shows the edited message and no email.
     await runCycles(['campaign_completed']);
     const steps = page.locator('.timeline .step');
-    expect(await steps.filter({ hasText: 'LinkedIn message' }).locator('.sent-text').textContent()).toBe(edited);
-    expect(await steps.filter({ hasText: 'Email' }).locator('.badge').textContent()).toBe('Cancelled');
-    expect(await steps.filter({ hasText: 'Email' }).locator('.sent').count()).toBe(0);
+    await eventually(() => steps.filter({ hasText: 'LinkedIn message' }).locator('.sent-text').textContent()).toBe(edited);
+    await eventually(() => steps.filter({ hasText: 'Email' }).locator('.badge').textContent()).toBe('Cancelled');
+    await eventually(() => steps.filter({ hasText: 'Email' }).locator('.sent').count()).toBe(0);
     await checkpoint('reviewed-campaign');
     expect(session.foreignRequests()).toEqual([]);
   }, 240_000);
@@ -168,7 +168,7 @@ describe('web console review queue in Chromium', () => {
     const escalated = page.getByRole('region', { name: 'Escalated to admins' });
     const card = escalated.locator('.draft').filter({ hasText: 'Email for Ada Byron' });
     await shown(card);
-    expect(await card.textContent()).toContain(`${owner.email}’s · Escalated outreach`);
+    await eventually(() => card.textContent()).toContain(`${owner.email}’s · Escalated outreach`);
     await shown(card.getByText('Escalated to admins'));
     await checkpoint('escalated-draft');
     await card.getByRole('button', { name: 'Approve' }).click();

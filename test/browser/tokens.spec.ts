@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { uniqueEmail } from '../support/accounts';
-import { type ConsoleSession, openConsole, shown } from '../support/browser';
+import { type ConsoleSession, openConsole, shown, eventually } from '../support/browser';
 
 // Settings → Access tokens: a token made in the console works at once for what its scopes
 // allow, its secret is shown once and kept nowhere, and Revoke ends it at its next request.
@@ -30,14 +30,13 @@ describe('web console access tokens in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: 'New access token' });
     await shown(dialog);
     await dialog.getByLabel('Name').fill('Backup script');
-    expect(await dialog.getByLabel(/See your tasks/).isChecked()).toBe(true);
+    await eventually(() => dialog.getByLabel(/See your tasks/).isChecked()).toBe(true);
     await session.checkpoint('new-token');
     await dialog.getByRole('button', { name: 'Make token' }).click();
 
     const shownSecret = page.getByRole('dialog', { name: 'Your new token' }).getByLabel('Token');
     await shown(shownSecret);
-    const secret = await shownSecret.inputValue();
-    expect(secret).toMatch(/^bridle_pat_/);
+    const secret = await eventually(() => shownSecret.inputValue()).toMatch(/^bridle_pat_/);
     await session.checkpoint('secret-shown');
 
     const asToken = { authorization: `Bearer ${secret}` };
@@ -47,8 +46,9 @@ describe('web console access tokens in Chromium', () => {
     await page.getByRole('button', { name: 'Done' }).click();
     await shown(card.getByRole('cell', { name: 'Name Backup script' }));
     // A string, as the other browser tests write page code: the tests are type-checked without the DOM's types.
-    const kept = await page.evaluate<string>('document.documentElement.outerHTML + JSON.stringify({ ...localStorage }) + location.href');
-    expect(kept).not.toContain(secret);
+    await eventually(() =>
+      page.evaluate<string>('document.documentElement.outerHTML + JSON.stringify({ ...localStorage }) + location.href'),
+    ).not.toContain(secret);
     await session.checkpoint('token-listed');
 
     await page.getByRole('button', { name: 'Revoke Backup script' }).click();

@@ -148,6 +148,23 @@ describe('signed audit checkpoints', () => {
       checkpoints: digest.length,
       firstBad: { position: cut, seq: digest.at(-1)!.seq, problem: 'not_in_chain' },
     });
+
+    // A row numbered 0 slipped in by the owner, its check dropped: the command's full walk names it.
+    const forged = await openDatabase(sut.db.settings);
+    try {
+      await forged.query(`ALTER TABLE audit_log DISABLE TRIGGER USER`);
+      await forged.query(`ALTER TABLE audit_log DROP CONSTRAINT audit_log_numbered`);
+      await forged.query(
+        `INSERT INTO audit_log (seq, source, actor_id, tool, arguments, status) VALUES (0, 'mcp', $1, 'delete_task', '{}', 'succeeded')`,
+        [admin.userId],
+      );
+      await forged.query(`ALTER TABLE audit_log ENABLE TRIGGER USER`);
+    } finally {
+      await forged.destroy();
+    }
+    const full = await command(['audit-verify', '--full'], withDatabase);
+    expect(full).toMatchObject({ status: 1, stderr: expect.stringMatching(/^NOT verified/) });
+    expect(JSON.parse(full.stdout.trimEnd().split('\n')[0])).toMatchObject({ verified: false, firstBadSeq: 0 });
   }, 120_000);
 
   function command(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {

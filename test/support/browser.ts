@@ -35,6 +35,50 @@ export default async function prepareBrowserSuites(): Promise<void> {
 export const shown = (locator: Locator) => locator.waitFor({ state: 'visible', timeout: 15_000 });
 export const gone = (locator: Locator) => locator.waitFor({ state: 'detached', timeout: 15_000 });
 
+/** Jest's matchers on a value read again until they pass; each resolves to the value that passed. */
+type Polled<T> = {
+  [K in keyof jest.Matchers<void, T>]: jest.Matchers<void, T>[K] extends (...args: infer A) => unknown ? (...args: A) => Promise<T> : never;
+};
+
+/**
+ * The web-first assertion playwright-core lacks (as Playwright's `expect.poll`):
+ * `await eventually(() => editor().inputValue()).toBe(text)` reads the page again every 50 ms
+ * until the Jest matcher passes, and fails with the matcher's own message after 15 s. The page
+ * answers an action (a click, a fill, setInputFiles, goto) in its own time, so a read made at
+ * once may see the page before it: every read of the page in a browser test goes through this
+ * (lint refuses `await locator.textContent()` and the like elsewhere in test/browser; docs/testing.md).
+ * Resolves to the value that passed, for a test that goes on with it.
+ */
+export function eventually<T>(read: () => Promise<T>, timeoutMs = 15_000): Polled<T> & { not: Polled<T> } {
+  const matchers = (negated: boolean): Polled<T> & { not: Polled<T> } =>
+    new Proxy({} as Polled<T> & { not: Polled<T> }, {
+      get: (_, name) =>
+        name === 'then'
+          ? undefined
+          : name === 'not' && !negated
+            ? matchers(true)
+            : async (...args: unknown[]): Promise<T> => {
+                const deadline = Date.now() + timeoutMs;
+                for (;;) {
+                  try {
+                    const value = await read();
+                    const check = (negated ? expect(value).not : expect(value)) as unknown as Record<
+                      string | symbol,
+                      (...a: unknown[]) => void
+                    >;
+                    check[name](...args);
+                    return value;
+                  } catch (error) {
+                    // A read that failed (the page between two documents) or a matcher that did not pass yet.
+                    if (Date.now() > deadline) throw error;
+                  }
+                  await new Promise((resolve) => setTimeout(resolve, 50));
+                }
+              },
+    });
+  return matchers(false);
+}
+
 /**
  * Waits until `expression`, evaluated in the page, is true. Not page.waitForFunction: that
  * compiles the expression with eval inside the page, which the console's CSP refuses.
@@ -166,9 +210,15 @@ export async function openConsole(
             expect(seen).toEqual({ file, alerts: 0 });
             expect(refused).toEqual([]);
             // Readable on the screen: nothing wider than it (a wide table scrolls inside its own box).
-            expect({ file, width: await page.evaluate('document.documentElement.scrollWidth') }).toEqual({ file, width });
+            // (Read again until it holds: the page may lay itself out again after the resize.)
+            await eventually(() =>
+              page.evaluate<number>('document.documentElement.scrollWidth').then((seen) => ({ file, width: seen })),
+            ).toEqual({
+              file,
+              width,
+            });
             // Every form control has a label a screen reader reads out.
-            expect(await page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
+            await eventually(() => page.evaluate(UNLABELLED_CONTROLS)).toEqual([]);
             expect({ file, axe: await axeViolations(page) }).toEqual({ file, axe: [] });
           }
         }
@@ -187,7 +237,8 @@ export async function openConsole(
     foreignRequests: () => requested.filter((url) => new URL(url).origin !== origin),
     refusedByPolicy: () => [...refused],
     async stored() {
-      return JSON.parse(String(await page.evaluate(`localStorage.getItem('bridle.session')`))) as { token: string; userId: string };
+      const session = await eventually(() => page.evaluate<string | null>(`localStorage.getItem('bridle.session')`)).not.toBeNull();
+      return JSON.parse(session!) as { token: string; userId: string };
     },
     async close() {
       await context.close();
