@@ -46,6 +46,7 @@ describe('web console in Chromium: chat and tasks', () => {
     await checkpoint('empty-chat');
 
     // An example prompt: the answer arrives in pieces (recorded as the page renders them), then whole.
+    // The pieces are sentences: each is sent once the reply check passed the words up to it.
     await page.evaluate(`(() => {
       window.__answerLengths = [];
       window.__composerButtons = new Set();
@@ -62,7 +63,7 @@ describe('web console in Chromium: chat and tasks', () => {
     await eventually(() => added.locator('.bubble.answer').textContent()).toBe("Got it! Added 'Buy milk' to your list. Anything else?");
     await eventually(() =>
       page.evaluate<number[]>('window.__answerLengths').then((lengths) => new Set(lengths.filter((n) => n > 0 && n < 53)).size),
-    ).toBeGreaterThan(3);
+    ).toBeGreaterThan(1);
     await eventually(() => added.locator('.tool-card summary').textContent()).toBe("Added 'Buy milk'Done");
     await shown(task('Buy milk'));
     await eventually(() => task('Buy milk').locator('.badge').textContent()).toBe('high');
