@@ -1,8 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 
 const LOCK_FILE = 'bridle.lock';
+/**
+ * How long a claim held by a process that is ending is waited for. Its thread-group leader
+ * shows as a zombie as soon as it exits, while its other threads may still be closing the
+ * files they share, the claim's socket with them: on a busy machine, for a few milliseconds.
+ */
+const ENDING_HOLDER_WAIT_MS = 3_000;
 /** Data folders locked by this process, so a stale lock carrying our own pid is told apart (lock files only). */
 const heldByThisProcess = new Set<string>();
 
@@ -45,7 +52,15 @@ export class DataDirLock {
     const dir = resolve(dataDir);
     const file = join(dir, LOCK_FILE);
     if (process.platform !== 'linux') return DataDirLock.acquireLockFile(dir, file);
-    const socket = await bind(await socketName(dir));
+    const name = await socketName(dir);
+    let socket = await bind(name);
+    // A holder that is ending (dead, or a zombie whose other threads still close its files)
+    // lets go within moments: wait for the kernel rather than refuse a restart made at once.
+    for (const deadline = Date.now() + ENDING_HOLDER_WAIT_MS; socket === null && Date.now() < deadline;) {
+      if (!isEnding(await readHolder(file))) break;
+      await new Promise((wait) => setTimeout(wait, 50));
+      socket = await bind(name);
+    }
     if (socket === null) throw new DataDirLockedError(dir, await readHolder(file));
     try {
       await writeFile(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
@@ -116,6 +131,22 @@ async function readHolder(file: string): Promise<number | null> {
     return typeof pid === 'number' ? pid : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether the process `pid` is ending: gone, or a zombie (`Z`) or dead (`X`) in /proc. A
+ * pid the lock file does not name is no ending holder: the claim is refused at once.
+ */
+function isEnding(pid: number | null): boolean {
+  if (pid === null || pid === process.pid) return false;
+  if (!isAlive(pid)) return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command's closing parenthesis: its state, one letter.
+    return /^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  } catch {
+    return true;
   }
 }
 
