@@ -1,34 +1,20 @@
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { BROKEN_LINKS, STRAY_ROWS } from '../support/audit-chain';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { undoMigrationsDownTo, useOpenDatabase } from '../support/persistence';
 
 const MIGRATION = 'AdminByOperator1764374400000';
 
 /** Upgrading a database whose admins came from an address list. */
 describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
+  const db = useOpenDatabase();
 
   it('withdraws every admin role, each as an audited revoke_admin in an unbroken chain, and leaves users alone', async () => {
-    const users = new PostgresUserRepository(database);
+    const users = new PostgresUserRepository(db.database);
     // Back to the schema before this migration (and any after it), with admins made the old way.
-    const laterOnes = database.migrations.length - database.migrations.findIndex((migration) => migration.name === MIGRATION);
-    for (let i = 0; i < laterOnes; i++) await database.undoLastMigration();
+    await undoMigrationsDownTo(db.database, MIGRATION);
     // Written as SQL of that schema: the repository reads columns that later migrations add.
     const oldUser = async (email: string, role: 'user' | 'admin') => {
-      const [row] = await database.query<{ id: string; email: string }[]>(
+      const [row] = await db.database.query<{ id: string; email: string }[]>(
         `INSERT INTO users (email, password_hash, role) VALUES ($1, 'x', $2) RETURNING id, email`,
         [email, role],
       );
@@ -38,11 +24,11 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
     const ops = await oldUser('ops@example.com', 'admin');
     const ada = await oldUser('ada@example.com', 'user');
 
-    await database.runMigrations();
+    await db.database.runMigrations();
 
     expect((await users.findByRole('admin')).map((user) => user.email)).toEqual([]);
     expect((await users.findById(ada.id))?.role).toBe('user');
-    const rows = await database.query<
+    const rows = await db.database.query<
       { actor_id: string; source: string; tool: string; status: string; arguments: unknown; result: unknown }[]
     >(`SELECT actor_id, source, tool, status, arguments, result FROM audit_log ORDER BY seq`);
     expect(rows).toEqual(
@@ -56,8 +42,8 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
       })),
     );
     // The rows were chained by the old trigger and moved into audit_chain by a later migration.
-    expect(await database.query(`SELECT count(*)::int AS n FROM audit_chain`)).toEqual([{ n: 2 }]);
-    expect(await database.query(BROKEN_LINKS)).toEqual([]);
-    expect(await database.query(STRAY_ROWS)).toEqual([]);
+    expect(await db.database.query(`SELECT count(*)::int AS n FROM audit_chain`)).toEqual([{ n: 2 }]);
+    expect(await db.database.query(BROKEN_LINKS)).toEqual([]);
+    expect(await db.database.query(STRAY_ROWS)).toEqual([]);
   });
 });

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { VerifyAuditChainUseCase } from '../../src/application/audit/verify-audit-chain.use-case';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditNumbering1767744000000 } from '../../src/infrastructure/persistence/migrations/1767744000000-audit-numbering';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { asTablesOwner, auditVerifyCommand, thenUndone, verifierOn } from '../support/audit-chain';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { usingPostgresServer } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 
 const ROWS = 6;
 const FORGED_ROW = `INSERT INTO audit_log (seq, source, actor_id, tool, arguments, status) VALUES ($1, 'mcp', $2, 'delete_task', '{"id": 1}', 'succeeded')`;
@@ -16,20 +15,17 @@ const FORGED_ROW = `INSERT INTO audit_log (seq, source, actor_id, tool, argument
  * verification (the use case and the operator's command) and are listed as outside the log.
  */
 describe(`every audit row accounted for, on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let verifier: VerifyAuditChainUseCase;
   let reader: PostgresAuditReader;
   const actorId = randomUUID();
   let seqs: number[];
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
     // A checkpoint on the last of the rows: the default verify starts there.
-    verifier = verifierOn(database, ROWS);
-    reader = new PostgresAuditReader(database);
-    const rows = await database.query<{ seq: string }[]>(
+    verifier = verifierOn(db.database, ROWS);
+    reader = new PostgresAuditReader(db.database);
+    const rows = await db.database.query<{ seq: string }[]>(
       `INSERT INTO audit_log (source, actor_id, tool, arguments, status)
        SELECT 'mcp', $1, 'add_task', jsonb_build_object('title', 'buy milk ' || n), 'succeeded' FROM generate_series(1, ${ROWS}) n
        RETURNING seq`,
@@ -40,21 +36,16 @@ describe(`every audit row accounted for, on ${usingPostgresServer ? 'PostgreSQL'
     await expect(verifier.verify(false)).resolves.toMatchObject({ verified: true, from: ROWS });
   });
 
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
-
   it('refuses a row or a link numbered outside 1 to 2^53 - 1, even with every trigger off (migration 1767744000000)', async () => {
     for (const seq of ['0', '-1', '9007199254740992']) {
       await expect(
-        thenUndone(database, async (manager) => {
+        thenUndone(db.database, async (manager) => {
           await manager.query(`SET LOCAL session_replication_role = replica`);
           await manager.query(FORGED_ROW, [seq, actorId]);
         }),
       ).rejects.toThrow(/audit_log_numbered/);
       await expect(
-        thenUndone(database, async (manager) => {
+        thenUndone(db.database, async (manager) => {
           await manager.query(`SET LOCAL session_replication_role = replica`);
           await manager.query(
             `INSERT INTO audit_chain (position, seq, prev_hash, hash) VALUES ($1, $2, repeat('0', 64), repeat('0', 64))`,
@@ -133,7 +124,7 @@ describe(`every audit row accounted for, on ${usingPostgresServer ? 'PostgreSQL'
 
   it.each(forgeries)('finds $name: verify, audit-verify --full, and the listing', async (forgery) => {
     const { statements, firstBad, fromCheckpoint } = forgery;
-    await thenUndone(database, async (manager) => {
+    await thenUndone(db.database, async (manager) => {
       await asTablesOwner(manager, statements());
       const full = await verifier.verify(true);
       expect(full).toMatchObject({ verified: false, firstBadSeq: firstBad() });
@@ -153,7 +144,7 @@ describe(`every audit row accounted for, on ${usingPostgresServer ? 'PostgreSQL'
   });
 
   it('migrates a database that already holds a forged row: the check refuses new ones, and verify names the old one', async () => {
-    await thenUndone(database, async (manager) => {
+    await thenUndone(db.database, async (manager) => {
       const migration = new AuditNumbering1767744000000();
       await migration.down(manager.queryRunner!);
       await manager.query(`SET LOCAL session_replication_role = replica`);
@@ -175,7 +166,7 @@ describe(`every audit row accounted for, on ${usingPostgresServer ? 'PostgreSQL'
   });
 
   it('lists a row waiting for the sealer as queued, and verifies again once every forgery is undone', async () => {
-    await thenUndone(database, async (manager) => {
+    await thenUndone(db.database, async (manager) => {
       const [{ seq }] = await manager.query<{ seq: string }[]>(
         `INSERT INTO audit_log (source, actor_id, tool, arguments, status) VALUES ('mcp', $1, 'list_tasks', '{}', 'succeeded') RETURNING seq`,
         [actorId],

@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
 import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { BROKEN_LINKS, STRAY_ROWS } from '../support/audit-chain';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { usingPostgresServer } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 
 const itOnPostgres = usingPostgresServer ? it : it.skip;
 
 describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let appender: AuditAppender;
   let sealer: PostgresAuditChainSealer;
   let sealAll: SealAuditChainUseCase;
@@ -28,23 +26,16 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     securityEvents: [],
   });
   const append = (tool: string, args: Record<string, unknown> = {}) =>
-    appender.append(database, entry(tool, args), { status: 'succeeded' }, null);
+    appender.append(db.database, entry(tool, args), { status: 'succeeded' }, null);
   const chainOrder = async () =>
-    (await database.query<{ seq: string }[]>(`SELECT seq FROM audit_chain ORDER BY position`)).map((row) => Number(row.seq));
-  const count = async (table: string) => Number((await database.query<{ n: string }[]>(`SELECT count(*) AS n FROM ${table}`))[0].n);
+    (await db.database.query<{ seq: string }[]>(`SELECT seq FROM audit_chain ORDER BY position`)).map((row) => Number(row.seq));
+  const count = async (table: string) => Number((await db.database.query<{ n: string }[]>(`SELECT count(*) AS n FROM ${table}`))[0].n);
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
+  beforeAll(() => {
     appender = new AuditAppender(new RecordingMetrics());
-    sealer = new PostgresAuditChainSealer(database);
+    sealer = new PostgresAuditChainSealer(db.database);
     sealAll = new SealAuditChainUseCase(sealer);
-    reader = new PostgresAuditReader(database);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
+    reader = new PostgresAuditReader(db.database);
   });
 
   it('stays one unbroken chain while 8 writers append and two sealers seal beside them', async () => {
@@ -52,9 +43,9 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     const writers = Array.from({ length: 8 }, async (_, writer) => {
       for (let i = 0; i < 50; i++) {
         // Half inside transactions that do more work, as outreach does.
-        if (i % 2 === 0) await appender.append(database, entry(`w${writer}`, { i }), { status: 'succeeded' }, null);
+        if (i % 2 === 0) await appender.append(db.database, entry(`w${writer}`, { i }), { status: 'succeeded' }, null);
         else {
-          await appender.transaction(database, async (manager, appendInTransaction) => {
+          await appender.transaction(db.database, async (manager, appendInTransaction) => {
             await appendInTransaction(entry(`w${writer}`, { i }), { status: 'pending' }, null);
             await manager.query('SELECT pg_sleep(0.001)');
           });
@@ -73,8 +64,8 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     expect(await count('audit_log')).toBe(400);
     expect(await count('audit_chain')).toBe(400);
     expect(await count('audit_unsealed')).toBe(0);
-    expect(await database.query(BROKEN_LINKS)).toEqual([]);
-    expect(await database.query(STRAY_ROWS)).toEqual([]);
+    expect(await db.database.query(BROKEN_LINKS)).toEqual([]);
+    expect(await db.database.query(STRAY_ROWS)).toEqual([]);
     const verdict = await reader.verify();
     expect(verdict).toEqual({
       verified: true,
@@ -89,9 +80,9 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     const metrics = new RecordingMetrics();
     const grouped = new AuditAppender(metrics);
     const tools = Array.from({ length: 20 }, (_, i) => `together_${i}`);
-    const seqs = await Promise.all(tools.map((tool, i) => grouped.append(database, entry(tool, { i }), { status: 'pending' }, null)));
+    const seqs = await Promise.all(tools.map((tool, i) => grouped.append(db.database, entry(tool, { i }), { status: 'pending' }, null)));
 
-    const rows = await database.query<{ seq: string; tool: string; args: { i: number }; tx: string }[]>(
+    const rows = await db.database.query<{ seq: string; tool: string; args: { i: number }; tx: string }[]>(
       `SELECT seq, tool, arguments AS args, xmin::text AS tx FROM audit_log WHERE seq = ANY ($1) ORDER BY seq`,
       [seqs],
     );
@@ -114,13 +105,13 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
         Array.from({ length: 8 }, async (_, writer) => {
           const own: number[] = [];
           for (let i = 0; i < 6; i++)
-            own.push(await grouped.append(database, entry(`steady_${writer}`, { i }), { status: 'pending' }, null));
+            own.push(await grouped.append(db.database, entry(`steady_${writer}`, { i }), { status: 'pending' }, null));
           return own;
         }),
       )
     ).flat();
 
-    const transactions = await database.query<{ tx: string; rows: string }[]>(
+    const transactions = await db.database.query<{ tx: string; rows: string }[]>(
       `SELECT xmin::text AS tx, count(*) AS rows FROM audit_log WHERE seq = ANY ($1) GROUP BY xmin ORDER BY min(seq)`,
       [seqs],
     );
@@ -135,7 +126,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     const metrics = new RecordingMetrics();
     const grouped = new AuditAppender(metrics);
     const appendOne = (tool: string, actor: string) =>
-      grouped.append(database, { ...entry(tool), actorId: actor }, { status: 'succeeded' }, null);
+      grouped.append(db.database, { ...entry(tool), actorId: actor }, { status: 'succeeded' }, null);
     // The first goes alone; the next four are one batch, and one of them cannot be stored.
     const results = await Promise.allSettled([
       appendOne('alone_1', actorId),
@@ -148,7 +139,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect(String((results[3] as PromiseRejectedResult).reason)).toMatch(/uuid/);
     const seqs = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-    const tools = await database.query<{ tool: string }[]>(`SELECT tool FROM audit_log WHERE seq = ANY ($1) ORDER BY tool`, [seqs]);
+    const tools = await db.database.query<{ tool: string }[]>(`SELECT tool FROM audit_log WHERE seq = ANY ($1) ORDER BY tool`, [seqs]);
     expect(tools.map((row) => row.tool)).toEqual(['alone_1', 'alone_2', 'good_1', 'good_2']);
     expect(metrics.calls.filter((call) => call.name === 'auditRowAppended')).toHaveLength(4);
     // The appender is not stuck: the next row goes through.
@@ -161,7 +152,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     let appended!: (seq: number) => void;
     const slowAppended = new Promise<number>((resolve) => (appended = resolve));
     // The slow writer's row is numbered first and commits last.
-    const slow = appender.transaction(database, async (_manager, appendInTransaction) => {
+    const slow = appender.transaction(db.database, async (_manager, appendInTransaction) => {
       appended(await appendInTransaction(entry('slow'), { status: 'pending' }, null));
       await released;
     });
@@ -183,7 +174,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
       await slow;
       await sealAll.run();
       expect((await chainOrder()).slice(-2)).toEqual([fast, slowSeq]);
-      expect(await database.query(BROKEN_LINKS)).toEqual([]);
+      expect(await db.database.query(BROKEN_LINKS)).toEqual([]);
     } finally {
       release();
       await slow;
@@ -196,7 +187,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
    */
   async function whileAnotherSeals(meanwhile: (commit: () => Promise<void>) => Promise<void>): Promise<void> {
     await append('queued');
-    const first = database.createQueryRunner();
+    const first = db.database.createQueryRunner();
     await first.connect();
     try {
       await first.startTransaction();
@@ -207,7 +198,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
       if (first.isTransactionActive) await first.rollbackTransaction();
       await first.release();
     }
-    expect(await database.query(BROKEN_LINKS)).toEqual([]);
+    expect(await db.database.query(BROKEN_LINKS)).toEqual([]);
   }
 
   itOnPostgres('seals in one process at a time: a second sealer leaves while the first holds the lock', async () => {
@@ -231,7 +222,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
   });
 
   it("queues rows inserted by plain SQL too (a migration, an operator's script), several per statement", async () => {
-    const rows = await database.query<{ seq: string }[]>(
+    const rows = await db.database.query<{ seq: string }[]>(
       `INSERT INTO audit_log (source, actor_id, tool, arguments, status)
        SELECT 'admin', $1, 'revoke_admin', jsonb_build_object('n', n), 'succeeded' FROM generate_series(1, 3) n RETURNING seq`,
       [actorId],
@@ -247,7 +238,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     await sealAll.run();
     // One connection, as a server process's pool holds them: the plans PL/pgSQL caches for
     // audit_seal live as long as it does.
-    const connection = database.createQueryRunner();
+    const connection = db.database.createQueryRunner();
     await connection.connect();
     try {
       const queue = (rows: number) =>
@@ -282,7 +273,7 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     } finally {
       await connection.release();
     }
-    expect(await database.query(BROKEN_LINKS)).toEqual([]);
+    expect(await db.database.query(BROKEN_LINKS)).toEqual([]);
   }, 60_000);
 
   it('refuses UPDATE, DELETE and TRUNCATE; going around the triggers breaks the chain where it happened', async () => {
@@ -292,34 +283,34 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
     await sealAll.run();
 
     for (const table of ['audit_log', 'audit_chain']) {
-      await expect(database.query(`UPDATE ${table} SET seq = seq WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
-      await expect(database.query(`DELETE FROM ${table} WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
-      await expect(database.query(`TRUNCATE ${table}`)).rejects.toThrow(/append-only/);
+      await expect(db.database.query(`UPDATE ${table} SET seq = seq WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
+      await expect(db.database.query(`DELETE FROM ${table} WHERE seq = $1`, [seq])).rejects.toThrow(/append-only/);
+      await expect(db.database.query(`TRUNCATE ${table}`)).rejects.toThrow(/append-only/);
     }
 
     // The owner can go around them; the chain shows where.
-    await database.query(`ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only`);
-    await database.query(`UPDATE audit_log SET arguments = '{"title":"forged"}' WHERE seq = $1`, [seq]);
-    await database.query(`DELETE FROM audit_log WHERE seq = $1`, [gone]);
-    await database.query(`ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only`);
+    await db.database.query(`ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only`);
+    await db.database.query(`UPDATE audit_log SET arguments = '{"title":"forged"}' WHERE seq = $1`, [seq]);
+    await db.database.query(`DELETE FROM audit_log WHERE seq = $1`, [gone]);
+    await db.database.query(`ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only`);
     // A row slipped in with the queueing trigger off is never sealed: verify names it.
-    await database.query(`ALTER TABLE audit_log DISABLE TRIGGER audit_log_queue`);
-    const [{ seq: slipped }] = await database.query<{ seq: string }[]>(
+    await db.database.query(`ALTER TABLE audit_log DISABLE TRIGGER audit_log_queue`);
+    const [{ seq: slipped }] = await db.database.query<{ seq: string }[]>(
       `INSERT INTO audit_log (source, actor_id, tool, arguments, status) VALUES ('mcp', $1, 'add_task', '{}', 'succeeded') RETURNING seq`,
       [actorId],
     );
-    await database.query(`ALTER TABLE audit_log ENABLE TRIGGER audit_log_queue`);
+    await db.database.query(`ALTER TABLE audit_log ENABLE TRIGGER audit_log_queue`);
     await sealAll.run();
 
-    const broken = await database.query<{ seq: string }[]>(BROKEN_LINKS);
+    const broken = await db.database.query<{ seq: string }[]>(BROKEN_LINKS);
     expect(broken.map((row) => Number(row.seq))).toEqual([seq, gone]);
-    expect((await database.query<{ seq: string }[]>(STRAY_ROWS)).map((row) => Number(row.seq))).toEqual([Number(slipped)]);
+    expect((await db.database.query<{ seq: string }[]>(STRAY_ROWS)).map((row) => Number(row.seq))).toEqual([Number(slipped)]);
     expect(await reader.verify()).toMatchObject({ verified: false, firstBadSeq: seq });
   });
 
   it('masks secrets before they reach the table', async () => {
     const seq = await appender.append(
-      database,
+      db.database,
       entry('add_task', {
         title: 'call back with key sk-proj-abcdefghijklmnop1234',
         apiKey: 'plain-secret',
@@ -328,9 +319,10 @@ describe(`the audit chain on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, 
       { status: 'failed', result: { error: 'token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl rejected' } },
       null,
     );
-    const [row] = await database.query<{ text: string }[]>(`SELECT arguments::text || result::text AS text FROM audit_log WHERE seq = $1`, [
-      seq,
-    ]);
+    const [row] = await db.database.query<{ text: string }[]>(
+      `SELECT arguments::text || result::text AS text FROM audit_log WHERE seq = $1`,
+      [seq],
+    );
     expect(row.text).not.toMatch(/sk-proj|plain-secret|abc\.def|eyJhbGci/);
     expect(row.text).toContain('[REDACTED]');
   });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { VerifyAuditChainUseCase } from '../../src/application/audit/verify-audit-chain.use-case';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { asTablesOwner, auditVerifyCommand, thenUndone, verifierOn } from '../support/audit-chain';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { usingPostgresServer } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 
 /** The sealed log every run tampers with: two batches, a checkpoint after each. */
 const BATCH = 4;
@@ -72,21 +72,18 @@ async function fingerprint(manager: EntityManager): Promise<string> {
 }
 
 describe(`full verification over generated tamperings, on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let verifier: VerifyAuditChainUseCase;
   let seqs: number[];
   let copyColumns: string;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    verifier = verifierOn(database, BATCH);
+    verifier = verifierOn(db.database, BATCH);
     const actorId = randomUUID();
     seqs = [];
     for (let batch = 0; batch < 2; batch++) {
       // Rows of every shape: a pending row and its outcome, a refusal with its message and policy.
-      const rows = await database.query<{ seq: string }[]>(
+      const rows = await db.database.query<{ seq: string }[]>(
         `INSERT INTO audit_log (source, actor_id, tool, arguments, status, result, error_code, error_message, duration_ms, policy)
          SELECT 'mcp', $1::uuid, 'add_task', jsonb_build_object('title', 'buy milk ' || n), 'pending', NULL::jsonb, NULL, NULL, NULL::int, NULL::jsonb
            FROM generate_series(1, ${BATCH / 2}) n
@@ -98,7 +95,7 @@ describe(`full verification over generated tamperings, on ${usingPostgresServer 
         [actorId],
       );
       const numbers = rows.map((row) => Number(row.seq));
-      await database.query(
+      await db.database.query(
         `INSERT INTO audit_log (source, actor_id, tool, arguments, status, result, duration_ms, pending_seq)
          VALUES ('mcp', $1, 'add_task', '{}', 'succeeded', '{"id": 1}', 12, $2)`,
         [actorId, numbers[0]],
@@ -106,18 +103,13 @@ describe(`full verification over generated tamperings, on ${usingPostgresServer 
       await verifier.verify(true);
       seqs.push(...numbers);
     }
-    seqs = (await database.query<{ seq: string }[]>(`SELECT seq FROM audit_log ORDER BY seq`)).map((row) => Number(row.seq));
-    const [{ columns }] = await database.query<{ columns: string }[]>(
+    seqs = (await db.database.query<{ seq: string }[]>(`SELECT seq FROM audit_log ORDER BY seq`)).map((row) => Number(row.seq));
+    const [{ columns }] = await db.database.query<{ columns: string }[]>(
       `SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) AS columns
        FROM information_schema.columns WHERE table_name = 'audit_log' AND column_name <> 'seq'`,
     );
     copyColumns = columns;
     expect(await verifier.verify(true)).toMatchObject({ verified: true, checkedRows: seqs.length, firstBadCheckpoint: null });
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
   });
 
   function statement(tampering: Tampering): [string, unknown[]] {
@@ -147,7 +139,7 @@ describe(`full verification over generated tamperings, on ${usingPostgresServer 
       fc.asyncProperty(
         fc.constant(null).chain(() => tamperings(seqs)),
         async (plan) => {
-          const outcome = await thenUndone(database, async (manager) => {
+          const outcome = await thenUndone(db.database, async (manager) => {
             const before = await fingerprint(manager);
             await asTablesOwner(manager, plan.map(statement));
             if ((await fingerprint(manager)) === before) return null;

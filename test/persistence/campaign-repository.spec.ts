@@ -2,34 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { CampaignNotFoundError, CampaignStateError, draftCampaign, renameOrRelimit } from '../../src/domain/outreach/campaign';
 import { EMPTY_BRIEF, EMPTY_TEMPLATES } from '../../src/domain/outreach/brief';
 import { type LeadDraft } from '../../src/domain/outreach/lead';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 import { aCampaignDraft, aLead } from '../factories/campaigns';
 import { addUser } from '../factories/users';
 
 describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let sut: PostgresCampaignRepository;
   const now = new Date('2026-11-22T09:00:00.000Z');
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    sut = new PostgresCampaignRepository(database);
+  beforeAll(() => {
+    sut = new PostgresCampaignRepository(db.database);
   });
 
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
-
-  const newOwner = async () => (await addUser(database)).id;
+  const newOwner = async () => (await addUser(db.database)).id;
   const newCampaign = async (ownerId: string, at = now) => sut.create(ownerId, aCampaignDraft(), at);
   const lead = (slug: string, email: string | null = null): LeadDraft => aLead(slug, { email });
-  const sql = <T>(query: string, parameters: unknown[]) => database.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[]) => db.database.query<T>(query, parameters);
   const taskRows = (campaignId: string) =>
     sql<{ linkedin_url: string; type: string; step: number; status: string; attempts: number; next_run_at: Date }[]>(
       `SELECT l.linkedin_url, t.type, t.step, t.status, t.attempts, t.next_run_at
@@ -247,7 +237,7 @@ describe(`${PostgresCampaignRepository.name} on ${process.env.TEST_POSTGRES_URL 
       const ownerId = await newOwner();
       const plain = await sut.create(ownerId, draftCampaign({ name: 'Plain' }), now);
       expect(plain).toMatchObject({ brief: EMPTY_BRIEF, templates: EMPTY_TEMPLATES });
-      await expect(database.query(`UPDATE campaigns SET brief_tone = $1 WHERE id = $2`, ['t'.repeat(101), plain.id])).rejects.toThrow(
+      await expect(db.database.query(`UPDATE campaigns SET brief_tone = $1 WHERE id = $2`, ['t'.repeat(101), plain.id])).rejects.toThrow(
         /check constraint/,
       );
     });

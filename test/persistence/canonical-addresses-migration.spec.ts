@@ -1,39 +1,25 @@
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { undoMigrationsDownTo, useOpenDatabase } from '../support/persistence';
 
 const MIGRATION = 'CanonicalAddresses1767657600000';
 
 /** Upgrading a database whose addresses were kept as typed (NFKC and lower-cased, the domain in Unicode). */
 describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
+  const db = useOpenDatabase();
 
   it('canonicalises leads and do-not-contact entries, keys the leads, and merges entries that are now one', async () => {
-    const laterOnes = database.migrations.length - database.migrations.findIndex((migration) => migration.name === MIGRATION);
-    for (let i = 0; i < laterOnes; i++) await database.undoLastMigration();
+    await undoMigrationsDownTo(db.database, MIGRATION);
     // Written as SQL of the schema before it: the repositories read the column it adds.
-    const [owner] = await database.query<{ id: string }[]>(
+    const [owner] = await db.database.query<{ id: string }[]>(
       `INSERT INTO users (email, password_hash, role) VALUES ('owner@example.com', 'x', 'user') RETURNING id`,
     );
-    const [campaign] = await database.query<{ id: string }[]>(
+    const [campaign] = await db.database.query<{ id: string }[]>(
       `INSERT INTO campaigns (owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email, created_at, updated_at)
        VALUES ($1, 'Old', 'draft', 10, 10, 10, now(), now()) RETURNING id`,
       [owner.id],
     );
     const emails = ['h@münchen.example', 'b@mail.competitor\u3002com', 'ok@example.com', 'odd@xn--zz.example', null];
     for (const [i, email] of emails.entries()) {
-      await database.query(`INSERT INTO leads (campaign_id, name, linkedin_url, email, created_at) VALUES ($1, $2, $3, $4, now())`, [
+      await db.database.query(`INSERT INTO leads (campaign_id, name, linkedin_url, email, created_at) VALUES ($1, $2, $3, $4, now())`, [
         campaign.id,
         `Lead ${i}`,
         `https://www.linkedin.com/in/lead-${i}/`,
@@ -42,7 +28,7 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
     }
     const listed = ['a@bücher.de', 'a@xn--bcher-kva.de', 'h@münchen.example', 'https://www.linkedin.com/in/x-y/'];
     for (const [i, value] of listed.entries()) {
-      await database.query(`INSERT INTO do_not_contact (owner_id, kind, value, created_at) VALUES ($1, $2, $3, $4)`, [
+      await db.database.query(`INSERT INTO do_not_contact (owner_id, kind, value, created_at) VALUES ($1, $2, $3, $4)`, [
         owner.id,
         value.startsWith('https://') ? 'linkedin' : 'email',
         value,
@@ -50,9 +36,9 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
       ]);
     }
 
-    await database.runMigrations();
+    await db.database.runMigrations();
 
-    const leads = await database.query<{ email: string | null; email_key: string | null }[]>(
+    const leads = await db.database.query<{ email: string | null; email_key: string | null }[]>(
       `SELECT email, email_key FROM leads WHERE campaign_id = $1 ORDER BY name`,
       [campaign.id],
     );
@@ -64,7 +50,7 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
       { email: 'odd@xn--zz.example', email_key: 'odd@xn--zz.example' },
       { email: null, email_key: null },
     ]);
-    const entries = await database.query<{ kind: string; value: string }[]>(
+    const entries = await db.database.query<{ kind: string; value: string }[]>(
       `SELECT kind, value FROM do_not_contact WHERE owner_id = $1 ORDER BY created_at`,
       [owner.id],
     );

@@ -2,11 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { AccountCheck } from '../../src/application/identity/ports/access-token-service.port';
 import { ChatTurnLimitError, ConversationNotFoundError } from '../../src/domain/chat/conversation';
 import { AccountGoneError, CredentialsChangedError } from '../../src/domain/identity/user';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 
 /**
  * A chat turn's opening statement checks what would otherwise take statements of their own:
@@ -14,21 +12,13 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  * user's per-minute limit.
  */
 describe(`the account check and the chat limit in the opening statement on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let store: PostgresConversationStore;
   let users: PostgresUserRepository;
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    store = new PostgresConversationStore(database);
-    users = new PostgresUserRepository(database);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
+  beforeAll(() => {
+    store = new PostgresConversationStore(db.database);
+    users = new PostgresUserRepository(db.database);
   });
 
   const newUser = async () =>
@@ -52,7 +42,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
       conversations: 'user_id = $1',
       rate_limits: `key = 'chat:' || $1`,
     }[table];
-    const [row] = await database.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, [userId]);
+    const [row] = await db.database.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, [userId]);
     return row.n;
   };
 
@@ -79,7 +69,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
     await start(alice, null, 1);
     await expect(start(alice, null, 1)).rejects.toBeInstanceOf(ChatTurnLimitError);
     await expect(start(bob, null, 1)).resolves.toMatchObject({ history: [] });
-    const rows = await database.query<{ key: string; hits: number }[]>(
+    const rows = await db.database.query<{ key: string; hits: number }[]>(
       `SELECT key, hits FROM rate_limits WHERE key = ANY($1) ORDER BY hits DESC`,
       [[`chat:${alice}`, `chat:${bob}`]],
     );
@@ -101,7 +91,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
     await start(userId, null, 1);
     await expect(start(userId, null, 1)).rejects.toBeInstanceOf(ChatTurnLimitError);
     // The minute (and the block of a minute it earned) are over.
-    await database.query(
+    await db.database.query(
       `UPDATE rate_limits SET window_ends = now() - interval '1 second', blocked_until = now() - interval '1 second' WHERE key = $1`,
       [`chat:${userId}`],
     );
@@ -126,7 +116,7 @@ describe(`the account check and the chat limit in the opening statement on ${pro
       expect(await count('conversations', userId)).toBe(1);
       expect(await count('messages', userId)).toBe(2);
       expect(await count('decision_logs', userId)).toBe(1);
-      const [hit] = await database.query<{ hits: number }[]>(`SELECT hits FROM rate_limits WHERE key = $1`, [`chat:${userId}`]);
+      const [hit] = await db.database.query<{ hits: number }[]>(`SELECT hits FROM rate_limits WHERE key = $1`, [`chat:${userId}`]);
       expect(hit.hits).toBe(1);
       // A session signed in after the change is current.
       await expect(start(userId, first.conversationId, 5, { credentialsVersion: 1 })).resolves.toMatchObject({

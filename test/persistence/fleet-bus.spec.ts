@@ -1,10 +1,9 @@
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { FleetBus, PayloadTooLargeError } from '../../src/application/shared/ports/fleet-bus.port';
 import { InProcessFleetBus } from '../../src/infrastructure/events/in-process-fleet-bus';
 import { PostgresFleetBus } from '../../src/infrastructure/events/postgres-fleet-bus';
 import { countStatements } from '../support/statement-counter';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { usingPostgresServer } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 
 const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
 
@@ -34,32 +33,27 @@ describe('InProcessFleetBus', () => {
 
 // Two buses on one database are two replicas: each hears what either publishes.
 describeOnPostgres('PostgresFleetBus', () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
   let buses: PostgresFleetBus[];
   const heard: string[][] = [[], []];
   let resyncs = 0;
+  const db = useOpenDatabase({
+    beforeClose: async () => {
+      for (const bus of buses ?? []) await bus.close();
+    },
+  });
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    if (testDb.settings.kind !== 'server') throw new Error('needs a server');
-    const url = testDb.settings.url;
-    buses = [new PostgresFleetBus(url, database), new PostgresFleetBus(url, database)];
+    if (db.settings.kind !== 'server') throw new Error('needs a server');
+    const url = db.settings.url;
+    buses = [new PostgresFleetBus(url, db.database), new PostgresFleetBus(url, db.database)];
     buses.forEach((bus, i) => bus.subscribe('bridle_mcp_sessions', (payload) => heard[i].push(payload)));
     buses[1].onResync(() => (resyncs += 1));
     await waitFor(async () => (await listening()) === 2);
   });
 
-  afterAll(async () => {
-    for (const bus of buses ?? []) await bus.close();
-    await database?.destroy();
-    await testDb?.dispose();
-  });
-
   /** The buses' LISTEN connections open on this database. */
   async function listening(): Promise<number> {
-    const rows = await database.query<{ n: number }[]>(
+    const rows = await db.database.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'bridle-fleet-bus' AND datname = current_database()`,
     );
     return rows[0].n;
@@ -91,7 +85,7 @@ describeOnPostgres('PostgresFleetBus', () => {
 
   it('listens again after its connection is cut, and tells its subscribers to re-read', async () => {
     heard[1].length = 0;
-    await database.query(
+    await db.database.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'bridle-fleet-bus' AND datname = current_database() AND pid <> pg_backend_pid()`,
     );
     await waitFor(() => resyncs === 1);

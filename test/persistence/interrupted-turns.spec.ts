@@ -3,8 +3,6 @@ import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log
 import { settleFromEvidence } from '../../src/application/todo/tools/tool-call-evidence';
 import { INTERRUPTED_ANSWER } from '../../src/domain/chat/conversation';
 import { TASKS_PER_USER_MAX, draftTask } from '../../src/domain/todo/task';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
@@ -12,13 +10,12 @@ import { PostgresConversationStore } from '../../src/infrastructure/persistence/
 import { PostgresInterruptedTurnStore } from '../../src/infrastructure/persistence/repositories/postgres-interrupted-turn-store';
 import { PostgresTaskRepository } from '../../src/infrastructure/persistence/repositories/postgres-task.repository';
 import { RecordingMetrics } from '../fakes/recording-metrics';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 import { addUser } from '../factories/users';
 import { aFinishedTurn, aTurnStart } from '../factories/conversations';
 
 describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let conversations: PostgresConversationStore;
   let tasks: PostgresTaskRepository;
   let audit: PostgresAuditLog;
@@ -28,19 +25,12 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
   const later = () => new Date(Date.now() + 60_000);
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
     const appender = new AuditAppender(new RecordingMetrics());
-    conversations = new PostgresConversationStore(database);
-    tasks = new PostgresTaskRepository(database);
-    audit = new PostgresAuditLog(database, appender);
-    sut = new PostgresInterruptedTurnStore(database, appender);
-    userId = (await addUser(database, { email: 'interrupted@example.com' })).id;
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
+    conversations = new PostgresConversationStore(db.database);
+    tasks = new PostgresTaskRepository(db.database);
+    audit = new PostgresAuditLog(db.database, appender);
+    sut = new PostgresInterruptedTurnStore(db.database, appender);
+    userId = (await addUser(db.database, { email: 'interrupted@example.com' })).id;
   });
 
   const start = (message: string, conversationId: string | null, now = new Date(), decisionId = randomUUID()) =>
@@ -54,7 +44,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
 
   const decisionOf = async (id: string) =>
     (
-      await database.query<
+      await db.database.query<
         { decision_type: string; status: string; provider: string; model: string; intent_type: string; outcome_category: string }[]
       >(`SELECT decision_type, status, provider, model, intent_type, outcome_category FROM decision_logs WHERE id = $1`, [id])
     )[0];
@@ -70,7 +60,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
   });
 
   const outcomesOf = async (pendingSeq: number) =>
-    database.query<{ status: string; result: Record<string, unknown> | null; error_code: string | null }[]>(
+    db.database.query<{ status: string; result: Record<string, unknown> | null; error_code: string | null }[]>(
       `SELECT status, result, error_code FROM audit_log WHERE pending_seq = $1`,
       [pendingSeq],
     );
@@ -204,7 +194,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       [firstSeq, secondSeq].includes(c.pendingSeq),
     );
     expect(calls).toHaveLength(2);
-    const racers = [sut, new PostgresInterruptedTurnStore(database, new AuditAppender(new RecordingMetrics()))];
+    const racers = [sut, new PostgresInterruptedTurnStore(db.database, new AuditAppender(new RecordingMetrics()))];
     const settled = await Promise.all(
       racers.flatMap((store) =>
         calls.map((call) =>
@@ -225,7 +215,7 @@ describe(`interrupted chat turns on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQ
       },
     ]);
     expect(await sut.unsettledToolCalls({ startedBefore: later(), afterSeq: firstSeq - 1, limit: 10 })).toEqual([]);
-    await expect(new PostgresAuditReader(database).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
+    await expect(new PostgresAuditReader(db.database).verify()).resolves.toMatchObject({ verified: true, firstBadSeq: null });
   });
 
   it('settles complete and delete by number from the tasks as they are', async () => {

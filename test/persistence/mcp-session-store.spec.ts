@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresMcpSessionStore } from '../../src/infrastructure/persistence/repositories/postgres-mcp-session-store';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 import { addUser } from '../factories/users';
 
 describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let sut: PostgresMcpSessionStore;
   let alice: string;
   let bob: string;
@@ -16,16 +13,9 @@ describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? '
   const initialize = { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'c', version: '1' } };
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    sut = new PostgresMcpSessionStore(database);
-    alice = (await addUser(database, { email: 'sessions-alice@example.com' })).id;
-    bob = (await addUser(database, { email: 'sessions-bob@example.com' })).id;
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
+    sut = new PostgresMcpSessionStore(db.database);
+    alice = (await addUser(db.database, { email: 'sessions-alice@example.com' })).id;
+    bob = (await addUser(db.database, { email: 'sessions-bob@example.com' })).id;
   });
 
   it('keeps what a replica needs to serve the session, and finds it only for its person while it is in use', async () => {
@@ -79,7 +69,7 @@ describe(`${PostgresMcpSessionStore.name} on ${process.env.TEST_POSTGRES_URL ? '
   it('ends idle sessions oldest first, a batch at a time', async () => {
     const kept = randomUUID();
     await sut.open({ id: kept, userId: bob, initialize }, at(40), 10);
-    const idle = await database.query<{ id: string }[]>(`SELECT id FROM mcp_sessions WHERE last_seen_at < $1 ORDER BY last_seen_at`, [
+    const idle = await db.database.query<{ id: string }[]>(`SELECT id FROM mcp_sessions WHERE last_seen_at < $1 ORDER BY last_seen_at`, [
       at(40),
     ]);
     expect(idle.length).toBeGreaterThan(1);

@@ -1,18 +1,15 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { TokenPair } from '../../src/application/identity/oauth/ports/oauth-store.port';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresOAuthStore } from '../../src/infrastructure/persistence/repositories/postgres-oauth-store';
 import { aClientRegistration, anAuthorizationRequest } from '../factories/oauth';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 import { addUser } from '../factories/users';
 
 const RESOURCE = 'http://127.0.0.1:3000/mcp';
 const hash = () => createHash('sha256').update(randomBytes(32)).digest('hex');
 
 describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let sut: PostgresOAuthStore;
   let userId: string;
   let clientId: string;
@@ -28,17 +25,10 @@ describe(`${PostgresOAuthStore.name} on ${process.env.TEST_POSTGRES_URL ? 'Postg
   });
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    sut = new PostgresOAuthStore(database);
-    userId = (await addUser(database, { email: 'oauth-store@example.com' })).id;
+    sut = new PostgresOAuthStore(db.database);
+    userId = (await addUser(db.database, { email: 'oauth-store@example.com' })).id;
     clientId = randomUUID();
     await sut.registerClient(clientId, aClientRegistration({ clientName: 'Client' }), now);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
   });
 
   it('keeps one live grant per person, client and resource, widened by a later consent', async () => {

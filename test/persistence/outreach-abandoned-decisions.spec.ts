@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ClaimInput } from '../../src/application/outreach/ports/outreach-cycle-store.port';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import { RecordingMetrics } from '../fakes/recording-metrics';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { undoMigrationsDownTo, useOpenDatabase } from '../support/persistence';
 import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
 import { anOutreachDecision, aTurnStart } from '../factories/conversations';
 import { addUser } from '../factories/users';
@@ -19,15 +17,14 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
   const now = new Date('2026-11-18T14:20:00.000Z');
   const cutOff = new Date(now.getTime() - 120_000);
   const before = (ms: number) => new Date(cutOff.getTime() - ms);
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let sut: PostgresOutreachCycleStore;
   let conversations: PostgresConversationStore;
   let ownerId: string;
   let campaignId: string;
   let claims = 0;
 
-  const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[] = []) => db.database.query<T>(query, parameters);
 
   const decisionOf = async (id: string) =>
     (
@@ -58,23 +55,16 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
   }
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    sut = new PostgresOutreachCycleStore(database, new AuditAppender(new RecordingMetrics()));
-    conversations = new PostgresConversationStore(database);
-    ownerId = (await addUser(database)).id;
+    sut = new PostgresOutreachCycleStore(db.database, new AuditAppender(new RecordingMetrics()));
+    conversations = new PostgresConversationStore(db.database);
+    ownerId = (await addUser(db.database)).id;
     const tag = uniqueSlug();
-    campaignId = await addActiveCampaign(database, ownerId, {
+    campaignId = await addActiveCampaign(db.database, ownerId, {
       now,
       campaign: { name: 'Abandoned' },
       leads: Array.from({ length: 4 }, (_, i) => aLead(`${tag}-${i}`, { name: `Lead ${i}` })),
       leadsAt: new Date(now.getTime() - 3_600_000),
     });
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
   });
 
   it('marks interrupted the pending rows of cycles opened before the cut-off, oldest first, and leaves every other row as it was', async () => {
@@ -114,12 +104,9 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
   it('finds them by a partial index of the pending rows, which the migration can take down and put back', async () => {
     const index = () => sql<{ indexdef: string }[]>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'decision_logs_pending'`);
     expect(await index()).toEqual([{ indexdef: expect.stringMatching(/\(created_at\) WHERE \(\(?status\)?::text = 'pending'::text\)/) }]);
-    const { migrations } = database;
-    const fromIt = migrations.length - migrations.findIndex((migration) => migration.name === 'DecisionPending1766620800000');
-    expect(fromIt).toBeLessThanOrEqual(migrations.length);
-    for (let i = 0; i < fromIt; i++) await database.undoLastMigration();
+    await undoMigrationsDownTo(db.database, 'DecisionPending1766620800000');
     expect(await index()).toEqual([]);
-    await database.runMigrations();
+    await db.database.runMigrations();
     expect(await index()).toHaveLength(1);
   });
 });

@@ -1,11 +1,9 @@
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import { claimStatement } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store/cycle-context';
 import { RecordingMetrics } from '../fakes/recording-metrics';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { undoMigrationsDownTo, useOpenDatabase } from '../support/persistence';
 import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
 import { addUser } from '../factories/users';
 
@@ -42,8 +40,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   const MAX_ROWS = 20;
   const MAX_BUFFERS = 80;
   const now = new Date('2026-11-18T14:20:00.000Z');
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let campaigns: PostgresCampaignRepository;
   let store: PostgresOutreachCycleStore;
   let ownerId: string;
@@ -51,11 +48,11 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   let small: string;
   let workers = 0;
 
-  const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[] = []) => db.database.query<T>(query, parameters);
 
   function startedCampaign(name: string, leads: number): Promise<string> {
     const tag = uniqueSlug();
-    return addActiveCampaign(database, ownerId, {
+    return addActiveCampaign(db.database, ownerId, {
       now,
       campaign: { name },
       leads: Array.from({ length: leads }, (_, i) => aLead(`${tag}-${i}`, { name: `Lead ${i}`, email: `${tag}.${i}@example.com` })),
@@ -92,19 +89,12 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   }
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    campaigns = new PostgresCampaignRepository(database);
-    store = new PostgresOutreachCycleStore(database, new AuditAppender(new RecordingMetrics()));
-    ownerId = (await addUser(database)).id;
+    campaigns = new PostgresCampaignRepository(db.database);
+    store = new PostgresOutreachCycleStore(db.database, new AuditAppender(new RecordingMetrics()));
+    ownerId = (await addUser(db.database)).id;
     big = await startedCampaign('Ten thousand', LEADS);
     small = await startedCampaign('Ten', 10);
   }, 120_000);
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
 
   it('reads a few rows of a campaign of 10 002 tasks right after its import, with no statistics, as of a campaign of 30', async () => {
     expect(await sql(`SELECT count(*)::int AS n FROM outreach_tasks WHERE campaign_id = $1`, [big])).toEqual([{ n: 3 * LEADS }]);
@@ -173,10 +163,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
   });
 
   it('marks the tasks of campaigns under way when the migration runs: a step is ready when no earlier step of its lead is open', async () => {
-    const { migrations } = database;
-    const fromClaim = migrations.length - migrations.findIndex((migration) => migration.name === 'OutreachClaim1766275200000');
-    expect(fromClaim).toBeLessThanOrEqual(migrations.length);
-    for (let i = 0; i < fromClaim; i++) await database.undoLastMigration();
+    await undoMigrationsDownTo(db.database, 'OutreachClaim1766275200000');
     // Three leads of the small campaign, as an upgrade may find them: steps done, failed, cancelled or held for review.
     const leads = await sql<{ lead_id: string }[]>(
       `SELECT DISTINCT lead_id FROM outreach_tasks WHERE campaign_id = $1 AND status = 'Pending' ORDER BY lead_id LIMIT 3`,
@@ -189,7 +176,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
     await set(held, 1, 'AwaitingReview');
     await set(skipped, 1, 'Failed');
     await set(skipped, 2, 'Cancelled');
-    await database.runMigrations();
+    await db.database.runMigrations();
 
     const ready = async (leadId: string) =>
       (await sql<{ ready: boolean }[]>(`SELECT ready FROM outreach_tasks WHERE lead_id = $1 ORDER BY step`, [leadId])).map(

@@ -1,8 +1,6 @@
 import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
 import type { ClaimedTask } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { DraftProposal } from '../../src/domain/outreach/review';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import {
@@ -11,13 +9,12 @@ import {
 } from '../../src/infrastructure/persistence/repositories/postgres-outreach-draft-store';
 import { markDraftSent } from '../../src/infrastructure/persistence/tables/outreach-drafts';
 import { RecordingMetrics } from '../fakes/recording-metrics';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
 import { addUser } from '../factories/users';
 
 describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let cycles: PostgresOutreachCycleStore;
   let sut: PostgresOutreachDraftStore;
   const now = new Date();
@@ -33,26 +30,19 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     secretNames: [],
   };
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
+  beforeAll(() => {
     const appender = new AuditAppender(new RecordingMetrics());
-    cycles = new PostgresOutreachCycleStore(database, appender);
-    sut = new PostgresOutreachDraftStore(database, appender);
+    cycles = new PostgresOutreachCycleStore(db.database, appender);
+    sut = new PostgresOutreachDraftStore(db.database, appender);
   });
 
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
-
-  const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[] = []) => db.database.query<T>(query, parameters);
 
   /** A campaign in `all` mode with one lead, its look-up claimed. */
   async function claimed(): Promise<{ claim: ClaimedTask; proposal: DraftProposal; audit: ToolAuditEntry }> {
-    const owner = await addUser(database);
+    const owner = await addUser(db.database);
     const slug = uniqueSlug();
-    const campaignId = await addActiveCampaign(database, owner.id, {
+    const campaignId = await addActiveCampaign(db.database, owner.id, {
       now,
       campaign: { name: 'Drafts', approvalMode: 'all' },
       leads: [aLead(slug, { name: 'Ada' })],
@@ -140,7 +130,7 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
       Array(9).fill({ ok: false, problem: 'not_awaiting_review', status: 'approved' }),
     );
     expect(await taskOf(claim.taskId)).toEqual({ status: 'Pending', last_error: null });
-    const [sent, again] = [await markDraftSent(database, draftId, now), await markDraftSent(database, draftId, now)];
+    const [sent, again] = [await markDraftSent(db.database, draftId, now), await markDraftSent(db.database, draftId, now)];
     expect([sent, again]).toEqual([true, false]);
   });
 
@@ -263,7 +253,7 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
   });
 
   it('lets an admin decide only an escalated draft, as its reviewer', async () => {
-    const admin = await addUser(database);
+    const admin = await addUser(db.database);
     const plain = await held({ onExpiry: 'escalate' });
     const asAdmin = (draft: { claim: ClaimedTask; draftId: string; argumentsHash: string }) => ({
       ownerId: draft.claim.ownerId,

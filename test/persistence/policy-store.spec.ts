@@ -18,7 +18,8 @@ import { PostgresUserRepository } from '../../src/infrastructure/persistence/rep
 import { SystemClock } from '../../src/infrastructure/system-clock';
 import { RecordingAuditLog } from '../fakes/recording-audit-log';
 import { RecordingLogger } from '../fakes/recording-logger';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { usingPostgresServer, useTestDatabase } from '../support/test-database';
+import { undoMigrationsDownTo, useOpenDatabase } from '../support/persistence';
 
 const describeOnPostgres = usingPostgresServer ? describe : describe.skip;
 
@@ -51,20 +52,12 @@ function replica(dataSource: DataSource, bus: FleetBus, logger = new RecordingLo
 }
 
 describe('PostgresPolicyStore', () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let store: PolicyStore;
   const author = { authorId: randomUUID(), authorEmail: 'admin@example.com' };
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    store = new PostgresPolicyStore(database);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
+  beforeAll(() => {
+    store = new PostgresPolicyStore(db.database);
   });
 
   it('holds no version until one is stored: the built-in policy is version 0', async () => {
@@ -126,30 +119,19 @@ describe('PostgresPolicyStore', () => {
   });
 
   it('never changes or deletes a stored version, and refuses a reason the table does not take', async () => {
-    await expect(database.query(`UPDATE policy_versions SET reason = 'rewritten' WHERE version = 1`)).rejects.toThrow(/append-only/);
-    await expect(database.query(`DELETE FROM policy_versions WHERE version = 1`)).rejects.toThrow(/append-only/);
+    await expect(db.database.query(`UPDATE policy_versions SET reason = 'rewritten' WHERE version = 1`)).rejects.toThrow(/append-only/);
+    await expect(db.database.query(`DELETE FROM policy_versions WHERE version = 1`)).rejects.toThrow(/append-only/);
     await expect(store.save({ document: NO_DELETES, people: {}, reason: '', ...author })).rejects.toThrow();
     expect((await store.version(1))?.reason).toBe('first');
   });
 });
 
 describe('StoredPolicy', () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
+  const db = useOpenDatabase();
 
   it('is the built-in policy with no version stored, then each version stored, compiled once', async () => {
     const bus = new InProcessFleetBus();
-    const one = replica(database, bus);
+    const one = replica(db.database, bus);
     await one.policy.start();
     try {
       expect(one.policy.current().version).toBe(0);
@@ -183,12 +165,12 @@ describe('StoredPolicy', () => {
   });
 
   it('compiles the emails its rules name to the accounts they are, and refuses a policy naming a stranger', async () => {
-    const user = await new PostgresUserRepository(database).create({
+    const user = await new PostgresUserRepository(db.database).create({
       email: `pat-${randomUUID()}@example.com`,
       passwordHash: 'x',
       role: 'user',
     });
-    const one = replica(database, new InProcessFleetBus());
+    const one = replica(db.database, new InProcessFleetBus());
     await one.policy.start();
     try {
       const rules = [{ name: 'pat-adds-nothing', tools: ['add_task'], people: [user.email.toUpperCase()], effect: 'deny', reason: 'No.' }];
@@ -205,17 +187,17 @@ describe('StoredPolicy', () => {
           reason: 'who?',
         }),
       ).rejects.toMatchObject({ code: 'POLICY.INVALID', problems: [expect.objectContaining({ field: 'rules[1].people[0]' })] });
-      expect(await new PostgresPolicyStore(database).latestVersion()).toBe(before);
+      expect(await new PostgresPolicyStore(db.database).latestVersion()).toBe(before);
     } finally {
       one.policy.stop();
     }
   });
 
   it('stores the accounts its emails are with the version, and every process that starts later reads them so', async () => {
-    const users = new PostgresUserRepository(database);
+    const users = new PostgresUserRepository(db.database);
     const email = `quinn-${randomUUID()}@example.com`;
     const quinn = await users.create({ email, passwordHash: 'x', role: 'user' });
-    const one = replica(database, new InProcessFleetBus());
+    const one = replica(db.database, new InProcessFleetBus());
     await one.policy.start();
     try {
       const rules = [{ name: 'quinn-adds-nothing', tools: ['add_task'], people: [email], effect: 'deny', reason: 'No.' }];
@@ -223,9 +205,9 @@ describe('StoredPolicy', () => {
       expect(await one.store.version(stored.version)).toMatchObject({ document: { rules }, people: { [email]: quinn.id } });
 
       // The account goes and someone else registers the email: a process that starts now reads the version as the first does.
-      await database.query(`DELETE FROM users WHERE id = $1`, [quinn.id]);
+      await db.database.query(`DELETE FROM users WHERE id = $1`, [quinn.id]);
       const newcomer = await users.create({ email, passwordHash: 'x', role: 'user' });
-      const later = replica(database, new InProcessFleetBus());
+      const later = replica(db.database, new InProcessFleetBus());
       await later.policy.start();
       try {
         for (const policy of [one.policy, later.policy]) {
@@ -242,23 +224,11 @@ describe('StoredPolicy', () => {
 });
 
 describe(`the PolicyPeople1767574800000 migration on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
+  const db = useOpenDatabase();
 
   it("resolves each earlier version's emails once, to the accounts they are then, and leaves versions append-only", async () => {
-    const index = database.migrations.findIndex((migration) => migration.name === 'PolicyPeople1767574800000');
-    for (let i = database.migrations.length; i > index; i--) await database.undoLastMigration();
-    const [ann] = await database.query<{ id: string }[]>(
+    await undoMigrationsDownTo(db.database, 'PolicyPeople1767574800000');
+    const [ann] = await db.database.query<{ id: string }[]>(
       `INSERT INTO users (email, password_hash, role) VALUES ('ann@example.com', 'x', 'user') RETURNING id`,
     );
     const document = {
@@ -269,46 +239,44 @@ describe(`the PolicyPeople1767574800000 migration on ${process.env.TEST_POSTGRES
       ],
     };
     for (const doc of [document, { rules: [] }]) {
-      await database.query(
+      await db.database.query(
         `INSERT INTO policy_versions (version, document, author_id, author_email, reason)
          SELECT coalesce(max(version), 0) + 1, $1::jsonb, gen_random_uuid(), 'admin@example.com', 'before' FROM policy_versions`,
         [JSON.stringify(doc)],
       );
     }
 
-    await database.runMigrations();
+    await db.database.runMigrations();
 
-    const versions = await database.query<{ version: number; people: unknown }[]>(
+    const versions = await db.database.query<{ version: number; people: unknown }[]>(
       `SELECT version, people FROM policy_versions ORDER BY version`,
     );
     expect(versions).toEqual([
       { version: 1, people: { 'ann@example.com': ann.id } },
       { version: 2, people: {} },
     ]);
-    await expect(database.query(`UPDATE policy_versions SET people = '{}'::jsonb`)).rejects.toThrow(/append-only/);
+    await expect(db.database.query(`UPDATE policy_versions SET people = '{}'::jsonb`)).rejects.toThrow(/append-only/);
   });
 });
 
 // Two replicas on one PostgreSQL database: each its own DataSource, fleet bus (LISTEN connection) and StoredPolicy.
 describeOnPostgres('StoredPolicy on two replicas', () => {
-  let testDb: TestDatabase;
   const databases: DataSource[] = [];
   const buses: PostgresFleetBus[] = [];
+  const testDb = useTestDatabase({
+    beforeDispose: async () => {
+      for (const bus of buses) await bus.close();
+      for (const database of databases) await database.destroy();
+    },
+  });
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
     if (testDb.settings.kind !== 'server') throw new Error('needs a server');
     for (let i = 0; i < 2; i++) {
       const database = await openDatabase(testDb.settings);
       databases.push(database);
       buses.push(new PostgresFleetBus(testDb.settings.url, database));
     }
-  });
-
-  afterAll(async () => {
-    for (const bus of buses) await bus.close();
-    for (const database of databases) await database.destroy();
-    await testDb?.dispose();
   });
 
   it('puts a version one replica stores in force on the other, by the bus alone', async () => {

@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { ClaimedTask, ClaimedWork, OutreachDecision } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { ActionKind } from '../../src/domain/outreach/outreach-task';
 import { addDays, type OwnerLimits, slotLimits } from '../../src/domain/outreach/quota';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import { readQuota, refusalOf, reserveSlots, type Slot } from '../../src/infrastructure/persistence/tables/quota-ledger';
 import type { Sql } from '../../src/infrastructure/persistence/sql';
 import { RecordingMetrics } from '../fakes/recording-metrics';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
 import { anOutreachDecision } from '../factories/conversations';
 import { addUser } from '../factories/users';
@@ -21,8 +19,7 @@ import { addUser } from '../factories/users';
  * race (truly at once on PostgreSQL; one after another on PGlite, which has one connection).
  */
 describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let campaigns: PostgresCampaignRepository;
   let store: PostgresOutreachCycleStore;
   const metrics = new RecordingMetrics();
@@ -31,22 +28,15 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
   const today = '2026-11-18';
   const midnight = (day: string) => new Date(`${day}T00:00:00.000Z`);
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    campaigns = new PostgresCampaignRepository(database);
-    store = new PostgresOutreachCycleStore(database, new AuditAppender(metrics));
+  beforeAll(() => {
+    campaigns = new PostgresCampaignRepository(db.database);
+    store = new PostgresOutreachCycleStore(db.database, new AuditAppender(metrics));
   });
 
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
-  });
-
-  const sql = <T>(query: string, parameters: unknown[] = []) => database.query<T>(query, parameters);
+  const sql = <T>(query: string, parameters: unknown[] = []) => db.database.query<T>(query, parameters);
   /** One slot on its own: whether it was taken. */
   const reserveSlot = async (db: Sql, slot: Slot) => (await reserveSlots(db, [slot])) === null;
-  const newOwner = async () => (await addUser(database)).id;
+  const newOwner = async () => (await addUser(db.database)).id;
   /** Slots taken on `day` before, as the ledger holds them (e.g. before weekly limits existed). */
   const taken = (scope: 'campaign' | 'owner', scopeId: string, kind: ActionKind, day: string, used: number) =>
     sql(`INSERT INTO quota_ledger (scope, scope_id, kind, day, used, "limit") VALUES ($1, $2, $3, $4, $5, 100)`, [
@@ -82,18 +72,18 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
     // Half the racers are late by a midnight: a cycle that began yesterday reserves on yesterday's row.
     const results = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        database.transaction((manager) => reserveSlot(manager, slot(i % 2 ? today : addDays(today, -1)))),
+        db.database.transaction((manager) => reserveSlot(manager, slot(i % 2 ? today : addDays(today, -1)))),
       ),
     );
     expect(results.filter(Boolean)).toHaveLength(4);
     expect(await ledgerSum('owner', ownerId, 'linkedin_message', addDays(today, -6))).toBe(7);
 
     // Refused with the week, until Nov 16 (its oldest counted day) leaves the window: the start of Nov 23.
-    const block = await database.transaction((manager) => refusalOf(manager, slot(today), now));
+    const block = await db.database.transaction((manager) => refusalOf(manager, slot(today), now));
     expect(block).toEqual({ kind: 'linkedin_message', scope: 'owner', window: 'week', limit: 7, used: 7, until: midnight('2026-11-23') });
     // A week later, Nov 16 has left: a reservation on Nov 23 finds 3 places (the 4 of Nov 17 and 18 still count).
     const later = await Promise.all(
-      Array.from({ length: 5 }, () => database.transaction((manager) => reserveSlot(manager, slot('2026-11-23')))),
+      Array.from({ length: 5 }, () => db.database.transaction((manager) => reserveSlot(manager, slot('2026-11-23')))),
     );
     expect(later.filter(Boolean)).toHaveLength(3);
   });
@@ -101,9 +91,9 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
   it('never passes a daily limit either, and takes no slot with a limit of 0', async () => {
     const campaignId = randomUUID();
     const slot: Slot = { scope: 'campaign', scopeId: campaignId, kind: 'email', day: today, limits: { day: 3, week: null } };
-    const results = await Promise.all(Array.from({ length: 8 }, () => database.transaction((manager) => reserveSlot(manager, slot))));
+    const results = await Promise.all(Array.from({ length: 8 }, () => db.database.transaction((manager) => reserveSlot(manager, slot))));
     expect(results.filter(Boolean)).toHaveLength(3);
-    expect(await database.transaction((manager) => refusalOf(manager, slot, now))).toEqual({
+    expect(await db.database.transaction((manager) => refusalOf(manager, slot, now))).toEqual({
       kind: 'email',
       scope: 'campaign',
       window: 'day',
@@ -112,7 +102,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
       until: midnight('2026-11-19'),
     });
     const closed: Slot = { ...slot, scopeId: randomUUID(), limits: { day: 10, week: 0 } };
-    expect(await database.transaction((manager) => reserveSlot(manager, closed))).toBe(false);
+    expect(await db.database.transaction((manager) => reserveSlot(manager, closed))).toBe(false);
   });
 
   describe('through the cycle store', () => {
@@ -124,7 +114,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
     /** An active campaign whose look-ups are done, so that its LinkedIn messages are due. */
     async function messagesDue(ownerId: string, leads: number, weeklyLimits: Record<string, number | null> = {}): Promise<string> {
       const slugs = Array.from({ length: leads }, () => `lead-${uniqueSlug()}`);
-      const campaignId = await addActiveCampaign(database, ownerId, {
+      const campaignId = await addActiveCampaign(db.database, ownerId, {
         now,
         campaign: { name: 'Weekly', weeklyLimits },
         leads: slugs.map((slug) => aLead(slug, { name: slug })),
@@ -235,7 +225,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
         now,
       });
       const campaign = (await campaigns.get(ownerId, second))!;
-      const quota = await readQuota(database, campaign, ownerLimits, today);
+      const quota = await readQuota(db.database, campaign, ownerLimits, today);
       expect(quota.linkedin_message.owner.week).toEqual({ used: 4, limit: 5, byDay: { [addDays(today, -2)]: 3, [today]: 1 } });
       expect((await begin(await claim(second))).result.status).toBe('reserved');
     });

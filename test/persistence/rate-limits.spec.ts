@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { DatabaseThrottlerStorage } from '../../src/infrastructure/persistence/repositories/database-throttler-storage';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 
 describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
   let sut: DatabaseThrottlerStorage;
+  const db = useOpenDatabase({ beforeClose: () => sut?.onModuleDestroy() });
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    sut = new DatabaseThrottlerStorage(database, new Set(['sign-in']));
-  });
-
-  afterAll(async () => {
-    await sut?.onModuleDestroy();
-    await database?.destroy();
-    await testDb?.dispose();
+  beforeAll(() => {
+    sut = new DatabaseThrottlerStorage(db.database, new Set(['sign-in']));
   });
 
   /**
@@ -26,7 +15,7 @@ describe(`rate limit counters on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' 
    * statement reads the database's own clock (clock_timestamp()), which no injected Clock moves.
    */
   const timePasses = (key: string, ms: number) =>
-    database.query(
+    db.database.query(
       `UPDATE rate_limits SET window_ends = window_ends - $2::float8 * interval '1 millisecond',
          blocked_until = blocked_until - $2::float8 * interval '1 millisecond' WHERE key = $1`,
       [key, ms],

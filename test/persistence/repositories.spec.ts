@@ -1,30 +1,22 @@
-import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresTaskRepository } from '../../src/infrastructure/persistence/repositories/postgres-task.repository';
 import { PostgresUserRepository } from '../../src/infrastructure/persistence/repositories/postgres-user.repository';
 import { EmailAlreadyRegisteredError } from '../../src/domain/identity/user';
 import { UpdateTaskUseCase } from '../../src/application/todo/update-task.use-case';
 import { TASKS_PER_USER_MAX, type TaskChanges, type TaskDraft, draftTask } from '../../src/domain/todo/task';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { useTestDatabase } from '../support/test-database';
+import { undoMigrationsDownTo, useOpenDatabase } from '../support/persistence';
 import { aNewUser } from '../factories/users';
 
 describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let users: PostgresUserRepository;
   let tasks: PostgresTaskRepository;
   const now = new Date('2026-11-22T09:00:00.000Z');
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    users = new PostgresUserRepository(database);
-    tasks = new PostgresTaskRepository(database);
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
+  beforeAll(() => {
+    users = new PostgresUserRepository(db.database);
+    tasks = new PostgresTaskRepository(db.database);
   });
 
   const addTask = async (userId: string, draft: TaskDraft) => (await tasks.add(userId, draft, now, TASKS_PER_USER_MAX))!;
@@ -155,13 +147,10 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
       const ivy = await newUser('ivy@example.com');
       for (const title of ['a', 'b', 'c']) await addTask(ivy.id, draftTask({ title }));
       await tasks.remove(ivy.id, 2);
-      const { migrations } = database;
       // Undone with the migrations that came after it, then all run again.
-      const fromTaskCount = migrations.length - migrations.findIndex((migration) => migration.name === 'TaskCount1764288000000');
-      expect(fromTaskCount).toBeLessThanOrEqual(migrations.length);
-      for (let i = 0; i < fromTaskCount; i++) await database.undoLastMigration();
-      await database.runMigrations();
-      const [row] = await database.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [ivy.id]);
+      await undoMigrationsDownTo(db.database, 'TaskCount1764288000000');
+      await db.database.runMigrations();
+      const [row] = await db.database.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [ivy.id]);
       expect(row.task_count).toBe(2);
       await expect(tasks.add(ivy.id, draftTask({ title: 'd' }), now, 3)).resolves.toMatchObject({ number: 4 });
       await expect(tasks.add(ivy.id, draftTask({ title: 'e' }), now, 3)).resolves.toBeNull();
@@ -215,7 +204,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
         const left = (await tasks.list(max.id, 'all')).map((t) => t.number);
         if (asShown.removed) expect({ single, left }).toEqual({ single: null, left: [] });
         else expect({ single: single?.number, left }).toEqual({ single: 2, left: [1, 3] });
-        const [row] = await database.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [max.id]);
+        const [row] = await db.database.query<{ task_count: number }[]>(`SELECT task_count FROM users WHERE id = $1`, [max.id]);
         expect(row.task_count).toBe(left.length);
       }
     });
@@ -265,15 +254,7 @@ describe(`repositories on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' : 'PGli
 });
 
 describe('opening one fresh database from several processes at once', () => {
-  let testDb: TestDatabase;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase({ fresh: true });
-  });
-
-  afterAll(async () => {
-    await testDb?.dispose();
-  });
+  const testDb = useTestDatabase({ fresh: true });
 
   it(
     process.env.TEST_POSTGRES_URL

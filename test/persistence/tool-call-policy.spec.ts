@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
 import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
 import type { PolicyLimit } from '../../src/domain/policy/policy';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { DatabasePolicyAccounts } from '../../src/infrastructure/persistence/repositories/database-policy-accounts';
 import { DatabasePolicyCounters } from '../../src/infrastructure/persistence/repositories/database-policy-counters';
 import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
@@ -15,46 +13,39 @@ import { addUser } from '../factories/users';
 const rowKey = (limit: PolicyLimit) => `policy:${createHash('sha256').update(limit.key).digest('hex')}`;
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { BROKEN_LINKS } from '../support/audit-chain';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { usingPostgresServer } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 
 /** What the policy leaves in the database: its verdict on each tool call's audit row, and its limits' counters. */
 describe(`the policy's records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let userId: string;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    userId = (await addUser(database, { email: 'policy-records@example.com', role: 'admin' })).id;
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
+    userId = (await addUser(db.database, { email: 'policy-records@example.com', role: 'admin' })).id;
   });
 
   it("hashes a row's verdict with the row, and leaves a row without one as it was hashed before", async () => {
-    const audit = new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics()));
+    const audit = new PostgresAuditLog(db.database, new AuditAppender(new RecordingMetrics()));
     const entry: ToolAuditEntry = { source: 'mcp', actorId: userId, tool: 'delete_task', arguments: { number: 1 }, securityEvents: [] };
     await audit.record(
       { ...entry, policy: { version: 3, rule: 'delete-cap', effect: 'limit' } },
       { status: 'rejected', errorCode: 'POLICY_LIMIT_REACHED', errorMessage: 'That limit is reached.', durationMs: 0 },
     );
     await audit.record(entry, { status: 'succeeded', durationMs: 1 });
-    await new SealAuditChainUseCase(new PostgresAuditChainSealer(database)).run();
+    await new SealAuditChainUseCase(new PostgresAuditChainSealer(db.database)).run();
 
-    const canonical = await database.query<{ text: string }[]>(`SELECT audit_row_canonical(a) AS text FROM audit_log a ORDER BY seq`);
+    const canonical = await db.database.query<{ text: string }[]>(`SELECT audit_row_canonical(a) AS text FROM audit_log a ORDER BY seq`);
     expect(JSON.parse(canonical[0].text)).toMatchObject({ policy: { version: 3, rule: 'delete-cap', effect: 'limit' } });
     expect(JSON.parse(canonical[1].text)).not.toHaveProperty('policy');
-    expect(await database.query(BROKEN_LINKS)).toEqual([]);
+    expect(await db.database.query(BROKEN_LINKS)).toEqual([]);
 
-    const page = await new PostgresAuditReader(database).list({}, 10, null);
+    const page = await new PostgresAuditReader(db.database).list({}, 10, null);
     expect(page.items.map((row) => row.policy)).toEqual([null, { version: 3, rule: 'delete-cap', effect: 'limit' }]);
   });
 
   it('lets exactly the limit through when calls race from many connections, and counts only what ran', async () => {
-    const counters = new DatabasePolicyCounters(database);
+    const counters = new DatabasePolicyCounters(db.database);
     const perPerson: PolicyLimit = {
       rule: 'delete-cap',
       position: 1,
@@ -70,7 +61,7 @@ describe(`the policy's records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite
     expect(refused).toHaveLength(10);
     expect(refused[0]).toMatchObject({ limit: { rule: 'delete-cap' }, retryAfterSeconds: expect.any(Number) });
     expect(refused[0]?.retryAfterSeconds).toBeGreaterThan(86_000);
-    const hits = await database.query<{ key: string; hits: number }[]>(`SELECT key, hits FROM rate_limits WHERE key = ANY($1::text[])`, [
+    const hits = await db.database.query<{ key: string; hits: number }[]>(`SELECT key, hits FROM rate_limits WHERE key = ANY($1::text[])`, [
       [rowKey(everyone), rowKey(perPerson)],
     ]);
     // A look counts nothing: the full limit is named, the other has room.
@@ -87,7 +78,7 @@ describe(`the policy's records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite
   });
 
   it('keeps a counter under a digest of its key, whatever the length of the rule it stands for', async () => {
-    const counters = new DatabasePolicyCounters(database);
+    const counters = new DatabasePolicyCounters(db.database);
     const long: PolicyLimit = { rule: 'many-people', position: 1, max: 1, window: 'minute', windowMs: 60_000, key: 'x'.repeat(20_000) };
     await expect(counters.take([long])).resolves.toBeNull();
     await expect(counters.take([long])).resolves.toMatchObject({ limit: { rule: 'many-people' } });
@@ -95,7 +86,7 @@ describe(`the policy's records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite
   });
 
   it("reads a caller's role, and none for an account that is not there", async () => {
-    const callers = new DatabasePolicyAccounts(database);
+    const callers = new DatabasePolicyAccounts(db.database);
     await expect(callers.roleOf(userId)).resolves.toBe('admin');
     await expect(callers.roleOf('00000000-0000-4000-8000-000000000000')).resolves.toBeNull();
   });

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
 import { SealAuditChainUseCase } from '../../src/application/audit/seal-audit-chain.use-case';
 import type { FinishedTurn } from '../../src/application/chat/ports/conversation-store.port';
 import { TREATMENTS } from '../../src/domain/agent/failures';
-import { openDatabase } from '../../src/infrastructure/persistence/database';
 import { PostgresAuditChainSealer } from '../../src/infrastructure/persistence/repositories/postgres-audit-chain-sealer';
 import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
@@ -12,14 +10,14 @@ import { PostgresAuditReader } from '../../src/infrastructure/persistence/reposi
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
 import { RecordingMetrics } from '../fakes/recording-metrics';
 import { BROKEN_LINKS } from '../support/audit-chain';
-import { createTestDatabase, type TestDatabase, usingPostgresServer } from '../support/test-database';
+import { usingPostgresServer } from '../support/test-database';
+import { useOpenDatabase } from '../support/persistence';
 import { addUser } from '../factories/users';
 import { aFinishedTurn, aTurnStart } from '../factories/conversations';
 
 /** What a chat turn's decision row and a failed tool call's audit row record, as the admin API reads them. */
 describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'}`, () => {
-  let testDb: TestDatabase;
-  let database: DataSource;
+  const db = useOpenDatabase();
   let store: PostgresConversationStore;
   let audit: PostgresAuditLog;
   let reader: PostgresAuditReader;
@@ -27,18 +25,11 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
   let userId: string;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
-    database = await openDatabase(testDb.settings);
-    store = new PostgresConversationStore(database);
-    audit = new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics()));
-    reader = new PostgresAuditReader(database);
-    seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database));
-    userId = (await addUser(database, { email: 'turn-record@example.com' })).id;
-  });
-
-  afterAll(async () => {
-    await database?.destroy();
-    await testDb?.dispose();
+    store = new PostgresConversationStore(db.database);
+    audit = new PostgresAuditLog(db.database, new AuditAppender(new RecordingMetrics()));
+    reader = new PostgresAuditReader(db.database);
+    seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(db.database));
+    userId = (await addUser(db.database, { email: 'turn-record@example.com' })).id;
   });
 
   const start = (message: string, conversationId: string | null = null) => {
@@ -63,7 +54,7 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
 
   const userMessageIds = async (conversationId: string) =>
     (
-      await database.query<{ id: string }[]>(`SELECT id FROM messages WHERE conversation_id = $1 AND role = 'user' ORDER BY seq`, [
+      await db.database.query<{ id: string }[]>(`SELECT id FROM messages WHERE conversation_id = $1 AND role = 'user' ORDER BY seq`, [
         conversationId,
       ])
     ).map((row) => row.id);
@@ -139,9 +130,9 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
 
     // Sealed, the chain holds with the messages in it; a row without one hashes as rows always have.
     await seal.run();
-    expect(await database.query(BROKEN_LINKS)).toEqual([]);
+    expect(await db.database.query(BROKEN_LINKS)).toEqual([]);
     expect(await reader.verify()).toMatchObject({ verified: true, firstBadSeq: null });
-    const canonical = await database.query<{ seq: string; text: string }[]>(
+    const canonical = await db.database.query<{ seq: string; text: string }[]>(
       `SELECT seq, audit_row_canonical(a) AS text FROM audit_log a WHERE actor_id = $1 ORDER BY seq`,
       [userId],
     );
