@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { AuditRowUnreadableError } from '../../src/domain/audit/audit-errors';
 import type { VerifyAuditChainUseCase } from '../../src/application/audit/verify-audit-chain.use-case';
 import { AuditNumbering1767744000000 } from '../../src/infrastructure/persistence/migrations/1767744000000-audit-numbering';
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
@@ -140,6 +141,21 @@ describe(`every audit row accounted for, on ${usingPostgresServer ? 'PostgreSQL'
       for await (const row of reader.export({})) exported.push(row.seq);
       expect(exported).toEqual(listed.map((row) => row.seq).reverse());
       if (firstBad() < 1) expect(await reader.get(firstBad())).toBeNull();
+    });
+  });
+
+  it('refuses a row of no shape Bridle writes as such (AUDIT.ROW_UNREADABLE), not as a fault of the server; verify finds it', async () => {
+    await thenUndone(db.database, async (manager) => {
+      await asTablesOwner(manager, [[`UPDATE audit_log SET status = 'forged', source = 'elsewhere' WHERE seq = $1`, [seqs[1]]]]);
+      expect(await verifier.verify(true)).toMatchObject({ verified: false, firstBadSeq: seqs[1] });
+      await expect(reader.list({}, 100, null)).rejects.toThrow(AuditRowUnreadableError);
+      await expect(reader.get(seqs[1])).rejects.toThrow(AuditRowUnreadableError);
+      const exportAll = async () => {
+        for await (const row of reader.export({})) expect(row.seq).toBeLessThan(seqs[1]);
+      };
+      await expect(exportAll()).rejects.toThrow(AuditRowUnreadableError);
+      // The rows after it are read as before.
+      await expect(reader.get(seqs[2])).resolves.toMatchObject({ seq: seqs[2], status: 'succeeded' });
     });
   });
 

@@ -12,10 +12,11 @@ import {
   type RecordedToolCall,
 } from '../../../application/audit/ports/audit-reader.port';
 import type { Page } from '../../../application/shared/page';
+import { AuditRowUnreadableError } from '../../../domain/audit/audit-errors';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
-import { raw, selectRow, selectRows, sql, type Statement } from '../sql';
+import { raw, selectRow, selectRows, sql, type Statement, UnexpectedRowError } from '../sql';
 import {
   allOf,
   AUDIT_COLUMNS,
@@ -101,17 +102,21 @@ export class PostgresAuditReader extends AuditReader {
   async list(filter: AuditFilter, limit: number, cursor: string | null): Promise<Page<AuditRecord>> {
     const before = decodeCursor(cursor, isSeqCursor);
     const where = allOf([...auditConditions(filter), when(before ?? undefined, sql`a.seq < ${before}::bigint`)]);
-    const rows = await selectRows(
-      this.dataSource,
-      sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE ${where} ORDER BY a.seq DESC LIMIT ${limit + 1}`,
-      AUDIT_ROW,
+    const rows = await readable(
+      selectRows(
+        this.dataSource,
+        sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE ${where} ORDER BY a.seq DESC LIMIT ${limit + 1}`,
+        AUDIT_ROW,
+      ),
     );
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? encodeCursor(String(items[items.length - 1].seq)) : null };
   }
 
   async get(seq: number): Promise<AuditRecord | null> {
-    return selectRow(this.dataSource, sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.seq = ${seq} AND ${NUMBERED}`, AUDIT_ROW);
+    return readable(
+      selectRow(this.dataSource, sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.seq = ${seq} AND ${NUMBERED}`, AUDIT_ROW),
+    );
   }
 
   async listDecisions(filter: DecisionFilter, limit: number, cursor: string | null): Promise<Page<DecisionRecord>> {
@@ -120,11 +125,13 @@ export class PostgresAuditReader extends AuditReader {
       ...decisionConditions(filter),
       after && sql`(d.created_at, d.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`,
     ]);
-    const rows = await selectRows(
-      this.dataSource,
-      sql`SELECT ${DECISION_COLUMNS} FROM ${DECISION_FROM} WHERE ${where}
-          ORDER BY d.created_at DESC, d.id DESC LIMIT ${limit + 1}`,
-      DECISION_ROW,
+    const rows = await readable(
+      selectRows(
+        this.dataSource,
+        sql`SELECT ${DECISION_COLUMNS} FROM ${DECISION_FROM} WHERE ${where}
+            ORDER BY d.created_at DESC, d.id DESC LIMIT ${limit + 1}`,
+        DECISION_ROW,
+      ),
     );
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
@@ -135,11 +142,12 @@ export class PostgresAuditReader extends AuditReader {
   }
 
   async getDecision(id: string): Promise<DecisionWithToolCalls | null> {
-    const decision = await selectRow(
-      this.dataSource,
-      // The person's message: the one stored just before the turn's answer (found by its
-      // decision, messages_decision_idx), in the same conversation (messages_conversation_seq_idx).
-      sql`SELECT ${DECISION_COLUMNS}, d.context,
+    const decision = await readable(
+      selectRow(
+        this.dataSource,
+        // The person's message: the one stored just before the turn's answer (found by its
+        // decision, messages_decision_idx), in the same conversation (messages_conversation_seq_idx).
+        sql`SELECT ${DECISION_COLUMNS}, d.context,
                  (SELECT s.content FROM conversation_summaries s WHERE s.id = (d.context->>'summaryId')::uuid) AS summary,
                  (SELECT json_build_object('id', q.id, 'content', q.content, 'createdAt', q.created_at)
                   FROM messages a CROSS JOIN LATERAL (
@@ -147,13 +155,16 @@ export class PostgresAuditReader extends AuditReader {
                     WHERE p.conversation_id = a.conversation_id AND p.seq < a.seq ORDER BY p.seq DESC LIMIT 1) q
                   WHERE a.decision_id = d.id AND q.id = d.message_id) AS message
           FROM ${DECISION_FROM} WHERE d.id = ${id}`,
-      DECISION_DETAIL_ROW,
+        DECISION_DETAIL_ROW,
+      ),
     );
     if (!decision) return null;
-    const toolCalls = await selectRows(
-      this.dataSource,
-      sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.decision_id = ${id} AND ${NUMBERED} ORDER BY a.seq`,
-      AUDIT_ROW,
+    const toolCalls = await readable(
+      selectRows(
+        this.dataSource,
+        sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE a.decision_id = ${id} AND ${NUMBERED} ORDER BY a.seq`,
+        AUDIT_ROW,
+      ),
     );
     return {
       ...toDecisionRecord(decision),
@@ -171,10 +182,12 @@ export class PostgresAuditReader extends AuditReader {
       // One statement per batch, no transaction held open: other requests (and PGlite's
       // single connection) are never blocked for the length of an export.
       const where = allOf([...auditConditions(filter), sql`a.seq <= ${head}::bigint`, sql`a.seq > ${after}::bigint`]);
-      const rows = await selectRows(
-        this.dataSource,
-        sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE ${where} ORDER BY a.seq LIMIT ${EXPORT_BATCH}`,
-        AUDIT_ROW,
+      const rows = await readable(
+        selectRows(
+          this.dataSource,
+          sql`SELECT ${AUDIT_COLUMNS} FROM ${AUDIT_FROM} WHERE ${where} ORDER BY a.seq LIMIT ${EXPORT_BATCH}`,
+          AUDIT_ROW,
+        ),
       );
       yield* rows;
       if (rows.length < EXPORT_BATCH) return;
@@ -187,14 +200,16 @@ export class PostgresAuditReader extends AuditReader {
     // set) is the second row of a call already counted by its pending row, and admin and
     // account rows are no tool calls. Their rows interleave with the calls' and are skipped as
     // the scan meets them; no index is added for it, so appends pay nothing for dry runs.
-    return selectRows(
-      this.dataSource,
-      sql`SELECT a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, u.role AS actor_role, a.tool, a.arguments, a.status,
+    return readable(
+      selectRows(
+        this.dataSource,
+        sql`SELECT a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, u.role AS actor_role, a.tool, a.arguments, a.status,
             (a.policy ->> 'items')::int AS items
           FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id
           WHERE a.source IN ('chat', 'mcp', 'outreach') AND a.pending_seq IS NULL AND ${NUMBERED}
           ORDER BY a.seq DESC LIMIT ${limit}`,
-      TOOL_CALL_ROW,
+        TOOL_CALL_ROW,
+      ),
     );
   }
 
@@ -286,6 +301,20 @@ export class PostgresAuditReader extends AuditReader {
   private async head(): Promise<number | null> {
     const row = await selectRow(this.dataSource, sql`SELECT max(a.seq) AS head FROM audit_log a WHERE ${NUMBERED}`, HEAD_ROW);
     return row!.head;
+  }
+}
+
+/**
+ * A read of rows for an admin, where a row that is not of a shape Bridle writes (changed by the
+ * tables' owner outside Bridle) is refused as such (409 AUDIT.ROW_UNREADABLE), not as a fault
+ * of the server: the one mechanism for every column the row schemas check.
+ */
+async function readable<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof UnexpectedRowError) throw new AuditRowUnreadableError();
+    throw error;
   }
 }
 
