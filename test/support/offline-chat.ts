@@ -6,11 +6,7 @@ import type { AgentSettings } from '../../src/application/agent/agent-settings';
 import { SendChatMessageUseCase } from '../../src/application/chat/send-chat-message.use-case';
 import { AddTaskUseCase } from '../../src/application/todo/add-task.use-case';
 import { CompleteTaskUseCase } from '../../src/application/todo/complete-task.use-case';
-import { DeleteTasksAsShownUseCase } from '../../src/application/todo/delete-tasks-as-shown.use-case';
-import { GetTaskUseCase } from '../../src/application/todo/get-task.use-case';
 import { ListTasksUseCase } from '../../src/application/todo/list-tasks.use-case';
-import { TodoToolbox } from '../../src/application/todo/tools/todo-toolbox';
-import { UpdateTaskUseCase } from '../../src/application/todo/update-task.use-case';
 import { loadConfig } from '../../src/infrastructure/config/app-config';
 import type { LanguageModel } from '../../src/application/agent/ports/language-model.port';
 import { MeteredLanguageModel } from '../../src/infrastructure/llm/metered-language-model';
@@ -21,6 +17,7 @@ import { AjvSchemaValidator } from '../../src/infrastructure/validation/ajv-sche
 import { createToolsMcpServer, inProcessChannel } from '../../src/interfaces/mcp/tools-mcp-server';
 import { FixedClock } from '../fakes/fixed-clock';
 import { InMemoryConversationStore } from '../fakes/in-memory-conversation-store';
+import { todoToolboxOn } from '../fakes/todo-toolbox';
 import { InMemoryTaskRepository } from '../fakes/in-memory-task.repository';
 import { RecordingAuditLog } from '../fakes/recording-audit-log';
 import { RecordingLogger } from '../fakes/recording-logger';
@@ -86,14 +83,7 @@ export async function startOfflineChat(
   const addTask = new AddTaskUseCase(tasks, clock);
   const listTasks = new ListTasksUseCase(tasks);
   const completeTask = new CompleteTaskUseCase(tasks, clock);
-  const toolbox = new TodoToolbox(
-    addTask,
-    listTasks,
-    new GetTaskUseCase(tasks),
-    completeTask,
-    new UpdateTaskUseCase(tasks, clock),
-    new DeleteTasksAsShownUseCase(tasks),
-  );
+  const toolbox = todoToolboxOn(tasks, clock);
   const schemas = new AjvSchemaValidator();
   const executor = new ExecuteToolCallUseCase(
     toolbox,

@@ -2,16 +2,12 @@ import fc from 'fast-check';
 import { ExecuteToolCallUseCase } from '../../../src/application/agent/execute-tool-call.use-case';
 import { AddTaskUseCase } from '../../../src/application/todo/add-task.use-case';
 import { CompleteTaskUseCase } from '../../../src/application/todo/complete-task.use-case';
-import { DeleteTasksAsShownUseCase } from '../../../src/application/todo/delete-tasks-as-shown.use-case';
-import { GetTaskUseCase } from '../../../src/application/todo/get-task.use-case';
-import { ListTasksUseCase } from '../../../src/application/todo/list-tasks.use-case';
-import { TodoToolbox } from '../../../src/application/todo/tools/todo-toolbox';
-import { UpdateTaskUseCase } from '../../../src/application/todo/update-task.use-case';
 import type { PolicyRule, PolicyVerdict } from '../../../src/domain/policy/policy';
 import type { Task } from '../../../src/domain/todo/task';
 import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryTaskRepository } from '../../fakes/in-memory-task.repository';
+import { todoToolboxOn } from '../../fakes/todo-toolbox';
 import { policyGate, policyOf } from '../../fakes/policy';
 import { RecordingAuditLog } from '../../fakes/recording-audit-log';
 import { RecordingMetrics } from '../../fakes/recording-metrics';
@@ -32,14 +28,7 @@ interface Seed {
 async function world(seeds: readonly Seed[], rules: readonly PolicyRule[]) {
   const tasks = new InMemoryTaskRepository();
   const clock = new FixedClock();
-  const toolbox = new TodoToolbox(
-    new AddTaskUseCase(tasks, clock),
-    new ListTasksUseCase(tasks),
-    new GetTaskUseCase(tasks),
-    new CompleteTaskUseCase(tasks, clock),
-    new UpdateTaskUseCase(tasks, clock),
-    new DeleteTasksAsShownUseCase(tasks),
-  );
+  const toolbox = todoToolboxOn(tasks, clock);
   for (const seed of seeds) {
     const task = await new AddTaskUseCase(tasks, clock).execute({ userId: USER, title: seed.title });
     if (seed.completed) await new CompleteTaskUseCase(tasks, clock).execute({ userId: USER, number: task.number });

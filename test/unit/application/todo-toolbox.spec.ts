@@ -1,25 +1,13 @@
-import { AddTaskUseCase } from '../../../src/application/todo/add-task.use-case';
-import { CompleteTaskUseCase } from '../../../src/application/todo/complete-task.use-case';
-import { DeleteTasksAsShownUseCase } from '../../../src/application/todo/delete-tasks-as-shown.use-case';
-import { GetTaskUseCase } from '../../../src/application/todo/get-task.use-case';
-import { ListTasksUseCase } from '../../../src/application/todo/list-tasks.use-case';
 import { LIST_TOOL_MAX, TodoToolbox } from '../../../src/application/todo/tools/todo-toolbox';
 import { TASKS_PER_USER_MAX } from '../../../src/domain/todo/task';
-import { UpdateTaskUseCase } from '../../../src/application/todo/update-task.use-case';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryTaskRepository } from '../../fakes/in-memory-task.repository';
+import { todoToolboxOn } from '../../fakes/todo-toolbox';
 
 function setup() {
   const tasks = new InMemoryTaskRepository();
   const clock = new FixedClock();
-  const sut = new TodoToolbox(
-    new AddTaskUseCase(tasks, clock),
-    new ListTasksUseCase(tasks),
-    new GetTaskUseCase(tasks),
-    new CompleteTaskUseCase(tasks, clock),
-    new UpdateTaskUseCase(tasks, clock),
-    new DeleteTasksAsShownUseCase(tasks),
-  );
+  const sut = todoToolboxOn(tasks, clock);
   return { sut, tasks };
 }
 
