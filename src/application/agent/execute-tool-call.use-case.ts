@@ -77,13 +77,15 @@ export class ExecuteToolCallUseCase {
    * Whether the policy in force puts this call to the person before it runs (a dry run, then
    * their yes), decided on what it resolves to now. A call that is invalid or resolves to
    * nothing is not asked about: it runs, and fails as it would.
+   * @returns the version of the policy that asks, or null when the call is not put to the person.
    */
-  async asksThePerson(tool: string, args: unknown, caller: ToolCaller): Promise<boolean> {
+  async asksThePerson(tool: string, args: unknown, caller: ToolCaller): Promise<{ readonly policyVersion: number } | null> {
     const validation = validateToolArguments(this.toolbox.definitions, tool, args ?? {}, this.schemas);
-    if (!validation.ok) return false;
+    if (!validation.ok) return null;
     const resolution = await this.toolbox.resolve(validation.tool.name, validation.arguments, caller.userId);
-    if (!resolution.ok) return false;
-    return (await this.policy.decide(tool, resolution.call.targets, caller)).effect === 'ask-person';
+    if (!resolution.ok) return null;
+    const decision = await this.policy.decide(tool, resolution.call.targets, caller);
+    return decision.effect === 'ask-person' ? { policyVersion: decision.version } : null;
   }
 
   /** @throws only what the toolbox did not expect, after auditing it as failed. */

@@ -31,6 +31,7 @@ import {
   SessionsFullError,
   StreamTakenError,
 } from './mcp-sessions';
+import { ModernMcpEndpoint } from './modern/modern-mcp-endpoint';
 import { serveTaskResources, TASK_RESOURCE_CAPABILITIES } from './task-resources';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerChannel, createToolsMcpServer } from './tools-mcp-server';
@@ -139,6 +140,7 @@ export class McpController {
     private readonly changes: TaskChanges,
     private readonly askInConsole: AskInConsoleUseCase,
     private readonly tracer: Tracer,
+    private readonly modern: ModernMcpEndpoint,
   ) {}
 
   @Post()
@@ -181,6 +183,7 @@ export class McpController {
     const principal = req.principal!;
     this.checkScope(req.body as JsonRpcMessage | null, principal, res);
     req.auth = authInfo(principal);
+    if (await this.modern.serves(req)) return this.modern.serve(req, res, principal);
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = await this.session(sessionId, req);

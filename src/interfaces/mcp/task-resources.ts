@@ -51,47 +51,12 @@ export function serveTaskResources(server: Server, userId: string, reads: TaskRe
       })
     : () => undefined;
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const tasks = await reads.listTasks.execute({ userId, status: 'all' });
-    return {
-      resources: [
-        {
-          uri: TASKS_URI,
-          name: 'tasks',
-          title: 'Your tasks',
-          description: `All ${tasks.length} of your tasks`,
-          mimeType: 'application/json',
-        },
-        ...tasks
-          .slice(0, 100)
-          .map((task) => ({ uri: taskUri(task), name: `task-${task.number}`, title: task.title, mimeType: 'application/json' })),
-      ],
-    };
-  });
-
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [
-      {
-        uriTemplate: `${TASKS_URI}/{number}`,
-        name: 'task',
-        title: 'One of your tasks',
-        description: 'A task by its number, as the task list and the tools number them',
-        mimeType: 'application/json',
-      },
-    ],
-  }));
-
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const { uri } = request.params;
-    if (uri === TASKS_URI) {
-      const tasks = await reads.listTasks.execute({ userId, status: 'all' });
-      return {
-        contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ tasks: tasks.map((task) => TaskResponseDto.of(task)) }) }],
-      };
-    }
-    const task = await findTask(reads, userId, uri);
-    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(TaskResponseDto.of(task)) }] };
-  });
+  const handlers = taskReadHandlers(userId, reads);
+  server.setRequestHandler(ListResourcesRequestSchema, () => handlers.listResources());
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => handlers.listResourceTemplates());
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => handlers.readResource(request.params.uri));
+  server.setRequestHandler(ListPromptsRequestSchema, () => handlers.listPrompts());
+  server.setRequestHandler(GetPromptRequestSchema, (request) => handlers.getPrompt(request.params.name, request.params.arguments));
 
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const { uri } = request.params;
@@ -111,9 +76,62 @@ export function serveTaskResources(server: Server, userId: string, reads: TaskRe
     await subscriptions?.change(request.params.uri, false);
     return {};
   });
-
-  servePrompts(server, userId, reads);
   return unsubscribe;
+}
+
+/**
+ * The resources' and prompts' answers for one person, the same in both MCP eras (the 2026 one
+ * is served in modern/modern-mcp-server.ts).
+ */
+export function taskReadHandlers(userId: string, reads: Omit<TaskReads, 'changes'>) {
+  const listResources = async () => {
+    const tasks = await reads.listTasks.execute({ userId, status: 'all' });
+    return {
+      resources: [
+        {
+          uri: TASKS_URI,
+          name: 'tasks',
+          title: 'Your tasks',
+          description: `All ${tasks.length} of your tasks`,
+          mimeType: 'application/json',
+        },
+        ...tasks
+          .slice(0, 100)
+          .map((task) => ({ uri: taskUri(task), name: `task-${task.number}`, title: task.title, mimeType: 'application/json' })),
+      ],
+    };
+  };
+
+  const listResourceTemplates = () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: `${TASKS_URI}/{number}`,
+        name: 'task',
+        title: 'One of your tasks',
+        description: 'A task by its number, as the task list and the tools number them',
+        mimeType: 'application/json',
+      },
+    ],
+  });
+
+  const readResource = async (uri: string) => {
+    if (uri === TASKS_URI) {
+      const tasks = await reads.listTasks.execute({ userId, status: 'all' });
+      return {
+        contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ tasks: tasks.map((task) => TaskResponseDto.of(task)) }) }],
+      };
+    }
+    const task = await findTask(reads, userId, uri);
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(TaskResponseDto.of(task)) }] };
+  };
+
+  return {
+    listResources,
+    listResourceTemplates,
+    readResource,
+    listPrompts: () => ({ prompts: PROMPTS }),
+    getPrompt: promptGetter(userId, reads),
+  };
 }
 
 const PROMPTS = [
@@ -131,11 +149,8 @@ const PROMPTS = [
   },
 ];
 
-function servePrompts(server: Server, userId: string, reads: TaskReads): void {
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
-
-  server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
-    const { name, arguments: args = {} } = request.params;
+function promptGetter(userId: string, reads: Omit<TaskReads, 'changes'>) {
+  return async (name: string, args: Record<string, string> = {}): Promise<GetPromptResult> => {
     const unknown = Object.keys(args).filter(
       (key) => !(PROMPTS.find((prompt) => prompt.name === name)?.arguments ?? []).some((a) => a.name === key),
     );
@@ -166,7 +181,7 @@ function servePrompts(server: Server, userId: string, reads: TaskReads): void {
         { role: 'user', content: { type: 'text', text: ask } },
       ],
     };
-  });
+  };
 }
 
 function taskUri(task: Task): string {
@@ -174,7 +189,7 @@ function taskUri(task: Task): string {
 }
 
 /** Another person's task and a missing one answer alike: not found. */
-async function findTask(reads: TaskReads, userId: string, uri: string): Promise<Task> {
+async function findTask(reads: Omit<TaskReads, 'changes'>, userId: string, uri: string): Promise<Task> {
   const match = TASK_URI.exec(uri);
   if (!match) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: expected ${TASKS_URI} or ${TASKS_URI}/{number}`);
   try {

@@ -22,12 +22,15 @@ import {
 import type { DryRunResult } from '../../application/agent/ports/toolbox.port';
 import type { Tracer } from '../../application/shared/ports/tracer.port';
 import {
-  CONFIRMATION_REQUIRED,
-  type ConfirmationTargets,
-  confirmationTargets,
-  QUESTION_NAMED_MAX,
-  withoutChatReplyHint,
-} from '../../domain/agent/confirmation';
+  askedInConsoleInstead,
+  confirmationForm,
+  errorResult,
+  inToolCallSpan,
+  listedTools,
+  notConfirmed,
+  toolCallResult,
+  unexpectedFailure,
+} from './tool-calls';
 
 const logger = new Logger('Tools');
 
@@ -80,43 +83,21 @@ export function createToolsMcpServer(
   );
   const { resolveContext } = channel;
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: executor.definitionsFor(channel.source).map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      annotations: { readOnlyHint: !tool.mutates, destructiveHint: tool.destructive, openWorldHint: false },
-      ...(tool.changesExisting ? { _meta: { [TOOL_META_KEYS.changesExisting]: true } } : {}),
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(executor, channel.source) }));
 
-  const { tracer } = extra;
-  server.setRequestHandler(CallToolRequestSchema, (request, requestExtra) => {
-    if (!tracer?.enabled) return answer(request, requestExtra);
-    // The name is the client's word: only one of our tools' names goes into a span's name.
-    const tool = executor.isTool(request.params.name) ? request.params.name : 'unknown_tool';
-    const attributes = {
-      'mcp.method.name': 'tools/call',
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': tool,
-      'jsonrpc.request.id': String(requestExtra.requestId),
-      'mcp.session.id': requestExtra.sessionId,
-      'network.transport': 'tcp',
-      ...(tracer.capturesContent ? { 'gen_ai.tool.call.arguments': JSON.stringify(request.params.arguments ?? {}) } : {}),
-    };
-    return tracer.inSpan(`tools/call ${tool}`, { kind: 'server', attributes }, async (span) => {
-      const result = await answer(request, requestExtra);
-      if (result.isError) {
-        // A refusal is a result, not a JSON-RPC error: the conventions' tool_error, and our code beside it.
-        const code = (result.structuredContent as { code?: unknown } | undefined)?.code;
-        span.fail('tool_error');
-        span.set({ 'bridle.tool.error_code': typeof code === 'string' ? code : undefined });
-      } else if (tracer.capturesContent) {
-        span.set({ 'gen_ai.tool.call.result': JSON.stringify(result.structuredContent ?? {}) });
-      }
-      return result;
-    });
-  });
+  server.setRequestHandler(CallToolRequestSchema, (request, requestExtra) =>
+    inToolCallSpan(
+      extra.tracer,
+      executor,
+      {
+        tool: request.params.name,
+        arguments: request.params.arguments,
+        requestId: requestExtra.requestId,
+        sessionId: requestExtra.sessionId,
+      },
+      () => answer(request, requestExtra),
+    ),
+  );
 
   async function answer(
     request: CallToolRequest,
@@ -124,59 +105,20 @@ export function createToolsMcpServer(
   ): Promise<CallToolResult> {
     const context = resolveContext(request.params._meta, requestExtra.authInfo);
     if (!context) return errorResult('NOT_AUTHORIZED', 'No authenticated user for this call.');
-    const { name } = request.params;
-    const call = (args: unknown, callContext: ToolCallContext) => executor.execute({ tool: name, arguments: args, context: callContext });
-    let result: ToolResult;
+    const { name, arguments: args } = request.params;
     try {
       // The policy in force says which calls the person must see first (docs/policies.md).
-      const needsYes = channel.source === 'mcp' && (await executor.asksThePerson(name, request.params.arguments, context));
-      if (needsYes && canElicit(server)) {
-        result = await confirmedByThePerson(server, name, request.params.arguments, context, call, requestExtra.requestId);
-      } else if (needsYes) {
-        // A client that cannot ask still learns what is true first: a task that is not there is
-        // not found; only what would really go is sent to the chat to confirm.
-        const dryRun = await call(request.params.arguments, { ...context, mode: { kind: 'dry-run' } });
-        result = dryRun.ok ? await call(request.params.arguments, context) : dryRun;
-        if (dryRun.ok && !result.ok && result.code === CONFIRMATION_REQUIRED && extra.askInConsole) {
-          result = await askedInConsole(extra.askInConsole, name, dryRun.data as DryRunResult, context, result);
-        }
-      } else {
-        result = await call(request.params.arguments, context);
-      }
+      const needsYes = channel.source === 'mcp' && (await executor.asksThePerson(name, args, context)) !== null;
+      if (needsYes && canElicit(server))
+        return toolCallResult(await confirmedByThePerson(server, executor, name, args, context, requestExtra.requestId));
+      if (needsYes) return toolCallResult(await askedInConsoleInstead(executor, extra.askInConsole, name, args, context));
+      return toolCallResult(await executor.execute({ tool: name, arguments: args, context }));
     } catch (error) {
-      // A bug, not an outcome: logged with its stack here, never shown to the caller.
-      logger.error({ err: error, tool: name, userId: context.userId, decisionId: context.decisionId }, 'tool failed unexpectedly');
-      return errorResult('INTERNAL', 'The tool failed unexpectedly.');
+      return unexpectedFailure(error, name, context);
     }
-    if (!result.ok) return errorResult(result.code, result.message, result.details);
-    const data = result.data as Record<string, unknown>;
-    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
   }
 
   return server;
-}
-
-/**
- * The refusal (already audited) with the question asked in the console instead: the client
- * learns where it waits. If it cannot be stored, the refusal as it was (confirm in the chat).
- */
-async function askedInConsole(
-  askInConsole: AskInConsoleUseCase,
-  tool: string,
-  question: DryRunResult,
-  context: ToolCallContext,
-  refusal: ToolResult & { ok: false },
-): Promise<ToolResult> {
-  try {
-    const asked = await askInConsole.ask(context.userId, { tool, arguments: question.arguments, prompt: question.prompt });
-    return { ...refusal, message: asked.message, details: { conversationId: asked.conversationId, confirmationId: asked.confirmationId } };
-  } catch (error) {
-    logger.warn(
-      { err: error, userId: context.userId },
-      'the confirmation could not be stored for the console; the client is sent to the chat',
-    );
-    return refusal;
-  }
 }
 
 /** Form-mode elicitation: what a client declares with `elicitation: {}` or `elicitation: {form: {}}`. */
@@ -186,69 +128,38 @@ function canElicit(server: Server): boolean {
 }
 
 /**
- * Dry run, question, and on the person's accept the call exactly as the question showed it.
- * The question is the server's own, with what the call will delete read from that call (the
- * model's words never reach it). Declined, cancelled, unanswered or failed: nothing is
- * deleted, and the result says so as an outcome (not an error a model would retry).
+ * Dry run, question on the session's stream, and on the person's accept the call exactly as
+ * the question showed it. Declined, cancelled, unanswered or failed: nothing is deleted.
  */
 async function confirmedByThePerson(
   server: Server,
+  executor: ExecuteToolCallUseCase,
   tool: string,
   args: unknown,
   context: ToolCallContext,
-  call: (args: unknown, context: ToolCallContext) => Promise<ToolResult>,
   requestId: string | number,
 ): Promise<ToolResult> {
-  const dryRun = await call(args, { ...context, mode: { kind: 'dry-run' } });
+  const dryRun = await executor.execute({ tool, arguments: args, context: { ...context, mode: { kind: 'dry-run' } } });
   if (!dryRun.ok) return dryRun;
   const question = dryRun.data as DryRunResult;
-  const asked = withoutChatReplyHint(question.prompt);
-  const targets = confirmationTargets({ tool, arguments: question.arguments });
-  const { count } = targets;
+  const form = confirmationForm(tool, question);
   let answer: ElicitResult;
   try {
     answer = await server.elicitInput(
-      {
-        message: elicitationMessage(asked, targets),
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            confirm: {
-              type: 'boolean',
-              title: `Yes, delete ${count === 1 ? '1 task' : `${count} tasks`}`,
-              description: asked,
-              default: false,
-            },
-          },
-          required: ['confirm'],
-        },
-      },
+      { message: form.message, requestedSchema: form.requestedSchema },
       { relatedRequestId: requestId, timeout: ELICITATION_TIMEOUT_MS },
     );
   } catch (error) {
     logger.warn({ err: error, userId: context.userId }, 'the confirmation could not be asked; nothing was deleted');
-    return notConfirmed(asked, 'The person could not be asked, so nothing was deleted.');
+    return notConfirmed(form.asked, 'The person could not be asked, so nothing was deleted.');
   }
   if (answer.action !== 'accept' || answer.content?.confirm !== true) {
-    return notConfirmed(asked, `The person said no (${answer.action === 'accept' ? 'decline' : answer.action}), so nothing was deleted.`);
+    return notConfirmed(
+      form.asked,
+      `The person said no (${answer.action === 'accept' ? 'decline' : answer.action}), so nothing was deleted.`,
+    );
   }
-  return call(question.arguments, { ...context, mode: { kind: 'confirmed' } });
-}
-
-/** The question, then, when it names only a few, what "yes" deletes one per line (as the chat's card lists it). */
-function elicitationMessage(asked: string, targets: ConfirmationTargets): string {
-  if (targets.count <= QUESTION_NAMED_MAX) return asked;
-  const more = targets.count - targets.items.length;
-  return [asked, '', ...targets.items.map((item) => `- ${item}`), ...(more > 0 ? [`… and ${more} more`] : [])].join('\n');
-}
-
-function notConfirmed(asked: string, message: string): ToolResult {
-  return { ok: true, data: { deleted: [], confirmed: false, asked, message } };
-}
-
-function errorResult(code: string, message: string, details?: unknown): CallToolResult {
-  const error = details === undefined ? { code, message } : { code, message, details };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(error) }], structuredContent: error };
+  return executor.execute({ tool, arguments: question.arguments, context: { ...context, mode: { kind: 'confirmed' } } });
 }
 
 /**

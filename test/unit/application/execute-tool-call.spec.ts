@@ -393,7 +393,7 @@ describe('the policy in force decides each call before its audit row', () => {
       code: 'CONFIRMATION_REQUIRED',
     });
     expect(audit.rows.map((r) => r.entry.policy)).toEqual([{ version: 7, rule: 'ask-deletes', effect: 'ask-person', items: 1 }]);
-    await expect(sut.asksThePerson('delete_task', { number: 1 }, context)).resolves.toBe(true);
-    await expect(sut.asksThePerson('add_task', { title: 'x' }, context)).resolves.toBe(false);
+    await expect(sut.asksThePerson('delete_task', { number: 1 }, context)).resolves.toEqual({ policyVersion: expect.any(Number) });
+    await expect(sut.asksThePerson('add_task', { title: 'x' }, context)).resolves.toBeNull();
   });
 });

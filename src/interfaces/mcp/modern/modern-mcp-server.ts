@@ -1,0 +1,164 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type CallToolResult,
+  type ListToolsResult,
+  type InputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { ExecuteToolCallUseCase } from '../../../application/agent/execute-tool-call.use-case';
+import type { ToolCallContext } from '../../../application/agent/ports/tool-gateway.port';
+import type { AskInConsoleUseCase } from '../../../application/chat/ask-in-console.use-case';
+import type { Tracer } from '../../../application/shared/ports/tracer.port';
+import type { GetTaskUseCase } from '../../../application/todo/get-task.use-case';
+import type { ListTasksUseCase } from '../../../application/todo/list-tasks.use-case';
+import { taskReadHandlers } from '../task-resources';
+import { askedInConsoleInstead, inToolCallSpan, listedTools, toolCallResult, unexpectedFailure } from '../tool-calls';
+import type { McpCaller, MrtrConfirmations, StateRefusal } from './mrtr-confirmations';
+
+/** What the 2026 server needs, the same for every request. */
+export interface ModernMcpDeps {
+  readonly executor: ExecuteToolCallUseCase;
+  readonly confirmations: MrtrConfirmations;
+  readonly askInConsole: AskInConsoleUseCase;
+  readonly listTasks: ListTasksUseCase;
+  readonly getTask: GetTaskUseCase;
+  readonly tracer?: Tracer;
+}
+
+export const MODERN_CAPABILITIES: ServerCapabilities = {
+  tools: { listChanged: false },
+  resources: { subscribe: true, listChanged: false },
+  prompts: { listChanged: false },
+};
+
+/**
+ * How long a client may keep a list: the tools' descriptions follow the policy in force, the
+ * resources are one person's data, so every list is private, and kept a minute at most.
+ */
+const CACHE_HINTS = {
+  'tools/list': { ttlMs: 60_000, cacheScope: 'private' as const },
+  'prompts/list': { ttlMs: 60_000, cacheScope: 'private' as const },
+  'resources/templates/list': { ttlMs: 60_000, cacheScope: 'private' as const },
+  'resources/list': { ttlMs: 0, cacheScope: 'private' as const },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' as const },
+  'server/discover': { ttlMs: 60_000, cacheScope: 'private' as const },
+};
+
+const REFUSALS: Record<StateRefusal, string> = {
+  tampered: 'it is not one this server issued, or it was changed',
+  expired: 'the question expired',
+  'another-person': 'it was issued to another person',
+  'another-credential': 'it was issued to another credential of yours',
+  'another-call': 'it was issued for another call (another tool or other arguments)',
+  'policy-changed': 'the policy changed since the question was asked',
+  'already-answered': 'the question was already answered',
+  unknown: 'the question is not known here',
+};
+
+/**
+ * The MCP server for one 2026-07-28 request (the SDK's createMcpHandler builds one per
+ * request): the same tools, resources and prompts as a 2025 session, for the person the
+ * bearer token names. A call the policy puts to the person is an `input_required` result
+ * (MrtrConfirmations); a client that cannot show a form gets the console, as a 2025 one does.
+ */
+export function createModernMcpServer(deps: ModernMcpDeps, caller: McpCaller): Server {
+  const server = new Server(
+    { name: 'bridle-tools', version: '0.1.0' },
+    {
+      capabilities: MODERN_CAPABILITIES,
+      cacheHints: CACHE_HINTS,
+      instructions:
+        "Bridle holds this person's tasks. Use the tools to read and change them; the resources show the list; " +
+        'deleting asks the person first.',
+    },
+  );
+  const { executor } = deps;
+  const { userId } = caller.context;
+
+  server.setRequestHandler('tools/list', () => ({ tools: listedTools(executor, 'mcp') as ListToolsResult['tools'] }));
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    if (!executor.isTool(name))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(name).slice(0, 80)}`);
+    return inToolCallSpan(deps.tracer, executor, { tool: name, arguments: args, requestId: ctx.mcpReq.id }, () =>
+      callTool(deps, caller, name, args, ctx),
+    );
+  });
+
+  const reads = taskReadHandlers(userId, deps);
+  server.setRequestHandler('resources/list', () => reads.listResources());
+  server.setRequestHandler('resources/templates/list', () => reads.listResourceTemplates());
+  server.setRequestHandler('resources/read', (request) => reads.readResource(request.params.uri));
+  server.setRequestHandler('prompts/list', () => reads.listPrompts());
+  server.setRequestHandler('prompts/get', (request) => reads.getPrompt(request.params.name, request.params.arguments));
+  return server;
+}
+
+async function callTool(
+  deps: ModernMcpDeps,
+  caller: McpCaller,
+  name: string,
+  args: unknown,
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { executor, confirmations } = deps;
+  const { context } = caller;
+  const wireState = ctx.mcpReq.requestState<unknown>();
+  try {
+    if (wireState !== undefined) {
+      const state = typeof wireState === 'string' ? wireState : JSON.stringify(wireState);
+      const answer = await confirmations.answer(name, args, caller, state, ctx.mcpReq.inputResponses);
+      if (answer.kind === 'refused') return refuse(executor, name, args, context, answer.reason);
+      return answer.kind === 'ask-again' ? answer.question : toolCallResult(answer.result);
+    }
+    const asks = await executor.asksThePerson(name, args, context);
+    if (asks && canShowForms(ctx)) {
+      const asked = await confirmations.ask(name, args, caller, asks.policyVersion);
+      return 'resultType' in asked ? asked : toolCallResult(asked);
+    }
+    if (asks) return toolCallResult(await askedInConsoleInstead(executor, deps.askInConsole, name, args, context));
+    return toolCallResult(await executor.execute({ tool: name, arguments: args, context }));
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    return unexpectedFailure(error, name, context);
+  }
+}
+
+/** The refusal audited as any refused call is, then the client's error: nothing ran. */
+async function refuse(
+  executor: ExecuteToolCallUseCase,
+  tool: string,
+  args: unknown,
+  context: ToolCallContext,
+  reason: StateRefusal,
+): Promise<never> {
+  const message = `This confirmation cannot be used: ${REFUSALS[reason]}. Nothing ran; call the tool again to be asked anew.`;
+  await executor.execute({
+    tool,
+    arguments: args,
+    context: {
+      ...context,
+      mode: { kind: 'refused', refusal: { code: 'MCP.REQUEST_STATE_REFUSED', message, arguments: recordable(args), details: { reason } } },
+    },
+  });
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { reason: 'invalid_request_state', refused: reason });
+}
+
+function recordable(args: unknown) {
+  return args !== null && typeof args === 'object' && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : JSON.stringify(args ?? null);
+}
+
+/** Form-mode elicitation, as the request's own `_meta` declares it (2026 has no session to remember it). */
+function canShowForms(ctx: ServerContext): boolean {
+  const capabilities = (ctx.mcpReq.envelope as Record<string, { elicitation?: Record<string, unknown> }> | undefined)?.[
+    CLIENT_CAPABILITIES_META_KEY
+  ];
+  const elicitation = capabilities?.elicitation;
+  return elicitation !== undefined && (Object.keys(elicitation).length === 0 || 'form' in elicitation);
+}
