@@ -43,6 +43,8 @@ interface ConfirmationState {
   readonly tool: string;
   readonly digest: string;
   readonly policyVersion: number;
+  /** On the service's clock (the codec's own expiry, on the machine's, stands behind it). */
+  readonly expiresAt: number;
 }
 
 /** Who asks, through which credential: the retry must come from the same. */
@@ -80,16 +82,25 @@ export class MrtrConfirmations {
     const form = confirmationForm(tool, question);
     const now = this.clock.now();
     const id = this.ids.next();
+    const expiresAt = new Date(now.getTime() + INPUT_REQUEST_TTL_SECONDS * 1000);
     await this.questions.open(
       {
         id,
         userId: caller.context.userId,
-        expiresAt: new Date(now.getTime() + INPUT_REQUEST_TTL_SECONDS * 1000),
+        expiresAt,
         call: { arguments: question.arguments, asked: form.asked },
       },
       now,
     );
-    const state = { id, user: caller.context.userId, credential: caller.credential, tool, digest: digestOf(args), policyVersion };
+    const state = {
+      id,
+      user: caller.context.userId,
+      credential: caller.credential,
+      tool,
+      digest: digestOf(args),
+      policyVersion,
+      expiresAt: expiresAt.getTime(),
+    };
     return inputRequired({
       inputRequests: { [CONFIRM]: inputRequired.elicit({ message: form.message, requestedSchema: form.requestedSchema }) },
       requestState: await this.codec.mint(state),
@@ -108,6 +119,7 @@ export class MrtrConfirmations {
     } catch (error) {
       return { kind: 'refused', reason: error instanceof Error && error.message === 'expired' ? 'expired' : 'tampered' };
     }
+    if (state.expiresAt <= this.clock.now().getTime()) return { kind: 'refused', reason: 'expired' };
     if (state.user !== caller.context.userId) return { kind: 'refused', reason: 'another-person' };
     if (state.credential !== caller.credential) return { kind: 'refused', reason: 'another-credential' };
     if (state.tool !== tool || state.digest !== digestOf(args)) return { kind: 'refused', reason: 'another-call' };
