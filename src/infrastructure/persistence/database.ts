@@ -40,6 +40,7 @@ import { CanonicalAddresses1767657600000 } from './migrations/1767657600000-cano
 import { PolicyPeople1767574800000 } from './migrations/1767574800000-policy-people';
 import { McpEventStreamClaims1767571200000 } from './migrations/1767571200000-mcp-event-stream-claims';
 import { AuditNumbering1767744000000 } from './migrations/1767744000000-audit-numbering';
+import { OAuthUrlClients1767888000000 } from './migrations/1767888000000-oauth-url-clients';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
@@ -85,6 +86,7 @@ const MIGRATIONS = [
   PolicyPeople1767574800000,
   CanonicalAddresses1767657600000,
   AuditNumbering1767744000000,
+  OAuthUrlClients1767888000000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */
