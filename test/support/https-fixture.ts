@@ -22,6 +22,8 @@ export interface HttpsFixture {
   serve(name: string, path: string, answer: FixtureAnswer | ((request: IncomingMessage) => FixtureAnswer)): void;
   /** How many requests reached `<name>` at `path`. */
   count(name: string, path: string): number;
+  /** The most requests to `<name>` at `path` that were open at one time. */
+  maxOpen(name: string, path: string): number;
   /** Requests to every name and path. */
   total(): number;
   close(): Promise<void>;
@@ -44,9 +46,14 @@ export async function startHttpsFixture(names: readonly string[]): Promise<Https
   });
   const answers = new Map<string, FixtureAnswer | ((request: IncomingMessage) => FixtureAnswer)>();
   const counts = new Map<string, number>();
+  const open = new Map<string, number>();
+  const maxOpen = new Map<string, number>();
   const server: Server = createServer({ key: pems.private, cert: pems.cert }, (req: IncomingMessage, res: ServerResponse) => {
     const key = `${(req.headers.host ?? '').replace(/:\d+$/, '')}${req.url ?? ''}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
+    open.set(key, (open.get(key) ?? 0) + 1);
+    maxOpen.set(key, Math.max(maxOpen.get(key) ?? 0, open.get(key)!));
+    res.on('close', () => open.set(key, open.get(key)! - 1));
     const found = answers.get(key);
     const answer = typeof found === 'function' ? found(req) : (found ?? { status: 404, body: 'not found' });
     const send = () => {
@@ -65,6 +72,7 @@ export async function startHttpsFixture(names: readonly string[]): Promise<Https
     url: (name, path) => `https://${name}:${port}${path}`,
     serve: (name, path, answer) => void answers.set(`${name}${path}`, answer),
     count: (name, path) => counts.get(`${name}${path}`) ?? 0,
+    maxOpen: (name, path) => maxOpen.get(`${name}${path}`) ?? 0,
     total: () => [...counts.values()].reduce((sum, count) => sum + count, 0),
     close: () =>
       new Promise<void>((resolve) => {
