@@ -24,7 +24,10 @@ import { AuditLogModule } from './audit-log.module';
       useFactory: (config: AppConfig): OAuthSettings => ({
         resourceUrl: new ProtectedResource(config.publicBaseUrl).resourceUrl,
         consoleUrl: config.publicBaseUrl,
-        ...config.oauth,
+        // What the SDK's metadata says (createOAuthMetadata: the URL's href, so a bare origin gains a slash).
+        issuer: new URL(config.publicBaseUrl).href,
+        accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
+        refreshTokenTtlDays: config.oauth.refreshTokenTtlDays,
       }),
       inject: [AppConfig],
     },

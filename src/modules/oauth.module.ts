@@ -1,5 +1,6 @@
 import { Logger, type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ClientMetadataDocuments, ClientMetadataSettings } from '../application/identity/oauth/client-metadata-documents';
 import { OAuthAuthorization } from '../application/identity/oauth/oauth-authorization';
 import { OAuthTokenIssuer } from '../application/identity/oauth/oauth-token-issuer';
 import { SweepOAuthRecordsUseCase } from '../application/identity/oauth/sweep-oauth-records.use-case';
@@ -16,6 +17,7 @@ import { oauthBoundary } from '../interfaces/http/oauth/oauth-boundary';
 import { AccountsModule } from './accounts.module';
 import { IdentityModule } from './identity.module';
 import { OAuthTokensModule } from './oauth-tokens.module';
+import { OutboundFetchModule } from './outbound-fetch.module';
 
 /** How often each server process deletes OAuth records that stopped working (SweepOAuthRecordsUseCase). */
 const OAUTH_SWEEP_INTERVAL_MS = 3_600_000;
@@ -27,10 +29,12 @@ const OAUTH_SWEEP_INTERVAL_MS = 3_600_000;
  * and the sweep of its old records.
  */
 @Module({
-  imports: [AccountsModule, IdentityModule, OAuthTokensModule],
+  imports: [AccountsModule, IdentityModule, OAuthTokensModule, OutboundFetchModule],
   controllers: [OAuthConsentController, OAuthGrantsController],
   providers: [
     OAuthAuthorization,
+    ClientMetadataDocuments,
+    { provide: ClientMetadataSettings, useFactory: (config: AppConfig) => config.oauth.clientMetadata, inject: [AppConfig] },
     SweepOAuthRecordsUseCase,
     // Every server process, at start and every hour.
     periodicJobProvider({

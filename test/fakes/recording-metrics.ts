@@ -28,6 +28,10 @@ export class RecordingMetrics extends Metrics {
     this.calls.push({ name: 'auditRowAppended', args });
   }
 
+  outboundFetch(...args: unknown[]): void {
+    this.calls.push({ name: 'outboundFetch', args });
+  }
+
   httpRequest(...args: unknown[]): void {
     this.calls.push({ name: 'httpRequest', args });
   }

@@ -5,6 +5,7 @@ import { LanguageModel } from '../../src/application/agent/ports/language-model.
 import { PasswordHasher } from '../../src/application/identity/ports/password-hasher.port';
 import { Clock } from '../../src/application/shared/ports/clock.port';
 import { type AppConfig, loadConfig } from '../../src/infrastructure/config/app-config';
+import { OutboundNetwork } from '../../src/infrastructure/security/guarded-outbound-fetch';
 import { ScryptPasswordHasher } from '../../src/infrastructure/security/scrypt-password-hasher';
 import { configureHttpApp } from '../../src/interfaces/http/configure-http-app';
 import { AppModule } from '../../src/modules/app.module';
@@ -29,7 +30,7 @@ export interface TestApp {
 export async function startTestApp(
   database: TestDatabase,
   env: Record<string, string> = {},
-  overrides: { languageModel?: LanguageModel; clock?: Clock } = {},
+  overrides: { languageModel?: LanguageModel; clock?: Clock; outboundNetwork?: OutboundNetwork } = {},
 ): Promise<TestApp> {
   // The port is known before the app starts, so PUBLIC_BASE_URL (the OAuth issuer, the MCP
   // resource's URL, unsubscribe links) names the address the tests really call.
@@ -51,6 +52,7 @@ export async function startTestApp(
   builder.overrideProvider(PasswordHasher).useValue(new ScryptPasswordHasher(FAST_SCRYPT));
   if (overrides.languageModel) builder.overrideProvider(LanguageModel).useValue(overrides.languageModel);
   if (overrides.clock) builder.overrideProvider(Clock).useValue(overrides.clock);
+  if (overrides.outboundNetwork) builder.overrideProvider(OutboundNetwork).useValue(overrides.outboundNetwork);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureHttpApp(app, config);
@@ -64,6 +66,8 @@ export interface TestAppOptions {
   readonly env?: Record<string, string> | (() => Record<string, string>);
   readonly languageModel?: LanguageModel;
   readonly clock?: Clock;
+  /** How outbound fetches resolve names and which extra certificate authority they trust: a local HTTPS fixture's. */
+  readonly outboundNetwork?: OutboundNetwork | (() => OutboundNetwork);
   /** A database the migrations have not run on: for a test of start-up itself. */
   readonly fresh?: boolean;
   /** Runs before the app closes: what holds a connection open to it (MCP clients, event streams) goes first. */
@@ -109,7 +113,8 @@ export function useTestApp(options: TestAppOptions = {}): AppUnderTest {
 
   const start = async (): Promise<TestApp> => {
     const env = typeof options.env === 'function' ? options.env() : options.env;
-    running = await startTestApp(db, env, { languageModel: options.languageModel, clock: options.clock });
+    const outboundNetwork = typeof options.outboundNetwork === 'function' ? options.outboundNetwork() : options.outboundNetwork;
+    running = await startTestApp(db, env, { languageModel: options.languageModel, clock: options.clock, outboundNetwork });
     closed = undefined;
     return running;
   };

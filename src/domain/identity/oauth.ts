@@ -27,6 +27,7 @@ export const CLIENT_LIMITS = {
  */
 export type OAuthErrorCode =
   | 'invalid_request'
+  | 'invalid_client'
   | 'invalid_grant'
   | 'invalid_scope'
   | 'invalid_target'
@@ -228,15 +229,36 @@ export function boundResource(requested: string | undefined, resourceUrl: string
   return resourceUrl;
 }
 
-/** Where the browser goes with the person's answer: the client's redirect URI with the code or the error, and the state as sent. */
+/**
+ * Where the browser goes with the person's answer: the client's redirect URI with the code or
+ * the error, the state as sent, and `iss`, the authorization server's issuer exactly as its
+ * metadata gives it (RFC 9207), so that a client talking to several servers knows which one
+ * answered.
+ */
 export function authorizationResponseUrl(
   redirectUri: string,
   answer: { readonly code: string } | { readonly error: 'access_denied' },
   state: string | null,
+  issuer: string,
 ): string {
   const url = new URL(redirectUri);
   if ('code' in answer) url.searchParams.set('code', answer.code);
   else url.searchParams.set('error', answer.error);
   if (state !== null) url.searchParams.set('state', state);
+  url.searchParams.set('iss', issuer);
   return url.href;
+}
+
+/**
+ * Whether a redirect URI is one of the client's: the same string, or (RFC 8252 §7.3) the same
+ * loopback URI on another port. The rule the MCP SDK's authorization handler applies.
+ */
+export function redirectUriRegistered(requested: string, registered: readonly string[]): boolean {
+  return registered.some((uri) => {
+    if (uri === requested) return true;
+    const a = safeUrl(requested);
+    const b = safeUrl(uri);
+    if (!a || !b || !LOOPBACK_HOSTS.has(a.hostname) || !LOOPBACK_HOSTS.has(b.hostname)) return false;
+    return a.protocol === b.protocol && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
+  });
 }

@@ -26,6 +26,7 @@ export const DOMAIN_ERROR_CODES = [
   // OAuthRefusedError's: the OAuth endpoints answer them in OAuth's own format (`{error}`).
   'OAUTH.ACCESS_DENIED',
   'OAUTH.INVALID_CLIENT_METADATA',
+  'OAUTH.INVALID_CLIENT',
   'OAUTH.INVALID_GRANT',
   'OAUTH.INVALID_REDIRECT_URI',
   'OAUTH.INVALID_REQUEST',

@@ -114,7 +114,14 @@ export class AppConfig {
   /** `allow` lets MCP clients run destructive tools without the person; by default they are refused. */
   readonly mcpDestructiveTools!: McpDestructiveToolMode;
   /** Bridle as the OAuth authorization server of MCP clients: how long its tokens last. */
-  readonly oauth!: { readonly accessTokenTtlSeconds: number; readonly refreshTokenTtlDays: number };
+  readonly oauth!: {
+    readonly accessTokenTtlSeconds: number;
+    readonly refreshTokenTtlDays: number;
+    /** Client ID Metadata Documents: whether URL client_ids are fetched, from which hosts (empty: any), within how long. */
+    readonly clientMetadata: { readonly fetch: boolean; readonly hosts: ReadonlySet<string>; readonly timeoutMs: number };
+  };
+  /** Host names an outbound fetch may reach although they resolve to special-use addresses. */
+  readonly outboundPrivateHosts!: ReadonlySet<string>;
   readonly outreach!: OutreachConfig;
 }
 
@@ -239,7 +246,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     oauth: {
       accessTokenTtlSeconds: values.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlDays: values.OAUTH_REFRESH_TOKEN_TTL_DAYS,
+      clientMetadata: {
+        fetch: values.OAUTH_CLIENT_METADATA_FETCH,
+        hosts: values.OAUTH_CLIENT_METADATA_HOSTS,
+        timeoutMs: values.OAUTH_CLIENT_METADATA_TIMEOUT_MS,
+      },
     },
+    outboundPrivateHosts: values.OUTBOUND_PRIVATE_HOSTS,
     outreach: outreachConfig(values, embedded),
   });
 }

@@ -53,6 +53,11 @@ export class PrometheusMetrics extends Metrics {
     ['kind', 'scope', 'window'],
   );
   private readonly auditRows = this.counter('bridle_audit_rows_appended_total', 'Rows appended to the audit log', ['source', 'status']);
+  private readonly outboundFetches = this.counter(
+    'bridle_outbound_fetches_total',
+    'Fetches Bridle made to addresses others chose (client metadata documents), by purpose and outcome',
+    ['purpose', 'outcome'],
+  );
   private readonly httpRequests = new Histogram({
     name: 'http_server_request_duration_seconds',
     help: 'Duration of HTTP server requests, by method, route template and status code',
@@ -97,6 +102,10 @@ export class PrometheusMetrics extends Metrics {
 
   auditRowAppended(source: string, status: string): void {
     this.auditRows.inc({ source, status });
+  }
+
+  outboundFetch(purpose: string, outcome: string): void {
+    this.outboundFetches.inc({ purpose, outcome });
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {

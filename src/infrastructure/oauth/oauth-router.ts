@@ -1,6 +1,7 @@
 import { type RequestHandler, Router } from 'express';
 import type { ClientRegistrationHandlerOptions } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
-import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import { createOAuthMetadata, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { DEFAULT_MCP_SCOPES } from '../../domain/identity/scopes';
 import type { BridleOAuthProvider } from './bridle-oauth-provider';
 
@@ -31,13 +32,16 @@ export function oauthRouter(
 ): { router: RequestHandler; off?: undefined } | { router: null; off: string } {
   const limit = (endpoint: OAuthEndpoint) => (limitStore ? { rateLimit: { store: limitStore(endpoint) } } : {});
   try {
-    const sdk = mcpAuthRouter({
+    const server = {
       provider,
       issuerUrl: new URL(publicBaseUrl),
-      resourceServerUrl: new URL(resourceUrl),
       // What /mcp, the one resource these tokens are good for, ever checks. The SDK's client
       // asks for every scope advertised here, so a wider list would only widen the consent.
       scopesSupported: [...DEFAULT_MCP_SCOPES],
+    };
+    const sdk = mcpAuthRouter({
+      ...server,
+      resourceServerUrl: new URL(resourceUrl),
       resourceName: 'Bridle',
       authorizationOptions: limit('authorize'),
       tokenOptions: limit('token'),
@@ -46,6 +50,17 @@ export function oauthRouter(
     });
     const router = Router();
     if (before) router.use(before);
+    // The SDK's metadata, and what it has no option for: a client may name itself by the URL of
+    // its metadata document (BridleClientsStore fetches it), and every authorization response
+    // carries `iss` (RFC 9207). Mounted first, so the SDK's own document is never served.
+    router.use(
+      '/.well-known/oauth-authorization-server',
+      metadataHandler({
+        ...createOAuthMetadata(server),
+        client_id_metadata_document_supported: true,
+        authorization_response_iss_parameter_supported: true,
+      }),
+    );
     router.use(sdk);
     return { router: atRoot(router) };
   } catch (error) {

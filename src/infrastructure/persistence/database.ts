@@ -41,6 +41,7 @@ import { PolicyPeople1767574800000 } from './migrations/1767574800000-policy-peo
 import { McpEventStreamClaims1767571200000 } from './migrations/1767571200000-mcp-event-stream-claims';
 import { AuditNumbering1767744000000 } from './migrations/1767744000000-audit-numbering';
 import { McpInputRequests1767830400000 } from './migrations/1767830400000-mcp-input-requests';
+import { OAuthUrlClients1767888000000 } from './migrations/1767888000000-oauth-url-clients';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
@@ -87,6 +88,7 @@ const MIGRATIONS = [
   CanonicalAddresses1767657600000,
   AuditNumbering1767744000000,
   McpInputRequests1767830400000,
+  OAuthUrlClients1767888000000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -5,6 +5,7 @@ import {
   ConsentScopesInvalidError,
   consentedScopes,
   OAuthRefusedError,
+  redirectUriRegistered,
   refreshedScopes,
   requestedScopes,
 } from '../../../src/domain/identity/oauth';
@@ -92,12 +93,21 @@ describe('OAuth rules', () => {
     expect(refusal(() => boundResource('https://evil.example/mcp', RESOURCE))).toBe('invalid_target');
   });
 
-  it('answers at the redirect URI, keeping its query and the state as sent', () => {
-    expect(authorizationResponseUrl('http://127.0.0.1:9/cb?x=1', { code: 'abc' }, 's&1')).toBe(
-      'http://127.0.0.1:9/cb?x=1&code=abc&state=s%261',
+  it('answers at the redirect URI, keeping its query and the state as sent, naming the issuer', () => {
+    expect(authorizationResponseUrl('http://127.0.0.1:9/cb?x=1', { code: 'abc' }, 's&1', 'https://bridle.example/')).toBe(
+      'http://127.0.0.1:9/cb?x=1&code=abc&state=s%261&iss=https%3A%2F%2Fbridle.example%2F',
     );
-    expect(authorizationResponseUrl('https://a.example/cb', { error: 'access_denied' }, null)).toBe(
-      'https://a.example/cb?error=access_denied',
+    expect(authorizationResponseUrl('https://a.example/cb', { error: 'access_denied' }, null, 'https://bridle.example/')).toBe(
+      'https://a.example/cb?error=access_denied&iss=https%3A%2F%2Fbridle.example%2F',
     );
+  });
+
+  it('takes a redirect URI the client lists, or the same loopback URI on another port', () => {
+    const registered = ['http://127.0.0.1:9/cb', 'https://a.example/cb'];
+    expect(redirectUriRegistered('https://a.example/cb', registered)).toBe(true);
+    expect(redirectUriRegistered('http://127.0.0.1:5000/cb', registered)).toBe(true);
+    expect(redirectUriRegistered('http://localhost:9/cb', registered)).toBe(false);
+    expect(redirectUriRegistered('https://a.example:444/cb', registered)).toBe(false);
+    expect(redirectUriRegistered('https://b.example/cb', registered)).toBe(false);
   });
 });

@@ -27,8 +27,8 @@ describe(loadConfig.name, () => {
   });
 
   it('gives OAuth access tokens an hour and refresh tokens 30 days unless told, within bounds', () => {
-    expect(loadConfig({}).oauth).toEqual({ accessTokenTtlSeconds: 3600, refreshTokenTtlDays: 30 });
-    expect(loadConfig({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: '60', OAUTH_REFRESH_TOKEN_TTL_DAYS: '7' }).oauth).toEqual({
+    expect(loadConfig({}).oauth).toMatchObject({ accessTokenTtlSeconds: 3600, refreshTokenTtlDays: 30 });
+    expect(loadConfig({ OAUTH_ACCESS_TOKEN_TTL_SECONDS: '60', OAUTH_REFRESH_TOKEN_TTL_DAYS: '7' }).oauth).toMatchObject({
       accessTokenTtlSeconds: 60,
       refreshTokenTtlDays: 7,
     });
@@ -36,6 +36,24 @@ describe(loadConfig.name, () => {
       /OAUTH_ACCESS_TOKEN_TTL_SECONDS must be a whole number from 60/,
     );
     expect(() => loadConfig({ OAUTH_REFRESH_TOKEN_TTL_DAYS: '0' })).toThrow(/OAUTH_REFRESH_TOKEN_TTL_DAYS must be a whole number from 1/);
+  });
+
+  it('fetches client metadata documents from any public host within 5 s unless told, and lets no host reach a private address', () => {
+    const defaults = loadConfig({});
+    expect(defaults.oauth.clientMetadata).toEqual({ fetch: true, hosts: new Set(), timeoutMs: 5000 });
+    expect(defaults.outboundPrivateHosts).toEqual(new Set());
+    const told = loadConfig({
+      OAUTH_CLIENT_METADATA_FETCH: 'false',
+      OAUTH_CLIENT_METADATA_HOSTS: 'App.Example, tools.example',
+      OAUTH_CLIENT_METADATA_TIMEOUT_MS: '250',
+      OUTBOUND_PRIVATE_HOSTS: 'intranet.corp',
+    });
+    expect(told.oauth.clientMetadata).toEqual({ fetch: false, hosts: new Set(['app.example', 'tools.example']), timeoutMs: 250 });
+    expect(told.outboundPrivateHosts).toEqual(new Set(['intranet.corp']));
+    expect(() => loadConfig({ OAUTH_CLIENT_METADATA_TIMEOUT_MS: '60000' })).toThrow(
+      /OAUTH_CLIENT_METADATA_TIMEOUT_MS must be a whole number/,
+    );
+    expect(() => loadConfig({ OUTBOUND_PRIVATE_HOSTS: 'https://x.example' })).toThrow(/OUTBOUND_PRIVATE_HOSTS/);
   });
 
   it('works the campaigns in the server process on the embedded database, and not beside a PostgreSQL server, unless told', () => {

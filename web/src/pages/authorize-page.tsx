@@ -63,14 +63,22 @@ export function AuthorizePage() {
   }
 
   const name = request?.client.name ?? 'An unnamed app';
+  // A client named by its metadata document's URL is that URL's host: the one part of it Bridle
+  // checked (it served the document over TLS). Its name is only what it says of itself.
+  const host = request?.client.host ?? null;
   return (
     <div class="page-body narrow stack">
       <h1>Allow access to your Bridle account?</h1>
       {!request && !error && <p class="muted">Loading the request…</p>}
       <Alert message={error} />
       {request && (
-        <Card title={<span class="consent-client">{name}</span>}>
+        <Card title={<span class="consent-client">{host ?? name}</span>}>
           <div class="stack">
+            {host && (
+              <p>
+                An app published at <strong class="consent-host">{host}</strong>, which calls itself <q>{name}</q>,
+              </p>
+            )}
             <p>
               wants to use your Bridle account <strong>{session.email}</strong> through the Model Context Protocol.
             </p>
@@ -85,7 +93,9 @@ export function AuthorizePage() {
               )}
             </dl>
             <p class="muted">
-              The name and home page are the app’s own words: Bridle has not checked them. Allow only an app you started yourself.
+              {host
+                ? `Bridle fetched this app’s description from ${host}; its name and home page are its own words. Allow it only if you trust ${host} and started the app yourself.`
+                : 'The name and home page are the app’s own words: Bridle has not checked them. Allow only an app you started yourself.'}
             </p>
             <fieldset class="plain-fieldset stack">
               <legend>It may</legend>

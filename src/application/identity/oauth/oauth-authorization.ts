@@ -12,11 +12,14 @@ import {
   type ClientMetadataInput,
   consentedScopes,
   OAuthRefusedError,
+  redirectUriRegistered,
   requestedScopes,
 } from '../../../domain/identity/oauth';
+import { isUrlClientId } from '../../../domain/identity/client-metadata-document';
 import { isUuid } from '../../../domain/shared/uuid';
 import { Clock } from '../../shared/ports/clock.port';
 import { OpaqueTokens } from '../ports/opaque-tokens.port';
+import { ClientMetadataDocuments } from './client-metadata-documents';
 import { OAuthGrants } from './oauth-grants';
 import { OAuthSettings } from './oauth-settings';
 import { type AuthorizationRequest, type OAuthClient, OAuthStore } from './ports/oauth-store.port';
@@ -43,6 +46,7 @@ export class OAuthAuthorization {
     private readonly opaque: OpaqueTokens,
     private readonly settings: OAuthSettings,
     private readonly clock: Clock,
+    private readonly documents: ClientMetadataDocuments,
   ) {}
 
   /** Dynamic client registration (RFC 7591). @throws OAuthRefusedError */
@@ -50,8 +54,17 @@ export class OAuthAuthorization {
     return this.store.registerClient(clientId, checkClientMetadata(metadata), this.clock.now());
   }
 
-  findClient(clientId: string): Promise<OAuthClient | null> {
-    return isUuid(clientId) ? this.store.findClient(clientId) : Promise.resolve(null);
+  /**
+   * A registered client by its UUID, or a client named by the URL of its metadata document:
+   * the document (ClientMetadataDocuments) is its registration, stored as last seen so that
+   * its requests and grants have a client to hang on. @throws OAuthRefusedError (invalid_client)
+   * for a URL whose document is refused.
+   */
+  async findClient(clientId: string): Promise<OAuthClient | null> {
+    if (isUuid(clientId)) return this.store.findClient(clientId);
+    if (!isUrlClientId(clientId)) return null;
+    const registration = await this.documents.registration(clientId);
+    return this.store.saveClient(clientId, registration, this.clock.now());
   }
 
   /**
@@ -96,11 +109,20 @@ export class OAuthAuthorization {
     const now = this.clock.now();
     const request = await this.open(requestId, now);
     const allowed = consentedScopes(request.scopes, scopes);
+    // A client's registration may change while the person reads the page (a metadata document
+    // is fetched again on each request): the code goes only where the client still sends it.
+    const current = await this.findClient(request.clientId);
+    if (!current || !redirectUriRegistered(request.redirectUri, current.registration.redirectUris)) {
+      throw new OAuthRefusedError(
+        'invalid_request',
+        'The app no longer lists the address this request would return to: start again from the app',
+      );
+    }
     if (!(await this.store.answerRequest(request.id, 'approved', userId, now))) throw new AuthorizationRequestAnsweredError();
     const grant = await this.grants.consent(userId, request.clientId, request.resource, allowed);
     const { secret: code, hash } = this.opaque.mint('');
     await this.store.storeCode(hash, request.id, grant.id, allowed, new Date(now.getTime() + AUTHORIZATION_CODE_TTL_MS));
-    return authorizationResponseUrl(request.redirectUri, { code }, request.state);
+    return authorizationResponseUrl(request.redirectUri, { code }, request.state, this.settings.issuer);
   }
 
   /** The person refuses: the browser goes back with `error=access_denied`. @returns where the browser goes. */
@@ -108,7 +130,7 @@ export class OAuthAuthorization {
     const now = this.clock.now();
     const request = await this.open(requestId, now);
     if (!(await this.store.answerRequest(request.id, 'denied', userId, now))) throw new AuthorizationRequestAnsweredError();
-    return authorizationResponseUrl(request.redirectUri, { error: 'access_denied' }, request.state);
+    return authorizationResponseUrl(request.redirectUri, { error: 'access_denied' }, request.state, this.settings.issuer);
   }
 
   private async open(requestId: string, now: Date): Promise<AuthorizationRequest> {

@@ -20,6 +20,11 @@ export abstract class Metrics {
   abstract quotaRejection(kind: string, scope: string, window: string): void;
   abstract auditRowAppended(source: string, status: string): void;
   /**
+   * One outbound fetch by what it was for (`client_metadata`) and how it ended: `ok`, or the
+   * refusal (an OutboundFetchFailure, `status`, `invalid`, `rate_limited`).
+   */
+  abstract outboundFetch(purpose: string, outcome: string): void;
+  /**
    * One HTTP request, once its response is finished or its connection closed. `route`: the
    * route's template (`/api/:userId/tasks/:taskId`), never the path, whose ids are unbounded.
    */

@@ -1,6 +1,6 @@
 import { MCP_DESTRUCTIVE_TOOL_MODES } from '../../../domain/agent/confirmation';
 import { REPLY_TARGET_CHARS } from '../../../domain/agent/limits';
-import { ed25519PrivateKey, list, oneOf, pattern, wholeNumber } from './rules';
+import { ed25519PrivateKey, flag, list, oneOf, pattern, wholeNumber } from './rules';
 import { type Setting } from './setting';
 
 /** The Chat, agent and MCP section of docs/configuration.md, in its order. */
@@ -138,5 +138,31 @@ export const CHAT_SETTINGS = {
     ...wholeNumber(1, 365),
     default: '30',
     doc: 'lifetime of each refresh token. Every refresh returns a new one with a new lifetime, so a client in use stays connected; one left unused this long must ask the person again',
+  },
+  OAUTH_CLIENT_METADATA_FETCH: {
+    section: 'Chat, agent and MCP',
+    ...flag(),
+    default: 'true',
+    doc: 'whether an MCP client may name itself by the https URL of its metadata document (a Client ID Metadata Document), which Bridle then fetches, guarded against reaching internal addresses ([security](security.md#client-id-metadata-documents)). `false`: a URL `client_id` is refused and clients register at `POST /register`',
+  },
+  OAUTH_CLIENT_METADATA_HOSTS: {
+    section: 'Chat, agent and MCP',
+    ...list('host names without port', { regex: /^[a-z0-9.-]+$/, what: 'a host name' }),
+    default: '',
+    defaultText: 'empty: any host',
+    doc: 'the only hosts whose metadata documents Bridle fetches, when set (a trust policy). A URL `client_id` on another host is refused without a fetch',
+  },
+  OAUTH_CLIENT_METADATA_TIMEOUT_MS: {
+    section: 'Chat, agent and MCP',
+    ...wholeNumber(100, 5_000),
+    default: '5000',
+    doc: 'deadline of one metadata document fetch, resolving the name included; the document itself is refused past 5 KB',
+  },
+  OUTBOUND_PRIVATE_HOSTS: {
+    section: 'Chat, agent and MCP',
+    ...list('host names without port', { regex: /^[a-z0-9.-]+$/, what: 'a host name' }),
+    default: '',
+    defaultText: 'empty',
+    doc: 'host names Bridle may fetch from although they resolve to a loopback, private, link-local or other special-use address (a metadata document on your own network). Every other such address is refused',
   },
 } as const satisfies Record<string, Setting>;

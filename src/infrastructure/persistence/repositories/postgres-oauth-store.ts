@@ -144,6 +144,20 @@ export class PostgresOAuthStore extends OAuthStore {
     return client!;
   }
 
+  async saveClient(id: string, registration: ClientRegistration, now: Date): Promise<OAuthClient> {
+    const client = await selectRow(
+      this.dataSource,
+      sql`INSERT INTO oauth_clients AS c (id, redirect_uris, client_name, client_uri, software_id, software_version, created_at)
+          VALUES (${id}, ${JSON.stringify(registration.redirectUris)}, ${registration.clientName}, ${registration.clientUri},
+                  ${registration.softwareId}, ${registration.softwareVersion}, ${now})
+          ON CONFLICT (id) DO UPDATE SET redirect_uris = excluded.redirect_uris, client_name = excluded.client_name,
+            client_uri = excluded.client_uri, software_id = excluded.software_id, software_version = excluded.software_version
+          RETURNING ${CLIENT_COLUMNS}`,
+      CLIENT_ROW,
+    );
+    return client!;
+  }
+
   findClient(id: string): Promise<OAuthClient | null> {
     return selectRow(this.dataSource, sql`SELECT ${CLIENT_COLUMNS} FROM oauth_clients c WHERE c.id = ${id}`, CLIENT_ROW);
   }

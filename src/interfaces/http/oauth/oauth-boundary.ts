@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { type RequestHandler, type Response, Router, urlencoded } from 'express';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { boundResource, OAuthRefusedError } from '../../../domain/identity/oauth';
 import { describeInputProblem } from '../../../domain/shared/untrusted-input';
 import { requestInputProblem } from '../shared/request-input';
@@ -153,7 +154,14 @@ async function authorizationProblem(
 ): Promise<Refusal | null> {
   const { client_id: clientId, redirect_uri: redirectUri } = params;
   if (typeof clientId !== 'string' || clientId === '') return invalidRequest('client_id is missing');
-  const client = await clients.getClient(clientId);
+  let client;
+  try {
+    client = await clients.getClient(clientId);
+  } catch (error) {
+    // A client_id that is a URL whose metadata document was refused: what was wrong, in OAuth's words.
+    if (error instanceof OAuthError && error.errorCode !== 'server_error') return { error: error.errorCode, description: error.message };
+    throw error;
+  }
   if (!client) return { error: 'invalid_client', description: 'client_id names no client registered here' };
   if (redirectUri === undefined) {
     if (client.redirect_uris.length !== 1) return invalidRequest('redirect_uri is missing, and the client registered more than one');

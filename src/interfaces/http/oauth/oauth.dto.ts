@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, IsUUID, MaxLength } from 'class-validator';
 import type { AuthorizationRequest, OAuthClient, OAuthGrant } from '../../../application/identity/oauth/ports/oauth-store.port';
+import { isUrlClientId } from '../../../domain/identity/client-metadata-document';
 import { type Scope, SCOPE_DESCRIPTIONS, SCOPES } from '../../../domain/identity/scopes';
 import { Optional } from '../shared/fields';
 import { UserPathDto } from '../todo/task.dto';
@@ -30,8 +31,21 @@ export class ScopeDescriptionDto {
 }
 
 export class OAuthClientDto {
-  @ApiProperty({ format: 'uuid', description: 'The client_id' })
+  @ApiProperty({
+    example: 'https://app.example/oauth/client.json',
+    description: 'The client_id: a UUID given at registration, or the https URL of the client’s metadata document',
+  })
   id!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'app.example',
+    description:
+      'For a client named by the URL of its metadata document: that URL’s host, which served the document over TLS. The identity ' +
+      'the person trusts, shown before the name; null for a client registered at /register',
+  })
+  host!: string | null;
 
   @ApiProperty({
     type: String,
@@ -50,7 +64,12 @@ export class OAuthClientDto {
   uri!: string | null;
 
   static of(client: OAuthClient): OAuthClientDto {
-    return { id: client.id, name: client.registration.clientName, uri: client.registration.clientUri };
+    return {
+      id: client.id,
+      host: isUrlClientId(client.id) ? new URL(client.id).hostname : null,
+      name: client.registration.clientName,
+      uri: client.registration.clientUri,
+    };
   }
 }
 

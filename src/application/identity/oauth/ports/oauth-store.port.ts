@@ -2,7 +2,7 @@ import type { ClientRegistration } from '../../../../domain/identity/oauth';
 import type { Scope } from '../../../../domain/identity/scopes';
 
 export interface OAuthClient {
-  /** The client_id (a UUID). */
+  /** The client_id: a UUID Bridle gave it at registration, or the https URL of its metadata document. */
   readonly id: string;
   readonly registration: ClientRegistration;
   readonly createdAt: Date;
@@ -82,6 +82,8 @@ export interface StoredToken {
  */
 export abstract class OAuthStore {
   abstract registerClient(id: string, registration: ClientRegistration, now: Date): Promise<OAuthClient>;
+  /** A client known by its metadata document's URL, created or updated to the document as last fetched. */
+  abstract saveClient(id: string, registration: ClientRegistration, now: Date): Promise<OAuthClient>;
   abstract findClient(id: string): Promise<OAuthClient | null>;
 
   /** @returns the new request's id. */

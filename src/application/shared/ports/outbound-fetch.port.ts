@@ -1,0 +1,48 @@
+/**
+ * Why an outbound fetch was refused or failed, as a word a metric can count:
+ * - `url`: not an https URL the fetcher takes;
+ * - `not_allowed`: the host is not on the caller's allowlist;
+ * - `resolve`: the name did not resolve;
+ * - `address`: it resolved to a special-use address (loopback, private, link-local…);
+ * - `redirect`: the answer was a 3xx, which is never followed;
+ * - `too_large`: the body was longer than the limit;
+ * - `timeout`: the whole fetch took longer than its limit;
+ * - `network`: TLS, the connection or the stream failed.
+ */
+export type OutboundFetchFailure = 'url' | 'not_allowed' | 'resolve' | 'address' | 'redirect' | 'too_large' | 'timeout' | 'network';
+
+export class OutboundFetchError extends Error {
+  constructor(
+    readonly reason: OutboundFetchFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundFetchError';
+  }
+}
+
+export interface OutboundRequest {
+  /** The body's limit in bytes: a longer one is cut off and refused (`too_large`). */
+  readonly maxBytes: number;
+  /** The whole fetch's limit, resolving the name included (`timeout`). */
+  readonly timeoutMs: number;
+  readonly accept?: string;
+}
+
+export interface OutboundResponse {
+  readonly status: number;
+  /** Header names lower-cased; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+
+/**
+ * A GET from Bridle to an address someone else chose (a client's metadata document, later
+ * webhooks), guarded against server-side request forgery: the name is resolved first, an
+ * address in a special-use range is refused, the connection goes to the address that was
+ * checked (a second resolution cannot swap it), no redirect is followed, and the time and the
+ * size are bounded. @throws OutboundFetchError
+ */
+export abstract class OutboundFetch {
+  abstract get(url: string, request: OutboundRequest): Promise<OutboundResponse>;
+}
