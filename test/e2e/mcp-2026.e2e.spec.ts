@@ -56,6 +56,15 @@ describe('POST /mcp from a 2026-07-28 client (the official v2 SDK client, pinned
     ]);
   });
 
+  it('a client that cannot show a form is sent to the console, as a 2025 one is', async () => {
+    const [task] = await addTasks(sut.http, user, 'Ask me in the console');
+    const client = await open();
+    const refused = await client.callTool({ name: 'delete_task', arguments: { number: task.number } });
+    expect(refused).toMatchObject({ isError: true, structuredContent: { code: 'CONFIRMATION_REQUIRED' } });
+    expect((refused.structuredContent as { message: string }).message).toContain(`${sut.http}/#chat?conversation=`);
+    expect(await taskTitles(sut.http, user)).toContain('Ask me in the console');
+  });
+
   it('an unknown tool is a JSON-RPC error -32602', async () => {
     const client = await open();
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });

@@ -123,16 +123,17 @@ export class MrtrConfirmations {
     if (state.user !== caller.context.userId) return { kind: 'refused', reason: 'another-person' };
     if (state.credential !== caller.credential) return { kind: 'refused', reason: 'another-credential' };
     if (state.tool !== tool || state.digest !== digestOf(args)) return { kind: 'refused', reason: 'another-call' };
-    const asks = await this.executor.asksThePerson(tool, args, caller.context);
-    if (asks?.policyVersion !== state.policyVersion) return { kind: 'refused', reason: 'policy-changed' };
-
     const answer = inputResponse(responses as Record<string, unknown> | undefined, CONFIRM);
     if (answer.kind !== 'elicit') {
-      const question = await this.ask(tool, args, caller, asks.policyVersion);
+      const question = await this.ask(tool, args, caller, state.policyVersion);
       return 'resultType' in question ? { kind: 'ask-again', question } : { kind: 'result', result: question };
     }
     const taken = await this.questions.take(state.id, caller.context.userId, this.clock.now());
     if (taken.outcome !== 'taken') return { kind: 'refused', reason: taken.outcome };
+    // A call another policy version puts to the person was not asked under it. One no policy asks
+    // about any more (or that resolves to nothing now) runs as confirmed, and fails as it would.
+    const asks = await this.executor.asksThePerson(tool, args, caller.context);
+    if (asks && asks.policyVersion !== state.policyVersion) return { kind: 'refused', reason: 'policy-changed' };
     const { call } = taken;
     if (answer.action !== 'accept' || answer.content?.[CONFIRM] !== true) {
       const said = answer.action === 'accept' ? 'decline' : answer.action;
