@@ -61,6 +61,7 @@ const YES = { confirm: { action: 'accept', content: { confirm: true } } };
 describe('2026 confirmations: a requestState is good for its own call, person, credential and time, once', () => {
   const clock = new ShiftedClock();
   const sut = useTestApp({ clock });
+  const admin = sut.user({ admin: true });
   const ada = sut.user();
   const bob = sut.user();
 
@@ -166,5 +167,21 @@ describe('2026 confirmations: a requestState is good for its own call, person, c
       call2026(sut.http, ada.token, { number: task.number }, { requestState: state, inputResponses: YES }),
     );
     expect(await taskTitles(sut.http, ada)).toContain('Undecided');
+  });
+
+  it('a question asked under one policy version is not answered under another that asks too', async () => {
+    const [task] = await addTasks(sut.http, ada, 'Asked under the old policy');
+    const state = await ask(ada, task.number);
+    const rules = [{ name: 'deleting-asks', tools: ['delete_task'], sources: ['chat', 'mcp'], effect: 'ask-person' }];
+    await request(sut.http).put('/admin/policy').set(admin.auth).send({ rules, reason: 'A new version that still asks' }).expect(200);
+    await refusedWith(
+      'policy-changed',
+      call2026(sut.http, ada.token, { number: task.number }, { requestState: state, inputResponses: YES }),
+    );
+    expect(await taskTitles(sut.http, ada)).toContain('Asked under the old policy');
+    // Asked again, under the version in force: yes deletes it.
+    const fresh = await ask(ada, task.number);
+    await call2026(sut.http, ada.token, { number: task.number }, { requestState: fresh, inputResponses: YES });
+    expect(await taskTitles(sut.http, ada)).not.toContain('Asked under the old policy');
   });
 });
