@@ -1,16 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import request from 'supertest';
 import { CLIENT_METADATA_FETCH_LIMITS } from '../../src/application/identity/oauth/client-metadata-documents';
 import { OutboundNetwork } from '../../src/infrastructure/security/guarded-outbound-fetch';
 import { addTasks } from '../factories/tasks';
 import { type FixtureAnswer, type HttpsFixture, startHttpsFixture } from '../support/https-fixture';
+import { InMemoryOAuthClient, pkce, REDIRECT_URI } from '../support/oauth-client';
 import { useTestApp } from '../support/test-app';
 
-const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 const OTHER_REDIRECT_URI = 'https://changed.example/callback';
 const DOCUMENT_PATH = '/oauth/client.json';
 /** The fetch deadline in this suite (OAUTH_CLIENT_METADATA_TIMEOUT_MS), short so that a slow host is given up on quickly. */
@@ -32,11 +30,6 @@ const NAMES = [
 /** Allowed to resolve to loopback (OUTBOUND_PRIVATE_HOSTS): every name but loopback.example, which shows the default. */
 const PRIVATE_OK = NAMES.filter((name) => name !== 'loopback.example');
 
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
 function documentFor(clientId: string, redirectUris: string[] = [REDIRECT_URI], extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     client_id: clientId,
@@ -45,48 +38,6 @@ function documentFor(clientId: string, redirectUris: string[] = [REDIRECT_URI], 
     token_endpoint_auth_method: 'none',
     ...extra,
   });
-}
-
-/** An SDK client that names itself by its metadata document's URL; the person's part is `onAuthorization`. */
-class UrlClient implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  readonly authorizationUrls: URL[] = [];
-
-  constructor(
-    readonly clientMetadataUrl: string,
-    private readonly onAuthorization: (url: URL) => Promise<void>,
-  ) {}
-
-  get redirectUrl(): string {
-    return REDIRECT_URI;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Fixture App', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  async redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-    await this.onAuthorization(url);
-  }
 }
 
 /**
@@ -175,12 +126,15 @@ describe('MCP clients named by a Client ID Metadata Document', () => {
     serve('client.example', { headers: { 'cache-control': 'max-age=60' }, body: documentFor(clientId) });
     let shown: request.Response | undefined;
     let back: URL | undefined;
-    const provider = new UrlClient(clientId, async (url) => {
-      const requestId = consentRequestId(await request(sut.http).get(`${url.pathname}${url.search}`));
-      shown = await request(sut.http).get(`/oauth/requests/${requestId}`).set(alice.auth).expect(200);
-      const answer = await request(sut.http).post(`/oauth/requests/${requestId}/approve`).set(alice.auth).send({}).expect(200);
-      back = new URL(answer.body.redirectTo as string);
-    });
+    const provider = new InMemoryOAuthClient(
+      async (url) => {
+        const requestId = consentRequestId(await request(sut.http).get(`${url.pathname}${url.search}`));
+        shown = await request(sut.http).get(`/oauth/requests/${requestId}`).set(alice.auth).expect(200);
+        const answer = await request(sut.http).post(`/oauth/requests/${requestId}/approve`).set(alice.auth).send({}).expect(200);
+        back = new URL(answer.body.redirectTo as string);
+      },
+      { clientMetadataUrl: clientId },
+    );
 
     const first = new Client({ name: 'cimd-e2e', version: '1.0.0' });
     await expect(first.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: provider }))).rejects.toThrow(

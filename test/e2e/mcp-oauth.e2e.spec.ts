@@ -1,9 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { REFRESH_REUSE_WINDOW_MS } from '../../src/application/identity/oauth/oauth-token-issuer';
@@ -11,67 +9,19 @@ import { ShiftedClock } from '../fakes/fixed-clock';
 import { addTasks } from '../factories/tasks';
 import { type SignedInUser } from '../support/accounts';
 import { captureStdout } from '../support/log-capture';
+import { InMemoryOAuthClient, pkce, REDIRECT_URI } from '../support/oauth-client';
 import { startTestApp, type TestApp, useTestApp } from '../support/test-app';
 import { usingPostgresServer } from '../support/test-database';
 
-const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
+const CLIENT_METADATA: OAuthClientMetadata = {
+  client_name: 'Test <b>client</b>',
+  client_uri: 'https://client.example',
+  redirect_uris: [REDIRECT_URI],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'none',
+};
 const ACCESS_TTL_SECONDS = 60;
-
-/** An MCP client's OAuth state, in memory; the person's part is `onAuthorization`, played by the test. */
-class InMemoryOAuthClient implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  readonly authorizationUrls: URL[] = [];
-
-  constructor(private readonly onAuthorization: (url: URL) => Promise<void>) {}
-
-  get redirectUrl(): string {
-    return REDIRECT_URI;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Test <b>client</b>',
-      client_uri: 'https://client.example',
-      redirect_uris: [REDIRECT_URI],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
-  }
-  async redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-    await this.onAuthorization(url);
-  }
-}
-
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
 
 /**
  * Bridle as an MCP client's authorization server: an SDK client with nothing but the
@@ -216,16 +166,19 @@ describe('MCP clients over OAuth', () => {
   it('takes an SDK client from the server URL to a tool call, refreshes without the person, and cuts it off on revocation', async () => {
     let consent: { code: string; state: string | null } | undefined;
     let shown: request.Response | undefined;
-    const provider = new InMemoryOAuthClient(async (url) => {
-      // The person: the browser follows the authorize URL to the consent page, which shows the request.
-      if (consent) return; // after the revocation: nobody approves again
-      const requestId = await consentRequestId(url);
-      shown = await request(sut.http).get(`/oauth/requests/${requestId}`).set(alice.auth).expect(200);
-      const answer = await request(sut.http).post(`/oauth/requests/${requestId}/approve`).set(alice.auth).send({}).expect(200);
-      const back = new URL(answer.body.redirectTo);
-      consent = { code: back.searchParams.get('code')!, state: back.searchParams.get('state') };
-      secrets.push(consent.code);
-    });
+    const provider = new InMemoryOAuthClient(
+      async (url) => {
+        // The person: the browser follows the authorize URL to the consent page, which shows the request.
+        if (consent) return; // after the revocation: nobody approves again
+        const requestId = await consentRequestId(url);
+        shown = await request(sut.http).get(`/oauth/requests/${requestId}`).set(alice.auth).expect(200);
+        const answer = await request(sut.http).post(`/oauth/requests/${requestId}/approve`).set(alice.auth).send({}).expect(200);
+        const back = new URL(answer.body.redirectTo);
+        consent = { code: back.searchParams.get('code')!, state: back.searchParams.get('state') };
+        secrets.push(consent.code);
+      },
+      { clientMetadata: CLIENT_METADATA },
+    );
 
     const first = new Client({ name: 'oauth-e2e', version: '1.0.0' });
     await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }))).rejects.toThrow(UnauthorizedError);
