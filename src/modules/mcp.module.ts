@@ -71,8 +71,23 @@ import { IdentityModule } from './identity.module';
         getTask: GetTaskUseCase,
         tracer: Tracer,
         changes: TaskChanges,
-      ) => new ModernMcpEndpoint({ executor, confirmations, askInConsole, listTasks, getTask, tracer }, changes),
-      inject: [ExecuteToolCallUseCase, MrtrConfirmations, AskInConsoleUseCase, ListTasksUseCase, GetTaskUseCase, Tracer, TaskChanges],
+        config: AppConfig,
+      ) =>
+        new ModernMcpEndpoint(
+          { executor, confirmations, askInConsole, listTasks, getTask, tracer },
+          changes,
+          config.mcpListenStreamsPerUser,
+        ),
+      inject: [
+        ExecuteToolCallUseCase,
+        MrtrConfirmations,
+        AskInConsoleUseCase,
+        ListTasksUseCase,
+        GetTaskUseCase,
+        Tracer,
+        TaskChanges,
+        AppConfig,
+      ],
     },
     periodicJobProvider({
       what: 'MCP session sweep',

@@ -17,6 +17,7 @@ import {
   startService,
   useBuiltService,
 } from '../support/built-service';
+import { connect2026 } from '../support/mcp-2026-client';
 import { leads, startedCampaign } from '../support/outreach';
 import { TEST_JWT_SECRET, useTestApp } from '../support/test-app';
 import { embeddedDataDir, testDataRoot, usingPostgresServer } from '../support/test-database';
@@ -234,6 +235,22 @@ describe('the service stopped with SIGTERM', () => {
     service.child.kill('SIGTERM');
 
     expect((await stream).endsWith(GOING_AWAY)).toBe(true);
+    expect(await service.exited).toBe(0);
+    expect(service.output()).toContain('Shut down cleanly');
+    await client.close();
+  }, 120_000);
+
+  it('ends a 2026 client’s subscriptions/listen stream at once with its result, and exits 0 well before the grace', async () => {
+    const graceMs = 300_000;
+    service = await startService(MAIN, { BRIDLE_DATA_DIR: dataDir, SHUTDOWN_GRACE_MS: String(graceMs) });
+    const user = await signIn(service);
+    const client = await connect2026(`${service.baseUrl}/mcp`, user.token);
+    const subscription = await client.listen({ resourceSubscriptions: ['bridle://tasks'] });
+
+    service.child.kill('SIGTERM');
+
+    // 'graceful': the listen request's own JSON-RPC result came before the stream ended (the specification's graceful end).
+    expect(await subscription.closed).toBe('graceful');
     expect(await service.exited).toBe(0);
     expect(service.output()).toContain('Shut down cleanly');
     await client.close();

@@ -111,6 +111,8 @@ export class AppConfig {
   readonly mcpAllowedOrigins!: ReadonlySet<string>;
   /** Stateful /mcp sessions: closed after this many idle minutes, at most so many per person and in all. */
   readonly mcpSessions!: { readonly idleMinutes: number; readonly perUser: number; readonly max: number };
+  /** Open 2026 `subscriptions/listen` streams a person may hold on one replica. */
+  readonly mcpListenStreamsPerUser!: number;
   /** `allow` lets MCP clients run destructive tools without the person; by default they are refused. */
   readonly mcpDestructiveTools!: McpDestructiveToolMode;
   /** Bridle as the OAuth authorization server of MCP clients: how long its tokens last. */
@@ -242,6 +244,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
       perUser: values.MCP_SESSIONS_PER_USER,
       max: values.MCP_SESSIONS_MAX,
     },
+    mcpListenStreamsPerUser: values.MCP_LISTEN_STREAMS_PER_USER,
     mcpDestructiveTools: values.MCP_DESTRUCTIVE_TOOLS,
     oauth: {
       accessTokenTtlSeconds: values.OAUTH_ACCESS_TOKEN_TTL_SECONDS,

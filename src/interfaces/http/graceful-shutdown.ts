@@ -3,6 +3,18 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 /** What a client of an event stream ended by a shutdown reads: reconnect after a second (to another replica). */
 export const GOING_AWAY_EVENT = 'retry: 1000\nevent: shutdown\ndata: {"reason":"server shutting down"}\n\n';
 
+/** Streams that end only when their client leaves and have their own way to end (endOnDrain). */
+const ownEnds = new WeakMap<ServerResponse, () => void>();
+
+/**
+ * Marks `res` as an event stream that only ends when its client leaves and has its own last
+ * word (a 2026 MCP `subscriptions/listen` ends with its JSON-RPC result): a drain ends it at
+ * once by calling `end`, where a GET stream is ended with GOING_AWAY_EVENT.
+ */
+export function endOnDrain(res: ServerResponse, end: () => void): void {
+  ownEnds.set(res, end);
+}
+
 /**
  * Drains an HTTP server for a bounded shutdown (docs/operations.md#shutdown-and-rolling-restarts). Call `track` right after the server
  * exists and before it listens, then `drain` once on SIGTERM. During the drain:
@@ -11,8 +23,9 @@ export const GOING_AWAY_EVENT = 'retry: 1000\nevent: shutdown\ndata: {"reason":"
  * - idle keep-alive sockets close at once, and every response sent from then on carries
  *   `Connection: close`, so Node closes its socket when it ends;
  * - event streams that only end when the client leaves (GET event streams: MCP's standalone
- *   stream) get a `retry:` hint and a `shutdown` event and are ended at once; other event
- *   streams (a chat turn) run to their final event;
+ *   stream) get a `retry:` hint and a `shutdown` event and are ended at once; those marked with
+ *   `endOnDrain` (a 2026 MCP listen) are ended at once their own way; other event streams (a
+ *   chat turn) run to their final event;
  * - at `graceMs`, what is still open gets the same hint if it streams events, and every
  *   remaining connection is cut (`closeAllConnections()`).
  *
@@ -39,7 +52,7 @@ export class GracefulShutdown {
         if (isEventStream(res, args)) {
           this.streams.add(res);
           res.once('close', () => this.streams.delete(res));
-          if (this.draining && req.method === 'GET') this.endStream(res);
+          if (this.draining && endsOnlyWhenLeft(res)) this.endStream(res);
         }
         return result;
       };
@@ -51,7 +64,7 @@ export class GracefulShutdown {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     for (const res of this.streams) {
-      if (res.req.method === 'GET') this.endStream(res);
+      if (endsOnlyWhenLeft(res)) this.endStream(res);
     }
     const deadline = setTimeout(() => {
       for (const res of this.streams) this.endStream(res);
@@ -67,8 +80,14 @@ export class GracefulShutdown {
   private endStream(res: ServerResponse): void {
     this.streams.delete(res);
     if (res.writableEnded || res.destroyed) return;
-    res.end(GOING_AWAY_EVENT);
+    const end = ownEnds.get(res);
+    if (end) end();
+    else res.end(GOING_AWAY_EVENT);
   }
+}
+
+function endsOnlyWhenLeft(res: ServerResponse): boolean {
+  return res.req.method === 'GET' || ownEnds.has(res);
 }
 
 /** Headers given to `writeHead` itself (as the MCP SDK gives them) are not visible through `getHeader`. */

@@ -23,6 +23,11 @@ import { MAX_SUBSCRIPTIONS, type SessionSubscriptions, SubscriptionsFullError } 
 export const TASKS_URI = 'bridle://tasks';
 const TASK_URI = /^bridle:\/\/tasks\/([1-9][0-9]{0,8})$/;
 
+/** Whether `uri` names one of Bridle's resources: the list, or one task by number (that task may not exist). */
+export function isTaskResourceUri(uri: string): boolean {
+  return uri === TASKS_URI || TASK_URI.test(uri);
+}
+
 export const TASK_RESOURCE_CAPABILITIES: ServerCapabilities = {
   resources: { subscribe: true, listChanged: false },
   prompts: { listChanged: false },

@@ -121,6 +121,12 @@ export const CHAT_SETTINGS = {
     default: '1000',
     doc: 'open sessions in this process; past it, a new session is 503 `MCP.SESSIONS_FULL`',
   },
+  MCP_LISTEN_STREAMS_PER_USER: {
+    section: 'Chat, agent and MCP',
+    ...wholeNumber(1, 1_000),
+    default: '10',
+    doc: 'open `subscriptions/listen` streams (2026-07-28 clients) per person on each replica; past it a new one is refused with a JSON-RPC error until one ends ([MCP](mcp.md#subscriptionslisten-2026-07-28))',
+  },
   MCP_DESTRUCTIVE_TOOLS: {
     section: 'Chat, agent and MCP',
     ...oneOf(MCP_DESTRUCTIVE_TOOL_MODES),

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { type AuthInfo, createMcpHandler, isLegacyRequest, type ServerEventBus } from '@modelcontextprotocol/server';
+import { type AuthInfo, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Request, Response } from 'express';
 import type { AuthenticatedPrincipal, Credential } from '../../../application/identity/ports/access-token-service.port';
 import type { TaskChanges } from '../../../application/todo/ports/task-changes.port';
-import { TASKS_URI } from '../task-resources';
+import { endOnDrain } from '../../http/graceful-shutdown';
+import { isListenRequest, listenedUris, ListenStreams, personalBus, refuseListen, servedListen } from './listen-streams';
 import { createModernMcpServer, type ModernMcpDeps } from './modern-mcp-server';
 
 const logger = new Logger('Mcp');
@@ -16,12 +17,19 @@ const logger = new Logger('Mcp');
  * envelope, `resultType`, cache fields, the `Mcp-Method`/`Mcp-Name` header checks,
  * `subscriptions/listen`. Each request gets its own server for the person its bearer token
  * names, on whichever replica it reaches; nothing is kept between requests but the database.
+ * A listen stream hears the person's task changes from every replica (listen-streams.ts), is
+ * limited per person on each replica, and is ended with its result when the server drains.
  */
 export class ModernMcpEndpoint {
+  private readonly streams: ListenStreams;
+
   constructor(
     private readonly deps: ModernMcpDeps,
     private readonly changes: TaskChanges,
-  ) {}
+    listenStreamsPerPerson: number,
+  ) {
+    this.streams = new ListenStreams(listenStreamsPerPerson);
+  }
 
   /** Whether this request is one for the 2026 revision (the rest go to the 2025 sessions). */
   async serves(req: Request): Promise<boolean> {
@@ -34,21 +42,23 @@ export class ModernMcpEndpoint {
       context: { userId: principal.userId, source: 'mcp' as const, mode: { kind: 'run' as const } },
       credential: credentialKey(principal.credential, principal.userId),
     };
+    const listen = isListenRequest(req.body) ? servedListen(req.body) : undefined;
+    if (listen) {
+      const release = this.streams.take(principal.userId);
+      if (!release) return refuseListen(res, listen, this.streams.perPerson);
+      res.once('close', release);
+    }
     const handler = createMcpHandler(() => createModernMcpServer(this.deps, caller), {
       legacy: 'reject',
-      bus: this.busFor(principal.userId),
+      // Only a listen subscribes to it; any other request's handler never does.
+      bus: personalBus(this.changes, principal.userId, listen ? listenedUris(listen) : []),
       onerror: (error) => logger.debug({ err: error, userId: principal.userId }, 'a 2026 MCP request was refused or failed'),
     });
+    // The client gone: the SDK ends the stream on the request's abort; this ends what is left.
     res.on('close', () => void handler.close());
-    await toNodeHandler(handler)(req, res, req.body);
-  }
-
-  /** The person's own task changes, from any replica (TaskChanges rides the fleet bus): a listener hears no one else's. */
-  private busFor(userId: string): ServerEventBus {
-    return {
-      publish: () => undefined,
-      subscribe: (listener) => this.changes.subscribe(userId, () => listener({ kind: 'resource_updated', uri: TASKS_URI })),
-    };
+    // A shutdown ends each listen at once with its result (the specification's graceful end).
+    if (listen) endOnDrain(res, () => void handler.close());
+    await toNodeHandler(handler)(req, res, listen ?? req.body);
   }
 }
 

@@ -29,9 +29,14 @@ export interface ModernMcpDeps {
   readonly tracer?: Tracer;
 }
 
+/**
+ * `resources`: a `subscriptions/listen` stream may ask for `resources/updated` of
+ * `bridle://tasks` and `bridle://tasks/{n}`, and for `resources/list_changed` (the list names
+ * each task): both are sent on any change to the person's tasks (listen-streams.ts).
+ */
 export const MODERN_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: false },
-  resources: { subscribe: true, listChanged: false },
+  resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: false },
 };
 
