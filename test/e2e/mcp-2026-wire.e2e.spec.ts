@@ -103,6 +103,8 @@ describe('POST /mcp, the 2026-07-28 wire by hand', () => {
     ])('%s: %s', async (_case, method, params, code) => {
       const answer = await send(method, params, { id: `req-${_case.length}` });
       expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: `req-${_case.length}`, error: { code } });
+      // The transport binding: a method the server does not serve is 404.
+      if (code === -32601) expect(answer.status).toBe(404);
     });
   });
 
