@@ -52,6 +52,7 @@ export class ExecuteToolCallUseCase {
     for (const tool of toolbox.definitions) {
       schemas.compile(tool.inputSchema);
       if (tool.confirmedInputSchema) schemas.compile(tool.confirmedInputSchema);
+      if (tool.outputSchema) schemas.compile(tool.outputSchema);
     }
   }
 

@@ -24,6 +24,10 @@ export interface JsonSchema {
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly default?: unknown;
+  /** Exactly one of these (a result that comes in several shapes: a tool's output). */
+  readonly oneOf?: readonly JsonSchema[];
+  /** At least one of these (a value that may be null). */
+  readonly anyOf?: readonly JsonSchema[];
 }
 
 /**
@@ -80,6 +84,11 @@ export interface ToolDefinition {
   readonly confirmedInputSchema?: JsonSchema & { readonly type: 'object' };
   /** What a person wants when the tool is called for them: the decision log's intent type (turn-outcome.ts). */
   readonly intent?: ToolIntent;
+  /**
+   * The data a successful run answers (never a dry run's question), as MCP's `outputSchema`
+   * lists it. Never offered to a model.
+   */
+  readonly outputSchema?: JsonSchema & { readonly type: 'object' };
 }
 
 /** A tool call exactly as a model proposed it: `arguments` is raw text and may be anything. */

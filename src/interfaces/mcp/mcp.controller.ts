@@ -155,7 +155,10 @@ export class McpController {
       "The five task tools, the tasks as resources (bridle://tasks, bridle://tasks/{number}) and two prompts, as the bearer token's user. " +
       'Send `Accept: application/json, text/event-stream`. An `initialize` opens a session (`Mcp-Session-Id` in the answer): send the id ' +
       'with every later request, GET /mcp with it for the event stream, DELETE /mcp with it to end it; an unknown, closed or foreign ' +
-      'id is 404, and the client initializes again. Without a session id any other message is served statelessly. One message per request: ' +
+      'id is 404, and the client initializes again. Without a session id any other message is served statelessly. ' +
+      'A request of the 2026-07-28 revision (the protocol version in its `_meta`, with the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers) ' +
+      'is served statelessly as that revision: no `initialize` and no session; a confirmation is an `input_required` result the client answers ' +
+      'by calling again with `inputResponses` and `requestState`; a header that disagrees with the body is 400 HeaderMismatch (-32020). One message per request: ' +
       'a JSON-RPC batch (a JSON array, even an empty one) is refused with 400 and a JSON-RPC Invalid Request (-32600), and nothing in it runs. ' +
       'Every request to /mcp counts one against MCP_RATE_LIMIT_PER_MINUTE: a call, a notification, a response, a refused batch, GET and DELETE. ' +
       'A message needing a scope the token lacks is 403 AUTH.INSUFFICIENT_SCOPE before anything runs. The transport refuses a request it cannot take with a JSON-RPC error body.',
@@ -171,10 +174,15 @@ export class McpController {
     status: 400,
     description:
       'The error body (VALIDATION.FAILED, HTTP.MALFORMED_JSON) for a body that is not valid JSON, or a JSON-RPC error ' +
-      'for a batch (-32600), for one that is not a JSON-RPC message or names an unsupported MCP-Protocol-Version',
+      'for a batch (-32600), for one that is not a JSON-RPC message or names an unsupported MCP-Protocol-Version (2026-07-28: -32022), ' +
+      'or for 2026-07-28 standard headers missing or disagreeing with the body (-32020)',
     schema: { oneOf: [{ $ref: getSchemaPath(ErrorResponseDto) }, { $ref: getSchemaPath(JsonRpcErrorResponseDto) }] },
   })
-  @jsonRpcError(404, 'JSON-RPC error: no such session (unknown, closed, idle too long, or another person’s): initialize again')
+  @jsonRpcError(
+    404,
+    'JSON-RPC error: no such session (unknown, closed, idle too long, or another person’s): initialize again; ' +
+      'or, for a 2026-07-28 request, a method the server does not serve (-32601)',
+  )
   @jsonRpcError(406, 'JSON-RPC error: the Accept header does not name both application/json and text/event-stream')
   @jsonRpcError(415, 'JSON-RPC error: the body is not application/json')
   async handle(@Req() req: McpRequest, @Res() res: Response): Promise<void> {

@@ -11,6 +11,7 @@ import {
   QUESTION_NAMED_MAX,
   withoutChatReplyHint,
 } from '../../domain/agent/confirmation';
+import type { JsonSchema, ToolDefinition } from '../../domain/agent/tools';
 
 /**
  * What both MCP eras say the same way about tools: their list, the question a destructive
@@ -30,15 +31,56 @@ export interface ToolCallResult {
   isError?: true;
 }
 
-/** The tools as `tools/list` lists them for `source`, in the toolbox's fixed order. */
+/**
+ * The tools as `tools/list` lists them for `source`, in the toolbox's fixed order (the same
+ * bytes every time while the policy stands). An MCP client is given each tool's `outputSchema`;
+ * the chat's in-process client is not: its calls include dry runs, whose question is no tool
+ * result, and it offers a model the names, descriptions and input schemas only.
+ */
 export function listedTools(executor: ExecuteToolCallUseCase, source: 'chat' | 'mcp') {
-  return executor.definitionsFor(source).map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    annotations: { readOnlyHint: !tool.mutates, destructiveHint: tool.destructive, openWorldHint: false },
-    ...(tool.changesExisting ? { _meta: { [TOOL_META_KEYS.changesExisting]: true } } : {}),
-  }));
+  return executor.definitionsFor(source).map((tool) => {
+    const outputSchema = source === 'mcp' ? mcpOutputSchema(tool) : undefined;
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
+      annotations: { readOnlyHint: !tool.mutates, destructiveHint: tool.destructive, openWorldHint: false },
+      ...(tool.changesExisting ? { _meta: { [TOOL_META_KEYS.changesExisting]: true } } : {}),
+    };
+  });
+}
+
+/** A tool error's structured content (errorResult): a 2025 client of the v1 SDK validates it against outputSchema too. */
+const TOOL_ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'The tool did not run as asked (isError is true): code names why; details, when there, what it found',
+  properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
+  required: ['code', 'message'],
+  additionalProperties: false,
+};
+
+/** A destructive call the person did not confirm (notConfirmed). */
+const NOT_CONFIRMED_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'The person was asked and did not say yes (or could not be asked): nothing was deleted',
+  properties: {
+    deleted: { type: 'array', maxItems: 0 },
+    confirmed: { type: 'boolean', enum: [false] },
+    asked: { type: 'string', description: 'The question the person was asked' },
+    message: { type: 'string' },
+  },
+  required: ['deleted', 'confirmed', 'asked', 'message'],
+  additionalProperties: false,
+};
+
+/**
+ * Everything a call's `structuredContent` can be over MCP: the tool's own result, a deletion
+ * the person did not confirm (a destructive tool), or a tool error.
+ */
+function mcpOutputSchema(tool: ToolDefinition): (JsonSchema & { type: 'object' }) | undefined {
+  if (!tool.outputSchema) return undefined;
+  return { type: 'object', oneOf: [tool.outputSchema, ...(tool.destructive ? [NOT_CONFIRMED_SCHEMA] : []), TOOL_ERROR_SCHEMA] };
 }
 
 /**

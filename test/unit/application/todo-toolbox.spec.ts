@@ -1,5 +1,6 @@
 import { LIST_TOOL_MAX, TodoToolbox } from '../../../src/application/todo/tools/todo-toolbox';
 import { TASKS_PER_USER_MAX } from '../../../src/domain/todo/task';
+import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { InMemoryTaskRepository } from '../../fakes/in-memory-task.repository';
 import { todoToolboxOn } from '../../fakes/todo-toolbox';
@@ -56,6 +57,9 @@ describe(`${TodoToolbox.name} limits`, () => {
     expect(listed).toMatchObject({ ok: true, data: { status: 'all', count: LIST_TOOL_MAX + 7, more: 7 } });
     const data = (listed as { data: { tasks: { number: number }[] } }).data;
     expect(data.tasks.map((task) => task.number)).toEqual(Array.from({ length: LIST_TOOL_MAX }, (_, i) => i + 1));
+    // The long list is what list_tasks' outputSchema says, `more` and all: an MCP client checks it.
+    const outputSchema = sut.definitions.find((tool) => tool.name === 'list_tasks')?.outputSchema;
+    expect(new AjvSchemaValidator().violations(outputSchema!, data, 'result')).toEqual([]);
     await expect(run(sut, 'list_tasks', { status: 'completed' })).resolves.toEqual({
       ok: true,
       data: { status: 'completed', count: 0, tasks: [] },

@@ -25,6 +25,33 @@ const description: JsonSchema = { type: 'string', maxLength: DESCRIPTION_MAX_LEN
 const priority: JsonSchema = { type: 'string', enum: TASK_PRIORITIES };
 /** Enough for what a person names in one sentence; a confirmed deletion may cover the whole list. */
 const NUMBERS_PER_CALL_MAX = 100;
+/** Tasks one list_tasks result carries at most, in number order. */
+export const LIST_TOOL_MAX = 50;
+
+/** A task as every result names it (TaskView): by number and title, never by internal id. */
+const taskView: JsonSchema = {
+  type: 'object',
+  properties: {
+    number: { type: 'integer', minimum: 1 },
+    title: { type: 'string' },
+    description: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    priority,
+    completed: { type: 'boolean' },
+  },
+  required: ['number', 'title', 'description', 'priority', 'completed'],
+  additionalProperties: false,
+};
+const taskViews: JsonSchema = { type: 'array', items: taskView };
+
+/** A result of exactly these fields (`optional` may be left out). */
+function result(properties: Record<string, JsonSchema>, optional: readonly string[] = []): JsonSchema & { type: 'object' } {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    additionalProperties: false,
+  };
+}
 
 /**
  * The todo tools, defined once. Served over MCP, offered to every model, validated by the
@@ -33,7 +60,7 @@ const NUMBERS_PER_CALL_MAX = 100;
  * Results (JSON) name tasks by number and title, never by internal id:
  *   TaskView = {number, title, description, priority, completed}
  *   add_task      → {task}
- *   list_tasks    → {status, count, tasks: TaskView[], more?}: the first 50 in number order;
+ *   list_tasks    → {status, count, tasks: TaskView[], more?}: the first LIST_TOOL_MAX (50) in number order;
  *                   `more` says how many of `count` were left out
  *   complete_task → {task, alreadyCompleted}
  *   update_task   → {task, previousTitle, changed: string[]}
@@ -45,6 +72,9 @@ const NUMBERS_PER_CALL_MAX = 100;
  * CONFIRMATION_REQUIRED (a destructive call on a channel that cannot ask the person),
  * CONFIRMATION_STALE (details {gone, renamed, askAgain}: a confirmed deletion found the tasks
  * changed since the question; nothing deleted), INVALID_ARGUMENTS, UNKNOWN_TOOL, MALFORMED_ARGUMENTS.
+ *
+ * Each tool's `outputSchema` says exactly that result; MCP adds the shapes its own door answers
+ * (an error, a deletion the person did not confirm) where the tools are listed (tool-calls.ts).
  *
  * delete_task's description ends with a sentence per channel (what the server does with a
  * destructive call there), added where the tools are served.
@@ -60,6 +90,7 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
       required: ['title'],
       additionalProperties: false,
     },
+    outputSchema: result({ task: taskView }),
     mutates: true,
     destructive: false,
   },
@@ -72,6 +103,15 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
       properties: { status: { type: 'string', enum: TASK_STATUS_FILTERS } },
       additionalProperties: false,
     },
+    outputSchema: result(
+      {
+        status: { type: 'string', enum: TASK_STATUS_FILTERS },
+        count: { type: 'integer', minimum: 0, description: 'How many tasks have this status' },
+        tasks: { ...taskViews, maxItems: LIST_TOOL_MAX, description: `The first ${LIST_TOOL_MAX}, in number order` },
+        more: { type: 'integer', minimum: 1, description: 'How many of count were left out' },
+      },
+      ['more'],
+    ),
     mutates: false,
     destructive: false,
   },
@@ -84,6 +124,10 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
       properties: { number: taskNumber, query },
       additionalProperties: false,
     },
+    outputSchema: result({
+      task: taskView,
+      alreadyCompleted: { type: 'boolean', description: 'It was done before this call: nothing changed' },
+    }),
     mutates: true,
     destructive: false,
     changesExisting: true,
@@ -97,6 +141,11 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
       properties: { number: taskNumber, query, title, description, priority },
       additionalProperties: false,
     },
+    outputSchema: result({
+      task: taskView,
+      previousTitle: { type: 'string' },
+      changed: { type: 'array', items: { type: 'string', enum: ['title', 'description', 'priority'] } },
+    }),
     mutates: true,
     destructive: false,
     changesExisting: true,
@@ -137,6 +186,7 @@ export const TODO_TOOLS: readonly ToolDefinition[] = [
       },
       additionalProperties: false,
     },
+    outputSchema: result({ deleted: { ...taskViews, description: 'Every task the call named: all of them or none' } }),
     mutates: true,
     destructive: true,
   },

@@ -23,10 +23,9 @@ import { GetTaskUseCase } from '../get-task.use-case';
 import { ListTasksUseCase } from '../list-tasks.use-case';
 import { UpdateTaskUseCase } from '../update-task.use-case';
 import { findTasks } from './task-matching';
-import { TODO_TOOLS, type TaskView } from './todo-tool-definitions';
+import { LIST_TOOL_MAX, TODO_TOOLS, type TaskView } from './todo-tool-definitions';
 
-/** Tasks one list_tasks result carries at most, in number order. */
-export const LIST_TOOL_MAX = 50;
+export { LIST_TOOL_MAX };
 
 class ToolFailure extends Error {
   constructor(
