@@ -131,12 +131,13 @@ describe('POST /mcp, the 2026-07-28 wire by hand', () => {
     expect(JSON.stringify(second.body)).toBe(JSON.stringify(first.body));
   });
 
-  it('server/discover answers with the 2026 revision, the capabilities and who serves', async () => {
+  it('server/discover answers with both eras’ revisions, the capabilities and who serves', async () => {
     const answer = await send('server/discover');
     expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe(answer.id);
     expect(answer.body.result).toMatchObject({
       resultType: 'complete',
-      supportedVersions: [MODERN],
+      supportedVersions: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'],
       capabilities: { tools: expect.any(Object), resources: expect.any(Object), prompts: expect.any(Object) },
       _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'bridle-tools' } },
     });

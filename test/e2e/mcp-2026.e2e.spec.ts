@@ -65,6 +65,13 @@ describe('POST /mcp from a 2026-07-28 client (the official v2 SDK client, pinned
     expect(await taskTitles(sut.http, user)).toContain('Ask me in the console');
   });
 
+  it('a client that negotiates picks 2026-07-28 from server/discover', async () => {
+    const client = await connect2026(`${sut.http}/mcp`, user.token, { negotiate: true });
+    clients.push(client);
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect((await client.listTools()).tools).toHaveLength(5);
+  });
+
   it('an unknown tool is a JSON-RPC error -32602', async () => {
     const client = await open();
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });

@@ -4,7 +4,8 @@ export type ElicitAnswer =
   { action: 'accept'; content: Record<string, string | number | boolean | string[]> } | { action: 'decline' | 'cancel' };
 
 /**
- * The official v2 SDK client pinned to the 2026-07-28 revision, as a person's token: no
+ * The official v2 SDK client pinned to the 2026-07-28 revision (or, with `negotiate`, choosing
+ * it from `server/discover`), as a person's token: no
  * `initialize`, no session, the version and capabilities in every request's `_meta`. With
  * `answer`, it declares form elicitation and answers every question with it (the SDK then
  * retries the call with the answer and the server's `requestState`, as MRTR has it).
@@ -12,13 +13,13 @@ export type ElicitAnswer =
 export async function connect2026(
   mcpUrl: string,
   token: string,
-  options: { answer?: (message: string) => ElicitAnswer | Promise<ElicitAnswer>; fetch?: typeof fetch } = {},
+  options: { answer?: (message: string) => ElicitAnswer | Promise<ElicitAnswer>; fetch?: typeof fetch; negotiate?: boolean } = {},
 ): Promise<Client> {
   const client = new Client(
     { name: 'e2e-2026', version: '1.0.0' },
     {
       capabilities: options.answer ? { elicitation: { form: {} } } : {},
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      versionNegotiation: { mode: options.negotiate ? 'auto' : { pin: '2026-07-28' } },
     },
   );
   if (options.answer) {

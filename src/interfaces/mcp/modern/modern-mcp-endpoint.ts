@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { type AuthInfo, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { SUPPORTED_PROTOCOL_VERSIONS as LEGACY_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { type AuthInfo, createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Request, Response } from 'express';
 import type { AuthenticatedPrincipal, Credential } from '../../../application/identity/ports/access-token-service.port';
 import type { TaskChanges } from '../../../application/todo/ports/task-changes.port';
@@ -58,8 +59,30 @@ export class ModernMcpEndpoint {
     res.on('close', () => void handler.close());
     // A shutdown ends each listen at once with its result (the specification's graceful end).
     if (listen) endOnDrain(res, () => void handler.close());
+    if (isDiscovery(req.body)) return this.discover(handler, req, res);
     await toNodeHandler(handler)(req, res, listen ?? req.body);
   }
+
+  /**
+   * `server/discover` as the SDK answers it, with the 2025 revisions this endpoint also serves
+   * added to `supportedVersions` (the SDK's modern entry lists only its own: a client that
+   * knows only 2025 learns here that `initialize` works too).
+   */
+  private async discover(handler: McpHttpHandler, req: Request & { auth?: AuthInfo }, res: Response): Promise<void> {
+    const answer = await handler.fetch(await toWebRequest(req, req.body), { authInfo: req.auth, parsedBody: req.body });
+    const body = (await answer.json()) as { result?: { supportedVersions?: string[] } };
+    if (Array.isArray(body.result?.supportedVersions)) {
+      body.result.supportedVersions = [...new Set([...body.result.supportedVersions, ...LEGACY_PROTOCOL_VERSIONS])];
+    }
+    answer.headers.forEach((value, name) => {
+      if (name !== 'content-length') res.setHeader(name, value);
+    });
+    res.status(answer.status).json(body);
+  }
+}
+
+function isDiscovery(body: unknown): boolean {
+  return (body as { method?: unknown } | null)?.method === 'server/discover';
 }
 
 /** Which of the person's credentials a request came with: a confirmation asked under one is answered under the same. */
