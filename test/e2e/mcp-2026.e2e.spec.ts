@@ -60,4 +60,11 @@ describe('POST /mcp from a 2026-07-28 client (the official v2 SDK client, pinned
     const client = await open();
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
   });
+
+  it('a resource that is not there is a JSON-RPC error -32602 naming its URI (2025 sessions answer -32002)', async () => {
+    const client = await open();
+    for (const uri of ['bridle://tasks/999', 'file:///etc/passwd']) {
+      await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32602, data: { uri } });
+    }
+  });
 });
