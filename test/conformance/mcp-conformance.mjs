@@ -3,11 +3,24 @@
 //
 // Builds src/ and starts it as the e2e suite's process tests do (test/support/built-service.ts:
 // embedded PGlite in a temporary data folder, the offline model), registers an account, makes
-// a personal access token for the task tools (tasks:write), then runs every server scenario the suite lists, each in its own
-// process with a time limit. A scenario passes when it has a successful check and no failed
-// one; one with only warnings checked nothing. Each result is compared with
-// test/conformance/expected.json, which maps every scenario to one of:
+// a personal access token for the task tools (tasks:write), then runs two requirement sets of
+// the suite, each as `conformance server --requirements <revision>` would: the server
+// scenarios the revision scores (`conformance list --server --requirements <revision>`), at
+// that revision's wire. 2026-07-28 speaks the stateless 2026 envelope; 2025-11-25 initializes
+// a session. Each scenario runs in its own process with a time limit (`--scenario <name>
+// --spec-version <revision> --force`, which is what --requirements runs for each one), four at
+// a time. A scenario passes when it has a successful check and no failed one; one with only
+// warnings checked nothing. Scenarios a revision runs but does not score (extensions, pending)
+// are not run (but see CONFORMANCE_UNSCORED). Each result is compared with
+// test/conformance/expected-<revision>.json, which maps every scored scenario to one of:
 //   "pass" or "pass: <note>"                  it must pass;
+//   "pass except <check id> <check id>…: <why>"
+//                                             every check but those must pass, and those must
+//                                             still fail (a scenario mixing protocol checks with
+//                                             a few on reference fixtures: server-stateless);
+//   "needs-reference-fixture: <why>"          it uses a tool, prompt or resource only the
+//                                             suite's reference server has (test_*), so it may
+//                                             fail or check nothing;
 //   "not-applicable: <reason>"                it may fail or check nothing, for that reason;
 //   "not-applicable until <feature>: <reason>"
 //                                             the same while Bridle does not declare <feature>:
@@ -15,9 +28,12 @@
 //                                             with (logging, completions, resources, prompts…),
 //                                             one of their flags set to true (resources.subscribe)
 //                                             or `sessions` (it gives an Mcp-Session-Id).
-// Exits 1 when a scenario expected to pass does not, when a not-applicable one passes or its
-// feature is now declared, or when the suite and the list name different scenarios; prints a
-// table either way. CONFORMANCE_VERBOSE=1 also prints every failing check and Bridle's output.
+// Exits 1 when a scenario expected to pass does not, when a fixture or not-applicable one
+// passes or its feature is now declared, or when the suite and a list name different
+// scenarios; prints a table per revision either way. CONFORMANCE_VERBOSE=1 also prints every
+// check (failures and warnings in full) and, on failure, Bridle's output;
+// CONFORMANCE_REQUIREMENTS=2026-07-28 runs one set only; CONFORMANCE_UNSCORED=1 also runs,
+// unjudged, the server scenarios a set runs but does not score (extensions, pending).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest, createServer } from 'node:http';
@@ -27,7 +43,8 @@ import { fileURLToPath } from 'node:url';
 import { transformSync } from '@swc/core';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const expectedPath = join(root, 'test', 'conformance', 'expected.json');
+const REVISIONS = (process.env.CONFORMANCE_REQUIREMENTS ?? '2026-07-28,2025-11-25').split(',');
+const expectedPath = (revision) => join(root, 'test', 'conformance', `expected-${revision}.json`);
 const suiteCli = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const suiteVersion = JSON.parse(
   readFileSync(join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'package.json'), 'utf8'),
@@ -63,20 +80,36 @@ try {
   proxy = await startAuthorizingProxy(new URL(service.baseUrl), token);
   const mcpUrl = `${proxy.origin}/mcp`;
   const declared = await declaredFeatures(mcpUrl);
-  const expected = JSON.parse(readFileSync(expectedPath, 'utf8')).scenarios;
-  const scenarios = await listServerScenarios();
-  const results = await mapParallel(scenarios, PARALLEL, (scenario) => runScenario(scenario, mcpUrl));
-  const rows = results.map((result) => judge(result, expected[result.scenario], declared));
-  for (const stale of Object.keys(expected).filter((name) => !scenarios.includes(name))) {
-    rows.push({ scenario: stale, got: '-', verdict: 'STALE', note: `not in the suite ${suiteVersion}: remove it from expected.json` });
+  let failed = false;
+  for (const revision of REVISIONS) {
+    const expected = JSON.parse(readFileSync(expectedPath(revision), 'utf8')).scenarios;
+    const { scored: scenarios, unscored } = await listServerScenarios(revision);
+    const extra = process.env.CONFORMANCE_UNSCORED === '1' ? unscored : [];
+    const results = await mapParallel([...scenarios, ...extra], PARALLEL, (scenario) => runScenario(scenario, revision, mcpUrl));
+    const rows = results.map((result) =>
+      extra.includes(result.scenario)
+        ? { scenario: result.scenario, got: result.got, verdict: 'n/a', note: `not scored by ${revision}: ${result.why}`, unscored: true }
+        : judge(result, expected[result.scenario], declared, revision),
+    );
+    for (const stale of Object.keys(expected).filter((name) => !scenarios.includes(name))) {
+      rows.push({
+        scenario: stale,
+        got: '-',
+        verdict: 'STALE',
+        note: `not scored by ${revision} in the suite ${suiteVersion}: remove it from expected-${revision}.json`,
+      });
+    }
+    printTable(revision, rows, declared);
+    if (verbose) printFailures(results);
+    if (rows.some((row) => row.verdict !== 'ok' && row.verdict !== 'n/a')) {
+      failed = true;
+      process.stdout.write(
+        `\nFAILED: see the rows above (expected list: ${expectedPath(revision)}; CONFORMANCE_VERBOSE=1 for every failing check)\n`,
+      );
+    }
   }
-  printTable(rows, declared);
-  if (verbose) printFailures(results);
-  exitCode = rows.some((row) => row.verdict !== 'ok' && row.verdict !== 'n/a') ? 1 : 0;
-  if (exitCode !== 0) {
-    process.stdout.write(`\nFAILED: see the rows above (expected list: ${expectedPath}; CONFORMANCE_VERBOSE=1 for every failing check)\n`);
-    if (verbose) process.stdout.write(`\nBridle's output:\n${service.output()}\n`);
-  }
+  exitCode = failed ? 1 : 0;
+  if (failed && verbose) process.stdout.write(`\nBridle's output:\n${service.output()}\n`);
 } catch (error) {
   process.stderr.write(`mcp-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   if (service) process.stderr.write(`\nBridle's output:\n${service.output()}\n`);
@@ -113,8 +146,8 @@ async function personalAccessToken(running) {
 }
 
 /**
- * The suite's `server` command takes only a URL (no header option in 0.1.x: every scenario
- * builds its client from the URL alone), and /mcp needs a bearer token. This proxy on
+ * The suite's `server` command takes only a URL (no header option, in 0.1 or 0.2: every
+ * scenario builds its client from the URL alone), and /mcp needs a bearer token. This proxy on
  * 127.0.0.1 adds `Authorization: Bearer <token>` to every request and passes everything else
  * through as it came, Host and Origin included (the DNS-rebinding scenario sends forged ones
  * and expects Bridle to refuse them), streaming the answer back unbuffered (SSE).
@@ -170,18 +203,22 @@ async function declaredFeatures(mcpUrl) {
   return features;
 }
 
-async function listServerScenarios() {
-  const { stdout, code } = await runNode([suiteCli, 'list', '--server'], 30_000);
-  const names = [...stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]);
-  if (code !== 0 || names.length === 0) throw new Error(`conformance list --server failed (exit ${code}):\n${stdout}`);
-  return names;
+/** The server scenarios a revision scores: the list's first section, up to its first blank line. */
+async function listServerScenarios(revision) {
+  const { stdout, code } = await runNode([suiteCli, 'list', '--server', '--requirements', revision], 30_000);
+  const section = /^Server scenarios[^\n]*\n((?:\s+- \S+\n)+)/m.exec(stdout);
+  const scored = section ? [...section[1].matchAll(/- (\S+)/g)].map((match) => match[1]) : [];
+  if (code !== 0 || scored.length === 0)
+    throw new Error(`conformance list --server --requirements ${revision} failed (exit ${code}):\n${stdout}`);
+  const unscored = [...(stdout.split(/^Run and reported, but never scored/m)[1] ?? '').matchAll(/- (\S+) \[server\]/g)].map((m) => m[1]);
+  return { scored, unscored };
 }
 
 /** One scenario in its own process, so that a scenario that hangs costs its time limit and no more. */
-async function runScenario(scenario, mcpUrl) {
-  const outputDir = join(resultsDir, scenario);
+async function runScenario(scenario, revision, mcpUrl) {
+  const outputDir = join(resultsDir, revision, scenario);
   const { stdout, code, timedOut } = await runNode(
-    [suiteCli, 'server', '--url', mcpUrl, '--scenario', scenario, '-o', outputDir],
+    [suiteCli, 'server', '--url', mcpUrl, '--scenario', scenario, '--spec-version', revision, '--force', '-o', outputDir],
     SCENARIO_TIMEOUT_MS,
   );
   let checks = [];
@@ -191,56 +228,82 @@ async function runScenario(scenario, mcpUrl) {
   } catch {
     // No checks.json: the scenario crashed or timed out before writing one.
   }
-  const failures = checks.filter((check) => check.status === 'FAILURE');
+  return { scenario, revision, checks, code, timedOut, stdout, ...outcome({ checks, code, timedOut, stdout }) };
+}
+
+/** The suite's verdict on one run (`got`: pass, fail, or none when it checked nothing), leaving out the failures of `ignored` check ids. */
+function outcome({ checks, code, timedOut, stdout }, ignored = []) {
+  const failures = checks.filter((check) => check.status === 'FAILURE' && !ignored.includes(check.id));
   const warning = checks.find((check) => check.status === 'WARNING');
   const succeeded = checks.some((check) => check.status === 'SUCCESS');
-  if (timedOut) return { scenario, got: 'fail', why: `timed out after ${SCENARIO_TIMEOUT_MS / 1000} s`, failures, stdout };
-  if (failures.length > 0) {
-    return { scenario, got: 'fail', why: `${failures[0].id}: ${failures[0].errorMessage ?? failures[0].description}`, failures, stdout };
-  }
-  if (checks.length === 0 || code !== 0) {
-    return { scenario, got: 'fail', why: `no checks (exit ${code}): ${stdout.trim().split('\n').slice(-3).join(' / ')}`, failures, stdout };
+  if (timedOut) return { got: 'fail', why: `timed out after ${SCENARIO_TIMEOUT_MS / 1000} s`, failures };
+  if (failures.length > 0)
+    return { got: 'fail', why: `${failures[0].id}: ${failures[0].errorMessage ?? failures[0].description}`, failures };
+  // The suite exits 1 for a failed check, ignored ones included.
+  if (checks.length === 0 || (code !== 0 && ignored.length === 0)) {
+    return { got: 'fail', why: `no checks (exit ${code}): ${stdout.trim().split('\n').slice(-3).join(' / ')}`, failures };
   }
   if (!succeeded) {
     const said = warning ? `${warning.id}: ${warning.details?.message ?? warning.errorMessage ?? warning.description}` : 'only INFO checks';
-    return { scenario, got: 'none', why: `checked nothing (${said})`, failures, stdout };
+    return { got: 'none', why: `checked nothing (${said})`, failures };
   }
-  return { scenario, got: 'pass', why: '', failures, stdout };
+  return { got: 'pass', why: '', failures };
 }
 
-function judge(result, expectation, declared) {
+function judge(result, expectation, declared, revision) {
   const row = (verdict, note) => ({ scenario: result.scenario, got: result.got, verdict, note });
-  if (expectation === undefined)
-    return row('NEW', `not in expected.json: add it${result.got === 'pass' ? ' as "pass"' : ` (${result.why})`}`);
+  const file = `expected-${revision}.json`;
+  if (expectation === undefined) return row('NEW', `not in ${file}: add it${result.got === 'pass' ? ' as "pass"' : ` (${result.why})`}`);
   const pass = /^pass(?:: (.+))?$/s.exec(expectation);
   if (pass) return result.got === 'pass' ? row('ok', pass[1] ?? '') : row('FAIL', result.why);
+  const except = /^pass except ([\w.-]+(?: [\w.-]+)*): (.+)$/s.exec(expectation);
+  if (except) {
+    const ignored = except[1].split(' ');
+    const rest = outcome(result, ignored);
+    if (rest.got !== 'pass') return row('FAIL', rest.why);
+    const passing = ignored.filter((id) => !result.checks.some((check) => check.id === id && check.status === 'FAILURE'));
+    if (passing.length > 0) return row('STALE', `${passing.join(', ')} no longer fail: take them out of the "pass except" in ${file}`);
+    return row('ok', `all but ${ignored.length} checks: ${except[2]}`);
+  }
+  const fixture = /^needs-reference-fixture: (.+)$/s.exec(expectation);
+  if (fixture) return result.got === 'pass' ? row('STALE', `passes now: mark it "pass" in ${file}`) : row('n/a', fixture[1]);
   const notApplicable = /^not-applicable(?: until ([\w.]+))?: (.+)$/s.exec(expectation);
   if (!notApplicable)
     return row(
       'BAD',
-      'expected.json: write "pass", "pass: <note>", "not-applicable: <reason>" or "not-applicable until <feature>: <reason>"',
+      `${file}: write "pass", "pass: <note>", "pass except <check id>…: <why>", "needs-reference-fixture: <why>", "not-applicable: <reason>" or "not-applicable until <feature>: <reason>"`,
     );
   const [, until, reason] = notApplicable;
-  if (result.got === 'pass') return row('STALE', 'passes now: mark it "pass" in expected.json');
+  if (result.got === 'pass') return row('STALE', `passes now: mark it "pass" in ${file}`);
   if (until !== undefined && declared.has(until)) return row('STALE', `Bridle now declares ${until}, so it applies: ${result.why}`);
   return row('n/a', reason);
 }
 
-function printTable(rows, declared) {
+function printTable(revision, rows, declared) {
   const width = Math.max(...rows.map((r) => r.scenario.length));
   const line = (scenario, got, verdict, note) => `${scenario.padEnd(width)}  ${got.padEnd(4)}  ${verdict.padEnd(7)}  ${note}`;
-  process.stdout.write(`\nMCP conformance ${suiteVersion} against Bridle's /mcp (declares: ${[...declared].sort().join(', ')})\n\n`);
+  process.stdout.write(
+    `\nMCP conformance ${suiteVersion}, requirements ${revision}, against Bridle's /mcp (declares: ${[...declared].sort().join(', ')})\n\n`,
+  );
   process.stdout.write(`${line('scenario', 'got', 'verdict', 'note')}\n`);
   for (const row of rows) process.stdout.write(`${line(row.scenario, row.got, row.verdict, truncate(row.note, 110))}\n`);
-  const count = (verdict) => rows.filter((r) => r.verdict === verdict).length;
-  process.stdout.write(`\n${count('ok')} pass, ${count('n/a')} not applicable, ${rows.length - count('ok') - count('n/a')} to look at\n`);
+  const scored = rows.filter((r) => !r.unscored && r.got !== '-');
+  const count = (verdict) => rows.filter((r) => r.verdict === verdict && !r.unscored).length;
+  const toLook = rows.filter((r) => r.verdict !== 'ok' && r.verdict !== 'n/a').length;
+  process.stdout.write(
+    `\n${revision}: ${scored.filter((r) => r.got === 'pass').length} of ${scored.length} scored scenarios pass with no failed check; ` +
+      `${count('ok')} as expected, ${count('n/a')} fixture or not applicable, ${toLook} to look at\n`,
+  );
 }
 
+/** Every check's id and status, every failed check and warning in full, and the suite's output of a scenario that has neither and did not pass. */
 function printFailures(results) {
-  for (const result of results.filter((r) => r.got !== 'pass')) {
-    process.stdout.write(`\n--- ${result.scenario}\n`);
-    for (const check of result.failures) process.stdout.write(`${JSON.stringify(check, null, 2)}\n`);
-    if (result.failures.length === 0) process.stdout.write(result.stdout);
+  for (const result of results) {
+    process.stdout.write(`\n--- ${result.scenario} (${result.revision}): ${result.got}\n`);
+    for (const check of result.checks) process.stdout.write(`  ${check.status.padEnd(7)}  ${check.id}\n`);
+    const told = result.checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
+    for (const check of told) process.stdout.write(`${JSON.stringify(check, null, 2)}\n`);
+    if (told.length === 0 && result.got !== 'pass') process.stdout.write(result.stdout);
   }
 }
 

@@ -76,4 +76,34 @@ describe('POST /mcp from a 2026-07-28 client (the official v2 SDK client, pinned
     const client = await open();
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
   });
+
+  it('a changed requestState is refused with -32602 and deletes nothing (the suite can only check this on its own fixture tool)', async () => {
+    const [kept] = await addTasks(sut.http, user, 'Renew passport');
+    const tampering: typeof fetch = (input, init) => {
+      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { params?: { requestState?: string } }) : undefined;
+      const state = body?.params?.requestState;
+      if (body?.params && typeof state === 'string') {
+        body.params.requestState = `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`;
+        return fetch(input, { ...init, body: JSON.stringify(body) });
+      }
+      return fetch(input, init);
+    };
+    const client = await connect2026(`${sut.http}/mcp`, user.token, {
+      answer: () => ({ action: 'accept', content: { confirm: true } }),
+      fetch: tampering,
+    });
+    clients.push(client);
+    await expect(client.callTool({ name: 'delete_task', arguments: { number: kept.number } })).rejects.toMatchObject({
+      code: -32602,
+      data: { reason: 'invalid_request_state', refused: 'tampered' },
+    });
+    expect(await taskTitles(sut.http, user)).toContain('Renew passport');
+  });
+
+  it('a resource that is not there is a JSON-RPC error -32602 naming its URI (2025 sessions answer -32002)', async () => {
+    const client = await open();
+    for (const uri of ['bridle://tasks/999', 'file:///etc/passwd']) {
+      await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32602, data: { uri } });
+    }
+  });
 });

@@ -133,7 +133,11 @@ describe('/mcp sessions', () => {
     const one = await client.readResource({ uri: 'bridle://tasks/1' });
     expect(JSON.parse((one.contents[0] as { text: string }).text)).toMatchObject({ number: 1, title: 'Water the plants' });
     // Alice's tasks are not Bob's: another person's number reads as missing.
-    await expect(client.readResource({ uri: 'bridle://tasks/2' })).rejects.toThrow(/No task 2/);
+    await expect(client.readResource({ uri: 'bridle://tasks/2' })).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringMatching(/No task 2/),
+      data: { uri: 'bridle://tasks/2' },
+    });
     await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/Unknown resource/);
 
     const updates: string[] = [];

@@ -193,10 +193,14 @@ function taskUri(task: Task): string {
   return `${TASKS_URI}/${task.number}`;
 }
 
-/** Another person's task and a missing one answer alike: not found. */
+/**
+ * Another person's task and a missing one answer alike: not found. Both errors name the URI
+ * asked for (`data.uri`). A 2026-07-28 client gets -32602 for both: the SDK 2.x sends the 2025
+ * code -32002 as -32602 there.
+ */
 async function findTask(reads: Omit<TaskReads, 'changes'>, userId: string, uri: string): Promise<Task> {
   const match = TASK_URI.exec(uri);
-  if (!match) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: expected ${TASKS_URI} or ${TASKS_URI}/{number}`);
+  if (!match) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: expected ${TASKS_URI} or ${TASKS_URI}/{number}`, { uri });
   try {
     return await reads.getTask.execute({ userId, number: Number(match[1]) });
   } catch (error) {
