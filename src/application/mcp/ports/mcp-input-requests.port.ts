@@ -20,8 +20,7 @@ export interface AskedCall {
 
 /** What taking an answer found: the question's first answer, or why it was not one. */
 export type InputRequestTaking =
-  | { readonly outcome: 'taken'; readonly call: AskedCall }
-  | { readonly outcome: 'already-answered' | 'expired' | 'unknown' };
+  { readonly outcome: 'taken'; readonly call: AskedCall } | { readonly outcome: 'already-answered' | 'expired' | 'unknown' };
 
 export abstract class McpInputRequests {
   /** Stores the question; the person's questions that expired before `now` go with it. */
