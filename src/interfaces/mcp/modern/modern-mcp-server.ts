@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
@@ -18,6 +19,8 @@ import type { ListTasksUseCase } from '../../../application/todo/list-tasks.use-
 import { taskReadHandlers } from '../task-resources';
 import { askedInConsoleInstead, inToolCallSpan, listedTools, toolCallResult, unexpectedFailure } from '../tool-calls';
 import type { McpCaller, MrtrConfirmations, StateRefusal } from './mrtr-confirmations';
+
+const logger = new Logger('Mcp');
 
 /** What the 2026 server needs, the same for every request. */
 export interface ModernMcpDeps {
@@ -142,6 +145,8 @@ async function refuse(
   reason: StateRefusal,
 ): Promise<never> {
   const message = `This confirmation cannot be used: ${REFUSALS[reason]}. Nothing ran; call the tool again to be asked anew.`;
+  // Tampered or foreign states are what an attack looks like: worth a line beside the audit row.
+  logger.warn({ userId: context.userId, tool, reason }, 'a 2026 MCP confirmation was refused');
   await executor.execute({
     tool,
     arguments: args,
