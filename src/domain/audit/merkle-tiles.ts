@@ -50,7 +50,7 @@ export function tileName(tile: TileKey): string {
 /**
  * Complete subtrees' hashes from tiles read (keyed by tileName). A tile read may be longer
  * than a smaller tree needs (the tree grew since): only its prefix is used.
- * @throws Error when a tile is missing or too short: the tiles do not cover that subtree.
+ * @throws MissingTilesError when a tile is missing or too short: the tiles do not cover that subtree.
  */
 export function hashesFromTiles(hasher: MerkleHasher, tiles: ReadonlyMap<string, Uint8Array>): SubtreeHashes {
   return (subtree) => {
@@ -95,4 +95,11 @@ export function buildTiles(hasher: MerkleHasher, leafHashes: readonly Hash[]): M
     level = above;
   }
   return tiles;
+}
+
+/** The tiles read do not hold a subtree the tree of that size must have. */
+export class MissingTilesError extends Error {
+  constructor(readonly subtree: Subtree) {
+    super(`the audit tree's tiles do not hold subtree ${subtree.level}/${subtree.index}`);
+  }
 }

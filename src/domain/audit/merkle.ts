@@ -15,7 +15,7 @@ export type Hash = Uint8Array;
 export type Sha256 = (data: Uint8Array) => Uint8Array;
 
 export class MerkleHasher {
-  constructor(private readonly sha256: Sha256) {}
+  constructor(readonly sha256: Sha256) {}
 
   empty(): Hash {
     return this.sha256(new Uint8Array(0));
@@ -287,4 +287,33 @@ export function toHex(bytes: Uint8Array): string {
 /** The leaf hash of the link whose hash (64 hex digits) is `linkHash`. */
 export function linkLeafHash(hasher: MerkleHasher, linkHash: string): Hash {
   return hasher.leaf(fromHex(linkHash));
+}
+
+/**
+ * The tree built leaf by leaf, keeping only the roots of its perfect subtrees (at most one per
+ * level): the root at every size in O(log n) memory. Verify rebuilds the tree from the links
+ * with it, to check each checkpoint's root.
+ */
+export class CompactTree {
+  private readonly stack: { level: number; hash: Hash }[] = [];
+  size = 0;
+
+  constructor(private readonly hasher: MerkleHasher) {}
+
+  append(leafHash: Hash): void {
+    let node = { level: 0, hash: leafHash };
+    while (this.stack.length > 0 && this.stack[this.stack.length - 1].level === node.level) {
+      const left = this.stack.pop()!;
+      node = { level: node.level + 1, hash: this.hasher.node(left.hash, node.hash) };
+    }
+    this.stack.push(node);
+    this.size += 1;
+  }
+
+  root(): Hash {
+    if (this.stack.length === 0) return this.hasher.empty();
+    let hash = this.stack[this.stack.length - 1].hash;
+    for (let i = this.stack.length - 2; i >= 0; i--) hash = this.hasher.node(this.stack[i].hash, hash);
+    return hash;
+  }
 }
