@@ -23,6 +23,8 @@ export const TREE_BACKFILL_BATCH = 20_000;
  */
 export class AuditMerkleTree1767981600000 implements MigrationInterface {
   name = 'AuditMerkleTree1767981600000';
+  /** Links per statement of the backfill; a test sets fewer to build in several. */
+  static backfillBatch: number | undefined;
 
   async up(db: QueryRunner): Promise<void> {
     // No sealer of the old code links rows while the tree over them is built.
@@ -58,7 +60,7 @@ export class AuditMerkleTree1767981600000 implements MigrationInterface {
     await db.query(TREE_APPEND);
     await db.query(SEAL_WITH_TREE);
     await db.query(`ALTER TABLE audit_checkpoints ADD COLUMN tree_size bigint, ADD COLUMN root_hash char(64), ADD COLUMN note text`);
-    await backfill(db);
+    await backfill(db, AuditMerkleTree1767981600000.backfillBatch ?? TREE_BACKFILL_BATCH);
   }
 
   async down(db: QueryRunner): Promise<void> {
@@ -76,19 +78,19 @@ export class AuditMerkleTree1767981600000 implements MigrationInterface {
  * no link (only the tables' owner can delete one, and verify fails on it) gets 64 zeros as its
  * data, so that every later leaf keeps its index.
  */
-async function backfill(db: QueryRunner): Promise<void> {
+async function backfill(db: QueryRunner, batch: number): Promise<void> {
   const [{ head }] = (await db.query(`SELECT coalesce(max(position), 0)::bigint AS head FROM audit_chain WHERE position >= 1`)) as {
     head: string | number;
   }[];
   const last = Number(head);
-  for (let done = 0; done < last; done += TREE_BACKFILL_BATCH) {
+  for (let done = 0; done < last; done += batch) {
     await db.query(
       `SELECT audit_tree_append($1::bigint + 1, ARRAY(
          SELECT coalesce(c.hash, repeat('0', 64))::char(64)
          FROM generate_series($1::bigint + 1, least($1::bigint + $2, $3::bigint)) AS p(position)
          LEFT JOIN audit_chain c ON c.position = p.position
          ORDER BY p.position))`,
-      [done, TREE_BACKFILL_BATCH, last],
+      [done, batch, last],
     );
   }
 }
