@@ -1,3 +1,5 @@
+import { merkleHasher } from '../src/infrastructure/security/sha256';
+import { PostgresAuditTree } from '../src/infrastructure/persistence/repositories/postgres-audit-tree';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -92,13 +94,20 @@ async function main(): Promise<void> {
     const signer = new Ed25519CheckpointSigner(
       generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
     );
-    const checkpoints = new AuditCheckpoints(signer, new Ed25519SignatureVerifier(), clock, {
-      interval: { rows: CHECKPOINT_ROWS, ms: 24 * 3_600_000 },
-    });
+    const checkpoints = new AuditCheckpoints(
+      signer,
+      new Ed25519SignatureVerifier(),
+      clock,
+      {
+        interval: { rows: CHECKPOINT_ROWS, ms: 24 * 3_600_000 },
+        origin: 'bench.invalid/audit',
+      },
+      merkleHasher,
+    );
     const seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(dataSource), checkpoints);
     const reader = new PostgresAuditReader(dataSource);
     const recorder = new AdminReadRecorder(new PostgresAuditLog(dataSource, new AuditAppender(noMetrics)), clock);
-    const sut = new VerifyAuditChainUseCase(reader, recorder, seal, checkpoints);
+    const sut = new VerifyAuditChainUseCase(reader, recorder, seal, checkpoints, new PostgresAuditTree(dataSource), merkleHasher);
 
     const [, insertMs] = await timed(() => insertRows(database!, ROWS));
     const [sealed, sealMs] = await timed(() => seal.run());

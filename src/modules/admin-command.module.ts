@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AdminReadRecorder } from '../application/audit/admin-read-recorder';
 import { CheckAuditDigestUseCase } from '../application/audit/check-audit-digest.use-case';
 import { ExportAuditCheckpointsUseCase } from '../application/audit/export-audit-checkpoints.use-case';
+import { AuditProofsUseCase } from '../application/audit/audit-proofs.use-case';
 import { AuditReader } from '../application/audit/ports/audit-reader.port';
 import { SignatureVerifier } from '../application/audit/ports/checkpoint-signer.port';
 import { VerifyAuditChainUseCase } from '../application/audit/verify-audit-chain.use-case';
@@ -24,6 +25,7 @@ export class AdminCommandModule {
         { provide: AuditReader, useClass: PostgresAuditReader },
         AdminReadRecorder,
         VerifyAuditChainUseCase,
+        AuditProofsUseCase,
         ExportAuditCheckpointsUseCase,
       ],
     };

@@ -6,6 +6,7 @@ import { GetAuditLogUseCase } from '../application/audit/get-audit-log.use-case'
 import { GetDecisionUseCase } from '../application/audit/get-decision.use-case';
 import { ListAuditLogsUseCase } from '../application/audit/list-audit-logs.use-case';
 import { ListDecisionsUseCase } from '../application/audit/list-decisions.use-case';
+import { AuditProofsUseCase } from '../application/audit/audit-proofs.use-case';
 import { AuditReader } from '../application/audit/ports/audit-reader.port';
 import { ChangePolicyUseCase } from '../application/policy/change-policy.use-case';
 import { DryRunPolicyUseCase } from '../application/policy/dry-run-policy.use-case';
@@ -41,6 +42,7 @@ import { PolicyModule } from './policy.module';
     ExportAuditLogUseCase,
     ExportAuditCheckpointsUseCase,
     VerifyAuditChainUseCase,
+    AuditProofsUseCase,
     DryRunPolicyUseCase,
     GetPolicyUseCase,
     GetPolicyVersionUseCase,

@@ -161,6 +161,8 @@ describe('admin audit API', () => {
       'GET /admin/audit-logs/export': '/admin/audit-logs/export',
       'GET /admin/audit-logs/verify': '/admin/audit-logs/verify',
       'GET /admin/audit-logs/checkpoints': '/admin/audit-logs/checkpoints',
+      'GET /admin/audit-logs/proofs/inclusion': '/admin/audit-logs/proofs/inclusion',
+      'GET /admin/audit-logs/proofs/consistency': '/admin/audit-logs/proofs/consistency',
       'GET /admin/audit-logs/:seq': '/admin/audit-logs/1',
       'GET /admin/decisions': '/admin/decisions',
       'GET /admin/decisions/:id': `/admin/decisions/${seeded.chatDecisionId}`,

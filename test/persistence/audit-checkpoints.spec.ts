@@ -1,3 +1,5 @@
+import { merkleHasher } from '../../src/infrastructure/security/sha256';
+import { PostgresAuditTree } from '../../src/infrastructure/persistence/repositories/postgres-audit-tree';
 import { createPublicKey, generateKeyPairSync, randomUUID, verify } from 'node:crypto';
 import { AdminReadRecorder } from '../../src/application/audit/admin-read-recorder';
 import { AuditCheckpoints } from '../../src/application/audit/audit-checkpoints';
@@ -26,11 +28,11 @@ async function chainOn(interval: CheckpointInterval) {
   const clock = new FixedClock(started);
   const signer = new Ed25519CheckpointSigner(newKey());
   const verifier = new Ed25519SignatureVerifier();
-  const checkpoints = new AuditCheckpoints(signer, verifier, clock, { interval });
+  const checkpoints = new AuditCheckpoints(signer, verifier, clock, { interval, origin: 'bridle.test/audit' }, merkleHasher);
   const seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database), checkpoints);
   const reader = new PostgresAuditReader(database);
   const recorder = new AdminReadRecorder(new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics())), clock);
-  const sut = new VerifyAuditChainUseCase(reader, recorder, seal, checkpoints);
+  const sut = new VerifyAuditChainUseCase(reader, recorder, seal, checkpoints, new PostgresAuditTree(database), merkleHasher);
   const actorId = randomUUID();
   /** Rows through audit_log's own insert, so its queueing trigger runs: one statement for all. */
   const insertRows = (rows: number) =>
@@ -103,6 +105,7 @@ describe(`signed audit checkpoints on ${usingPostgresServer ? 'PostgreSQL' : 'PG
         keyId: chain.signer.keyId,
         publicKey: chain.signer.publicKey,
         signature: expect.stringMatching(/^[A-Za-z0-9+/]{86}==$/),
+        tree: { size: 700, rootHash: expect.stringMatching(/^[0-9a-f]{64}$/), note: expect.stringMatching(/^bridle\.test\/audit\n700\n/) },
       });
       // Anyone can check it with the public key and the message as the docs spell it.
       const time = new Date(chain.started.getTime() + 60_000).toISOString();
@@ -251,7 +254,10 @@ describe(`signed audit checkpoints on ${usingPostgresServer ? 'PostgreSQL' : 'PG
 
       // Nor can the owner sign a new one; deleting it leaves the exported digest to find it.
       await chain.asOwner([`DELETE FROM audit_checkpoints WHERE position >= 90000`]);
-      expect(await chain.sut.verify(true)).toMatchObject({ verified: true });
+      // Before the Merkle tree this passed. The tree's tiles still hold the links as they were
+      // sealed (they only grow), so the checkpoint this verify's sealing signs at the head has
+      // their root, and the tree rebuilt from the rewritten links does not.
+      expect(await chain.sut.verify(true)).toMatchObject({ verified: false, firstBadCheckpoint: 97_000 });
       expect((await chain.sut.checkAgainstChain(digest)).firstBad).toEqual({
         position: 90_000,
         seq: digest[8].seq,

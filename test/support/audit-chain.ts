@@ -1,3 +1,5 @@
+import { merkleHasher } from '../../src/infrastructure/security/sha256';
+import { PostgresAuditTree } from '../../src/infrastructure/persistence/repositories/postgres-audit-tree';
 import { generateKeyPairSync } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { AdminReadRecorder } from '../../src/application/audit/admin-read-recorder';
@@ -41,12 +43,26 @@ export const STRAY_ROWS = `
 export function verifierOn(database: DataSource, checkpointRows = 1_000_000): VerifyAuditChainUseCase {
   const clock = new FixedClock(new Date());
   const key = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
-  const checkpoints = new AuditCheckpoints(new Ed25519CheckpointSigner(key), new Ed25519SignatureVerifier(), clock, {
-    interval: { rows: checkpointRows, ms: 24 * 3600_000 },
-  });
+  const checkpoints = new AuditCheckpoints(
+    new Ed25519CheckpointSigner(key),
+    new Ed25519SignatureVerifier(),
+    clock,
+    {
+      interval: { rows: checkpointRows, ms: 24 * 3600_000 },
+      origin: 'bridle.test/audit',
+    },
+    merkleHasher,
+  );
   const recorder = new AdminReadRecorder(new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics())), clock);
   const seal = new SealAuditChainUseCase(new PostgresAuditChainSealer(database), checkpoints);
-  return new VerifyAuditChainUseCase(new PostgresAuditReader(database), recorder, seal, checkpoints);
+  return new VerifyAuditChainUseCase(
+    new PostgresAuditReader(database),
+    recorder,
+    seal,
+    checkpoints,
+    new PostgresAuditTree(database),
+    merkleHasher,
+  );
 }
 
 /** `audit-verify [--full]`, the operator's command, run in process with `verifier`: its exit status and output. */

@@ -1,8 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { SignedCheckpoint } from '../../domain/audit/checkpoint';
+import { CompactTree, linkLeafHash, MerkleHasher, toHex } from '../../domain/audit/merkle';
+import { MissingTilesError } from '../../domain/audit/merkle-tiles';
+import { treeRootFromTiles } from './audit-tree-reads';
 import { AdminReadRecorder } from './admin-read-recorder';
 import { AuditCheckpoints, type CheckpointProblem } from './audit-checkpoints';
 import { AuditReader, type ChainVerification } from './ports/audit-reader.port';
+import { AuditTree } from './ports/audit-tree.port';
 import { SealAuditChainUseCase } from './seal-audit-chain.use-case';
 
 export interface ChainVerificationReport extends ChainVerification {
@@ -30,6 +34,8 @@ export class VerifyAuditChainUseCase {
     private readonly recorder: AdminReadRecorder,
     private readonly sealer: SealAuditChainUseCase,
     private readonly checkpoints: AuditCheckpoints,
+    private readonly tree: AuditTree,
+    private readonly hasher: MerkleHasher,
   ) {}
 
   /**
@@ -53,7 +59,8 @@ export class VerifyAuditChainUseCase {
     if (full || latest === null) {
       const walk = await this.reader.verify();
       const check = await this.checkAgainstChain(this.reader.checkpoints());
-      const bad = check.firstBad;
+      const rebuilt = await this.checkRoots();
+      const bad = check.firstBad === null || (rebuilt !== null && rebuilt.position < check.firstBad.position) ? rebuilt : check.firstBad;
       return {
         ...walk,
         verified: walk.verified && bad === null,
@@ -65,7 +72,9 @@ export class VerifyAuditChainUseCase {
     }
     const link = (await this.reader.linksAt([latest.position])).get(latest.position);
     const problem: CheckpointProblem | null =
-      this.checkpoints.signatureProblem(latest) ?? (link?.seq === latest.seq && link.hash === latest.headHash ? null : 'not_in_chain');
+      this.checkpoints.signatureProblem(latest) ??
+      (link?.seq === latest.seq && link.hash === latest.headHash ? null : 'not_in_chain') ??
+      (await this.tilesProblem(latest));
     const walk = await this.reader.verify({ position: latest.position, seq: latest.seq, hash: latest.headHash });
     return {
       ...walk,
@@ -75,6 +84,52 @@ export class VerifyAuditChainUseCase {
       checkpoint: { position: latest.position, seq: latest.seq, headHash: latest.headHash, createdAt: latest.createdAt },
       firstBadCheckpoint: problem === null ? null : latest.position,
     };
+  }
+
+  /**
+   * The Merkle tree rebuilt from the links, in position order: each checkpoint's signed root
+   * must be its root at the checkpoint's size, and so must the root the stored tiles give (proofs
+   * are computed from them). The first checkpoint where either differs; null when all hold.
+   */
+  private async checkRoots(): Promise<CheckpointsCheck['firstBad']> {
+    const rebuilt = new CompactTree(this.hasher);
+    const pending: SignedCheckpoint[] = [];
+    for await (const checkpoint of this.reader.checkpoints()) if (checkpoint.tree !== null) pending.push(checkpoint);
+    let next = 0;
+    const missing = '0'.repeat(64);
+    const check = async (): Promise<CheckpointsCheck['firstBad']> => {
+      while (next < pending.length && pending[next].position === rebuilt.size) {
+        const checkpoint = pending[next++];
+        const root = checkpoint.tree!.rootHash;
+        if (toHex(rebuilt.root()) !== root || (await this.tilesProblem(checkpoint)) !== null)
+          return { position: checkpoint.position, seq: checkpoint.seq, problem: 'root_mismatch' };
+      }
+      return null;
+    };
+    for await (const link of this.reader.links()) {
+      // A position without its link (verify's walk names it) counts as the backfill counted it: 64 zeros.
+      while (rebuilt.size + 1 < link.position) {
+        rebuilt.append(linkLeafHash(this.hasher, missing));
+        const bad = await check();
+        if (bad !== null) return bad;
+      }
+      rebuilt.append(linkLeafHash(this.hasher, link.hash));
+      const bad = await check();
+      if (bad !== null) return bad;
+    }
+    // A checkpoint past the last link: its tree is gone.
+    const beyond = pending[next];
+    return beyond === undefined ? null : { position: beyond.position, seq: beyond.seq, problem: 'root_mismatch' };
+  }
+
+  /** Whether the stored tiles give the checkpoint's signed root at its size (checkpoints before the tree have none to give). */
+  private async tilesProblem(checkpoint: SignedCheckpoint): Promise<CheckpointProblem | null> {
+    if (checkpoint.tree === null) return null;
+    const root = await treeRootFromTiles(this.tree, this.hasher, checkpoint.position).catch((error: unknown) => {
+      if (error instanceof MissingTilesError) return null;
+      throw error;
+    });
+    return root !== null && toHex(root) === checkpoint.tree.rootHash ? null : 'root_mismatch';
   }
 
   /**

@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/domain-error';
+import { DomainError, DomainValidationError } from '../shared/domain-error';
 
 export class AuditRowNotFoundError extends DomainError {
   readonly code = 'AUDIT.ROW_NOT_FOUND';
@@ -26,5 +26,22 @@ export class AuditRowUnreadableError extends DomainError {
   readonly kind = 'conflict' as const;
   constructor() {
     super('An audit row is not of a shape Bridle writes: the log was changed outside Bridle. Run a full verify to find it.');
+  }
+}
+
+/** A proof asked for a position or tree size the log cannot prove: `field` names which. */
+export class InvalidProofRequestError extends DomainValidationError {
+  readonly code = 'VALIDATION.INVALID_PROOF_REQUEST';
+}
+
+/**
+ * The stored Merkle tree does not give a checkpoint's signed root: its tiles, or the chain
+ * under them, were changed outside Bridle. A full verify names the checkpoint.
+ */
+export class AuditTreeMismatchError extends DomainError {
+  readonly code = 'AUDIT.TREE_MISMATCH';
+  readonly kind = 'conflict' as const;
+  constructor() {
+    super("The audit log's Merkle tree does not match its signed checkpoint: the log was changed outside Bridle. Run a full verify.");
   }
 }

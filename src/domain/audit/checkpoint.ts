@@ -17,6 +17,18 @@ export interface SignedCheckpoint extends CheckpointFields {
   readonly publicKey: string;
   /** The Ed25519 signature of checkpointMessage(), base64. */
   readonly signature: string;
+  /**
+   * The Merkle tree over the links up to `position` (docs/decisions/0016-merkle-tree-over-the-audit-chain.md):
+   * its size (the position), its root (64 hex digits) and the checkpoint as a C2SP signed note
+   * over them. Null on checkpoints written before the tree.
+   */
+  readonly tree: CheckpointTree | null;
+}
+
+export interface CheckpointTree {
+  readonly size: number;
+  readonly rootHash: string;
+  readonly note: string;
 }
 
 export const CHECKPOINT_FORMAT = 'bridle-audit-checkpoint:v1';
@@ -61,6 +73,9 @@ export interface DigestLine {
   readonly keyId: string;
   readonly signature: string;
   readonly publicKey: string;
+  /** The tree's root and the signed note, on checkpoints that have them. */
+  readonly rootHash?: string;
+  readonly note?: string;
 }
 
 export function toDigestLine(checkpoint: SignedCheckpoint): DigestLine {
@@ -72,6 +87,7 @@ export function toDigestLine(checkpoint: SignedCheckpoint): DigestLine {
     keyId: checkpoint.keyId,
     signature: checkpoint.signature,
     publicKey: checkpoint.publicKey,
+    ...(checkpoint.tree && { rootHash: checkpoint.tree.rootHash, note: checkpoint.tree.note }),
   };
 }
 
@@ -95,6 +111,8 @@ export function parseDigestLine(text: string): SignedCheckpoint | null {
   const createdAt = new Date(line.time);
   // Only the exact form the signer used: anything else could not have been signed as written.
   if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== line.time) return null;
+  const tree = treeOf(line);
+  if (tree === undefined) return null;
   return {
     position: line.position,
     seq: line.seq,
@@ -103,5 +121,13 @@ export function parseDigestLine(text: string): SignedCheckpoint | null {
     keyId: line.keyId,
     signature: line.signature,
     publicKey: line.publicKey,
+    tree,
   };
+}
+
+/** A digest line's tree: null when it has none (an older checkpoint), undefined when what it has is malformed. */
+function treeOf(line: Record<string, unknown>): CheckpointTree | null | undefined {
+  if (line.rootHash === undefined && line.note === undefined) return null;
+  if (typeof line.rootHash !== 'string' || !/^[0-9a-f]{64}$/.test(line.rootHash) || typeof line.note !== 'string') return undefined;
+  return { size: line.position as number, rootHash: line.rootHash, note: line.note };
 }

@@ -105,6 +105,8 @@ export class AppConfig {
   readonly auditSigningKey!: string | undefined;
   /** A signed checkpoint after so many new links or so many minutes, whichever comes first. */
   readonly auditCheckpoint!: { readonly rows: number; readonly minutes: number };
+  /** AUDIT_LOG_ORIGIN: the audit log's name in its C2SP checkpoint notes; by default PUBLIC_BASE_URL's host and path, then `/audit`. */
+  readonly auditLogOrigin!: string;
   /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
   readonly mcpAllowedHosts!: ReadonlySet<string>;
   /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
@@ -237,6 +239,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     auditSealIntervalMs: values.AUDIT_SEAL_INTERVAL_MS,
     auditSigningKey: values.AUDIT_SIGNING_KEY,
     auditCheckpoint: { rows: values.AUDIT_CHECKPOINT_ROWS, minutes: values.AUDIT_CHECKPOINT_MINUTES },
+    auditLogOrigin: values.AUDIT_LOG_ORIGIN ?? defaultLogOrigin(values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`),
     mcpAllowedHosts: values.MCP_ALLOWED_HOSTS,
     mcpAllowedOrigins: values.MCP_ALLOWED_ORIGINS,
     mcpSessions: {
@@ -338,6 +341,14 @@ function llmSettings(values: SettingValues): LlmSettings {
         ...common,
       };
   }
+}
+
+/** `https://bridle.example.com/` → `bridle.example.com/audit`: the address without scheme, credentials or trailing slash. */
+export function defaultLogOrigin(publicBaseUrl: string): string {
+  const url = new URL(publicBaseUrl);
+  let path = url.pathname;
+  while (path.endsWith('/')) path = path.slice(0, -1);
+  return `${url.host}${path}/audit`;
 }
 
 function required(value: string | undefined, name: string, when: string): string {

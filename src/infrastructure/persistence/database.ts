@@ -42,6 +42,7 @@ import { McpEventStreamClaims1767571200000 } from './migrations/1767571200000-mc
 import { AuditNumbering1767744000000 } from './migrations/1767744000000-audit-numbering';
 import { McpInputRequests1767830400000 } from './migrations/1767830400000-mcp-input-requests';
 import { OAuthUrlClients1767888000000 } from './migrations/1767888000000-oauth-url-clients';
+import { AuditMerkleTree1767981600000 } from './migrations/1767981600000-audit-merkle-tree';
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
@@ -89,6 +90,7 @@ const MIGRATIONS = [
   AuditNumbering1767744000000,
   McpInputRequests1767830400000,
   OAuthUrlClients1767888000000,
+  AuditMerkleTree1767981600000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { AdminRoleChange } from '../../application/identity/admin-role';
+import { AuditProofsUseCase } from '../../application/audit/audit-proofs.use-case';
 import { CheckAuditDigestUseCase } from '../../application/audit/check-audit-digest.use-case';
 import { ExportAuditCheckpointsUseCase } from '../../application/audit/export-audit-checkpoints.use-case';
 import { VerifyAuditChainUseCase } from '../../application/audit/verify-audit-chain.use-case';
@@ -18,6 +19,8 @@ export type AdminCommand =
   | { readonly name: 'audit-checkpoints' }
   | { readonly name: 'audit-verify'; readonly full: boolean; readonly against: string | undefined }
   | { readonly name: 'audit-check-digest'; readonly file: string; readonly publicKey: string | undefined }
+  | { readonly name: 'audit-proof'; readonly kind: 'inclusion'; readonly position: number; readonly treeSize: number | undefined }
+  | { readonly name: 'audit-proof'; readonly kind: 'consistency'; readonly from: number; readonly to: number }
   | { readonly name: 'help' };
 
 /** Commands that need no database: they run without the application's modules. */
@@ -39,6 +42,12 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command>   (node dist/admin
                                        checkpoint of an earlier export still holds
   audit-check-digest <digest file> [--public-key <base64 SPKI>]
                                        check a digest file's signatures, without a database
+  audit-proof inclusion <position> [--tree-size <checkpoint's size>]
+                                       RFC 9162 proof that the row linked at <position> is in
+                                       the tree of a checkpoint (the newest by default), as JSON
+                                       with the checkpoint's signed note
+  audit-proof consistency <from> <to>  RFC 9162 proof that checkpoint <from>'s tree is a
+                                       prefix of checkpoint <to>'s, as JSON
 
 Runs against the configured database (DATABASE_URL, or the embedded one in BRIDLE_DATA_DIR,
 which only one process may open: stop the server first); audit-check-digest needs neither.
@@ -51,6 +60,7 @@ export class AdminUsageError extends Error {}
 export function parseAdminCommand(argv: readonly string[]): AdminCommand {
   const [name, ...rest] = argv;
   if (name === 'audit-verify' || name === 'audit-check-digest') return parseAuditCommand(name, rest);
+  if (name === 'audit-proof') return parseProofCommand(rest);
   const flags = rest.filter((arg) => arg.startsWith('-'));
   const args = rest.filter((arg) => !arg.startsWith('-'));
   const expect = (count: number, allowedFlags: readonly string[] = []) => {
@@ -112,6 +122,30 @@ function parseAuditCommand(name: 'audit-verify' | 'audit-check-digest', rest: re
   return { name, file: args[0], publicKey: value('--public-key') };
 }
 
+/** `audit-proof inclusion <position> [--tree-size <n>]` and `audit-proof consistency <from> <to>`. */
+function parseProofCommand(rest: readonly string[]): AdminCommand {
+  const [kind, ...args] = rest;
+  const size = (text: string | undefined, what: string): number => {
+    const value = text !== undefined && /^[1-9][0-9]*$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value)) throw new AdminUsageError(`${what} must be a whole number from 1`);
+    return value;
+  };
+  if (kind === 'inclusion') {
+    const sizeAt = args.indexOf('--tree-size');
+    const treeSize = sizeAt < 0 ? undefined : size(args[sizeAt + 1], '--tree-size');
+    const positional = sizeAt < 0 ? args : [...args.slice(0, sizeAt), ...args.slice(sizeAt + 2)];
+    const unknown = positional.find((arg) => arg.startsWith('-'));
+    if (unknown !== undefined) throw new AdminUsageError(`audit-proof inclusion does not take ${unknown}`);
+    if (positional.length !== 1) throw new AdminUsageError('audit-proof inclusion takes exactly one position');
+    return { name: 'audit-proof', kind, position: size(positional[0], 'the position'), treeSize };
+  }
+  if (kind === 'consistency') {
+    if (args.length !== 2) throw new AdminUsageError('audit-proof consistency takes two checkpoint sizes: <from> <to>');
+    return { name: 'audit-proof', kind, from: size(args[0], '<from>'), to: size(args[1], '<to>') };
+  }
+  throw new AdminUsageError('audit-proof takes inclusion or consistency');
+}
+
 /** The command's surroundings: the entry point passes the process's own. */
 export interface AdminCommandIo {
   /** Who runs the command, as the operating system names them; recorded on audit rows. */
@@ -160,6 +194,15 @@ export async function runAdminCommand(
       }
       case 'audit-verify':
         return await auditVerify(command, app, io);
+      case 'audit-proof': {
+        const proofs = app.get(AuditProofsUseCase);
+        const answer =
+          command.kind === 'inclusion'
+            ? await proofs.inclusion(command.position, command.treeSize)
+            : await proofs.consistency(command.from, command.to);
+        io.out(JSON.stringify(answer));
+        break;
+      }
     }
     return 0;
   } catch (error) {

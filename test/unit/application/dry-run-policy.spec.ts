@@ -33,6 +33,8 @@ class FakeAuditReader extends AuditReader {
   latestCheckpoint = unused;
   checkpoints = unused;
   linksAt = unused;
+  checkpointAt = unused;
+  links = unused;
 }
 
 function unused(): never {

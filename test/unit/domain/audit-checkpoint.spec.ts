@@ -40,11 +40,15 @@ describe('digest lines', () => {
     keyId: '0123456789abcdef',
     publicKey: 'MCowBQYDK2VwAyEA',
     signature: 'c2lnbmF0dXJl',
+    tree: null,
   };
 
   it('signs one exact message, and a line reads back as the checkpoint it was written from', () => {
     expect(checkpointMessage(checkpoint)).toBe(`bridle-audit-checkpoint:v1\n10000\n10042\n${'b'.repeat(64)}\n2026-12-01T10:00:00.123Z`);
     expect(parseDigestLine(JSON.stringify(toDigestLine(checkpoint)))).toEqual(checkpoint);
+    const withTree = { ...checkpoint, tree: { size: 10_000, rootHash: 'c'.repeat(64), note: 'bridle.test/audit\n10000\n…\n' } };
+    expect(parseDigestLine(JSON.stringify(toDigestLine(withTree)))).toEqual(withTree);
+    expect(parseDigestLine(JSON.stringify({ ...toDigestLine(withTree), rootHash: 'C'.repeat(64) }))).toBeNull();
   });
 
   it.each([

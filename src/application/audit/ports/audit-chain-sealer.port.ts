@@ -1,11 +1,16 @@
 import type { ChainState, SignedCheckpoint } from '../../../domain/audit/checkpoint';
+import type { Hash } from '../../../domain/audit/merkle';
 
 /**
- * Given the chain after a batch, the checkpoint to store with it, or null for none. Called in
- * the sealing transaction, with the sealer's lock held: no other checkpoint can be written
- * meanwhile.
+ * Asked, given the chain after a batch, whether a checkpoint is due, and if so it signs one.
+ * Called in the sealing transaction, with the sealer's lock held: no other checkpoint can be
+ * written meanwhile.
  */
-export type CheckpointWriter = (state: ChainState) => SignedCheckpoint | null;
+export interface CheckpointWriter {
+  due(state: ChainState): boolean;
+  /** The checkpoint of the head, whose Merkle tree (head.position leaves) has root `rootHash`. */
+  sign(state: ChainState, rootHash: Hash): SignedCheckpoint;
+}
 
 /**
  * Links appended audit rows onto the hash chain (docs/decisions/0008-audit-chain-sealing.md).

@@ -228,6 +228,10 @@ export abstract class AuditReader {
   abstract latestCheckpoint(): Promise<SignedCheckpoint | null>;
   /** Every checkpoint, oldest first, read in batches. */
   abstract checkpoints(): AsyncIterable<SignedCheckpoint>;
+  /** The checkpoint at this position; null when there is none. */
+  abstract checkpointAt(position: number): Promise<SignedCheckpoint | null>;
+  /** Every link numbered 1 or above, in position order, read in batches. */
+  abstract links(): AsyncIterable<ChainLink>;
   /** The chain's links at these positions; a position with no link is absent from the map. */
   abstract linksAt(positions: readonly number[]): Promise<ReadonlyMap<number, ChainLink>>;
 }

@@ -90,6 +90,16 @@ export const CHAT_SETTINGS = {
     default: '60',
     doc: '…or this many minutes, whichever comes first. The default verify walks only the links since the newest checkpoint',
   },
+  AUDIT_LOG_ORIGIN: {
+    section: 'Chat, agent and MCP',
+    ...pattern(
+      /^[\x21-\x2a\x2c-\x7e]{1,255}$/,
+      'must be printable ASCII without spaces or "+", at most 255 characters',
+      'printable ASCII, no spaces or `+`',
+    ),
+    defaultText: '`PUBLIC_BASE_URL` without its scheme and trailing slash, then `/audit` (e.g. `bridle.example.com/audit`)',
+    doc: "the audit log's name: the first line of each signed checkpoint note and the name of its key ([0016](decisions/0016-merkle-tree-over-the-audit-chain.md)). Auditors' verifiers check it, so keep it stable when the address changes",
+  },
   MCP_ALLOWED_HOSTS: {
     section: 'Chat, agent and MCP',
     ...list('host names without port'),

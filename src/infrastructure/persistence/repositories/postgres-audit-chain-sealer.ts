@@ -3,8 +3,11 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { AuditChainSealer, type CheckpointWriter } from '../../../application/audit/ports/audit-chain-sealer.port';
 import type { ChainState } from '../../../domain/audit/checkpoint';
+import { MerkleHasher } from '../../../domain/audit/merkle';
+import { merkleHasher } from '../../security/sha256';
 import { AUDIT_SEAL_LOCK } from '../migrations/1766188800000-audit-chain-sealing';
 import { inTransaction, run, selectRow, sql } from '../sql';
+import { treeRoot } from '../tables/audit-tree-tiles';
 
 const SEALED_ROW = z.object({ sealed: z.number().int() });
 const LOCKED_ROW = z.object({ locked: z.boolean() });
@@ -25,12 +28,16 @@ const STATE_ROW = z
 
 /**
  * The database's `audit_seal` function (migrations 1766188800000, 1766448000000): one statement,
- * one transaction per batch; with a checkpoint writer, the checkpoint goes in the same
- * transaction (migration 1766966400000).
+ * one transaction per batch, which also appends the batch's links to the Merkle tree's tiles
+ * (migration 1767981600000); with a checkpoint writer, the checkpoint, with the tree's root,
+ * goes in the same transaction (migration 1766966400000).
  */
 @Injectable()
 export class PostgresAuditChainSealer extends AuditChainSealer {
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly hasher: MerkleHasher = merkleHasher,
+  ) {
     super();
   }
 
@@ -66,13 +73,14 @@ export class PostgresAuditChainSealer extends AuditChainSealer {
           LEFT JOIN (SELECT position, created_at FROM audit_checkpoints ORDER BY position DESC LIMIT 1) k ON TRUE`,
       STATE_ROW,
     );
-    if (state === null) return;
-    const signed = writer(state);
-    if (signed === null) return;
+    if (state === null || !writer.due(state)) return;
+    // The tree holds exactly the links: audit_seal appended this batch's in the same transaction.
+    const signed = writer.sign(state, await treeRoot(this.dataSource, this.hasher, state.head.position));
     await run(
       this.dataSource,
-      sql`INSERT INTO audit_checkpoints (position, seq, head_hash, created_at, key_id, public_key, signature)
-          VALUES (${signed.position}, ${signed.seq}, ${signed.headHash}, ${signed.createdAt}, ${signed.keyId}, ${signed.publicKey}, ${signed.signature})`,
+      sql`INSERT INTO audit_checkpoints (position, seq, head_hash, created_at, key_id, public_key, signature, tree_size, root_hash, note)
+          VALUES (${signed.position}, ${signed.seq}, ${signed.headHash}, ${signed.createdAt}, ${signed.keyId}, ${signed.publicKey},
+                  ${signed.signature}, ${signed.tree?.size ?? null}, ${signed.tree?.rootHash ?? null}, ${signed.tree?.note ?? null})`,
     );
   }
 }

@@ -69,6 +69,9 @@ const CHECKPOINT_ROW = z
     key_id: z.string(),
     public_key: z.string(),
     signature: z.string(),
+    tree_size: z.coerce.number().int().nullable(),
+    root_hash: z.string().nullable(),
+    note: z.string().nullable(),
   })
   .transform((row): SignedCheckpoint => ({
     position: row.position,
@@ -78,8 +81,14 @@ const CHECKPOINT_ROW = z
     keyId: row.key_id,
     publicKey: row.public_key,
     signature: row.signature,
+    tree:
+      row.tree_size === null || row.root_hash === null || row.note === null
+        ? null
+        : { size: row.tree_size, rootHash: row.root_hash, note: row.note },
   }));
-const CHECKPOINT_COLUMNS = raw(`position, seq, head_hash, created_at, key_id, public_key, signature`);
+const CHECKPOINT_COLUMNS = raw(`position, seq, head_hash, created_at, key_id, public_key, signature, tree_size, root_hash, note`);
+/** Links per statement when verify rebuilds the Merkle tree. */
+const LINK_HASHES_BATCH = 10_000;
 /** Checkpoints per statement when listing them, and positions per look-up of links. */
 const CHECKPOINT_BATCH = 500;
 const LINKS_BATCH = 1000;
@@ -280,6 +289,28 @@ export class PostgresAuditReader extends AuditReader {
       );
       yield* rows;
       if (rows.length < CHECKPOINT_BATCH) return;
+      after = rows[rows.length - 1].position;
+    }
+  }
+
+  checkpointAt(position: number): Promise<SignedCheckpoint | null> {
+    return selectRow(
+      this.dataSource,
+      sql`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints WHERE position = ${position}::bigint`,
+      CHECKPOINT_ROW,
+    );
+  }
+
+  async *links(): AsyncIterable<ChainLink> {
+    let after = 0;
+    for (;;) {
+      const rows = await selectRows(
+        this.dataSource,
+        sql`SELECT position, seq, hash FROM audit_chain WHERE position > ${after}::bigint ORDER BY position LIMIT ${LINK_HASHES_BATCH}`,
+        LINK_ROW,
+      );
+      yield* rows;
+      if (rows.length < LINK_HASHES_BATCH) return;
       after = rows[rows.length - 1].position;
     }
   }

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { AuditProofsUseCase } from '../../../application/audit/audit-proofs.use-case';
 import { ExportAuditCheckpointsUseCase } from '../../../application/audit/export-audit-checkpoints.use-case';
 import { ExportAuditLogUseCase } from '../../../application/audit/export-audit-log.use-case';
 import { GetAuditLogUseCase } from '../../../application/audit/get-audit-log.use-case';
@@ -13,6 +14,7 @@ import { ApiErrors } from '../shared/api-errors.decorator';
 import { AdminGuard } from './admin.guard';
 import { AuditRowDto, AuditRowPageDto, ChainVerificationDto } from './admin-audit-logs.dto';
 import { AuditFilterQueryDto, AuditPageQueryDto, AuditSeqPathDto, toAuditFilter, VerifyQueryDto } from './admin-query.dto';
+import { ConsistencyProofDto, ConsistencyProofQueryDto, InclusionProofDto, InclusionProofQueryDto } from './admin-audit-proofs.dto';
 import { writeNdjson } from './ndjson';
 import { PAGE_LIMIT_DEFAULT } from '../shared/page-query.dto';
 import { RequiredScope } from '../guards/required-scope';
@@ -31,6 +33,7 @@ export class AdminAuditLogsController {
     private readonly exportLog: ExportAuditLogUseCase,
     private readonly verifyChain: VerifyAuditChainUseCase,
     private readonly exportCheckpoints: ExportAuditCheckpointsUseCase,
+    private readonly proofs: AuditProofsUseCase,
   ) {}
 
   @Get()
@@ -51,7 +54,7 @@ export class AdminAuditLogsController {
     return { items: page.items.map((row) => AuditRowDto.of(row)), nextCursor: page.nextCursor };
   }
 
-  // Before ':seq', so that Express does not take 'export', 'verify' and 'checkpoints' for sequence numbers.
+  // Before ':seq', so that Express does not take 'export', 'verify', 'checkpoints' and 'proofs' for sequence numbers.
   @Get('export')
   @ApiOperation({
     operationId: 'exportAuditRows',
@@ -109,6 +112,38 @@ export class AdminAuditLogsController {
   })
   async checkpoints(@CurrentPrincipal() admin: Principal, @Res() res: Response): Promise<void> {
     await writeNdjson(res, this.exportCheckpoints.execute({ adminId: admin.userId }), (checkpoint) => toDigestLine(checkpoint));
+  }
+
+  @Get('proofs/inclusion')
+  @ApiOperation({
+    operationId: 'auditInclusionProof',
+    summary: 'Prove that a row is in the log a checkpoint signed',
+    description:
+      "RFC 9162 inclusion proof of the link at `position` (leaf position − 1, its data the link's hash) in the Merkle " +
+      "tree of a checkpoint (`treeSize`, the newest checkpoint's by default), with the checkpoint as a C2SP signed note. " +
+      'Stays valid after later appends: check it against a later checkpoint with a consistency proof, or ask again with ' +
+      "that checkpoint's treeSize. 400 names the field: a treeSize no checkpoint has, a position beyond it.",
+  })
+  @ApiOkResponse({ type: InclusionProofDto, description: 'The proof and the signed checkpoint' })
+  @ApiErrors(400, 409)
+  async inclusionProof(@Query() query: InclusionProofQueryDto, @CurrentPrincipal() admin: Principal): Promise<InclusionProofDto> {
+    return InclusionProofDto.of(
+      await this.proofs.inclusionFor({ adminId: admin.userId, position: query.position, treeSize: query.treeSize }),
+    );
+  }
+
+  @Get('proofs/consistency')
+  @ApiOperation({
+    operationId: 'auditConsistencyProof',
+    summary: "Prove that a checkpoint's log extends an older one's",
+    description:
+      "RFC 9162 consistency proof that the tree of checkpoint `from` is a prefix of checkpoint `to`'s: the log was only " +
+      'appended to in between. Both must be tree sizes of checkpoints, from ≤ to; 400 names the field otherwise.',
+  })
+  @ApiOkResponse({ type: ConsistencyProofDto, description: 'The proof and both signed checkpoints' })
+  @ApiErrors(400, 409)
+  async consistencyProof(@Query() query: ConsistencyProofQueryDto, @CurrentPrincipal() admin: Principal): Promise<ConsistencyProofDto> {
+    return ConsistencyProofDto.of(await this.proofs.consistencyFor({ adminId: admin.userId, from: query.from, to: query.to }));
   }
 
   @Get(':seq')
