@@ -105,6 +105,14 @@ export class AppConfig {
   readonly auditSigningKey!: string | undefined;
   /** A signed checkpoint after so many new links or so many minutes, whichever comes first. */
   readonly auditCheckpoint!: { readonly rows: number; readonly minutes: number };
+  /** How long audit rows, conversations and outreach data are kept, in days; a legal hold keeps everything. */
+  readonly retention!: {
+    readonly auditDays: number;
+    readonly conversationDays: number;
+    readonly outreachDays: number;
+    readonly legalHold: boolean;
+    readonly intervalMinutes: number;
+  };
   /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
   readonly mcpAllowedHosts!: ReadonlySet<string>;
   /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
@@ -237,6 +245,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     auditSealIntervalMs: values.AUDIT_SEAL_INTERVAL_MS,
     auditSigningKey: values.AUDIT_SIGNING_KEY,
     auditCheckpoint: { rows: values.AUDIT_CHECKPOINT_ROWS, minutes: values.AUDIT_CHECKPOINT_MINUTES },
+    retention: {
+      auditDays: values.AUDIT_RETENTION_DAYS,
+      conversationDays: values.CONVERSATION_RETENTION_DAYS,
+      outreachDays: values.OUTREACH_RETENTION_DAYS,
+      legalHold: values.RETENTION_LEGAL_HOLD,
+      intervalMinutes: values.RETENTION_INTERVAL_MINUTES,
+    },
     mcpAllowedHosts: values.MCP_ALLOWED_HOSTS,
     mcpAllowedOrigins: values.MCP_ALLOWED_ORIGINS,
     mcpSessions: {

@@ -45,6 +45,7 @@ import { OAuthUrlClients1767888000000 } from './migrations/1767888000000-oauth-u
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
+import { AuditErasure1768060800000 } from './migrations/1768060800000-audit-erasure';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -89,6 +90,7 @@ const MIGRATIONS = [
   AuditNumbering1767744000000,
   McpInputRequests1767830400000,
   OAuthUrlClients1767888000000,
+  AuditErasure1768060800000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */
