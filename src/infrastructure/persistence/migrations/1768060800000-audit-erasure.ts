@@ -62,7 +62,7 @@ export const AUDIT_RETENTION_FLOOR = `interval '6 months'`;
  *   (`personal_commitment`), so its canonical text, and its link, stay exactly as they were. A
  *   row from before is marked erased and keeps no commitment: verify accepts its stored link.
  * - **Pruning**: a row may be deleted only when its link lies before a pruning horizon
- *   (`audit_pruned`, each one a checkpoint's position) and it is older than six months by the
+ *   (`audit_pruned`, each one a checkpoint's position, checked on insert) and it is older than six months by the
  *   database's clock. Its link and every checkpoint stay.
  */
 export class AuditErasure1768060800000 implements MigrationInterface {
@@ -88,9 +88,25 @@ export class AuditErasure1768060800000 implements MigrationInterface {
       $$`);
     await db.query(`
       CREATE TABLE audit_pruned (
-        position bigint PRIMARY KEY REFERENCES audit_checkpoints (position),
+        position bigint PRIMARY KEY,
         pruned_at timestamptz NOT NULL DEFAULT now()
       )`);
+    // A horizon is a checkpoint's position. Checked by a trigger, not a foreign key: a key would
+    // make TRUNCATE of audit_checkpoints fail on the key, before its append-only trigger says why.
+    await db.query(`
+      CREATE FUNCTION audit_pruned_at_checkpoint() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NOT EXISTS (SELECT 1 FROM audit_checkpoints WHERE position = NEW.position) THEN
+          RAISE EXCEPTION 'audit_pruned: % is no checkpoint''s position', NEW.position USING ERRCODE = 'foreign_key_violation';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.query(
+      `CREATE TRIGGER audit_pruned_at_checkpoint BEFORE INSERT ON audit_pruned FOR EACH ROW EXECUTE FUNCTION audit_pruned_at_checkpoint()`,
+    );
+    await db.query(
+      `CREATE TRIGGER audit_pruned_no_truncate BEFORE TRUNCATE ON audit_pruned FOR EACH STATEMENT EXECUTE FUNCTION audit_log_refuse_change()`,
+    );
     await db.query(
       `CREATE TRIGGER audit_pruned_append_only BEFORE UPDATE OR DELETE ON audit_pruned FOR EACH ROW EXECUTE FUNCTION audit_log_refuse_change()`,
     );
@@ -127,6 +143,7 @@ export class AuditErasure1768060800000 implements MigrationInterface {
     );
     await db.query(`DROP FUNCTION audit_log_erase_or_prune()`);
     await db.query(`DROP TABLE audit_pruned`);
+    await db.query(`DROP FUNCTION audit_pruned_at_checkpoint()`);
     await db.query(`
       CREATE OR REPLACE FUNCTION audit_row_canonical(r audit_log) RETURNS text LANGUAGE sql STABLE AS $$
         SELECT (${CANONICAL_BEFORE})::text

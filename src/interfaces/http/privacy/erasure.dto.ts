@@ -10,11 +10,11 @@ export class LeadPathDto extends CampaignPathDto {
 }
 
 export class AdminLeadPathDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: 'Any campaign' })
   @IsUUID(undefined, { message: 'campaignId must be a UUID' })
   campaignId!: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: "One of the campaign's leads" })
   @IsUUID(undefined, { message: 'leadId must be a UUID' })
   leadId!: string;
 }

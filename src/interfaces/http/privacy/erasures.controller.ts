@@ -43,7 +43,7 @@ export class ErasuresController {
   @RequiredScope('campaigns:read', 'campaigns:write')
   @HttpCode(200)
   @ApiOperation({
-    operationId: 'eraseLead',
+    operationId: 'deleteLead',
     summary: 'Erase a lead of one of your campaigns',
     description: 'Deletes the lead with its tasks, actions and drafts, and erases its data everywhere else. Audited.',
   })
@@ -57,12 +57,16 @@ export class ErasuresController {
   @RequiredScope('campaigns:read', 'campaigns:write')
   @HttpCode(200)
   @ApiOperation({
-    operationId: 'eraseEmail',
+    operationId: 'deleteLeadsByEmail',
     summary: 'Erase every lead of your campaigns with this email address, and every mention of it',
     description: 'The address is compared in canonical form. The audit row of the erasure does not hold it.',
   })
   @ApiOkResponse({ type: ErasureCountsDto, description: 'Erased: how many rows, per place (zero leads is not an error)' })
-  async eraseEmail(@Body() body: EraseEmailRequestDto, @CurrentPrincipal() principal: Principal): Promise<ErasureCountsDto> {
+  async eraseEmail(
+    @Param() _path: UserPathDto,
+    @Body() body: EraseEmailRequestDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ErasureCountsDto> {
     return ErasureCountsDto.of(await this.erase.eraseEmail({ actorId: principal.userId, admin: false }, body.email));
   }
 }
@@ -76,19 +80,27 @@ export class ErasuresController {
 export class AdminErasuresController {
   constructor(private readonly erase: ErasePersonalDataUseCase) {}
 
-  @Post('accounts/:userId')
+  @Delete('accounts/:userId')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'adminEraseAccount', summary: 'Delete an account and erase its data' })
-  @ApiOkResponse({ type: ErasureCountsDto })
+  @ApiOperation({
+    operationId: 'deleteAnyAccount',
+    summary: 'Delete an account and erase its data',
+    description: 'As DELETE /api/{userId}, for any account. Audited (erasure.account), without the data.',
+  })
+  @ApiOkResponse({ type: ErasureCountsDto, description: 'Erased: how many rows, per place' })
   @ApiErrors(404)
   async eraseAccount(@Param() path: AccountPathDto, @CurrentPrincipal() admin: Principal): Promise<ErasureCountsDto> {
     return ErasureCountsDto.of(await this.erase.eraseAccount(eraser(admin), path.userId));
   }
 
-  @Post('leads/:campaignId/:leadId')
+  @Delete('leads/:campaignId/:leadId')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'adminEraseLead', summary: 'Erase a lead of any campaign' })
-  @ApiOkResponse({ type: ErasureCountsDto })
+  @ApiOperation({
+    operationId: 'deleteAnyLead',
+    summary: 'Erase a lead of any campaign',
+    description: 'As DELETE /api/{userId}/campaigns/{campaignId}/leads/{leadId}, for any campaign. Audited (erasure.lead).',
+  })
+  @ApiOkResponse({ type: ErasureCountsDto, description: 'Erased: how many rows, per place' })
   @ApiErrors(404)
   async eraseLead(@Param() path: AdminLeadPathDto, @CurrentPrincipal() admin: Principal): Promise<ErasureCountsDto> {
     return ErasureCountsDto.of(await this.erase.eraseLead(eraser(admin), path.campaignId, path.leadId));
@@ -97,10 +109,11 @@ export class AdminErasuresController {
   @Post('email')
   @HttpCode(200)
   @ApiOperation({
-    operationId: 'adminEraseEmail',
+    operationId: 'deleteAnyLeadsByEmail',
     summary: 'Erase every lead with this email address, in every campaign, and every mention of it',
+    description: 'Compared in canonical form, across every campaign. Audited (erasure.email); the row does not hold the address.',
   })
-  @ApiOkResponse({ type: ErasureCountsDto })
+  @ApiOkResponse({ type: ErasureCountsDto, description: 'Erased: how many rows, per place' })
   async eraseEmail(@Body() body: EraseEmailRequestDto, @CurrentPrincipal() admin: Principal): Promise<ErasureCountsDto> {
     return ErasureCountsDto.of(await this.erase.eraseEmail(eraser(admin), body.email));
   }
