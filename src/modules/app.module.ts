@@ -21,6 +21,7 @@ import { loggingModule } from './logging';
 import { McpModule } from './mcp.module';
 import { OAuthModule } from './oauth.module';
 import { PersistenceModule } from './persistence.module';
+import { PrivacyModule } from './privacy.module';
 import { ReviewModule } from './review.module';
 import { TodoModule } from './todo.module';
 import { UnsubscribeModule } from './unsubscribe.module';
@@ -63,6 +64,7 @@ export class AppModule {
         McpModule,
         OAuthModule,
         AdminModule,
+        PrivacyModule,
         WebModule.register(),
       ],
       controllers: [HealthController, MetricsController],

@@ -136,10 +136,19 @@ describe(`what a turn records on ${usingPostgresServer ? 'PostgreSQL' : 'PGlite'
       `SELECT seq, audit_row_canonical(a) AS text FROM audit_log a WHERE actor_id = $1 ORDER BY seq`,
       [userId],
     );
-    expect(canonical.map((row) => JSON.parse(row.text) as { errorMessage?: string }).map((row) => row.errorMessage)).toEqual([
-      undefined,
-      TREATMENTS.NOT_FOUND.userSees,
-      'That key [REDACTED] is not a title.',
+    // Since migration 1768060800000 the message is committed to with the arguments and result (a
+    // salted hash, `personal`), not held in the hashed text: erasable without breaking the chain.
+    const hashed = canonical.map((row) => JSON.parse(row.text) as { errorMessage?: string; personal?: string });
+    expect(hashed.map((row) => [row.errorMessage, /^[0-9a-f]{64}$/.test(row.personal ?? '')])).toEqual([
+      [undefined, true],
+      [undefined, true],
+      [undefined, true],
     ]);
+    const [edited] = await db.database.query<{ same: boolean }[]>(
+      `SELECT audit_personal_commitment(a) = audit_personal_commitment(jsonb_populate_record(a, '{"error_message": "other"}')) AS same
+       FROM audit_log a WHERE actor_id = $1 AND error_message IS NOT NULL LIMIT 1`,
+      [userId],
+    );
+    expect(edited.same).toBe(false);
   });
 });

@@ -57,7 +57,12 @@ export class VerifyAuditChainUseCase {
     await this.sealer.run({ waitForOtherSealer: true });
     const latest = await this.reader.latestCheckpoint();
     if (full || latest === null) {
-      const walk = await this.reader.verify();
+      // A log whose head retention pruned is walked from the checkpoint it was pruned up to:
+      // the rows before it may be gone; their links and every checkpoint are still checked.
+      const pruned = await this.reader.prunedBefore();
+      const walk = await this.reader.verify(
+        pruned === null ? undefined : { position: pruned.position, seq: pruned.seq, hash: pruned.headHash },
+      );
       const check = await this.checkAgainstChain(this.reader.checkpoints());
       const rebuilt = await this.checkRoots();
       const bad = check.firstBad === null || (rebuilt !== null && rebuilt.position < check.firstBad.position) ? rebuilt : check.firstBad;
@@ -65,7 +70,7 @@ export class VerifyAuditChainUseCase {
         ...walk,
         verified: walk.verified && bad === null,
         firstBadSeq: walk.firstBadSeq ?? bad?.seq ?? null,
-        from: 1,
+        from: pruned?.position ?? 1,
         checkpoint: null,
         firstBadCheckpoint: bad?.position ?? null,
       };

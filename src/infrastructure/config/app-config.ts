@@ -107,6 +107,14 @@ export class AppConfig {
   readonly auditCheckpoint!: { readonly rows: number; readonly minutes: number };
   /** AUDIT_LOG_ORIGIN: the audit log's name in its C2SP checkpoint notes; by default PUBLIC_BASE_URL's host and path, then `/audit`. */
   readonly auditLogOrigin!: string;
+  /** How long audit rows, conversations and outreach data are kept, in days; a legal hold keeps everything. */
+  readonly retention!: {
+    readonly auditDays: number;
+    readonly conversationDays: number;
+    readonly outreachDays: number;
+    readonly legalHold: boolean;
+    readonly intervalMinutes: number;
+  };
   /** Host names (no port) that `POST /mcp` answers to: a DNS-rebinding guard. */
   readonly mcpAllowedHosts!: ReadonlySet<string>;
   /** Browser origins allowed to call `POST /mcp`; requests without Origin are not browsers. */
@@ -240,6 +248,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     auditSigningKey: values.AUDIT_SIGNING_KEY,
     auditCheckpoint: { rows: values.AUDIT_CHECKPOINT_ROWS, minutes: values.AUDIT_CHECKPOINT_MINUTES },
     auditLogOrigin: values.AUDIT_LOG_ORIGIN ?? defaultLogOrigin(values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`),
+    retention: {
+      auditDays: values.AUDIT_RETENTION_DAYS,
+      conversationDays: values.CONVERSATION_RETENTION_DAYS,
+      outreachDays: values.OUTREACH_RETENTION_DAYS,
+      legalHold: values.RETENTION_LEGAL_HOLD,
+      intervalMinutes: values.RETENTION_INTERVAL_MINUTES,
+    },
     mcpAllowedHosts: values.MCP_ALLOWED_HOSTS,
     mcpAllowedOrigins: values.MCP_ALLOWED_ORIGINS,
     mcpSessions: {

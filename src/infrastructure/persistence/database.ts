@@ -46,6 +46,7 @@ import { AuditMerkleTree1767981600000 } from './migrations/1767981600000-audit-m
 import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-call-policy';
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
+import { AuditErasure1768060800000 } from './migrations/1768060800000-audit-erasure';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -91,6 +92,7 @@ const MIGRATIONS = [
   McpInputRequests1767830400000,
   OAuthUrlClients1767888000000,
   AuditMerkleTree1767981600000,
+  AuditErasure1768060800000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -30,6 +30,7 @@ class FakeAuditReader extends AuditReader {
   getDecision = unused;
   export = unused;
   verify = unused;
+  prunedBefore = unused;
   latestCheckpoint = unused;
   checkpoints = unused;
   linksAt = unused;

@@ -224,6 +224,11 @@ export abstract class AuditReader {
    *   are walked, and only rows numbered above its row (or below 1) are accounted for.
    */
   abstract verify(from?: ChainLink): Promise<ChainVerification>;
+  /**
+   * The checkpoint retention pruned the log up to (rows linked before it may be gone; its own
+   * row and every link stay), or null when nothing was ever pruned.
+   */
+  abstract prunedBefore(): Promise<SignedCheckpoint | null>;
   /** The newest checkpoint, or null before the first. */
   abstract latestCheckpoint(): Promise<SignedCheckpoint | null>;
   /** Every checkpoint, oldest first, read in batches. */

@@ -7,6 +7,7 @@ import { LANGUAGE_MODEL_SETTINGS } from './language-models';
 import { OUTREACH_SETTINGS } from './outreach';
 import { LIMIT_SETTINGS } from './limits';
 import { LOGGING_SETTINGS } from './logging';
+import { RETENTION_SETTINGS } from './retention';
 import { type Setting } from './setting';
 
 /** Every variable loadConfig reads, in the order of docs/configuration.md; a bad value is reported in this order too. */
@@ -18,6 +19,7 @@ export const SETTINGS = {
   ...LANGUAGE_MODEL_SETTINGS,
   ...OUTREACH_SETTINGS,
   ...LIMIT_SETTINGS,
+  ...RETENTION_SETTINGS,
   ...LOGGING_SETTINGS,
 } as const satisfies Record<string, Setting>;
 

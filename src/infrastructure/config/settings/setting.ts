@@ -15,6 +15,7 @@ export const SETTINGS_SECTIONS = [
   'Language models',
   'Outreach',
   'Limits',
+  'Retention',
   'Logging and metrics',
 ] as const;
 

@@ -96,6 +96,17 @@ const LINKS_BATCH = 1000;
 const HEAD_ROW = z.object({ head: z.coerce.number().int().nullable() });
 
 /**
+ * A link holds when its row is there and hashes to it, with the same SQL function the sealer
+ * used: a row of the new form by its public fields and its commitment, erased or not. A row
+ * written before migration 1768060800000 and erased since is accepted by its stored link
+ * alone: its hash cannot be recomputed without the fields erased, but the walk still checks
+ * that the link follows the one before and that the next one names its hash
+ * (docs/decisions/0017-erasure-and-retention.md).
+ */
+const INTACT = sql`a.seq IS NOT NULL AND (c.hash = audit_row_hash(c.prev_hash, a)
+  OR (a.erased_at IS NOT NULL AND a.personal_salt IS NULL AND a.personal_commitment IS NULL))`;
+
+/**
  * Reads audit_log and decision_logs for admins. Pages and exports go by seq, the order rows
  * were numbered in; appends take no lock (migration 1766188800000), so a row numbered just
  * below the newest can commit a few milliseconds after it, and a page read in that window
@@ -235,7 +246,7 @@ export class PostgresAuditReader extends AuditReader {
       // one would have to hash with the row to the signed hash.
       const start = await selectRow(
         this.dataSource,
-        sql`SELECT c.position, c.seq, c.prev_hash, c.hash, a.seq IS NOT NULL AND c.hash = audit_row_hash(c.prev_hash, a) AS intact
+        sql`SELECT c.position, c.seq, c.prev_hash, c.hash, ${INTACT} AS intact
             FROM audit_chain c LEFT JOIN audit_log a ON a.seq = c.seq WHERE c.position = ${from.position}::bigint`,
         CHAIN_ROW,
       );
@@ -250,7 +261,7 @@ export class PostgresAuditReader extends AuditReader {
       // gone (deleted around the triggers) fails.
       const rows = await selectRows(
         this.dataSource,
-        sql`SELECT c.position, c.seq, c.prev_hash, c.hash, a.seq IS NOT NULL AND c.hash = audit_row_hash(c.prev_hash, a) AS intact
+        sql`SELECT c.position, c.seq, c.prev_hash, c.hash, ${INTACT} AS intact
             FROM audit_chain c LEFT JOIN audit_log a ON a.seq = c.seq
             WHERE c.position > ${after}::bigint AND c.position <= ${head}::bigint ORDER BY c.position LIMIT ${VERIFY_BATCH}`,
         CHAIN_ROW,
@@ -269,6 +280,14 @@ export class PostgresAuditReader extends AuditReader {
     if (unaccounted.first_outside !== null && (firstBadSeq === null || unaccounted.first_outside < firstBadSeq))
       firstBadSeq = unaccounted.first_outside;
     return { verified: firstBadSeq === null, checkedRows, firstBadSeq, headHash, unsealedRows: unaccounted.unsealed };
+  }
+
+  prunedBefore(): Promise<SignedCheckpoint | null> {
+    return selectRow(
+      this.dataSource,
+      sql`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints WHERE position = (SELECT max(position) FROM audit_pruned)`,
+      CHECKPOINT_ROW,
+    );
   }
 
   latestCheckpoint(): Promise<SignedCheckpoint | null> {

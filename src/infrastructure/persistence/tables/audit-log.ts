@@ -6,6 +6,7 @@ import { recordedToolName } from '../../../domain/agent/model-output';
 import { redactText } from '../../../domain/audit/redaction';
 import { storableText } from '../../../domain/shared/untrusted-input';
 import { jsonColumn } from '../json-column';
+import { AUDIT_RETENTION_FLOOR } from '../migrations/1768060800000-audit-erasure';
 import { afterCommit, inTransaction, inUnitOfWork, join, raw, type Sql, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 
@@ -246,3 +247,49 @@ const COLUMN_TYPES = [
   'bigint',
   'jsonb',
 ];
+
+/** Whose audit rows an erasure empties: by actor, by outreach task, or by a text their personal fields hold (lower-cased). */
+export interface AuditErasureTarget {
+  readonly actorIds: readonly string[];
+  readonly taskIds: readonly string[];
+  readonly needles: readonly string[];
+}
+
+/**
+ * Empties the personal fields (arguments, result, error message) of the rows the target names,
+ * stamps who erased them and when, and keeps each row's commitment, so its link still hashes
+ * to it (migration 1768060800000: the only UPDATE the table accepts). An erasure's own rows
+ * (`erasure.*`) hold no data and are never erased. Reads the whole table when there are
+ * needles: an erasure is rare, and a mention may be in any row.
+ */
+export function eraseAuditRows(target: AuditErasureTarget, stamp: { readonly by: string; readonly at: Date }): Statement {
+  return sql`UPDATE audit_log a
+    SET arguments = '{}'::jsonb, result = NULL, error_message = NULL,
+        personal_commitment = CASE WHEN a.personal_salt IS NULL THEN NULL ELSE audit_personal_commitment(a) END,
+        personal_salt = NULL, erased_by = ${stamp.by}::uuid, erased_at = ${stamp.at}::timestamptz
+    WHERE a.erased_at IS NULL AND a.tool NOT LIKE 'erasure.%'
+      AND (a.actor_id = ANY(${target.actorIds}::uuid[]) OR a.outreach_task_id = ANY(${target.taskIds}::uuid[])
+        OR EXISTS (SELECT 1 FROM unnest(${target.needles}::text[]) n
+                   WHERE strpos(lower(a.arguments::text || coalesce(a.result::text, '') || coalesce(a.error_message, '')), n) > 0))`;
+}
+
+/**
+ * Records that the log is pruned up to the checkpoint at `position` (audit_pruned), if not already.
+ */
+export function pruneHorizon(position: number): Statement {
+  return sql`INSERT INTO audit_pruned (position) VALUES (${position}::bigint) ON CONFLICT (position) DO NOTHING`;
+}
+
+/**
+ * Deletes up to `limit` rows linked before the pruning horizon `position` and created before
+ * `before`, oldest first, keeping a row an outcome row that stays still names (pending_seq).
+ * The table's trigger refuses any other delete, and any row younger than six months.
+ */
+export function pruneAuditRows(position: number, before: Date, limit: number): Statement {
+  return sql`DELETE FROM audit_log WHERE seq IN (
+      SELECT a.seq FROM audit_chain c JOIN audit_log a ON a.seq = c.seq
+      WHERE c.position < ${position}::bigint AND a.created_at < ${before}::timestamptz AND a.created_at < now() - ${raw(AUDIT_RETENTION_FLOOR)}
+        AND NOT EXISTS (SELECT 1 FROM audit_log o WHERE o.pending_seq = a.seq
+          AND NOT (o.created_at < ${before}::timestamptz AND EXISTS (SELECT 1 FROM audit_chain oc WHERE oc.seq = o.seq AND oc.position < ${position}::bigint)))
+      ORDER BY c.position LIMIT ${limit})`;
+}

@@ -117,3 +117,15 @@ export function abandonedCycleDecisions(input: { readonly openedBefore: Date; re
     UPDATE decision_logs SET status = 'interrupted', failure_class = 'INTERRUPTED'
     WHERE id IN (SELECT id FROM picked) AND status = 'pending'`;
 }
+
+/** Empties the text a decision row keeps of a person (the question they were asked, the turn's context) for a user's or a task's rows. */
+export function eraseDecisionText(target: { readonly userIds: readonly string[]; readonly taskIds: readonly string[] }): Statement {
+  return sql`UPDATE decision_logs SET clarification_question = NULL, context = NULL
+    WHERE (user_id = ANY(${target.userIds}::uuid[]) OR outreach_task_id = ANY(${target.taskIds}::uuid[]))
+      AND (clarification_question IS NOT NULL OR context IS NOT NULL)`;
+}
+
+/** Deletes up to `limit` decision rows created before `before` (retention: kept as long as the audit rows). */
+export function pruneDecisionLogs(before: Date, limit: number): Statement {
+  return sql`DELETE FROM decision_logs WHERE id IN (SELECT id FROM decision_logs WHERE created_at < ${before}::timestamptz LIMIT ${limit})`;
+}
