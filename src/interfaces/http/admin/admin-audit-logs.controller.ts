@@ -116,7 +116,7 @@ export class AdminAuditLogsController {
 
   @Get('proofs/inclusion')
   @ApiOperation({
-    operationId: 'auditInclusionProof',
+    operationId: 'getAuditInclusionProof',
     summary: 'Prove that a row is in the log a checkpoint signed',
     description:
       "RFC 9162 inclusion proof of the link at `position` (leaf position − 1, its data the link's hash) in the Merkle " +
@@ -134,7 +134,7 @@ export class AdminAuditLogsController {
 
   @Get('proofs/consistency')
   @ApiOperation({
-    operationId: 'auditConsistencyProof',
+    operationId: 'getAuditConsistencyProof',
     summary: "Prove that a checkpoint's log extends an older one's",
     description:
       "RFC 9162 consistency proof that the tree of checkpoint `from` is a prefix of checkpoint `to`'s: the log was only " +
