@@ -34,6 +34,8 @@ interface AuditItem {
   hash: string;
   prevHash: string;
   chain: 'linked' | 'queued' | 'outside';
+  erasedBy: string | null;
+  erasedAt: string | null;
 }
 
 const ITEM_KEYS = [
@@ -59,6 +61,8 @@ const ITEM_KEYS = [
   'hash',
   'prevHash',
   'chain',
+  'erasedBy',
+  'erasedAt',
 ];
 const SECRETS = ['sk-abcdefghijklmnop1234', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLXBhcnQ', 'hunter2-very-secret'];
 
@@ -572,6 +576,7 @@ describe('admin audit API', () => {
       from: 1,
       checkpoint: null,
       firstBadCheckpoint: null,
+      firstUnexplainedErasure: null,
     });
     const [head] = await sql.query<{ hash: string }[]>(`SELECT hash FROM audit_chain WHERE position = $1`, [res.body.checkedRows]);
     expect(res.body.headHash).toBe(head.hash);

@@ -261,14 +261,14 @@ describe(`erasure on ${engine}`, () => {
         actor_id: owner.id,
         status: 'succeeded',
         arguments: { kind: 'lead', campaignId: campaign.id, leadId: leadRow.id },
-        result: leadCounts,
+        result: { ...leadCounts, erasedAt: audit.clock.now().toISOString() },
       },
       {
         tool: 'erasure.account',
         actor_id: admin.id,
         status: 'succeeded',
         arguments: { kind: 'account', userId: owner.id },
-        result: accountCounts,
+        result: { ...accountCounts, erasedAt: audit.clock.now().toISOString() },
       },
     ]);
     const [stamped] = await database.query<{ erased_by: string; erased: boolean }[]>(
