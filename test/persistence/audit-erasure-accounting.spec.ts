@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ErasePersonalDataUseCase } from '../../src/application/privacy/erase-personal-data.use-case';
 import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositories/postgres-audit-log';
 import { PostgresErasureStore } from '../../src/infrastructure/persistence/repositories/postgres-erasure-store';
+import { ErasedAddressKey } from '../../src/infrastructure/security/erased-address-key';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { FixedClock } from '../fakes/fixed-clock';
 import { RecordingMetrics } from '../fakes/recording-metrics';
@@ -23,7 +24,7 @@ describe(`erasures accounted for, on ${engine}`, () => {
     const database = db.database;
     const clock = new FixedClock(new Date());
     const erase = new ErasePersonalDataUseCase(
-      new PostgresErasureStore(database),
+      new PostgresErasureStore(database, ErasedAddressKey.derive('test secret')),
       new PostgresAuditLog(database, new AuditAppender(new RecordingMetrics())),
       clock,
     );
