@@ -178,6 +178,10 @@ describe('admin audit API', () => {
       'GET /admin/review-queue': '/admin/review-queue',
       'POST /admin/review-queue/:draftId/approve': '/admin/review-queue/00000000-0000-4000-8000-000000000000/approve',
       'POST /admin/review-queue/:draftId/reject': '/admin/review-queue/00000000-0000-4000-8000-000000000000/reject',
+      'DELETE /admin/erasures/accounts/:userId': `/admin/erasures/accounts/${ada.userId}`,
+      'DELETE /admin/erasures/leads/:campaignId/:leadId':
+        '/admin/erasures/leads/00000000-0000-4000-8000-000000000000/00000000-0000-4000-8000-000000000000',
+      'POST /admin/erasures/email': '/admin/erasures/email',
     };
     // Every route the server mounts under /admin, so that a new one cannot be left open.
     expect(
@@ -187,7 +191,7 @@ describe('admin audit API', () => {
     ).toEqual(Object.keys(concrete).sort());
     const before = await headSeq();
     for (const [route, path] of Object.entries(concrete)) {
-      const method = route.split(' ')[0].toLowerCase() as 'get' | 'put' | 'post';
+      const method = route.split(' ')[0].toLowerCase() as 'get' | 'put' | 'post' | 'delete';
       const refused = await request(sut.http)[method](`${path}?source=nonsense`).set(eve.auth).send({ rules: [] });
       expect({ path, status: refused.status, body: refused.body }).toEqual({
         path,
