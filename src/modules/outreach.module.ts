@@ -19,6 +19,7 @@ import { SandboxEmailChannel } from '../infrastructure/outreach/sandbox/sandbox-
 import { SandboxLinkedInChannel } from '../infrastructure/outreach/sandbox/sandbox-linkedin-channel';
 import { EnvironmentSecretStore, SandboxSecretStore } from '../infrastructure/outreach/secret-stores';
 import { PeriodicJob } from '../infrastructure/periodic-job';
+import { erasedAddressKeyProvider } from './erased-address-key.provider';
 import { PostgresOutreachCycleStore } from '../infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import { OutreachDraftStore } from '../application/outreach/ports/outreach-draft-store.port';
 import { PostgresOutreachDraftStore } from '../infrastructure/persistence/repositories/postgres-outreach-draft-store';
@@ -75,6 +76,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
 @Module({
   imports: [ModelModule, PolicyModule],
   providers: [
+    erasedAddressKeyProvider,
     { provide: OutreachCycleStore, useClass: PostgresOutreachCycleStore },
     { provide: OutreachDraftStore, useClass: PostgresOutreachDraftStore },
     {

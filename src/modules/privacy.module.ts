@@ -9,6 +9,7 @@ import { PostgresErasureStore } from '../infrastructure/persistence/repositories
 import { PostgresRetentionStore } from '../infrastructure/persistence/repositories/postgres-retention-store';
 import { AdminErasuresController, ErasuresController } from '../interfaces/http/privacy/erasures.controller';
 import { AuditLogModule } from './audit-log.module';
+import { erasedAddressKeyProvider } from './erased-address-key.provider';
 import { IdentityModule } from './identity.module';
 
 /**
@@ -19,6 +20,7 @@ import { IdentityModule } from './identity.module';
   imports: [IdentityModule, AuditLogModule],
   controllers: [ErasuresController, AdminErasuresController],
   providers: [
+    erasedAddressKeyProvider,
     { provide: ErasureStore, useClass: PostgresErasureStore },
     { provide: RetentionStore, useClass: PostgresRetentionStore },
     { provide: RetentionSettings, useFactory: (config: AppConfig): RetentionSettings => config.retention, inject: [AppConfig] },

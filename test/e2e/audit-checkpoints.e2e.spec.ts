@@ -71,6 +71,7 @@ describe('signed audit checkpoints', () => {
       from: position,
       checkpoint: { position, seq: expect.any(Number), headHash: expect.stringMatching(/^[0-9a-f]{64}$/), time: expect.any(String) },
       firstBadCheckpoint: null,
+      firstUnexplainedErasure: null,
     });
     const full = await get('/admin/audit-logs/verify?full=true').expect(200);
     expect(full.body).toMatchObject({ verified: true, from: 1, checkpoint: null, firstBadCheckpoint: null });

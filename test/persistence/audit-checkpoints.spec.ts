@@ -178,6 +178,7 @@ describe(`signed audit checkpoints on ${usingPostgresServer ? 'PostgreSQL' : 'PG
         from: 100_000,
         checkpoint: { position: 100_000, seq: digest[9].seq, headHash: digest[9].headHash, createdAt: digest[9].createdAt },
         firstBadCheckpoint: null,
+        firstUnexplainedErasure: null,
       });
       const full = await chain.sut.verify(true);
       expect(full).toEqual({ ...fromCheckpoint, checkedRows: 100_005, from: 1, checkpoint: null });

@@ -17,6 +17,9 @@ import { PostgresAuditLog } from '../../src/infrastructure/persistence/repositor
 import { PostgresAuditReader } from '../../src/infrastructure/persistence/repositories/postgres-audit-reader';
 import { PostgresErasureStore } from '../../src/infrastructure/persistence/repositories/postgres-erasure-store';
 import { PostgresRetentionStore } from '../../src/infrastructure/persistence/repositories/postgres-retention-store';
+import { ErasedAddressKey } from '../../src/infrastructure/security/erased-address-key';
+import { listedValues } from '../../src/infrastructure/persistence/tables/do-not-contact';
+import { sql } from '../../src/infrastructure/persistence/sql';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { Ed25519CheckpointSigner, Ed25519SignatureVerifier } from '../../src/infrastructure/security/ed25519-checkpoint-keys';
 import { FixedClock } from '../fakes/fixed-clock';
@@ -27,6 +30,8 @@ import { usingPostgresServer } from '../support/test-database';
 
 /** The operator's one key: every process of a test signs with it, and verify trusts it alone. */
 const KEY = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+/** The key do-not-contact entries an erasure touches are hashed under (JWT_SECRET's, in the service). */
+const ERASED_KEY = ErasedAddressKey.derive('test secret');
 const engine = usingPostgresServer ? 'PostgreSQL' : 'PGlite';
 
 /** The audit machinery of one process over `database`: appends, sealing with checkpoints, full verify, erasure, retention. */
@@ -50,7 +55,7 @@ function auditOn(database: DataSource, retention: Partial<RetentionSettings> = {
     new PostgresAuditTree(database),
     merkleHasher,
   );
-  const erase = new ErasePersonalDataUseCase(new PostgresErasureStore(database), auditLog, clock);
+  const erase = new ErasePersonalDataUseCase(new PostgresErasureStore(database, ERASED_KEY), auditLog, clock);
   const settings: RetentionSettings = { auditDays: 395, conversationDays: 395, outreachDays: 395, legalHold: false, ...retention };
   const prune = new PrunePastRetentionUseCase(new PostgresRetentionStore(database), settings, clock, new RecordingLogger());
   return { clock, seal, auditLog, reader, verify, erase, prune, settings };
@@ -208,6 +213,12 @@ describe(`erasure on ${engine}`, () => {
       { source: 'chat', actorId: owner.id, tool: 'add_task', arguments: { title: ownText }, securityEvents: [] },
       { status: 'succeeded', result: { number: 2 }, durationMs: 1 },
     );
+    // The lead's address and profile on the owner's do-not-contact list, and its address on the admin's.
+    const key = lead.email.toLowerCase();
+    await database.query(
+      `INSERT INTO do_not_contact (owner_id, kind, value, created_at) VALUES ($1, 'email', $3, now()), ($1, 'linkedin', $4, now()), ($2, 'email', $3, now())`,
+      [owner.id, admin.id, key, lead.url],
+    );
     await insertRows(database, randomUUID(), 250, 'unrelated');
     await sealAll(audit);
     const checkpointsBefore = await database.query<{ position: string }[]>(`SELECT position FROM audit_checkpoints`);
@@ -225,7 +236,16 @@ describe(`erasure on ${engine}`, () => {
 
     const [{ mark }] = await database.query<{ mark: string }[]>(`SELECT max(seq) AS mark FROM audit_log`);
     const leadCounts = await audit.erase.eraseLead({ actorId: owner.id, admin: false }, campaign.id, leadRow.id);
-    expect(leadCounts).toMatchObject({ leads: 1, auditRows: 2, messages: 1, accounts: 0 });
+    expect(leadCounts).toMatchObject({ leads: 1, auditRows: 2, messages: 1, accounts: 0, doNotContact: 3 });
+    // Still listed, as the keyed hash of the canonical value (the SQL HMAC is Node's), so still never contacted.
+    const listed = async (ownerId: string) =>
+      (await database.query<{ value: string }[]>(`SELECT value FROM do_not_contact WHERE owner_id = $1 ORDER BY value`, [ownerId])).map(
+        (row) => row.value,
+      );
+    expect(await listed(owner.id)).toEqual([`hmac-sha256:${ERASED_KEY.hash(key)}`, `hmac-sha256:${ERASED_KEY.hash(lead.url)}`].sort());
+    const check = sql`SELECT ${listedValues(ERASED_KEY, sql`${owner.id}::uuid`, sql`${lead.url}::text`, sql`${key}::text`)} AS blocked`;
+    const [{ blocked }] = await database.query<{ blocked: string[] }[]>(check.text, check.values);
+    expect(blocked).toEqual([lead.url, key]);
     const accountCounts = await audit.erase.eraseAccount({ actorId: admin.id, admin: true }, owner.id);
     expect(accountCounts).toMatchObject({ accounts: 1, leads: 1 });
     await sealAll(audit);
@@ -261,20 +281,22 @@ describe(`erasure on ${engine}`, () => {
         actor_id: owner.id,
         status: 'succeeded',
         arguments: { kind: 'lead', campaignId: campaign.id, leadId: leadRow.id },
-        result: leadCounts,
+        result: { ...leadCounts, erasedAt: audit.clock.now().toISOString() },
       },
       {
         tool: 'erasure.account',
         actor_id: admin.id,
         status: 'succeeded',
         arguments: { kind: 'account', userId: owner.id },
-        result: accountCounts,
+        result: { ...accountCounts, erasedAt: audit.clock.now().toISOString() },
       },
     ]);
     const [stamped] = await database.query<{ erased_by: string; erased: boolean }[]>(
       `SELECT erased_by, erased_at IS NOT NULL AS erased FROM audit_log WHERE tool = 'send_email'`,
     );
     expect(stamped).toEqual({ erased_by: owner.id, erased: true });
+    // The owner's list went with the account; the admin's keeps the address hashed.
+    expect(await listed(admin.id)).toEqual([`hmac-sha256:${ERASED_KEY.hash(key)}`]);
     // The other lead's rows elsewhere are untouched; its own lead row went with the account.
     expect(await database.query(`SELECT id FROM leads WHERE id = $1`, [other.id])).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ErasedAddressKey } from '../../src/infrastructure/security/erased-address-key';
 import type { ClaimInput } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
 import { PostgresConversationStore } from '../../src/infrastructure/persistence/repositories/postgres-conversation-store';
@@ -55,7 +56,7 @@ describe(`${PostgresOutreachCycleStore.name}.closeAbandonedDecisions on ${proces
   }
 
   beforeAll(async () => {
-    sut = new PostgresOutreachCycleStore(db.database, new AuditAppender(new RecordingMetrics()));
+    sut = new PostgresOutreachCycleStore(db.database, new AuditAppender(new RecordingMetrics()), ErasedAddressKey.derive('test secret'));
     conversations = new PostgresConversationStore(db.database);
     ownerId = (await addUser(db.database)).id;
     const tag = uniqueSlug();

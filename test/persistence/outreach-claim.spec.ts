@@ -1,4 +1,5 @@
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
+import { ErasedAddressKey } from '../../src/infrastructure/security/erased-address-key';
 import { PostgresCampaignRepository } from '../../src/infrastructure/persistence/repositories/postgres-campaign.repository';
 import { PostgresOutreachCycleStore } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store';
 import { claimStatement } from '../../src/infrastructure/persistence/repositories/postgres-outreach-cycle-store/cycle-context';
@@ -90,7 +91,7 @@ describe(`the outreach claim on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL' :
 
   beforeAll(async () => {
     campaigns = new PostgresCampaignRepository(db.database);
-    store = new PostgresOutreachCycleStore(db.database, new AuditAppender(new RecordingMetrics()));
+    store = new PostgresOutreachCycleStore(db.database, new AuditAppender(new RecordingMetrics()), ErasedAddressKey.derive('test secret'));
     ownerId = (await addUser(db.database)).id;
     big = await startedCampaign('Ten thousand', LEADS);
     small = await startedCampaign('Ten', 10);

@@ -1,4 +1,5 @@
 import type { ToolAuditEntry } from '../../src/application/audit/ports/audit-log.port';
+import { ErasedAddressKey } from '../../src/infrastructure/security/erased-address-key';
 import type { ClaimedTask } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { DraftProposal } from '../../src/domain/outreach/review';
 import { AuditAppender } from '../../src/infrastructure/persistence/tables/audit-log';
@@ -32,8 +33,8 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
 
   beforeAll(() => {
     const appender = new AuditAppender(new RecordingMetrics());
-    cycles = new PostgresOutreachCycleStore(db.database, appender);
-    sut = new PostgresOutreachDraftStore(db.database, appender);
+    cycles = new PostgresOutreachCycleStore(db.database, appender, ErasedAddressKey.derive('test secret'));
+    sut = new PostgresOutreachDraftStore(db.database, appender, ErasedAddressKey.derive('test secret'));
   });
 
   const sql = <T>(query: string, parameters: unknown[] = []) => db.database.query<T>(query, parameters);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ErasedAddressKey } from '../../src/infrastructure/security/erased-address-key';
 import type { ClaimedTask, ClaimedWork, OutreachDecision } from '../../src/application/outreach/ports/outreach-cycle-store.port';
 import type { ActionKind } from '../../src/domain/outreach/outreach-task';
 import { addDays, type OwnerLimits, slotLimits } from '../../src/domain/outreach/quota';
@@ -30,7 +31,7 @@ describe(`the quota reservation on ${process.env.TEST_POSTGRES_URL ? 'PostgreSQL
 
   beforeAll(() => {
     campaigns = new PostgresCampaignRepository(db.database);
-    store = new PostgresOutreachCycleStore(db.database, new AuditAppender(metrics));
+    store = new PostgresOutreachCycleStore(db.database, new AuditAppender(metrics), ErasedAddressKey.derive('test secret'));
   });
 
   const sql = <T>(query: string, parameters: unknown[] = []) => db.database.query<T>(query, parameters);

@@ -16,6 +16,11 @@ export interface ChainVerificationReport extends ChainVerification {
   readonly checkpoint: { readonly position: number; readonly seq: number; readonly headHash: string; readonly createdAt: Date } | null;
   /** The first checkpoint checked that does not hold (its signature, or its link); null when all do. */
   readonly firstBadCheckpoint: number | null;
+  /**
+   * Full verification only: the first erased row that no erasure's audit row accounts for
+   * (emptied around the service), from the walk's start on; null when every one is, and when not checked.
+   */
+  readonly firstUnexplainedErasure: number | null;
 }
 
 /** What checking checkpoints against the chain found. */
@@ -66,13 +71,15 @@ export class VerifyAuditChainUseCase {
       const check = await this.checkAgainstChain(this.reader.checkpoints());
       const rebuilt = await this.checkRoots();
       const bad = check.firstBad === null || (rebuilt !== null && rebuilt.position < check.firstBad.position) ? rebuilt : check.firstBad;
+      const unexplained = await this.reader.firstUnexplainedErasure(pruned?.seq ?? 0);
       return {
         ...walk,
-        verified: walk.verified && bad === null,
+        verified: walk.verified && bad === null && unexplained === null,
         firstBadSeq: walk.firstBadSeq ?? bad?.seq ?? null,
         from: pruned?.position ?? 1,
         checkpoint: null,
         firstBadCheckpoint: bad?.position ?? null,
+        firstUnexplainedErasure: unexplained,
       };
     }
     const link = (await this.reader.linksAt([latest.position])).get(latest.position);
@@ -88,6 +95,7 @@ export class VerifyAuditChainUseCase {
       from: latest.position,
       checkpoint: { position: latest.position, seq: latest.seq, headHash: latest.headHash, createdAt: latest.createdAt },
       firstBadCheckpoint: problem === null ? null : latest.position,
+      firstUnexplainedErasure: null,
     };
   }
 

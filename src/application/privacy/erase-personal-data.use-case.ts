@@ -75,7 +75,8 @@ export class ErasePersonalDataUseCase {
     };
     return auditedChange({ auditLog: this.auditLog, clock: this.clock }, entry, async (at) => {
       const counts = await erase(at);
-      return { result: counts, value: counts };
+      // erasedAt is the stamp on every row it emptied: full verification pairs them (firstUnexplainedErasure).
+      return { result: { ...counts, erasedAt: at.toISOString() }, value: counts };
     });
   }
 }

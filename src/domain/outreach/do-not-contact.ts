@@ -8,8 +8,11 @@ export type DoNotContactKind = (typeof DO_NOT_CONTACT_KINDS)[number];
 export interface DoNotContactEntry {
   readonly id: string;
   readonly kind: DoNotContactKind;
-  /** A canonical profile URL, or an email's comparison key (EmailAddress.key in shared/email-address.ts). */
-  readonly value: string;
+  /**
+   * A canonical profile URL, or an email's comparison key (EmailAddress.key in shared/email-address.ts);
+   * null once erased: an erasure keeps the entry as a keyed hash of its value, still checked, never shown.
+   */
+  readonly value: string | null;
   readonly createdAt: Date;
 }
 

@@ -21,6 +21,11 @@ export interface ErasureCounts {
   readonly accounts: number;
   /** Other rows deleted: pending confirmations, MCP input requests, sandbox channel records. */
   readonly other: number;
+  /**
+   * Do-not-contact entries (on anyone's list) of the erased addresses and profile URLs, kept as
+   * a keyed hash instead: the person is still never contacted, and the value is gone.
+   */
+  readonly doNotContact: number;
 }
 
 /** Who erases and when: stamped on every audit row it empties. */

@@ -31,6 +31,7 @@ class FakeAuditReader extends AuditReader {
   export = unused;
   verify = unused;
   prunedBefore = unused;
+  firstUnexplainedErasure = unused;
   latestCheckpoint = unused;
   checkpoints = unused;
   linksAt = unused;

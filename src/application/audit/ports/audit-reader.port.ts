@@ -106,6 +106,9 @@ export interface AuditRecord {
   readonly prevHash: string | null;
   /** Where it stands: linked into the chain, queued for the sealer, or outside the log (see AuditRowPlace). */
   readonly chain: AuditRowPlace;
+  /** Who erased its personal fields (arguments, result, error message), and when; null while they are there (not part of the hashed row). */
+  readonly erasedBy: string | null;
+  readonly erasedAt: Date | null;
 }
 
 /**
@@ -229,6 +232,14 @@ export abstract class AuditReader {
    * row and every link stay), or null when nothing was ever pruned.
    */
   abstract prunedBefore(): Promise<SignedCheckpoint | null>;
+  /**
+   * The lowest seq above `afterSeq` of an erased row that no erasure accounts for, or null
+   * (docs/decisions/0017-erasure-and-retention.md#an-erasure-cannot-be-hidden): each erased row
+   * needs a later succeeded `erasure.*` outcome row by its `erased_by` whose result's `erasedAt`
+   * is its `erased_at`, and the rows so stamped must not outnumber the `auditRows` those
+   * outcome rows counted.
+   */
+  abstract firstUnexplainedErasure(afterSeq: number): Promise<number | null>;
   /** The newest checkpoint, or null before the first. */
   abstract latestCheckpoint(): Promise<SignedCheckpoint | null>;
   /** Every checkpoint, oldest first, read in batches. */

@@ -15,6 +15,7 @@ import type { Page } from '../../../application/shared/page';
 import { AuditRowUnreadableError } from '../../../domain/audit/audit-errors';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
 import { z } from 'zod';
+import { firstUnexplainedErasure } from '../tables/audit-erasures';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
 import { raw, selectRow, selectRows, sql, type Statement, UnexpectedRowError } from '../sql';
 import {
@@ -93,6 +94,7 @@ const LINK_HASHES_BATCH = 10_000;
 const CHECKPOINT_BATCH = 500;
 const LINKS_BATCH = 1000;
 
+const SEQ_OR_NONE_ROW = z.object({ seq: z.coerce.number().nullable() });
 const HEAD_ROW = z.object({ head: z.coerce.number().int().nullable() });
 
 /**
@@ -288,6 +290,10 @@ export class PostgresAuditReader extends AuditReader {
       sql`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints WHERE position = (SELECT max(position) FROM audit_pruned)`,
       CHECKPOINT_ROW,
     );
+  }
+
+  async firstUnexplainedErasure(afterSeq: number): Promise<number | null> {
+    return (await selectRow(this.dataSource, firstUnexplainedErasure(afterSeq), SEQ_OR_NONE_ROW))!.seq;
   }
 
   latestCheckpoint(): Promise<SignedCheckpoint | null> {

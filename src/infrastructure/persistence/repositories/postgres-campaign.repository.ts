@@ -17,6 +17,7 @@ import {
   type CampaignStatus,
 } from '../../../domain/outreach/campaign';
 import { MESSAGE_CHANNELS } from '../../../domain/outreach/actions';
+import { ERASED_PREFIX } from '../tables/do-not-contact';
 import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry, type DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
 import { type ActionKind, type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
@@ -110,7 +111,12 @@ const TASK_ROW = z.object({
 
 const DO_NOT_CONTACT_ROW = z
   .object({ id: z.string(), kind: z.enum(DO_NOT_CONTACT_KINDS), value: z.string(), created_at: z.date() })
-  .transform((row): DoNotContactEntry => ({ id: row.id, kind: row.kind, value: row.value, createdAt: row.created_at }));
+  .transform((row): DoNotContactEntry => ({
+    id: row.id,
+    kind: row.kind,
+    value: row.value.startsWith(ERASED_PREFIX) ? null : row.value,
+    createdAt: row.created_at,
+  }));
 
 const COUNTS_ROW = z.object({ leads: z.number(), tasks: z.partialRecord(z.enum(TASK_STATUSES), z.number()) });
 

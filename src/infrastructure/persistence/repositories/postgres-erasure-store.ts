@@ -3,12 +3,21 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { ErasureStore } from '../../../application/privacy/ports/erasure-store.port';
 import { type ErasureCounts, erasureNeedles, type ErasureStamp } from '../../../domain/privacy/erasure';
+import { emailKey } from '../../../domain/shared/email-address';
+import { ErasedAddressKey } from '../../security/erased-address-key';
 import { eraseAuditRows } from '../tables/audit-log';
+import { eraseListedValues } from '../tables/do-not-contact';
 import { eraseDecisionText } from '../tables/decision-logs';
 import { changeRows, inTransaction, selectRow, selectRows, sql, type Statement } from '../sql';
 
 const EMAIL_ROW = z.object({ email: z.string() });
-const LEAD_ROW = z.object({ id: z.string(), name: z.string(), linkedin_url: z.string(), email: z.string().nullable() });
+const LEAD_ROW = z.object({
+  id: z.string(),
+  name: z.string(),
+  linkedin_url: z.string(),
+  email: z.string().nullable(),
+  email_key: z.string().nullable(),
+});
 const TASK_ROW = z.object({ id: z.string() });
 
 type Lead = z.output<typeof LEAD_ROW>;
@@ -35,7 +44,10 @@ const mentions = (text: Statement, needles: readonly string[]): Statement =>
  */
 @Injectable()
 export class PostgresErasureStore extends ErasureStore {
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly erasedKey: ErasedAddressKey,
+  ) {
     super();
   }
 
@@ -45,7 +57,7 @@ export class PostgresErasureStore extends ErasureStore {
       if (account === null) return null;
       const leads = await selectRows(
         db,
-        sql`SELECT l.id, l.name, l.linkedin_url, l.email FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE c.owner_id = ${userId}::uuid`,
+        sql`SELECT l.id, l.name, l.linkedin_url, l.email, l.email_key FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE c.owner_id = ${userId}::uuid`,
         LEAD_ROW,
       );
       const counts = await this.sweep(
@@ -56,6 +68,8 @@ export class PostgresErasureStore extends ErasureStore {
           needles: erasureNeedles([account.email, ...leads.flatMap(leadTexts)]),
         },
         stamp,
+        // The account's own list goes with it; its address on anyone else's list is kept hashed.
+        [emailKey(account.email)],
       );
       const accounts = await changeRows(db, sql`DELETE FROM users WHERE id = ${userId}::uuid`);
       return { ...counts, leads: leads.length, accounts };
@@ -66,7 +80,7 @@ export class PostgresErasureStore extends ErasureStore {
     return inTransaction(this.dataSource, async (db) => {
       const lead = await selectRow(
         db,
-        sql`SELECT l.id, l.name, l.linkedin_url, l.email FROM leads l JOIN campaigns c ON c.id = l.campaign_id
+        sql`SELECT l.id, l.name, l.linkedin_url, l.email, l.email_key FROM leads l JOIN campaigns c ON c.id = l.campaign_id
             WHERE l.id = ${leadId}::uuid AND l.campaign_id = ${campaignId}::uuid
               AND (${ownerId}::uuid IS NULL OR c.owner_id = ${ownerId}::uuid) FOR UPDATE OF l`,
         LEAD_ROW,
@@ -80,7 +94,7 @@ export class PostgresErasureStore extends ErasureStore {
     return inTransaction(this.dataSource, async (db) => {
       const leads = await selectRows(
         db,
-        sql`SELECT l.id, l.name, l.linkedin_url, l.email FROM leads l JOIN campaigns c ON c.id = l.campaign_id
+        sql`SELECT l.id, l.name, l.linkedin_url, l.email, l.email_key FROM leads l JOIN campaigns c ON c.id = l.campaign_id
             WHERE l.email_key = ${emailKey} AND (${ownerId}::uuid IS NULL OR c.owner_id = ${ownerId}::uuid) FOR UPDATE OF l`,
         LEAD_ROW,
       );
@@ -98,13 +112,19 @@ export class PostgresErasureStore extends ErasureStore {
       db,
       { userIds: [], taskIds: await tasksOf(db, leads), needles: erasureNeedles([...texts, ...leads.flatMap(leadTexts)]) },
       stamp,
+      [...texts, ...leads.flatMap((lead) => [lead.email_key, lead.linkedin_url])],
     );
     const deleted = await changeRows(db, sql`DELETE FROM leads WHERE id = ANY(${leads.map((lead) => lead.id)}::uuid[])`);
     return { ...counts, leads: deleted };
   }
 
-  private async sweep(db: EntityManager, sweep: Sweep, stamp: ErasureStamp): Promise<ErasureCounts> {
+  /** @param listed canonical values (email keys, profile URLs) whose do-not-contact entries are kept hashed. */
+  private async sweep(db: EntityManager, sweep: Sweep, stamp: ErasureStamp, listed: readonly (string | null)[]): Promise<ErasureCounts> {
     const { needles } = sweep;
+    let doNotContact = 0;
+    const values = [...new Set(listed.filter((value): value is string => value !== null))];
+    if (values.length > 0)
+      for (const statement of eraseListedValues(this.erasedKey, values)) doNotContact += await changeRows(db, statement);
     const auditRows = await changeRows(db, eraseAuditRows({ actorIds: sweep.userIds, taskIds: sweep.taskIds, needles }, stamp));
     const decisionLogs = await changeRows(db, eraseDecisionText(sweep));
     let messages = 0;
@@ -127,7 +147,7 @@ export class PostgresErasureStore extends ErasureStore {
       ])
         other += await changeRows(db, statement);
     }
-    return { auditRows, decisionLogs, messages, leads: 0, accounts: 0, other };
+    return { auditRows, decisionLogs, messages, leads: 0, accounts: 0, other, doNotContact };
   }
 }
 

@@ -26,6 +26,7 @@ import { markDraftSent } from '../tables/outreach-drafts';
 import { OPEN } from '../tables/outreach-tasks';
 import { refundSlot, refusalOf, reserveSlots, slotsOf } from '../tables/quota-ledger';
 import { claimWithContext, readWrapUpContext } from './postgres-outreach-cycle-store/cycle-context';
+import { ErasedAddressKey } from '../../security/erased-address-key';
 
 const FINISHED_CAMPAIGN_ROW = z.object({ id: z.string(), owner_id: z.string() });
 
@@ -69,6 +70,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditAppender,
+    private readonly erasedKey: ErasedAddressKey,
   ) {
     super();
   }
@@ -88,7 +90,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 
   claimTask(input: ClaimInput): Promise<ClaimedWork | null> {
-    return claimWithContext(this.dataSource, input);
+    return claimWithContext(this.dataSource, input, this.erasedKey);
   }
 
   loadWrapUpContext(

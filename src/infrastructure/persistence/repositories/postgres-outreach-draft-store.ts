@@ -19,7 +19,9 @@ import { DRAFT_STATUSES, type DraftProposal, type DraftStatus, type DraftTarget,
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor } from '../cursor';
 import { changeRows, empty, type Sql, selectRow, selectRows, sql } from '../sql';
+import { ErasedAddressKey } from '../../security/erased-address-key';
 import { AuditAppender } from '../tables/audit-log';
+import { listedValues } from '../tables/do-not-contact';
 import { OPEN } from '../tables/outreach-tasks';
 import { refundHeldSlot, refusalOf, reserveSlots, slotsOf } from '../tables/quota-ledger';
 import { DRAFT_COLUMNS, DRAFT_FROM, DRAFT_ROW, TARGET_ROW, withoutKey } from './postgres-outreach-draft-store/draft-rows';
@@ -68,6 +70,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditAppender,
+    private readonly erasedKey: ErasedAddressKey,
   ) {
     super();
   }
@@ -145,7 +148,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
     const target = await selectRow(
       this.dataSource,
       sql`SELECT c.status AS campaign_status, t.attempts AS task_attempts, l.linkedin_url, l.email,
-            ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = d.owner_id AND n.value IN (l.linkedin_url, l.email_key))::text[] AS blocked
+            ${listedValues(this.erasedKey, sql`d.owner_id`, sql`l.linkedin_url`, sql`l.email_key`)} AS blocked
           FROM ${DRAFT_FROM} WHERE d.id = ${draftId}`,
       TARGET_ROW,
     );

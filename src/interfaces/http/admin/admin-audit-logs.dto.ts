@@ -139,8 +139,27 @@ export class AuditRowDto {
   })
   chain!: AuditRowPlace;
 
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description:
+      'Who erased the personal fields of the row (arguments, result and errorMessage are then empty), the account that erased ' +
+      'or the erased person; the erasure is an erasure.* row of its own. Null while they are there. Not part of the hashed row: ' +
+      'its commitment to the erased fields stands',
+  })
+  erasedBy!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When they were erased; null while they are there' })
+  erasedAt!: string | null;
+
   static of(row: AuditRecord): AuditRowDto {
-    return { ...row, createdAt: row.createdAt.toISOString(), securityEvents: [...row.securityEvents] };
+    return {
+      ...row,
+      createdAt: row.createdAt.toISOString(),
+      securityEvents: [...row.securityEvents],
+      erasedAt: row.erasedAt?.toISOString() ?? null,
+    };
   }
 }
 
@@ -193,6 +212,16 @@ export class ChainVerificationDto implements ChainVerification {
   })
   firstBadCheckpoint!: number | null;
 
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      'full=true only: the first erased row (seq) that no erasure accounts for: emptied and stamped by someone who can write the ' +
+      'table, not by an erasure (no later succeeded erasure.* row by erasedBy whose result.erasedAt is its erasedAt, or more ' +
+      'rows so stamped than the erasure counted). Null when every erased row is accounted for, and without full',
+  })
+  firstUnexplainedErasure!: number | null;
+
   static of(report: ChainVerificationReport): ChainVerificationDto {
     return {
       verified: report.verified,
@@ -208,6 +237,7 @@ export class ChainVerificationDto implements ChainVerification {
         time: report.checkpoint.createdAt.toISOString(),
       },
       firstBadCheckpoint: report.firstBadCheckpoint,
+      firstUnexplainedErasure: report.firstUnexplainedErasure,
     };
   }
 }

@@ -27,8 +27,15 @@ export class DoNotContactEntryDto {
   @ApiProperty({ enum: DO_NOT_CONTACT_KINDS })
   kind!: DoNotContactKind;
 
-  @ApiProperty({ example: 'ada@example.com', description: 'Canonical form: lower-case email, https://www.linkedin.com/in/<name>/' })
-  value!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'ada@example.com',
+    description:
+      'Canonical form: lower-case email, https://www.linkedin.com/in/<name>/. Null for an erased address: an erasure of the ' +
+      'person keeps the entry as a keyed hash, still checked before every contact, never shown',
+  })
+  value!: string | null;
 
   @ApiProperty({ type: String, format: 'date-time' })
   createdAt!: string;

@@ -46,6 +46,12 @@ export class ErasureCountsDto {
   accounts!: number;
   @ApiProperty({ description: 'Other records deleted: pending confirmations, MCP input requests, sandbox channel records' })
   other!: number;
+  @ApiProperty({
+    description:
+      'Do-not-contact entries (on any list) of the erased addresses and profile URLs, now kept as a keyed hash: the person is ' +
+      'still never contacted, and the value is gone',
+  })
+  doNotContact!: number;
 
   static of(counts: ErasureCounts): ErasureCountsDto {
     return { ...counts };

@@ -53,6 +53,8 @@ export const AUDIT_ROW = z
     hash: z.string().nullable(),
     prev_hash: z.string().nullable(),
     chain: z.enum(AUDIT_ROW_PLACES),
+    erased_by: z.string().nullable(),
+    erased_at: z.coerce.date().nullable(),
   })
   .transform((row): AuditRecord => ({
     seq: row.seq,
@@ -77,6 +79,8 @@ export const AUDIT_ROW = z
     hash: row.hash,
     prevHash: row.prev_hash,
     chain: row.chain,
+    erasedBy: row.erased_by,
+    erasedAt: row.erased_at,
   }));
 
 /** A tool call's pending or only row, with its actor's email and role as they are now (recentToolCalls). */
@@ -195,7 +199,7 @@ export const AUDIT_ROW_PLACE = sql`CASE
     ELSE 'linked' END`;
 export const AUDIT_COLUMNS = sql`a.seq, a.created_at, a.source, a.actor_id, u.email AS actor_email, a.conversation_id, a.campaign_id,
   a.outreach_task_id, a.decision_id, a.tool, a.arguments, a.status, a.result, a.error_code, a.error_message, a.duration_ms, a.security_events,
-  a.pending_seq, a.policy, c.hash, c.prev_hash, ${AUDIT_ROW_PLACE} AS chain`;
+  a.pending_seq, a.policy, c.hash, c.prev_hash, ${AUDIT_ROW_PLACE} AS chain, a.erased_by, a.erased_at`;
 /** With the row's link in the chain (`c`): none until the sealer has linked it. */
 export const AUDIT_FROM = raw(`audit_log a LEFT JOIN users u ON u.id = a.actor_id LEFT JOIN audit_chain c ON c.seq = a.seq`);
 /** Decision rows (`d`) with their user's email, as for audit rows. */

@@ -11,7 +11,9 @@ import { TASK_TYPES, TASK_ACTION, TASK_STATUSES } from '../../../../domain/outre
 import type { OwnerLimits } from '../../../../domain/outreach/quota';
 import { APPROVAL_MODES, type DraftProposal } from '../../../../domain/outreach/review';
 import { z } from 'zod';
+import type { ErasedAddressKey } from '../../../security/erased-address-key';
 import { LIMIT_ROW_FIELDS } from '../../tables/campaign-limit-columns';
+import { listedValues } from '../../tables/do-not-contact';
 import { empty, join, raw, selectRow, type Sql, sql, type Statement } from '../../sql';
 import { BRIEF_ROW_FIELDS, briefColumns, briefOfRow } from '../../tables/campaign-brief-columns';
 import { cycleDecisionOpening } from '../../tables/decision-logs';
@@ -118,7 +120,7 @@ export function claimStatement(input: Pick<ClaimInput, 'workerId' | 'now' | 'lea
  * The claim of claimTask and the claimed task's context, in one statement: see claimTask.
  * @returns null when no task was claimable.
  */
-export async function claimWithContext(db: Sql, input: ClaimInput): Promise<ClaimedWork | null> {
+export async function claimWithContext(db: Sql, input: ClaimInput, erasedKey: ErasedAddressKey): Promise<ClaimedWork | null> {
   // One statement, one round trip: the claim, then the claimed task's context read by indexes
   // that hold only what it reads: the task's own columns as the claim left them (its
   // RETURNING); its lead and campaign by their keys; the profile among the lead's 3 tasks; the
@@ -136,7 +138,7 @@ export async function claimWithContext(db: Sql, input: ClaimInput): Promise<Clai
          (SELECT s.output FROM outreach_tasks s WHERE s.lead_id = t.lead_id AND s.type = 'ScrapeProfile' AND s.status = 'Completed' LIMIT 1) AS profile,
          (SELECT coalesce(json_agg(q), '[]') FROM (${quotaRows(sql`c.id`, sql`c.owner_id`, input.day)}) q) AS quota_rows,
          (SELECT coalesce(json_agg(r ORDER BY r.completed_at DESC, r.id), '[]') FROM (${recentTasks(sql`c.id`)}) r) AS recent,
-         ARRAY(SELECT n.value FROM do_not_contact n WHERE n.owner_id = c.owner_id AND n.value IN (l.linkedin_url, l.email_key))::text[] AS blocked,
+         ${listedValues(erasedKey, sql`c.owner_id`, sql`l.linkedin_url`, sql`l.email_key`)} AS blocked,
          c.approval_mode, c.approval_first_n,
          CASE WHEN c.approval_mode = 'first_n' THEN (SELECT count(*)::int FROM (
            SELECT 1 FROM outreach_drafts r WHERE r.campaign_id = c.id AND r.kind = ${kindOfTask(sql`t.type`)} AND r.status IN ('approved', 'sent')

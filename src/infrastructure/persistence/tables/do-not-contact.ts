@@ -1,0 +1,39 @@
+import type { ErasedAddressKey } from '../../security/erased-address-key';
+import { sql, type Statement } from '../sql';
+
+/**
+ * Do-not-contact entries an erasure touched (docs/decisions/0017-erasure-and-retention.md): their
+ * value is `hmac-sha256:` and the hex HMAC of the canonical value under ErasedAddressKey. No
+ * canonical address or profile URL starts so (an address's local part holds no colon).
+ */
+export const ERASED_PREFIX = 'hmac-sha256:';
+
+/** The erased form of the text `value` (a canonical email key or profile URL), computed in SQL. */
+export function erasedForm(key: ErasedAddressKey, value: Statement): Statement {
+  const { inner, outer } = key.pads();
+  return sql`(${ERASED_PREFIX}::text || encode(sha256(decode(${outer}::text, 'hex')
+    || sha256(decode(${inner}::text, 'hex') || convert_to(${value}, 'UTF8'))), 'hex'))`;
+}
+
+/**
+ * The lead's values (its canonical profile URL, its email key) that its campaign owner's
+ * do-not-contact list holds, plainly or erased: what the outreach checks compare with.
+ */
+export function listedValues(key: ErasedAddressKey, owner: Statement, url: Statement, emailKey: Statement): Statement {
+  return sql`ARRAY(SELECT v.value FROM (VALUES (${url}), (${emailKey})) v (value)
+    WHERE v.value IS NOT NULL AND EXISTS (SELECT 1 FROM do_not_contact n
+      WHERE n.owner_id = ${owner} AND n.value IN (v.value, ${erasedForm(key, sql`v.value`)})))::text[]`;
+}
+
+/**
+ * Replaces every entry, on anyone's list, whose value is one of `values` (canonical) by its
+ * erased form; an entry whose erased form the same list already holds is deleted instead.
+ * @returns the statements, to run in order; their changed rows add up to the entries erased.
+ */
+export function eraseListedValues(key: ErasedAddressKey, values: readonly string[]): Statement[] {
+  return [
+    sql`DELETE FROM do_not_contact d WHERE d.value = ANY(${values}::text[])
+          AND EXISTS (SELECT 1 FROM do_not_contact e WHERE e.owner_id = d.owner_id AND e.value = ${erasedForm(key, sql`d.value`)})`,
+    sql`UPDATE do_not_contact SET value = ${erasedForm(key, sql`value`)} WHERE value = ANY(${values}::text[])`,
+  ];
+}
