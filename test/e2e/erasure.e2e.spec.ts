@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type { SignedInUser } from '../support/accounts';
+import { connect2026 } from '../support/mcp-2026-client';
 import { leads } from '../support/outreach';
 import { useTestApp } from '../support/test-app';
 
@@ -18,6 +19,8 @@ describe('erasure over HTTP', () => {
   const bob = sut.user();
   const carol = sut.user();
   const dave = sut.user();
+  const erin = sut.user();
+  const frank = sut.user();
   let db: DataSource;
 
   beforeAll(() => {
@@ -136,6 +139,29 @@ describe('erasure over HTTP', () => {
     const rows = await auditRows({ tool: 'erasure.email' });
     expect(rows.filter((row) => row.status === 'succeeded').map((row) => row.source)).toEqual(['admin', 'account', 'account']);
     expect(JSON.stringify(rows).toLowerCase()).not.toContain('shared.1');
+  });
+
+  it("an owner's erasure finds the lead's texts only in the owner's records: another person's tool call and list keep the same address", async () => {
+    // Erin writes the same address in a task of hers (an audited MCP call) and on her own do-not-contact list.
+    const client = await connect2026(`${sut.http}/mcp`, erin.token);
+    await client.callTool({ name: 'add_task', arguments: { title: 'Write to shared-addr.1@example.com' } });
+    await client.close();
+    await http().post(`/api/${erin.userId}/do-not-contact`).set(erin.auth).send({ value: 'shared-addr.1@example.com' }).expect(201);
+    const campaign = await campaignWithLeads(frank, 'shared-addr', 1);
+    await http().post(`/api/${frank.userId}/erasures/email`).set(frank.auth).send({ email: 'shared-addr.1@example.com' }).expect(200);
+    expect(await db.query(`SELECT 1 FROM leads WHERE campaign_id = $1`, [campaign.id])).toEqual([]);
+
+    const erins = await db.query<{ arguments: unknown; erased_at: Date | null }[]>(
+      `SELECT arguments, erased_at FROM audit_log WHERE actor_id = $1 AND tool = 'add_task'`,
+      [erin.userId],
+    );
+    // Its pending row and its outcome row, both as written.
+    expect(erins).toEqual([
+      { arguments: { title: 'Write to shared-addr.1@example.com' }, erased_at: null },
+      { arguments: { title: 'Write to shared-addr.1@example.com' }, erased_at: null },
+    ]);
+    const list = await http().get(`/api/${erin.userId}/do-not-contact`).set(erin.auth).expect(200);
+    expect(list.body).toEqual([expect.objectContaining({ value: 'shared-addr.1@example.com' })]);
   });
 
   it('lets an admin erase any lead (404 for an unknown one) and refuses the admin routes to others: 403, and 401 without a token', async () => {

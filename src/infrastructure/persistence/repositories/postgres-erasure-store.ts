@@ -22,11 +22,18 @@ const TASK_ROW = z.object({ id: z.string() });
 
 type Lead = z.output<typeof LEAD_ROW>;
 
-/** What to erase besides the rows deleted: whose audit and decision rows, which tasks, which texts. */
+/**
+ * What to erase besides the rows deleted: whose audit and decision rows, which tasks, which
+ * texts, and where the texts are looked for. An owner's own erasure (`within`: the owner) finds
+ * the texts only in their own rows, conversations and list: a lead's name or an address typed
+ * by one person must never empty another person's records. An admin's (`within`: null) finds
+ * them anywhere.
+ */
 interface Sweep {
   readonly userIds: readonly string[];
   readonly taskIds: readonly string[];
   readonly needles: readonly string[];
+  readonly within: string | null;
 }
 
 /** A text column holds one of the needles (lower-cased, as they are). */
@@ -60,17 +67,21 @@ export class PostgresErasureStore extends ErasureStore {
         sql`SELECT l.id, l.name, l.linkedin_url, l.email, l.email_key FROM leads l JOIN campaigns c ON c.id = l.campaign_id WHERE c.owner_id = ${userId}::uuid`,
         LEAD_ROW,
       );
-      const counts = await this.sweep(
+      // The person's address, wherever it is quoted; their leads' texts only in their own records.
+      const quoted = await this.sweep(
         db,
-        {
-          userIds: [userId],
-          taskIds: await tasksOf(db, leads),
-          needles: erasureNeedles([account.email, ...leads.flatMap(leadTexts)]),
-        },
+        { userIds: [userId], taskIds: await tasksOf(db, leads), needles: erasureNeedles([account.email]), within: null },
         stamp,
         // The account's own list goes with it; its address on anyone else's list is kept hashed.
         [emailKey(account.email)],
       );
+      const own = await this.sweep(
+        db,
+        { userIds: [], taskIds: [], needles: erasureNeedles(leads.flatMap(leadTexts)), within: userId },
+        stamp,
+        [],
+      );
+      const counts = sumCounts(quoted, own);
       const accounts = await changeRows(db, sql`DELETE FROM users WHERE id = ${userId}::uuid`);
       return { ...counts, leads: leads.length, accounts };
     });
@@ -86,7 +97,7 @@ export class PostgresErasureStore extends ErasureStore {
         LEAD_ROW,
       );
       if (lead === null) return null;
-      return this.eraseLeads(db, [lead], [], stamp);
+      return this.eraseLeads(db, [lead], [], stamp, ownerId);
     });
   }
 
@@ -98,7 +109,7 @@ export class PostgresErasureStore extends ErasureStore {
             WHERE l.email_key = ${emailKey} AND (${ownerId}::uuid IS NULL OR c.owner_id = ${ownerId}::uuid) FOR UPDATE OF l`,
         LEAD_ROW,
       );
-      return this.eraseLeads(db, leads, [emailKey], stamp);
+      return this.eraseLeads(db, leads, [emailKey], stamp, ownerId);
     });
   }
 
@@ -107,10 +118,11 @@ export class PostgresErasureStore extends ErasureStore {
     leads: readonly Lead[],
     texts: readonly string[],
     stamp: ErasureStamp,
+    within: string | null,
   ): Promise<ErasureCounts> {
     const counts = await this.sweep(
       db,
-      { userIds: [], taskIds: await tasksOf(db, leads), needles: erasureNeedles([...texts, ...leads.flatMap(leadTexts)]) },
+      { userIds: [], taskIds: await tasksOf(db, leads), needles: erasureNeedles([...texts, ...leads.flatMap(leadTexts)]), within },
       stamp,
       [...texts, ...leads.flatMap((lead) => [lead.email_key, lead.linkedin_url])],
     );
@@ -120,25 +132,38 @@ export class PostgresErasureStore extends ErasureStore {
 
   /** @param listed canonical values (email keys, profile URLs) whose do-not-contact entries are kept hashed. */
   private async sweep(db: EntityManager, sweep: Sweep, stamp: ErasureStamp, listed: readonly (string | null)[]): Promise<ErasureCounts> {
-    const { needles } = sweep;
+    const { needles, within } = sweep;
     let doNotContact = 0;
     const values = [...new Set(listed.filter((value): value is string => value !== null))];
     if (values.length > 0)
-      for (const statement of eraseListedValues(this.erasedKey, values)) doNotContact += await changeRows(db, statement);
-    const auditRows = await changeRows(db, eraseAuditRows({ actorIds: sweep.userIds, taskIds: sweep.taskIds, needles }, stamp));
+      for (const statement of eraseListedValues(this.erasedKey, values, within)) doNotContact += await changeRows(db, statement);
+    const auditRows = await changeRows(db, eraseAuditRows({ actorIds: sweep.userIds, taskIds: sweep.taskIds, needles, within }, stamp));
     const decisionLogs = await changeRows(db, eraseDecisionText(sweep));
     let messages = 0;
     let other = 0;
     if (needles.length > 0) {
+      const ofConversations =
+        within === null ? sql`TRUE` : sql`conversation_id IN (SELECT id FROM conversations WHERE user_id = ${within}::uuid)`;
       messages += await changeRows(
         db,
-        sql`UPDATE messages SET content = '', tool_calls = '[]'::jsonb WHERE ${mentions(sql`content || tool_calls::text`, needles)}`,
+        sql`UPDATE messages SET content = '', tool_calls = '[]'::jsonb
+            WHERE ${ofConversations} AND ${mentions(sql`content || tool_calls::text`, needles)}`,
       );
-      messages += await changeRows(db, sql`UPDATE conversation_summaries SET content = '' WHERE ${mentions(sql`content`, needles)}`);
-      await changeRows(db, sql`UPDATE conversations SET title = 'Erased' WHERE ${mentions(sql`title`, needles)}`);
+      messages += await changeRows(
+        db,
+        sql`UPDATE conversation_summaries SET content = '' WHERE ${ofConversations} AND ${mentions(sql`content`, needles)}`,
+      );
+      const ofPerson = within === null ? sql`TRUE` : sql`user_id = ${within}::uuid`;
+      await changeRows(db, sql`UPDATE conversations SET title = 'Erased' WHERE ${ofPerson} AND ${mentions(sql`title`, needles)}`);
+      other += await changeRows(
+        db,
+        sql`DELETE FROM pending_confirmations WHERE ${ofPerson} AND ${mentions(sql`arguments::text || prompt`, needles)}`,
+      );
+      other += await changeRows(db, sql`DELETE FROM mcp_input_requests WHERE ${ofPerson} AND ${mentions(sql`call::text`, needles)}`);
+    }
+    // Tables of no one person (the sandbox channels, SMTP answers, rate-limit keys): an admin's erasure only.
+    if (needles.length > 0 && within === null) {
       for (const statement of [
-        sql`DELETE FROM pending_confirmations WHERE ${mentions(sql`arguments::text || prompt`, needles)}`,
-        sql`DELETE FROM mcp_input_requests WHERE ${mentions(sql`call::text`, needles)}`,
         sql`DELETE FROM sandbox_linkedin_actions WHERE ${mentions(sql`profile_url || coalesce(message, '') || result::text`, needles)}`,
         sql`DELETE FROM sandbox_email_outbox WHERE ${mentions(sql`to_address || subject || body`, needles)}`,
         sql`DELETE FROM sandbox_faults WHERE ${mentions(sql`target`, needles)}`,
@@ -149,6 +174,18 @@ export class PostgresErasureStore extends ErasureStore {
     }
     return { auditRows, decisionLogs, messages, leads: 0, accounts: 0, other, doNotContact };
   }
+}
+
+function sumCounts(a: ErasureCounts, b: ErasureCounts): ErasureCounts {
+  return {
+    auditRows: a.auditRows + b.auditRows,
+    decisionLogs: a.decisionLogs + b.decisionLogs,
+    messages: a.messages + b.messages,
+    leads: a.leads + b.leads,
+    accounts: a.accounts + b.accounts,
+    other: a.other + b.other,
+    doNotContact: a.doNotContact + b.doNotContact,
+  };
 }
 
 /** A lead's texts that other rows may quote. */

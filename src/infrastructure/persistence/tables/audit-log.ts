@@ -253,6 +253,8 @@ export interface AuditErasureTarget {
   readonly actorIds: readonly string[];
   readonly taskIds: readonly string[];
   readonly needles: readonly string[];
+  /** Whose rows the needles may be found in (theirs and their campaigns'); null: anyone's (an admin's erasure). */
+  readonly within: string | null;
 }
 
 /**
@@ -269,8 +271,10 @@ export function eraseAuditRows(target: AuditErasureTarget, stamp: { readonly by:
         personal_salt = NULL, erased_by = ${stamp.by}::uuid, erased_at = ${stamp.at}::timestamptz
     WHERE a.erased_at IS NULL AND a.tool NOT LIKE 'erasure.%'
       AND (a.actor_id = ANY(${target.actorIds}::uuid[]) OR a.outreach_task_id = ANY(${target.taskIds}::uuid[])
-        OR EXISTS (SELECT 1 FROM unnest(${target.needles}::text[]) n
-                   WHERE strpos(lower(a.arguments::text || coalesce(a.result::text, '') || coalesce(a.error_message, '')), n) > 0))`;
+        OR (EXISTS (SELECT 1 FROM unnest(${target.needles}::text[]) n
+                    WHERE strpos(lower(a.arguments::text || coalesce(a.result::text, '') || coalesce(a.error_message, '')), n) > 0)
+            AND (${target.within}::uuid IS NULL OR a.actor_id = ${target.within}::uuid
+                 OR a.campaign_id IN (SELECT id FROM campaigns WHERE owner_id = ${target.within}::uuid))))`;
 }
 
 /**

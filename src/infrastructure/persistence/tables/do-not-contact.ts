@@ -28,12 +28,14 @@ export function listedValues(key: ErasedAddressKey, owner: Statement, url: State
 /**
  * Replaces every entry, on anyone's list, whose value is one of `values` (canonical) by its
  * erased form; an entry whose erased form the same list already holds is deleted instead.
+ * @param within only this person's list (an owner's own erasure); null: every list (an admin's).
  * @returns the statements, to run in order; their changed rows add up to the entries erased.
  */
-export function eraseListedValues(key: ErasedAddressKey, values: readonly string[]): Statement[] {
+export function eraseListedValues(key: ErasedAddressKey, values: readonly string[], within: string | null = null): Statement[] {
   return [
-    sql`DELETE FROM do_not_contact d WHERE d.value = ANY(${values}::text[])
+    sql`DELETE FROM do_not_contact d WHERE d.value = ANY(${values}::text[]) AND (${within}::uuid IS NULL OR d.owner_id = ${within}::uuid)
           AND EXISTS (SELECT 1 FROM do_not_contact e WHERE e.owner_id = d.owner_id AND e.value = ${erasedForm(key, sql`d.value`)})`,
-    sql`UPDATE do_not_contact SET value = ${erasedForm(key, sql`value`)} WHERE value = ANY(${values}::text[])`,
+    sql`UPDATE do_not_contact SET value = ${erasedForm(key, sql`value`)}
+          WHERE value = ANY(${values}::text[]) AND (${within}::uuid IS NULL OR owner_id = ${within}::uuid)`,
   ];
 }
