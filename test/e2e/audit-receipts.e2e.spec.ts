@@ -102,6 +102,17 @@ describe('audit receipts and the offline verifier', () => {
     expect(receipt.canonical).not.toContain('Call the dentist');
     expect(receipt.personal).toMatchObject({ salt: expect.any(String), arguments: expect.any(Object) });
     const receiptFile = await save('receipt.json', receipt);
+    const [audited] = await database().query<{ source: string; status: string; result: unknown }[]>(
+      `SELECT source, status, result FROM audit_log WHERE actor_id = $1 AND tool = 'account.audit_receipt' AND status = 'succeeded' ORDER BY seq DESC LIMIT 1`,
+      [person.userId],
+    );
+    expect(audited).toEqual({
+      source: 'account',
+      status: 'succeeded',
+      result: { position: receipt.link.position, treeSize: receipt.inclusion.treeSize },
+    });
+    const early400 = await request(sut.http).get(`${receiptPath}?treeSize=1`).set(person.auth).expect(400);
+    expect(early400.body).toMatchObject({ code: 'VALIDATION.INVALID_PROOF_REQUEST', message: expect.stringMatching(/treeSize/) });
     const checked = await runVerifier(['--receipt', receiptFile, '--public-key', publicKey]);
     expect(checked).toMatchObject({ status: 0, report: { ok: true, problems: [] } });
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditReceiptNotYetError, AuditRowNotFoundError } from '../../domain/audit/audit-errors';
+import { AuditReceiptNotYetError, AuditRowNotFoundError, InvalidProofRequestError } from '../../domain/audit/audit-errors';
 import { toDigestLine } from '../../domain/audit/checkpoint';
 import { LEAF_RULE, LINK_RULE, PERSONAL_RULE, type Receipt, RECEIPT_FORMAT } from '../../domain/audit/receipt';
 import { AdminReadRecorder } from './admin-read-recorder';
@@ -60,6 +60,8 @@ export class AuditReceiptsUseCase {
 
   private async receipt(row: RowEvidence, treeSize: number | undefined, personal: boolean): Promise<Receipt> {
     const link = await this.covered(row);
+    if (treeSize !== undefined && treeSize < link.position)
+      throw new InvalidProofRequestError('treeSize', `treeSize must be a checkpoint's size from the row's position, ${link.position}`);
     const proof = await this.proofs.inclusion(link.position, treeSize);
     const checkpoint = await this.reader.checkpointAt(proof.treeSize);
     if (checkpoint === null) throw new AuditReceiptNotYetError({ position: link.position, latestCheckpoint: null });

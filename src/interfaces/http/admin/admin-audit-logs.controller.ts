@@ -119,7 +119,7 @@ export class AdminAuditLogsController {
 
   @Get('proofs/inclusion')
   @ApiOperation({
-    operationId: 'auditInclusionProof',
+    operationId: 'getAuditInclusionProof',
     summary: 'Prove that a row is in the log a checkpoint signed',
     description:
       "RFC 9162 inclusion proof of the link at `position` (leaf position − 1, its data the link's hash) in the Merkle " +
@@ -137,7 +137,7 @@ export class AdminAuditLogsController {
 
   @Get('proofs/consistency')
   @ApiOperation({
-    operationId: 'auditConsistencyProof',
+    operationId: 'getAuditConsistencyProof',
     summary: "Prove that a checkpoint's log extends an older one's",
     description:
       "RFC 9162 consistency proof that the tree of checkpoint `from` is a prefix of checkpoint `to`'s: the log was only " +
@@ -157,7 +157,7 @@ export class AdminAuditLogsController {
       'bridle-receipt/v1 for any row (without its personal fields): link, leaf, inclusion proof and signed checkpoint, ' +
       'checked offline by verifier/bridle-audit-verify.mjs. 409 AUDIT.RECEIPT_NOT_YET while no checkpoint covers it. Audited.',
   })
-  @ApiOkResponse({ type: ReceiptDto })
+  @ApiOkResponse({ type: ReceiptDto, description: 'The receipt' })
   @ApiErrors(400, 404, 409)
   async receipt(
     @Param() path: AuditSeqPathDto,

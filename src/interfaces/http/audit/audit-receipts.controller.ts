@@ -42,7 +42,7 @@ export class AuditReceiptsController {
     description:
       'The audit rows you are the actor of (chat, MCP, outreach, REST, account changes): the sequence numbers to ask receipts for.',
   })
-  @ApiOkResponse({ type: OwnAuditRowPageDto })
+  @ApiOkResponse({ type: OwnAuditRowPageDto, description: 'One page of your rows' })
   @ApiErrors(400)
   async list(@Param() path: UserPathDto, @Query() query: OwnAuditRowsQueryDto): Promise<OwnAuditRowPageDto> {
     const page = await this.reader.list({ actorId: path.userId }, query.limit ?? PAGE_LIMIT_DEFAULT, query.cursor ?? null);
@@ -59,7 +59,7 @@ export class AuditReceiptsController {
       'personal=true adds the salt and your personal fields, which open the commitment. 409 AUDIT.RECEIPT_NOT_YET while ' +
       'no checkpoint covers the row. Audited (account.audit_receipt).',
   })
-  @ApiOkResponse({ type: ReceiptDto })
+  @ApiOkResponse({ type: ReceiptDto, description: 'The receipt' })
   @ApiErrors(400, 404, 409)
   async receipt(
     @Param() path: ReceiptPathDto,
@@ -76,11 +76,11 @@ export class AuditReceiptsController {
 
   @Get('consistency')
   @ApiOperation({
-    operationId: 'getAuditConsistencyProof',
+    operationId: 'getOwnAuditConsistencyProof',
     summary: "Carry a receipt forward: prove a later checkpoint's log extends its checkpoint's",
     description: 'RFC 9162 consistency proof between two checkpoints (tree sizes), with both signed notes. Hashes only.',
   })
-  @ApiOkResponse({ type: ConsistencyProofDto })
+  @ApiOkResponse({ type: ConsistencyProofDto, description: 'The proof and both signed notes' })
   @ApiErrors(400, 409)
   async consistency(@Param() _path: UserPathDto, @Query() query: ConsistencyProofQueryDto): Promise<ConsistencyProofDto> {
     return ConsistencyProofDto.of(await this.proofs.consistency(query.from, query.to));
