@@ -62,7 +62,7 @@ describe('audit receipts and the offline verifier', () => {
     await writeFile(file, JSON.stringify(value));
     return file;
   };
-  const exportPack = async (name: string): Promise<string> => {
+  const exportPack = async (name: string, range: { from?: number; to?: number } = {}): Promise<string> => {
     const out = join(folder, name);
     const io = {
       operator: 'test',
@@ -71,7 +71,7 @@ describe('audit receipts and the offline verifier', () => {
       readStdin: () => Promise.resolve(''),
       readFile: () => Promise.resolve(''),
     };
-    expect(await runAdminCommand({ name: 'audit-export', from: undefined, to: undefined, out }, sut.app, io)).toBe(0);
+    expect(await runAdminCommand({ name: 'audit-export', from: range.from, to: range.to, out }, sut.app, io)).toBe(0);
     return out;
   };
 
@@ -165,8 +165,10 @@ describe('audit receipts and the offline verifier', () => {
 
   it('names the first bad position of a row altered after export and of a cut tail, against the checkpoints the auditor kept', async () => {
     const admin = await signUpAdmin(sut);
-    await insertRows(admin.userId, 350);
-    await seal();
+    for (let batch = 0; batch < 4; batch++) {
+      await insertRows(admin.userId, 120);
+      await seal();
+    }
     const first = await exportPack('first');
     const kept = join(first, 'checkpoints.ndjson');
     expect(await runVerifier([first, '--public-key', publicKey])).toMatchObject({ status: 0, report: { ok: true } });
@@ -204,5 +206,21 @@ describe('audit receipts and the offline verifier', () => {
     const now = await runVerifier([await exportPack('now'), '--public-key', publicKey, '--checkpoint', kept]);
     expect(now).toMatchObject({ status: 0, report: { ok: true } });
     expect(now.report.checked).toContainEqual(`kept checkpoint ${sizes.at(-1)}: the log extends it`);
+
+    // A range from the middle to no checkpoint's size: the tree starts from the hashes left of it, the tail is signed by a consistency proof.
+    const [from, to] = [sizes.at(-3)! - 17, sizes.at(-2)! + 13];
+    // The auditor's two newest kept checkpoints: one inside the range, one its tail reaches.
+    const reached = join(folder, 'reached.ndjson');
+    await writeFile(reached, (await readFile(kept, 'utf8')).trimEnd().split('\n').slice(-2).join('\n'));
+    const middle = await runVerifier([await exportPack('middle', { from, to }), '--public-key', publicKey, '--checkpoint', reached]);
+    expect(middle.report.problems).toEqual([]);
+    expect(middle).toMatchObject({ status: 0, report: { ok: true, rows: to - from + 1 } });
+    expect(middle.report.checked).toContainEqual(`rows up to ${to} are in checkpoint ${sizes.at(-1)}'s tree (consistency proof)`);
+    expect(middle.report.checked).toContainEqual(`kept checkpoint ${sizes.at(-2)}: the log extends it`);
+    expect(middle.report.checked).toContainEqual(`kept checkpoint ${sizes.at(-1)}: the log extends it`);
+    // One kept from before the range cannot be checked from it, and the verifier says so.
+    const before = await runVerifier([join(folder, 'middle'), '--public-key', publicKey, '--checkpoint', kept]);
+    expect(before).toMatchObject({ status: 1, report: { ok: false, firstBadPosition: null } });
+    expect(before.report.problems).toContainEqual(expect.stringContaining(`kept checkpoint ${sizes[0]}: outside this pack's range`));
   }, 120_000);
 });

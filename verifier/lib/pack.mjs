@@ -84,7 +84,10 @@ export async function verifyPack(dir, key, keptFiles = []) {
     if (next === undefined || next.root === null) bad(null, `tail: no signed checkpoint of size ${manifest.tail.treeSize} in the pack`);
     else if (!verifyConsistency(manifest.to, next.size, proof, roots.get(manifest.to), next.root))
       bad(manifest.to, `tail: positions ${manifest.from}–${manifest.to} are not a prefix of checkpoint ${next.size}'s tree`);
-    else report.checked.push(`rows up to ${manifest.to} are in checkpoint ${next.size}'s tree (consistency proof)`);
+    else {
+      report.checked.push(`rows up to ${manifest.to} are in checkpoint ${next.size}'s tree (consistency proof)`);
+      roots.set(next.size, next.root);
+    }
   }
   const lastSigned = Math.max(0, ...[...signed.keys()].filter((size) => roots.has(size)), manifest.tail?.treeSize ?? 0);
   if (lastSigned < manifest.to)
