@@ -3,6 +3,9 @@ import { AdminReadRecorder } from '../application/audit/admin-read-recorder';
 import { CheckAuditDigestUseCase } from '../application/audit/check-audit-digest.use-case';
 import { ExportAuditCheckpointsUseCase } from '../application/audit/export-audit-checkpoints.use-case';
 import { AuditProofsUseCase } from '../application/audit/audit-proofs.use-case';
+import { ExportAuditPackUseCase } from '../application/audit/export-audit-pack.use-case';
+import { AuditEvidence } from '../application/audit/ports/audit-evidence.port';
+import { PostgresAuditEvidence } from '../infrastructure/persistence/repositories/postgres-audit-evidence';
 import { AuditReader } from '../application/audit/ports/audit-reader.port';
 import { SignatureVerifier } from '../application/audit/ports/checkpoint-signer.port';
 import { VerifyAuditChainUseCase } from '../application/audit/verify-audit-chain.use-case';
@@ -27,6 +30,8 @@ export class AdminCommandModule {
         VerifyAuditChainUseCase,
         AuditProofsUseCase,
         ExportAuditCheckpointsUseCase,
+        { provide: AuditEvidence, useClass: PostgresAuditEvidence },
+        ExportAuditPackUseCase,
       ],
     };
   }

@@ -7,6 +7,11 @@ import { GetDecisionUseCase } from '../application/audit/get-decision.use-case';
 import { ListAuditLogsUseCase } from '../application/audit/list-audit-logs.use-case';
 import { ListDecisionsUseCase } from '../application/audit/list-decisions.use-case';
 import { AuditProofsUseCase } from '../application/audit/audit-proofs.use-case';
+import { AuditReceiptsUseCase } from '../application/audit/audit-receipts.use-case';
+import { ExportAuditPackUseCase } from '../application/audit/export-audit-pack.use-case';
+import { AuditEvidence } from '../application/audit/ports/audit-evidence.port';
+import { PostgresAuditEvidence } from '../infrastructure/persistence/repositories/postgres-audit-evidence';
+import { AuditReceiptsController } from '../interfaces/http/audit/audit-receipts.controller';
 import { AuditReader } from '../application/audit/ports/audit-reader.port';
 import { ChangePolicyUseCase } from '../application/policy/change-policy.use-case';
 import { DryRunPolicyUseCase } from '../application/policy/dry-run-policy.use-case';
@@ -26,12 +31,18 @@ import { PolicyModule } from './policy.module';
 
 /**
  * `/admin`: the audit log, its checkpoints and the decision log, read, exported and verified
- * by admins; the policy: the version in force, its history, a new version stored (PolicyModule's
+ * by admins, and a person's receipts of their own rows (/api/:userId/audit); the policy: the version in force, its history, a new version stored (PolicyModule's
  * store and policy in force), and a candidate's dry run over the recorded calls.
  */
 @Module({
   imports: [IdentityModule, ModelModule, PolicyModule],
-  controllers: [AdminAuditLogsController, AdminDecisionsController, AdminPolicyDryRunController, AdminPolicyController],
+  controllers: [
+    AuditReceiptsController,
+    AdminAuditLogsController,
+    AdminDecisionsController,
+    AdminPolicyDryRunController,
+    AdminPolicyController,
+  ],
   providers: [
     { provide: AuditReader, useClass: PostgresAuditReader },
     AdminReadRecorder,
@@ -43,6 +54,9 @@ import { PolicyModule } from './policy.module';
     ExportAuditCheckpointsUseCase,
     VerifyAuditChainUseCase,
     AuditProofsUseCase,
+    { provide: AuditEvidence, useClass: PostgresAuditEvidence },
+    AuditReceiptsUseCase,
+    ExportAuditPackUseCase,
     DryRunPolicyUseCase,
     GetPolicyUseCase,
     GetPolicyVersionUseCase,

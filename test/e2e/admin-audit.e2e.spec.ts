@@ -163,6 +163,7 @@ describe('admin audit API', () => {
       'GET /admin/audit-logs/checkpoints': '/admin/audit-logs/checkpoints',
       'GET /admin/audit-logs/proofs/inclusion': '/admin/audit-logs/proofs/inclusion',
       'GET /admin/audit-logs/proofs/consistency': '/admin/audit-logs/proofs/consistency',
+      'GET /admin/audit-logs/:seq/receipt': '/admin/audit-logs/1/receipt',
       'GET /admin/audit-logs/:seq': '/admin/audit-logs/1',
       'GET /admin/decisions': '/admin/decisions',
       'GET /admin/decisions/:id': `/admin/decisions/${seeded.chatDecisionId}`,
@@ -172,6 +173,10 @@ describe('admin audit API', () => {
       'GET /admin/policy/versions/:version': '/admin/policy/versions/0',
       'POST /admin/policy/dry-run': '/admin/policy/dry-run',
       'GET /admin/review-queue': '/admin/review-queue',
+      'DELETE /admin/erasures/accounts/:userId': '/admin/erasures/accounts/00000000-0000-4000-8000-000000000000',
+      'DELETE /admin/erasures/leads/:campaignId/:leadId':
+        '/admin/erasures/leads/00000000-0000-4000-8000-000000000000/00000000-0000-4000-8000-000000000000',
+      'POST /admin/erasures/email': '/admin/erasures/email',
       'POST /admin/review-queue/:draftId/approve': '/admin/review-queue/00000000-0000-4000-8000-000000000000/approve',
       'POST /admin/review-queue/:draftId/reject': '/admin/review-queue/00000000-0000-4000-8000-000000000000/reject',
       'DELETE /admin/erasures/accounts/:userId': '/admin/erasures/accounts/00000000-0000-4000-8000-000000000000',

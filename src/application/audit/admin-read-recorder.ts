@@ -10,6 +10,8 @@ export interface AdminRead {
   /** e.g. `admin.audit_logs.list`. */
   readonly tool: string;
   readonly arguments: Readonly<Record<string, unknown>>;
+  /** `account` for a person's read of their own records (a receipt); `admin` by default. */
+  readonly source?: 'admin' | 'account';
 }
 
 /**
@@ -72,5 +74,5 @@ export function filterArguments(filter: AuditFilter | DecisionFilter): Record<st
 }
 
 function entryOf(read: AdminRead): ToolAuditEntry {
-  return { source: 'admin', actorId: read.adminId, tool: read.tool, arguments: read.arguments, securityEvents: [] };
+  return { source: read.source ?? 'admin', actorId: read.adminId, tool: read.tool, arguments: read.arguments, securityEvents: [] };
 }

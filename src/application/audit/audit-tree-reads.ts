@@ -14,7 +14,7 @@ import { hashesFromTiles, tilesOf } from '../../domain/audit/merkle-tiles';
 import type { AuditTree } from './ports/audit-tree.port';
 
 /** The hashes of these complete subtrees, from one read of their tiles. @throws Error when the tiles do not hold them. */
-async function subtreeHashes(tree: AuditTree, hasher: MerkleHasher, subtrees: readonly Subtree[]): Promise<SubtreeHashes> {
+export async function subtreeHashes(tree: AuditTree, hasher: MerkleHasher, subtrees: readonly Subtree[]): Promise<SubtreeHashes> {
   return hashesFromTiles(hasher, await tree.tiles(tilesOf(subtrees)));
 }
 

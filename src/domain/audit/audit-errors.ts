@@ -45,3 +45,22 @@ export class AuditTreeMismatchError extends DomainError {
     super("The audit log's Merkle tree does not match its signed checkpoint: the log was changed outside Bridle. Run a full verify.");
   }
 }
+
+/**
+ * A receipt asked for a row no signed checkpoint covers yet. The sealer writes one every
+ * AUDIT_CHECKPOINT_ROWS links or AUDIT_CHECKPOINT_MINUTES, whichever comes first; asking
+ * writes none.
+ */
+export class AuditReceiptNotYetError extends DomainError {
+  readonly code = 'AUDIT.RECEIPT_NOT_YET';
+  readonly kind = 'conflict' as const;
+  constructor(readonly detail: { readonly position: number | null; readonly latestCheckpoint: number | null }) {
+    super(
+      detail.position === null
+        ? 'This row is not linked into the chain yet (normally within a second). Ask again shortly.'
+        : `This row (chain position ${detail.position}) is not under a signed checkpoint yet` +
+            (detail.latestCheckpoint === null ? '' : ` (the newest covers ${detail.latestCheckpoint})`) +
+            '. The next checkpoint is written after the configured number of rows or minutes, whichever comes first; ask again then.',
+    );
+  }
+}

@@ -11,6 +11,7 @@ import { ListAdminsUseCase } from '../../application/identity/list-admins.use-ca
 import { RevokeAdminRoleUseCase } from '../../application/identity/revoke-admin-role.use-case';
 import { parseDigestLine, type SignedCheckpoint, toDigestLine } from '../../domain/audit/checkpoint';
 import { DomainError } from '../../domain/shared/domain-error';
+import { AUDIT_EXPORT_USAGE, type AuditExportCommand, parseAuditExport, runAuditExport } from './audit-export-command';
 
 export type AdminCommand =
   | { readonly name: 'grant' | 'revoke'; readonly email: string }
@@ -21,6 +22,7 @@ export type AdminCommand =
   | { readonly name: 'audit-check-digest'; readonly file: string; readonly publicKey: string | undefined }
   | { readonly name: 'audit-proof'; readonly kind: 'inclusion'; readonly position: number; readonly treeSize: number | undefined }
   | { readonly name: 'audit-proof'; readonly kind: 'consistency'; readonly from: number; readonly to: number }
+  | AuditExportCommand
   | { readonly name: 'help' };
 
 /** Commands that need no database: they run without the application's modules. */
@@ -48,6 +50,7 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command>   (node dist/admin
                                        with the checkpoint's signed note
   audit-proof consistency <from> <to>  RFC 9162 proof that checkpoint <from>'s tree is a
                                        prefix of checkpoint <to>'s, as JSON
+${AUDIT_EXPORT_USAGE}
 
 Runs against the configured database (DATABASE_URL, or the embedded one in BRIDLE_DATA_DIR,
 which only one process may open: stop the server first); audit-check-digest needs neither.
@@ -61,6 +64,7 @@ export function parseAdminCommand(argv: readonly string[]): AdminCommand {
   const [name, ...rest] = argv;
   if (name === 'audit-verify' || name === 'audit-check-digest') return parseAuditCommand(name, rest);
   if (name === 'audit-proof') return parseProofCommand(rest);
+  if (name === 'audit-export') return parseAuditExport(rest, (message) => new AdminUsageError(message));
   const flags = rest.filter((arg) => arg.startsWith('-'));
   const args = rest.filter((arg) => !arg.startsWith('-'));
   const expect = (count: number, allowedFlags: readonly string[] = []) => {
@@ -194,6 +198,9 @@ export async function runAdminCommand(
       }
       case 'audit-verify':
         return await auditVerify(command, app, io);
+      case 'audit-export':
+        io.err(await runAuditExport(command, app));
+        break;
       case 'audit-proof': {
         const proofs = app.get(AuditProofsUseCase);
         const answer =

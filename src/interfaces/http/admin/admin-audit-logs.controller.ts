@@ -2,6 +2,8 @@ import { Controller, Get, Param, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuditProofsUseCase } from '../../../application/audit/audit-proofs.use-case';
+import { AuditReceiptsUseCase } from '../../../application/audit/audit-receipts.use-case';
+import { ReceiptDto, ReceiptQueryDto } from '../audit/receipt.dto';
 import { ExportAuditCheckpointsUseCase } from '../../../application/audit/export-audit-checkpoints.use-case';
 import { ExportAuditLogUseCase } from '../../../application/audit/export-audit-log.use-case';
 import { GetAuditLogUseCase } from '../../../application/audit/get-audit-log.use-case';
@@ -34,6 +36,7 @@ export class AdminAuditLogsController {
     private readonly verifyChain: VerifyAuditChainUseCase,
     private readonly exportCheckpoints: ExportAuditCheckpointsUseCase,
     private readonly proofs: AuditProofsUseCase,
+    private readonly receipts: AuditReceiptsUseCase,
   ) {}
 
   @Get()
@@ -144,6 +147,24 @@ export class AdminAuditLogsController {
   @ApiErrors(400, 409)
   async consistencyProof(@Query() query: ConsistencyProofQueryDto, @CurrentPrincipal() admin: Principal): Promise<ConsistencyProofDto> {
     return ConsistencyProofDto.of(await this.proofs.consistencyFor({ adminId: admin.userId, from: query.from, to: query.to }));
+  }
+
+  @Get(':seq/receipt')
+  @ApiOperation({
+    operationId: 'getAuditReceipt',
+    summary: "A row's receipt",
+    description:
+      'bridle-receipt/v1 for any row (without its personal fields): link, leaf, inclusion proof and signed checkpoint, ' +
+      'checked offline by verifier/bridle-audit-verify.mjs. 409 AUDIT.RECEIPT_NOT_YET while no checkpoint covers it. Audited.',
+  })
+  @ApiOkResponse({ type: ReceiptDto, description: 'The receipt' })
+  @ApiErrors(400, 404, 409)
+  async receipt(
+    @Param() path: AuditSeqPathDto,
+    @Query() query: ReceiptQueryDto,
+    @CurrentPrincipal() admin: Principal,
+  ): Promise<ReceiptDto> {
+    return this.receipts.forAdmin({ adminId: admin.userId, seq: path.seq, treeSize: query.treeSize });
   }
 
   @Get(':seq')
