@@ -34,6 +34,8 @@ interface AuditItem {
   hash: string;
   prevHash: string;
   chain: 'linked' | 'queued' | 'outside';
+  erasedBy: string | null;
+  erasedAt: string | null;
 }
 
 const ITEM_KEYS = [
@@ -59,6 +61,8 @@ const ITEM_KEYS = [
   'hash',
   'prevHash',
   'chain',
+  'erasedBy',
+  'erasedAt',
 ];
 const SECRETS = ['sk-abcdefghijklmnop1234', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLXBhcnQ', 'hunter2-very-secret'];
 
@@ -173,7 +177,7 @@ describe('admin audit API', () => {
       'GET /admin/policy/versions/:version': '/admin/policy/versions/0',
       'POST /admin/policy/dry-run': '/admin/policy/dry-run',
       'GET /admin/review-queue': '/admin/review-queue',
-      'DELETE /admin/erasures/accounts/:userId': '/admin/erasures/accounts/00000000-0000-4000-8000-000000000000',
+      'DELETE /admin/erasures/accounts/:userId': `/admin/erasures/accounts/${ada.userId}`,
       'DELETE /admin/erasures/leads/:campaignId/:leadId':
         '/admin/erasures/leads/00000000-0000-4000-8000-000000000000/00000000-0000-4000-8000-000000000000',
       'POST /admin/erasures/email': '/admin/erasures/email',
@@ -577,6 +581,7 @@ describe('admin audit API', () => {
       from: 1,
       checkpoint: null,
       firstBadCheckpoint: null,
+      firstUnexplainedErasure: null,
     });
     const [head] = await sql.query<{ hash: string }[]>(`SELECT hash FROM audit_chain WHERE position = $1`, [res.body.checkedRows]);
     expect(res.body.headHash).toBe(head.hash);
