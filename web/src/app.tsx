@@ -44,6 +44,7 @@ const PAGE_CODE: Record<PageName, () => Promise<ComponentType>> = {
   audit: () => import('./pages/audit/audit-page').then((m) => m.AuditPage),
   policy: () => import('./pages/policy/policy-page').then((m) => m.PolicyPage),
   settings: () => import('./pages/settings-page').then((m) => m.SettingsPage),
+  activity: () => import('./pages/activity-page').then((m) => m.ActivityPage),
   authorize: () => import('./pages/authorize-page').then((m) => m.AuthorizePage),
 };
 const loaded = signal<Partial<Record<PageName, ComponentType>>>({});

@@ -15,3 +15,4 @@ export * from './audit';
 export * from './consent';
 export * from './access';
 export * from './policy';
+export * from './receipts';

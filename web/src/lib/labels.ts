@@ -1,4 +1,4 @@
-import type { CampaignTask } from '../api';
+import type { AuditRow, CampaignTask } from '../api';
 import type { Tone } from '../ui';
 
 /** Human names for what the API names by type: shown instead of SendLinkedInMessage or InProgress. */
@@ -33,6 +33,47 @@ export const AUDIT_STATUS: Record<string, { label: string; tone: Tone }> = {
   confirmation_required: { label: 'Awaiting confirmation', tone: 'accent' },
   confirmation_requested: { label: 'Awaiting confirmation', tone: 'accent' },
 };
+
+/** Where an audited action came from. */
+export const SOURCE_LABELS: Record<AuditRow['source'], string> = {
+  chat: 'Chat',
+  mcp: 'MCP',
+  outreach: 'Outreach',
+  admin: 'Admin',
+  account: 'Account',
+  api: 'REST API',
+};
+
+/**
+ * What an audited action did, in a person's words ("Delete a task" for delete_task), the
+ * outreach ones as the campaign timeline names them. A tool missing here (a newer server's)
+ * is shown by its own name: see `toolLabel`.
+ */
+export const TOOL_LABELS: Record<string, string> = {
+  add_task: 'Add a task',
+  list_tasks: 'Read your tasks',
+  complete_task: 'Complete a task',
+  update_task: 'Change a task',
+  delete_task: 'Delete a task',
+  linkedin_scrape_profile: TASK_KIND_LABELS.ScrapeProfile,
+  linkedin_send_message: TASK_KIND_LABELS.SendLinkedInMessage,
+  send_email: TASK_KIND_LABELS.SendEmail,
+  wait_cooldown: 'Wait before the next step',
+  complete_campaign: 'Complete a campaign',
+  create_access_token: 'Make an access token',
+  revoke_access_token: 'Revoke an access token',
+  access_token_new_address: 'Access token used from a new address',
+  grant_oauth_access: 'Connect an app',
+  revoke_oauth_grant: 'Disconnect an app',
+  oauth_token_replayed: "An app's used token presented again",
+  'account.audit_receipt': 'Get a receipt',
+  grant_admin: 'Make someone an admin',
+  revoke_admin: 'Take back the admin role',
+  change_policy: 'Change the policy',
+};
+
+/** The tool's label, or null when the console has none for it (the tool's own name is shown instead). */
+export const toolLabel = (tool: string): string | null => (Object.hasOwn(TOOL_LABELS, tool) ? TOOL_LABELS[tool] : null);
 
 export const PRIORITY_TONE: Record<string, Tone> = { high: 'danger', medium: 'neutral', low: 'info' };
 

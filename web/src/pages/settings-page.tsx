@@ -7,7 +7,7 @@ import { Alert, Badge, Button, Card, TextField, toast } from '../ui';
 import { AccessTokens } from './settings/access-tokens';
 import { ConnectedApps } from './settings/connected-apps';
 
-/** The account: who is signed in until when, a password change, access tokens and connected apps. */
+/** The account: who is signed in until when, where to see its activity, a password change, access tokens and connected apps. */
 export function SettingsPage() {
   const session = currentSession();
   return (
@@ -24,6 +24,17 @@ export function SettingsPage() {
           <dt>Signed in until</dt>
           <dd>{fullTime(session.expiresAt)}</dd>
         </dl>
+      </Card>
+      <Card title="Your activity">
+        <div class="stack">
+          <p class="muted">
+            Everything done in your name (chat, MCP clients, scripts, campaigns, account changes), with a receipt for each that proves it to
+            anyone.
+          </p>
+          <p>
+            <a href="#activity">See your activity and receipts</a>
+          </p>
+        </div>
       </Card>
       <PasswordCard />
       <AccessTokens />

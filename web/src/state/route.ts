@@ -7,6 +7,7 @@ export const PAGES = {
   audit: 'Audit log',
   policy: 'Policy',
   settings: 'Settings',
+  activity: 'Your activity',
   authorize: 'Allow access',
 } as const;
 export type PageName = keyof typeof PAGES;

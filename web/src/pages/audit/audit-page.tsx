@@ -13,22 +13,13 @@ import {
 } from '../../api';
 import { saveBlob } from '../../lib/download';
 import { errorText } from '../../lib/errors';
-import { AUDIT_STATUS, labelOf, plural } from '../../lib/labels';
+import { AUDIT_STATUS, labelOf, plural, SOURCE_LABELS } from '../../lib/labels';
 import { fullTime } from '../../lib/time';
 import { currentSession, handledAuthFailure } from '../../state/session';
 import { Alert, Badge, Button, type Column, Dialog, Field, Table } from '../../ui';
 import { DecisionDetail, RowDetail } from './audit-detail';
 
 type Detail = { kind: 'row'; row: AuditRow } | { kind: 'decision'; decision: Decision } | { kind: 'error'; message: string };
-
-const SOURCE_LABELS: Record<AuditRow['source'], string> = {
-  chat: 'Chat',
-  mcp: 'MCP',
-  outreach: 'Outreach',
-  admin: 'Admin',
-  account: 'Account',
-  api: 'REST API',
-};
 
 /** The Audit page (admins only): the filterable, cursor-paged log, a row's or a decision's detail, the chain check. */
 export function AuditPage() {
