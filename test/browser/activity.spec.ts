@@ -86,7 +86,7 @@ describe('web console activity and receipts in Chromium', () => {
     await eventually(() => first.locator('td[data-label="Outcome"]').textContent()).toBe('Succeeded');
     await eventually(() => first.locator('td[data-label="#"]').textContent()).toBe(String(newest.seq));
 
-    await page.getByRole('button', { name: `Download receipt ${newest.seq}` }).click();
+    await page.getByRole('button', { name: `Download receipt ${newest.seq}`, exact: true }).click();
     const note = first.getByRole('status');
     await shown(note);
     await eventually(() => note.textContent()).toMatch(/^This row \(chain position \d+\) is not under a signed checkpoint yet/);
@@ -106,7 +106,7 @@ describe('web console activity and receipts in Chromium', () => {
     const seq = Number(seqText);
 
     const download = page.waitForEvent('download');
-    await page.getByRole('button', { name: `Download receipt ${seq}` }).click();
+    await page.getByRole('button', { name: `Download receipt ${seq}`, exact: true }).click();
     const saved = await download;
     expect(saved.suggestedFilename()).toBe(`bridle-receipt-${seq}.json`);
     const receipt = JSON.parse(await readFile(await saved.path(), 'utf8')) as {

@@ -28,8 +28,8 @@ export function SettingsPage() {
       <Card title="Your activity">
         <div class="stack">
           <p class="muted">
-            Everything done in your name (chat, MCP clients, scripts, campaigns, account changes), with a receipt for each that proves it to
-            anyone.
+            Everything done in your name (chat, MCP clients, scripts, campaigns, account changes), each with a receipt that anyone holding
+            the audit log’s public key can check.
           </p>
           <p>
             <a href="#activity">See your activity and receipts</a>
