@@ -1,3 +1,4 @@
+import { addTasks, taskTitles } from '../factories/tasks';
 import { useTestApp } from '../support/test-app';
 
 const MODERN = '2026-07-28';
@@ -27,7 +28,7 @@ describe('POST /mcp, the 2026-07-28 wire by hand', () => {
   async function send(
     method: string,
     params: Record<string, unknown> = {},
-    options: { headers?: Record<string, string | undefined>; id?: number | string; version?: string } = {},
+    options: { headers?: Record<string, string | undefined>; id?: number | string; version?: string; capabilities?: unknown } = {},
   ): Promise<WireAnswer & { id: number | string }> {
     const id = options.id ?? nextId++;
     const version = options.version ?? MODERN;
@@ -50,7 +51,7 @@ describe('POST /mcp, the 2026-07-28 wire by hand', () => {
         _meta: {
           'io.modelcontextprotocol/protocolVersion': version,
           'io.modelcontextprotocol/clientInfo': { name: 'by-hand', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {},
         },
       },
     };
@@ -125,6 +126,27 @@ describe('POST /mcp, the 2026-07-28 wire by hand', () => {
     const answer = await send(method, params);
     expect(answer.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private', ttlMs: expect.any(Number) });
   });
+
+  it.each([
+    ['a string', 'yes'],
+    ['an array', ['form']],
+    ['null', null],
+    ['a number', 7],
+  ])(
+    'client capabilities whose elicitation is %s: a delete is never a server error, and nothing is deleted',
+    async (_case, elicitation) => {
+      const [task] = await addTasks(sut.http, user, 'Odd capabilities');
+      const answer = await send(
+        'tools/call',
+        { name: 'delete_task', arguments: { number: task.number } },
+        { capabilities: { elicitation } },
+      );
+      expect(answer.status).toBeLessThan(500);
+      expect(answer.body.id).toBe(answer.id);
+      expect(JSON.stringify(answer.body)).not.toContain('INTERNAL');
+      expect(await taskTitles(sut.http, user)).toContain('Odd capabilities');
+    },
+  );
 
   it('two tools/list answers are the same bytes', async () => {
     const [first, second] = [await send('tools/list', {}, { id: 1 }), await send('tools/list', {}, { id: 1 })];

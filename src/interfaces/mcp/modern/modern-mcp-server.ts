@@ -166,9 +166,11 @@ function recordable(args: unknown) {
 
 /** Form-mode elicitation, as the request's own `_meta` declares it (2026 has no session to remember it). */
 function canShowForms(ctx: ServerContext): boolean {
-  const capabilities = (ctx.mcpReq.envelope as Record<string, { elicitation?: Record<string, unknown> }> | undefined)?.[
+  const capabilities = (ctx.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined> | undefined)?.[
     CLIENT_CAPABILITIES_META_KEY
   ];
   const elicitation = capabilities?.elicitation;
-  return elicitation !== undefined && (Object.keys(elicitation).length === 0 || 'form' in elicitation);
+  // The SDK checks the envelope's shape; this reads it as untrusted all the same.
+  if (typeof elicitation !== 'object' || elicitation === null || Array.isArray(elicitation)) return false;
+  return Object.keys(elicitation).length === 0 || 'form' in elicitation;
 }
