@@ -1,3 +1,4 @@
+import { insertCheckpoint } from '../tables/audit-checkpoints';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
@@ -76,11 +77,6 @@ export class PostgresAuditChainSealer extends AuditChainSealer {
     if (state === null || !writer.due(state)) return;
     // The tree holds exactly the links: audit_seal appended this batch's in the same transaction.
     const signed = writer.sign(state, await treeRoot(this.dataSource, this.hasher, state.head.position));
-    await run(
-      this.dataSource,
-      sql`INSERT INTO audit_checkpoints (position, seq, head_hash, created_at, key_id, public_key, signature, tree_size, root_hash, note)
-          VALUES (${signed.position}, ${signed.seq}, ${signed.headHash}, ${signed.createdAt}, ${signed.keyId}, ${signed.publicKey},
-                  ${signed.signature}, ${signed.tree?.size ?? null}, ${signed.tree?.rootHash ?? null}, ${signed.tree?.note ?? null})`,
-    );
+    await run(this.dataSource, insertCheckpoint(signed));
   }
 }

@@ -15,9 +15,10 @@ import type { Page } from '../../../application/shared/page';
 import { AuditRowUnreadableError } from '../../../domain/audit/audit-errors';
 import type { SignedCheckpoint } from '../../../domain/audit/checkpoint';
 import { z } from 'zod';
+import { CHECKPOINT_COLUMNS, CHECKPOINT_ROW } from '../tables/audit-checkpoints';
 import { firstUnexplainedErasure } from '../tables/audit-erasures';
 import { decodeCursor, encodeCursor, isSeqCursor, isTimeAndIdCursor } from '../cursor';
-import { raw, selectRow, selectRows, sql, type Statement, UnexpectedRowError } from '../sql';
+import { selectRow, selectRows, sql, type Statement, UnexpectedRowError } from '../sql';
 import {
   allOf,
   AUDIT_COLUMNS,
@@ -61,33 +62,6 @@ const UNACCOUNTED_ROW = z.object({
 const LINK_ROW = z
   .object({ position: z.coerce.number().int(), seq: z.coerce.number().int(), hash: z.string() })
   .transform((row): ChainLink => row);
-const CHECKPOINT_ROW = z
-  .object({
-    position: z.coerce.number().int(),
-    seq: z.coerce.number().int(),
-    head_hash: z.string(),
-    created_at: z.coerce.date(),
-    key_id: z.string(),
-    public_key: z.string(),
-    signature: z.string(),
-    tree_size: z.coerce.number().int().nullable(),
-    root_hash: z.string().nullable(),
-    note: z.string().nullable(),
-  })
-  .transform((row): SignedCheckpoint => ({
-    position: row.position,
-    seq: row.seq,
-    headHash: row.head_hash,
-    createdAt: row.created_at,
-    keyId: row.key_id,
-    publicKey: row.public_key,
-    signature: row.signature,
-    tree:
-      row.tree_size === null || row.root_hash === null || row.note === null
-        ? null
-        : { size: row.tree_size, rootHash: row.root_hash, note: row.note },
-  }));
-const CHECKPOINT_COLUMNS = raw(`position, seq, head_hash, created_at, key_id, public_key, signature, tree_size, root_hash, note`);
 /** Links per statement when verify rebuilds the Merkle tree. */
 const LINK_HASHES_BATCH = 10_000;
 /** Checkpoints per statement when listing them, and positions per look-up of links. */
