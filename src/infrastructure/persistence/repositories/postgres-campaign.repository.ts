@@ -17,8 +17,8 @@ import {
   type CampaignStatus,
 } from '../../../domain/outreach/campaign';
 import { MESSAGE_CHANNELS } from '../../../domain/outreach/actions';
-import { ERASED_PREFIX } from '../tables/do-not-contact';
-import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry, type DoNotContactKind } from '../../../domain/outreach/do-not-contact';
+import { DO_NOT_CONTACT_ROW } from '../tables/do-not-contact';
+import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
 import { type ActionKind, type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaState } from '../../../domain/outreach/quota';
@@ -108,15 +108,6 @@ const TASK_ROW = z.object({
   lead_linkedin_url: z.string(),
   lead_created_key: z.string(),
 });
-
-const DO_NOT_CONTACT_ROW = z
-  .object({ id: z.string(), kind: z.enum(DO_NOT_CONTACT_KINDS), value: z.string(), created_at: z.date() })
-  .transform((row): DoNotContactEntry => ({
-    id: row.id,
-    kind: row.kind,
-    value: row.value.startsWith(ERASED_PREFIX) ? null : row.value,
-    createdAt: row.created_at,
-  }));
 
 const COUNTS_ROW = z.object({ leads: z.number(), tasks: z.partialRecord(z.enum(TASK_STATUSES), z.number()) });
 

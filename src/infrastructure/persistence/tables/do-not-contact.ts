@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { DO_NOT_CONTACT_KINDS, type DoNotContactEntry } from '../../../domain/outreach/do-not-contact';
 import type { ErasedAddressKey } from '../../security/erased-address-key';
 import { sql, type Statement } from '../sql';
 
@@ -7,6 +9,16 @@ import { sql, type Statement } from '../sql';
  * canonical address or profile URL starts so (an address's local part holds no colon).
  */
 export const ERASED_PREFIX = 'hmac-sha256:';
+
+/** An entry as its owner reads it: an erased one has no value to show. */
+export const DO_NOT_CONTACT_ROW = z
+  .object({ id: z.string(), kind: z.enum(DO_NOT_CONTACT_KINDS), value: z.string(), created_at: z.date() })
+  .transform((row): DoNotContactEntry => ({
+    id: row.id,
+    kind: row.kind,
+    value: row.value.startsWith(ERASED_PREFIX) ? null : row.value,
+    createdAt: row.created_at,
+  }));
 
 /** The erased form of the text `value` (a canonical email key or profile URL), computed in SQL. */
 export function erasedForm(key: ErasedAddressKey, value: Statement): Statement {
