@@ -47,6 +47,7 @@ import { ToolCallPolicy1767225600000 } from './migrations/1767225600000-tool-cal
 import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-versions';
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
 import { AuditErasure1768060800000 } from './migrations/1768060800000-audit-erasure';
+import { Notifications1768320000000 } from './migrations/1768320000000-notifications';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -93,6 +94,7 @@ const MIGRATIONS = [
   OAuthUrlClients1767888000000,
   AuditMerkleTree1767981600000,
   AuditErasure1768060800000,
+  Notifications1768320000000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -22,6 +22,7 @@ import { changeRows, empty, type Sql, selectRow, selectRows, sql } from '../sql'
 import { ErasedAddressKey } from '../../security/erased-address-key';
 import { AuditAppender } from '../tables/audit-log';
 import { listedValues } from '../tables/do-not-contact';
+import { enqueueNotification } from '../tables/notifications';
 import { OPEN } from '../tables/outreach-tasks';
 import { refundHeldSlot, refusalOf, reserveSlots, slotsOf } from '../tables/quota-ledger';
 import { DRAFT_COLUMNS, DRAFT_FROM, DRAFT_ROW, TARGET_ROW, withoutKey } from './postgres-outreach-draft-store/draft-rows';
@@ -109,6 +110,13 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
                 ${argumentsHash}, 'awaiting_review', ${input.day}::date, ${input.now}, ${input.expiresAt}, ${input.now},
                 ${input.onExpiry ?? 'redraft'})`,
         );
+        await enqueueNotification(manager, {
+          recipientId: claim.ownerId,
+          event: 'draft.awaiting_review',
+          subject: { kind: 'draft', id: draftId },
+          facts: { action: proposal.action, campaignId: claim.campaignId, expiresAt: input.expiresAt.toISOString() },
+          at: input.now,
+        });
         // The same reservation the action itself takes (the day's and the rolling week's limits of both scopes),
         // last, as there: its counters stay locked until the commit.
         const refused = await reserveSlots(manager, slotsOf(claim, input));
