@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AdminReadRecorder } from '../application/audit/admin-read-recorder';
+import { GetDraftUseCase } from '../application/outreach/review/get-draft.use-case';
 import { ListDraftsUseCase } from '../application/outreach/review/list-drafts.use-case';
 import { ReviewDraftUseCase } from '../application/outreach/review/review-draft.use-case';
 import { ReviewEscalatedDraftUseCase } from '../application/outreach/review/review-escalated-draft.use-case';
@@ -17,6 +18,6 @@ import { OutreachModule } from './outreach.module';
 @Module({
   imports: [IdentityModule, ModelModule, OutreachModule],
   controllers: [DraftsController, AdminReviewQueueController],
-  providers: [ListDraftsUseCase, ReviewDraftUseCase, ReviewEscalatedDraftUseCase, AdminReadRecorder],
+  providers: [ListDraftsUseCase, GetDraftUseCase, ReviewDraftUseCase, ReviewEscalatedDraftUseCase, AdminReadRecorder],
 })
 export class ReviewModule {}

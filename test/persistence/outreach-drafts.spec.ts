@@ -9,7 +9,9 @@ import {
   PostgresOutreachDraftStore,
 } from '../../src/infrastructure/persistence/repositories/postgres-outreach-draft-store';
 import { markDraftSent } from '../../src/infrastructure/persistence/tables/outreach-drafts';
+import { DraftResponseDto } from '../../src/interfaces/http/outreach/draft.dto';
 import { RecordingMetrics } from '../fakes/recording-metrics';
+import { WORDS_OF_A_NO } from '../support/words-of-a-no';
 import { useOpenDatabase } from '../support/persistence';
 import { addActiveCampaign, aLead, uniqueSlug } from '../factories/campaigns';
 import { addUser } from '../factories/users';
@@ -159,24 +161,48 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     expect(await taskOf(claim.taskId)).toEqual({ status: 'Pending', last_error: 'DRAFT_EXPIRED' });
     const [draft] = await sql<{ status: string }[]>(`SELECT status FROM outreach_drafts WHERE id = $1`, [draftId]);
     expect(draft.status).toBe('expired');
+    const [row] = await sql<{ result: Record<string, unknown> }[]>(
+      `SELECT result FROM audit_log WHERE outreach_task_id = $1 AND tool = 'expire_draft'`,
+      [claim.taskId],
+    );
+    expect(row.result).toEqual(
+      expect.objectContaining({
+        decision: 'expired',
+        taskLastError: 'DRAFT_EXPIRED',
+        message: 'The draft expired undecided after 1 hour, so nothing was sent and a fresh draft will be made.',
+      }),
+    );
   });
 
-  it("rejects a policy reviewer's draft past its time when the rule's fallback is reject: slot back, task cancelled, audited", async () => {
+  it("expires a policy reviewer's draft nobody decided when the rule's fallback is reject: slot back, task cancelled as expired, audited as expired", async () => {
     const { claim, draftId } = await held({ onExpiry: 'reject' });
     await sut.expire(new Date(now.getTime() + 2 * 3_600_000), 50);
     expect(await usedOf(claim.campaignId)).toBe(0);
-    expect(await taskOf(claim.taskId)).toEqual({ status: 'Cancelled', last_error: 'REVIEW_TIMED_OUT' });
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'Cancelled', last_error: 'REVIEW_EXPIRED' });
     const rows = await sql<{ tool: string; status: string; result: Record<string, unknown> }[]>(
       `SELECT tool, status, result FROM audit_log WHERE outreach_task_id = $1 AND tool = 'expire_draft'`,
       [claim.taskId],
     );
     expect(rows).toEqual([
-      { tool: 'expire_draft', status: 'succeeded', result: expect.objectContaining({ draftId, decision: 'expired', fallback: 'reject' }) },
+      {
+        tool: 'expire_draft',
+        status: 'succeeded',
+        result: expect.objectContaining({
+          draftId,
+          decision: 'expired',
+          taskLastError: 'REVIEW_EXPIRED',
+          message: 'The draft expired undecided after 1 hour, so nothing was sent and its task was cancelled.',
+        }),
+      },
     ]);
     expect(rows[0].result).not.toHaveProperty('escalated');
+    // What the API shows of it: the draft expired, never rejected.
+    const view = DraftResponseDto.of((await sut.get(claim.ownerId, draftId))!.draft);
+    expect(view).toEqual(expect.objectContaining({ id: draftId, status: 'expired', reviewerId: null }));
+    expect(JSON.stringify([view, rows[0].result])).not.toMatch(WORDS_OF_A_NO);
   });
 
-  it("escalates a policy reviewer's draft past its time when the rule's fallback is escalate, then rejects it when the admins' time runs out", async () => {
+  it("escalates a policy reviewer's draft past its time when the rule's fallback is escalate, then expires it when the admins' time runs out", async () => {
     const { claim, draftId } = await held({ onExpiry: 'escalate' });
     const draftRow = async () =>
       (
@@ -239,15 +265,21 @@ describe(`${PostgresOutreachDraftStore.name} on ${process.env.TEST_POSTGRES_URL 
     expect((await draftRow()).status).toBe('awaiting_review');
     expect(await auditOf('escalate_draft')).toHaveLength(1);
 
-    // The admins' time runs out undecided: rejected as the reject fallback does.
+    // The admins' time runs out undecided: it expires, its task cancelled as the reject fallback does.
     await sut.expire(new Date(sweptAt.getTime() + timeout + 1000), 50);
     expect(await draftRow()).toEqual(expect.objectContaining({ status: 'expired' }));
     expect(await usedOf(claim.campaignId)).toBe(0);
-    expect(await taskOf(claim.taskId)).toEqual({ status: 'Cancelled', last_error: 'REVIEW_TIMED_OUT' });
+    expect(await taskOf(claim.taskId)).toEqual({ status: 'Cancelled', last_error: 'REVIEW_EXPIRED' });
     expect(await auditOf('expire_draft')).toEqual([
       expect.objectContaining({
         status: 'succeeded',
-        result: expect.objectContaining({ draftId, decision: 'expired', fallback: 'reject', escalated: true }),
+        result: expect.objectContaining({
+          draftId,
+          decision: 'expired',
+          taskLastError: 'REVIEW_EXPIRED',
+          escalated: true,
+          message: 'The draft expired undecided after 3 hours, so nothing was sent and its task was cancelled.',
+        }),
       }),
     ]);
     expect((await sut.listEscalated(100, null)).items.map((draft) => draft.id)).not.toContain(draftId);

@@ -1,4 +1,5 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
+import { holdEndingSentence } from '../shared/hold-ending';
 import type { SchemaCheck } from '../agent/tools';
 import { checkProposal, type Proposal } from './actions';
 import type { CampaignStatus } from './campaign';
@@ -72,13 +73,37 @@ export class DraftHashMismatchError extends DomainError {
   }
 }
 
-/** The draft's time ran out; the task drafts the action again. */
+/** The draft's time ran out before this review: nobody decided it in time, and this review changes nothing. */
 export class DraftExpiredError extends DomainError {
   readonly code = 'OUTREACH.DRAFT_EXPIRED';
   readonly kind = 'conflict' as const;
   constructor() {
-    super('The draft expired; a fresh draft will be made');
+    super('The draft expired before this review: nobody decided it in time, so this review changes nothing');
   }
+}
+
+/**
+ * A task's `lastError` when its draft expired undecided: DRAFT_EXPIRED when the task drafts
+ * again (the campaign's own review mode), REVIEW_EXPIRED when a policy rule's fallback
+ * (`reject`) cancels it. Neither is a refusal: nobody decided the draft in time.
+ */
+export const DRAFT_EXPIRED = 'DRAFT_EXPIRED';
+export const REVIEW_EXPIRED = 'REVIEW_EXPIRED';
+
+/**
+ * What a draft's expiry did, in words (holdEndingSentence): "The draft expired undecided after
+ * 3 days, so nothing was sent and a fresh draft will be made." `cancelsTask`: the rule's
+ * fallback cancelled the task instead. `waitedMs`: from its drafting to its expiry (an
+ * escalated draft's includes the admins' time).
+ */
+export function draftExpirySentence(cancelsTask: boolean, waitedMs: number): string {
+  return holdEndingSentence('expired', {
+    kind: 'review',
+    what: 'the draft',
+    who: 'its reviewer',
+    waitedMs,
+    so: cancelsTask ? 'nothing was sent and its task was cancelled' : 'nothing was sent and a fresh draft will be made',
+  });
 }
 
 export type ReviewProblem = 'not_awaiting_review' | 'hash_mismatch' | 'expired';

@@ -34,8 +34,9 @@ export const LIMIT_SUBJECTS = ['person', 'everyone'] as const;
 export type LimitSubject = (typeof LIMIT_SUBJECTS)[number];
 
 /**
- * What happens to a draft nobody decided within `reviewer.timeoutMinutes`: `reject` cancels its task;
- * `escalate` hands it to the admins for as long again, after which it is rejected.
+ * What happens to a draft nobody decided within `reviewer.timeoutMinutes`: `reject` lets it expire
+ * and cancels its task (REVIEW_EXPIRED: expired, never a refusal by a person); `escalate` hands it
+ * to the admins for as long again, after which it expires the same way.
  */
 export const REVIEW_FALLBACKS = ['reject', 'escalate'] as const;
 export type ReviewFallback = (typeof REVIEW_FALLBACKS)[number];

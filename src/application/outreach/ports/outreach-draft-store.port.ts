@@ -57,8 +57,8 @@ export interface HoldDraft {
   readonly expiresAt: Date;
   /**
    * What its expiry does: by default the task drafts again; a policy rule's reviewer may say
-   * `reject` (the task is cancelled, REVIEW_TIMED_OUT) or `escalate` (the admins may decide it
-   * for as long again, then it is rejected) instead.
+   * `reject` (the draft expires and its task is cancelled, REVIEW_EXPIRED: nobody refused it) or
+   * `escalate` (the admins may decide it for as long again, then it expires the same way) instead.
    */
   readonly onExpiry?: ReviewFallback;
   /** The action's audit entry: its row says confirmation_required, with the draft's id, hash and expiry. */
@@ -84,7 +84,7 @@ export interface ExpiryReport {
   readonly voided: number;
   /**
    * Drafts past their expiry whose rule escalates: handed to the admins for as long again
-   * (on_expiry becomes reject), still awaiting review, the slot still held.
+   * (on_expiry becomes reject: then it expires and its task is cancelled), still awaiting review, the slot still held.
    */
   readonly escalated: number;
 }

@@ -15,7 +15,16 @@ import {
 import type { Page } from '../../../application/shared/page';
 import { canonicalJson } from '../../../domain/agent/tool-call-validation';
 import { ACTION_KINDS } from '../../../domain/outreach/outreach-task';
-import { DRAFT_STATUSES, type DraftProposal, type DraftStatus, type DraftTarget, reviewProblem } from '../../../domain/outreach/review';
+import {
+  DRAFT_EXPIRED,
+  DRAFT_STATUSES,
+  type DraftProposal,
+  type DraftStatus,
+  type DraftTarget,
+  draftExpirySentence,
+  REVIEW_EXPIRED,
+  reviewProblem,
+} from '../../../domain/outreach/review';
 import { isUuid } from '../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor } from '../cursor';
 import { changeRows, empty, type Sql, selectRow, selectRows, sql } from '../sql';
@@ -255,7 +264,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
 
   async expire(now: Date, limit: number): Promise<ExpiryReport> {
     return this.audit.transaction(this.dataSource, async (manager, append) => {
-      // First, what goes to the admins rather than expiring: from now on it expires later, as a rejection.
+      // First, what goes to the admins rather than expiring: from now on it expires later, and its task is then cancelled.
       const escalated = await escalateDue(manager, append, now, limit);
       const expired = await selectRows(
         manager,
@@ -267,18 +276,19 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
               ORDER BY s.expires_at LIMIT ${limit} FOR UPDATE OF s SKIP LOCKED)
             RETURNING d.id, d.owner_id, d.campaign_id, d.task_id, d.kind, d.quota_day::text AS quota_day, d.action, d.arguments_hash,
               CASE WHEN d.reviewed_at IS NULL THEN 'awaiting_review' ELSE 'approved' END AS status, d.on_expiry,
-              d.escalated_at IS NOT NULL AS escalated`,
-        SETTLED_ROW.extend({ on_expiry: z.enum(['redraft', 'reject', 'escalate']), escalated: z.boolean() }),
+              d.escalated_at IS NOT NULL AS escalated, (EXTRACT(EPOCH FROM d.expires_at - d.created_at) * 1000)::float8 AS waited_ms`,
+        SETTLED_ROW.extend({ on_expiry: z.enum(['redraft', 'reject', 'escalate']), escalated: z.boolean(), waited_ms: z.number() }),
       );
       let voided = 0;
       for (const draft of expired) {
         await refundHeldSlot(manager, draft);
         if (draft.status === 'approved') voided++;
-        if (draft.on_expiry === 'reject' && draft.status === 'awaiting_review') {
-          // A policy rule's reviewer did not answer in time, and its fallback is to reject.
+        const cancelsTask = draft.on_expiry === 'reject' && draft.status === 'awaiting_review';
+        if (cancelsTask) {
+          // A policy rule's reviewer did not decide in time, and its fallback (`reject`) cancels the task: expired, not refused.
           await changeRows(
             manager,
-            sql`UPDATE outreach_tasks SET status = 'Cancelled', last_error = 'REVIEW_TIMED_OUT', completed_at = ${now}, updated_at = ${now}
+            sql`UPDATE outreach_tasks SET status = 'Cancelled', last_error = ${REVIEW_EXPIRED}, completed_at = ${now}, updated_at = ${now}
                 WHERE id = ${draft.task_id} AND status = 'AwaitingReview'`,
           );
           await settleLead(manager, draft.task_id);
@@ -286,7 +296,7 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
           // A fresh draft is made for the task next time it is claimed.
           await changeRows(
             manager,
-            sql`UPDATE outreach_tasks SET status = 'Pending', next_run_at = ${now}, last_error = 'DRAFT_EXPIRED', updated_at = ${now}
+            sql`UPDATE outreach_tasks SET status = 'Pending', next_run_at = ${now}, last_error = ${DRAFT_EXPIRED}, updated_at = ${now}
                 WHERE id = ${draft.task_id} AND status = 'AwaitingReview'`,
           );
         }
@@ -300,9 +310,13 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
               action: draft.action,
               wasApproved: draft.status === 'approved',
               quotaRefunded: true,
-              ...(draft.on_expiry === 'reject' ? { fallback: 'reject' } : {}),
               // The admins' time ran out too: the rule escalated it first (its escalate_draft row).
               ...(draft.escalated ? { escalated: true } : {}),
+              // Undecided, never refused: what its expiry did to the task (rows before 1768665600000 said
+              // `fallback: 'reject'` for REVIEW_EXPIRED), and in the words every door uses.
+              ...(draft.status === 'awaiting_review'
+                ? { taskLastError: cancelsTask ? REVIEW_EXPIRED : DRAFT_EXPIRED, message: draftExpirySentence(cancelsTask, draft.waited_ms) }
+                : {}),
             },
             durationMs: 0,
           },

@@ -43,7 +43,8 @@ export class AdminReviewQueueController {
     description:
       'A policy rule with effect ask-reviewer and fallback escalate holds an outreach action for its campaign owner; when ' +
       'the owner does not decide it within the rule’s timeoutMinutes, it is escalated: any admin may then decide it, for as ' +
-      'long again, after which it is rejected (the task Cancelled, REVIEW_TIMED_OUT). Each draft is the owner’s draft, with ' +
+      'long again; undecided then, it expires (status expired, the task Cancelled with lastError REVIEW_EXPIRED: nobody ' +
+      'decided it in time, nobody refused it). Each draft is the owner’s draft, with ' +
       'its ownerId and ownerEmail. One page; pass nextCursor back as cursor for the next one. Each read is recorded in the ' +
       'audit log (admin.review_queue.list, the admin as actor), as a read of the audit trail is.',
   })

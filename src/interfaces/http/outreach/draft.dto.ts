@@ -89,8 +89,9 @@ export class DraftResponseDto {
   @ApiProperty({
     enum: DRAFT_STATUSES,
     description:
-      'awaiting_review → approved (runs at the task’s next cycle) → sent; awaiting_review → rejected (slot given back, task ' +
-      'Cancelled) or expired (slot given back, the task drafts again)',
+      'awaiting_review → approved (runs at the task’s next cycle) → sent; awaiting_review → rejected by its reviewer (slot ' +
+      'given back, task Cancelled, REJECTED_BY_REVIEWER) or expired, nobody having decided it in time (slot given back; the ' +
+      'task drafts again, or is Cancelled with REVIEW_EXPIRED when a policy rule’s fallback says so)',
   })
   status!: DraftStatus;
 
@@ -135,8 +136,9 @@ export class DraftResponseDto {
     type: String,
     format: 'date-time',
     description:
-      'Undecided by then, it expires: its slot is given back, the task drafts again (or, held by a policy rule, is Cancelled ' +
-      'with REVIEW_TIMED_OUT, or first escalated to the admins for as long again)',
+      'Undecided by then, it expires (status expired: nobody decided it in time, which is no refusal): its slot is given back, ' +
+      'the task drafts again (lastError DRAFT_EXPIRED) or, held by a policy rule whose fallback is reject, is Cancelled with ' +
+      'REVIEW_EXPIRED; a rule whose fallback is escalate first hands it to the admins for as long again',
   })
   expiresAt!: string;
 

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { GetDraftUseCase } from '../../../application/outreach/review/get-draft.use-case';
 import { ListDraftsUseCase } from '../../../application/outreach/review/list-drafts.use-case';
 import { ReviewDraftUseCase } from '../../../application/outreach/review/review-draft.use-case';
 import { BearerAuthGuard, OwnUserGuard } from '../guards/bearer-auth.guard';
@@ -35,6 +36,7 @@ const STALE_REVIEW = {
 export class DraftsController {
   constructor(
     private readonly listDrafts: ListDraftsUseCase,
+    private readonly getDraft: GetDraftUseCase,
     private readonly review: ReviewDraftUseCase,
   ) {}
 
@@ -56,6 +58,20 @@ export class DraftsController {
       cursor: query.cursor ?? null,
     });
     return { items: page.items.map((draft) => DraftResponseDto.of(draft)), nextCursor: page.nextCursor };
+  }
+
+  @Get(':draftId')
+  @ApiOperation({
+    operationId: 'getDraft',
+    summary: 'One of the user’s drafts, whatever became of it',
+    description:
+      'The draft as it stands: awaiting_review, approved, rejected (by its reviewer), expired (nobody decided it in time) or ' +
+      'sent. A link to a draft (the console’s #review?draft=<id>, a notification’s) reads it here; reading it decides nothing.',
+  })
+  @ApiOkResponse({ type: DraftResponseDto, description: 'The draft' })
+  @ApiErrors(NOT_FOUND)
+  async get(@Param() path: DraftPathDto): Promise<DraftResponseDto> {
+    return DraftResponseDto.of(await this.getDraft.execute(path));
   }
 
   @Post(':draftId/approve')

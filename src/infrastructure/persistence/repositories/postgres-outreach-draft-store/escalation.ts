@@ -27,7 +27,8 @@ const ESCALATED_ROW = z.object({
 /**
  * Escalates up to `limit` undecided drafts past their time whose rule says `escalate`: from
  * `now`, they wait as long again as their owner was given (the old expires_at - created_at),
- * and then are rejected (on_expiry becomes reject). Still awaiting review, the slot still held,
+ * and then expire with their task cancelled (on_expiry becomes reject, the rule's other fallback:
+ * REVIEW_EXPIRED). Still awaiting review, the slot still held,
  * the task still AwaitingReview; each is audited as escalate_draft by its owner.
  * @returns how many were escalated.
  */
