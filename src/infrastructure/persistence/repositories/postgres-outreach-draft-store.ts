@@ -315,7 +315,10 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
               // Undecided, never refused: what its expiry did to the task (rows before 1768665600000 said
               // `fallback: 'reject'` for REVIEW_EXPIRED), and in the words every door uses.
               ...(draft.status === 'awaiting_review'
-                ? { taskLastError: cancelsTask ? REVIEW_EXPIRED : DRAFT_EXPIRED, message: draftExpirySentence(cancelsTask, draft.waited_ms) }
+                ? {
+                    taskLastError: cancelsTask ? REVIEW_EXPIRED : DRAFT_EXPIRED,
+                    message: draftExpirySentence(cancelsTask, draft.waited_ms),
+                  }
                 : {}),
             },
             durationMs: 0,
