@@ -37,6 +37,7 @@ import { IdentityModule } from './identity.module';
       useFactory: (config: AppConfig): McpEndpointSettings => ({
         allowedHosts: config.mcpAllowedHosts,
         allowedOrigins: config.mcpAllowedOrigins,
+        confirmationTimeoutMs: config.mcpConfirmationTimeoutSeconds * 1000,
       }),
       inject: [AppConfig],
     },
@@ -57,7 +58,7 @@ import { IdentityModule } from './identity.module';
       ) => {
         const secret = await resolveJwtSecret(config, (message) => new Logger('Mcp').warn(message));
         const key = new Uint8Array(hkdfSync('sha256', secret, 'bridle', 'bridle mcp:request-state', 32));
-        return new MrtrConfirmations(executor, questions, clock, ids, key);
+        return new MrtrConfirmations(executor, questions, clock, ids, key, config.mcpConfirmationTimeoutSeconds);
       },
       inject: [AppConfig, ExecuteToolCallUseCase, McpInputRequests, Clock, IdGenerator],
     },

@@ -4,6 +4,7 @@ import { ShiftedClock } from '../fakes/fixed-clock';
 import { addTasks, taskTitles } from '../factories/tasks';
 import type { SignedInUser } from '../support/accounts';
 import { useTestApp } from '../support/test-app';
+import { WORDS_OF_A_NO } from '../support/words-of-a-no';
 
 /** One 2026-07-28 `tools/call` over plain HTTP, as any client (or attacker) could send it. */
 async function call2026(
@@ -85,7 +86,9 @@ describe('2026 confirmations: a requestState is good for its own call, person, c
   const refusedWith = async (reason: string, promise: ReturnType<typeof call2026>) => {
     const { body } = await promise;
     expect(body.error).toMatchObject({ code: -32602, data: { refused: reason } });
-    expect(body.error!.message).toMatch(/^This confirmation cannot be used: .+ Nothing ran/);
+    // An expired question is said as an expiry (below), not as a state that cannot be used.
+    if (reason !== 'expired') expect(body.error!.message).toMatch(/^This confirmation cannot be used: .+ Nothing ran/);
+    return body.error!.message;
   };
 
   it('refuses a changed, a foreign, a mismatched, an expired and a replayed state; nothing runs, and each refusal is audited', async () => {
@@ -133,10 +136,20 @@ describe('2026 confirmations: a requestState is good for its own call, person, c
       call2026(sut.http, ada.token, { number: first.number }, { requestState: state, inputResponses: YES }),
     );
 
-    // Asked, then answered after its five minutes.
+    // Asked, then answered after its five minutes: the question expired unanswered, which nobody refused.
     const late = await ask(ada, second.number);
     clock.advance(5 * 60 * 1000 + 1000);
-    await refusedWith('expired', call2026(sut.http, ada.token, { number: second.number }, { requestState: late, inputResponses: YES }));
+    const expired = 'The question expired unanswered after 5 minutes, so nothing was deleted.';
+    expect(
+      await refusedWith('expired', call2026(sut.http, ada.token, { number: second.number }, { requestState: late, inputResponses: YES })),
+    ).toBe(`${expired} Call the tool again to be asked anew.`);
+    const [expiredRow] = await sut.app
+      .get(DataSource)
+      .query<{ error_message: string }[]>(
+        `SELECT error_message FROM audit_log WHERE error_code = 'MCP.REQUEST_STATE_REFUSED' ORDER BY seq DESC LIMIT 1`,
+      );
+    expect(expiredRow.error_message).toBe(expired);
+    expect(expiredRow.error_message).not.toMatch(WORDS_OF_A_NO);
     expect(await taskTitles(sut.http, ada)).toEqual(['Call mum']);
     expect(await deletions()).toBe(1);
 
@@ -161,7 +174,10 @@ describe('2026 confirmations: a requestState is good for its own call, person, c
       { number: task.number },
       { requestState: state, inputResponses: { confirm: { action: 'decline' } } },
     );
-    expect(no.body.result).toMatchObject({ resultType: 'complete', structuredContent: { deleted: [], confirmed: false } });
+    expect(no.body.result).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { deleted: [], confirmed: false, ending: 'decided-no', message: 'The person said no, so nothing was deleted.' },
+    });
     await refusedWith(
       'already-answered',
       call2026(sut.http, ada.token, { number: task.number }, { requestState: state, inputResponses: YES }),

@@ -1,3 +1,4 @@
+import { type HoldEnding, holdEndingSentence } from '../shared/hold-ending';
 import { clipped, inBrief, joinedWithAnd, quoted } from '../shared/words';
 import type { ToolArguments } from './tool-call-validation';
 
@@ -187,6 +188,15 @@ export function confirmInConsoleMessage(question: { asked: string; title: string
     `This needs the person's confirmation and this connection cannot ask for it, so nothing was deleted yet. ` +
     `The question waits for them at ${where} until ${question.expiresAt.toISOString()}: ${question.asked.trim()}`
   );
+}
+
+/**
+ * How a deletion's question to the person ended, as their client and the audit log say it
+ * (holdEndingSentence): "The question expired unanswered after 5 minutes, so nothing was
+ * deleted." `waitedMs`: how long it was open.
+ */
+export function deletionQuestionEnding(ending: HoldEnding, waitedMs: number): string {
+  return holdEndingSentence(ending, { kind: 'question', what: 'the question', who: 'the person', waitedMs, so: 'nothing was deleted' });
 }
 
 /** The console's address of a conversation (its chat page, opened on it). */

@@ -1,3 +1,4 @@
+import { deletionQuestionEnding } from '../agent/confirmation';
 import type { ToolErrorWording } from '../agent/failures';
 import { joinedWithOr } from '../shared/words';
 
@@ -58,6 +59,11 @@ export const TODO_TOOL_ERRORS: ToolErrorWording = {
         return WHICH_TASK;
       case 'TASK_BUSY':
         return 'That task is being changed right now. Please try again in a moment.';
+      case 'REQUEST_STATE_REFUSED':
+        // A 2026 MCP client's retry of a deletion whose question it cannot answer any more.
+        return details.reason === 'expired' && typeof details.waitedMs === 'number'
+          ? deletionQuestionEnding('expired', details.waitedMs)
+          : 'That answer to the question could not be used, so nothing was deleted.';
       default:
         return null;
     }

@@ -125,6 +125,8 @@ export class AppConfig {
   readonly mcpListenStreamsPerUser!: number;
   /** `allow` lets MCP clients run destructive tools without the person; by default they are refused. */
   readonly mcpDestructiveTools!: McpDestructiveToolMode;
+  /** How long a person has to answer a deletion's question in their MCP client, in seconds. */
+  readonly mcpConfirmationTimeoutSeconds!: number;
   /** Bridle as the OAuth authorization server of MCP clients: how long its tokens last. */
   readonly oauth!: {
     readonly accessTokenTtlSeconds: number;
@@ -264,6 +266,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     },
     mcpListenStreamsPerUser: values.MCP_LISTEN_STREAMS_PER_USER,
     mcpDestructiveTools: values.MCP_DESTRUCTIVE_TOOLS,
+    mcpConfirmationTimeoutSeconds: values.MCP_CONFIRMATION_TIMEOUT_SECONDS,
     oauth: {
       accessTokenTtlSeconds: values.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlDays: values.OAUTH_REFRESH_TOKEN_TTL_DAYS,

@@ -45,6 +45,8 @@ import { OAuthProtectedResource, RequiredScope } from '../http/guards/required-s
 export abstract class McpEndpointSettings {
   abstract readonly allowedHosts: ReadonlySet<string>;
   abstract readonly allowedOrigins: ReadonlySet<string>;
+  /** How long a person has to answer a deletion's question in their client (MCP_CONFIRMATION_TIMEOUT_SECONDS). */
+  abstract readonly confirmationTimeoutMs: number;
 }
 
 /**
@@ -141,6 +143,7 @@ export class McpController {
     private readonly askInConsole: AskInConsoleUseCase,
     private readonly tracer: Tracer,
     private readonly modern: ModernMcpEndpoint,
+    private readonly settings: McpEndpointSettings,
   ) {}
 
   @Post()
@@ -284,6 +287,7 @@ export class McpController {
     const server = createToolsMcpServer(this.executor, bearerChannel, {
       capabilities: TASK_RESOURCE_CAPABILITIES,
       askInConsole: this.askInConsole,
+      confirmationTimeoutMs: this.settings.confirmationTimeoutMs,
       tracer: this.tracer,
       instructions:
         "Bridle holds this person's tasks. Use the tools to read and change them; the resources show the list; " +

@@ -8,10 +8,12 @@ import {
   CONFIRMATION_REQUIRED,
   type ConfirmationTargets,
   confirmationTargets,
+  deletionQuestionEnding,
   QUESTION_NAMED_MAX,
   withoutChatReplyHint,
 } from '../../domain/agent/confirmation';
 import type { JsonSchema, ToolDefinition } from '../../domain/agent/tools';
+import type { HoldEnding } from '../../domain/shared/hold-ending';
 
 /**
  * What both MCP eras say the same way about tools: their list, the question a destructive
@@ -60,17 +62,28 @@ const TOOL_ERROR_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
+/** How a question put to the person ended without a yes: a no, closed unanswered, expired unanswered, or not asked at all. */
+export type NotConfirmedEnding = Exclude<HoldEnding, 'decided-yes'>;
+const NOT_CONFIRMED_ENDINGS: readonly NotConfirmedEnding[] = ['decided-no', 'dismissed', 'expired', 'failed'];
+
 /** A destructive call the person did not confirm (notConfirmed). */
 const NOT_CONFIRMED_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'The person was asked and did not say yes (or could not be asked): nothing was deleted',
+  description:
+    'The person was asked and did not say yes: they said no, closed the question without answering, or nobody answered ' +
+    'before it expired (or they could not be asked). Nothing was deleted',
   properties: {
     deleted: { type: 'array', maxItems: 0 },
     confirmed: { type: 'boolean', enum: [false] },
     asked: { type: 'string', description: 'The question the person was asked' },
-    message: { type: 'string' },
+    ending: {
+      type: 'string',
+      enum: NOT_CONFIRMED_ENDINGS,
+      description: 'decided-no: they said no; dismissed: closed without an answer; expired: unanswered in time; failed: not asked',
+    },
+    message: { type: 'string', description: 'What happened, in a sentence for the person' },
   },
-  required: ['deleted', 'confirmed', 'asked', 'message'],
+  required: ['deleted', 'confirmed', 'asked', 'ending', 'message'],
   additionalProperties: false,
 };
 
@@ -116,9 +129,13 @@ function elicitationMessage(asked: string, targets: ConfirmationTargets): string
   return [asked, '', ...targets.items.map((item) => `- ${item}`), ...(more > 0 ? [`… and ${more} more`] : [])].join('\n');
 }
 
-/** Declined, cancelled, unanswered or failed: nothing was deleted, said as an outcome (not an error a model would retry). */
-export function notConfirmed(asked: string, message: string): ToolResult {
-  return { ok: true, data: { deleted: [], confirmed: false, asked, message } };
+/**
+ * A question to the person that ended without a yes: nothing was deleted, said as an outcome (not
+ * an error a model would retry), in the words every held call uses (holdEndingSentence). An
+ * expiry or a closed question is never worded as a no. `waitedMs`: how long the question was open.
+ */
+export function notConfirmed(asked: string, ending: NotConfirmedEnding, waitedMs: number): ToolResult {
+  return { ok: true, data: { deleted: [], confirmed: false, asked, ending, message: deletionQuestionEnding(ending, waitedMs) } };
 }
 
 /**

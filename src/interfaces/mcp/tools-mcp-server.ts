@@ -5,8 +5,10 @@ import {
   type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   type ElicitResult,
   ListToolsRequestSchema,
+  McpError,
   type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
@@ -34,7 +36,7 @@ import {
 
 const logger = new Logger('Tools');
 
-/** How long the person has to answer a confirmation asked through their MCP client. */
+/** How long the person has to answer a confirmation asked through their MCP client, unless told otherwise (MCP_CONFIRMATION_TIMEOUT_SECONDS). */
 export const ELICITATION_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** Where the server learns whose call it is; see the two channels below. */
@@ -69,6 +71,8 @@ export function createToolsMcpServer(
     instructions?: string;
     /** Where a destructive call a client cannot be asked about is asked instead (the console); without it, the chat is named. */
     askInConsole?: AskInConsoleUseCase;
+    /** How long the person has to answer an elicitation; unanswered by then, the question expires (ELICITATION_TIMEOUT_MS). */
+    confirmationTimeoutMs?: number;
     /**
      * Each `tools/call` a client sends runs in a server span (`tools/call {tool}`, the MCP
      * semantic conventions). Not for the chat's in-process channel: its calls already have
@@ -109,8 +113,12 @@ export function createToolsMcpServer(
     try {
       // The policy in force says which calls the person must see first (docs/policies.md).
       const needsYes = channel.source === 'mcp' && (await executor.asksThePerson(name, args, context)) !== null;
-      if (needsYes && canElicit(server))
-        return toolCallResult(await confirmedByThePerson(server, executor, name, args, context, requestExtra.requestId));
+      if (needsYes && canElicit(server)) {
+        const timeoutMs = extra.confirmationTimeoutMs ?? ELICITATION_TIMEOUT_MS;
+        return toolCallResult(
+          await confirmedByThePerson(server, executor, { tool: name, args, context, timeoutMs }, requestExtra.requestId),
+        );
+      }
       if (needsYes) return toolCallResult(await askedInConsoleInstead(executor, extra.askInConsole, name, args, context));
       return toolCallResult(await executor.execute({ tool: name, arguments: args, context }));
     } catch (error) {
@@ -129,17 +137,19 @@ function canElicit(server: Server): boolean {
 
 /**
  * Dry run, question on the session's stream, and on the person's accept the call exactly as
- * the question showed it. Declined, cancelled, unanswered or failed: nothing is deleted.
+ * the question showed it. Otherwise nothing is deleted, and the client is told how the
+ * question ended: the person said no (`decline`, or an accept without the box ticked), closed
+ * it without answering (`cancel`: no "no"), nobody answered before `timeoutMs` (it expired
+ * unanswered: no "no" either), or it could not be asked at all.
  */
 async function confirmedByThePerson(
   server: Server,
   executor: ExecuteToolCallUseCase,
-  tool: string,
-  args: unknown,
-  context: ToolCallContext,
+  call: { tool: string; args: unknown; context: ToolCallContext; timeoutMs: number },
   requestId: string | number,
 ): Promise<ToolResult> {
-  const dryRun = await executor.execute({ tool, arguments: args, context: { ...context, mode: { kind: 'dry-run' } } });
+  const { tool, context, timeoutMs } = call;
+  const dryRun = await executor.execute({ tool, arguments: call.args, context: { ...context, mode: { kind: 'dry-run' } } });
   if (!dryRun.ok) return dryRun;
   const question = dryRun.data as DryRunResult;
   const form = confirmationForm(tool, question);
@@ -147,18 +157,17 @@ async function confirmedByThePerson(
   try {
     answer = await server.elicitInput(
       { message: form.message, requestedSchema: form.requestedSchema },
-      { relatedRequestId: requestId, timeout: ELICITATION_TIMEOUT_MS },
+      { relatedRequestId: requestId, timeout: timeoutMs },
     );
   } catch (error) {
+    // The SDK's own timer, at timeoutMs: the question was put and nobody answered it in time.
+    if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+      return notConfirmed(form.asked, 'expired', timeoutMs);
     logger.warn({ err: error, userId: context.userId }, 'the confirmation could not be asked; nothing was deleted');
-    return notConfirmed(form.asked, 'The person could not be asked, so nothing was deleted.');
+    return notConfirmed(form.asked, 'failed', timeoutMs);
   }
-  if (answer.action !== 'accept' || answer.content?.confirm !== true) {
-    return notConfirmed(
-      form.asked,
-      `The person said no (${answer.action === 'accept' ? 'decline' : answer.action}), so nothing was deleted.`,
-    );
-  }
+  if (answer.action === 'cancel') return notConfirmed(form.asked, 'dismissed', timeoutMs);
+  if (answer.action !== 'accept' || answer.content?.confirm !== true) return notConfirmed(form.asked, 'decided-no', timeoutMs);
   return executor.execute({ tool, arguments: question.arguments, context: { ...context, mode: { kind: 'confirmed' } } });
 }
 

@@ -143,6 +143,12 @@ export const CHAT_SETTINGS = {
     default: 'confirm-in-chat',
     doc: 'what `delete_task` does over `POST /mcp`. `confirm-in-chat`: the person is asked in their client when it can be (a session with elicitation); otherwise refused with the tool error `CONFIRMATION_REQUIRED`, and the question waits for the person in the console, at a link the error gives. `allow`: it runs at once, without the person. It sets the built-in policy (version 0) only: once an admin stores a policy, its rules decide ([policies](policies.md))',
   },
+  MCP_CONFIRMATION_TIMEOUT_SECONDS: {
+    section: 'Chat, agent and MCP',
+    ...wholeNumber(1, 3600),
+    default: '300',
+    doc: "how long a person has to answer a deletion's question in their MCP client (a 2025 session's elicitation, a 2026 client's `input_required`). Unanswered by then, the question expires: nothing is deleted, and the client is told it expired unanswered ([MCP](mcp.md#deleting-asks-the-person))",
+  },
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: {
     section: 'Chat, agent and MCP',
     ...wholeNumber(60, 24 * 3600),

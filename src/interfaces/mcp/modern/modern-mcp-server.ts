@@ -11,6 +11,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ExecuteToolCallUseCase } from '../../../application/agent/execute-tool-call.use-case';
+import { deletionQuestionEnding } from '../../../domain/agent/confirmation';
 import type { ToolCallContext } from '../../../application/agent/ports/tool-gateway.port';
 import type { AskInConsoleUseCase } from '../../../application/chat/ask-in-console.use-case';
 import type { Tracer } from '../../../application/shared/ports/tracer.port';
@@ -56,9 +57,9 @@ const CACHE_HINTS = {
   'server/discover': { ttlMs: 60_000, cacheScope: 'private' as const },
 };
 
-const REFUSALS: Record<StateRefusal, string> = {
+/** Why a state cannot be used; an expired one is said as an expiry instead (refuse). */
+const REFUSALS: Record<Exclude<StateRefusal, 'expired'>, string> = {
   tampered: 'it is not one this server issued, or it was changed',
-  expired: 'the question expired',
   'another-person': 'it was issued to another person',
   'another-credential': 'it was issued to another credential of yours',
   'another-call': 'it was issued for another call (another tool or other arguments)',
@@ -120,7 +121,8 @@ async function callTool(
     if (wireState !== undefined) {
       const state = typeof wireState === 'string' ? wireState : JSON.stringify(wireState);
       const answer = await confirmations.answer(name, args, caller, state, ctx.mcpReq.inputResponses);
-      if (answer.kind === 'refused') return refuse(executor, name, args, context, answer.reason);
+      if (answer.kind === 'refused')
+        return refuse(executor, { tool: name, args, context, waitedMs: confirmations.ttlSeconds * 1000 }, answer.reason);
       return answer.kind === 'ask-again' ? answer.question : toolCallResult(answer.result);
     }
     const asks = await executor.asksThePerson(name, args, context);
@@ -136,23 +138,30 @@ async function callTool(
   }
 }
 
-/** The refusal audited as any refused call is, then the client's error: nothing ran. */
+/**
+ * A state that cannot be used, audited as any refused call is, then the client's error: nothing
+ * ran. An expired one is said as what it is, the question expiring unanswered (nobody said no);
+ * `waitedMs`: how long it was open.
+ */
 async function refuse(
   executor: ExecuteToolCallUseCase,
-  tool: string,
-  args: unknown,
-  context: ToolCallContext,
+  call: { tool: string; args: unknown; context: ToolCallContext; waitedMs: number },
   reason: StateRefusal,
 ): Promise<never> {
-  const message = `This confirmation cannot be used: ${REFUSALS[reason]}. Nothing ran; call the tool again to be asked anew.`;
-  // Tampered or foreign states are what an attack looks like: worth a line beside the audit row.
-  logger.warn({ userId: context.userId, tool, reason }, 'a 2026 MCP confirmation was refused');
+  const { tool, args, context } = call;
+  const message =
+    reason === 'expired'
+      ? `${deletionQuestionEnding('expired', call.waitedMs)} Call the tool again to be asked anew.`
+      : `This confirmation cannot be used: ${REFUSALS[reason]}. Nothing ran; call the tool again to be asked anew.`;
+  // Tampered or foreign states are what an attack looks like: worth a line beside the audit row (an expiry is not).
+  if (reason !== 'expired') logger.warn({ userId: context.userId, tool, reason }, 'a 2026 MCP confirmation was refused');
+  const details = reason === 'expired' ? { reason, waitedMs: call.waitedMs } : { reason };
   await executor.execute({
     tool,
     arguments: args,
     context: {
       ...context,
-      mode: { kind: 'refused', refusal: { code: 'MCP.REQUEST_STATE_REFUSED', message, arguments: recordable(args), details: { reason } } },
+      mode: { kind: 'refused', refusal: { code: 'MCP.REQUEST_STATE_REFUSED', message, arguments: recordable(args), details } },
     },
   });
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { reason: 'invalid_request_state', refused: reason });

@@ -14,7 +14,7 @@ import type { Clock } from '../../../application/shared/ports/clock.port';
 import type { IdGenerator } from '../../../application/shared/ports/id-generator.port';
 import { confirmationForm, notConfirmed } from '../tool-calls';
 
-/** How long a 2026 client's person has to answer, as an elicitation on a 2025 session. */
+/** How long a 2026 client's person has to answer, as an elicitation on a 2025 session, unless told otherwise (MCP_CONFIRMATION_TIMEOUT_SECONDS). */
 export const INPUT_REQUEST_TTL_SECONDS = 5 * 60;
 
 /** The key of the question in `inputRequests`, and of its answer in the retry's `inputResponses`. */
@@ -70,8 +70,10 @@ export class MrtrConfirmations {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     key: Uint8Array,
+    /** How long the person has to answer; the question expires after it. */
+    readonly ttlSeconds: number = INPUT_REQUEST_TTL_SECONDS,
   ) {
-    this.codec = createRequestStateCodec<ConfirmationState>({ key, ttlSeconds: INPUT_REQUEST_TTL_SECONDS });
+    this.codec = createRequestStateCodec<ConfirmationState>({ key, ttlSeconds });
   }
 
   /** The dry run, and the question for the person, or the dry run's refusal (a task that is not there is not found). */
@@ -82,7 +84,7 @@ export class MrtrConfirmations {
     const form = confirmationForm(tool, question);
     const now = this.clock.now();
     const id = this.ids.next();
-    const expiresAt = new Date(now.getTime() + INPUT_REQUEST_TTL_SECONDS * 1000);
+    const expiresAt = new Date(now.getTime() + this.ttlSeconds * 1000);
     await this.questions.open(
       {
         id,
@@ -136,8 +138,9 @@ export class MrtrConfirmations {
     if (asks && asks.policyVersion !== state.policyVersion) return { kind: 'refused', reason: 'policy-changed' };
     const { call } = taken;
     if (answer.action !== 'accept' || answer.content?.[CONFIRM] !== true) {
-      const said = answer.action === 'accept' ? 'decline' : answer.action;
-      return { kind: 'result', result: notConfirmed(call.asked, `The person said no (${said}), so nothing was deleted.`) };
+      // A `cancel` closed the question unanswered: no "no", but nothing is deleted all the same.
+      const ending = answer.action === 'cancel' ? 'dismissed' : 'decided-no';
+      return { kind: 'result', result: notConfirmed(call.asked, ending, this.ttlSeconds * 1000) };
     }
     const result = await this.executor.execute({
       tool,
