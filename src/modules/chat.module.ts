@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AskInConsoleUseCase } from '../application/chat/ask-in-console.use-case';
 import { ListConversationsUseCase } from '../application/chat/list-conversations.use-case';
+import { GetConfirmationUseCase } from '../application/chat/get-confirmation.use-case';
 import { ListMessagesUseCase } from '../application/chat/list-messages.use-case';
 import { ConversationStore } from '../application/chat/ports/conversation-store.port';
 import { InterruptedTurnStore } from '../application/chat/ports/interrupted-turn-store.port';
@@ -23,6 +24,7 @@ import { IdentityModule } from './identity.module';
     SendChatMessageUseCase,
     ListConversationsUseCase,
     ListMessagesUseCase,
+    GetConfirmationUseCase,
     SweepInterruptedTurnsUseCase,
     AskInConsoleUseCase,
     // Every server process settles chat turns and tool calls cut off by a crash: at start and

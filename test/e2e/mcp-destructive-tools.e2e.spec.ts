@@ -57,8 +57,8 @@ describe('POST /mcp delete_task by default (MCP_DESTRUCTIVE_TOOLS unset)', () =>
     const one = await app.client.callTool({ name: 'delete_task', arguments: { number: 2 } });
     expect(one).toMatchObject({ isError: true, structuredContent: { code: 'CONFIRMATION_REQUIRED' } });
     // Where to: the console, opened on the conversation that holds the question, at this server's public address.
-    const { message, details } = one.structuredContent as { message: string; details: { conversationId: string } };
-    expect(message).toContain(`${app.sut.http}/#chat?conversation=${details.conversationId} until `);
+    const { message, details } = one.structuredContent as { message: string; details: { conversationId: string; confirmationId: string } };
+    expect(message).toContain(`${app.sut.http}/#chat?conversation=${details.conversationId}&confirmation=${details.confirmationId} until `);
     expect(message).toMatch(/: Do you really want to delete 'Dentist'\?$/);
 
     expect(await app.titles()).toEqual(['Buy milk', 'Dentist', 'Call mum']);

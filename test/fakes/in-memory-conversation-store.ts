@@ -9,7 +9,7 @@ import {
   type TurnContext,
 } from '../../src/application/chat/ports/conversation-store.port';
 import type { Page } from '../../src/application/shared/page';
-import type { PendingConfirmation } from '../../src/domain/agent/confirmation';
+import type { ConfirmationRecord, PendingConfirmation } from '../../src/domain/agent/confirmation';
 import {
   type AnswerStatus,
   ConversationNotFoundError,
@@ -164,6 +164,23 @@ export class InMemoryConversationStore extends ConversationStore {
     const pending = this.newestOpenPending(conversationId);
     const open = pending && pending.userId === userId && pending.expiresAt.getTime() > now.getTime();
     return Promise.resolve(open ? pendingConfirmation(pending) : null);
+  }
+
+  confirmationRecord(userId: string, conversationId: string, confirmationId: string): Promise<ConfirmationRecord | null> {
+    const stored = this.pendingConfirmations.find(
+      (p) => p.id === confirmationId && p.conversationId === conversationId && p.userId === userId,
+    );
+    return Promise.resolve(
+      stored
+        ? {
+            tool: stored.tool,
+            createdAt: stored.createdAt,
+            expiresAt: stored.expiresAt,
+            resolution: stored.resolution,
+            resolvedAt: stored.resolvedAt,
+          }
+        : null,
+    );
   }
 
   openWithQuestion(): Promise<string> {

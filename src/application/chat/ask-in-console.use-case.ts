@@ -47,7 +47,7 @@ export class AskInConsoleUseCase {
       question: { id: confirmationId, tool: question.tool, arguments: question.arguments, prompt: question.prompt, expiresAt },
       now,
     });
-    const link = this.settings.consoleUrl ? consoleConversationLink(this.settings.consoleUrl, conversationId) : null;
+    const link = this.settings.consoleUrl ? consoleConversationLink(this.settings.consoleUrl, conversationId, confirmationId) : null;
     return { conversationId, confirmationId, message: confirmInConsoleMessage({ asked, title, link, expiresAt }) };
   }
 }

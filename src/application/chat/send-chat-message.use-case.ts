@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   BULK_CHANGE,
   CONFIRMATION_TTL_MS,
+  EXPIRED_CONFIRMATION_REPLY,
   interpretConfirmationReply,
   isExpired,
   type PendingConfirmation,
@@ -83,9 +84,6 @@ const TODO_ASSISTANT = 'todo_assistant';
 
 const CANCELLED = "Okay, I've cancelled that. Nothing was changed.";
 const ALREADY_HANDLED = 'That request was already handled or has expired, so I did nothing.';
-const EXPIRED =
-  `That request expired: I wait ${CONFIRMATION_TTL_MS / 60_000} minutes for an answer, so nothing was changed. ` +
-  'Ask me again if you still want it.';
 
 /**
  * One chat turn, stateless: store the person's message before the model runs while loading
@@ -176,7 +174,8 @@ export class SendChatMessageUseCase {
       // Never taken as the answer to another question, nor passed to the model as a bare "yes".
       result = answer(ALREADY_HANDLED, 'REFUSED', run.observer);
     } else if (pending && reply !== 'other') {
-      result = expired ? answer(EXPIRED, 'REFUSED', run.observer) : await this.answerConfirmation(run, pending, reply);
+      // An answer after the question expired: nobody said no, the time ran out (EXPIRED, never REFUSED).
+      result = expired ? answer(EXPIRED_CONFIRMATION_REPLY, 'EXPIRED', run.observer) : await this.answerConfirmation(run, pending, reply);
     } else {
       result = await this.agent.run(run);
     }

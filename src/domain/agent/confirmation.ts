@@ -1,3 +1,4 @@
+import { consoleLink } from '../notifications/notification';
 import { type HoldEnding, holdEndingSentence } from '../shared/hold-ending';
 import { clipped, inBrief, joinedWithAnd, quoted } from '../shared/words';
 import type { ToolArguments } from './tool-call-validation';
@@ -31,8 +32,78 @@ export function interpretConfirmationReply(message: string): ConfirmationReply {
   return 'other';
 }
 
-export function isExpired(action: PendingConfirmation, now: Date): boolean {
+export function isExpired(action: Pick<PendingConfirmation, 'expiresAt'>, now: Date): boolean {
   return action.expiresAt.getTime() <= now.getTime();
+}
+
+/**
+ * What the chat answers a yes or a no to a question that had expired: "That request expired
+ * unanswered after 10 minutes, so nothing was changed. Ask me again if you still want it."
+ * Nobody said no: the time ran out.
+ */
+export const EXPIRED_CONFIRMATION_REPLY = `${holdEndingSentence('expired', {
+  kind: 'question',
+  what: 'that request',
+  who: 'you',
+  waitedMs: CONFIRMATION_TTL_MS,
+  so: 'nothing was changed',
+})} Ask me again if you still want it.`;
+
+/**
+ * What became of a pending confirmation: still `open`; answered yes (`confirmed`) or no
+ * (`cancelled`); `expired` unanswered (or answered too late); or `set-aside`: the person moved
+ * on with another message and the question lapsed unanswered.
+ */
+export const CONFIRMATION_STATES = ['open', 'confirmed', 'cancelled', 'expired', 'set-aside'] as const;
+export type ConfirmationState = (typeof CONFIRMATION_STATES)[number];
+
+/** A stored pending confirmation as its state is read from it. */
+export interface ConfirmationRecord {
+  readonly tool: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly resolution: 'confirmed' | 'cancelled' | 'dropped' | null;
+  readonly resolvedAt: Date | null;
+}
+
+/** The state of a stored confirmation at `now`; a question dropped at or after its expiry was closed as expired. */
+export function confirmationState(record: ConfirmationRecord, now: Date): ConfirmationState {
+  switch (record.resolution) {
+    case null:
+      return isExpired(record, now) ? 'expired' : 'open';
+    case 'confirmed':
+      return 'confirmed';
+    case 'cancelled':
+      return 'cancelled';
+    case 'dropped':
+      return record.resolvedAt !== null && record.resolvedAt.getTime() < record.expiresAt.getTime() ? 'set-aside' : 'expired';
+  }
+}
+
+/**
+ * The state of a confirmation in the person's words (holdEndingSentence): "The question expired
+ * unanswered after 10 minutes, so nothing was deleted.", "You said no, so nothing was deleted."
+ */
+export function confirmationStateSentence(state: ConfirmationState, record: ConfirmationRecord): string {
+  const hold = {
+    kind: 'question' as const,
+    what: 'the question',
+    who: 'you',
+    waitedMs: record.expiresAt.getTime() - record.createdAt.getTime(),
+    so: record.tool === BULK_CHANGE ? 'nothing was changed' : 'nothing was deleted',
+  };
+  switch (state) {
+    case 'open':
+      return 'The question is waiting for your answer.';
+    case 'confirmed':
+      return holdEndingSentence('decided-yes', hold);
+    case 'cancelled':
+      return holdEndingSentence('decided-no', hold);
+    case 'expired':
+      return holdEndingSentence('expired', hold);
+    case 'set-aside':
+      return holdEndingSentence('dismissed', hold);
+  }
 }
 
 /** "'A', 'B' and 'C'", or "'A', 'B', 'C' and 127 more" for a long list. */
@@ -199,9 +270,9 @@ export function deletionQuestionEnding(ending: HoldEnding, waitedMs: number): st
   return holdEndingSentence(ending, { kind: 'question', what: 'the question', who: 'the person', waitedMs, so: 'nothing was deleted' });
 }
 
-/** The console's address of a conversation (its chat page, opened on it). */
-export function consoleConversationLink(consoleUrl: string, conversationId: string): string {
-  return `${withoutTrailingSlash(consoleUrl)}/#chat?conversation=${encodeURIComponent(conversationId)}`;
+/** The console's address of a question waiting in a conversation (its chat page, opened on it with the question in view). */
+export function consoleConversationLink(consoleUrl: string, conversationId: string, confirmationId: string): string {
+  return `${withoutTrailingSlash(consoleUrl)}/${consoleLink({ kind: 'confirmation', id: confirmationId, conversationId })}`;
 }
 
 function withoutTrailingSlash(url: string): string {

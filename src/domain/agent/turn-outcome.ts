@@ -14,10 +14,11 @@ export type IntentType = (typeof INTENT_TYPES)[number];
 /**
  * How a chat turn ended for the person: what they asked was done (SUCCEEDED), part of it
  * (PARTIAL), they were asked something first (ASKED), a rule declined it (REFUSED: the day's
- * budget, a content filter, a call not allowed, a "yes" that came too late), or it failed
- * (FAILED). PENDING until the turn ends; INTERRUPTED when it was cut off and answered for.
+ * budget, a content filter, a call not allowed, a "yes" to a question already handled), the
+ * question it answered had expired unanswered (EXPIRED: nobody said no, the time ran out), or
+ * it failed (FAILED). PENDING until the turn ends; INTERRUPTED when it was cut off and answered for.
  */
-export const OUTCOME_CATEGORIES = ['SUCCEEDED', 'PARTIAL', 'ASKED', 'REFUSED', 'FAILED', 'PENDING', 'INTERRUPTED'] as const;
+export const OUTCOME_CATEGORIES = ['SUCCEEDED', 'PARTIAL', 'ASKED', 'REFUSED', 'EXPIRED', 'FAILED', 'PENDING', 'INTERRUPTED'] as const;
 export type OutcomeCategory = (typeof OUTCOME_CATEGORIES)[number];
 
 /** One tool call of a turn, as its outcome is judged. */

@@ -51,6 +51,15 @@ export class ConversationNotFoundError extends DomainError {
   }
 }
 
+/** No such pending confirmation in that conversation of the user's. */
+export class ConfirmationNotFoundError extends DomainError {
+  readonly code = 'CHAT.CONFIRMATION_NOT_FOUND';
+  readonly kind = 'not_found' as const;
+  constructor() {
+    super('Confirmation not found in this conversation');
+  }
+}
+
 /** The person started more chat turns this minute than their limit (CHAT_RATE_LIMIT_PER_MINUTE). */
 export class ChatTurnLimitError extends RateLimitedError {
   readonly code = 'HTTP.RATE_LIMITED';

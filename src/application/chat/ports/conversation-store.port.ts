@@ -1,6 +1,6 @@
 import type { DecisionMeasures } from '../../agent/decision-measures';
 import type { Page } from '../../shared/page';
-import type { PendingConfirmation } from '../../../domain/agent/confirmation';
+import type { ConfirmationRecord, PendingConfirmation } from '../../../domain/agent/confirmation';
 import type { DecisionType, TurnStatus } from '../../../domain/agent/decision';
 import type { FailureClass } from '../../../domain/agent/failures';
 import type { ModelSampling } from '../../../domain/agent/limits';
@@ -147,6 +147,11 @@ export abstract class ConversationStore {
    * confirmation), if it is the user's and still unexpired at `now`; null otherwise.
    */
   abstract openPendingConfirmation(userId: string, conversationId: string, now: Date): Promise<PendingConfirmation | null>;
+  /**
+   * One pending confirmation of the user's conversation, whatever became of it (answered,
+   * expired, set aside), as its state is read; null when there is none by that id there.
+   */
+  abstract confirmationRecord(userId: string, conversationId: string, confirmationId: string): Promise<ConfirmationRecord | null>;
   abstract listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>>;
   /** Newest `limit` messages before the cursor, returned oldest first; null if no such conversation. */
   abstract listMessages(userId: string, conversationId: string, limit: number, cursor: string | null): Promise<Page<StoredMessage> | null>;

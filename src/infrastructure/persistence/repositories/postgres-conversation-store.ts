@@ -10,7 +10,7 @@ import { IN_PROGRESS_STATUS } from '../tables/messages';
 import { countHit } from '../tables/rate-limits';
 import { z } from 'zod';
 import { ConversationStore, type FinishedTurn, type StartTurnInput } from '../../../application/chat/ports/conversation-store.port';
-import type { PendingConfirmation } from '../../../domain/agent/confirmation';
+import type { ConfirmationRecord, PendingConfirmation } from '../../../domain/agent/confirmation';
 import { DECISION_TYPES, TURN_STATUSES } from '../../../domain/agent/decision';
 import { canonicalJson, type ToolArguments } from '../../../domain/agent/tool-call-validation';
 import { AccountGoneError, CredentialsChangedError, hasCurrentCredentials } from '../../../domain/identity/user';
@@ -77,6 +77,14 @@ const CONVERSATION_ROW = z.object({
   created_at: z.date(),
   updated_at: z.date(),
   updated_key: z.string(),
+});
+
+const RECORD_ROW = z.object({
+  tool: z.string(),
+  created_at: z.coerce.date(),
+  expires_at: z.coerce.date(),
+  resolution: z.enum(['confirmed', 'cancelled', 'dropped']).nullable(),
+  resolved_at: z.coerce.date().nullable(),
 });
 
 const PENDING_COLUMNS = raw('id, user_id, conversation_id, tool, arguments, arguments_hash, prompt, expires_at');
@@ -258,6 +266,24 @@ export class PostgresConversationStore extends ConversationStore {
       PENDING_ROW,
     );
     return row && toPendingConfirmation(row);
+  }
+
+  async confirmationRecord(userId: string, conversationId: string, confirmationId: string): Promise<ConfirmationRecord | null> {
+    const row = await selectRow(
+      this.dataSource,
+      sql`SELECT tool, created_at, expires_at, resolution, resolved_at FROM pending_confirmations
+          WHERE id = ${confirmationId} AND conversation_id = ${conversationId} AND user_id = ${userId}`,
+      RECORD_ROW,
+    );
+    return (
+      row && {
+        tool: row.tool,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        resolution: row.resolution,
+        resolvedAt: row.resolved_at,
+      }
+    );
   }
 
   async listConversations(userId: string, limit: number, cursor: string | null): Promise<Page<ConversationSummary>> {

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PinoLogger } from 'nestjs-pino';
 import { AgentSettings } from '../../../application/agent/agent-settings';
+import { GetConfirmationUseCase } from '../../../application/chat/get-confirmation.use-case';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
 import type { TurnAccountCheck } from '../../../application/chat/ports/conversation-store.port';
@@ -24,6 +25,7 @@ import {
   PendingConfirmationDto,
   ToolCallDto,
 } from './chat.dto';
+import { ConfirmationPathDto, ConfirmationStateDto } from './confirmation-state.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { AccountCheckedByHandler, RequiredScope } from '../guards/required-scope';
 import { RateLimit } from '../shared/rate-limit';
@@ -39,6 +41,7 @@ export class ChatController {
     private readonly sendMessage: SendChatMessageUseCase,
     private readonly listConversations: ListConversationsUseCase,
     private readonly listMessages: ListMessagesUseCase,
+    private readonly getConfirmation: GetConfirmationUseCase,
     private readonly settings: AgentSettings,
   ) {}
 
@@ -186,6 +189,22 @@ export class ChatController {
       nextCursor: page.nextCursor,
       pendingConfirmation: page.pendingConfirmation && PendingConfirmationDto.of(page.pendingConfirmation),
     };
+  }
+
+  @RateLimit('api')
+  @Get('conversations/:conversationId/confirmations/:confirmationId')
+  @ApiOperation({
+    operationId: 'getConfirmation',
+    summary: 'What became of a question the conversation asked',
+    description:
+      'A question (pending confirmation) of the conversation, whatever became of it: open, answered yes or no, set aside, or ' +
+      'expired unanswered, with a sentence for the person. A link to a question (#chat?conversation=<c>&confirmation=<id>, ' +
+      'a notification’s or an MCP client’s) reads it here; reading it answers nothing.',
+  })
+  @ApiOkResponse({ type: ConfirmationStateDto, description: 'The question’s state' })
+  @ApiErrors({ status: 404, description: 'CHAT.CONFIRMATION_NOT_FOUND: no such question in that conversation of the user’s' })
+  async confirmation(@Param() path: ConfirmationPathDto): Promise<ConfirmationStateDto> {
+    return ConfirmationStateDto.of(await this.getConfirmation.execute(path));
   }
 }
 
