@@ -3,7 +3,10 @@ import type {
   ChatErrorDto,
   ChatResponseDto,
   ConversationDto,
+  ConfirmationStateDto,
   ConversationPageDto,
+  GetConfirmationData,
+  GetConfirmationResponse,
   ListConversationsData,
   ListConversationsResponse,
   ListMessagesData,
@@ -54,6 +57,16 @@ export async function listMessages(
   });
   const page = await json<ListMessagesResponse>('GET', path, session);
   return { messages: page.items, pendingConfirmation: page.pendingConfirmation };
+}
+
+/** What became of a question a conversation asked (a link's `confirmation=<id>`): open, answered, set aside or expired, in a sentence. */
+export type ConfirmationState = ConfirmationStateDto;
+
+export async function getConfirmation(session: Session, conversationId: string, confirmationId: string): Promise<ConfirmationState> {
+  const path = url<GetConfirmationData>('/api/{userId}/conversations/{conversationId}/confirmations/{confirmationId}', {
+    path: { userId: session.userId, conversationId, confirmationId },
+  });
+  return json<GetConfirmationResponse>('GET', path, session);
 }
 
 /**

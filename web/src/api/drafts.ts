@@ -6,6 +6,8 @@ import type {
   DraftResponseDto,
   EscalatedDraftPageDto,
   EscalatedDraftResponseDto,
+  GetDraftData,
+  GetDraftResponse,
   ListDraftsData,
   ListDraftsResponse,
   ListEscalatedDraftsData,
@@ -35,6 +37,12 @@ export async function listDrafts(session: Session): Promise<DraftPageDto> {
     query: { status: 'awaiting_review', limit: 100 },
   });
   return json<ListDraftsResponse>('GET', path, session);
+}
+
+/** One of the owner's drafts, whatever became of it (a link's `draft=<id>`). */
+export async function getDraft(session: Session, draftId: string): Promise<Draft> {
+  const path = url<GetDraftData>('/api/{userId}/outreach/drafts/{draftId}', { path: { userId: session.userId, draftId } });
+  return json<GetDraftResponse>('GET', path, session);
 }
 
 /** An admin's: every owner's drafts a policy rule escalated, still waiting, the latest escalated first (one page of 100). */

@@ -1,17 +1,22 @@
-import { useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
+  ApiError,
   type Draft,
   type DraftEdits,
   type DraftReview,
   type EscalatedDraft,
   escalatedReview,
+  getDraft,
   listDrafts,
   listEscalatedDrafts,
   ownReview,
 } from '../api';
 import { errorText } from '../lib/errors';
-import { TASK_KIND_LABELS, plural } from '../lib/labels';
+import { DRAFT_STATUS, draftExpired, draftOutcome } from '../lib/holds';
+import { TASK_KIND_LABELS, labelOf, plural } from '../lib/labels';
 import { timeAgo } from '../lib/time';
+import { routeId } from '../state/route';
 import { currentSession, handledAuthFailure, now } from '../state/session';
 import { Alert, Badge, Button, Card, Dialog, EmptyState, Field, toast } from '../ui';
 
@@ -22,6 +27,10 @@ import { Alert, Badge, Button, Card, Dialog, EmptyState, Field, toast } from '..
  * so a draft that changed meanwhile is refused, never approved unseen. An admin also sees
  * the drafts a policy rule escalated to the admins, of every owner, and decides them the
  * same way in their owners' stead.
+ *
+ * A link to a draft (`#review?draft=<id>`, a notification's) brings its card into view,
+ * highlighted and focused; one that no longer waits says what became of it. Following the link
+ * decides nothing: only the person's click on the card does.
  */
 export function ReviewPage() {
   const session = currentSession();
@@ -30,6 +39,8 @@ export function ReviewPage() {
   const [drafts, setDrafts] = useState<readonly Draft[] | null>(null);
   const [escalated, setEscalated] = useState<readonly EscalatedDraft[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const linked = routeId('draft');
+  const [elsewhere, setElsewhere] = useState<LinkedDraft | null>(null);
 
   async function refresh() {
     try {
@@ -43,7 +54,26 @@ export function ReviewPage() {
     }
   }
 
-  useEffect(() => void refresh(), []);
+  // Read again when a link names another draft: it shows the queue as it is now.
+  useEffect(() => void refresh(), [linked]);
+
+  // The linked draft when neither queue holds it: read by its id, to say what became of it.
+  const queued = (id: string) => !!drafts?.some((draft) => draft.id === id) || !!escalated?.some((draft) => draft.id === id);
+  useEffect(() => {
+    setElsewhere(null);
+    if (!linked || drafts === null || queued(linked)) return;
+    let current = true;
+    getDraft(session, linked).then(
+      (draft) => current && setElsewhere({ id: linked, draft }),
+      (failure: unknown) => {
+        if (!current || handledAuthFailure(failure)) return;
+        setElsewhere({ id: linked, draft: null, error: failure instanceof ApiError && failure.status === 404 ? null : errorText(failure) });
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [linked, drafts, escalated]);
 
   return (
     <div class="page-body narrow stack">
@@ -56,6 +86,7 @@ export function ReviewPage() {
         the next cycle.
       </p>
       <Alert message={error} />
+      {elsewhere && <LinkedDraftNotice linked={elsewhere} review={own} onDone={refresh} />}
       {drafts === null ? (
         <p class="muted">Loading…</p>
       ) : drafts.length === 0 ? (
@@ -65,19 +96,99 @@ export function ReviewPage() {
       ) : (
         <ul class="plain stack review-list">
           {drafts.map((draft) => (
-            <li key={draft.id}>
+            <LinkedItem key={draft.id} id={draft.id} linked={linked}>
               <DraftCard draft={draft} review={own} onDone={refresh} />
-            </li>
+            </LinkedItem>
           ))}
         </ul>
       )}
-      {escalated && <EscalatedDrafts drafts={escalated} onDone={refresh} />}
+      {escalated && <EscalatedDrafts drafts={escalated} linked={linked} onDone={refresh} />}
     </div>
   );
 }
 
+/** A draft a link named that neither queue holds: read by its id (null when it is not the person's to read). */
+interface LinkedDraft {
+  readonly id: string;
+  readonly draft: Draft | null;
+  /** Why it could not be read, other than its not being found. */
+  readonly error?: string | null;
+}
+
+/**
+ * One draft of a queue; the one a link names (`linked`) is brought into view, highlighted and
+ * focused, once, so that a keyboard or screen-reader user starts at it.
+ */
+function LinkedItem({ id, linked, children }: { id: string; linked: string | null; children: ComponentChildren }) {
+  const item = useRef<HTMLLIElement>(null);
+  const isLinked = id === linked;
+  useEffect(() => {
+    if (!isLinked) return;
+    item.current?.scrollIntoView({ block: 'center' });
+    item.current?.focus({ preventScroll: true });
+  }, [isLinked]);
+  return (
+    <li ref={item} id={`draft-${id}`} class={isLinked ? 'linked-draft' : undefined} tabIndex={isLinked ? -1 : undefined}>
+      {children}
+    </li>
+  );
+}
+
+/**
+ * The linked draft that no longer waits in a queue: what became of it (approved, sent, rejected
+ * by its reviewer, expired undecided), with its campaign, or that it was not found. One still
+ * awaiting review past the queue's first page is shown to decide like any other.
+ */
+function LinkedDraftNotice({ linked, review, onDone }: { linked: LinkedDraft; review: DraftReview; onDone: () => Promise<void> }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const { draft } = linked;
+  const outcome = draft && draftOutcome(draft, now.value);
+  useEffect(() => {
+    heading.current?.scrollIntoView({ block: 'center' });
+    heading.current?.focus({ preventScroll: true });
+  }, [linked.id]);
+  if (draft && draft.status === 'awaiting_review' && !draftExpired(draft, now.value)) {
+    return (
+      <ul class="plain stack review-list">
+        <LinkedItem id={draft.id} linked={draft.id}>
+          <DraftCard draft={draft} review={review} onDone={onDone} />
+        </LinkedItem>
+      </ul>
+    );
+  }
+  const status = draft && (draftExpired(draft, now.value) ? DRAFT_STATUS.expired : labelOf(DRAFT_STATUS, draft.status));
+  return (
+    <section class="notice linked-outcome stack" aria-labelledby="linked-outcome-title" data-status={status ? draft?.status : 'not-found'}>
+      <div class="spread">
+        <h2 id="linked-outcome-title" ref={heading} tabIndex={-1} class="linked-outcome-title">
+          {draft ? `${TASK_KIND_LABELS[draft.task.type]} for ${draft.lead.name}` : 'The draft you followed a link to'}
+        </h2>
+        {status && <Badge tone={status.tone}>{status.label}</Badge>}
+      </div>
+      {draft ? (
+        <>
+          <p>This draft no longer waits for review. {outcome}</p>
+          <p class="small">
+            {draft.campaign.name} · <a href={`#campaigns?campaign=${draft.campaign.id}`}>Open its campaign</a> to see its task.
+          </p>
+        </>
+      ) : (
+        <p>{linked.error ?? 'That draft was not found: it is not one of yours, or it is gone.'}</p>
+      )}
+    </section>
+  );
+}
+
 /** An admin's section: drafts their owners did not review in the time a policy rule gave them. */
-function EscalatedDrafts({ drafts, onDone }: { drafts: readonly EscalatedDraft[]; onDone: () => Promise<void> }) {
+function EscalatedDrafts({
+  drafts,
+  linked,
+  onDone,
+}: {
+  drafts: readonly EscalatedDraft[];
+  linked: string | null;
+  onDone: () => Promise<void>;
+}) {
   const session = currentSession();
   const review = escalatedReview(session);
   return (
@@ -88,16 +199,16 @@ function EscalatedDrafts({ drafts, onDone }: { drafts: readonly EscalatedDraft[]
       </div>
       <p class="muted">
         A policy rule gave these to the admins: their owners did not review them in time. You decide one in its owner's stead, and the audit
-        log names you as its reviewer; undecided, it is rejected when it expires.
+        log names you as its reviewer; if nobody decides it in time, it expires and its task is cancelled.
       </p>
       {drafts.length === 0 ? (
         <p class="muted">No draft is escalated to the admins.</p>
       ) : (
         <ul class="plain stack review-list">
           {drafts.map((draft) => (
-            <li key={draft.id}>
+            <LinkedItem key={draft.id} id={draft.id} linked={linked}>
               <DraftCard draft={draft} owner={draft.ownerEmail ?? 'a deleted account'} review={review} onDone={onDone} />
-            </li>
+            </LinkedItem>
           ))}
         </ul>
       )}
@@ -126,7 +237,8 @@ function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
       : draft.action === 'send_email' && (text !== draft.text || subject !== draft.subject)
         ? { ...(subject !== draft.subject && { subject }), ...(text !== draft.text && { body: text }) }
         : undefined;
-  void now.value;
+  // Past its time nobody may decide it any more: it expired undecided (the sweep closes it).
+  const expired = draftExpired(draft, now.value);
 
   async function decide(which: 'approve' | 'reject') {
     setBusy(which);
@@ -150,7 +262,7 @@ function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
       actions={
         <>
           {draft.escalatedAt && <Badge tone="info">Escalated to admins</Badge>}
-          <Badge tone="warning">{`Expires ${timeAgo(draft.expiresAt)}`}</Badge>
+          <Badge tone="warning">{expired ? 'Expired' : `Expires ${timeAgo(draft.expiresAt)}`}</Badge>
         </>
       }
       class="draft"
@@ -174,10 +286,10 @@ function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
       <p class="muted small">Why: {draft.reason}</p>
       <Alert message={error} />
       <div class="row">
-        <Button busy={busy === 'approve'} disabled={busy !== null} onClick={() => void decide('approve')}>
+        <Button busy={busy === 'approve'} disabled={busy !== null || expired} onClick={() => void decide('approve')}>
           {edits ? 'Save and approve' : 'Approve'}
         </Button>
-        <Button variant="secondary" disabled={busy !== null} onClick={() => setConfirmReject(true)}>
+        <Button variant="secondary" disabled={busy !== null || expired} onClick={() => setConfirmReject(true)}>
           Reject
         </Button>
       </div>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { login, signUp } from '../api';
 import { errorText } from '../lib/errors';
-import { route } from '../state/route';
+import { route, routeNamesPage, routeParams } from '../state/route';
 import { signIn, signOutNotice } from '../state/session';
 import { Alert, Button, TextField } from '../ui';
 
@@ -11,7 +11,11 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState<'login' | 'register' | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const notice = route.value === 'authorize' ? 'An app asks to use your Bridle account. Sign in to answer it.' : signOutNotice.value;
+  const linkedTo = routeNamesPage.value && [...routeParams.value.keys()].length > 0;
+  const notice =
+    route.value === 'authorize'
+      ? 'An app asks to use your Bridle account. Sign in to answer it.'
+      : (signOutNotice.value ?? (linkedTo ? 'Sign in to see what the link you followed leads to.' : null));
 
   async function submit(event: SubmitEvent) {
     event.preventDefault();
@@ -20,8 +24,9 @@ export function SignInPage() {
     setError(null);
     try {
       signIn(action === 'register' ? await signUp(email, password) : await login(email, password));
-      // An app's request for access is where the person was going: they come back to it.
-      if (route.value !== 'authorize') location.hash = '#chat';
+      // Where the person was going (a link to a page, as a notification gives, with what it names; an
+      // app's request for access) is where they land: the hash is kept. Only a bare address opens the chat.
+      if (!routeNamesPage.value) location.hash = '#chat';
     } catch (failure) {
       setError(errorText(failure));
     } finally {

@@ -12,6 +12,7 @@ import {
 } from '../../api';
 import { errorText } from '../../lib/errors';
 import { CAMPAIGN_STATUS, TASK_KIND_LABELS, TASK_STATUS, labelOf, plural } from '../../lib/labels';
+import { reviewEnding, taskStatus } from '../../lib/holds';
 import { fullTime } from '../../lib/time';
 import { currentSession, handledAuthFailure } from '../../state/session';
 import { CampaignSettings } from './campaign-settings';
@@ -221,7 +222,7 @@ function Timeline({ tasks }: { tasks: readonly CampaignTask[] }) {
               {steps
                 .sort((a, b) => a.step - b.step)
                 .map((task) => {
-                  const status = labelOf(TASK_STATUS, task.status);
+                  const status = taskStatus(task);
                   return (
                     <li key={task.id} class={`step step-${task.status}`}>
                       <div class="spread">
@@ -242,7 +243,12 @@ function Timeline({ tasks }: { tasks: readonly CampaignTask[] }) {
                           Verified{typeof task.output?.messageId === 'string' && `: the channel holds it as ${task.output.messageId}`}
                         </p>
                       )}
-                      {task.lastError && <p class="step-error small">{task.lastError}</p>}
+                      {task.lastError &&
+                        (reviewEnding(task.lastError) ? (
+                          <p class="step-note small muted">{reviewEnding(task.lastError)}</p>
+                        ) : (
+                          <p class="step-error small">{task.lastError}</p>
+                        ))}
                       {task.completedAt && (
                         <p class="muted small">
                           <time dateTime={task.completedAt}>{fullTime(task.completedAt)}</time>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   type Campaign,
   type CampaignDetails,
@@ -11,6 +11,7 @@ import {
 } from '../../api';
 import { errorText } from '../../lib/errors';
 import { CAMPAIGN_STATUS, labelOf } from '../../lib/labels';
+import { routeId } from '../../state/route';
 import { currentSession, handledAuthFailure } from '../../state/session';
 import { Alert, Badge, Button, Card, EmptyState, TextField } from '../../ui';
 import { CampaignDetail } from './campaign-detail';
@@ -49,6 +50,21 @@ export function CampaignsPage() {
   }
 
   useEffect(() => void refreshList(), []);
+
+  // A link to a campaign (`#campaigns?campaign=<id>`, a notification's) opens its detail; an id not of the person's says so.
+  const linked = routeId('campaign');
+  const revealLinked = useRef(false);
+  useEffect(() => {
+    if (!linked) return;
+    revealLinked.current = true;
+    void open(linked);
+  }, [linked]);
+  // On a narrow screen the detail is below the list: the linked campaign is brought into view.
+  useEffect(() => {
+    if (!selected || !revealLinked.current) return;
+    revealLinked.current = false;
+    document.getElementById('campaign-title')?.scrollIntoView({ block: 'start' });
+  }, [selected]);
 
   async function create(event: SubmitEvent) {
     event.preventDefault();

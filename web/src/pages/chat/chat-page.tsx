@@ -1,7 +1,16 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ChatEvent, type Message, type PendingConfirmation, type ToolCall, listMessages, streamChat } from '../../api';
+import {
+  ApiError,
+  type ChatEvent,
+  type Message,
+  type PendingConfirmation,
+  type ToolCall,
+  getConfirmation,
+  listMessages,
+  streamChat,
+} from '../../api';
 import { errorText } from '../../lib/errors';
-import { routeParams } from '../../state/route';
+import { routeId } from '../../state/route';
 import { currentSession, handledAuthFailure } from '../../state/session';
 import { refreshTasks } from '../../state/tasks';
 import { Button } from '../../ui';
@@ -35,6 +44,8 @@ export function ChatPage() {
   const [conversationId, setConversationId] = useState<string | undefined>(undefined);
   const [items, setItems] = useState<ChatItem[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
+  /** A link's question (`confirmation=<id>`): still open, its card is marked; otherwise what became of it. */
+  const [linkedQuestion, setLinkedQuestion] = useState<{ id: string; open: boolean; message: string | null } | null>(null);
   const [running, setRunning] = useState<AbortController | null>(null);
   const [showConversations, setShowConversations] = useState(false);
   const opened = useRef(0);
@@ -50,28 +61,41 @@ export function ChatPage() {
     return () => document.removeEventListener('visibilitychange', onVisible);
   }, [session]);
 
-  // A link to a conversation (`#chat?conversation=<id>`), e.g. the one an MCP client that could
-  // not ask the person gave them: the question waits there.
-  const linked = routeParams.value.get('conversation');
+  // A link to a conversation (`#chat?conversation=<id>&confirmation=<id>`), e.g. the one an MCP
+  // client that could not ask the person gave them, or a notification's: the question waits there,
+  // its card in view; answered, set aside or expired, the page says so. Opening it answers nothing.
+  const linked = routeId('conversation');
+  const linkedConfirmation = routeId('confirmation');
   useEffect(() => {
-    if (linked) void open(linked);
-  }, [linked]);
+    if (linked) void open(linked, linkedConfirmation);
+  }, [linked, linkedConfirmation]);
 
   /** Changes the last assistant item (the one being answered). */
   const updateLast = (change: (item: ChatItem) => ChatItem) =>
     setItems((current) => current.map((item, index) => (index === current.length - 1 ? change(item) : item)));
 
-  async function open(id: string | undefined) {
+  async function open(id: string | undefined, question: string | null = null) {
     if (running) return;
     const mine = ++opened.current;
     setConversationId(id);
     setItems([]);
     setLoadError(null);
+    setLinkedQuestion(null);
     setShowConversations(false);
     if (!id) return;
     try {
       const { messages, pendingConfirmation } = await listMessages(session, id);
-      if (mine === opened.current) setItems(fromHistory(messages, pendingConfirmation));
+      if (mine !== opened.current) return;
+      setItems(fromHistory(messages, pendingConfirmation));
+      if (question === null) return;
+      if (pendingConfirmation?.id === question) return setLinkedQuestion({ id: question, open: true, message: null });
+      const state = await getConfirmation(session, id, question).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      });
+      if (mine === opened.current) {
+        setLinkedQuestion({ id: question, open: false, message: state?.message ?? 'That question was not found in this conversation.' });
+      }
     } catch (error) {
       if (mine === opened.current && !handledAuthFailure(error)) setLoadError(errorText(error));
     }
@@ -82,6 +106,7 @@ export function ChatPage() {
     if (running || message.trim() === '') return;
     const controller = new AbortController();
     setRunning(controller);
+    setLinkedQuestion(null);
     setItems((current) => [
       ...current.map((item) => ({ ...item, confirmation: null })),
       { id: localId(), role: 'user', text: message, toolCalls: [], running: [], confirmation: null, streaming: false, failed: false },
@@ -166,6 +191,7 @@ export function ChatPage() {
       <ChatThread
         items={items}
         error={loadError}
+        linkedQuestion={linkedQuestion}
         running={!!running}
         onSend={(text, confirmationId) => void send(text, confirmationId)}
         onStop={() => running?.abort()}

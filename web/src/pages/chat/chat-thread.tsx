@@ -34,13 +34,15 @@ export const EXAMPLE_PROMPTS = [
 interface Props {
   items: readonly ChatItem[];
   error: string | null;
+  /** The question a link named: its card is marked and focused while it is open; otherwise what became of it is said. */
+  linkedQuestion?: { readonly id: string; readonly open: boolean; readonly message: string | null } | null;
   running: boolean;
   /** `confirmationId`: the pending confirmation a "yes" or "no" from its card answers. */
   onSend: (text: string, confirmationId?: string) => void;
   onStop: () => void;
 }
 
-export function ChatThread({ items, error, running, onSend, onStop }: Props) {
+export function ChatThread({ items, error, linkedQuestion = null, running, onSend, onStop }: Props) {
   const log = useRef<HTMLDivElement>(null);
   const composer = useRef<HTMLFormElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
@@ -88,6 +90,11 @@ export function ChatThread({ items, error, running, onSend, onStop }: Props) {
       </h1>
       <div ref={log} class="thread" role="log" aria-live="polite" aria-label="Conversation">
         <Alert message={error} />
+        {linkedQuestion && !linkedQuestion.open && (
+          <p class="notice linked-question" role="status" data-confirmation={linkedQuestion.id}>
+            {linkedQuestion.message}
+          </p>
+        )}
         {items.length === 0 && !error ? (
           <div class="welcome">
             <p class="welcome-title">What can I help you with?</p>
@@ -103,7 +110,16 @@ export function ChatThread({ items, error, running, onSend, onStop }: Props) {
             </ul>
           </div>
         ) : (
-          items.map((item, index) => <Bubble key={item.id} item={item} last={index === items.length - 1} running={running} onSend={send} />)
+          items.map((item, index) => (
+            <Bubble
+              key={item.id}
+              item={item}
+              last={index === items.length - 1}
+              linked={linkedQuestion?.open ? linkedQuestion.id : null}
+              running={running}
+              onSend={send}
+            />
+          ))
         )}
       </div>
       <form
@@ -149,7 +165,16 @@ export function ChatThread({ items, error, running, onSend, onStop }: Props) {
   );
 }
 
-function Bubble({ item, last, running, onSend }: { item: ChatItem; last: boolean; running: boolean; onSend: Props['onSend'] }) {
+interface BubbleProps {
+  item: ChatItem;
+  last: boolean;
+  /** The id of the question a link named, while it is open. */
+  linked: string | null;
+  running: boolean;
+  onSend: Props['onSend'];
+}
+
+function Bubble({ item, last, linked, running, onSend }: BubbleProps) {
   if (item.role === 'user') {
     return (
       <div class="message user">
@@ -191,7 +216,9 @@ function Bubble({ item, last, running, onSend }: { item: ChatItem; last: boolean
         <p class="note">Stopped. The assistant may still finish this turn; it will show when you open the conversation again.</p>
       )}
       {item.warning && <p class="note warning">{item.warning}</p>}
-      {item.confirmation && last && <Confirmation action={item.confirmation} disabled={running} onAnswer={onSend} />}
+      {item.confirmation && last && (
+        <Confirmation action={item.confirmation} linked={item.confirmation.id === linked} disabled={running} onAnswer={onSend} />
+      )}
     </div>
   );
 }
@@ -220,18 +247,34 @@ function wording(action: PendingConfirmation) {
  */
 function Confirmation({
   action,
+  linked,
   disabled,
   onAnswer,
 }: {
   action: PendingConfirmation;
+  /** The question a link named: marked, in view and focused (never its buttons: following a link answers nothing). */
+  linked: boolean;
   disabled: boolean;
   onAnswer: (text: string, confirmationId: string) => void;
 }) {
+  const card = useRef<HTMLDivElement>(null);
   const words = wording(action);
   const more = action.count - action.items.length;
   const expired = Date.parse(action.expiresAt) <= now.value;
+  useEffect(() => {
+    if (!linked) return;
+    card.current?.scrollIntoView({ block: 'center' });
+    card.current?.focus({ preventScroll: true });
+  }, [linked]);
   return (
-    <div class="confirm-card" role="group" aria-labelledby="confirm-title">
+    <div
+      ref={card}
+      class={linked ? 'confirm-card is-linked' : 'confirm-card'}
+      role="group"
+      aria-labelledby="confirm-title"
+      tabIndex={linked ? -1 : undefined}
+      data-confirmation={action.id}
+    >
       <p id="confirm-title" class="confirm-title">
         {words.title}
       </p>
@@ -243,7 +286,7 @@ function Confirmation({
       </ul>
       <p class="muted small">
         {expired
-          ? 'This question has expired: ask again if you still want it.'
+          ? 'This question expired unanswered, so nothing was changed: ask again if you still want it.'
           : `${words.note} The question expires ${timeAgo(action.expiresAt, now.value)}.`}
       </p>
       <div class="row">
