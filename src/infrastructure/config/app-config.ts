@@ -135,6 +135,21 @@ export class AppConfig {
   /** Host names an outbound fetch may reach although they resolve to special-use addresses. */
   readonly outboundPrivateHosts!: ReadonlySet<string>;
   readonly outreach!: OutreachConfig;
+  readonly notifications!: NotificationConfig;
+}
+
+/** Notifications by email (docs/notifications.md). */
+export interface NotificationConfig {
+  /** Null when SMTP_URL is unset: email notifications are off. */
+  readonly email: {
+    readonly url: string;
+    /** NOTIFY_EMAIL_FROM, else SMTP_FROM. */
+    readonly from: string;
+    /** NOTIFY_EMAIL_INTERVAL_MINUTES: at most one mail per person in this long. */
+    readonly intervalMinutes: number;
+  } | null;
+  /** NOTIFY_POLL_MS: how often each process looks for notifications to mail. */
+  readonly pollMs: number;
 }
 
 /** The outreach controller: its limits, its worker and its channels. */
@@ -275,6 +290,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     },
     outboundPrivateHosts: values.OUTBOUND_PRIVATE_HOSTS,
     outreach: outreachConfig(values, embedded),
+    notifications: {
+      email:
+        values.SMTP_URL === undefined
+          ? null
+          : {
+              url: values.SMTP_URL,
+              from: values.NOTIFY_EMAIL_FROM ?? values.SMTP_FROM,
+              intervalMinutes: values.NOTIFY_EMAIL_INTERVAL_MINUTES,
+            },
+      pollMs: values.NOTIFY_POLL_MS,
+    },
   });
 }
 
