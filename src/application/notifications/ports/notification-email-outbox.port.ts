@@ -34,8 +34,8 @@ export abstract class NotificationEmailOutbox {
 
   /**
    * Queues up to `limit` new notifications for their recipients (the person, or every admin),
-   * leaving out those a recipient turned off, their own acts, and any older than a day. One
-   * replica at a time; another finds the place locked and leaves. @returns how many it read.
+   * leaving out those a recipient turned off, their own acts, and any older than a day. Each
+   * notification once, whatever replicas do it at the same time. @returns how many it read.
    */
   abstract fanOut(now: Date, limit: number): Promise<number>;
 

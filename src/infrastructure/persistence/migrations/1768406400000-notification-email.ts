@@ -3,11 +3,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Email notifications (docs/notifications.md).
  *
- * - `notifications.xid`: the transaction that wrote the row. Rows commit out of `seq` order (a
- *   transaction that took seq 10 may commit after the one that took 11), so a reader that moved
- *   past 11 would never see 10. Read in (xid, seq) order, and only below the oldest transaction
- *   still running (`pg_snapshot_xmin`), no row can appear behind the reader's place.
- * - `notification_email_cursor`: that place, one row; whoever holds its lock fans out.
+ * - `notifications.email_queued`: whether the row was queued for its recipients' mail yet. Rows
+ *   commit out of `seq` order (a transaction that took seq 10 may commit after the one that took
+ *   11), so a place in `seq` order would skip 10; a mark on each row skips nothing, and the
+ *   partial index of the unmarked ones is empty when nothing waits.
  * - `notification_emails`: what waits to be mailed to whom, one row per person and notification
  *   (an admins' notification is one row for each admin).
  * - `notification_mailboxes`: per person, when the next mail may go (`next_at`: the end of the
@@ -20,14 +19,8 @@ export class NotificationEmail1768406400000 implements MigrationInterface {
   name = 'NotificationEmail1768406400000';
 
   async up(db: QueryRunner): Promise<void> {
-    await db.query(`ALTER TABLE notifications ADD COLUMN xid xid8 NOT NULL DEFAULT pg_current_xact_id()`);
-    await db.query(`CREATE INDEX notifications_xid_seq ON notifications (xid, seq)`);
-    await db.query(`CREATE TABLE notification_email_cursor (
-      id smallint PRIMARY KEY CHECK (id = 1),
-      xid xid8 NOT NULL,
-      seq bigint NOT NULL
-    )`);
-    await db.query(`INSERT INTO notification_email_cursor (id, xid, seq) VALUES (1, '0', 0)`);
+    await db.query(`ALTER TABLE notifications ADD COLUMN email_queued boolean NOT NULL DEFAULT false`);
+    await db.query(`CREATE INDEX notifications_email_unqueued ON notifications (seq) WHERE NOT email_queued`);
     await db.query(`CREATE TABLE notification_emails (
       user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
       seq bigint NOT NULL REFERENCES notifications (seq) ON DELETE CASCADE,
@@ -59,8 +52,7 @@ export class NotificationEmail1768406400000 implements MigrationInterface {
     await db.query(`DROP TABLE notification_preferences`);
     await db.query(`DROP TABLE notification_mailboxes`);
     await db.query(`DROP TABLE notification_emails`);
-    await db.query(`DROP TABLE notification_email_cursor`);
-    await db.query(`DROP INDEX notifications_xid_seq`);
-    await db.query(`ALTER TABLE notifications DROP COLUMN xid`);
+    await db.query(`DROP INDEX notifications_email_unqueued`);
+    await db.query(`ALTER TABLE notifications DROP COLUMN email_queued`);
   }
 }

@@ -13,9 +13,6 @@ import { mailItemsOf } from './postgres-notification-email-outbox/mail-contents'
 /** A notification older than this when it is first queued is not mailed (the console still lists it): after a time with email off, no flood of old news. */
 const MAX_AGE_MS = 24 * 3_600_000;
 
-/** The oldest transaction still running: every row of a transaction older than it is committed or gone for good. */
-const SETTLED = sql`pg_snapshot_xmin(pg_current_snapshot())`;
-
 const CLAIMED_ROW = z.object({ user_id: z.string(), failures: z.number() });
 const RECORDED_ROW = z.object({
   pending_seqs: z.array(z.coerce.number()).nullable(),
@@ -24,11 +21,11 @@ const RECORDED_ROW = z.object({
 });
 
 /**
- * NotificationEmailOutbox on PostgreSQL or PGlite (migration 1768406400000). The cursor of the
- * fan-out is a place in (xid, seq) order below the oldest running transaction, so a row that
- * commits late is still read; the queue (`notification_emails`) is what waits per person; each
- * mailbox's `next_at` is when it may be claimed next (the quiet period, a retry's backoff, or a
- * claim's lease), and its `pending_seqs` the mail under way.
+ * NotificationEmailOutbox on PostgreSQL or PGlite (migration 1768406400000). A notification is
+ * queued for its recipients once, when a fan-out marks it (`email_queued`): a mark per row, as
+ * rows commit out of `seq` order. The queue (`notification_emails`) is what waits per person;
+ * each mailbox's `next_at` is when it may be claimed next (the quiet period, a retry's backoff,
+ * or a claim's lease), and its `pending_seqs` the mail under way.
  */
 @Injectable()
 export class PostgresNotificationEmailOutbox extends NotificationEmailOutbox {
@@ -39,8 +36,7 @@ export class PostgresNotificationEmailOutbox extends NotificationEmailOutbox {
   async look(now: Date): Promise<{ fresh: boolean; due: boolean }> {
     const row = await selectRow(
       this.dataSource,
-      sql`SELECT EXISTS (SELECT 1 FROM notification_email_cursor c JOIN notifications n ON (n.xid, n.seq) > (c.xid, c.seq)
-                         WHERE n.xid < ${SETTLED}) AS fresh,
+      sql`SELECT EXISTS (SELECT 1 FROM notifications WHERE NOT email_queued) AS fresh,
                  EXISTS (SELECT 1 FROM notification_mailboxes WHERE waiting AND next_at <= ${now}) AS due`,
       z.object({ fresh: z.boolean(), due: z.boolean() }),
     );
@@ -49,14 +45,13 @@ export class PostgresNotificationEmailOutbox extends NotificationEmailOutbox {
 
   async fanOut(now: Date, limit: number): Promise<number> {
     const oldest = new Date(now.getTime() - MAX_AGE_MS);
-    // One statement: whoever holds the cursor's row reads past it, queues, opens the mailboxes
-    // and moves it; another replica at the same time finds the row locked and reads nothing.
+    // One statement: the unqueued rows it locks (another replica at the same time skips them)
+    // are marked, queued for their recipients, and their mailboxes opened.
     const row = await selectRow(
       this.dataSource,
-      sql`WITH place AS (SELECT xid, seq FROM notification_email_cursor WHERE id = 1 FOR UPDATE SKIP LOCKED),
-               fresh AS (SELECT n.seq, n.xid, n.recipient_id, n.event, n.facts, n.created_at FROM place
-                         JOIN notifications n ON (n.xid, n.seq) > (place.xid, place.seq)
-                         WHERE n.xid < ${SETTLED} ORDER BY n.xid, n.seq LIMIT ${limit}),
+      sql`WITH fresh AS (SELECT seq, recipient_id, event, facts, created_at FROM notifications WHERE NOT email_queued
+                         ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED),
+               marked AS (UPDATE notifications n SET email_queued = true FROM fresh WHERE n.seq = fresh.seq),
                addressed AS (SELECT f.recipient_id AS user_id, f.seq, f.event, f.facts, f.created_at FROM fresh f
                              WHERE f.recipient_id IS NOT NULL
                              UNION ALL
@@ -72,9 +67,7 @@ export class PostgresNotificationEmailOutbox extends NotificationEmailOutbox {
                           RETURNING user_id),
                opened AS (INSERT INTO notification_mailboxes (user_id, waiting, next_at)
                           SELECT DISTINCT user_id, true, ${now}::timestamptz FROM queued ORDER BY user_id
-                          ON CONFLICT (user_id) DO UPDATE SET waiting = true),
-               moved AS (UPDATE notification_email_cursor c SET xid = last.xid, seq = last.seq
-                         FROM (SELECT xid, seq FROM fresh ORDER BY xid DESC, seq DESC LIMIT 1) last WHERE c.id = 1)
+                          ON CONFLICT (user_id) DO UPDATE SET waiting = true)
           SELECT count(*)::int AS n FROM fresh`,
       z.object({ n: z.number() }),
     );
