@@ -30,7 +30,8 @@ export function notificationMail(items: readonly MailItem[], baseUrl: string, no
   const shown = onceEach(items).map((item) => ({ words: itemWords(item, now), link: `${baseUrl}/${consoleLink(item.subject)}` }));
   if (shown.length === 0) throw new Error('a notification mail needs at least one item');
   const settings = `${baseUrl}/#settings`;
-  const footer = `You get this mail because you have an account at ${baseUrl}. Choose which notifications reach you by email in your settings:`;
+  const footer =
+    'You get this mail because you have an account on this Bridle. Choose which notifications reach you by email in your settings:';
   const subject = shown.length === 1 ? oneLine(shown[0].words.title, SUBJECT_CHARS) : `Bridle: ${shown.length} notifications`;
   const intro = shown.length === 1 ? null : `${shown.length} things happened since the last mail:`;
 

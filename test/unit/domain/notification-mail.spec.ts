@@ -49,7 +49,7 @@ describe(notificationMail.name, () => {
         `Review it in the console: ${BASE}/#review?draft=${DRAFT_ID}`,
         '',
         '--',
-        `You get this mail because you have an account at ${BASE}. Choose which notifications reach you by email in your settings:`,
+        'You get this mail because you have an account on this Bridle. Choose which notifications reach you by email in your settings:',
         `${BASE}/#settings`,
         '',
       ].join('\n'),

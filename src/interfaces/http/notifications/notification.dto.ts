@@ -39,15 +39,14 @@ function emailChoicesClass(): new () => EmailChoices {
 export const EmailChoicesDto = emailChoicesClass();
 
 export class UpdateNotificationPreferencesRequestDto {
-  @ApiPropertyOptional({
+  @ApiProperty({
     type: EmailChoicesDto,
     description: `Events to get by email (true) or not (false); events not named keep their choice. ${EVENTS_DESCRIPTION}`,
   })
-  @Optional()
   @ValidateNested()
   @Type(() => EmailChoicesDto)
   @IsObject({ message: 'email must be an object of events, each true or false' })
-  email?: EmailChoices;
+  email!: EmailChoices;
 }
 
 export class NotificationPreferencesResponseDto {
@@ -84,8 +83,9 @@ export class NotificationResponseDto {
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
-    description: 'Short values the server read from what it stored when it happened (never a model’s words)',
+    additionalProperties: true,
+    description:
+      'Short values (strings, numbers, booleans, null) the server read from what it stored when it happened, never a model’s words',
   })
   facts!: NotificationFacts;
 

@@ -85,7 +85,7 @@ export class NotificationsController {
     @Body() body: UpdateNotificationPreferencesRequestDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<NotificationPreferencesResponseDto> {
-    const chosen = body.email ?? {};
+    const chosen = body.email;
     const email: EventChoices = Object.fromEntries(
       NOTIFICATION_EVENTS.filter((event) => typeof chosen[event] === 'boolean').map((event) => [event, chosen[event]]),
     );
