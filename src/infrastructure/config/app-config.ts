@@ -3,6 +3,7 @@ import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
 import type { TokenPricing } from '../../domain/agent/pricing';
 import type { DailyBudgetLimits } from '../../application/agent/ports/token-budget.port';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
+import { type NotificationConfig, notificationConfig } from './notification-config';
 import { parseSettings, type SettingValues } from './settings';
 import { type LogLevel } from './settings/setting';
 
@@ -136,20 +137,6 @@ export class AppConfig {
   readonly outboundPrivateHosts!: ReadonlySet<string>;
   readonly outreach!: OutreachConfig;
   readonly notifications!: NotificationConfig;
-}
-
-/** Notifications by email (docs/notifications.md). */
-export interface NotificationConfig {
-  /** Null when SMTP_URL is unset: email notifications are off. */
-  readonly email: {
-    readonly url: string;
-    /** NOTIFY_EMAIL_FROM, else SMTP_FROM. */
-    readonly from: string;
-    /** NOTIFY_EMAIL_INTERVAL_MINUTES: at most one mail per person in this long. */
-    readonly intervalMinutes: number;
-  } | null;
-  /** NOTIFY_POLL_MS: how often each process looks for notifications to mail. */
-  readonly pollMs: number;
 }
 
 /** The outreach controller: its limits, its worker and its channels. */
@@ -290,17 +277,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     },
     outboundPrivateHosts: values.OUTBOUND_PRIVATE_HOSTS,
     outreach: outreachConfig(values, embedded),
-    notifications: {
-      email:
-        values.SMTP_URL === undefined
-          ? null
-          : {
-              url: values.SMTP_URL,
-              from: values.NOTIFY_EMAIL_FROM ?? values.SMTP_FROM,
-              intervalMinutes: values.NOTIFY_EMAIL_INTERVAL_MINUTES,
-            },
-      pollMs: values.NOTIFY_POLL_MS,
-    },
+    notifications: notificationConfig(values),
   });
 }
 
