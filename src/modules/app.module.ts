@@ -19,6 +19,8 @@ import { CoreModule } from './core.module';
 import { IdentityModule } from './identity.module';
 import { loggingModule } from './logging';
 import { McpModule } from './mcp.module';
+import { NotificationEmailModule } from './notification-email.module';
+import { NotificationsModule } from './notifications.module';
 import { OAuthModule } from './oauth.module';
 import { PersistenceModule } from './persistence.module';
 import { PrivacyModule } from './privacy.module';
@@ -65,6 +67,8 @@ export class AppModule {
         OAuthModule,
         AdminModule,
         PrivacyModule,
+        NotificationsModule,
+        NotificationEmailModule.register(config),
         WebModule.register(),
       ],
       controllers: [HealthController, MetricsController],

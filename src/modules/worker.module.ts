@@ -2,16 +2,23 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../infrastructure/config/app-config';
 import { CoreModule } from './core.module';
 import { loggingModule } from './logging';
+import { NotificationEmailModule } from './notification-email.module';
 import { OutreachModule } from './outreach.module';
 import { PersistenceModule } from './persistence.module';
 
-/** A worker process: the outreach controller without HTTP. */
+/** A worker process: the outreach controller without HTTP, and the mailing of notifications (when SMTP_URL is set). */
 @Module({})
 export class WorkerModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.register(config), loggingModule(config), PersistenceModule, OutreachModule],
+      imports: [
+        CoreModule.register(config),
+        loggingModule(config),
+        PersistenceModule,
+        OutreachModule,
+        NotificationEmailModule.register(config),
+      ],
     };
   }
 }

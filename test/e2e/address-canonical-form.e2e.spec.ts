@@ -63,7 +63,7 @@ describe('addresses compared as mail delivers them', () => {
 
     const outcomes = await cyclesUntilIdle(sut.http, ada, campaignId);
 
-    expect(smtp.received.map((mail) => mail.envelope.to)).toEqual([['Ok.Person@example.com']]);
+    expect(smtp.outreach.map((mail) => mail.envelope.to)).toEqual([['Ok.Person@example.com']]);
     const refused = outcomes.filter((outcome) => outcome.code === 'POLICY_DENIED');
     expect(refused.map((outcome) => outcome.proposal?.args.to).sort()).toEqual([
       'a@xn--bcher-kva.de',

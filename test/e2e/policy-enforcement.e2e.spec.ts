@@ -206,7 +206,7 @@ describe('a stored policy, enforced over chat, MCP and outreach', () => {
     );
     expect(emails).toHaveLength(2);
     // Only the one to example.com reached the SMTP server.
-    expect(smtp.received.map((mail) => mail.envelope.to)).toEqual([[INSIDE.email]]);
+    expect(smtp.outreach.map((mail) => mail.envelope.to)).toEqual([[INSIDE.email]]);
 
     // Held in Ada's review queue, with the rule's time to answer.
     const queue = await request(sut.http)

@@ -93,7 +93,7 @@ describe('a draft its owner did not review in time, escalated to the admins', ()
     const campaignId = await startedCampaign(sut.http, ada, 'Escalated outreach', [LEAD]);
     const held = (await cyclesUntilIdle(sut.http, ada, campaignId)).filter((outcome) => outcome.proposal?.action === 'send_email');
     expect(held.map((outcome) => [outcome.proposal!.args.to, outcome.status])).toEqual([[LEAD.email, 'awaiting_review']]);
-    expect(smtp.received).toEqual([]);
+    expect(smtp.outreach).toEqual([]);
     const [draft] = await ownDrafts(ada, campaignId);
     expect(draft).toEqual(expect.objectContaining({ status: 'awaiting_review', action: 'send_email', escalatedAt: null }));
     const timeout = Date.parse(draft.expiresAt) - Date.parse(draft.createdAt);
@@ -151,7 +151,7 @@ describe('a draft its owner did not review in time, escalated to the admins', ()
     // The next cycle sends exactly the approved email, once.
     const sent = (await cyclesUntilIdle(sut.http, ada, campaignId)).filter((outcome) => outcome.proposal?.action === 'send_email');
     expect(sent.map((outcome) => outcome.status)).toEqual(['completed']);
-    expect(smtp.received.map((mail) => [mail.envelope.to, mail.headers.get('subject')])).toEqual([[[LEAD.email], draft.subject]]);
+    expect(smtp.outreach.map((mail) => [mail.envelope.to, mail.headers.get('subject')])).toEqual([[[LEAD.email], draft.subject]]);
 
     // The approval's audit row names the admin as actor and reviewer.
     const approvals = await auditRows('approve_draft', campaignId);

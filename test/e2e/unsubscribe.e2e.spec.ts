@@ -58,8 +58,8 @@ describe('unsubscribe links', () => {
       ['completed', 'linkedin_send_message'],
       ['completed', 'send_email'],
     ]);
-    expect(smtp.received).toHaveLength(1);
-    const [mail] = smtp.received;
+    expect(smtp.outreach).toHaveLength(1);
+    const [mail] = smtp.outreach;
     // Sent to the address as the lead has it, its domain canonical; unsubscribing lists its key, ADDRESS.
     expect(mail.envelope.to).toEqual(['Jane.Doe@example.com']);
 
@@ -159,7 +159,7 @@ describe('unsubscribe links', () => {
       ['Cancelled', 'DO_NOT_CONTACT'],
       ['Cancelled', 'DO_NOT_CONTACT'],
     ]);
-    expect(smtp.received).toHaveLength(1);
+    expect(smtp.outreach).toHaveLength(1);
   });
 
   it('counts each address on the per-address limit of anonymous routes', async () => {

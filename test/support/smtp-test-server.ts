@@ -7,8 +7,10 @@ export interface ReceivedMail {
   messageId: string | undefined;
   /** The body as it came over the wire (quoted-printable, if the client encoded it so). */
   body: string;
-  /** The body's text: quoted-printable decoded when the mail says it is. */
+  /** The body's text (of a multipart mail, its text/plain part): quoted-printable decoded when the mail says it is. */
   text: string;
+  /** A multipart mail's text/html part, decoded; null for a mail of one part. */
+  html: string | null;
 }
 
 type Handlers = Pick<SMTPServerOptions, 'onMailFrom' | 'onRcptTo' | 'onData'>;
@@ -54,6 +56,18 @@ export class SmtpTestServer {
     return `smtp://127.0.0.1:${(this.server.server.address() as AddressInfo).port}`;
   }
 
+  /** The outreach mail it received (each carries List-Unsubscribe), without Bridle's notifications to its own people. */
+  get outreach(): ReceivedMail[] {
+    return this.received.filter((mail) => mail.headers.has('list-unsubscribe'));
+  }
+
+  /** The notification mail it received (Auto-Submitted: auto-generated), to `to` when given. */
+  notifications(to?: string): ReceivedMail[] {
+    return this.received.filter(
+      (mail) => mail.headers.get('auto-submitted') === 'auto-generated' && (to === undefined || mail.envelope.to.includes(to)),
+    );
+  }
+
   use(handlers: Handlers): void {
     this.handlers = handlers;
   }
@@ -63,8 +77,28 @@ export class SmtpTestServer {
   }
 }
 
-/** Unfolds the header block and keeps the body as sent: enough for a short plain-text mail. */
+/** Unfolds the header block and keeps the body as sent; of a multipart mail, reads its text/plain and text/html parts. */
 export function parseMessage(raw: string): Omit<ReceivedMail, 'envelope'> {
+  const { headers, body } = headersAndBody(raw);
+  const boundary = /^multipart\/[a-z]+;.*boundary="?([^";]+)"?/i.exec(headers.get('content-type') ?? '')?.[1];
+  if (boundary === undefined) return { headers, messageId: headers.get('message-id'), body, text: decoded(headers, body), html: null };
+  const parts = body
+    .split(`--${boundary}`)
+    .slice(1, -1)
+    .map((part) => headersAndBody(part.replace(/^\r\n/, '').replace(/\r\n$/, '')));
+  const part = (type: string) => parts.find((candidate) => candidate.headers.get('content-type')?.startsWith(type));
+  const plain = part('text/plain');
+  const html = part('text/html');
+  return {
+    headers,
+    messageId: headers.get('message-id'),
+    body,
+    text: plain ? decoded(plain.headers, plain.body) : '',
+    html: html ? decoded(html.headers, html.body) : null,
+  };
+}
+
+function headersAndBody(raw: string): { headers: Map<string, string>; body: string } {
   const split = raw.indexOf('\r\n\r\n');
   const headers = new Map<string, string>();
   for (const line of raw
@@ -74,9 +108,14 @@ export function parseMessage(raw: string): Omit<ReceivedMail, 'envelope'> {
     const colon = line.indexOf(':');
     headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
-  const body = raw.slice(split + 4).replace(/\r\n$/, '');
-  const text = headers.get('content-transfer-encoding')?.toLowerCase() === 'quoted-printable' ? quotedPrintable(body) : body;
-  return { headers, messageId: headers.get('message-id'), body, text };
+  return { headers, body: raw.slice(split + 4).replace(/\r\n$/, '') };
+}
+
+function decoded(headers: Map<string, string>, body: string): string {
+  const encoding = headers.get('content-transfer-encoding')?.toLowerCase();
+  if (encoding === 'quoted-printable') return quotedPrintable(body);
+  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  return body;
 }
 
 /** RFC 2045 quoted-printable, decoded as UTF-8: soft line breaks joined, `=XX` turned back into bytes. */

@@ -3,6 +3,7 @@ import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
 import type { TokenPricing } from '../../domain/agent/pricing';
 import type { DailyBudgetLimits } from '../../application/agent/ports/token-budget.port';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
+import { type NotificationConfig, notificationConfig } from './notification-config';
 import { parseSettings, type SettingValues } from './settings';
 import { type LogLevel } from './settings/setting';
 
@@ -137,6 +138,7 @@ export class AppConfig {
   /** Host names an outbound fetch may reach although they resolve to special-use addresses. */
   readonly outboundPrivateHosts!: ReadonlySet<string>;
   readonly outreach!: OutreachConfig;
+  readonly notifications!: NotificationConfig;
 }
 
 /** The outreach controller: its limits, its worker and its channels. */
@@ -278,6 +280,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     },
     outboundPrivateHosts: values.OUTBOUND_PRIVATE_HOSTS,
     outreach: outreachConfig(values, embedded),
+    notifications: notificationConfig(values),
   });
 }
 

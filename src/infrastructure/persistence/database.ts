@@ -48,6 +48,7 @@ import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-v
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
 import { AuditErasure1768060800000 } from './migrations/1768060800000-audit-erasure';
 import { Notifications1768320000000 } from './migrations/1768320000000-notifications';
+import { NotificationEmail1768406400000 } from './migrations/1768406400000-notification-email';
 import { ReviewExpired1768665600000 } from './migrations/1768665600000-review-expired';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
@@ -96,6 +97,7 @@ const MIGRATIONS = [
   AuditMerkleTree1767981600000,
   AuditErasure1768060800000,
   Notifications1768320000000,
+  NotificationEmail1768406400000,
   ReviewExpired1768665600000,
 ];
 

@@ -26,6 +26,10 @@ const TAGS: readonly [name: string, description: string][] = [
   ['campaigns', 'Outreach campaigns: leads imported from JSON or CSV, worked one action at a time within daily quotas.'],
   ['do-not-contact', 'Email addresses and LinkedIn profiles that no campaign of the user may reach.'],
   ['drafts', 'Review before send: channel actions a campaign holds for its owner, to approve (as they are or edited) or reject.'],
+  [
+    'notifications',
+    'What Bridle told you (a draft to review, a question waiting, a campaign finished…), and which of it reaches you by email.',
+  ],
   ['unsubscribe', "The signed link in the footer of every outreach email: its recipient gets off the sender's list, with no login."],
   ['mcp', 'The task tools over the Model Context Protocol, for any MCP client.'],
   ['erasure', 'Erasure on request: an account deleted, or a lead erased, from everywhere Bridle keeps them; the audit chain stays whole.'],

@@ -210,6 +210,27 @@ describe(loadConfig.name, () => {
     );
   });
 
+  it('turns email notifications on with SMTP_URL only, from NOTIFY_EMAIL_FROM or else SMTP_FROM, every 15 minutes at most by default', () => {
+    expect(loadConfig({}).notifications).toEqual({ email: null, pollMs: 1000 });
+    expect(loadConfig({ SMTP_URL: 'smtp://mail:25', SMTP_FROM: 'Bridle <out@example.com>' }).notifications.email).toEqual({
+      url: 'smtp://mail:25',
+      from: 'Bridle <out@example.com>',
+      intervalMinutes: 15,
+    });
+    const own = loadConfig({
+      SMTP_URL: 'smtp://mail:25',
+      NOTIFY_EMAIL_FROM: 'Bridle <notify@example.com>',
+      NOTIFY_EMAIL_INTERVAL_MINUTES: '0',
+    });
+    expect(own.notifications.email).toEqual(expect.objectContaining({ from: 'Bridle <notify@example.com>', intervalMinutes: 0 }));
+    expect(() => loadConfig({ NOTIFY_EMAIL_FROM: 'Bridle <notify@exa mple>' })).toThrow(
+      /^Invalid configuration: NOTIFY_EMAIL_FROM must be an address/,
+    );
+    expect(() => loadConfig({ NOTIFY_POLL_MS: '10' })).toThrow(
+      /^Invalid configuration: NOTIFY_POLL_MS must be a whole number from 100 to 60000/,
+    );
+  });
+
   it('caps session renewal at 12 hours after sign-in by default, never below the token lifetime', () => {
     expect(loadConfig({}).sessionMaxAgeSeconds).toBe(43_200);
     expect(loadConfig({ SESSION_MAX_AGE: '604800' }).sessionMaxAgeSeconds).toBe(604_800);

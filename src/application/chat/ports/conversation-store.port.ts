@@ -124,8 +124,9 @@ export abstract class ConversationStore {
   /**
    * A new conversation holding only a question the server asks for another channel (an MCP
    * client that cannot ask the person): the question as its answer-so-far, and `question` as
-   * its open pending confirmation, so the console shows it as any chat confirmation. One
-   * statement. @returns the conversation's id
+   * its open pending confirmation, so the console shows it as any chat confirmation, and a
+   * `confirmation.waiting` notification for the person. One statement. @returns the
+   * conversation's id
    */
   abstract openWithQuestion(input: {
     readonly userId: string;

@@ -193,7 +193,7 @@ export abstract class OutreachCycleStore {
   abstract begin(input: BeginAction): Promise<BeginResult>;
   /** In one transaction: the action's status, the audit outcome row, the task's new state, and the decision row if given. */
   abstract finish(input: FinishAction): Promise<void>;
-  /** Completes the campaign if no task is open. */
+  /** Completes the campaign if no task is open, and tells its owner (campaign.finished) in the same transaction. */
   abstract completeCampaign(campaignId: string, now: Date): Promise<boolean>;
   /** Writes the cycle's decision row, or settles the one its claim opened (finish and releaseTask do the same with theirs). */
   abstract recordDecision(decision: OutreachDecision): Promise<void>;

@@ -6,6 +6,7 @@ import { CHAT_SETTINGS } from './chat';
 import { LANGUAGE_MODEL_SETTINGS } from './language-models';
 import { OUTREACH_SETTINGS } from './outreach';
 import { LIMIT_SETTINGS } from './limits';
+import { NOTIFICATION_SETTINGS } from './notifications';
 import { LOGGING_SETTINGS } from './logging';
 import { RETENTION_SETTINGS } from './retention';
 import { type Setting } from './setting';
@@ -18,6 +19,7 @@ export const SETTINGS = {
   ...CHAT_SETTINGS,
   ...LANGUAGE_MODEL_SETTINGS,
   ...OUTREACH_SETTINGS,
+  ...NOTIFICATION_SETTINGS,
   ...LIMIT_SETTINGS,
   ...RETENTION_SETTINGS,
   ...LOGGING_SETTINGS,

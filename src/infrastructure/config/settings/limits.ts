@@ -31,6 +31,6 @@ export const LIMIT_SETTINGS = {
     section: 'Limits',
     ...wholeNumber(1, 1_000_000),
     default: '600',
-    doc: 'requests per user per minute to every route a bearer token opens other than `/mcp` and a chat turn (`CHAT_RATE_LIMIT_PER_MINUTE`): `/api/:userId/…` (tasks, conversations, tokens, grants, campaigns, cycles, drafts, do-not-contact), `/admin/…`, `/oauth/requests/…`, `GET /auth/me`, `POST /auth/refresh` and `POST /auth/password`, all counted together, reads and refused requests included. Counted before the route does anything, so a refused request past it writes no audit row. 429 `HTTP.RATE_LIMITED` with `Retry-After` and `Retry-After-api` ([security](security.md#abuse-and-failure))',
+    doc: 'requests per user per minute to every route a bearer token opens other than `/mcp` and a chat turn (`CHAT_RATE_LIMIT_PER_MINUTE`): `/api/:userId/…` (tasks, conversations, tokens, grants, campaigns, cycles, drafts, do-not-contact, notifications), `/admin/…`, `/oauth/requests/…`, `GET /auth/me`, `POST /auth/refresh` and `POST /auth/password`, all counted together, reads and refused requests included. Counted before the route does anything, so a refused request past it writes no audit row. 429 `HTTP.RATE_LIMITED` with `Retry-After` and `Retry-After-api` ([security](security.md#abuse-and-failure))',
   },
 } as const satisfies Record<string, Setting>;

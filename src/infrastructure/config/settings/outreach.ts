@@ -103,7 +103,7 @@ export const OUTREACH_SETTINGS = {
     section: 'Outreach',
     ...pattern(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL', '`smtp://…` or `smtps://…`'),
     defaultText: 'unset: sandbox outbox',
-    doc: 'an SMTP server for outreach email (nodemailer)',
+    doc: 'an SMTP server for outreach email (nodemailer), and for notification mail to the people who use Bridle ([notifications](notifications.md)); unset, neither goes anywhere real and email notifications are off',
   },
   SMTP_FROM: {
     section: 'Outreach',

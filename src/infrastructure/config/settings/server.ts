@@ -27,7 +27,7 @@ export const SERVER_SETTINGS = {
     ...baseUrl(),
     also: '. Required when `NODE_ENV=production`',
     defaultText: '`http://localhost:<PORT>`',
-    doc: 'where people reach this service: the start of the unsubscribe link in every outreach email (`<PUBLIC_BASE_URL>/unsubscribe/<token>`, [outreach](outreach.md#unsubscribe)), and the OAuth issuer and token audience (`<PUBLIC_BASE_URL>/mcp`) for MCP clients ([security](security.md#oauth-for-mcp-clients)). Use the `https://` address people and mail recipients can open; every replica and worker needs the same value: a replica with another one issues tokens the others refuse, and on `http://` (other than localhost) OAuth for MCP clients is off. Unset, the start is refused in production',
+    doc: 'where people reach this service: the start of the unsubscribe link in every outreach email (`<PUBLIC_BASE_URL>/unsubscribe/<token>`, [outreach](outreach.md#unsubscribe)), of every link in notification mail (`<PUBLIC_BASE_URL>/#review?draft=<id>`, [notifications](notifications.md)), and the OAuth issuer and token audience (`<PUBLIC_BASE_URL>/mcp`) for MCP clients ([security](security.md#oauth-for-mcp-clients)). Use the `https://` address people and mail recipients can open; every replica and worker needs the same value: a replica with another one issues tokens the others refuse, and on `http://` (other than localhost) OAuth for MCP clients is off. Unset, the start is refused in production',
   },
   TRUST_PROXY: {
     section: 'Server',

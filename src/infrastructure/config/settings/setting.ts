@@ -14,6 +14,7 @@ export const SETTINGS_SECTIONS = [
   'Chat, agent and MCP',
   'Language models',
   'Outreach',
+  'Notifications',
   'Limits',
   'Retention',
   'Logging and metrics',

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Page } from '../../../application/shared/page';
@@ -7,6 +7,7 @@ import { jsonColumn } from '../json-column';
 import { empty, exists, join, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { turnDecisionOpening, turnDecisionSettling } from '../tables/decision-logs';
 import { IN_PROGRESS_STATUS } from '../tables/messages';
+import { notificationInsert } from '../tables/notifications';
 import { countHit } from '../tables/rate-limits';
 import { z } from 'zod';
 import { ConversationStore, type FinishedTurn, type StartTurnInput } from '../../../application/chat/ports/conversation-store.port';
@@ -189,16 +190,26 @@ export class PostgresConversationStore extends ConversationStore {
 
   async openWithQuestion(input: Parameters<ConversationStore['openWithQuestion']>[0]): Promise<string> {
     const { userId, title, question, now } = input;
+    const conversationId = randomUUID();
+    // The person is told it waits (confirmation.waiting) by the same statement that stores it.
+    const notified = notificationInsert({
+      recipientId: userId,
+      event: 'confirmation.waiting',
+      subject: { kind: 'confirmation', id: question.id, conversationId },
+      facts: { tool: question.tool, expiresAt: question.expiresAt.toISOString() },
+      at: now,
+    });
     const row = await selectRow(
       this.dataSource,
-      sql`WITH c AS (INSERT INTO conversations (user_id, title, created_at, updated_at) VALUES (${userId}, ${title}, ${now}, ${now})
-                     RETURNING id),
+      sql`WITH c AS (INSERT INTO conversations (id, user_id, title, created_at, updated_at)
+                     VALUES (${conversationId}, ${userId}, ${title}, ${now}, ${now}) RETURNING id),
                m AS (INSERT INTO messages (conversation_id, role, content, decision_type, status, created_at)
                      SELECT c.id, 'assistant', ${question.prompt}, 'REQUEST_CONFIRMATION', 'completed', ${now} FROM c),
                p AS (INSERT INTO pending_confirmations (id, user_id, conversation_id, tool, arguments, arguments_hash, prompt,
                        created_at, expires_at)
                      SELECT ${question.id}, ${userId}, c.id, ${question.tool}, ${JSON.stringify(question.arguments)},
-                       ${argumentsHash(question.arguments)}, ${question.prompt}, ${now}, ${question.expiresAt} FROM c)
+                       ${argumentsHash(question.arguments)}, ${question.prompt}, ${now}, ${question.expiresAt} FROM c),
+               n AS (${notified})
           SELECT id FROM c`,
       z.object({ id: z.string() }),
     );

@@ -22,6 +22,7 @@ import { changeRows, empty, exists, run, selectRow, selectRows, type Sql, sql, t
 import { z } from 'zod';
 import { AuditAppender } from '../tables/audit-log';
 import { abandonedCycleDecisions, cycleDecision } from '../tables/decision-logs';
+import { enqueueNotification } from '../tables/notifications';
 import { markDraftSent } from '../tables/outreach-drafts';
 import { OPEN } from '../tables/outreach-tasks';
 import { refundSlot, refusalOf, reserveSlots, slotsOf } from '../tables/quota-ledger';
@@ -29,6 +30,8 @@ import { claimWithContext, readWrapUpContext } from './postgres-outreach-cycle-s
 import { ErasedAddressKey } from '../../security/erased-address-key';
 
 const FINISHED_CAMPAIGN_ROW = z.object({ id: z.string(), owner_id: z.string() });
+/** A campaign just completed: whose, and how its tasks ended. */
+const FINISHED_ROW = z.object({ owner_id: z.string(), completed: z.number(), failed: z.number(), cancelled: z.number() });
 
 /**
  * What begin's statement reads back: whether the lease held, the new action's id (null for a
@@ -231,10 +234,26 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
       if (!(await exists(manager, sql`SELECT 1 FROM campaigns WHERE id = ${campaignId} AND status = 'active' FOR UPDATE`))) return false;
       if (await exists(manager, sql`SELECT 1 FROM outreach_tasks WHERE campaign_id = ${campaignId} AND status IN ${OPEN} LIMIT 1`))
         return false;
-      await changeRows(
+      // Its owner is told (campaign.finished) in the same transaction, with the tasks' outcomes as they closed.
+      const done = await selectRow(
         manager,
-        sql`UPDATE campaigns SET status = 'completed', completed_at = ${now}, updated_at = ${now} WHERE id = ${campaignId}`,
+        sql`WITH c AS (UPDATE campaigns SET status = 'completed', completed_at = ${now}, updated_at = ${now} WHERE id = ${campaignId}
+                       RETURNING owner_id)
+            SELECT c.owner_id,
+              (SELECT count(*)::int FROM outreach_tasks WHERE campaign_id = ${campaignId} AND status = 'Completed') AS completed,
+              (SELECT count(*)::int FROM outreach_tasks WHERE campaign_id = ${campaignId} AND status = 'Failed') AS failed,
+              (SELECT count(*)::int FROM outreach_tasks WHERE campaign_id = ${campaignId} AND status = 'Cancelled') AS cancelled
+            FROM c`,
+        FINISHED_ROW,
       );
+      const { owner_id: recipientId, ...tasks } = done!;
+      await enqueueNotification(manager, {
+        recipientId,
+        event: 'campaign.finished',
+        subject: { kind: 'campaign', id: campaignId },
+        facts: tasks,
+        at: now,
+      });
       return true;
     });
   }

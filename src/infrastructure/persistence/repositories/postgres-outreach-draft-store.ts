@@ -325,6 +325,21 @@ export class PostgresOutreachDraftStore extends OutreachDraftStore {
           },
           null,
         );
+        // Nobody decided it in time (an approved one whose task ended without it is only voided).
+        if (draft.status === 'awaiting_review') {
+          await enqueueNotification(manager, {
+            recipientId: draft.owner_id,
+            event: 'draft.expired',
+            subject: { kind: 'draft', id: draft.id },
+            facts: {
+              action: draft.action,
+              campaignId: draft.campaign_id,
+              next: draft.on_expiry === 'reject' ? 'task_cancelled' : 'redraft',
+              escalated: draft.escalated,
+            },
+            at: now,
+          });
+        }
       }
       return { expired: expired.length - voided, voided, escalated };
     });

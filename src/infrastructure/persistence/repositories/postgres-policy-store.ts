@@ -10,6 +10,7 @@ import {
 import type { Page } from '../../../application/shared/page';
 import { decodeCursor, encodeCursor } from '../cursor';
 import { empty, inTransaction, run, selectRow, selectRows, sql } from '../sql';
+import { enqueueNotification } from '../tables/notifications';
 import {
   POLICY_VERSION_COLUMNS,
   POLICY_VERSION_ROW,
@@ -94,6 +95,14 @@ export class PostgresPolicyStore extends PolicyStore {
             RETURNING ${POLICY_VERSION_COLUMNS}`,
         POLICY_VERSION_ROW,
       );
+      // Every admin but its author is told (policy.stored), in the same transaction.
+      await enqueueNotification(manager, {
+        recipientId: null,
+        event: 'policy.stored',
+        subject: { kind: 'policy', version: stored!.version },
+        facts: { version: stored!.version, rules: stored!.document.rules.length, actorId: stored!.authorId },
+        at: stored!.createdAt,
+      });
       return stored!;
     });
   }

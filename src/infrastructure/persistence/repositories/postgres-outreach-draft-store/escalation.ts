@@ -5,6 +5,7 @@ import { isUuid } from '../../../../domain/shared/uuid';
 import { decodeCursor, encodeCursor, isTimeAndIdCursor } from '../../cursor';
 import { empty, type Sql, selectRow, selectRows, sql } from '../../sql';
 import type { AppendInTransaction } from '../../tables/audit-log';
+import { enqueueNotification } from '../../tables/notifications';
 import { DRAFT_COLUMNS, DRAFT_FROM, DRAFT_ROW, withoutKey } from './draft-rows';
 import { reviewEntry } from './review-entry';
 
@@ -28,8 +29,9 @@ const ESCALATED_ROW = z.object({
  * Escalates up to `limit` undecided drafts past their time whose rule says `escalate`: from
  * `now`, they wait as long again as their owner was given (the old expires_at - created_at),
  * and then expire with their task cancelled (on_expiry becomes reject, the rule's other fallback:
- * REVIEW_EXPIRED). Still awaiting review, the slot still held,
- * the task still AwaitingReview; each is audited as escalate_draft by its owner.
+ * REVIEW_EXPIRED). Still awaiting review, the slot still held, the task still AwaitingReview;
+ * each is audited as escalate_draft by its owner, and notified (draft.escalated) to every admin
+ * and to its owner, in the same transaction.
  * @returns how many were escalated.
  */
 export async function escalateDue(db: Sql, append: AppendInTransaction, now: Date, limit: number): Promise<number> {
@@ -55,6 +57,15 @@ export async function escalateDue(db: Sql, append: AppendInTransaction, now: Dat
       },
       null,
     );
+    const facts = {
+      action: draft.action,
+      campaignId: draft.campaign_id,
+      ownerId: draft.owner_id,
+      expiresAt: draft.expires_at.toISOString(),
+    };
+    for (const recipientId of [null, draft.owner_id]) {
+      await enqueueNotification(db, { recipientId, event: 'draft.escalated', subject: { kind: 'draft', id: draft.id }, facts, at: now });
+    }
   }
   return escalated.length;
 }

@@ -1,0 +1,76 @@
+import { useEffect, useState } from 'preact/hooks';
+import { getNotificationPreferences, type NotificationEvent, type NotificationPreferences, updateNotificationPreferences } from '../../api';
+import { errorText } from '../../lib/errors';
+import { currentSession, handledAuthFailure } from '../../state/session';
+import { Alert, Card } from '../../ui';
+
+/** Each event in a person's words; an event a newer server has that is missing here shows by its own name. */
+const EVENT_WORDS: Record<NotificationEvent, string> = {
+  'draft.awaiting_review': 'A draft waits for my review',
+  'draft.escalated': 'A draft went to the admins because nobody decided it in time',
+  'draft.expired': 'A draft expired: nobody decided it in time',
+  'confirmation.waiting': 'An app connected over MCP needs my yes in the console',
+  'campaign.paused': 'A campaign was paused',
+  'campaign.finished': 'A campaign finished',
+  'policy.stored': 'An admin stored a new policy version',
+  'budget.threshold': 'My spending passed a threshold of my budget',
+};
+
+/** A checkbox per event that can reach the person: checked, it comes by email. Each change is saved at once. */
+export function EmailNotifications() {
+  const session = currentSession();
+  const [preferences, setPreferences] = useState<NotificationPreferences | null>(null);
+  const [saving, setSaving] = useState<NotificationEvent | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    getNotificationPreferences(session).then(setPreferences, (failure: unknown) => {
+      if (!handledAuthFailure(failure)) setError(errorText(failure));
+    });
+  }, [session.token]);
+
+  async function choose(event: NotificationEvent, on: boolean) {
+    setSaving(event);
+    setError(null);
+    try {
+      setPreferences(await updateNotificationPreferences(session, { [event]: on }));
+    } catch (failure) {
+      if (!handledAuthFailure(failure)) setError(errorText(failure));
+    } finally {
+      setSaving(null);
+    }
+  }
+
+  const events = preferences ? (Object.keys(preferences.email) as NotificationEvent[]) : [];
+  return (
+    <Card title="Email notifications">
+      <div class="stack">
+        <Alert message={error} />
+        {preferences === null && !error && <p class="muted">Loading…</p>}
+        {preferences && !preferences.emailDelivered && (
+          <p class="muted">This server sends no email (it has no SMTP server set up): your choices apply once it does.</p>
+        )}
+        {preferences && (
+          <fieldset class="plain-fieldset stack">
+            <legend>Email me when</legend>
+            {events.map((event) => (
+              <label key={event} class="row consent-scope">
+                <input
+                  type="checkbox"
+                  checked={preferences.email[event] === true}
+                  disabled={saving !== null}
+                  onChange={(e) => void choose(event, e.currentTarget.checked)}
+                />
+                <span>{EVENT_WORDS[event] ?? event}</span>
+              </label>
+            ))}
+          </fieldset>
+        )}
+        <p class="muted">
+          At most one mail every few minutes: what happens meanwhile comes together in the next one. Links in a mail only open the console;
+          nothing is decided until you decide it there.
+        </p>
+      </div>
+    </Card>
+  );
+}
