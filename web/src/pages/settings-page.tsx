@@ -6,8 +6,9 @@ import { currentSession, handledAuthFailure, signIn } from '../state/session';
 import { Alert, Badge, Button, Card, TextField, toast } from '../ui';
 import { AccessTokens } from './settings/access-tokens';
 import { ConnectedApps } from './settings/connected-apps';
+import { MonthSpendCard } from './settings/month-spend';
 
-/** The account: who is signed in until when, where to see its activity, a password change, access tokens and connected apps. */
+/** The account: who is signed in until when, where to see its activity, this month's spend, a password change, access tokens and connected apps. */
 export function SettingsPage() {
   const session = currentSession();
   return (
@@ -36,6 +37,7 @@ export function SettingsPage() {
           </p>
         </div>
       </Card>
+      <MonthSpendCard />
       <PasswordCard />
       <AccessTokens />
       <ConnectedApps />
