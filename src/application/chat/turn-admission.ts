@@ -1,6 +1,7 @@
 import { NO_TOOLS } from '../../domain/agent/decision';
 import { type BudgetUsed, spendQuestion, spendSentence } from '../../domain/agent/monthly-budget';
-import { CHAT_TURN } from '../../domain/policy/policy';
+import { CHAT_TURN, type PolicyDecision } from '../../domain/policy/policy';
+import { overLimit } from '../../domain/policy/policy-refusal';
 import type { PolicyGate } from '../policy/policy-gate';
 import { answer, type TurnResult } from './turn-result';
 
@@ -12,7 +13,8 @@ export const TURN_CANCELLED = "Okay, I've stopped there. Nothing was sent to the
  * (CHAT_TURN), before its first model call (a summary included). `deny` ends it at once with
  * the rule's reason and no model call; `ask-person` ends it with a question the person answers
  * in the chat, as a deletion's (a pending confirmation of `chat_turn` holding the message),
- * once per turn: a turn that runs on the person's yes is let through. Anything else goes on.
+ * once per turn: a turn that runs on the person's yes is let through. A turn that runs is
+ * counted against the `limit` rules it matched; past one, it is refused. Anything else goes on.
  */
 export class TurnAdmission {
   constructor(private readonly policy: PolicyGate) {}
@@ -29,23 +31,39 @@ export class TurnAdmission {
         const said = [
           viaBudget && budget ? spendSentence(budget) : null,
           decision.reason ?? "The assistant isn't available to you now.",
-          `(Policy rule '${decision.rule ?? ''}'.) Nothing was sent to the assistant.`,
+          `(Policy rule '${decision.rule ?? ''}'.) ${NOTHING_SENT}`,
         ];
-        const result = answer(said.filter((part) => part !== null).join(' '), 'REFUSED', undefined);
-        return { ...result, finishReason: viaBudget ? 'budget_spent' : 'policy_denied' };
+        return refused(said.filter((part) => part !== null).join(' '), viaBudget ? 'budget_spent' : 'policy_denied');
       }
       case 'ask-person':
-        return agreed ? null : asked(message, budget, decision.rule ?? '');
+        // Nobody is asked about a turn its limit would refuse anyway; a yes is counted when its turn runs.
+        if (!agreed) return (await this.overLimit(decision, 'look')) ?? asked(message, budget, decision.rule ?? '');
+        return this.overLimit(decision, 'count');
       case 'allow':
       case 'ask-reviewer':
         // A rule cannot ask a reviewer about a chat turn (readPolicy): it is only named for the switch to be whole.
-        return null;
+        return this.overLimit(decision, 'count');
       default: {
         const unknown: never = decision.effect;
         return unknown;
       }
     }
   }
+
+  /** The turn refused by a `limit` rule on chat_turn that is full; `count` counts a turn that runs (nothing when one is full). */
+  private async overLimit(decision: PolicyDecision, how: 'look' | 'count'): Promise<TurnResult | null> {
+    const reached = how === 'count' ? await this.policy.take(decision) : await this.policy.full(decision);
+    if (!reached) return null;
+    const refusal = overLimit(decision.version, reached.limit, reached.retryAfterSeconds);
+    return refused(refusal.message, 'policy_denied');
+  }
+}
+
+const NOTHING_SENT = 'Nothing was sent to the assistant.';
+
+/** A turn the policy refused: the server's sentence, the model never called. */
+function refused(text: string, finishReason: 'budget_spent' | 'policy_denied'): TurnResult {
+  return { ...answer(text, 'REFUSED', undefined), finishReason };
 }
 
 /** The question, stored as a pending confirmation of CHAT_TURN that holds the message to answer on yes. */
