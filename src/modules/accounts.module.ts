@@ -7,10 +7,6 @@ import { UserRepository } from '../application/identity/ports/user-repository.po
 import { RevokeAdminRoleUseCase } from '../application/identity/revoke-admin-role.use-case';
 import { PostgresUserRepository } from '../infrastructure/persistence/repositories/postgres-user.repository';
 import { ScryptPasswordHasher } from '../infrastructure/security/scrypt-password-hasher';
-import { DataSource } from 'typeorm';
-import { TokenBudget } from '../application/agent/ports/token-budget.port';
-import { AppConfig } from '../infrastructure/config/app-config';
-import { TokenLedger } from '../infrastructure/persistence/repositories/token-ledger';
 import { AuditLogModule } from './audit-log.module';
 import { OpaqueTokens } from '../application/identity/ports/opaque-tokens.port';
 import { PersonalAccessTokenRepository } from '../application/identity/ports/personal-access-token-repository.port';
@@ -19,7 +15,7 @@ import { PostgresPersonalAccessTokenRepository } from '../infrastructure/persist
 import { RandomOpaqueTokens } from '../infrastructure/security/opaque-tokens';
 
 /**
- * Accounts, their roles, their personal access tokens and their daily chat budgets: behind
+ * Accounts, their roles and their personal access tokens: behind
  * sign-up and sign-in over HTTP, and the operator's command.
  */
 @Module({
@@ -34,14 +30,8 @@ import { RandomOpaqueTokens } from '../infrastructure/security/opaque-tokens';
     { provide: OpaqueTokens, useClass: RandomOpaqueTokens },
     { provide: PersonalAccessTokenRepository, useClass: PostgresPersonalAccessTokenRepository },
     PersonalAccessTokens,
-    {
-      provide: TokenBudget,
-      useFactory: (dataSource: DataSource, config: AppConfig) => new TokenLedger(dataSource, config.chatDailyBudget, config.llmPricing),
-      inject: [DataSource, AppConfig],
-    },
   ],
   exports: [
-    TokenBudget,
     UserRepository,
     PasswordHasher,
     OpaqueTokens,

@@ -25,6 +25,8 @@ import { AdminDecisionsController } from '../interfaces/http/admin/admin-decisio
 import { AdminPolicyController } from '../interfaces/http/admin/admin-policy.controller';
 import { AdminPolicyDryRunController } from '../interfaces/http/admin/admin-policy-dry-run.controller';
 import { AdminGuard } from '../interfaces/http/admin/admin.guard';
+import { AdminBudgetsController } from '../interfaces/http/admin/admin-budgets.controller';
+import { BudgetsModule } from './budgets.module';
 import { IdentityModule } from './identity.module';
 import { ModelModule } from './model.module';
 import { PolicyModule } from './policy.module';
@@ -32,16 +34,17 @@ import { PolicyModule } from './policy.module';
 /**
  * `/admin`: the audit log, its checkpoints and the decision log, read, exported and verified
  * by admins, and a person's receipts of their own rows (/api/:userId/audit); the policy: the version in force, its history, a new version stored (PolicyModule's
- * store and policy in force), and a candidate's dry run over the recorded calls.
+ * store and policy in force), and a candidate's dry run over the recorded calls; each person's monthly budget.
  */
 @Module({
-  imports: [IdentityModule, ModelModule, PolicyModule],
+  imports: [IdentityModule, ModelModule, PolicyModule, BudgetsModule],
   controllers: [
     AuditReceiptsController,
     AdminAuditLogsController,
     AdminDecisionsController,
     AdminPolicyDryRunController,
     AdminPolicyController,
+    AdminBudgetsController,
   ],
   providers: [
     { provide: AuditReader, useClass: PostgresAuditReader },

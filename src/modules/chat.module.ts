@@ -12,11 +12,13 @@ import { PostgresConversationStore } from '../infrastructure/persistence/reposit
 import { PostgresInterruptedTurnStore } from '../infrastructure/persistence/repositories/postgres-interrupted-turn-store';
 import { ChatController } from '../interfaces/http/chat/chat.controller';
 import { AgentModule } from './agent.module';
+import { BudgetsModule } from './budgets.module';
 import { IdentityModule } from './identity.module';
+import { PolicyModule } from './policy.module';
 
 /** The todo assistant's chat. */
 @Module({
-  imports: [AgentModule, IdentityModule],
+  imports: [AgentModule, IdentityModule, BudgetsModule, PolicyModule],
   controllers: [ChatController],
   providers: [
     { provide: ConversationStore, useClass: PostgresConversationStore },

@@ -14,10 +14,11 @@ import { ProtectedResource } from '../interfaces/http/guards/bearer-challenge';
 import { AccessTokensController } from '../interfaces/http/identity/access-tokens.controller';
 import { AuthController } from '../interfaces/http/identity/auth.controller';
 import { AccountsModule } from './accounts.module';
+import { BudgetsModule } from './budgets.module';
 import { OAuthTokensModule } from './oauth-tokens.module';
 
 @Module({
-  imports: [AccountsModule, OAuthTokensModule],
+  imports: [AccountsModule, OAuthTokensModule, BudgetsModule],
   controllers: [AuthController, AccessTokensController],
   providers: [
     {

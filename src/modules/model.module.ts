@@ -24,7 +24,7 @@ import { AuditLogModule } from './audit-log.module';
     {
       provide: LanguageModel,
       useFactory: async (config: AppConfig, metrics: Metrics, tracer: Tracer) => {
-        const model = new MeteredLanguageModel(await createLanguageModel(config), metrics, config.llmPricing);
+        const model = new MeteredLanguageModel(await createLanguageModel(config), metrics, config.prices);
         return tracer.enabled ? new TracedLanguageModel(model, tracer) : model;
       },
       inject: [AppConfig, Metrics, Tracer],
@@ -36,7 +36,7 @@ import { AuditLogModule } from './audit-log.module';
       useFactory: (config: AppConfig): AgentSettings => ({
         limits: config.agentLimits,
         sampling: config.llmSampling,
-        pricing: config.llmPricing,
+        prices: config.prices,
         turnsPerMinute: config.chatRateLimitPerMinute,
         supportContact: config.supportContact,
       }),

@@ -12,6 +12,7 @@ import { AppConfig } from '../infrastructure/config/app-config';
 import { periodicJobProvider } from '../infrastructure/periodic-job';
 import { DatabasePolicyAccounts } from '../infrastructure/persistence/repositories/database-policy-accounts';
 import { PostgresPolicyStore } from '../infrastructure/persistence/repositories/postgres-policy-store';
+import { MonthlyBudgetsModule } from './monthly-budgets.module';
 
 /** Stops listening for new versions before the bus closes (PersistenceModule's FleetBusLifecycle). */
 @Injectable()
@@ -50,6 +51,7 @@ function recheckOnServer(): FactoryProvider {
  * server) every POLICY_RECHECK_INTERVAL_MS in case a message was lost.
  */
 @Module({
+  imports: [MonthlyBudgetsModule],
   providers: [
     {
       provide: PolicyBasis,

@@ -99,7 +99,7 @@ describe.each([
         [reply.decision.id],
       );
     // Two model calls of 42 + 7 tokens each, at 0.5 in and 1.5 out per 1 000 tokens.
-    expect(decision).toMatchObject({ model: 'gpt-test', prompt_tokens: 84, completion_tokens: 14, cost: '0.063000' });
+    expect(decision).toMatchObject({ model: 'gpt-test', prompt_tokens: 84, completion_tokens: 14, cost: '0.063' });
   });
 
   it('lets the model correct malformed tool-call JSON', async () => {

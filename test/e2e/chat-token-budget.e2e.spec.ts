@@ -65,7 +65,11 @@ describe('a daily token budget per person', () => {
 
     // The account shows it; /metrics counts the refusals; someone else's budget is untouched.
     const account = await request(sut.http).get('/auth/me').set(me.auth).expect(200);
-    expect(account.body.chatBudget).toEqual({ tokens: { dailyLimit: BUDGET, usedToday: used }, cost: { dailyLimit: null, usedToday: 0 } });
+    expect(account.body.chatBudget).toEqual({
+      tokens: { dailyLimit: BUDGET, usedToday: used },
+      cost: { dailyLimit: null, usedToday: 0 },
+      month: null,
+    });
     const metrics = await request(sut.http).get('/metrics').expect(200);
     expect(metrics.text).toMatch(/bridle_quota_rejections_total\{kind="chat_budget",scope="user",window="day"\} [1-9]/);
     const theirs = await request(sut.http)

@@ -29,7 +29,7 @@ describe('accounts and the task API', () => {
     expect(me.status).toBe(200);
     expect(me.body).toEqual({
       ...reg.body,
-      chatBudget: { tokens: { dailyLimit: null, usedToday: 0 }, cost: { dailyLimit: null, usedToday: 0 } },
+      chatBudget: { tokens: { dailyLimit: null, usedToday: 0 }, cost: { dailyLimit: null, usedToday: 0 }, month: null },
     });
   });
 

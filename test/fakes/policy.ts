@@ -1,4 +1,6 @@
+import { MonthlyBudgets, type MonthlyBudgetUse } from '../../src/application/agent/ports/monthly-budgets.port';
 import { PolicyGate } from '../../src/application/policy/policy-gate';
+import type { Amount } from '../../src/domain/agent/money';
 import { BuiltInPolicy, PolicyBasis, PolicyProvider } from '../../src/application/policy/policy-provider';
 import type { Clock } from '../../src/application/shared/ports/clock.port';
 import { FixedClock } from './fixed-clock';
@@ -80,12 +82,44 @@ export class FixedPolicyAccounts extends PolicyAccounts {
 /** The gate on `policy`, counting in memory, with callers' roles as given (everyone else a user). */
 export function policyGate(
   policy: PolicyProvider,
-  options: { readonly roles?: Readonly<Record<string, Role>>; readonly clock?: Clock; readonly counters?: PolicyCounters } = {},
+  options: {
+    readonly roles?: Readonly<Record<string, Role>>;
+    readonly clock?: Clock;
+    readonly counters?: PolicyCounters;
+    readonly budgets?: MonthlyBudgets;
+  } = {},
 ): PolicyGate {
   return new PolicyGate(
     policy,
     options.counters ?? new InMemoryPolicyCounters(),
     new FixedPolicyAccounts(options.roles),
     options.clock ?? new FixedClock(),
+    options.budgets ?? new FixedMonthlyBudgets(),
   );
+}
+
+/** Each person's month as the test sets it (`spent`, `budget` by user id); no currency (calls not priced) unless given. */
+export class FixedMonthlyBudgets extends MonthlyBudgets {
+  constructor(
+    readonly currency: string | null = null,
+    private readonly months: Readonly<Record<string, { readonly spent: Amount; readonly budget: Amount | null }>> = {},
+    readonly defaultBudget: Amount | null = null,
+  ) {
+    super();
+  }
+
+  use(userId: string, month: string): Promise<MonthlyBudgetUse | null> {
+    const set = this.months[userId];
+    return Promise.resolve({
+      month,
+      spent: set?.spent ?? 0n,
+      reserved: 0n,
+      own: set?.budget ?? null,
+      budget: set?.budget ?? this.defaultBudget,
+    });
+  }
+
+  setOwn(_userId: string, _monthly: Amount | null): Promise<boolean> {
+    return Promise.reject(new Error('FixedMonthlyBudgets: set the months in the constructor'));
+  }
 }

@@ -146,6 +146,7 @@ describe(GeminiLanguageModel.name, () => {
         toolCalls: [],
         usage: { promptTokens: 30, completionTokens: 5 },
         finishReason: 'stop',
+        model: 'gemini-test',
       });
       const [sent] = fake.requests;
       expect(sent.url).toBe('/v1beta/models/gemini-test:streamGenerateContent?alt=sse');
@@ -173,6 +174,7 @@ describe(GeminiLanguageModel.name, () => {
         ],
         usage: { promptTokens: 30, completionTokens: 5 },
         finishReason: 'tool_calls',
+        model: 'gemini-test',
       });
       expect(onText).not.toHaveBeenCalled();
     });

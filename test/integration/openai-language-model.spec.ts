@@ -82,6 +82,7 @@ describe(OpenAiLanguageModel.name, () => {
       toolCalls: [{ id: 'call_2', name: 'list_tasks', arguments: '{"status":"pending"}' }],
       usage: { promptTokens: 42, completionTokens: 7 },
       finishReason: 'tool_calls',
+      model: 'fake-model',
     });
     const [sent] = fake.requests;
     expect(sent.url).toBe('/v1/chat/completions');
@@ -248,6 +249,7 @@ describe(OpenAiLanguageModel.name, () => {
         toolCalls: [],
         usage: { promptTokens: 42, completionTokens: 7 },
         finishReason: 'stop',
+        model: 'fake-model',
       });
       const [sent] = fake.requests;
       expect(sent.url).toBe('/v1/chat/completions');
@@ -285,6 +287,7 @@ describe(OpenAiLanguageModel.name, () => {
         ],
         usage: { promptTokens: 50, completionTokens: 12 },
         finishReason: 'tool_calls',
+        model: 'fake-model',
       });
       expect(onText).not.toHaveBeenCalled();
     });

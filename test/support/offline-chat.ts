@@ -28,6 +28,7 @@ import { builtInPolicy, policyGate } from '../fakes/policy';
 /** No daily budget (the default: CHAT_DAILY_TOKEN_BUDGET and CHAT_DAILY_COST_BUDGET unset), so nothing is reserved. */
 class NoTokenBudget extends TokenBudget {
   readonly limits: DailyBudgetLimits = { tokens: null, cost: null };
+  readonly countsMoney = false;
 
   reserve(): never {
     throw new Error('NoTokenBudget: no budget is set, nothing is reserved');
@@ -70,8 +71,8 @@ export async function startOfflineChat(
   options: { languageModel?: LanguageModel } = {},
 ): Promise<OfflineChat> {
   const config = loadConfig(env);
-  if (config.chatDailyBudget.tokens !== null || config.chatDailyBudget.cost !== null) {
-    throw new Error('startOfflineChat: a daily chat budget is not supported here');
+  if (config.chatDailyBudget.tokens !== null || config.chatDailyBudget.cost !== null || config.prices !== null) {
+    throw new Error('startOfflineChat: budgets and prices are not supported here');
   }
   const clock = new FixedClock();
   const metrics = new RecordingMetrics();
@@ -85,6 +86,7 @@ export async function startOfflineChat(
   const completeTask = new CompleteTaskUseCase(tasks, clock);
   const toolbox = todoToolboxOn(tasks, clock);
   const schemas = new AjvSchemaValidator();
+  const gate = policyGate(builtInPolicy(toolbox.definitions, config.mcpDestructiveTools), { clock });
   const executor = new ExecuteToolCallUseCase(
     toolbox,
     audit,
@@ -93,7 +95,7 @@ export async function startOfflineChat(
     { mcpDestructiveTools: config.mcpDestructiveTools },
     new RecordingUnitOfWork(),
     schemas,
-    policyGate(builtInPolicy(toolbox.definitions, config.mcpDestructiveTools), { clock }),
+    gate,
   );
 
   // As connectInProcessToolGateway in src/modules/agent.module.ts: the same protocol path as an MCP client, without a socket.
@@ -101,12 +103,12 @@ export async function startOfflineChat(
   await createToolsMcpServer(executor, inProcessChannel).connect(serverSide);
   const gateway = await McpToolGateway.connect(clientSide);
 
-  const model = new MeteredLanguageModel(options.languageModel ?? new OfflineLanguageModel(), metrics, config.llmPricing);
+  const model = new MeteredLanguageModel(options.languageModel ?? new OfflineLanguageModel(), metrics, config.prices);
   const agent = new AgentLoop(model, gateway, clock, logger, schemas);
   const settings: AgentSettings = {
     limits: config.agentLimits,
     sampling: config.llmSampling,
-    pricing: config.llmPricing,
+    prices: config.prices,
     turnsPerMinute: config.chatRateLimitPerMinute,
   };
   const chat = new SendChatMessageUseCase(
@@ -117,6 +119,7 @@ export async function startOfflineChat(
     new RandomIdGenerator(),
     metrics,
     new NoTokenBudget(),
+    gate,
     logger,
   );
 

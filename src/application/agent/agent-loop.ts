@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PendingConfirmation } from '../../domain/agent/confirmation';
 import type { AgentLimits } from '../../domain/agent/limits';
+import type { Amount } from '../../domain/agent/money';
 import { Clock } from '../shared/ports/clock.port';
 import { Logger } from '../shared/ports/logger.port';
 import { NO_TRACER, Tracer } from '../shared/ports/tracer.port';
@@ -80,7 +81,7 @@ export class AgentLoop {
   async complete(
     input: Pick<AgentRunInput, 'context' | 'limits' | 'sampling' | 'budget'>,
     request: { systemPrompt: string; text: string; maxChars: number; maxTokens: number },
-  ): Promise<{ text: string; usage: TokenUsage } | null> {
+  ): Promise<{ text: string; usage: TokenUsage; cost: Amount } | null> {
     const run: AgentRunInput = {
       ...input,
       systemPrompt: request.systemPrompt,
@@ -93,7 +94,7 @@ export class AgentLoop {
       try {
         const call = { systemPrompt: run.systemPrompt, messages: run.messages, tools: [], toolChoice: 'none' as const, signal };
         await this.modelCall.ask(run, state, call, 1);
-        return state.reply.value === '' ? null : { text: state.reply.value, usage: state.usage };
+        return state.reply.value === '' ? null : { text: state.reply.value, usage: state.usage, cost: state.cost };
       } catch (error) {
         this.modelCall.failure(run, error, signal, 1);
         return null;

@@ -1,3 +1,5 @@
+import type { Amount } from '../../domain/agent/money';
+
 /** What every decision-log row measures, whichever product decided (chat turn, outreach cycle). */
 export interface DecisionMeasures {
   /** Model calls the decision took. */
@@ -6,8 +8,8 @@ export interface DecisionMeasures {
   readonly model: string;
   readonly promptTokens: number;
   readonly completionTokens: number;
-  /** Null when no prices are configured. */
-  readonly cost: number | null;
+  /** At the price table, exact; null when no prices are configured. */
+  readonly cost: Amount | null;
   readonly durationMs: number;
   readonly failureClass: string | null;
   readonly providerRequestId: string | null;

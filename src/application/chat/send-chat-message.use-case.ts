@@ -15,7 +15,7 @@ import { Reply } from '../../domain/agent/reply';
 import { checkedReply, dataEchoes, type ReplyVocabulary, toolCallsInWords } from '../../domain/agent/reply-check';
 import type { ReplyGate } from '../../domain/agent/reply-gate';
 import { checkedObserver, echoesOf } from './reply-checking';
-import { costOf } from '../../domain/agent/pricing';
+import { CHAT_TURN } from '../../domain/policy/policy';
 import type { AgentMessage } from '../../domain/agent/tools';
 import { type ToolCallRecord, validMessage } from '../../domain/chat/conversation';
 import { answer, judged, toolIntent, type TurnResult } from './turn-result';
@@ -25,17 +25,11 @@ import { Clock } from '../shared/ports/clock.port';
 import { IdGenerator } from '../shared/ports/id-generator.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { AgentSettings } from '../agent/agent-settings';
-import { transcriptToSummarize, windowTurns } from './history';
-import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS, withSummary } from './conversation-summary.prompt';
-import { estimatedFixedTokens, estimatedTokens, planWindow } from '../../domain/chat/context-window';
-import type { TokenUsage } from '../agent/ports/language-model.port';
-import {
-  type ConversationDigest,
-  ConversationStore,
-  type TurnAccountCheck,
-  type TurnContext,
-  type TurnContextRecord,
-} from './ports/conversation-store.port';
+import { withSummary } from './conversation-summary.prompt';
+import { PolicyGate } from '../policy/policy-gate';
+import { TURN_CANCELLED, TurnAdmission } from './turn-admission';
+import { turnWindow } from './turn-window';
+import { ConversationStore, type TurnAccountCheck } from './ports/conversation-store.port';
 import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
 import { Logger } from '../shared/ports/logger.port';
 import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.port';
@@ -93,6 +87,7 @@ const ALREADY_HANDLED = 'That request was already handled or has expired, so I d
 @Injectable()
 export class SendChatMessageUseCase {
   private readonly logger: Logger;
+  private readonly admission: TurnAdmission;
 
   constructor(
     private readonly store: ConversationStore,
@@ -102,10 +97,12 @@ export class SendChatMessageUseCase {
     private readonly ids: IdGenerator,
     private readonly metrics: Metrics,
     private readonly budget: TokenBudget,
+    policy: PolicyGate,
     logger: Logger,
     private readonly tracer: Tracer = NO_TRACER,
   ) {
     this.logger = logger.withContext(SendChatMessageUseCase.name);
+    this.admission = new TurnAdmission(policy);
   }
 
   /**
@@ -149,9 +146,29 @@ export class SendChatMessageUseCase {
     });
     const { conversationId } = loaded;
     const context = { userId: input.userId, source: 'chat' as const, conversationId, decisionId };
-    const window = await this.window(loaded, message, { context, limits, sampling: this.settings.sampling, budget: this.budget });
+    const pending = loaded.pendingConfirmation;
+    const named = input.confirmationId ?? null;
+    const reply = pending || named ? interpretConfirmationReply(message) : 'other';
+    const expired = pending !== null && isExpired(pending, started);
+    // Never taken as the answer to another question, nor passed to the model as a bare "yes".
+    const stale = named !== null && reply !== 'other' && pending?.id !== named;
+    const answersPending = !stale && pending !== null && reply !== 'other';
+    const callsModel = !stale && (!answersPending || (!expired && reply === 'confirm'));
+    // A yes to a question before the turn (CHAT_TURN) answers the message it held.
+    const asked = answersPending && pending.tool === CHAT_TURN && typeof pending.arguments.message === 'string';
+    const said = asked ? (pending.arguments.message as string) : message;
+    const admitted = callsModel ? await this.admission.admit(input.userId, said, answersPending) : null;
 
-    const messages = [...window.messages, { role: 'user', content: message } satisfies AgentMessage];
+    const budget = this.budget;
+    const deps = { agent: this.agent, ids: this.ids };
+    const window = await turnWindow(
+      deps,
+      loaded,
+      said,
+      { context, limits, sampling: this.settings.sampling, budget },
+      callsModel && !admitted,
+    );
+    const messages = [...window.messages, { role: 'user', content: said } satisfies AgentMessage];
     // Listed once and cached; a gateway that cannot list them leaves the other rules to judge.
     const vocabulary = { toolNames: [...(await this.agent.toolNames().catch(() => [])), BULK_CHANGE], echoes: echoesOf(messages) };
     const checking = checkedObserver(observer, vocabulary);
@@ -161,24 +178,19 @@ export class SendChatMessageUseCase {
       context,
       limits,
       sampling,
-      budget: this.budget,
+      budget,
       observer: checking?.observer ?? observer,
       supportContact: this.settings.supportContact,
     };
-    const pending = loaded.pendingConfirmation;
-    const named = input.confirmationId ?? null;
-    const reply = pending || named ? interpretConfirmationReply(message) : 'other';
-    const expired = pending !== null && isExpired(pending, started);
     let result: TurnResult;
-    if (named !== null && reply !== 'other' && pending?.id !== named) {
-      // Never taken as the answer to another question, nor passed to the model as a bare "yes".
-      result = answer(ALREADY_HANDLED, 'REFUSED', run.observer);
-    } else if (pending && reply !== 'other') {
+    if (stale) result = answer(ALREADY_HANDLED, 'REFUSED', run.observer);
+    else if (admitted) {
+      run.observer?.text?.(admitted.text);
+      result = admitted;
+    } else if (answersPending) {
       // An answer after the question expired: nobody said no, the time ran out (EXPIRED, never REFUSED).
       result = expired ? answer(EXPIRED_CONFIRMATION_REPLY, 'EXPIRED', run.observer) : await this.answerConfirmation(run, pending, reply);
-    } else {
-      result = await this.agent.run(run);
-    }
+    } else result = await this.agent.run(run);
     result = this.checked(result, run, vocabulary, decisionId, checking?.gate ?? null);
     // A yes to the open question wanted what it asks, whether it ran or not.
     const confirmedTool = pending && reply === 'confirm' && (named === null || named === pending.id) ? pending.tool : null;
@@ -188,6 +200,7 @@ export class SendChatMessageUseCase {
       promptTokens: result.usage.promptTokens + window.usage.promptTokens,
       completionTokens: result.usage.completionTokens + window.usage.completionTokens,
     };
+    const prices = this.settings.prices;
     const newPendingConfirmation: PendingConfirmation | null = result.confirmation && {
       id: this.ids.next(),
       userId: input.userId,
@@ -218,7 +231,7 @@ export class SendChatMessageUseCase {
           ...this.agent.provider,
           promptTokens: usage.promptTokens,
           completionTokens: usage.completionTokens,
-          cost: this.settings.pricing && costOf(usage, this.settings.pricing),
+          cost: prices && result.cost + window.cost,
           durationMs: finished.getTime() - started.getTime(),
           failureClass: result.failure?.class ?? null,
           providerRequestId: result.failure?.providerRequestId ?? null,
@@ -237,7 +250,9 @@ export class SendChatMessageUseCase {
     );
 
     this.metrics.chatTurn(result.status, (finished.getTime() - started.getTime()) / 1000);
-    if (result.failure?.class === 'BUDGET_SPENT') this.metrics.quotaRejection('chat_budget', 'user', 'day');
+    if (result.finishReason === 'budget_spent') {
+      this.metrics.quotaRejection('chat_budget', 'user', result.failure?.class === 'BUDGET_SPENT' ? 'day' : 'month');
+    }
     return {
       conversationId,
       response: result.text,
@@ -254,72 +269,6 @@ export class SendChatMessageUseCase {
       pendingConfirmation: newPendingConfirmation,
       success: result.failure === null,
       error: result.failure && turnFailure(result.failure.class, this.settings.supportContact ?? null),
-    };
-  }
-
-  /**
-   * What of the conversation the model reads this turn: the latest summary and the newest
-   * exchanges within AGENT_CONTEXT_TOKENS. When the exchanges since the summary no longer
-   * fit, the older ones are summarised first (by the model, within the turn's deadline and
-   * budget) and the summary is stored with the turn; if that fails, the turn goes on with
-   * the newest exchanges and the next turn tries again.
-   */
-  private async window(
-    loaded: TurnContext,
-    message: string,
-    run: Pick<AgentRunInput, 'context' | 'limits' | 'sampling' | 'budget'>,
-  ): Promise<{
-    messages: AgentMessage[];
-    summary: ConversationDigest | null;
-    newSummary: ConversationDigest | null;
-    record: TurnContextRecord;
-    usage: TokenUsage;
-  }> {
-    const { limits } = run;
-    const turns = windowTurns(loaded.history);
-    // A third of the window is left for the tools' definitions and the turn's own calls.
-    const room = (summary: string | null) =>
-      Math.floor((limits.contextTokens * 2) / 3) -
-      estimatedFixedTokens(withSummary(TODO_ASSISTANT_PROMPT, summary), []) -
-      estimatedTokens([{ role: 'user', content: message }]);
-    let summary = loaded.summary;
-    let newSummary: ConversationDigest | null = null;
-    let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-    let plan = planWindow(turns, room(summary?.content ?? null), limits.historyWindow);
-    if (plan.toSummarize.length > 0) {
-      const made = await this.agent.complete(run, {
-        systemPrompt: CONVERSATION_SUMMARY_PROMPT,
-        text: transcriptToSummarize(summary?.content ?? null, plan.toSummarize),
-        maxChars: SUMMARY_MAX_CHARS,
-        maxTokens: Math.ceil(SUMMARY_MAX_CHARS / 2),
-      });
-      if (made) {
-        usage = made.usage;
-        newSummary = {
-          id: this.ids.next(),
-          content: made.text,
-          lastSeq: plan.toSummarize[plan.toSummarize.length - 1].lastSeq,
-          messages: (summary?.messages ?? 0) + plan.toSummarize.reduce((sum, turn) => sum + turn.storedMessages, 0),
-        };
-        summary = newSummary;
-        // The new summary may be longer than the old: the kept exchanges must still fit.
-        plan = planWindow(plan.kept, room(summary.content), limits.historyWindow);
-      }
-    }
-    const kept = plan.kept;
-    const messages = kept.flatMap((turn) => turn.messages);
-    return {
-      messages,
-      summary,
-      newSummary,
-      usage,
-      record: {
-        summaryId: summary?.id ?? null,
-        firstSeq: kept[0]?.firstSeq ?? null,
-        lastSeq: kept[kept.length - 1]?.lastSeq ?? null,
-        messages: kept.reduce((sum, turn) => sum + turn.storedMessages, 0),
-        estimatedTokens: estimatedFixedTokens(withSummary(TODO_ASSISTANT_PROMPT, summary?.content ?? null), []) + estimatedTokens(messages),
-      },
     };
   }
 
@@ -372,7 +321,10 @@ export class SendChatMessageUseCase {
     const resolution = reply === 'confirm' ? 'confirmed' : 'cancelled';
     // Taking the action is atomic: of two racing "yes" messages, one runs it.
     const action = await this.store.takePendingConfirmation(pending.id, run.context.userId, resolution, this.clock.now());
-    if (action && reply === 'confirm') return this.agent.runConfirmed(run, action);
-    return action ? answer(CANCELLED, 'SUCCEEDED', run.observer) : answer(ALREADY_HANDLED, 'REFUSED', run.observer);
+    if (!action) return answer(ALREADY_HANDLED, 'REFUSED', run.observer);
+    if (reply === 'cancel') return answer(action.tool === CHAT_TURN ? TURN_CANCELLED : CANCELLED, 'SUCCEEDED', run.observer);
+    // The turn the person was asked about goes on: the model answers the message the question held (run.messages ends with it).
+    if (action.tool === CHAT_TURN) return this.agent.run(run);
+    return this.agent.runConfirmed(run, action);
   }
 }

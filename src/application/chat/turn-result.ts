@@ -41,6 +41,7 @@ export function answer(text: string, outcome: OutcomeCategory, observer: TurnObs
     iterations: 0,
     toolCalls: [],
     usage: { promptTokens: 0, completionTokens: 0 },
+    cost: 0n,
     failure: null,
     confirmation: null,
   };

@@ -140,7 +140,7 @@ export class RunOutreachCycleUseCase {
   private async close(scope: CycleScope, end: CycleEnd): Promise<CycleOutcome> {
     const result = { ...end.outcome, decisionId: scope.decisionId, campaignId: scope.campaignId };
     const { usage, planningAttempts, failureClass, providerRequestId } = end.decision;
-    const pricing = this.agentSettings.pricing;
+    const price = this.agentSettings.prices?.priceOf(this.planner.modelName.model) ?? null;
     const durationMs = this.clock.now().getTime() - scope.started.getTime();
     const decision: OutreachDecision = {
       id: scope.decisionId,
@@ -153,7 +153,7 @@ export class RunOutreachCycleUseCase {
       ...this.planner.modelName,
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
-      cost: pricing && planningAttempts > 0 ? costOf(usage, pricing) : null,
+      cost: price && planningAttempts > 0 ? costOf(usage, price) : null,
       durationMs,
       failureClass,
       providerRequestId,

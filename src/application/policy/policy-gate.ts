@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { BudgetUsed } from '../../domain/agent/monthly-budget';
+import { budgetMonth } from '../../domain/agent/token-budget';
 import type { ApiCall } from '../../domain/policy/api-request';
 import type { CompiledPolicy } from '../../domain/policy/compiled-policy';
-import { type CallTargets, type PolicyDecision, type PolicySource, verdictOf } from '../../domain/policy/policy';
+import { CHAT_TURN, type CallTargets, type PolicyDecision, type PolicySource, verdictOf } from '../../domain/policy/policy';
 import { denied, overLimit } from '../../domain/policy/policy-refusal';
 import { PolicyDeniedError, PolicyLimitReachedError } from '../../domain/policy/policy-refusal-error';
+import { MonthlyBudgets } from '../agent/ports/monthly-budgets.port';
 import { Clock } from '../shared/ports/clock.port';
 import { PolicyProvider } from './policy-provider';
 import { PolicyAccounts } from './ports/policy-accounts.port';
@@ -18,7 +21,8 @@ export interface PolicyCaller {
 /**
  * Where every tool call meets the policy in force (docs/policies.md), whichever door it came
  * through: the tool-call use case (chat and MCP) and the outreach runner ask it the same way.
- * Deciding reads memory only, but for the caller's role when the policy tests roles;
+ * Deciding reads memory only, but for the caller's role when the policy tests roles and for
+ * their month's spend (month_ledger) when a rule for the tool tests it (`budgetUsed`);
  * counting a call against its limits is a write on the shared counters.
  */
 @Injectable()
@@ -28,13 +32,42 @@ export class PolicyGate {
     private readonly counters: PolicyCounters,
     private readonly accounts: PolicyAccounts,
     private readonly clock: Clock,
+    private readonly budgets: MonthlyBudgets,
   ) {}
 
   /** The policy in force's decision on a call, by what it will act on (resolved by the door it came through). */
   async decide(tool: string, targets: CallTargets, caller: PolicyCaller): Promise<PolicyDecision> {
+    return (await this.decided(tool, targets, caller)).decision;
+  }
+
+  /**
+   * The policy in force's decision on a chat turn (CHAT_TURN), made before its first model
+   * call, with the person's month as the decision read it (null when no rule read it, or
+   * they have no monthly budget): what a question to them says.
+   */
+  decideTurn(userId: string): Promise<{ readonly decision: PolicyDecision; readonly budget: BudgetUsed | null }> {
+    return this.decided(CHAT_TURN, { items: 1, recipient: null }, { userId, source: 'chat' });
+  }
+
+  private async decided(
+    tool: string,
+    targets: CallTargets,
+    caller: PolicyCaller,
+  ): Promise<{ readonly decision: PolicyDecision; readonly budget: BudgetUsed | null }> {
     const policy = this.policies.current();
+    const at = this.clock.now();
     const role = policy.readsRoles ? ((await this.accounts.roleOf(caller.userId)) ?? undefined) : undefined;
-    return policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, targets, at: this.clock.now() });
+    const budget = policy.readsBudget(tool) ? await this.budgetUsed(caller.userId, at) : null;
+    const decision = policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, targets, at, budget });
+    return { decision, budget };
+  }
+
+  /** What the month's ledger holds for the person (spent and reserved) against their budget; null without one. */
+  private async budgetUsed(userId: string, at: Date): Promise<BudgetUsed | null> {
+    const { currency } = this.budgets;
+    if (currency === null) return null;
+    const use = await this.budgets.use(userId, budgetMonth(at));
+    return use && use.budget !== null ? { used: use.spent + use.reserved, budget: use.budget, currency } : null;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { consoleLink } from '../notifications/notification';
 import { type HoldEnding, holdEndingSentence } from '../shared/hold-ending';
 import { clipped, inBrief, joinedWithAnd, quoted } from '../shared/words';
+import { CHAT_TURN } from '../policy/policy';
 import type { ToolArguments } from './tool-call-validation';
 
 /** A destructive call waiting for the person's yes; single use, bound to everything below. */
@@ -20,7 +21,7 @@ export const CONFIRMATION_TTL_MS = 10 * 60 * 1000;
 export type ConfirmationReply = 'confirm' | 'cancel' | 'other';
 
 const CONFIRM =
-  /^(yes|y|yep|yeah|sure|ok|okay|confirm|confirmed|do it|go ahead)([ ,!.]+(delete|delete (it|them)|please|confirm|do it))?[ !.]*$/i;
+  /^(yes|y|yep|yeah|sure|ok|okay|confirm|confirmed|do it|go ahead|go on)([ ,!.]+(delete|delete (it|them)|please|confirm|do it))?[ !.]*$/i;
 const CANCEL =
   /^(no|n|nope|cancel|stop|don'?t|never ?mind|keep (it|them)|abort)([ ,!.]+(thanks|thank you|cancel|don'?t delete( it| them)?))?[ !.]*$/i;
 
@@ -195,8 +196,9 @@ export interface ConfirmationTargets {
 
 /**
  * What "yes" acts on, read from the stored call itself and never from the words around the
- * question: the tasks a deletion deletes, by the titles they were shown with, or each change
- * of a bulk change ("complete task 3"). What a person clicks is drawn from this alone.
+ * question: the tasks a deletion deletes, by the titles they were shown with, each change
+ * of a bulk change ("complete task 3"), or, for a chat turn a rule asks about, the month's
+ * spend as it was decided. What a person clicks is drawn from this alone.
  */
 export function confirmationTargets(action: Pick<PendingConfirmation, 'tool' | 'arguments'>): ConfirmationTargets {
   const all = everyTarget(action);
@@ -205,6 +207,7 @@ export function confirmationTargets(action: Pick<PendingConfirmation, 'tool' | '
 
 function everyTarget({ tool, arguments: args }: Pick<PendingConfirmation, 'tool' | 'arguments'>): string[] {
   if (tool === BULK_CHANGE) return (bulkChangeCalls(args) ?? []).map(callInWords);
+  if (tool === CHAT_TURN) return [typeof args.spend === 'string' ? args.spend : 'this turn'];
   if (Array.isArray(args.tasks)) {
     return (args.tasks as unknown[]).map((task) => {
       const { number, title } = (task ?? {}) as { number?: unknown; title?: unknown };

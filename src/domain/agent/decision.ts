@@ -10,8 +10,9 @@ export type TurnStatus = (typeof TURN_STATUSES)[number];
  * Why a turn ended: the model answered (`stop`), its answer ran into the token limit
  * (`length`) or a content filter, the person was asked to confirm, a limit of model calls
  * or tool calls was reached (an answer was still worded from what was gathered), the
- * deadline passed, the person's daily token budget could not cover another model call,
- * or the model failed.
+ * deadline passed, the person's budget (the day's, the month's, or a policy rule on it) could
+ * not cover another model call, a policy rule refused the turn itself (`policy_denied`), or
+ * the model failed.
  */
 export const FINISH_REASONS = [
   'stop',
@@ -22,6 +23,7 @@ export const FINISH_REASONS = [
   'max_tool_calls',
   'timeout',
   'budget_spent',
+  'policy_denied',
   'error',
 ] as const;
 export type TurnFinishReason = (typeof FINISH_REASONS)[number];

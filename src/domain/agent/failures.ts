@@ -23,6 +23,7 @@ export type FailureClass =
   | 'NOT_AUTHORIZED'
   | 'NOT_FOUND'
   | 'BUDGET_SPENT'
+  | 'MONTH_BUDGET_SPENT'
   | 'UNKNOWN';
 
 export type AuditStatus = 'failed' | 'rejected' | 'unknown';
@@ -115,6 +116,14 @@ export const TREATMENTS: Readonly<Record<FailureClass, FailureTreatment>> = {
       'and nothing of yours has changed.',
     auditStatus: 'rejected',
   },
+  MONTH_BUDGET_SPENT: {
+    retryable: false,
+    modelSees: "The person's monthly budget for the assistant is spent.",
+    userSees:
+      "You've used this month's budget for the assistant, so I can't answer right now. It renews on the 1st (UTC), " +
+      'and nothing of yours has changed.',
+    auditStatus: 'rejected',
+  },
   UNKNOWN: {
     retryable: false,
     modelSees: 'An unexpected error occurred.',
@@ -166,9 +175,14 @@ export const UNFIT_REPLY = {
   NO_WORDS: "Sorry, I couldn't put my answer into words. Please ask me again.",
 } as const;
 
+/** The failure classes of a model call a budget refused before it was made. */
+export function isBudgetSpent(failureClass: FailureClass | null | undefined): boolean {
+  return failureClass === 'BUDGET_SPENT' || failureClass === 'MONTH_BUDGET_SPENT';
+}
+
 /** Which failure class an error thrown while calling the model belongs to. */
 export function classifyModelFailure(error: unknown): FailureClass {
-  if (error instanceof TokenBudgetSpentError) return 'BUDGET_SPENT';
+  if (error instanceof TokenBudgetSpentError) return error.budget === 'month' ? 'MONTH_BUDGET_SPENT' : 'BUDGET_SPENT';
   if (error instanceof LanguageModelRateLimitError) return 'RATE_LIMITED';
   if (error instanceof LanguageModelTimeoutError) return 'TIMEOUT';
   if (error instanceof LanguageModelUnavailableError) return 'PROVIDER_UNAVAILABLE';

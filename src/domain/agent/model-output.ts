@@ -144,3 +144,11 @@ async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
+
+/** Longest name of an answering model taken from a provider's answer; a longer one is not a model's name. */
+const ANSWERED_MODEL_MAX = 200;
+
+/** `{model}` when a provider's answer named the model that answered (a non-blank string of at most 200 characters), else nothing. */
+export function answeredModel(value: unknown): { readonly model?: string } {
+  return typeof value === 'string' && value.trim() !== '' && value.length <= ANSWERED_MODEL_MAX ? { model: value } : {};
+}

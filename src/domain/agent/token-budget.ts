@@ -21,10 +21,15 @@ export function budgetDay(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
-/** Thrown before a model call that today's budget cannot cover: nothing was sent to the model. */
+/** The month a budget counts in: the UTC calendar month, `2026-11`. */
+export function budgetMonth(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+/** Thrown before a model call that the person's budget for the day or the month cannot cover: nothing was sent to the model. */
 export class TokenBudgetSpentError extends Error {
-  constructor() {
-    super("The person's daily budget cannot cover another model call");
+  constructor(readonly budget: 'day' | 'month' = 'day') {
+    super(`The person's ${budget === 'day' ? 'daily' : 'monthly'} budget cannot cover another model call`);
     this.name = 'TokenBudgetSpentError';
   }
 }

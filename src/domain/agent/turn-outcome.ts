@@ -1,5 +1,5 @@
 import type { DecisionType, TurnFinishReason, TurnStatus } from './decision';
-import { type FailureClass, failureOfToolError } from './failures';
+import { type FailureClass, failureOfToolError, isBudgetSpent } from './failures';
 import { TOOL_INTENTS, type ToolIntent } from './tools';
 
 /**
@@ -61,7 +61,7 @@ export function outcomeOf(turn: {
   readonly failure: FailureClass | null;
   readonly calls: readonly JudgedCall[];
 }): OutcomeCategory {
-  if (turn.failure !== null) return turn.failure === 'BUDGET_SPENT' || turn.failure === 'CONTENT_FILTERED' ? 'REFUSED' : 'FAILED';
+  if (turn.failure !== null) return isBudgetSpent(turn.failure) || turn.failure === 'CONTENT_FILTERED' ? 'REFUSED' : 'FAILED';
   if (turn.finishReason === 'content_filter') return 'REFUSED';
   if (turn.decisionType === 'ASK_CLARIFICATION' || turn.decisionType === 'REQUEST_CONFIRMATION') return 'ASKED';
   if (turn.status === 'max_iterations_reached') return 'PARTIAL';

@@ -1,7 +1,8 @@
 import { canonicalJson } from '../agent/tool-call-validation';
 import type { Role } from '../identity/user';
 import { emailAddress } from '../shared/email-address';
-import { globMatches } from './glob';
+import { reachesPercent } from '../agent/money';
+import { globMatches, namesTool } from './glob';
 import type { PolicyProblem } from './policy-document';
 import {
   LIMIT_WINDOWS_MS,
@@ -64,6 +65,12 @@ interface CompiledRule {
   readonly readsFacts: boolean;
 }
 
+/** The tools whose rules test the person's month, and the thresholds they test. */
+interface BudgetReading {
+  readonly tools: Set<string>;
+  readonly thresholds: Set<number>;
+}
+
 /**
  * A policy ready to decide calls: each tool's rules listed in the policy's order, so deciding
  * a call reads only the rules that name its tool (globs are expanded against the tools when
@@ -74,6 +81,7 @@ export class CompiledPolicy {
   private readonly byTool = new Map<string, CompiledRule[]>();
   /** Whether some rule tests the caller's role: the caller's role must then be given. */
   readonly readsRoles: boolean;
+  private readonly budget: BudgetReading = { tools: new Set(), thresholds: new Set() };
 
   /**
    * @param accounts account ids by email, for the emails the rules name (peopleNamed), as they
@@ -96,13 +104,25 @@ export class CompiledPolicy {
         readsFacts: Boolean(rule.when?.items || rule.when?.recipientDomain),
       };
       for (const tool of catalogue) {
-        if (!rule.tools.some((pattern) => globMatches(pattern, tool.name))) continue;
+        if (!rule.tools.some((pattern) => namesTool(pattern, tool))) continue;
+        if (rule.when?.budgetUsed) this.budget.tools.add(tool.name);
         const list = this.byTool.get(tool.name) ?? [];
         list.push(compiled);
         this.byTool.set(tool.name, list);
       }
     });
     this.readsRoles = document.rules.some((rule) => rule.roles !== undefined);
+    for (const rule of document.rules) if (rule.when?.budgetUsed) this.budget.thresholds.add(rule.when.budgetUsed.atLeastPercent);
+  }
+
+  /** Whether a rule for `tool` tests the person's month: the call must then carry it (PolicyCall.budget). */
+  readsBudget(tool: string): boolean {
+    return this.budget.tools.has(tool);
+  }
+
+  /** The percentages of a month's budget the rules test, lowest first: each is notified once a month when a person's spend reaches it. */
+  get budgetThresholds(): readonly number[] {
+    return [...this.budget.thresholds].sort((a, b) => a - b);
   }
 
   /** The first rule that matches and ends evaluation decides; `limit` rules matched before it are collected. No rule: allowed. */
@@ -117,7 +137,7 @@ export class CompiledPolicy {
       const { rule } = compiled;
       if (rule.when) {
         if (compiled.readsFacts) facts ??= callFacts(call.targets);
-        if (!conditionsHold(rule.when, facts, call.at)) continue;
+        if (!conditionsHold(rule.when, facts, call)) continue;
       }
       if (rule.effect === 'limit' && rule.limit) {
         const { max, per, window } = rule.limit;
@@ -135,6 +155,7 @@ export class CompiledPolicy {
         effect: rule.effect as DecisiveEffect,
         ...(rule.reason ? { reason: rule.reason } : {}),
         ...(rule.reviewer ? { reviewer: rule.reviewer } : {}),
+        ...(rule.when ? { when: rule.when } : {}),
         limits,
         items,
       };
@@ -166,7 +187,9 @@ export function unknownPeople(document: PolicyDocument, accounts: ReadonlyMap<st
   );
 }
 
-function conditionsHold(when: PolicyConditions, facts: CallFacts | undefined, at: Date): boolean {
+function conditionsHold(when: PolicyConditions, facts: CallFacts | undefined, call: PolicyCall): boolean {
+  const { at, budget } = call;
+  if (when.budgetUsed && !(budget && reachesPercent(budget.used, budget.budget, when.budgetUsed.atLeastPercent))) return false;
   if (when.items && facts) {
     const { over, atMost } = when.items;
     if (over !== undefined && !(facts.items > over)) return false;

@@ -1,7 +1,7 @@
 import type { McpDestructiveToolMode } from '../agent/confirmation';
 import type { ToolDefinition } from '../agent/tools';
 import { ACTION_CONTRACTS, type ActionName } from '../outreach/actions';
-import type { CallFact, PolicyDocument, PolicyTool } from './policy';
+import { CHAT_TURN, type CallFact, type PolicyDocument, type PolicyTool } from './policy';
 
 /** The version of the built-in policy, in force until an admin stores one. */
 export const DEFAULT_POLICY_VERSION = 0;
@@ -13,7 +13,8 @@ const REVIEWABLE_ACTIONS: readonly ActionName[] = ['linkedin_send_message', 'sen
  * The tools a policy can name: the todo assistant's, called from the chat and over MCP (the
  * server can put a destructive one to the person: it has a dry run), those that change tasks
  * also from the REST API (each has its route: create, change, complete, delete), and the
- * outreach planner's actions (a message can wait for a reviewer).
+ * outreach planner's actions (a message can wait for a reviewer), and the chat turn itself
+ * (CHAT_TURN: the person can be asked before it, by name only).
  */
 export function policyCatalogue(todoTools: readonly ToolDefinition[]): PolicyTool[] {
   const facts = (schema: { readonly properties?: Readonly<Record<string, unknown>> }): CallFact[] =>
@@ -33,6 +34,7 @@ export function policyCatalogue(todoTools: readonly ToolDefinition[]): PolicyToo
       askable: REVIEWABLE_ACTIONS.includes(name) ? (['reviewer'] as const) : [],
       facts: facts(ACTION_CONTRACTS[name].args),
     })),
+    { name: CHAT_TURN, sources: ['chat'], destructive: false, askable: ['person'], facts: [], byNameOnly: true },
   ];
 }
 

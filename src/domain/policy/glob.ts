@@ -35,3 +35,8 @@ export function globMatches(pattern: string, text: string): boolean {
   while (p < pattern.length && pattern[p] === '*') p++;
   return p === pattern.length;
 }
+
+/** Whether a rule's tool name or glob names `tool`: a glob never names a subject that is matched by its own name only (CHAT_TURN). */
+export function namesTool(pattern: string, tool: { readonly name: string; readonly byNameOnly?: boolean }): boolean {
+  return tool.byNameOnly ? pattern === tool.name : globMatches(pattern, tool.name);
+}

@@ -1,15 +1,14 @@
 import { ROLES, type Role } from '../identity/user';
 import { textProblem } from '../shared/untrusted-input';
 import { labelProblem } from '../shared/untrusted-text-normalisation';
-import { canonicalDomainGlob } from '../shared/email-address';
-import { globMatches, isGlob, TOOL_GLOB } from './glob';
+import { readConditions, type FieldReader } from './condition-reader';
+import { isGlob, namesTool, TOOL_GLOB } from './glob';
 import {
   LIMIT_SUBJECTS,
   LIMIT_WINDOWS_MS,
   POLICY_EFFECTS,
   POLICY_SOURCES,
   REVIEW_FALLBACKS,
-  WEEKDAYS,
   type CallFact,
   type PolicyConditions,
   type PolicyDocument,
@@ -23,7 +22,6 @@ export const RULE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const REASON_MAX_CHARS = 300;
 /** Entries a rule's list (tools, people, domains…) may hold. */
 export const LIST_MAX = 100;
-const HOUR_MINUTE = /^([01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 const EMAIL_OR_ID = /^[^\s@]{1,64}@[^\s@]{1,253}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** One thing wrong with a policy: where (`position`, 1-based, null for the document itself) and why. */
@@ -83,7 +81,7 @@ export function readPolicy(input: unknown, catalogue: readonly PolicyTool[]): Po
 
 /** The tools of the catalogue a rule's names and globs stand for. */
 export function toolsNamed(patterns: readonly string[], catalogue: readonly PolicyTool[]): PolicyTool[] {
-  return catalogue.filter((tool) => patterns.some((pattern) => globMatches(pattern, tool.name)));
+  return catalogue.filter((tool) => patterns.some((pattern) => namesTool(pattern, tool)));
 }
 
 /**
@@ -125,7 +123,7 @@ function decidedBefore(
     if (earlier.roles && !(rule.roles && rule.roles.every((role) => earlier.roles?.includes(role)))) continue;
     const covers = mine.every(
       (tool) =>
-        earlier.tools.some((pattern) => globMatches(pattern, tool.name)) &&
+        earlier.tools.some((pattern) => namesTool(pattern, tool)) &&
         sourcesFor(rule, tool).every((source) => sourcesFor(earlier, tool).includes(source)),
     );
     if (!covers) continue;
@@ -137,7 +135,7 @@ function decidedBefore(
 }
 
 /** One rule, read field by field; every problem found is added, and null returned when there was one. */
-class RuleReader {
+class RuleReader implements FieldReader {
   private name: string | undefined;
   private readonly before: number;
 
@@ -169,7 +167,7 @@ class RuleReader {
         : this.problem(field, 'must be an email address or an account id'),
     );
     const roles = this.list('roles', raw.roles, (value, field) => this.oneOf<Role>(value, field, ROLES));
-    const when = raw.when === undefined ? undefined : this.conditions(raw.when);
+    const when = raw.when === undefined ? undefined : readConditions(raw.when, this);
     const effect = this.oneOf(raw.effect, 'effect', POLICY_EFFECTS);
     const reason = this.reason(raw.reason, effect);
     const limit = this.limit(raw.limit, effect);
@@ -229,7 +227,7 @@ class RuleReader {
     if (typeof value !== 'string' || !TOOL_GLOB.test(value)) {
       return this.problem(field, 'must be a tool name or a glob of them: lowercase letters, digits, _ and the wildcards * and ?');
     }
-    if (!this.catalogue.some((tool) => globMatches(value, tool.name))) {
+    if (!this.catalogue.some((tool) => namesTool(value, tool))) {
       const known = this.catalogue.map((tool) => tool.name).join(', ');
       return this.problem(
         field,
@@ -237,70 +235,6 @@ class RuleReader {
       );
     }
     return value;
-  }
-
-  private conditions(raw: unknown): PolicyConditions | undefined {
-    if (!isObject(raw)) return this.problem('when', 'must be an object');
-    const known = ['items', 'recipientDomain', 'days', 'hours'];
-    for (const key of Object.keys(raw)) if (!known.includes(key)) this.problem(`when.${key}`, `is not a condition (${known.join(', ')})`);
-    const items = raw.items === undefined ? undefined : this.items(raw.items);
-    const recipientDomain = raw.recipientDomain === undefined ? undefined : this.domains(raw.recipientDomain);
-    const days = this.list('when.days', raw.days, (value, field) => this.oneOf(value, field, WEEKDAYS));
-    const hours = raw.hours === undefined ? undefined : this.hours(raw.hours);
-    const when: PolicyConditions = {
-      ...(items ? { items } : {}),
-      ...(recipientDomain ? { recipientDomain } : {}),
-      ...(days ? { days } : {}),
-      ...(hours ? { hours } : {}),
-    };
-    if (Object.keys(when).length === 0 && Object.keys(raw).length === 0) this.problem('when', 'names no condition; leave it out instead');
-    return when;
-  }
-
-  private items(raw: unknown): PolicyConditions['items'] {
-    if (!isObject(raw)) return this.problem('when.items', 'must be an object with `over` and/or `atMost`');
-    for (const key of Object.keys(raw))
-      if (key !== 'over' && key !== 'atMost') this.problem(`when.items.${key}`, 'is not a bound (over, atMost)');
-    const over = raw.over === undefined ? undefined : this.count(raw.over, 'when.items.over', 0);
-    const atMost = raw.atMost === undefined ? undefined : this.count(raw.atMost, 'when.items.atMost', 1);
-    if (over === undefined && atMost === undefined) return this.problem('when.items', 'needs `over` or `atMost`');
-    if (over !== undefined && atMost !== undefined && atMost <= over) {
-      return this.problem('when.items', `can never match: no count is over ${over} and at most ${atMost}`);
-    }
-    return { ...(over !== undefined ? { over } : {}), ...(atMost !== undefined ? { atMost } : {}) };
-  }
-
-  private domains(raw: unknown): PolicyConditions['recipientDomain'] {
-    if (!isObject(raw)) return this.problem('when.recipientDomain', 'must be an object with `in` and/or `notIn`');
-    for (const key of Object.keys(raw))
-      if (key !== 'in' && key !== 'notIn') this.problem(`when.recipientDomain.${key}`, 'is not a list (in, notIn)');
-    // Read into the canonical form the recipient's domain is read in: `*.bücher.de` is `*.xn--bcher-kva.de`.
-    const domain = (value: unknown, field: string) =>
-      (typeof value === 'string' ? canonicalDomainGlob(value) : null) ??
-      this.problem(
-        field,
-        'must be a domain or a glob of domains (*.example.com) that IDNA can read; a label with a wildcard is ASCII letters, digits and -',
-      );
-    const inList = this.list('when.recipientDomain.in', raw.in, domain);
-    const notIn = this.list('when.recipientDomain.notIn', raw.notIn, domain);
-    if (raw.in === undefined && raw.notIn === undefined) return this.problem('when.recipientDomain', 'needs `in` or `notIn`');
-    if (!inList && !notIn) return undefined;
-    if (inList && notIn && inList.every((pattern) => notIn.includes(pattern))) {
-      return this.problem('when.recipientDomain', 'can never match: every domain in `in` is also in `notIn`');
-    }
-    return { ...(inList ? { in: inList } : {}), ...(notIn ? { notIn } : {}) };
-  }
-
-  private hours(raw: unknown): PolicyConditions['hours'] {
-    if (!isObject(raw) || typeof raw.from !== 'string' || typeof raw.to !== 'string') {
-      return this.problem('when.hours', "must be {from: 'HH:MM', to: 'HH:MM'} (UTC)");
-    }
-    for (const key of Object.keys(raw))
-      if (key !== 'from' && key !== 'to') this.problem(`when.hours.${key}`, 'is not a field of hours (from, to)');
-    if (!HOUR_MINUTE.test(raw.from)) return this.problem('when.hours.from', "must be a time of day, 'HH:MM' (UTC)");
-    if (!HOUR_MINUTE.test(raw.to)) return this.problem('when.hours.to', "must be a time of day, 'HH:MM' (UTC)");
-    if (raw.from === raw.to) return this.problem('when.hours', `can never match: from ${raw.from} to ${raw.to} is no time at all`);
-    return { from: raw.from, to: raw.to };
   }
 
   private reason(raw: unknown, effect: string | undefined): string | undefined {
@@ -346,20 +280,20 @@ class RuleReader {
     return timeoutMinutes !== undefined && fallback ? { timeoutMinutes, fallback } : undefined;
   }
 
-  private count(raw: unknown, field: string, min: number, max = 1_000_000): number | undefined {
+  count(raw: unknown, field: string, min: number, max = 1_000_000): number | undefined {
     return Number.isInteger(raw) && (raw as number) >= min && (raw as number) <= max
       ? (raw as number)
       : this.problem(field, `must be a whole number from ${min} to ${max}`);
   }
 
-  private oneOf<T extends string>(raw: unknown, field: string, values: readonly T[]): T | undefined {
+  oneOf<T extends string>(raw: unknown, field: string, values: readonly T[]): T | undefined {
     return typeof raw === 'string' && (values as readonly string[]).includes(raw)
       ? (raw as T)
       : this.problem(field, `must be one of ${values.join(', ')}`);
   }
 
   /** A list of 1 to LIST_MAX entries, each read by `entry`; undefined when absent (a problem when `required`). */
-  private list<T>(field: string, raw: unknown, entry: (value: unknown, field: string) => T | undefined, required = false): T[] | undefined {
+  list<T>(field: string, raw: unknown, entry: (value: unknown, field: string) => T | undefined, required = false): T[] | undefined {
     if (raw === undefined) {
       if (required) this.problem(field, 'is required');
       return undefined;
@@ -370,7 +304,7 @@ class RuleReader {
     return values.every((value): value is T => value !== undefined) ? values : undefined;
   }
 
-  private problem(field: string, message: string): undefined {
+  problem(field: string, message: string): undefined {
     const where = `rules[${this.position}]${field ? `.${field}` : ''}`;
     this.problems.push({ position: this.position, ...(this.name ? { rule: this.name } : {}), field: where, message });
     return undefined;

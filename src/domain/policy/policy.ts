@@ -1,3 +1,4 @@
+import type { BudgetUsed } from '../agent/monthly-budget';
 import type { Role } from '../identity/user';
 
 /**
@@ -55,6 +56,15 @@ export type Weekday = (typeof WEEKDAYS)[number];
 export const CALL_FACTS = ['items', 'recipientDomain'] as const;
 export type CallFact = (typeof CALL_FACTS)[number];
 
+/**
+ * The chat turn as a subject of the policy: decided before the turn's first model call (its
+ * source is `chat`), so that a rule can ask the person before a turn (`ask-person`: once per
+ * turn, with the month's spend in the question), refuse it (`deny`: no model call at all), or
+ * count turns (`limit`). Not a tool: no glob names it, so rules written for tools keep
+ * their meaning; a rule names it as `chat_turn`.
+ */
+export const CHAT_TURN = 'chat_turn';
+
 /** A tool as the policy knows it: where it can be called from and what can be asked about it. */
 export interface PolicyTool {
   readonly name: string;
@@ -64,6 +74,8 @@ export interface PolicyTool {
   /** Who can be asked before it runs: `person` where the server can put the call to them as a question, `reviewer` where a review queue holds it. */
   readonly askable: readonly ('person' | 'reviewer')[];
   readonly facts: readonly CallFact[];
+  /** Matched only by its own name, never by a glob (CHAT_TURN). */
+  readonly byNameOnly?: boolean;
 }
 
 /** A rule as written: in a policy file, over the admin API, in the console. */
@@ -94,6 +106,12 @@ export interface PolicyConditions {
   readonly days?: readonly Weekday[];
   /** `HH:MM`, UTC; `from` after `to` spans midnight. */
   readonly hours?: { readonly from: string; readonly to: string };
+  /**
+   * The acting person's month (for outreach, the campaign's owner): what the ledger holds of
+   * it, spent and reserved, is at least `atLeastPercent` % of their monthly budget. A person
+   * with no monthly budget (or where calls are not priced) never matches.
+   */
+  readonly budgetUsed?: { readonly atLeastPercent: number };
 }
 
 export interface PolicyDocument {
@@ -124,6 +142,8 @@ export interface PolicyCall {
   readonly role?: Role;
   readonly targets: CallTargets;
   readonly at: Date;
+  /** The person's month, read when the policy tests it (CompiledPolicy.readsBudget); null when they have no monthly budget. */
+  readonly budget?: BudgetUsed | null;
 }
 
 /**
@@ -149,6 +169,8 @@ export interface PolicyDecision {
   readonly effect: DecisiveEffect;
   readonly reason?: string;
   readonly reviewer?: PolicyRule['reviewer'];
+  /** The deciding rule's conditions, when it has any (a refused chat turn says whether it was the budget). */
+  readonly when?: PolicyConditions;
   /** Every `limit` rule the call matched before the deciding one, in order (one per counter). */
   readonly limits: readonly PolicyLimit[];
   /** How many things the call touches, as decided (CallTargets.items). */

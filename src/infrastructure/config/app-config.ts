@@ -1,9 +1,11 @@
 import type { McpDestructiveToolMode } from '../../domain/agent/confirmation';
 import type { AgentLimits, ModelSampling } from '../../domain/agent/limits';
-import type { TokenPricing } from '../../domain/agent/pricing';
+import type { Amount } from '../../domain/agent/money';
+import type { PriceTable } from '../../domain/agent/pricing';
 import type { DailyBudgetLimits } from '../../application/agent/ports/token-budget.port';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 import { type NotificationConfig, notificationConfig } from './notification-config';
+import { moneySettings, PriceSettingProblem } from './model-prices';
 import { parseSettings, type SettingValues } from './settings';
 import { type LogLevel } from './settings/setting';
 
@@ -88,10 +90,13 @@ export class AppConfig {
   /** When set, GET /metrics needs `Authorization: Bearer <it>`. */
   readonly metricsToken!: string | undefined;
   readonly llm!: LlmSettings;
-  readonly llmPricing!: TokenPricing | null;
+  /** LLM_PRICES (or the older LLM_PRICE_*_PER_1K): null when calls are not priced. */
+  readonly prices!: PriceTable | null;
   readonly llmSampling!: ModelSampling;
   /** Chat tokens and their cost per person per UTC day; null: no such budget. */
   readonly chatDailyBudget!: DailyBudgetLimits;
+  /** CHAT_MONTHLY_BUDGET: each person's budget for a UTC month unless an admin set their own; null: none. */
+  readonly chatMonthlyBudget!: Amount | null;
   readonly agentLimits!: AgentLimits;
   /** SUPPORT_CONTACT: where people get help, named after an unexpected failure; null: "contact support". */
   readonly supportContact!: string | null;
@@ -203,10 +208,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     throw new ConfigError('SESSION_MAX_AGE', `must be at least JWT_EXPIRES_IN (${values.JWT_EXPIRES_IN}), got "${sessionMaxAgeSeconds}"`);
   }
   const llm = llmSettings(values);
-  const llmPricing = pricing(values);
-  if (values.CHAT_DAILY_COST_BUDGET !== undefined && llmPricing === null) {
-    throw new ConfigError('CHAT_DAILY_COST_BUDGET', 'needs LLM_PRICE_INPUT_PER_1K and LLM_PRICE_OUTPUT_PER_1K to count cost');
-  }
+  const money = asConfigError(() => moneySettings(values));
   // Every replica must sign with the same key, which none may generate alone.
   if (production && !embedded && values.AUDIT_SIGNING_KEY === undefined) {
     throw new ConfigError('AUDIT_SIGNING_KEY', 'is required when NODE_ENV=production with DATABASE_URL: every replica signs with it');
@@ -233,9 +235,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     trustProxy: values.TRUST_PROXY,
     metricsToken: values.METRICS_TOKEN,
     llm,
-    llmPricing,
+    prices: money.prices,
     llmSampling: { temperature: values.LLM_TEMPERATURE, maxTokens: values.LLM_MAX_TOKENS },
-    chatDailyBudget: { tokens: values.CHAT_DAILY_TOKEN_BUDGET ?? null, cost: values.CHAT_DAILY_COST_BUDGET ?? null },
+    chatDailyBudget: { tokens: values.CHAT_DAILY_TOKEN_BUDGET ?? null, cost: money.dailyCost },
+    chatMonthlyBudget: money.monthly,
     agentLimits: {
       maxIterations: values.AGENT_MAX_ITERATIONS,
       maxToolCalls: values.AGENT_MAX_TOOL_CALLS,
@@ -377,11 +380,10 @@ function required(value: string | undefined, name: string, when: string): string
   return value;
 }
 
-function pricing(values: SettingValues): TokenPricing | null {
-  const input = values.LLM_PRICE_INPUT_PER_1K;
-  const output = values.LLM_PRICE_OUTPUT_PER_1K;
-  if (input === undefined && output === undefined) return null;
-  if (input === undefined) throw new ConfigError('LLM_PRICE_INPUT_PER_1K', 'is required when LLM_PRICE_OUTPUT_PER_1K is set');
-  if (output === undefined) throw new ConfigError('LLM_PRICE_OUTPUT_PER_1K', 'is required when LLM_PRICE_INPUT_PER_1K is set');
-  return { inputPer1k: input, outputPer1k: output };
+function asConfigError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw error instanceof PriceSettingProblem ? new ConfigError(error.variable, error.problem) : error;
+  }
 }

@@ -1,11 +1,14 @@
 import { type Completion, type CompletionRequest, LanguageModel } from '../../application/agent/ports/language-model.port';
 import { type ActiveSpan, genAiProviderName, type SpanAttributes, type Tracer } from '../../application/shared/ports/tracer.port';
+import { decimalText } from '../../domain/agent/money';
+import type { ModelPrice } from '../../domain/agent/pricing';
 import type { AgentMessage } from '../../domain/agent/tools';
 
 /**
  * One `chat {model}` span per model call, whichever provider is behind it (the GenAI
  * semantic conventions' inference span): the request's model and settings, the tokens the
- * provider counted and why it stopped. The prompt, the history and the answer only when the
+ * provider counted and why it stopped, and what the call cost at the price table
+ * (`bridle.model.cost`, in the prices' currency, exact) when calls are priced. The prompt, the history and the answer only when the
  * operator opted in (Tracer.capturesContent).
  */
 export class TracedLanguageModel extends LanguageModel {
@@ -22,6 +25,10 @@ export class TracedLanguageModel extends LanguageModel {
 
   get model(): string {
     return this.inner.model;
+  }
+
+  override get price(): ModelPrice | null {
+    return this.inner.price;
   }
 
   complete(request: CompletionRequest): Promise<Completion> {
@@ -57,6 +64,8 @@ function record(span: ActiveSpan, completion: Completion, capturesContent: boole
     'gen_ai.usage.input_tokens': completion.usage.promptTokens,
     'gen_ai.usage.output_tokens': completion.usage.completionTokens,
     'gen_ai.response.finish_reasons': [completion.finishReason],
+    ...(completion.model ? { 'gen_ai.response.model': completion.model } : {}),
+    ...(completion.cost !== undefined && completion.cost !== null ? { 'bridle.model.cost': Number(decimalText(completion.cost)) } : {}),
     ...(capturesContent
       ? {
           'gen_ai.output.messages': JSON.stringify([

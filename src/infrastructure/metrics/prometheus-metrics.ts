@@ -44,7 +44,7 @@ export class PrometheusMetrics extends Metrics {
   ]);
   private readonly cost = this.counter(
     'bridle_model_cost_total',
-    'Cost of the tokens at LLM_PRICE_INPUT_PER_1K and LLM_PRICE_OUTPUT_PER_1K, in their currency, by provider and model',
+    'Cost of the model calls at the price table (LLM_PRICES), in LLM_PRICES_CURRENCY, by provider and configured model',
     ['provider', 'model'],
   );
   private readonly quotaRejections = this.counter(

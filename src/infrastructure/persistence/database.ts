@@ -50,6 +50,7 @@ import { AuditErasure1768060800000 } from './migrations/1768060800000-audit-eras
 import { Notifications1768320000000 } from './migrations/1768320000000-notifications';
 import { NotificationEmail1768406400000 } from './migrations/1768406400000-notification-email';
 import { ReviewExpired1768665600000 } from './migrations/1768665600000-review-expired';
+import { BudgetsInMoney1768492800000 } from './migrations/1768492800000-budgets-in-money';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -99,6 +100,7 @@ const MIGRATIONS = [
   Notifications1768320000000,
   NotificationEmail1768406400000,
   ReviewExpired1768665600000,
+  BudgetsInMoney1768492800000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -56,7 +56,7 @@ export const SETTINGS: OutreachSettings = {
   draftTtlHours: 72,
 };
 
-const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, pricing: null, turnsPerMinute: 60 };
+const AGENT_SETTINGS: AgentSettings = { limits: DEFAULT_AGENT_LIMITS, sampling: DEFAULT_SAMPLING, prices: null, turnsPerMinute: 60 };
 /** One for every cycle, as in the service: each action contract is compiled once. */
 const SCHEMAS = new AjvSchemaValidator();
 const SECRETS = new Map(SECRET_NAMES.map((name) => [name, `session-of-${name}`]));

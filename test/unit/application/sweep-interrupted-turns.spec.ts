@@ -14,7 +14,7 @@ const ago = (ms: number) => new Date(NOW.getTime() - ms);
 const settings = {
   limits: { ...DEFAULT_AGENT_LIMITS, turnTimeoutMs: TURN_MS, toolTimeoutMs: 10_000 },
   sampling: DEFAULT_SAMPLING,
-  pricing: null,
+  prices: null,
   turnsPerMinute: 60,
 };
 

@@ -5,6 +5,7 @@ import type {
   GetCurrentAccountData,
   GetCurrentAccountResponse,
   LoginData,
+  MonthBudgetDto,
   LoginResponse,
   RefreshSessionData,
   RefreshSessionResponse,
@@ -63,4 +64,12 @@ export async function changePassword(session: Session, currentPassword: string, 
   const body: ChangePasswordData['body'] = { currentPassword, newPassword };
   const reply = await json<ChangePasswordResponse>('POST', url<ChangePasswordData>('/auth/password', {}), session, body);
   return sessionOf(reply, session.email);
+}
+
+/** This month's chat spend as the person's account shows it; null when the server prices no model. */
+export type MonthSpend = MonthBudgetDto;
+
+export async function monthSpend(session: Session): Promise<MonthSpend | null> {
+  const account = await json<GetCurrentAccountResponse>('GET', url<GetCurrentAccountData>('/auth/me', {}), session);
+  return account.chatBudget.month;
 }

@@ -7,8 +7,9 @@ import { Alert, Badge, Button, Card, TextField, toast } from '../ui';
 import { AccessTokens } from './settings/access-tokens';
 import { ConnectedApps } from './settings/connected-apps';
 import { EmailNotifications } from './settings/email-notifications';
+import { MonthSpendCard } from './settings/month-spend';
 
-/** The account: who is signed in until when, where to see its activity, a password change, email notifications, access tokens and connected apps. */
+/** The account: who is signed in until when, where to see its activity, this month's spend, a password change, email notifications, access tokens and connected apps. */
 export function SettingsPage() {
   const session = currentSession();
   return (
@@ -37,6 +38,7 @@ export function SettingsPage() {
           </p>
         </div>
       </Card>
+      <MonthSpendCard />
       <PasswordCard />
       <EmailNotifications />
       <AccessTokens />

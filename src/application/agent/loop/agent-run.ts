@@ -1,6 +1,7 @@
 import { NO_VOCABULARY, type ToolVocabulary } from '../../../domain/agent/clarification';
 import type { DecisionType, TurnFacts, TurnFinishReason, TurnStatus } from '../../../domain/agent/decision';
 import type { FailureClass } from '../../../domain/agent/failures';
+import type { Amount } from '../../../domain/agent/money';
 import type { AgentLimits, ModelSampling } from '../../../domain/agent/limits';
 import { recordedArguments, recordedToolName } from '../../../domain/agent/model-output';
 import { Reply } from '../../../domain/agent/reply';
@@ -34,7 +35,7 @@ export interface AgentRunInput {
   readonly context: ToolCaller & { readonly decisionId: string };
   readonly limits: AgentLimits;
   readonly sampling: ModelSampling;
-  /** The person's daily token budget: each model call reserves from it first. */
+  /** The person's budgets (the day's, the month's): each model call reserves from them first. */
   readonly budget?: TokenBudget;
   readonly observer?: TurnObserver;
   /** Named by the sentence after an unexpected failure (SUPPORT_CONTACT). */
@@ -66,6 +67,8 @@ export interface AgentRunResult {
   readonly iterations: number;
   readonly toolCalls: readonly ToolCallRecord[];
   readonly usage: TokenUsage;
+  /** What the turn's model calls cost at the price table (0 when calls are not priced). */
+  readonly cost: Amount;
   readonly failure: { readonly class: FailureClass; readonly providerRequestId: string | null } | null;
   /** A destructive call the model asked for: stored, and put to the person as a question. */
   readonly confirmation: TurnConfirmation | null;
@@ -76,6 +79,7 @@ export interface RunState {
   readonly reply: Reply;
   readonly records: ToolCallRecord[];
   usage: TokenUsage;
+  cost: Amount;
   toolCalls: number;
   /** Calls run this turn that change something the person has (ToolDefinition.changesExisting). */
   changes: number;
@@ -91,6 +95,7 @@ export function newRunState(input: AgentRunInput, toolCalls: number): RunState {
     reply: new Reply(input.limits.maxReplyChars, input.observer?.text?.bind(input.observer)),
     records: [],
     usage: { promptTokens: 0, completionTokens: 0 },
+    cost: 0n,
     toolCalls,
     changes: 0,
     changesMade: 0,

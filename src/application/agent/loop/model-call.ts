@@ -1,10 +1,12 @@
-import { classifyModelFailure, TREATMENTS } from '../../../domain/agent/failures';
+import { classifyModelFailure, isBudgetSpent, TREATMENTS } from '../../../domain/agent/failures';
 import { LanguageModelError } from '../../../domain/agent/language-model-errors';
+import { decimalText } from '../../../domain/agent/money';
+import { costOf } from '../../../domain/agent/pricing';
 import { promptTokensAtMost, TokenBudgetSpentError } from '../../../domain/agent/token-budget';
 import type { Clock } from '../../shared/ports/clock.port';
 import type { Logger } from '../../shared/ports/logger.port';
 import type { Completion, CompletionRequest, LanguageModel } from '../ports/language-model.port';
-import type { TokenReservation } from '../ports/token-budget.port';
+import { type BudgetCharge, isRefusal, type TokenReservation } from '../ports/token-budget.port';
 import type { AgentRunInput, RunState } from './agent-run';
 import type { TurnEnd } from './turn-end';
 
@@ -17,8 +19,9 @@ export function answeredReason(completion: Completion): Extract<TurnEnd, { kind:
 }
 
 /**
- * Every model call of a turn: the worst case reserved on the person's daily budget first,
- * settled to the provider's count after, the words added to the reply as they come.
+ * Every model call of a turn: the worst case reserved on the person's budgets first (its
+ * tokens, and their cost at the asked model's price), settled after to the provider's count
+ * and the call's cost, the words added to the reply as they come.
  */
 export class ModelCall {
   constructor(
@@ -48,13 +51,14 @@ export class ModelCall {
         ? await this.model.stream(request, (piece) => state.reply.model(piece))
         : await this.model.complete(request);
     } finally {
-      if (reservation) await input.budget!.settle(reservation, completion?.usage ?? { promptTokens: 0, completionTokens: 0 });
+      if (reservation) await input.budget!.settle(reservation, charged(completion), this.clock.now());
     }
     if (!input.observer?.text && completion.text) state.reply.model(completion.text);
     state.usage = {
       promptTokens: state.usage.promptTokens + completion.usage.promptTokens,
       completionTokens: state.usage.completionTokens + completion.usage.completionTokens,
     };
+    state.cost += completion.cost ?? 0n;
     this.logger.info({
       msg: 'model call',
       decisionId: input.context.decisionId,
@@ -63,6 +67,7 @@ export class ModelCall {
       toolCalls: completion.toolCalls.length,
       promptTokens: completion.usage.promptTokens,
       completionTokens: completion.usage.completionTokens,
+      ...(completion.cost !== undefined && completion.cost !== null ? { cost: decimalText(completion.cost) } : {}),
     });
     return completion;
   }
@@ -81,22 +86,34 @@ export class ModelCall {
       err: error,
     };
     // A provider that fails or refuses our request needs someone; limits, budgets and deadlines pass.
-    if (failureClass === 'BUDGET_SPENT') this.logger.info(line);
+    if (isBudgetSpent(failureClass)) this.logger.info(line);
     else if (TREATMENTS[failureClass].retryable && failureClass !== 'PROVIDER_UNAVAILABLE') this.logger.warn(line);
     else this.logger.error(line);
     return { kind: 'failed', failure: { class: failureClass, providerRequestId: requestId }, iterations: iteration };
   }
 
   /**
-   * Holds the most this call can use against the person's budget.
-   * @throws TokenBudgetSpentError when the day's budget cannot cover it; the model is not called.
+   * Holds the most this call can use against the person's budgets: its tokens, and their cost
+   * at the price of the model asked for.
+   * @throws TokenBudgetSpentError when the day's or the month's budget cannot cover it; the model is not called.
    */
   private async reserve(input: AgentRunInput, request: CompletionRequest): Promise<TokenReservation | null> {
     const { budget } = input;
     if (!budget?.enabled) return null;
     const most = { promptTokens: promptTokensAtMost(request), completionTokens: request.options?.maxTokens ?? input.sampling.maxTokens };
-    const reservation = await budget.reserve(input.context.userId, most, this.clock.now());
-    if (!reservation) throw new TokenBudgetSpentError();
-    return reservation;
+    const price = this.model.price;
+    const reserved = await budget.reserve(
+      input.context.userId,
+      { tokens: most.promptTokens + most.completionTokens, cost: price ? costOf(most, price) : 0n },
+      this.clock.now(),
+    );
+    if (isRefusal(reserved)) throw new TokenBudgetSpentError(reserved.spent);
+    return reserved;
   }
+}
+
+/** What a call used: its tokens and cost; nothing when it failed before the provider answered. */
+function charged(completion: Completion | undefined): BudgetCharge {
+  if (!completion) return { tokens: 0, cost: 0n };
+  return { tokens: completion.usage.promptTokens + completion.usage.completionTokens, cost: completion.cost ?? 0n };
 }

@@ -1,6 +1,6 @@
 import { itemsIn, itemsNamed } from '../../../domain/agent/clarification';
 import { decisionOf, type TurnFacts, type TurnFinishReason } from '../../../domain/agent/decision';
-import { failureSentence, WARNINGS } from '../../../domain/agent/failures';
+import { failureSentence, isBudgetSpent, WARNINGS } from '../../../domain/agent/failures';
 import type { AgentRunInput, AgentRunResult, RunState, TurnConfirmation } from './agent-run';
 
 /**
@@ -64,6 +64,7 @@ export function endTurn(state: RunState, input: AgentRunInput, end: TurnEnd): Ag
     iterations: end.iterations,
     toolCalls: state.records,
     usage: state.usage,
+    cost: state.cost,
     failure: end.kind === 'failed' ? end.failure : null,
     confirmation,
     decisionType: decision.type,
@@ -97,7 +98,7 @@ function shapeOf(end: TurnEnd, input: AgentRunInput): Pick<AgentRunResult, 'stat
       const failureClass = end.failure.class;
       return {
         status: 'error',
-        finishReason: failureClass === 'TIMEOUT' ? 'timeout' : failureClass === 'BUDGET_SPENT' ? 'budget_spent' : 'error',
+        finishReason: failureClass === 'TIMEOUT' ? 'timeout' : isBudgetSpent(failureClass) ? 'budget_spent' : 'error',
         say: failureSentence(failureClass, input.supportContact ?? null),
       };
     }

@@ -1,3 +1,5 @@
+import type { Amount } from '../../../domain/agent/money';
+import type { ModelPrice } from '../../../domain/agent/pricing';
 import type { AgentMessage, ToolCallRequest, ToolDefinition } from '../../../domain/agent/tools';
 
 export interface CompletionOptions {
@@ -31,6 +33,10 @@ export interface Completion {
   readonly toolCalls: readonly ToolCallRequest[];
   readonly usage: TokenUsage;
   readonly finishReason: FinishReason;
+  /** The model that answered, as the provider named it (a dated snapshot of the one asked, say); absent when it did not say. */
+  readonly model?: string;
+  /** The call's cost at the price table (MeteredLanguageModel); null when calls are not priced, absent from an adapter itself. */
+  readonly cost?: Amount | null;
 }
 
 /**
@@ -41,6 +47,12 @@ export abstract class LanguageModel {
   /** e.g. 'offline', 'openai', 'gemini'. */
   abstract readonly provider: string;
   abstract readonly model: string;
+
+  /** This model's price at the price table, which a reservation counts the worst case at; null when calls are not priced. */
+  get price(): ModelPrice | null {
+    return null;
+  }
+
   abstract complete(request: CompletionRequest): Promise<Completion>;
 
   /**

@@ -5,7 +5,7 @@ export interface ModelCallMeasure {
   readonly outcome: 'ok' | 'error';
   readonly seconds: number;
   readonly tokens: { readonly prompt: number; readonly completion: number };
-  /** In the currency of the configured prices (LLM_PRICE_*); null when there are none. */
+  /** At the price table (LLM_PRICES), in its currency; null when no model is priced. */
   readonly cost: number | null;
 }
 

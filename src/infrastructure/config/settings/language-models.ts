@@ -1,5 +1,5 @@
 import { DEFAULT_SAMPLING, TEMPERATURE_RANGE } from '../../../domain/agent/limits';
-import { decimal, httpUrl, oneOf, text, wholeNumber } from './rules';
+import { decimal, httpUrl, oneOf, pattern, priceTable, text, wholeNumber } from './rules';
 import { LLM_PROVIDERS, type Setting } from './setting';
 
 /** The Language models section of docs/configuration.md, in its order. */
@@ -109,17 +109,35 @@ export const LANGUAGE_MODEL_SETTINGS = {
     default: String(DEFAULT_SAMPLING.maxTokens),
     doc: 'tokens one chat model call may write; a chat request may ask for fewer (`maxTokens`), never more. An answer cut there has `finishReason: length` and a `warning`. Outreach planning always uses 500',
   },
+  LLM_PRICES: {
+    section: 'Language models',
+    ...priceTable(),
+    defaultText: 'unset: no prices, no cost counted',
+    doc:
+      'each model\'s price a million prompt (`input`) and completion (`output`) tokens, as JSON: `{"gpt-4o-mini": {"input": 0.15, "output": 0.60}}`. ' +
+      'It must name the configured model (`OPENAI_MODEL`, `AZURE_OPENAI_DEPLOYMENT`, `GEMINI_MODEL`, or `bridle-offline-1`), else Bridle does not start. ' +
+      'A call is priced at the model that answered it when the table names that one (a provider may answer with a dated snapshot), else at the configured one. ' +
+      'Costs are counted exactly (at most 6 decimals a million tokens is a whole number of 10⁻¹² a token) and rounded only where a person reads them, half up to the cent. ' +
+      "With prices, every model call's cost is on its decision row (`decision_logs.cost`), its trace span (`bridle.model.cost`) and in `/metrics` (`bridle_model_cost_total`), " +
+      "each person's spend is counted by UTC month (`month_ledger`), and `CHAT_MONTHLY_BUDGET`, `CHAT_DAILY_COST_BUDGET` and per-person budgets may be used",
+  },
+  LLM_PRICES_CURRENCY: {
+    section: 'Language models',
+    ...pattern(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code in capitals, such as USD or EUR', 'ISO 4217 code'),
+    default: 'USD',
+    doc: 'the currency of `LLM_PRICES` and of every budget in money: how amounts are written for people (`€8.12`)',
+  },
   LLM_PRICE_INPUT_PER_1K: {
     section: 'Language models',
     ...decimal(),
-    also: '; set both prices or neither',
-    doc: 'price per 1 000 prompt tokens. When both prices are set, `decision_logs.cost` is filled in, `/metrics` counts `bridle_model_cost_total`, and `CHAT_DAILY_COST_BUDGET` may be used',
+    also: '; set both prices or neither; not with `LLM_PRICES`',
+    doc: 'the older way to price the configured model alone: its price per 1 000 prompt tokens. Both set, they are `LLM_PRICES` naming the configured model at 1 000 times these (at most 9 decimals)',
   },
   LLM_PRICE_OUTPUT_PER_1K: {
     section: 'Language models',
     ...decimal(),
-    also: '; set both prices or neither',
-    doc: 'price per 1 000 completion tokens',
+    also: '; set both prices or neither; not with `LLM_PRICES`',
+    doc: 'the same, per 1 000 completion tokens',
   },
   CHAT_DAILY_TOKEN_BUDGET: {
     section: 'Language models',
@@ -130,8 +148,19 @@ export const LANGUAGE_MODEL_SETTINGS = {
   CHAT_DAILY_COST_BUDGET: {
     section: 'Language models',
     ...decimal(),
-    also: '; needs both `LLM_PRICE_*`',
+    also: '; needs prices',
     defaultText: 'unset: no budget',
     doc: "the same, for cost in the prices' currency",
+  },
+  CHAT_MONTHLY_BUDGET: {
+    section: 'Language models',
+    ...decimal(1_000_000_000),
+    also: '; needs prices',
+    defaultText: 'unset: no budget',
+    doc:
+      "each person's chat budget for a UTC calendar month, in the prices' currency, unless an admin set their own (`PUT /admin/users/{userId}/budget`). " +
+      'Each model call of a turn reserves its most on `month_ledger` first and settles to its cost; a call the month cannot cover is not made ' +
+      '(`finishReason: budget_spent`). A policy can ask the person or refuse past a share of it (`when: {budgetUsed: {atLeastPercent: 80}}`, docs/policies.md). ' +
+      "`GET /auth/me` shows the month's spend",
   },
 } as const satisfies Record<string, Setting>;

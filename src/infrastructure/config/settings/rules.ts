@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
+import { type ModelPrice, readPriceTable } from '../../../domain/agent/pricing';
 import { type Setting } from './setting';
 
 /** The schema and the docs' "allowed" column of a setting, spread into its entry. */
@@ -154,5 +155,18 @@ export function ed25519PrivateKey(): Rule<string> {
       return key.export({ format: 'pem', type: 'pkcs8' }) as string;
     }),
     allowed: 'an Ed25519 private key, PEM or base64 of PKCS8 DER',
+  };
+}
+
+/** LLM_PRICES: a JSON price table (readPriceTable); the problem names the model and the field. */
+export function priceTable(): Rule<ReadonlyMap<string, ModelPrice>> {
+  return {
+    schema: z.string().transform((raw, context) => {
+      const reading = readPriceTable(raw);
+      if (reading.ok) return reading.prices;
+      context.addIssue({ code: 'custom', message: reading.problem });
+      return z.NEVER;
+    }),
+    allowed: 'JSON: model → `{input, output}`, a million tokens',
   };
 }

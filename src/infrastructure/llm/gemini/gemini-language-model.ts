@@ -19,7 +19,7 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from '../../../domain/agent/language-model-errors';
-import { providerToolCalls, wireEntries, wireField } from '../../../domain/agent/model-output';
+import { answeredModel, providerToolCalls, wireEntries, wireField } from '../../../domain/agent/model-output';
 import type { AgentMessage } from '../../../domain/agent/tools';
 import { type Classified, type RetryPolicy, withRetries, withStreamRetries } from '../retry';
 import { toGeminiSchema } from './gemini-schema';
@@ -140,6 +140,7 @@ function completionOf(responses: readonly GenerateContentResponse[], request: Co
     toolCalls: calls,
     usage: { promptTokens: usage?.promptTokenCount ?? 0, completionTokens: usage?.candidatesTokenCount ?? 0 },
     finishReason,
+    ...answeredModel(responses.findLast((response) => wireField(response, 'modelVersion'))?.modelVersion),
   };
 }
 

@@ -30,6 +30,7 @@ import {
   UNAVAILABLE,
 } from './replies';
 import { WHICH_TASK } from '../../../domain/todo/tool-errors';
+import { OFFLINE_MODEL } from './offline-model-name';
 
 type Arguments = Readonly<Record<string, unknown>>;
 type Answer = { readonly text: string } | { readonly calls: readonly { readonly tool: string; readonly arguments: Arguments }[] };
@@ -43,7 +44,7 @@ type Plan = { readonly arguments: Arguments } | { readonly question: string };
 @Injectable()
 export class OfflineLanguageModel extends LanguageModel {
   readonly provider = 'offline';
-  readonly model = 'bridle-offline-1';
+  readonly model = OFFLINE_MODEL;
 
   /** @param streamWordDelayMs the pause between streamed words (OFFLINE_STREAM_WORD_DELAY_MS); 0 streams them at once. */
   constructor(private readonly streamWordDelayMs = 0) {

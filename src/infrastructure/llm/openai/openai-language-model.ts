@@ -20,7 +20,14 @@ import {
   LanguageModelTimeoutError,
   LanguageModelUnavailableError,
 } from '../../../domain/agent/language-model-errors';
-import { providerToolCalls, streamedArgumentsText, type WireToolCall, wireEntries, wireField } from '../../../domain/agent/model-output';
+import {
+  answeredModel,
+  providerToolCalls,
+  streamedArgumentsText,
+  type WireToolCall,
+  wireEntries,
+  wireField,
+} from '../../../domain/agent/model-output';
 import type { AgentMessage, ToolCallRequest } from '../../../domain/agent/tools';
 import { type Classified, type RetryPolicy, withRetries, withStreamRetries } from '../retry';
 
@@ -60,6 +67,7 @@ export class OpenAiLanguageModel extends LanguageModel {
       toolCalls: providerToolCalls(wireEntries(wireField(choice.message, 'tool_calls')).map(openAiWireCall), request.messages.length),
       finishReason: choice.finish_reason,
       usage: response.usage,
+      model: wireField(response, 'model'),
     });
   }
 
@@ -131,6 +139,8 @@ interface Answer {
   readonly toolCalls: readonly ToolCallRequest[];
   readonly finishReason: string | null | undefined;
   readonly usage: CompletionUsage | null | undefined;
+  /** The provider's `model` field, as it came. */
+  readonly model: unknown;
 }
 
 /** What the port returns for an answer; a filtered answer with nothing in it is a failure. */
@@ -144,6 +154,7 @@ function completionOf(answer: Answer): Completion {
     toolCalls: answer.toolCalls,
     usage: { promptTokens: answer.usage?.prompt_tokens ?? 0, completionTokens: answer.usage?.completion_tokens ?? 0 },
     finishReason,
+    ...answeredModel(answer.model),
   };
 }
 
@@ -184,10 +195,12 @@ function assembled(chunks: readonly ChatCompletionChunk[], position: number): An
   let text = '';
   let finishReason: string | null = null;
   let usage: CompletionUsage | undefined;
+  let model: unknown;
   const calls = new Map<string, { id: unknown; name: unknown; pieces: unknown[] }>();
   let last: string | null = null;
   for (const chunk of chunks) {
     if (chunk.usage) usage = chunk.usage;
+    model = wireField(chunk, 'model') ?? model;
     const choice = chunk.choices[0];
     if (!choice) continue;
     text += textOf(wireField(choice.delta, 'content'));
@@ -210,7 +223,7 @@ function assembled(chunks: readonly ChatCompletionChunk[], position: number): An
     [...calls.values()].map(({ id, name, pieces }) => ({ id, name, arguments: streamedArgumentsText(pieces) })),
     position,
   );
-  return { text: text || null, toolCalls, finishReason, usage };
+  return { text: text || null, toolCalls, finishReason, usage, model };
 }
 
 function finishReasonOf(reason: string | null | undefined): FinishReason {

@@ -1,6 +1,7 @@
 import type { DecisionLogEntry } from '../../../application/chat/ports/conversation-store.port';
 import type { OpenedDecision, OutreachDecision } from '../../../application/outreach/ports/outreach-cycle-store.port';
 import type { IntentType, OutcomeCategory } from '../../../domain/agent/turn-outcome';
+import { type Amount, decimalText } from '../../../domain/agent/money';
 import { raw, sql, type Statement } from '../sql';
 
 /*
@@ -48,7 +49,7 @@ export function turnDecisionSettling(decision: DecisionLogEntry, userId: string)
       iterations = ${decision.iterations}, provider = ${decision.provider}, model = ${decision.model},
       prompt_tokens = ${decision.promptTokens}, completion_tokens = ${decision.completionTokens},
       duration_ms = ${decision.durationMs}, failure_class = ${decision.failureClass},
-      provider_request_id = ${decision.providerRequestId}, cost = ${decision.cost},
+      provider_request_id = ${decision.providerRequestId}, cost = ${costColumn(decision.cost)},
       context = ${decision.context && JSON.stringify(decision.context)}, intent_type = ${decision.intentType},
       outcome_category = ${decision.outcomeCategory}, temperature = ${decision.sampling.temperature},
       max_tokens = ${decision.sampling.maxTokens}
@@ -89,7 +90,7 @@ export function cycleDecision(d: OutreachDecision): Statement {
   return sql`INSERT INTO decision_logs (id, user_id, campaign_id, outreach_task_id, decision_type, status, iterations, provider, model,
       prompt_tokens, completion_tokens, cost, duration_ms, failure_class, provider_request_id, created_at)
     VALUES (${d.id}, ${d.ownerId}, ${d.campaignId}, ${d.taskId}, ${d.decisionType}, ${d.status}, ${d.iterations}, ${d.provider},
-      ${d.model}, ${d.promptTokens}, ${d.completionTokens}, ${d.cost}, ${d.durationMs}, ${d.failureClass}, ${d.providerRequestId},
+      ${d.model}, ${d.promptTokens}, ${d.completionTokens}, ${costColumn(d.cost)}, ${d.durationMs}, ${d.failureClass}, ${d.providerRequestId},
       ${d.createdAt})
     ON CONFLICT (id) DO UPDATE SET decision_type = EXCLUDED.decision_type, status = EXCLUDED.status,
       iterations = EXCLUDED.iterations, provider = EXCLUDED.provider, model = EXCLUDED.model,
@@ -128,4 +129,9 @@ export function eraseDecisionText(target: { readonly userIds: readonly string[];
 /** Deletes up to `limit` decision rows created before `before` (retention: kept as long as the audit rows). */
 export function pruneDecisionLogs(before: Date, limit: number): Statement {
   return sql`DELETE FROM decision_logs WHERE id IN (SELECT id FROM decision_logs WHERE created_at < ${before}::timestamptz LIMIT ${limit})`;
+}
+
+/** An exact cost as numeric's text (money.ts), or null. */
+function costColumn(cost: Amount | null): string | null {
+  return cost === null ? null : decimalText(cost);
 }

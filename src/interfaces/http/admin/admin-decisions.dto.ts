@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { type DecisionRecord, type DecisionWithToolCalls } from '../../../application/audit/ports/audit-reader.port';
+import { decimalText } from '../../../domain/agent/money';
 import { INTENT_TYPES, type IntentType, OUTCOME_CATEGORIES, type OutcomeCategory } from '../../../domain/agent/turn-outcome';
 import { AuditRowDto } from './admin-audit-logs.dto';
 
@@ -59,7 +60,12 @@ export class DecisionLogDto {
   @ApiProperty()
   completionTokens!: number;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'Null when no prices are configured' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      "What its model calls cost at the price table (LLM_PRICES), in the prices' currency, unrounded; null when no prices are configured",
+  })
   cost!: number | null;
 
   @ApiProperty()
@@ -132,7 +138,7 @@ export class DecisionLogDto {
       model: decision.model,
       promptTokens: decision.promptTokens,
       completionTokens: decision.completionTokens,
-      cost: decision.cost,
+      cost: decision.cost === null ? null : Number(decimalText(decision.cost)),
       durationMs: decision.durationMs,
       failureClass: decision.failureClass,
       providerRequestId: decision.providerRequestId,

@@ -129,7 +129,7 @@ export class AuthController {
   @ApiOperation({
     operationId: 'getCurrentAccount',
     summary: 'The account behind the bearer token',
-    description: "Its id, email and role (read now, not from the token), and today's use of its chat budgets.",
+    description: "Its id, email and role (read now, not from the token), today's use of its chat budgets, and this month's spend.",
   })
   @ApiOkResponse({ type: MeResponseDto, description: 'The account, read now' })
   me(@CurrentPrincipal() principal: Principal): Promise<MeResponseDto> {

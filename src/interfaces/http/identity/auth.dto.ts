@@ -60,12 +60,42 @@ export class DailyBudgetDto {
   usedToday!: number;
 }
 
+export class MonthBudgetDto {
+  @ApiProperty({ example: '2026-12', description: 'The UTC calendar month' })
+  month!: string;
+
+  @ApiProperty({ example: 'EUR', description: "The prices' currency (LLM_PRICES_CURRENCY)" })
+  currency!: string;
+
+  @ApiProperty({ example: 8.12, description: 'Spent this month at the prices, calls under way included; rounded half up to the cent' })
+  spent!: number;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 10,
+    description: 'Their budget for the month: their own (set by an admin), else CHAT_MONTHLY_BUDGET; null: none',
+  })
+  budget!: number | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 81,
+    description: 'The whole percent of the budget used, rounded down; null without a budget',
+  })
+  percent!: number | null;
+}
+
 export class ChatBudgetDto {
   @ApiProperty({ type: DailyBudgetDto, description: 'Chat tokens (CHAT_DAILY_TOKEN_BUDGET)' })
   tokens!: DailyBudgetDto;
 
-  @ApiProperty({ type: DailyBudgetDto, description: 'Their cost at the configured prices (CHAT_DAILY_COST_BUDGET)' })
+  @ApiProperty({ type: DailyBudgetDto, description: 'Their cost at the configured prices (CHAT_DAILY_COST_BUDGET), unrounded' })
   cost!: DailyBudgetDto;
+
+  @ApiProperty({ type: MonthBudgetDto, nullable: true, description: 'This month in money; null when no model is priced (LLM_PRICES)' })
+  month!: MonthBudgetDto | null;
 }
 
 export class MeResponseDto extends AccountResponseDto {

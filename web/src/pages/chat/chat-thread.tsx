@@ -223,8 +223,11 @@ function Bubble({ item, last, linked, running, onSend }: BubbleProps) {
   );
 }
 
-/** How a card words what "yes" runs; every figure in it comes from the stored action. */
+/** How a card words what "yes" runs (a deletion, a big change, or a turn a rule asks about); every figure in it comes from the stored action. */
 function wording(action: PendingConfirmation) {
+  if (action.tool === 'chat_turn') {
+    return { title: 'Go on?', yes: 'Yes, go on', note: 'Nothing is sent to the assistant until you say yes.', danger: false };
+  }
   if (action.tool === 'delete_task') {
     const tasks = plural(action.count, 'task');
     return {

@@ -10,6 +10,7 @@ import {
   type RecordedAuditStatus,
   type RecordedToolCall,
 } from '../../../../application/audit/ports/audit-reader.port';
+import { amountOf } from '../../../../domain/agent/money';
 import { INTENT_TYPES, OUTCOME_CATEGORIES } from '../../../../domain/agent/turn-outcome';
 import { ROLES } from '../../../../domain/identity/user';
 import { POLICY_EFFECTS, POLICY_SOURCES } from '../../../../domain/policy/policy';
@@ -128,7 +129,11 @@ const DECISION_FIELDS = {
   model: z.string(),
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
-  cost: z.coerce.number().nullable(),
+  // numeric comes back as its exact text.
+  cost: z
+    .string()
+    .nullable()
+    .transform((text) => (text === null ? null : amountOf(text))),
   duration_ms: z.number(),
   failure_class: z.string().nullable(),
   provider_request_id: z.string().nullable(),
