@@ -26,6 +26,7 @@ import { ReviewModule } from './review.module';
 import { TodoModule } from './todo.module';
 import { UnsubscribeModule } from './unsubscribe.module';
 import { WebModule } from './web.module';
+import { WebhooksModule } from './webhooks.module';
 
 /** The per-account sign-in window; a block lasts as long, doubling while guessing goes on. */
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -65,6 +66,7 @@ export class AppModule {
         OAuthModule,
         AdminModule,
         PrivacyModule,
+        WebhooksModule,
         WebModule.register(),
       ],
       controllers: [HealthController, MetricsController],

@@ -4,14 +4,15 @@ import { CoreModule } from './core.module';
 import { loggingModule } from './logging';
 import { OutreachModule } from './outreach.module';
 import { PersistenceModule } from './persistence.module';
+import { WebhookDeliveryModule } from './webhooks.module';
 
-/** A worker process: the outreach controller without HTTP. */
+/** A worker process: the outreach controller and webhook delivery, without HTTP. */
 @Module({})
 export class WorkerModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.register(config), loggingModule(config), PersistenceModule, OutreachModule],
+      imports: [CoreModule.register(config), loggingModule(config), PersistenceModule, OutreachModule, WebhookDeliveryModule],
     };
   }
 }

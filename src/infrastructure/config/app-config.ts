@@ -5,6 +5,7 @@ import type { DailyBudgetLimits } from '../../application/agent/ports/token-budg
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 import { parseSettings, type SettingValues } from './settings';
 import { type LogLevel } from './settings/setting';
+import { webhookConfig, type WebhookConfig } from './webhook-config';
 
 /** Which language model, and what its adapter needs. Keys live here and nowhere else. */
 export type LlmSettings = (
@@ -135,6 +136,7 @@ export class AppConfig {
   /** Host names an outbound fetch may reach although they resolve to special-use addresses. */
   readonly outboundPrivateHosts!: ReadonlySet<string>;
   readonly outreach!: OutreachConfig;
+  readonly webhooks!: WebhookConfig;
 }
 
 /** The outreach controller: its limits, its worker and its channels. */
@@ -275,6 +277,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     },
     outboundPrivateHosts: values.OUTBOUND_PRIVATE_HOSTS,
     outreach: outreachConfig(values, embedded),
+    webhooks: webhookConfig(values),
   });
 }
 

@@ -48,6 +48,7 @@ import { PolicyVersions1767312000000 } from './migrations/1767312000000-policy-v
 import { TurnRecord1767139200000 } from './migrations/1767139200000-turn-record';
 import { AuditErasure1768060800000 } from './migrations/1768060800000-audit-erasure';
 import { Notifications1768320000000 } from './migrations/1768320000000-notifications';
+import { Webhooks1768579200000 } from './migrations/1768579200000-webhooks';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -95,6 +96,7 @@ const MIGRATIONS = [
   AuditMerkleTree1767981600000,
   AuditErasure1768060800000,
   Notifications1768320000000,
+  Webhooks1768579200000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -8,6 +8,7 @@ import { OUTREACH_SETTINGS } from './outreach';
 import { LIMIT_SETTINGS } from './limits';
 import { LOGGING_SETTINGS } from './logging';
 import { RETENTION_SETTINGS } from './retention';
+import { WEBHOOK_SETTINGS } from './webhooks';
 import { type Setting } from './setting';
 
 /** Every variable loadConfig reads, in the order of docs/configuration.md; a bad value is reported in this order too. */
@@ -20,6 +21,7 @@ export const SETTINGS = {
   ...OUTREACH_SETTINGS,
   ...LIMIT_SETTINGS,
   ...RETENTION_SETTINGS,
+  ...WEBHOOK_SETTINGS,
   ...LOGGING_SETTINGS,
 } as const satisfies Record<string, Setting>;
 

@@ -16,6 +16,7 @@ export const SETTINGS_SECTIONS = [
   'Outreach',
   'Limits',
   'Retention',
+  'Webhooks',
   'Logging and metrics',
 ] as const;
 
