@@ -64,11 +64,16 @@ export class DeliverWebhooksUseCase {
     return claimed.length;
   }
 
+  /** Waits for the work under way, the work it leads to included. */
+  async idle(): Promise<void> {
+    await this.claiming?.catch(() => undefined);
+    while (this.working.size > 0) await Promise.allSettled([...this.working]);
+  }
+
   /** Claims nothing more, and waits for the work under way: at shutdown, before the database closes. */
   async drain(): Promise<void> {
     this.stopping = true;
-    await this.claiming?.catch(() => undefined);
-    while (this.working.size > 0) await Promise.allSettled([...this.working]);
+    await this.idle();
   }
 
   /** Deletes delivery log rows past WEBHOOK_DELIVERY_RETENTION_DAYS, and each endpoint's past its newest 1 000. */

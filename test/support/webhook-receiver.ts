@@ -1,0 +1,115 @@
+import type { IncomingMessage } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { type FixtureAnswer, type HttpsFixture, startHttpsFixture } from './https-fixture';
+
+/** One delivery as the receiver got it. */
+export interface ReceivedWebhook {
+  readonly id: string;
+  readonly timestamp: string;
+  readonly signature: string;
+  readonly body: string;
+  readonly type: string;
+  readonly data: { readonly notificationId: string; readonly [field: string]: unknown };
+}
+
+/** What a receiver's path answers now: a status, after `hold()` settles when given (called once per request), with headers. */
+export interface ReceiverMode {
+  readonly status: number;
+  readonly hold?: () => Promise<unknown>;
+  readonly headers?: Record<string, string>;
+}
+
+export interface WebhookReceiver {
+  readonly fixture: HttpsFixture;
+  /** `https://<name>:<port><path>`. */
+  url(name: string, path?: string): string;
+  /** What `<name><path>` answers from now on (200 until set). */
+  answer(name: string, path: string, mode: ReceiverMode): void;
+  /** Every request to `<name><path>` that carried a whole body, answered 2xx or not, in arrival order. */
+  received(name: string, path?: string): ReceivedWebhook[];
+  /** Those it answered 2xx: what the receiver accepted. */
+  accepted(name: string, path?: string): ReceivedWebhook[];
+  /** Each accepted webhook-id once, in the order first accepted: what a receiver that drops repeats keeps. */
+  deduplicated(name: string, path?: string): string[];
+  /** Verifies every accepted request with the standardwebhooks package under `secret`; throws on the first that fails. */
+  verifyAll(name: string, secret: string, path?: string): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_PATH = '/hook';
+
+/**
+ * A webhook receiver on the local HTTPS fixture (its names resolved to 127.0.0.1 by the test's
+ * resolver): each path records what it got, headers and the raw body, and answers as set.
+ */
+export async function startWebhookReceiver(names: readonly string[]): Promise<WebhookReceiver> {
+  const fixture = await startHttpsFixture(names);
+  const modes = new Map<string, ReceiverMode>();
+  const log = new Map<string, { webhook: ReceivedWebhook; status: number }[]>();
+  const key = (name: string, path: string) => `${name}${path}`;
+
+  const handler =
+    (name: string, path: string) =>
+    (request: IncomingMessage): FixtureAnswer => {
+      const mode = modes.get(key(name, path)) ?? { status: 200 };
+      const body = new Promise<void>((resolve) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const parsed = JSON.parse(text) as Pick<ReceivedWebhook, 'type' | 'data'>;
+          const header = (field: string) => String(request.headers[field] ?? '');
+          const entries = log.get(key(name, path)) ?? [];
+          entries.push({
+            webhook: {
+              id: header('webhook-id'),
+              timestamp: header('webhook-timestamp'),
+              signature: header('webhook-signature'),
+              body: text,
+              type: parsed.type,
+              data: parsed.data,
+            },
+            status: mode.status,
+          });
+          log.set(key(name, path), entries);
+          resolve();
+        });
+      });
+      return { status: mode.status, headers: mode.headers, holdUntil: Promise.all([body, mode.hold?.()]) };
+    };
+
+  const served = new Set<string>();
+  const serve = (name: string, path: string) => {
+    if (served.has(key(name, path))) return;
+    served.add(key(name, path));
+    fixture.serve(name, path, handler(name, path));
+  };
+  for (const name of names) serve(name, DEFAULT_PATH);
+
+  const accepted = (name: string, path = DEFAULT_PATH) =>
+    (log.get(key(name, path)) ?? []).filter((entry) => entry.status >= 200 && entry.status < 300).map((entry) => entry.webhook);
+  return {
+    fixture,
+    url: (name, path = DEFAULT_PATH) => {
+      serve(name, path);
+      return fixture.url(name, path);
+    },
+    answer: (name, path, mode) => {
+      serve(name, path);
+      modes.set(key(name, path), mode);
+    },
+    received: (name, path = DEFAULT_PATH) => (log.get(key(name, path)) ?? []).map((entry) => entry.webhook),
+    accepted,
+    deduplicated: (name, path = DEFAULT_PATH) => [...new Set(accepted(name, path).map((webhook) => webhook.id))],
+    verifyAll: (name, secret, path = DEFAULT_PATH) => {
+      for (const webhook of accepted(name, path)) {
+        new Webhook(secret).verify(webhook.body, {
+          'webhook-id': webhook.id,
+          'webhook-timestamp': webhook.timestamp,
+          'webhook-signature': webhook.signature,
+        });
+      }
+    },
+    close: () => fixture.close(),
+  };
+}
