@@ -113,3 +113,12 @@ export async function startWebhookReceiver(names: readonly string[]): Promise<We
     close: () => fixture.close(),
   };
 }
+
+/** Waits until `check` holds, looking every 50 ms; fails naming `what` when it still does not after `withinMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -87,8 +87,12 @@ export class WebhookEndpoints {
     return (await this.repository.find(owner, id)) ?? notFound();
   }
 
-  /** @throws InvalidWebhookError, WebhookNotFoundError */
+  /** @throws InvalidWebhookError (also for a change that names nothing), WebhookNotFoundError */
   async update(owner: WebhookOwner, actorId: string, id: string, request: WebhookUpdate): Promise<WebhookEndpoint> {
+    const fields = ['url', 'events', 'description', 'enabled', ...(owner.kind === 'deployment' ? ['allPeople'] : [])] as const;
+    if (fields.every((field) => request[field as keyof WebhookUpdate] === undefined)) {
+      throw new InvalidWebhookError('body', `Send at least one of ${fields.join(', ')}`);
+    }
     const valid = validateWebhookRequest(request, this.settings.privateHosts);
     const allPeople = this.allPeople(owner, request.allPeople);
     const change = {

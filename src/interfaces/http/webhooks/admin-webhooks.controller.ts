@@ -10,7 +10,7 @@ import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
 import { RateLimit } from '../shared/rate-limit';
 import {
   CreateDeploymentWebhookRequestDto,
-  RotateWebhookSecretRequestDto,
+  RotateWebhookSecretQueryDto,
   UpdateDeploymentWebhookRequestDto,
   WebhookDeliveryDto,
   WebhookDeliveryPageDto,
@@ -105,7 +105,7 @@ export class AdminWebhooksController {
   @Post(':webhookId/secret')
   @HttpCode(200)
   @ApiOperation({
-    operationId: 'rotateDeploymentWebhookSecret',
+    operationId: 'changeDeploymentWebhookSecret',
     summary: 'Give a deployment webhook endpoint a new signing secret',
     description: 'As POST /api/{userId}/webhooks/{webhookId}/secret. Audited.',
   })
@@ -113,10 +113,10 @@ export class AdminWebhooksController {
   @ApiErrors(404)
   async rotate(
     @Param() path: WebhookPathDto,
-    @Body() body: RotateWebhookSecretRequestDto,
+    @Query() query: RotateWebhookSecretQueryDto,
     @CurrentPrincipal() admin: Principal,
   ): Promise<WebhookWithSecretDto> {
-    const { endpoint, secret } = await this.webhooks.rotateSecret(DEPLOYMENT, admin.userId, path.webhookId, body.keepPreviousHours);
+    const { endpoint, secret } = await this.webhooks.rotateSecret(DEPLOYMENT, admin.userId, path.webhookId, query.keepPreviousHours);
     return { ...WebhookDto.of(endpoint), secret };
   }
 

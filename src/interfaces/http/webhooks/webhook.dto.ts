@@ -9,7 +9,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '../../../domain/webhooks/webhook-endpoint';
-import { Optional, OptionalOrNull } from '../shared/fields';
+import { Optional, OptionalOrNull, ToInteger } from '../shared/fields';
 import { UserPathDto } from '../todo/task.dto';
 
 const EVENTS_DESCRIPTION =
@@ -85,7 +85,7 @@ export class UpdateDeploymentWebhookRequestDto extends UpdateWebhookRequestDto {
   allPeople?: boolean;
 }
 
-export class RotateWebhookSecretRequestDto {
+export class RotateWebhookSecretQueryDto {
   @ApiPropertyOptional({
     minimum: 0,
     maximum: WEBHOOK_LIMITS.keepPreviousHours,
@@ -93,6 +93,7 @@ export class RotateWebhookSecretRequestDto {
     description: 'Hours the old secret keeps signing next to the new one (two signatures); 0 stops it now, after a leak',
   })
   @Optional()
+  @ToInteger()
   @Max(WEBHOOK_LIMITS.keepPreviousHours, { message: `keepPreviousHours must be at most ${WEBHOOK_LIMITS.keepPreviousHours}` })
   @Min(0, { message: 'keepPreviousHours must be at least 0' })
   @IsInt({ message: 'keepPreviousHours must be a whole number' })

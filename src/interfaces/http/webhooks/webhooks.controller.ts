@@ -9,7 +9,7 @@ import { RateLimit } from '../shared/rate-limit';
 import { UserPathDto } from '../todo/task.dto';
 import {
   CreateWebhookRequestDto,
-  RotateWebhookSecretRequestDto,
+  RotateWebhookSecretQueryDto,
   UpdateWebhookRequestDto,
   UserWebhookPathDto,
   WebhookDeliveryDto,
@@ -97,16 +97,21 @@ export class WebhooksController {
   @Post(':webhookId/secret')
   @HttpCode(200)
   @ApiOperation({
-    operationId: 'rotateWebhookSecret',
+    operationId: 'changeWebhookSecret',
     summary: 'Give a webhook endpoint a new signing secret',
     description:
       'The answer holds the new secret, once. The old one keeps signing next to it (two signatures in webhook-signature) for ' +
-      '`keepPreviousHours`, 24 by default; 0 stops it now. Audited.',
+      '`?keepPreviousHours`, 24 by default; 0 stops it now. Audited.',
   })
   @ApiOkResponse({ type: WebhookWithSecretDto, description: 'The endpoint, with its new secret this once' })
   @ApiErrors(404)
-  async rotate(@Param() path: UserWebhookPathDto, @Body() body: RotateWebhookSecretRequestDto): Promise<WebhookWithSecretDto> {
-    const { endpoint, secret } = await this.webhooks.rotateSecret(person(path.userId), path.userId, path.webhookId, body.keepPreviousHours);
+  async rotate(@Param() path: UserWebhookPathDto, @Query() query: RotateWebhookSecretQueryDto): Promise<WebhookWithSecretDto> {
+    const { endpoint, secret } = await this.webhooks.rotateSecret(
+      person(path.userId),
+      path.userId,
+      path.webhookId,
+      query.keepPreviousHours,
+    );
     return { ...WebhookDto.of(endpoint), secret };
   }
 
