@@ -25,9 +25,9 @@ export interface WebhookReceiver {
   url(name: string, path?: string): string;
   /** What `<name><path>` answers from now on (200 until set). */
   answer(name: string, path: string, mode: ReceiverMode): void;
-  /** Every request to `<name><path>` that carried a whole body, answered 2xx or not, in arrival order. */
+  /** Every request to `<name><path>` whose whole body arrived, answered or not, in arrival order. */
   received(name: string, path?: string): ReceivedWebhook[];
-  /** Those it answered 2xx: what the receiver accepted. */
+  /** Those it answered 2xx, the answer sent while the sender still listened: what the receiver accepted. */
   accepted(name: string, path?: string): ReceivedWebhook[];
   /** Each accepted webhook-id once, in the order first accepted: what a receiver that drops repeats keeps. */
   deduplicated(name: string, path?: string): string[];
@@ -38,6 +38,13 @@ export interface WebhookReceiver {
 
 const DEFAULT_PATH = '/hook';
 
+/** One request: its webhook once its body is read, the status it was given, and whether the answer went out. */
+interface Logged {
+  webhook: ReceivedWebhook | undefined;
+  readonly status: number;
+  answered: boolean;
+}
+
 /**
  * A webhook receiver on the local HTTPS fixture (its names resolved to 127.0.0.1 by the test's
  * resolver): each path records what it got, headers and the raw body, and answers as set.
@@ -45,13 +52,17 @@ const DEFAULT_PATH = '/hook';
 export async function startWebhookReceiver(names: readonly string[]): Promise<WebhookReceiver> {
   const fixture = await startHttpsFixture(names);
   const modes = new Map<string, ReceiverMode>();
-  const log = new Map<string, { webhook: ReceivedWebhook; status: number }[]>();
+  const log = new Map<string, Logged[]>();
   const key = (name: string, path: string) => `${name}${path}`;
 
   const handler =
     (name: string, path: string) =>
     (request: IncomingMessage): FixtureAnswer => {
       const mode = modes.get(key(name, path)) ?? { status: 200 };
+      const entry: Logged = { webhook: undefined, status: mode.status, answered: false };
+      const entries = log.get(key(name, path)) ?? [];
+      entries.push(entry);
+      log.set(key(name, path), entries);
       const body = new Promise<void>((resolve) => {
         const chunks: Buffer[] = [];
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -59,23 +70,20 @@ export async function startWebhookReceiver(names: readonly string[]): Promise<We
           const text = Buffer.concat(chunks).toString('utf8');
           const parsed = JSON.parse(text) as Pick<ReceivedWebhook, 'type' | 'data'>;
           const header = (field: string) => String(request.headers[field] ?? '');
-          const entries = log.get(key(name, path)) ?? [];
-          entries.push({
-            webhook: {
-              id: header('webhook-id'),
-              timestamp: header('webhook-timestamp'),
-              signature: header('webhook-signature'),
-              body: text,
-              type: parsed.type,
-              data: parsed.data,
-            },
-            status: mode.status,
-          });
-          log.set(key(name, path), entries);
+          entry.webhook = {
+            id: header('webhook-id'),
+            timestamp: header('webhook-timestamp'),
+            signature: header('webhook-signature'),
+            body: text,
+            type: parsed.type,
+            data: parsed.data,
+          };
           resolve();
         });
       });
-      return { status: mode.status, headers: mode.headers, holdUntil: Promise.all([body, mode.hold?.()]) };
+      // Answered once the hold is over, if the sender is still there to read it.
+      const answered = Promise.all([body, mode.hold?.()]).then(() => (entry.answered = !request.socket.destroyed));
+      return { status: mode.status, headers: mode.headers, holdUntil: answered };
     };
 
   const served = new Set<string>();
@@ -86,8 +94,11 @@ export async function startWebhookReceiver(names: readonly string[]): Promise<We
   };
   for (const name of names) serve(name, DEFAULT_PATH);
 
+  const whole = (name: string, path: string) => (log.get(key(name, path)) ?? []).filter((entry) => entry.webhook !== undefined);
   const accepted = (name: string, path = DEFAULT_PATH) =>
-    (log.get(key(name, path)) ?? []).filter((entry) => entry.status >= 200 && entry.status < 300).map((entry) => entry.webhook);
+    whole(name, path)
+      .filter((entry) => entry.answered && entry.status >= 200 && entry.status < 300)
+      .map((entry) => entry.webhook!);
   return {
     fixture,
     url: (name, path = DEFAULT_PATH) => {
@@ -98,7 +109,7 @@ export async function startWebhookReceiver(names: readonly string[]): Promise<We
       serve(name, path);
       modes.set(key(name, path), mode);
     },
-    received: (name, path = DEFAULT_PATH) => (log.get(key(name, path)) ?? []).map((entry) => entry.webhook),
+    received: (name, path = DEFAULT_PATH) => whole(name, path).map((entry) => entry.webhook!),
     accepted,
     deduplicated: (name, path = DEFAULT_PATH) => [...new Set(accepted(name, path).map((webhook) => webhook.id))],
     verifyAll: (name, secret, path = DEFAULT_PATH) => {
