@@ -16,3 +16,4 @@ export * from './consent';
 export * from './access';
 export * from './policy';
 export * from './receipts';
+export * from './webhooks';

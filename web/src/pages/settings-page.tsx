@@ -6,8 +6,9 @@ import { currentSession, handledAuthFailure, signIn } from '../state/session';
 import { Alert, Badge, Button, Card, TextField, toast } from '../ui';
 import { AccessTokens } from './settings/access-tokens';
 import { ConnectedApps } from './settings/connected-apps';
+import { Webhooks } from './settings/webhooks/webhooks';
 
-/** The account: who is signed in until when, where to see its activity, a password change, access tokens and connected apps. */
+/** The account: who is signed in until when, where to see its activity, a password change, access tokens, connected apps and webhooks. */
 export function SettingsPage() {
   const session = currentSession();
   return (
@@ -39,6 +40,8 @@ export function SettingsPage() {
       <PasswordCard />
       <AccessTokens />
       <ConnectedApps />
+      <Webhooks scope="person" />
+      {session.role === 'admin' && <Webhooks scope="deployment" />}
     </div>
   );
 }
