@@ -2,13 +2,22 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { callService, ROOT, type RunningService, signUpOnService, startService, useBuiltService } from '../support/built-service';
+import {
+  callService,
+  ROOT,
+  type RunningService,
+  signUpOnService,
+  spawnService,
+  startService,
+  useBuiltService,
+} from '../support/built-service';
 import { leads } from '../support/outreach';
 import { usingPostgresServer, useTestDatabase } from '../support/test-database';
 import { startWebhookReceiver, until, type WebhookReceiver } from '../support/webhook-receiver';
 
 const OUT_DIR = join(ROOT, 'dist-test-webhooks');
 const MAIN = join(OUT_DIR, 'main.js');
+const WORKER = join(OUT_DIR, 'worker.js');
 const NAMES = ['alice.test', 'bob.test', 'crash.test'];
 const PASSWORD = 'long enough for a test';
 
@@ -30,38 +39,44 @@ describeOnPostgres('webhooks across replicas of the built service', () => {
   let receiver: WebhookReceiver;
   let caDir: string;
   const replicas: RunningService[] = [];
+  const workers: Omit<RunningService, 'baseUrl'>[] = [];
   const db = useTestDatabase({
     beforeDispose: async () => {
-      for (const replica of replicas) replica.child.kill('SIGKILL');
-      await Promise.all(replicas.map((replica) => replica.exited));
+      for (const running of [...replicas, ...workers]) running.child.kill('SIGKILL');
+      await Promise.all([...replicas, ...workers].map((running) => running.exited));
       await receiver?.close();
       if (caDir) await rm(caDir, { recursive: true, force: true });
     },
   });
   useBuiltService(OUT_DIR);
 
-  const startReplica = async () => {
+  const environment = (): Record<string, string> => {
     if (db.settings.kind !== 'server') throw new Error('needs a PostgreSQL server');
-    const replica = await startService(
-      MAIN,
-      {
-        DATABASE_URL: db.settings.url,
-        JWT_SECRET: 'a secret every replica of this test shares, 32+',
-        API_RATE_LIMIT_PER_MINUTE: '100000',
-        AUTH_RATE_LIMIT_PER_MINUTE: '100000',
-        OUTBOUND_PRIVATE_HOSTS: NAMES.join(','),
-        WEBHOOK_POLL_MS: '200',
-        WEBHOOK_TIMEOUT_MS: '1000',
-        WEBHOOK_RETRY_DELAYS_MS: '300',
-        WEBHOOK_RETRY_WINDOW_MS: '600000',
-        NODE_EXTRA_CA_CERTS: join(caDir, 'ca.pem'),
-        NODE_OPTIONS: `--require ${join(ROOT, 'test', 'support', 'test-hosts.cjs')}`,
-        BRIDLE_TEST_HOSTS: NAMES.join(','),
-      },
-      120_000,
-    );
+    return {
+      DATABASE_URL: db.settings.url,
+      JWT_SECRET: 'a secret every replica of this test shares, 32+',
+      API_RATE_LIMIT_PER_MINUTE: '100000',
+      AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+      OUTBOUND_PRIVATE_HOSTS: NAMES.join(','),
+      WEBHOOK_POLL_MS: '200',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_RETRY_DELAYS_MS: '300',
+      WEBHOOK_RETRY_WINDOW_MS: '600000',
+      NODE_EXTRA_CA_CERTS: join(caDir, 'ca.pem'),
+      NODE_OPTIONS: `--require ${join(ROOT, 'test', 'support', 'test-hosts.cjs')}`,
+      BRIDLE_TEST_HOSTS: NAMES.join(','),
+    };
+  };
+  const startReplica = async () => {
+    const replica = await startService(MAIN, environment(), 120_000);
     replicas.push(replica);
     return replica;
+  };
+  /** A worker process (`node dist/worker.js`): no HTTP, and it delivers webhooks too. */
+  const startWorker = () => {
+    const worker = spawnService(WORKER, environment());
+    workers.push(worker);
+    return worker;
   };
   const live = () => replicas.filter((replica) => replica.child.exitCode === null && replica.child.signalCode === null);
   /** Each request to the next live replica in turn. */
@@ -161,7 +176,7 @@ describeOnPostgres('webhooks across replicas of the built service', () => {
     receiver.verifyAll('alice.test', aliceSecret);
   });
 
-  it('loses nothing when a replica dies after sending a message and before recording it: another sends it again, same webhook-id', async () => {
+  it('loses nothing when a replica dies after sending a message and before recording it: a worker sends it again, same webhook-id', async () => {
     const carol = await signUp('carol@example.com');
     const carolSecret = await register(carol, 'crash.test');
     // One replica left delivering: the one that will be killed with the message in flight.
@@ -175,7 +190,11 @@ describeOnPostgres('webhooks across replicas of the built service', () => {
     sender.child.kill('SIGKILL');
     await sender.exited;
     receiver.answer('crash.test', '/hook', { status: 200 });
-    await startReplica();
+    // Only a worker is left: once the dead replica's lease has run out, it sends the message again.
+    const worker = startWorker();
+    await until('the worker delivers it', () => receiver.accepted('crash.test').length === 1, 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}\n${worker.output().slice(-3000)}`);
+    });
     await startReplica();
     const second = await heldDraft(carol, 'carol-2');
     await until('both messages are accepted', () => receiver.accepted('crash.test').length >= 2, 60_000);
