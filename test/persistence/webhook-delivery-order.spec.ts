@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { enqueueNotification } from '../../src/infrastructure/persistence/tables/notifications';
 import { PostgresWebhookOutbox } from '../../src/infrastructure/persistence/repositories/postgres-webhook-outbox';
 import { WebhookSecretBox } from '../../src/infrastructure/security/webhook-secret-box';
@@ -135,6 +136,26 @@ describe(`webhook delivery order and claims on ${usingPostgresServer ? 'PostgreS
       expect(tagsOf(receiver.received('three.example', '/e'))).toEqual(['slow', fast]);
     } finally {
       await slow.release();
+    }
+  });
+
+  (usingPostgresServer ? it : it.skip)('is not held back by a transaction open in another database of the server', async () => {
+    const frank = await addUser(db.database);
+    await rig.register({ kind: 'person', userId: frank.id }, receiver.url('one.example', '/f'));
+    const deliverer = rig.deliverer(clock);
+    const neighbour = new Client({ connectionString: process.env.TEST_POSTGRES_URL });
+    await neighbour.connect();
+    try {
+      await neighbour.query('BEGIN');
+      await neighbour.query('SELECT pg_current_xact_id()');
+      const tag = await rig.notify(frank.id);
+
+      while ((await deliverer.poll()) > 0);
+
+      expect(tagsOf(receiver.received('one.example', '/f'))).toEqual([tag]);
+    } finally {
+      await neighbour.query('ROLLBACK');
+      await neighbour.end();
     }
   });
 });

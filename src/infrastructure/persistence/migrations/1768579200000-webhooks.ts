@@ -6,10 +6,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * `notifications.txid` is the id of the transaction that wrote the row (its default, evaluated
  * in that transaction). Endpoints read the outbox in (txid, seq) order, and only rows whose
- * transaction is older than every transaction still running (`txid < pg_snapshot_xmin`): a
- * row that commits late can then never land behind a cursor that has already moved past it,
- * as it could in `seq` order, where a transaction may take a number and commit after one that
- * took the next.
+ * transaction is older than every transaction of this database still running (the horizon in
+ * tables/webhook-endpoints.ts): a row that commits late can then never land behind a cursor
+ * that has already moved past it, as it could in `seq` order, where a transaction may take a
+ * number and commit after one that took the next.
  *
  * An endpoint's cursor (`cursor_txid`, `cursor_seq`) is the last message it finished; its head
  * (`head_*`) the message it is retrying. `lease_token`/`lease_until` say which deliverer holds

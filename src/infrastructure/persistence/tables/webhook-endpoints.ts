@@ -54,12 +54,28 @@ export function ownedBy(owner: WebhookOwner): Statement {
 }
 
 /**
+ * The outbox's horizon: the oldest transaction id that may still commit a notification. Every
+ * transaction the statement's snapshot sees running (`pg_snapshot_xip`) counts, but for those
+ * pg_stat_activity shows running in another database of the server, which cannot write this
+ * one's notifications (the snapshot's own xmin is the whole server's, so a long transaction in
+ * a neighbouring database would otherwise hold webhooks back). A running transaction that has
+ * finished by the time pg_stat_activity is read still counts: the horizon only errs low.
+ * With none running, the snapshot's xmax. `backend_xid` is 32 bits; the xid8 is compared by its low 32.
+ */
+const HORIZON = `(SELECT LEAST(pg_snapshot_xmax(snap), (
+    SELECT min(running) FROM pg_snapshot_xip(snap) running
+    WHERE (running::text::bigint % 4294967296) NOT IN (
+      SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE datname IS DISTINCT FROM current_database() AND backend_xid IS NOT NULL)
+  )) FROM pg_current_snapshot() snap)`;
+
+/**
  * The notifications `n` an endpoint `c` has not finished, in the order it delivers them:
- * after its cursor in (txid, seq) order, of a transaction older than every one still running
- * (so none can commit behind the cursor later; migration 1768579200000), of an event it takes.
+ * after its cursor in (txid, seq) order, of a transaction older than every one that may still
+ * commit one (HORIZON: so none can commit behind the cursor later; migration 1768579200000),
+ * of an event it takes.
  */
 const UNFINISHED_TEXT = `(n.txid, n.seq) > (c.cursor_txid, c.cursor_seq)
-  AND n.txid < pg_snapshot_xmin(pg_current_snapshot())
+  AND n.txid < ${HORIZON}
   AND (c.events IS NULL OR n.event = ANY (c.events))`;
 export const UNFINISHED = raw(UNFINISHED_TEXT);
 
