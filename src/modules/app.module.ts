@@ -28,6 +28,7 @@ import { ReviewModule } from './review.module';
 import { TodoModule } from './todo.module';
 import { UnsubscribeModule } from './unsubscribe.module';
 import { WebModule } from './web.module';
+import { WebhooksModule } from './webhooks.module';
 
 /** The per-account sign-in window; a block lasts as long, doubling while guessing goes on. */
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -69,6 +70,7 @@ export class AppModule {
         PrivacyModule,
         NotificationsModule,
         NotificationEmailModule.register(config),
+        WebhooksModule,
         WebModule.register(),
       ],
       controllers: [HealthController, MetricsController],

@@ -5,8 +5,9 @@ import { loggingModule } from './logging';
 import { NotificationEmailModule } from './notification-email.module';
 import { OutreachModule } from './outreach.module';
 import { PersistenceModule } from './persistence.module';
+import { WebhookDeliveryModule } from './webhooks.module';
 
-/** A worker process: the outreach controller without HTTP, and the mailing of notifications (when SMTP_URL is set). */
+/** A worker process: the outreach controller, webhook delivery and the mailing of notifications (when SMTP_URL is set), without HTTP. */
 @Module({})
 export class WorkerModule {
   static register(config: AppConfig): DynamicModule {
@@ -18,6 +19,7 @@ export class WorkerModule {
         PersistenceModule,
         OutreachModule,
         NotificationEmailModule.register(config),
+        WebhookDeliveryModule,
       ],
     };
   }

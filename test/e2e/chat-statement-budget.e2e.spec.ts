@@ -3,8 +3,8 @@ import { commitsOf, countStatements } from '../support/statement-counter';
 import { useTestApp } from '../support/test-app';
 
 describe('SQL statements per chat turn', () => {
-  // The sealer runs at start and then not again during the test: its statements are no turn's.
-  const sut = useTestApp({ env: { AUDIT_SEAL_INTERVAL_MS: '60000' } });
+  // The sealer and the webhook poll run at start and then not again during the test: their statements are no turn's.
+  const sut = useTestApp({ env: { AUDIT_SEAL_INTERVAL_MS: '60000', WEBHOOK_POLL_MS: '60000' } });
   const user = sut.user();
   let conversationId: string;
   beforeAll(async () => {

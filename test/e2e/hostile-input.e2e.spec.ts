@@ -84,12 +84,14 @@ describe('hostile input on every route of the OpenAPI document', () => {
       .send({ leads: [{ name: 'Ada', linkedinUrl: 'https://www.linkedin.com/in/ada' }] })
       .expect(201);
     const entry = await request(sut.http).post(`${api}/do-not-contact`).set(me.auth).send({ value: 'no@example.com' }).expect(201);
+    const webhook = await request(sut.http).post(`${api}/webhooks`).set(me.auth).send({ url: 'https://hooks.example.com/h' }).expect(201);
     Object.assign(ids, {
       userId: me.userId,
       number: '1',
       campaignId: campaign.body.id as string,
       conversationId: chat.conversationId,
       entryId: entry.body.id as string,
+      webhookId: webhook.body.id as string,
       seq: '1',
       id: chat.decision.id,
     });

@@ -12,6 +12,7 @@ describe('SQL statements per outreach cycle', () => {
       AUDIT_SEAL_INTERVAL_MS: '60000',
       OUTREACH_SWEEP_INTERVAL_MS: '60000',
       CHAT_SWEEP_INTERVAL_MS: '60000',
+      WEBHOOK_POLL_MS: '60000',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     },
   });

@@ -31,6 +31,7 @@ export type SubjectNow =
   | { readonly kind: 'campaign'; readonly name: string; readonly status: string }
   | { readonly kind: 'policy'; readonly version: number; readonly authorEmail: string; readonly reason: string; readonly rules: number }
   | { readonly kind: 'budget' }
+  | { readonly kind: 'webhook' }
   | { readonly kind: 'gone' };
 
 /** One notification waiting for a person's mail, with its subject as it stands now. */
@@ -138,6 +139,7 @@ const GONE_TITLES: Readonly<Record<NotificationEvent, string>> = {
   'campaign.finished': 'A campaign finished',
   'policy.stored': 'A new policy version was stored',
   'budget.threshold': 'Your spending passed a threshold of your budget',
+  'webhook.disabled': 'Bridle stopped delivering to a webhook of yours',
 };
 
 /** The words of one item; `now` is when the mail is written (a question may have expired by then). */
@@ -163,6 +165,17 @@ export function itemWords(item: MailItem, now: Date): ItemWords {
         lines: Object.entries(item.facts).map(([name, value]) => `${oneLine(name, 40)}: ${oneLine(String(value), 40)}`),
         quote: null,
         linkLabel: 'See your settings',
+      };
+    case 'webhook':
+      return {
+        title: GONE_TITLES['webhook.disabled'],
+        lines: [
+          item.facts.reason === 'gone'
+            ? `${oneLine(String(item.facts.host ?? 'Its address'))} answered 410 Gone, so no more is sent to it until it is enabled again.`
+            : `${oneLine(String(item.facts.host ?? 'Its address'))} did not take a message for 24 hours, so it was turned off; nothing more is sent to it until it is enabled again.`,
+        ],
+        quote: null,
+        linkLabel: 'See its delivery log',
       };
     case 'gone':
       return { title: GONE_TITLES[item.event], lines: ['It has been deleted since.'], quote: null, linkLabel: 'Open the console' };

@@ -13,7 +13,9 @@
  * - `confirmation.waiting`: a call an MCP client could not put to the person waits in the console;
  * - `campaign.paused` / `campaign.finished`: a campaign stopped working its leads;
  * - `policy.stored`: a new policy version is in force (for admins);
- * - `budget.threshold`: a person's spend passed a threshold of their month's budget.
+ * - `budget.threshold`: a person's spend passed a threshold of their month's budget;
+ * - `webhook.disabled`: Bridle stopped delivering to a webhook endpoint of theirs (it failed for
+ *   a whole retry window, or answered 410 Gone); for a deployment endpoint, to every admin.
  */
 export const NOTIFICATION_EVENTS = [
   'draft.awaiting_review',
@@ -24,6 +26,7 @@ export const NOTIFICATION_EVENTS = [
   'campaign.finished',
   'policy.stored',
   'budget.threshold',
+  'webhook.disabled',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
@@ -33,7 +36,8 @@ export type NotificationSubject =
   | { readonly kind: 'confirmation'; readonly id: string; readonly conversationId: string }
   | { readonly kind: 'campaign'; readonly id: string }
   | { readonly kind: 'policy'; readonly version: number }
-  | { readonly kind: 'budget'; readonly month: string };
+  | { readonly kind: 'budget'; readonly month: string }
+  | { readonly kind: 'webhook'; readonly id: string };
 
 /** Values the server read from what it stored: short strings, numbers, booleans. */
 export type NotificationFacts = Readonly<Record<string, string | number | boolean | null>>;
@@ -68,5 +72,7 @@ export function consoleLink(subject: NotificationSubject): string {
       return `#policy?version=${subject.version}`;
     case 'budget':
       return '#settings';
+    case 'webhook':
+      return `#settings?webhook=${encodeURIComponent(subject.id)}`;
   }
 }

@@ -8,6 +8,7 @@ import { type NotificationConfig, notificationConfig } from './notification-conf
 import { moneySettings, PriceSettingProblem } from './model-prices';
 import { parseSettings, type SettingValues } from './settings';
 import { type LogLevel } from './settings/setting';
+import { webhookConfig, type WebhookConfig } from './webhook-config';
 
 /** Which language model, and what its adapter needs. Keys live here and nowhere else. */
 export type LlmSettings = (
@@ -144,6 +145,7 @@ export class AppConfig {
   readonly outboundPrivateHosts!: ReadonlySet<string>;
   readonly outreach!: OutreachConfig;
   readonly notifications!: NotificationConfig;
+  readonly webhooks!: WebhookConfig;
 }
 
 /** The outreach controller: its limits, its worker and its channels. */
@@ -284,6 +286,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
     outboundPrivateHosts: values.OUTBOUND_PRIVATE_HOSTS,
     outreach: outreachConfig(values, embedded),
     notifications: notificationConfig(values),
+    webhooks: webhookConfig(values),
   });
 }
 

@@ -51,6 +51,7 @@ import { Notifications1768320000000 } from './migrations/1768320000000-notificat
 import { NotificationEmail1768406400000 } from './migrations/1768406400000-notification-email';
 import { ReviewExpired1768665600000 } from './migrations/1768665600000-review-expired';
 import { BudgetsInMoney1768492800000 } from './migrations/1768492800000-budgets-in-money';
+import { Webhooks1768579200000 } from './migrations/1768579200000-webhooks';
 
 /** In order; listed explicitly so the same list works from sources, tests and dist. */
 const MIGRATIONS = [
@@ -101,6 +102,7 @@ const MIGRATIONS = [
   NotificationEmail1768406400000,
   ReviewExpired1768665600000,
   BudgetsInMoney1768492800000,
+  Webhooks1768579200000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

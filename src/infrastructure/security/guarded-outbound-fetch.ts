@@ -1,9 +1,11 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import {
   OutboundFetch,
   OutboundFetchError,
+  type OutboundPost,
   type OutboundRequest,
   type OutboundResponse,
 } from '../../application/shared/ports/outbound-fetch.port';
@@ -27,11 +29,19 @@ export class OutboundNetwork {
   ) {}
 }
 
+/** The request line and what goes with it. */
+interface Outgoing {
+  readonly method: 'GET' | 'POST';
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: Buffer;
+}
+
 export interface GuardedOutboundFetchOptions {
   readonly resolve?: HostResolver;
   /**
    * Host names that may resolve to special-use addresses (lower case): for a service on the
-   * operator's own network. Empty by default: every such address is refused.
+   * operator's own network, which a POST may also reach over plain http. Empty by default:
+   * every such address is refused.
    */
   readonly privateHosts?: ReadonlySet<string>;
   /** Certificate authorities trusted besides the system's (PEM): the tests' own. */
@@ -43,8 +53,9 @@ export interface GuardedOutboundFetchOptions {
  * (`resolve`), every address it has is checked (specialUseRange), and the socket is opened to
  * the first checked address by a `lookup` that returns only it, while TLS still verifies the
  * certificate against the name (SNI and Host are the name). A 3xx is refused, not followed;
- * the body is read up to `maxBytes` and the request destroyed past it; one timer bounds the
- * whole fetch, resolution included. No agent: no socket is reused between fetches.
+ * the body is read up to `maxBytes` and the request destroyed past it (refused, or answered as
+ * cut); one timer bounds the whole fetch, resolution included. No agent: no socket is reused
+ * between fetches. Plain http only for a POST to one of `privateHosts`.
  */
 export class GuardedOutboundFetch extends OutboundFetch {
   private readonly resolve: HostResolver;
@@ -57,12 +68,27 @@ export class GuardedOutboundFetch extends OutboundFetch {
   }
 
   async get(url: string, request: OutboundRequest): Promise<OutboundResponse> {
-    const target = httpsUrl(url);
+    return this.fetch(httpsUrl(url), { method: 'GET', headers: { accept: request.accept ?? '*/*' } }, request);
+  }
+
+  async post(url: string, request: OutboundPost): Promise<OutboundResponse> {
+    const target = postUrl(url, this.privateHosts);
+    const body = Buffer.from(request.body, 'utf8');
+    const headers = {
+      ...request.headers,
+      accept: request.accept ?? '*/*',
+      'content-type': request.contentType,
+      'content-length': String(body.length),
+    };
+    return this.fetch(target, { method: 'POST', headers, body }, request);
+  }
+
+  private async fetch(target: URL, outgoing: Outgoing, request: OutboundRequest): Promise<OutboundResponse> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), request.timeoutMs);
     try {
       const address = await withAbort(this.vettedAddress(target.hostname), controller.signal, request.timeoutMs);
-      return await this.send(target, address, request, controller.signal);
+      return await this.send(target, address, outgoing, request, controller.signal);
     } catch (error) {
       if (controller.signal.aborted) throw new OutboundFetchError('timeout', `no answer within ${request.timeoutMs} ms`);
       throw error;
@@ -93,7 +119,7 @@ export class GuardedOutboundFetch extends OutboundFetch {
     return addresses[0];
   }
 
-  private send(target: URL, address: string, request: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
+  private send(target: URL, address: string, outgoing: Outgoing, request: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
     const family = isIP(address);
     // Whatever net asks (one address, or all of them for happy eyeballs), the checked one.
     const lookup: LookupFunction = (_hostname, options, callback) => {
@@ -101,49 +127,60 @@ export class GuardedOutboundFetch extends OutboundFetch {
       else callback(null, address, family);
     };
     const hostname = target.hostname.replace(/^\[(.*)\]$/, '$1');
+    const secure = target.protocol === 'https:';
     return new Promise<OutboundResponse>((resolve, reject) => {
-      const outgoing = httpsRequest(
-        {
-          protocol: 'https:',
-          hostname,
-          port: target.port || 443,
-          path: `${target.pathname}${target.search}`,
-          method: 'GET',
-          headers: { accept: request.accept ?? '*/*', 'user-agent': 'Bridle' },
-          lookup,
-          ...(isIP(hostname) ? {} : { servername: hostname }),
-          ...(this.options.ca ? { ca: [this.options.ca].flat() } : {}),
-          agent: false,
-          signal,
-        },
-        (incoming) => {
-          const status = incoming.statusCode ?? 0;
-          if (status >= 300 && status < 400) {
+      const options = {
+        hostname,
+        port: target.port || (secure ? 443 : 80),
+        path: `${target.pathname}${target.search}`,
+        method: outgoing.method,
+        headers: { ...outgoing.headers, 'user-agent': 'Bridle' },
+        lookup,
+        agent: false as const,
+        signal,
+      };
+      const onResponse = (incoming: IncomingMessage) => {
+        const status = incoming.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          incoming.destroy();
+          return reject(new OutboundFetchError('redirect', `answered ${status}: redirects are not followed`));
+        }
+        const cutting = request.pastLimit === 'cut';
+        const tooLarge = () => new OutboundFetchError('too_large', `the body is longer than ${request.maxBytes} bytes`);
+        const declared = Number(incoming.headers['content-length']);
+        if (!cutting && Number.isFinite(declared) && declared > request.maxBytes) {
+          incoming.destroy();
+          return reject(tooLarge());
+        }
+        const chunks: Buffer[] = [];
+        let length = 0;
+        const answer = (cut: boolean) => resolve({ status, headers: headersOf(incoming.headers), body: Buffer.concat(chunks), cut });
+        incoming.on('data', (chunk: Buffer) => {
+          length += chunk.length;
+          if (length > request.maxBytes) {
+            if (cutting) chunks.push(chunk.subarray(0, request.maxBytes - (length - chunk.length)));
             incoming.destroy();
-            return reject(new OutboundFetchError('redirect', `answered ${status}: redirects are not followed`));
+            sent.destroy();
+            return cutting ? answer(true) : reject(tooLarge());
           }
-          const declared = Number(incoming.headers['content-length']);
-          if (Number.isFinite(declared) && declared > request.maxBytes) {
-            incoming.destroy();
-            return reject(new OutboundFetchError('too_large', `the body is longer than ${request.maxBytes} bytes`));
-          }
-          const chunks: Buffer[] = [];
-          let length = 0;
-          incoming.on('data', (chunk: Buffer) => {
-            length += chunk.length;
-            if (length > request.maxBytes) {
-              incoming.destroy();
-              outgoing.destroy();
-              return reject(new OutboundFetchError('too_large', `the body is longer than ${request.maxBytes} bytes`));
-            }
-            chunks.push(chunk);
-          });
-          incoming.on('end', () => resolve({ status, headers: headersOf(incoming.headers), body: Buffer.concat(chunks) }));
-          incoming.on('error', (error) => reject(networkError(error)));
-        },
-      );
-      outgoing.on('error', (error) => reject(networkError(error)));
-      outgoing.end();
+          chunks.push(chunk);
+        });
+        incoming.on('end', () => answer(false));
+        incoming.on('error', (error) => reject(networkError(error)));
+      };
+      const sent = secure
+        ? httpsRequest(
+            {
+              ...options,
+              protocol: 'https:',
+              ...(isIP(hostname) ? {} : { servername: hostname }),
+              ...(this.options.ca ? { ca: [this.options.ca].flat() } : {}),
+            },
+            onResponse,
+          )
+        : httpRequest({ ...options, protocol: 'http:' }, onResponse);
+      sent.on('error', (error) => reject(networkError(error)));
+      sent.end(outgoing.body);
     });
   }
 }
@@ -158,6 +195,21 @@ function httpsUrl(url: string): URL {
   if (parsed.protocol !== 'https:') throw new OutboundFetchError('url', 'only https URLs are fetched');
   if (parsed.username || parsed.password) throw new OutboundFetchError('url', 'a URL with user info is not fetched');
   return parsed;
+}
+
+/** An https URL, or an http one to a host the operator allows to be private (their own network). */
+function postUrl(url: string, privateHosts: ReadonlySet<string>): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new OutboundFetchError('url', 'not an absolute URL');
+  }
+  if (parsed.protocol === 'http:' && privateHosts.has(parsed.hostname.toLowerCase())) {
+    if (parsed.username || parsed.password) throw new OutboundFetchError('url', 'a URL with user info is not fetched');
+    return parsed;
+  }
+  return httpsUrl(url);
 }
 
 function headersOf(headers: NodeJS.Dict<string | string[]>): Record<string, string> {

@@ -34,6 +34,7 @@ const TAGS: readonly [name: string, description: string][] = [
   ['mcp', 'The task tools over the Model Context Protocol, for any MCP client.'],
   ['erasure', 'Erasure on request: an account deleted, or a lead erased, from everywhere Bridle keeps them; the audit chain stays whole.'],
   ['audit', 'Receipts: a person’s proof of their own audited calls, checked offline with the log’s public key.'],
+  ['webhooks', 'A person’s webhook endpoints: their notifications POSTed in order, signed as Standard Webhooks, with a delivery log.'],
   ['admin', 'The audit trail and the decision log, for accounts with the admin role. Every read is itself audited.'],
   ['health', 'Liveness and database reachability, for load balancers and orchestrators.'],
   ['operations', 'Prometheus metrics.'],

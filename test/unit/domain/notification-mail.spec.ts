@@ -1,6 +1,8 @@
 import { retryDelayMs } from '../../../src/application/notifications/deliver-notification-emails.use-case';
 import type { MailItem, SubjectNow } from '../../../src/domain/notifications/mail-items';
+import type { NotificationSubject } from '../../../src/domain/notifications/notification';
 import { notificationMail } from '../../../src/domain/notifications/notification-mail';
+import { NOTIFICATION_SUBJECT } from '../../../src/infrastructure/persistence/tables/notifications';
 
 const BASE = 'https://bridle.example.com';
 const NOW = new Date('2026-11-22T09:00:00.000Z');
@@ -120,6 +122,39 @@ describe(notificationMail.name, () => {
     const mail = notificationMail([item({ now: { kind: 'gone' } })], BASE, NOW);
     expect(mail.subject).toBe('A draft waited for your review');
     expect(mail.text).toContain('It has been deleted since.');
+  });
+
+  it('says which webhook was turned off and why, and links to its delivery log', () => {
+    const webhook = (reason: string) =>
+      notificationMail(
+        [
+          item({
+            event: 'webhook.disabled',
+            subject: { kind: 'webhook', id: DRAFT_ID },
+            facts: { reason, host: 'hooks.example.com' },
+            now: { kind: 'webhook' },
+          }),
+        ],
+        BASE,
+        NOW,
+      );
+    expect(webhook('failing').text).toContain('hooks.example.com did not take a message for 24 hours');
+    expect(webhook('gone').text).toContain('hooks.example.com answered 410 Gone');
+    expect(webhook('gone').text).toContain(`${BASE}/#settings?webhook=${DRAFT_ID}`);
+  });
+});
+
+describe('NOTIFICATION_SUBJECT', () => {
+  it('reads back every kind of subject a notification is written with', () => {
+    const written: Record<NotificationSubject['kind'], NotificationSubject> = {
+      draft: { kind: 'draft', id: DRAFT_ID },
+      confirmation: { kind: 'confirmation', id: DRAFT_ID, conversationId: DRAFT_ID },
+      campaign: { kind: 'campaign', id: DRAFT_ID },
+      policy: { kind: 'policy', version: 3 },
+      budget: { kind: 'budget', month: '2026-12' },
+      webhook: { kind: 'webhook', id: DRAFT_ID },
+    };
+    for (const subject of Object.values(written)) expect(NOTIFICATION_SUBJECT.parse(JSON.parse(JSON.stringify(subject)))).toEqual(subject);
   });
 });
 

@@ -17,3 +17,4 @@ export * from './access';
 export * from './policy';
 export * from './receipts';
 export * from './notifications';
+export * from './webhooks';

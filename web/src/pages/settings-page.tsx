@@ -8,8 +8,9 @@ import { AccessTokens } from './settings/access-tokens';
 import { ConnectedApps } from './settings/connected-apps';
 import { EmailNotifications } from './settings/email-notifications';
 import { MonthSpendCard } from './settings/month-spend';
+import { Webhooks } from './settings/webhooks/webhooks';
 
-/** The account: who is signed in until when, where to see its activity, this month's spend, a password change, email notifications, access tokens and connected apps. */
+/** The account: who is signed in until when, where to see its activity, this month's spend, a password change, email notifications, access tokens, connected apps and webhooks. */
 export function SettingsPage() {
   const session = currentSession();
   return (
@@ -43,6 +44,8 @@ export function SettingsPage() {
       <EmailNotifications />
       <AccessTokens />
       <ConnectedApps />
+      <Webhooks scope="person" />
+      {session.role === 'admin' && <Webhooks scope="deployment" />}
     </div>
   );
 }

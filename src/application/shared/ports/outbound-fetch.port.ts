@@ -27,6 +27,19 @@ export interface OutboundRequest {
   /** The whole fetch's limit, resolving the name included (`timeout`). */
   readonly timeoutMs: number;
   readonly accept?: string;
+  /**
+   * What a body past `maxBytes` does: `refuse` (the default) fails the fetch (`too_large`);
+   * `cut` stops reading there and answers the status with the body read so far, for a caller
+   * that needs the status and at most a glimpse of the body (a webhook's receiver).
+   */
+  readonly pastLimit?: 'refuse' | 'cut';
+}
+
+/** A POST: its body, sent as is, and the headers besides `content-type`, `content-length` and `user-agent`. */
+export interface OutboundPost extends OutboundRequest {
+  readonly body: string;
+  readonly contentType: string;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface OutboundResponse {
@@ -34,15 +47,20 @@ export interface OutboundResponse {
   /** Header names lower-cased; repeated headers joined with `, `. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
+  /** Whether the body was cut at `maxBytes` (`pastLimit: 'cut'`). */
+  readonly cut?: boolean;
 }
 
 /**
- * A GET from Bridle to an address someone else chose (a client's metadata document, later
- * webhooks), guarded against server-side request forgery: the name is resolved first, an
- * address in a special-use range is refused, the connection goes to the address that was
- * checked (a second resolution cannot swap it), no redirect is followed, and the time and the
- * size are bounded. @throws OutboundFetchError
+ * A request from Bridle to an address someone else chose (a GET of a client's metadata
+ * document, a POST of a webhook), guarded against server-side request forgery: the name is
+ * resolved first, an address in a special-use range is refused, the connection goes to the
+ * address that was checked (a second resolution cannot swap it), no redirect is followed, and
+ * the time and the size are bounded. https only; a POST may use http to a host the operator
+ * allows to be private (OUTBOUND_PRIVATE_HOSTS), a service on their own network.
+ * @throws OutboundFetchError
  */
 export abstract class OutboundFetch {
   abstract get(url: string, request: OutboundRequest): Promise<OutboundResponse>;
+  abstract post(url: string, request: OutboundPost): Promise<OutboundResponse>;
 }

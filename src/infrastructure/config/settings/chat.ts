@@ -185,6 +185,6 @@ export const CHAT_SETTINGS = {
     ...list('host names without port', { regex: /^[a-z0-9.-]+$/, what: 'a host name' }),
     default: '',
     defaultText: 'empty',
-    doc: 'host names Bridle may fetch from although they resolve to a loopback, private, link-local or other special-use address (a metadata document on your own network). Every other such address is refused',
+    doc: 'host names Bridle may fetch from although they resolve to a loopback, private, link-local or other special-use address (a metadata document or a webhook receiver on your own network); a webhook URL to one of them may also use plain `http`. Every other such address is refused',
   },
 } as const satisfies Record<string, Setting>;

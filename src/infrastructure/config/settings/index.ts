@@ -9,6 +9,7 @@ import { LIMIT_SETTINGS } from './limits';
 import { NOTIFICATION_SETTINGS } from './notifications';
 import { LOGGING_SETTINGS } from './logging';
 import { RETENTION_SETTINGS } from './retention';
+import { WEBHOOK_SETTINGS } from './webhooks';
 import { type Setting } from './setting';
 
 /** Every variable loadConfig reads, in the order of docs/configuration.md; a bad value is reported in this order too. */
@@ -22,6 +23,7 @@ export const SETTINGS = {
   ...NOTIFICATION_SETTINGS,
   ...LIMIT_SETTINGS,
   ...RETENTION_SETTINGS,
+  ...WEBHOOK_SETTINGS,
   ...LOGGING_SETTINGS,
 } as const satisfies Record<string, Setting>;
 

@@ -17,6 +17,7 @@ export const SETTINGS_SECTIONS = [
   'Notifications',
   'Limits',
   'Retention',
+  'Webhooks',
   'Logging and metrics',
 ] as const;
 

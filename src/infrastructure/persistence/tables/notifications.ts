@@ -34,6 +34,7 @@ export const NOTIFICATION_SUBJECT = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('campaign'), id: z.string() }),
   z.object({ kind: z.literal('policy'), version: z.number() }),
   z.object({ kind: z.literal('budget'), month: z.string() }),
+  z.object({ kind: z.literal('webhook'), id: z.string() }),
 ]) satisfies z.ZodType<NotificationSubject>;
 
 export const NOTIFICATION_FACTS = z.record(

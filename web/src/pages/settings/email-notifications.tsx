@@ -14,6 +14,7 @@ const EVENT_WORDS: Record<NotificationEvent, string> = {
   'campaign.finished': 'A campaign finished',
   'policy.stored': 'An admin stored a new policy version',
   'budget.threshold': 'My spending passed a threshold of my budget',
+  'webhook.disabled': 'Bridle stopped delivering to a webhook of mine',
 };
 
 /** A checkbox per event that can reach the person: checked, it comes by email. Each change is saved at once. */

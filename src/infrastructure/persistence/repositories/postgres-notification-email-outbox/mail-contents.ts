@@ -108,5 +108,7 @@ function subjectNow(row: ItemRow): SubjectNow {
         : { kind: 'policy', version: row.policy_version, authorEmail: row.author_email!, reason: row.reason ?? '', rules: row.rules ?? 0 };
     case 'budget':
       return { kind: 'budget' };
+    case 'webhook':
+      return { kind: 'webhook' };
   }
 }

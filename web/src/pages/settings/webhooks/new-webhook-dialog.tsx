@@ -1,0 +1,108 @@
+import { useState } from 'preact/hooks';
+import { createWebhook, type WebhookEvent, type WebhookScope } from '../../../api';
+import { errorText } from '../../../lib/errors';
+import { currentSession, handledAuthFailure } from '../../../state/session';
+import { Alert, Button, Dialog, TextField } from '../../../ui';
+import { SecretOnce } from './secret-once';
+import { EVENT_WORDS, EVENTS } from './words';
+
+/** The form, then the secret once. Unmounted on close, so the secret lives no longer than the dialog. */
+export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onClose: () => void }) {
+  const session = currentSession();
+  const [address, setAddress] = useState('');
+  const [description, setDescription] = useState('');
+  const [every, setEvery] = useState(true);
+  const [events, setEvents] = useState<Set<WebhookEvent>>(new Set(['draft.awaiting_review']));
+  const [allPeople, setAllPeople] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+
+  async function submit(event: SubmitEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const created = await createWebhook(session, scope, {
+        url: address.trim(),
+        description: description.trim(),
+        events: every ? null : [...events],
+        ...(scope === 'deployment' ? { allPeople } : {}),
+      });
+      setSecret(created.secret);
+    } catch (failure) {
+      if (!handledAuthFailure(failure)) setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function toggle(name: WebhookEvent, on: boolean) {
+    const next = new Set(events);
+    if (on) next.add(name);
+    else next.delete(name);
+    setEvents(next);
+  }
+
+  return (
+    <Dialog
+      open
+      title={secret ? 'Your new webhook' : 'New webhook'}
+      onClose={onClose}
+      actions={
+        secret ? (
+          <Button onClick={onClose}>Done</Button>
+        ) : (
+          <>
+            <Button variant="secondary" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" form="new-webhook" busy={busy} disabled={address.trim() === '' || (!every && events.size === 0)}>
+              Add webhook
+            </Button>
+          </>
+        )
+      }
+    >
+      {secret ? (
+        <SecretOnce secret={secret} />
+      ) : (
+        <form id="new-webhook" class="stack" onSubmit={(event) => void submit(event)}>
+          <Alert message={error} />
+          <TextField
+            label="Address"
+            hint="An https address of your receiver. Bridle POSTs each event there, signed (Standard Webhooks)."
+            type="url"
+            maxLength={2000}
+            required
+            value={address}
+            onInput={(e) => setAddress(e.currentTarget.value)}
+          />
+          <TextField label="Description" maxLength={200} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <fieldset class="plain-fieldset stack">
+            <legend>Events</legend>
+            <label class="row consent-scope">
+              <input type="checkbox" checked={every} onChange={(e) => setEvery(e.currentTarget.checked)} />
+              <span>Every event, those added later too</span>
+            </label>
+            {!every &&
+              EVENTS.map((name) => (
+                <label key={name} class="row consent-scope">
+                  <input type="checkbox" checked={events.has(name)} onChange={(e) => toggle(name, e.currentTarget.checked)} />
+                  <span>
+                    {EVENT_WORDS[name]} <code class="muted">{name}</code>
+                  </span>
+                </label>
+              ))}
+          </fieldset>
+          {scope === 'deployment' && (
+            <label class="row consent-scope">
+              <input type="checkbox" checked={allPeople} onChange={(e) => setAllPeople(e.currentTarget.checked)} />
+              <span>Every person’s events too, not only those for the admins</span>
+            </label>
+          )}
+        </form>
+      )}
+    </Dialog>
+  );
+}
