@@ -8,6 +8,7 @@ export abstract class RetentionSettings {
   abstract readonly auditDays: number;
   abstract readonly conversationDays: number;
   abstract readonly outreachDays: number;
+  abstract readonly notificationDays: number;
   abstract readonly legalHold: boolean;
 }
 
@@ -18,6 +19,7 @@ export interface RetentionReport {
   readonly auditHorizon: number | null;
   readonly conversations: number;
   readonly campaigns: number;
+  readonly notifications: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -44,7 +46,7 @@ export class PrunePastRetentionUseCase {
   }
 
   async run(): Promise<RetentionReport> {
-    if (this.settings.legalHold) return { held: true, auditRows: 0, auditHorizon: null, conversations: 0, campaigns: 0 };
+    if (this.settings.legalHold) return { held: true, auditRows: 0, auditHorizon: null, conversations: 0, campaigns: 0, notifications: 0 };
     const now = this.clock.now().getTime();
     const before = (days: number) => new Date(now - days * DAY_MS);
     let auditHorizon: number | null = null;
@@ -56,8 +58,9 @@ export class PrunePastRetentionUseCase {
     );
     const conversations = await this.batches((batch) => this.store.pruneConversations(before(this.settings.conversationDays), batch));
     const campaigns = await this.batches((batch) => this.store.pruneOutreach(before(this.settings.outreachDays), batch));
-    const report = { held: false, auditRows, auditHorizon, conversations, campaigns };
-    if (auditRows + conversations + campaigns > 0) this.logger.info({ msg: 'pruned what is past retention', ...report });
+    const notifications = await this.batches((batch) => this.store.pruneNotifications(before(this.settings.notificationDays), batch));
+    const report = { held: false, auditRows, auditHorizon, conversations, campaigns, notifications };
+    if (auditRows + conversations + campaigns + notifications > 0) this.logger.info({ msg: 'pruned what is past retention', ...report });
     return report;
   }
 

@@ -114,11 +114,12 @@ export class AppConfig {
   readonly auditCheckpoint!: { readonly rows: number; readonly minutes: number };
   /** AUDIT_LOG_ORIGIN: the audit log's name in its C2SP checkpoint notes; by default PUBLIC_BASE_URL's host and path, then `/audit`. */
   readonly auditLogOrigin!: string;
-  /** How long audit rows, conversations and outreach data are kept, in days; a legal hold keeps everything. */
+  /** How long audit rows, conversations, outreach data and notifications are kept, in days; a legal hold keeps everything. */
   readonly retention!: {
     readonly auditDays: number;
     readonly conversationDays: number;
     readonly outreachDays: number;
+    readonly notificationDays: number;
     readonly legalHold: boolean;
     readonly intervalMinutes: number;
   };
@@ -261,6 +262,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
       auditDays: values.AUDIT_RETENTION_DAYS,
       conversationDays: values.CONVERSATION_RETENTION_DAYS,
       outreachDays: values.OUTREACH_RETENTION_DAYS,
+      notificationDays: values.NOTIFICATION_RETENTION_DAYS,
       legalHold: values.RETENTION_LEGAL_HOLD,
       intervalMinutes: values.RETENTION_INTERVAL_MINUTES,
     },

@@ -20,4 +20,6 @@ export abstract class RetentionStore {
   abstract pruneConversations(before: Date, batch: number): Promise<PrunedBatch | null>;
   /** Completed campaigns last changed before `before` (with their leads, tasks, actions, drafts), and sandbox records as old. */
   abstract pruneOutreach(before: Date, batch: number): Promise<PrunedBatch | null>;
+  /** Notifications written before `before`, with what still waits to be mailed of them. */
+  abstract pruneNotifications(before: Date, batch: number): Promise<PrunedBatch | null>;
 }

@@ -21,6 +21,12 @@ export const RETENTION_SETTINGS = {
     default: '395',
     doc: 'a completed campaign not changed for this long is deleted with its leads, tasks, actions and drafts; so are sandbox channel records this old. Its audit rows stay (AUDIT_RETENTION_DAYS)',
   },
+  NOTIFICATION_RETENTION_DAYS: {
+    section: 'Retention',
+    ...wholeNumber(2, 36_500),
+    default: '30',
+    doc: "a notification this old is deleted from the outbox (and from the person's list), mailed or not. A webhook endpoint disabled for longer never receives what was deleted meanwhile (docs/webhooks.md)",
+  },
   RETENTION_LEGAL_HOLD: {
     section: 'Retention',
     ...flag(),

@@ -71,6 +71,15 @@ export class PostgresRetentionStore extends RetentionStore {
     });
   }
 
+  pruneNotifications(before: Date, batch: number): Promise<PrunedBatch | null> {
+    return this.locked(async (db) => ({
+      rows: await changeRows(
+        db,
+        sql`DELETE FROM notifications WHERE seq IN (SELECT seq FROM notifications WHERE created_at < ${before}::timestamptz ORDER BY seq LIMIT ${batch})`,
+      ),
+    }));
+  }
+
   /** Runs `work` in a transaction holding the pruning lock; null when another process holds it. */
   private locked(work: (db: EntityManager) => Promise<PrunedBatch>): Promise<PrunedBatch | null> {
     return inTransaction(this.dataSource, async (db) => {
