@@ -160,6 +160,7 @@ describe('admin audit API', () => {
   }
 
   it('refuses every /admin route to a non-admin with 403, and to a caller without a token with 401', async () => {
+    const NO_SUCH = '00000000-0000-4000-8000-000000000000';
     const concrete: Record<string, string> = {
       'GET /admin/audit-logs': '/admin/audit-logs',
       'GET /admin/audit-logs/export': '/admin/audit-logs/export',
@@ -183,6 +184,15 @@ describe('admin audit API', () => {
       'POST /admin/erasures/email': '/admin/erasures/email',
       'POST /admin/review-queue/:draftId/approve': '/admin/review-queue/00000000-0000-4000-8000-000000000000/approve',
       'POST /admin/review-queue/:draftId/reject': '/admin/review-queue/00000000-0000-4000-8000-000000000000/reject',
+      'GET /admin/users/:userId/budget': `/admin/users/${ada.userId}/budget`,
+      'PUT /admin/users/:userId/budget': `/admin/users/${ada.userId}/budget`,
+      'GET /admin/webhooks': '/admin/webhooks',
+      'POST /admin/webhooks': '/admin/webhooks',
+      'GET /admin/webhooks/:webhookId': `/admin/webhooks/${NO_SUCH}`,
+      'PATCH /admin/webhooks/:webhookId': `/admin/webhooks/${NO_SUCH}`,
+      'DELETE /admin/webhooks/:webhookId': `/admin/webhooks/${NO_SUCH}`,
+      'POST /admin/webhooks/:webhookId/secret': `/admin/webhooks/${NO_SUCH}/secret`,
+      'GET /admin/webhooks/:webhookId/deliveries': `/admin/webhooks/${NO_SUCH}/deliveries`,
     };
     // Every route the server mounts under /admin, so that a new one cannot be left open.
     expect(
@@ -192,7 +202,7 @@ describe('admin audit API', () => {
     ).toEqual(Object.keys(concrete).sort());
     const before = await headSeq();
     for (const [route, path] of Object.entries(concrete)) {
-      const method = route.split(' ')[0].toLowerCase() as 'get' | 'put' | 'post' | 'delete';
+      const method = route.split(' ')[0].toLowerCase() as 'get' | 'put' | 'post' | 'patch' | 'delete';
       const refused = await request(sut.http)[method](`${path}?source=nonsense`).set(eve.auth).send({ rules: [] });
       expect({ path, status: refused.status, body: refused.body }).toEqual({
         path,
