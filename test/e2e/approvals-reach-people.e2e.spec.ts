@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { SweepStaleActionsUseCase } from '../../src/application/outreach/sweep-stale-actions.use-case';
 import { OutboundNetwork } from '../../src/infrastructure/security/guarded-outbound-fetch';
 import { ShiftedClock } from '../fakes/fixed-clock';
+import { mailsRecorded } from '../support/notifications';
 import { cyclesUntilIdle, startedCampaign } from '../support/outreach';
 import { type ReceivedMail, SmtpTestServer } from '../support/smtp-test-server';
 import { useTestApp } from '../support/test-app';
@@ -115,6 +116,7 @@ describe('approvals that reach people', () => {
     });
 
     // Nobody decides it within the rule's hour.
+    await mailsRecorded(sut.app, owner.userId);
     clock.advance(61 * 60_000);
     await sut.app.get(SweepStaleActionsUseCase).run();
 

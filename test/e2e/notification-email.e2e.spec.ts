@@ -2,6 +2,7 @@ import request from 'supertest';
 import { SweepStaleActionsUseCase } from '../../src/application/outreach/sweep-stale-actions.use-case';
 import { ShiftedClock } from '../fakes/fixed-clock';
 import { type SignedInUser, signUpAndIn } from '../support/accounts';
+import { mailsRecorded } from '../support/notifications';
 import { cyclesUntilIdle, startedCampaign } from '../support/outreach';
 import { type ReceivedMail, SmtpTestServer } from '../support/smtp-test-server';
 import { useTestApp } from '../support/test-app';
@@ -141,6 +142,7 @@ describe('notifications by email', () => {
     const [alan, grace] = ['Alan Turing', 'Grace Hopper'].map((name) => held.find((draft) => draft.lead.name === name)!);
     await severalPolls();
     expect(await mailsTo(owner, 1)).toHaveLength(1);
+    await mailsRecorded(sut.app, owner.userId);
 
     const edits = { subject: 'A shorter question', body: 'Hello Grace,\nhave you got a minute?' };
     await request(sut.http)
@@ -177,6 +179,7 @@ describe('notifications by email', () => {
     const person = await signUpAndIn(sut.http);
     const [draft] = await heldEmails(person, 'Autumn founders', [{ name: 'Katherine Johnson', slug: 'notify-katherine' }]);
     expect(await mailsTo(person, 1)).toHaveLength(1);
+    await mailsRecorded(sut.app, person.userId);
 
     clock.advance(61 * 60_000);
     await sut.app.get(SweepStaleActionsUseCase).run();

@@ -30,12 +30,16 @@ export function EmailNotifications() {
     });
   }, [session.token]);
 
+  /** Shown as chosen at once (a checkbox that waited for the server would seem not to take the click), put back if saving fails. */
   async function choose(event: NotificationEvent, on: boolean) {
+    const before = preferences;
+    if (before) setPreferences({ ...before, email: { ...before.email, [event]: on } });
     setSaving(event);
     setError(null);
     try {
       setPreferences(await updateNotificationPreferences(session, { [event]: on }));
     } catch (failure) {
+      setPreferences(before);
       if (!handledAuthFailure(failure)) setError(errorText(failure));
     } finally {
       setSaving(null);
