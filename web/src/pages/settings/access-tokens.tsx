@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { type AccessToken, createAccessToken, listAccessTokens, revokeAccessToken, type Scope } from '../../api';
 import { errorText } from '../../lib/errors';
 import { fullTime, timeAgo } from '../../lib/time';
 import { currentSession, handledAuthFailure } from '../../state/session';
 import { Alert, Badge, Button, Card, Dialog, EmptyState, Field, Table, TextField, toast } from '../../ui';
 import type { Column } from '../../ui/table';
+import { SecretOnce } from './secret-once';
 
 /** Each scope in plain words; keyed by the API's own scope type, so a new scope fails the type check here. */
 const SCOPE_WORDS: Record<Scope, string> = {
@@ -162,7 +163,6 @@ function NewTokenDialog({ onClose }: { onClose: () => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const secretField = useRef<HTMLInputElement>(null);
   const visibleScopes = SCOPES.filter((scope) => scope !== 'audit:read' || session.role === 'admin');
 
   async function submit(event: SubmitEvent) {
@@ -176,17 +176,6 @@ function NewTokenDialog({ onClose }: { onClose: () => void }) {
       if (!handledAuthFailure(failure)) setError(errorText(failure));
     } finally {
       setBusy(false);
-    }
-  }
-
-  async function copy() {
-    if (!secret) return;
-    try {
-      await navigator.clipboard.writeText(secret);
-      toast('Copied.');
-    } catch {
-      secretField.current?.select();
-      toast('Selected: copy it with your keyboard.');
     }
   }
 
@@ -218,21 +207,9 @@ function NewTokenDialog({ onClose }: { onClose: () => void }) {
       }
     >
       {secret ? (
-        <div class="stack">
-          <p class="notice warning" role="status">
-            <strong>Copy it now:</strong> it is shown only this once, and Bridle keeps only a hash of it.
-          </p>
-          <Field label="Token">
-            {(ids) => (
-              <input ref={secretField} class="input mono" readOnly value={secret} onFocus={(e) => e.currentTarget.select()} {...ids} />
-            )}
-          </Field>
-          <div>
-            <Button variant="secondary" onClick={() => void copy()}>
-              Copy
-            </Button>
-          </div>
-        </div>
+        <SecretOnce secret={secret} label="Token">
+          it is shown only this once, and Bridle keeps only a hash of it.
+        </SecretOnce>
       ) : (
         <form id="new-token" class="stack" onSubmit={(event) => void submit(event)}>
           <Alert message={error} />

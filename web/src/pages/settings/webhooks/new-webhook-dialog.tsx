@@ -3,7 +3,7 @@ import { createWebhook, type WebhookEvent, type WebhookScope } from '../../../ap
 import { errorText } from '../../../lib/errors';
 import { currentSession, handledAuthFailure } from '../../../state/session';
 import { Alert, Button, Dialog, TextField } from '../../../ui';
-import { SecretOnce } from './secret-once';
+import { WebhookSecretOnce } from './webhook-dialogs';
 import { EVENT_WORDS, EVENTS } from './words';
 
 /** The form, then the secret once. Unmounted on close, so the secret lives no longer than the dialog. */
@@ -65,7 +65,7 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
       }
     >
       {secret ? (
-        <SecretOnce secret={secret} />
+        <WebhookSecretOnce secret={secret} />
       ) : (
         <form id="new-webhook" class="stack" onSubmit={(event) => void submit(event)}>
           <Alert message={error} />

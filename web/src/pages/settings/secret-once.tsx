@@ -1,8 +1,12 @@
+import type { ComponentChildren } from 'preact';
 import { useRef } from 'preact/hooks';
-import { Button, Field, toast } from '../../../ui';
+import { Button, Field, toast } from '../../ui';
 
-/** A signing secret, shown this once: copy it, or select it when the clipboard is refused. */
-export function SecretOnce({ secret }: { secret: string }) {
+/**
+ * A secret shown this once (an access token, a webhook's signing secret): copy it, or select it
+ * when the clipboard is refused. `children` says what it is for, after "Copy it now:".
+ */
+export function SecretOnce({ secret, label, children }: { secret: string; label: string; children: ComponentChildren }) {
   const field = useRef<HTMLInputElement>(null);
 
   async function copy() {
@@ -18,10 +22,9 @@ export function SecretOnce({ secret }: { secret: string }) {
   return (
     <div class="stack">
       <p class="notice warning" role="status">
-        <strong>Copy it now:</strong> it is shown only this once. Your receiver checks each delivery with it (
-        <code>new Webhook(secret).verify(body, headers)</code>).
+        <strong>Copy it now:</strong> {children}
       </p>
-      <Field label="Signing secret">
+      <Field label={label}>
         {(ids) => <input ref={field} class="input mono" readOnly value={secret} onFocus={(e) => e.currentTarget.select()} {...ids} />}
       </Field>
       <div>
