@@ -1,10 +1,11 @@
 import request from 'supertest';
-import { commitsOf, countStatements } from '../support/statement-counter';
+import { BUSY_BACKGROUND, commitsOf, countStatements } from '../support/statement-counter';
 import { useTestApp } from '../support/test-app';
 
 describe('SQL statements per chat turn', () => {
-  // The sealer and the webhook poll run at start and then not again during the test: their statements are no turn's.
-  const sut = useTestApp({ env: { AUDIT_SEAL_INTERVAL_MS: '60000', WEBHOOK_POLL_MS: '60000' } });
+  // The background jobs run as often as they may: their statements are no turn's, and none is counted.
+  // The background jobs run as often as they may: none of their statements is the turn's.
+  const sut = useTestApp({ env: BUSY_BACKGROUND });
   const user = sut.user();
   let conversationId: string;
   beforeAll(async () => {
@@ -17,7 +18,7 @@ describe('SQL statements per chat turn', () => {
   }
 
   async function statementsOf(message: string): Promise<string[]> {
-    const counter = countStatements();
+    const counter = countStatements({ requestsTo: sut.app.getHttpServer() });
     try {
       const reply = await chat(message);
       expect(reply.toolCalls).toHaveLength(1);

@@ -1,21 +1,46 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Server } from 'node:http';
 import { Client } from 'pg';
+
+export interface StatementCounter {
+  readonly statements: string[];
+  /** The texts of those sent as named prepared statements. */
+  readonly named: string[];
+  stop(): void;
+}
 
 /**
  * Counts what reaches the database: every statement goes through node-postgres'
  * Client#query, on a PostgreSQL server and on PGlite (through its pg adapter) alike.
+ * `requestsTo`: only the statements sent while serving a request to that server, and what the
+ * request set going; the background jobs' (sweeps, polls, the sealer, each on its own timer) are
+ * no request's, and would otherwise land in a count now and then, as a slow machine spreads them.
  */
-export function countStatements(): { statements: string[]; named: string[]; stop: () => void } {
+export function countStatements(options: { requestsTo?: Server } = {}): StatementCounter {
   const statements: string[] = [];
-  /** The texts of those sent as named prepared statements. */
   const named: string[] = [];
+  const serving = new AsyncLocalStorage<true>();
+  // The first listener of each request: the rest of its handling, and all it awaits, runs inside.
+  const enter = () => serving.enterWith(true);
+  options.requestsTo?.prependListener('request', enter);
+  const counts = () => options.requestsTo === undefined || serving.getStore() === true;
   const original = Reflect.get(Client.prototype, 'query') as (this: Client, ...args: unknown[]) => unknown;
   Reflect.set(Client.prototype, 'query', function (this: Client, ...args: unknown[]) {
     const config = args[0] as string | { text?: string; name?: string };
-    statements.push(typeof config === 'string' ? config : (config.text ?? '?'));
-    if (typeof config !== 'string' && config.name) named.push(config.text ?? '?');
+    if (counts()) {
+      statements.push(typeof config === 'string' ? config : (config.text ?? '?'));
+      if (typeof config !== 'string' && config.name) named.push(config.text ?? '?');
+    }
     return original.apply(this, args);
   });
-  return { statements, named, stop: () => Reflect.set(Client.prototype, 'query', original) };
+  return {
+    statements,
+    named,
+    stop: () => {
+      Reflect.set(Client.prototype, 'query', original);
+      options.requestsTo?.off('request', enter);
+    },
+  };
 }
 
 /** Transactions: each statement outside BEGIN … COMMIT is one, and each BEGIN … COMMIT is one. */
@@ -31,3 +56,11 @@ export function commitsOf(statements: readonly string[]): number {
   }
   return commits;
 }
+
+/** Settings that run the background jobs as often as they may: a request's count must hold while they run. */
+export const BUSY_BACKGROUND: Record<string, string> = {
+  AUDIT_SEAL_INTERVAL_MS: '10',
+  CHAT_SWEEP_INTERVAL_MS: '100',
+  OUTREACH_SWEEP_INTERVAL_MS: '100',
+  WEBHOOK_POLL_MS: '50',
+};
