@@ -25,6 +25,7 @@ import { type Completion, type CompletionRequest, LanguageModel } from '../src/a
 import { type ToolCallContext, ToolGateway, type ToolResult } from '../src/application/agent/ports/tool-gateway.port';
 import { Logger, type LogLine } from '../src/application/shared/ports/logger.port';
 import { TODO_TOOLS } from '../src/application/todo/tools/todo-tool-definitions';
+import { TODO_WORDS } from '../src/application/todo/todo-words';
 import { type ToolArguments, validateToolArguments } from '../src/domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../src/domain/agent/tools';
 import { DESCRIPTION_MAX_LENGTH, TASK_PRIORITIES, TITLE_MAX_LENGTH } from '../src/domain/todo/task';
@@ -233,6 +234,7 @@ function bridle(): Side {
         context: { userId: 'user-1', source: 'chat', conversationId: 'conversation-1', decisionId: `decision-${turns}` },
         limits: config.agentLimits,
         sampling: config.llmSampling,
+        words: TODO_WORDS,
       };
       const result = await loop.run(input);
       if (result.text !== ANSWER || result.status !== 'completed' || result.toolCalls.length !== 1 || !result.toolCalls[0].success) {

@@ -119,6 +119,7 @@ export async function startOfflineChat(
     new RandomIdGenerator(),
     metrics,
     new NoTokenBudget(),
+    toolbox,
     gate,
     logger,
   );

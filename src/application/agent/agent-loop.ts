@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PendingConfirmation } from '../../domain/agent/confirmation';
 import type { AgentLimits } from '../../domain/agent/limits';
 import type { Amount } from '../../domain/agent/money';
+import { NO_TOOL_WORDS } from '../../domain/agent/tool-words';
 import { Clock } from '../shared/ports/clock.port';
 import { Logger } from '../shared/ports/logger.port';
 import { NO_TRACER, Tracer } from '../shared/ports/tracer.port';
@@ -84,6 +85,8 @@ export class AgentLoop {
   ): Promise<{ text: string; usage: TokenUsage; cost: Amount } | null> {
     const run: AgentRunInput = {
       ...input,
+      // No tools are offered: nothing of one is said.
+      words: NO_TOOL_WORDS,
       systemPrompt: request.systemPrompt,
       messages: [{ role: 'user', content: request.text }],
       sampling: { ...input.sampling, maxTokens: Math.min(input.sampling.maxTokens, request.maxTokens) },

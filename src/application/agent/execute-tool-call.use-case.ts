@@ -3,6 +3,7 @@ import { CONFIRMATION_REQUIRED, confirmInChatMessage, destructiveToolNotice } fr
 import { failureOfToolError, friendlyToolError, TREATMENTS } from '../../domain/agent/failures';
 import { validateToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
+import type { ToolWords } from '../../domain/agent/tool-words';
 import { verdictOf } from '../../domain/policy/policy';
 import { denied, overLimit } from '../../domain/policy/policy-refusal';
 import { Clock } from '../shared/ports/clock.port';
@@ -54,6 +55,11 @@ export class ExecuteToolCallUseCase {
       if (tool.confirmedInputSchema) schemas.compile(tool.confirmedInputSchema);
       if (tool.outputSchema) schemas.compile(tool.outputSchema);
     }
+  }
+
+  /** The tools' own words (Toolbox.words): what a confirmation form shows, read by the MCP servers. */
+  get words(): ToolWords {
+    return this.toolbox.words;
   }
 
   /** Whether `name` is one of the tools (a caller's word, checked before it names anything). */

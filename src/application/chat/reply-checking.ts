@@ -1,7 +1,13 @@
-import { dataEchoes, replyProblem, type ReplyVocabulary } from '../../domain/agent/reply-check';
+import { decisionOf } from '../../domain/agent/decision';
+import { WARNINGS } from '../../domain/agent/failures';
+import { Reply } from '../../domain/agent/reply';
+import { checkedReply, dataEchoes, replyProblem, type ReplyVocabulary, toolCallsInWords } from '../../domain/agent/reply-check';
 import { ReplyGate } from '../../domain/agent/reply-gate';
 import type { AgentMessage } from '../../domain/agent/tools';
-import type { TurnObserver } from '../agent/agent-loop';
+import type { AgentRunInput, TurnObserver } from '../agent/agent-loop';
+import type { Toolbox } from '../agent/ports/toolbox.port';
+import type { Logger } from '../shared/ports/logger.port';
+import type { TurnResult } from './turn-result';
 
 /**
  * What the person wrote and what their own data holds in the conversation window, which may
@@ -52,4 +58,56 @@ export function checkedObserver(
       replace: observer.replace?.bind(observer),
     },
   };
+}
+
+/**
+ * The one place a turn's reply is settled, before it is stored or shown: the model's words
+ * are checked (reply-check.ts). Unfit words (JSON, an internal code, schema or validator
+ * text, an identifier, a stack trace, a tool's name) give way to the server's own sentences
+ * of the turn, or else to what its tool calls did in words (toolCallsInWords, in the tools'
+ * own words: Toolbox.words, Toolbox.errorWording); a listener, whose stream let out only
+ * words that passed (`gate`), is told the replacement (`replace`), and the line logged names
+ * the rule, never the words.
+ */
+export class TurnReplyCheck {
+  constructor(
+    private readonly toolbox: Toolbox,
+    private readonly logger: Logger,
+  ) {}
+
+  checked(
+    result: TurnResult,
+    turn: { readonly run: AgentRunInput; readonly vocabulary: ReplyVocabulary; readonly gate: ReplyGate | null },
+    decisionId: string,
+  ): TurnResult {
+    const { run, vocabulary } = turn;
+    // What the turn's own tools returned may be said back too.
+    const echoes = [...vocabulary.echoes, ...result.toolCalls.flatMap((call) => (call.success ? dataEchoes(call.result ?? null) : []))];
+    const checked = checkedReply(result, { ...vocabulary, echoes }, () => {
+      const bounded = new Reply(run.limits.maxReplyChars);
+      bounded.model(toolCallsInWords(result.toolCalls, (call) => this.toolbox.words.resultSentence(call), this.toolbox.errorWording));
+      return bounded.value;
+    });
+    turn.gate?.finish(checked.problem === null);
+    if (!checked.problem) return result;
+    this.logger.warn({
+      msg: "model's reply replaced",
+      decisionId,
+      rule: checked.problem.rule,
+      found: checked.problem.found,
+      modelChars: result.modelWords.length,
+    });
+    run.observer?.replace?.(checked.text);
+    // What the person reads now is what the turn asked, if anything.
+    const decision = decisionOf(result.facts, checked.text);
+    return {
+      ...result,
+      decisionType: decision.type,
+      clarificationQuestion: decision.clarificationQuestion,
+      text: checked.text,
+      modelWords: '',
+      serverSentences: [checked.text],
+      warning: result.warning === WARNINGS.SHORTENED ? null : result.warning,
+    };
+  }
 }

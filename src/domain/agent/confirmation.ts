@@ -1,8 +1,9 @@
 import { consoleLink } from '../notifications/notification';
 import { type HoldEnding, holdEndingSentence } from '../shared/hold-ending';
-import { clipped, inBrief, joinedWithAnd, quoted } from '../shared/words';
+import { clipped, inBrief, joinedWithAnd } from '../shared/words';
 import { CHAT_TURN } from '../policy/policy';
 import type { ToolArguments } from './tool-call-validation';
+import type { ToolWords } from './tool-words';
 
 /** A destructive call waiting for the person's yes; single use, bound to everything below. */
 export interface PendingConfirmation {
@@ -168,19 +169,11 @@ export function bulkChangeCalls(args: ToolArguments): PlannedCall[] | null {
 
 /**
  * "That's a big action: complete task 1, complete task 2, update 'rent' and complete task 4.
- * Confirm with 'yes'." Each call is named by its verb (the tool's name without `_task`) and
- * its target, so the person sees what "yes" runs.
+ * Confirm with 'yes'." Each call is named in its product's words (ToolWords.callInWords), so
+ * the person sees what "yes" runs.
  */
-export function bulkChangePrompt(calls: readonly PlannedCall[]): string {
-  return `That's a big action: ${inQuestion(calls.map(callInWords))}. Confirm with 'yes'.`;
-}
-
-/** "complete task 3", "update 'rent'". */
-function callInWords(call: PlannedCall): string {
-  const verb = call.tool.replace(/_task$/, '').replace(/_/g, ' ');
-  const { number, query } = call.arguments;
-  const target = typeof number === 'number' ? `task ${number}` : typeof query === 'string' ? quoted(query) : 'a task';
-  return `${verb} ${target}`;
+export function bulkChangePrompt(calls: readonly PlannedCall[], words: ToolWords): string {
+  return `That's a big action: ${inQuestion(calls.map((call) => words.callInWords(call)))}. Confirm with 'yes'.`;
 }
 
 /** Things a pending confirmation's data lists one by one (the API's `pendingConfirmation.items`); it counts the rest. */
@@ -196,25 +189,20 @@ export interface ConfirmationTargets {
 
 /**
  * What "yes" acts on, read from the stored call itself and never from the words around the
- * question: the tasks a deletion deletes, by the titles they were shown with, each change
- * of a bulk change ("complete task 3"), or, for a chat turn a rule asks about, the month's
- * spend as it was decided. What a person clicks is drawn from this alone.
+ * question, in its product's words (ToolWords): what a call acts on (the tasks a deletion
+ * deletes, by the titles they were shown with), each change of a bulk change ("complete task
+ * 3"), or, for a chat turn a rule asks about, the month's spend as it was decided. What a
+ * person clicks is drawn from this alone.
  */
-export function confirmationTargets(action: Pick<PendingConfirmation, 'tool' | 'arguments'>): ConfirmationTargets {
-  const all = everyTarget(action);
+export function confirmationTargets(action: Pick<PendingConfirmation, 'tool' | 'arguments'>, words: ToolWords): ConfirmationTargets {
+  const all = everyTarget(action, words);
   return { count: all.length, items: all.slice(0, CONFIRMATION_ITEMS_MAX).map((item) => clipped(item, CONFIRMATION_ITEM_CHARS)) };
 }
 
-function everyTarget({ tool, arguments: args }: Pick<PendingConfirmation, 'tool' | 'arguments'>): string[] {
-  if (tool === BULK_CHANGE) return (bulkChangeCalls(args) ?? []).map(callInWords);
+function everyTarget({ tool, arguments: args }: Pick<PendingConfirmation, 'tool' | 'arguments'>, words: ToolWords): string[] {
+  if (tool === BULK_CHANGE) return (bulkChangeCalls(args) ?? []).map((call) => words.callInWords(call));
   if (tool === CHAT_TURN) return [typeof args.spend === 'string' ? args.spend : 'this turn'];
-  if (Array.isArray(args.tasks)) {
-    return (args.tasks as unknown[]).map((task) => {
-      const { number, title } = (task ?? {}) as { number?: unknown; title?: unknown };
-      return typeof title === 'string' ? title : `task ${String(number)}`;
-    });
-  }
-  return [callInWords({ tool, arguments: args })];
+  return words.confirmationItems({ tool, arguments: args });
 }
 
 /**

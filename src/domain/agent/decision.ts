@@ -28,9 +28,6 @@ export const FINISH_REASONS = [
 ] as const;
 export type TurnFinishReason = (typeof FINISH_REASONS)[number];
 
-/** Tool error codes after which the right answer is a question to the person. */
-const CLARIFYING_ERRORS = new Set(['AMBIGUOUS_TASK', 'MISSING_TARGET']);
-
 /** What a turn did, besides its reply: what the decision is made of. */
 export interface TurnFacts {
   /** The server asked the person to confirm a deletion or a bulk change. */
@@ -43,6 +40,8 @@ export interface TurnFacts {
   readonly seen: readonly SeenItem[];
   /** What the tools on offer take and do. */
   readonly vocabulary: ToolVocabulary;
+  /** The tools' error codes after which the answer is a question to the person (their product's ToolWords.clarifyingErrorCodes). */
+  readonly clarifyingErrorCodes: readonly string[];
 }
 
 /** A turn that only talked: no tool, nothing seen. */
@@ -53,6 +52,7 @@ export const NO_TOOLS: TurnFacts = {
   lastToolErrorCode: null,
   seen: [],
   vocabulary: NO_VOCABULARY,
+  clarifyingErrorCodes: [],
 };
 
 export interface TurnDecision {
@@ -67,8 +67,8 @@ export interface TurnDecision {
  * 1. the server asked the person to confirm a deletion or a bulk change: REQUEST_CONFIRMATION;
  * 2. it changed nothing and its reply asks for something a call needs (clarifyingQuestion:
  *    a choice among the tasks it saw, a tool's argument, what the person meant): ASK_CLARIFICATION;
- *    so does a turn that changed nothing after its last call was refused as ambiguous or without
- *    a target (AMBIGUOUS_TASK, MISSING_TARGET), however the model worded it;
+ *    so does a turn that changed nothing after its last call was refused with an error that asks
+ *    back (clarifyingErrorCodes: ambiguous, or without a target), however the model worded it;
  * 3. it called tools, whether they succeeded or not: INVOKE_TOOL;
  * 4. anything else (an answer, a greeting, a refusal, an offer of more help): RESPOND_ONLY.
  */
@@ -77,7 +77,7 @@ export function decisionOf(facts: TurnFacts, reply: string): TurnDecision {
   if (facts.changesMade === 0) {
     const question = clarifyingQuestion(reply, facts.seen, facts.vocabulary);
     if (question !== null) return { type: 'ASK_CLARIFICATION', clarificationQuestion: question };
-    if (facts.lastToolErrorCode !== null && CLARIFYING_ERRORS.has(facts.lastToolErrorCode)) {
+    if (facts.lastToolErrorCode !== null && facts.clarifyingErrorCodes.includes(facts.lastToolErrorCode)) {
       return { type: 'ASK_CLARIFICATION', clarificationQuestion: lastQuestion(reply) ?? reply };
     }
   }

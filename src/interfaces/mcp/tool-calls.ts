@@ -13,6 +13,7 @@ import {
   withoutChatReplyHint,
 } from '../../domain/agent/confirmation';
 import type { JsonSchema, ToolDefinition } from '../../domain/agent/tools';
+import type { ToolWords } from '../../domain/agent/tool-words';
 import type { HoldEnding } from '../../domain/shared/hold-ending';
 
 /**
@@ -98,12 +99,12 @@ function mcpOutputSchema(tool: ToolDefinition): (JsonSchema & { type: 'object' }
 
 /**
  * The form a person answers before a destructive call runs: the question is the server's own,
- * with what the call will delete read from its dry run (the model's words never reach it).
+ * with what the call will delete read from its dry run (the model's words never reach it), in
+ * the tools' own words (`words`: the box's label, each item).
  */
-export function confirmationForm(tool: string, question: DryRunResult) {
+export function confirmationForm(tool: string, question: DryRunResult, words: ToolWords) {
   const asked = withoutChatReplyHint(question.prompt);
-  const targets = confirmationTargets({ tool, arguments: question.arguments });
-  const { count } = targets;
+  const targets = confirmationTargets({ tool, arguments: question.arguments }, words);
   return {
     asked,
     message: elicitationMessage(asked, targets),
@@ -112,7 +113,7 @@ export function confirmationForm(tool: string, question: DryRunResult) {
       properties: {
         confirm: {
           type: 'boolean' as const,
-          title: `Yes, delete ${count === 1 ? '1 task' : `${count} tasks`}`,
+          title: words.confirmLabel(tool, targets.count),
           description: asked,
           default: false,
         },

@@ -152,7 +152,7 @@ async function confirmedByThePerson(
   const dryRun = await executor.execute({ tool, arguments: call.args, context: { ...context, mode: { kind: 'dry-run' } } });
   if (!dryRun.ok) return dryRun;
   const question = dryRun.data as DryRunResult;
-  const form = confirmationForm(tool, question);
+  const form = confirmationForm(tool, question, executor.words);
   let answer: ElicitResult;
   try {
     answer = await server.elicitInput(

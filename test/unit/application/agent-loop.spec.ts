@@ -1,6 +1,7 @@
 import { AgentLoop, type AgentRunInput } from '../../../src/application/agent/agent-loop';
 import { type ToolCallContext, ToolGateway, type ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
+import { TODO_WORDS } from '../../../src/application/todo/todo-words';
 import { DEFAULT_AGENT_LIMITS, DEFAULT_SAMPLING } from '../../../src/domain/agent/limits';
 import type { ToolArguments } from '../../../src/domain/agent/tool-call-validation';
 import { FixedClock } from '../../fakes/fixed-clock';
@@ -29,6 +30,7 @@ const input = (limits = {}): AgentRunInput => ({
   context: { userId: 'u1', source: 'chat', conversationId: 'c1', decisionId: 'd1' },
   limits: { ...DEFAULT_AGENT_LIMITS, ...limits },
   sampling: DEFAULT_SAMPLING,
+  words: TODO_WORDS,
 });
 
 function setup(behave: ConstructorParameters<typeof FakeGateway>[0]) {

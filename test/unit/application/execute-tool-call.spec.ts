@@ -3,6 +3,7 @@ import { TODO_TOOL_ERRORS } from '../../../src/domain/todo/tool-errors';
 import type { ToolResult } from '../../../src/application/agent/ports/tool-gateway.port';
 import { type Resolution, type ResolvedCall, Toolbox } from '../../../src/application/agent/ports/toolbox.port';
 import { TODO_TOOLS } from '../../../src/application/todo/tools/todo-tool-definitions';
+import { TODO_WORDS } from '../../../src/application/todo/todo-words';
 import type { McpDestructiveToolMode } from '../../../src/domain/agent/confirmation';
 import type { ToolDefinition } from '../../../src/domain/agent/tools';
 import { TASKS_PER_USER_MAX } from '../../../src/domain/todo/task';
@@ -35,6 +36,7 @@ const SCHEDULE_CALL: ToolDefinition = {
 class StubToolbox extends Toolbox {
   readonly definitions: readonly ToolDefinition[] = [...TODO_TOOLS, SCHEDULE_CALL];
   readonly errorWording = TODO_TOOL_ERRORS;
+  readonly words = TODO_WORDS;
   readonly runs: { tool: string; dryRun: boolean; auditedBefore: number; inUnitOfWork: boolean }[] = [];
   constructor(
     private readonly audit: RecordingAuditLog,

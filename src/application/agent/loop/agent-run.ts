@@ -7,6 +7,7 @@ import { recordedArguments, recordedToolName } from '../../../domain/agent/model
 import { Reply } from '../../../domain/agent/reply';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import type { AgentMessage, ToolCallRequest } from '../../../domain/agent/tools';
+import type { ToolWords } from '../../../domain/agent/tool-words';
 import type { ToolCallRecord } from '../../../domain/chat/conversation';
 import type { TokenUsage } from '../ports/language-model.port';
 import type { TokenBudget } from '../ports/token-budget.port';
@@ -40,6 +41,8 @@ export interface AgentRunInput {
   readonly observer?: TurnObserver;
   /** Named by the sentence after an unexpected failure (SUPPORT_CONTACT). */
   readonly supportContact?: string | null;
+  /** The product's words for its tools' calls (Toolbox.words): a bulk change's question, the errors that ask back. */
+  readonly words: ToolWords;
 }
 
 /** A destructive call the model asked for, or a bulk change: stored, and put to the person as a question. */

@@ -25,7 +25,7 @@ export async function bulkChange(
     if (validation.ok) planned.push({ tool: validation.tool.name, arguments: validation.arguments });
   }
   if (state.changes + planned.length <= BULK_CHANGES_MAX) return null;
-  const prompt = bulkChangePrompt(planned);
+  const prompt = bulkChangePrompt(planned, input.words);
   for (const call of changing) {
     const recorded = await recordedCall(call, input.limits.maxToolArgumentBytes);
     const record: ToolCallRecord = {

@@ -52,6 +52,7 @@ export function endTurn(state: RunState, input: AgentRunInput, end: TurnEnd): Ag
       ...state.records.map((record) => (record.success ? record.result : record.error?.details)),
     ]),
     vocabulary: state.vocabulary,
+    clarifyingErrorCodes: input.words.clarifyingErrorCodes,
   };
   const decision = decisionOf(facts, reply.value);
   return {

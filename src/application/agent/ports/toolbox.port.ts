@@ -1,6 +1,7 @@
 import type { ToolErrorWording } from '../../../domain/agent/failures';
 import type { ToolArguments } from '../../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../../domain/agent/tools';
+import type { ToolWords } from '../../../domain/agent/tool-words';
 import type { CallTargets } from '../../../domain/policy/policy';
 import type { ToolResult } from './tool-gateway.port';
 
@@ -31,6 +32,12 @@ export abstract class Toolbox {
   abstract readonly definitions: readonly ToolDefinition[];
   /** How this product's own error codes read to the person, and what they count as. */
   abstract readonly errorWording: ToolErrorWording;
+  /**
+   * What the core says of this product's calls in the person's words: a bulk change's
+   * question and items, what "yes" acts on, a result's sentence, the errors that ask back,
+   * the label of an MCP client's confirmation form.
+   */
+  abstract readonly words: ToolWords;
   /**
    * Resolves a call's words (a number, a title's words, a scope, the tasks a confirmation
    * showed) to what it will act on now: the one resolution the policy, the person's question

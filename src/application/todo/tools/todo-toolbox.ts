@@ -22,6 +22,7 @@ import { DeleteTasksAsShownUseCase } from '../delete-tasks-as-shown.use-case';
 import { GetTaskUseCase } from '../get-task.use-case';
 import { ListTasksUseCase } from '../list-tasks.use-case';
 import { UpdateTaskUseCase } from '../update-task.use-case';
+import { TODO_WORDS } from '../todo-words';
 import { findTasks } from './task-matching';
 import { LIST_TOOL_MAX, TODO_TOOLS, type TaskView } from './todo-tool-definitions';
 
@@ -42,6 +43,7 @@ class ToolFailure extends Error {
 export class TodoToolbox extends Toolbox {
   readonly definitions = TODO_TOOLS;
   readonly errorWording = TODO_TOOL_ERRORS;
+  readonly words = TODO_WORDS;
 
   constructor(
     private readonly addTask: AddTaskUseCase,

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PinoLogger } from 'nestjs-pino';
 import { AgentSettings } from '../../../application/agent/agent-settings';
+import { Toolbox } from '../../../application/agent/ports/toolbox.port';
 import { GetConfirmationUseCase } from '../../../application/chat/get-confirmation.use-case';
 import { ListConversationsUseCase } from '../../../application/chat/list-conversations.use-case';
 import { ListMessagesUseCase } from '../../../application/chat/list-messages.use-case';
@@ -14,6 +15,7 @@ import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/beare
 import { ApiErrors } from '../shared/api-errors.decorator';
 import { UserPathDto } from '../todo/task.dto';
 import { turnFailure } from '../../../domain/agent/failures';
+import type { ToolWords } from '../../../domain/agent/tool-words';
 import {
   ChatErrorDto,
   ChatRequestDto,
@@ -43,6 +45,7 @@ export class ChatController {
     private readonly listMessages: ListMessagesUseCase,
     private readonly getConfirmation: GetConfirmationUseCase,
     private readonly settings: AgentSettings,
+    private readonly toolbox: Toolbox,
   ) {}
 
   // A turn is counted by its own per-person limit, in the statement that opens it.
@@ -67,7 +70,7 @@ export class ChatController {
   ): Promise<ChatResponseDto> {
     const reply = await this.sendMessage.execute({ userId: path.userId, ...body, account: accountLeftToTurn(principal) });
     this.logTurn(reply);
-    return toResponse(reply);
+    return toResponse(reply, this.toolbox.words);
   }
 
   @RateLimit('chat-turn')
@@ -113,11 +116,11 @@ export class ChatController {
       if (pendingConfirmation !== null) {
         sse.send('confirmation_required', {
           prompt: pendingConfirmation.prompt,
-          pendingConfirmation: PendingConfirmationDto.of(pendingConfirmation),
+          pendingConfirmation: PendingConfirmationDto.of(pendingConfirmation, this.toolbox.words),
         });
       }
       if (reply.error !== null) sse.send('error', ChatErrorDto.of(reply.error));
-      sse.send('done', toResponse(reply));
+      sse.send('done', toResponse(reply, this.toolbox.words));
     } catch (error) {
       // Before the first event the exception filter still answers with a status (404…).
       if (!sse.started) throw error;
@@ -187,7 +190,7 @@ export class ChatController {
     return {
       items: page.items.map((message) => MessageDto.of(message)),
       nextCursor: page.nextCursor,
-      pendingConfirmation: page.pendingConfirmation && PendingConfirmationDto.of(page.pendingConfirmation),
+      pendingConfirmation: page.pendingConfirmation && PendingConfirmationDto.of(page.pendingConfirmation, this.toolbox.words),
     };
   }
 
@@ -219,7 +222,8 @@ function accountLeftToTurn(principal: AuthenticatedPrincipal): TurnAccountCheck 
     : { kind: 'checked-by-guard' };
 }
 
-function toResponse(reply: ChatReply): ChatResponseDto {
+/** `words`: the tools' own (Toolbox.words), which name what a question's "yes" acts on. */
+function toResponse(reply: ChatReply, words: ToolWords): ChatResponseDto {
   return {
     conversationId: reply.conversationId,
     response: reply.response,
@@ -230,7 +234,7 @@ function toResponse(reply: ChatReply): ChatResponseDto {
     status: reply.status,
     finishReason: reply.finishReason,
     warning: reply.warning,
-    pendingConfirmation: reply.pendingConfirmation && PendingConfirmationDto.of(reply.pendingConfirmation),
+    pendingConfirmation: reply.pendingConfirmation && PendingConfirmationDto.of(reply.pendingConfirmation, words),
     success: reply.success,
     error: reply.error && ChatErrorDto.of(reply.error),
   };

@@ -6,6 +6,7 @@ import {
   confirmationTargets,
   type PendingConfirmation,
 } from '../../../domain/agent/confirmation';
+import type { ToolWords } from '../../../domain/agent/tool-words';
 import {
   DECISION_TYPES,
   type DecisionType,
@@ -113,8 +114,9 @@ export class PendingConfirmationDto {
   @ApiProperty({ type: String, format: 'date-time', description: "After this a 'yes' changes nothing" })
   expiresAt!: string;
 
-  static of(action: PendingConfirmation): PendingConfirmationDto {
-    const { count, items } = confirmationTargets(action);
+  /** `words`: the tools' own (Toolbox.words), which name what "yes" acts on. */
+  static of(action: PendingConfirmation, words: ToolWords): PendingConfirmationDto {
+    const { count, items } = confirmationTargets(action, words);
     return { id: action.id, tool: action.tool, count, items: [...items], expiresAt: action.expiresAt.toISOString() };
   }
 }

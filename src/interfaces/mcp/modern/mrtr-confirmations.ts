@@ -81,7 +81,7 @@ export class MrtrConfirmations {
     const dryRun = await this.executor.execute({ tool, arguments: args, context: { ...caller.context, mode: { kind: 'dry-run' } } });
     if (!dryRun.ok) return dryRun;
     const question = dryRun.data as DryRunResult;
-    const form = confirmationForm(tool, question);
+    const form = confirmationForm(tool, question, this.executor.words);
     const now = this.clock.now();
     const id = this.ids.next();
     const expiresAt = new Date(now.getTime() + this.ttlSeconds * 1000);

@@ -7,6 +7,7 @@ import {
   destructiveToolNotice,
   titlesInBrief,
 } from '../../../../src/domain/agent/confirmation';
+import { TODO_WORDS } from '../../../../src/application/todo/todo-words';
 import { deletionPrompt } from '../../../../src/domain/todo/deletion';
 import { clipped } from '../../../../src/domain/shared/words';
 
@@ -73,17 +74,20 @@ describe(confirmationTargets.name, () => {
     Array.from({ length: count }, (_, i) => ({ number: i + 1, title: title(i + 1) }));
 
   it('reads a deletion from the stored call: every task counted, the first ten by title', () => {
-    expect(confirmationTargets({ tool: 'delete_task', arguments: { tasks: shown(7) } })).toEqual({
+    expect(confirmationTargets({ tool: 'delete_task', arguments: { tasks: shown(7) } }, TODO_WORDS)).toEqual({
       count: 7,
       items: ['Task 1', 'Task 2', 'Task 3', 'Task 4', 'Task 5', 'Task 6', 'Task 7'],
     });
-    const many = confirmationTargets({ tool: 'delete_task', arguments: { tasks: shown(130) } });
+    const many = confirmationTargets({ tool: 'delete_task', arguments: { tasks: shown(130) } }, TODO_WORDS);
     expect(many.count).toBe(130);
     expect(many.items).toEqual(shown(10).map((task) => task.title));
   });
 
   it('cuts each title to 100 characters', () => {
-    const { items } = confirmationTargets({ tool: 'delete_task', arguments: { tasks: shown(2, (i) => `${i}${'y'.repeat(199)}`) } });
+    const { items } = confirmationTargets(
+      { tool: 'delete_task', arguments: { tasks: shown(2, (i) => `${i}${'y'.repeat(199)}`) } },
+      TODO_WORDS,
+    );
     expect(items.map((item) => item.length)).toEqual([100, 100]);
     expect(items[0]).toMatch(/^1y+…$/);
   });
@@ -95,11 +99,14 @@ describe(confirmationTargets.name, () => {
       { tool: 'complete_task', arguments: { number: 4 } },
       { tool: 'complete_task', arguments: { number: 5 } },
     ];
-    expect(confirmationTargets({ tool: BULK_CHANGE, arguments: bulkChangeArguments(calls) })).toEqual({
+    expect(confirmationTargets({ tool: BULK_CHANGE, arguments: bulkChangeArguments(calls) }, TODO_WORDS)).toEqual({
       count: 4,
       items: ['complete task 1', "update 'rent'", 'complete task 4', 'complete task 5'],
     });
-    expect(confirmationTargets({ tool: 'delete_task', arguments: { number: 3 } })).toEqual({ count: 1, items: ['delete task 3'] });
+    expect(confirmationTargets({ tool: 'delete_task', arguments: { number: 3 } }, TODO_WORDS)).toEqual({
+      count: 1,
+      items: ['delete task 3'],
+    });
   });
 });
 
@@ -116,26 +123,29 @@ describe(destructiveToolNotice.name, () => {
 describe(bulkChangePrompt.name, () => {
   it('names each change by its verb and target', () => {
     expect(
-      bulkChangePrompt([
-        { tool: 'complete_task', arguments: { number: 1 } },
-        { tool: 'update_task', arguments: { query: 'rent', priority: 'high' } },
-        { tool: 'complete_task', arguments: {} },
-        { tool: 'complete_task', arguments: { number: 4 } },
-      ]),
+      bulkChangePrompt(
+        [
+          { tool: 'complete_task', arguments: { number: 1 } },
+          { tool: 'update_task', arguments: { query: 'rent', priority: 'high' } },
+          { tool: 'complete_task', arguments: {} },
+          { tool: 'complete_task', arguments: { number: 4 } },
+        ],
+        TODO_WORDS,
+      ),
     ).toBe("That's a big action: complete task 1, update 'rent', complete a task and complete task 4. Confirm with 'yes'.");
   });
 
   it('counts the rest of a long list', () => {
     const calls = Array.from({ length: 12 }, (_, i) => ({ tool: 'complete_task', arguments: { number: i + 1 } }));
-    expect(bulkChangePrompt(calls)).toBe(
+    expect(bulkChangePrompt(calls, TODO_WORDS)).toBe(
       "That's a big action: complete task 1, complete task 2, complete task 3 and 9 more. Confirm with 'yes'.",
     );
   });
 
   it('fits the reply bound whatever the model searched for', () => {
     const calls = Array.from({ length: 5 }, (_, i) => ({ tool: 'update_task', arguments: { query: `${i}${'q'.repeat(300)}` } }));
-    expect(bulkChangePrompt(calls).length).toBeLessThanOrEqual(REPLY_BOUND);
-    expect(bulkChangePrompt(calls)).toContain(`update '0${'q'.repeat(58)}…'`);
+    expect(bulkChangePrompt(calls, TODO_WORDS).length).toBeLessThanOrEqual(REPLY_BOUND);
+    expect(bulkChangePrompt(calls, TODO_WORDS)).toContain(`update '0${'q'.repeat(58)}…'`);
   });
 });
 

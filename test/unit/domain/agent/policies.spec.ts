@@ -10,6 +10,7 @@ import {
   turnFailure,
 } from '../../../../src/domain/agent/failures';
 import { TODO_TOOL_ERRORS } from '../../../../src/domain/todo/tool-errors';
+import { TODO_WORDS } from '../../../../src/application/todo/todo-words';
 import {
   LanguageModelContentFilterError,
   LanguageModelError,
@@ -111,7 +112,7 @@ describe(deletionPrompt.name, () => {
 });
 
 describe(decisionOf.name, () => {
-  const base: TurnFacts = NO_TOOLS;
+  const base: TurnFacts = { ...NO_TOOLS, clarifyingErrorCodes: TODO_WORDS.clarifyingErrorCodes };
   const vocabulary = { fields: ['title', 'description', 'priority', 'number'], actions: ['add', 'list', 'complete', 'update', 'delete'] };
   const seen = [
     { number: 2, title: 'Call mum' },

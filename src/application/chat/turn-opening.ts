@@ -1,0 +1,128 @@
+import { BULK_CHANGE, interpretConfirmationReply, isExpired } from '../../domain/agent/confirmation';
+import { type ModelSampling, requestedSampling } from '../../domain/agent/limits';
+import type { ReplyVocabulary } from '../../domain/agent/reply-check';
+import type { ReplyGate } from '../../domain/agent/reply-gate';
+import type { AgentMessage } from '../../domain/agent/tools';
+import { validMessage } from '../../domain/chat/conversation';
+import type { TurnRouteInput } from '../../domain/chat/turn-route';
+import type { AgentLoop, AgentRunInput, TurnObserver } from '../agent/agent-loop';
+import type { AgentSettings } from '../agent/agent-settings';
+import type { TokenBudget } from '../agent/ports/token-budget.port';
+import type { Toolbox } from '../agent/ports/toolbox.port';
+import type { Clock } from '../shared/ports/clock.port';
+import type { IdGenerator } from '../shared/ports/id-generator.port';
+import type { ChatTurnInput } from './chat-turn';
+import { withSummary } from './conversation-summary.prompt';
+import type { ConversationStore, TurnContext } from './ports/conversation-store.port';
+import { checkedObserver, echoesOf } from './reply-checking';
+import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
+import { turnWindow, type TurnWindow } from './turn-window';
+
+/** A turn as its opening statement left it: what every later step reads and none changes. */
+export interface OpenedTurn {
+  readonly userId: string;
+  readonly conversationId: string;
+  readonly decisionId: string;
+  /** The person's message, as stored. */
+  readonly message: string;
+  /** The turn's model calls' sampling: the server's, or the request's own within its bounds. */
+  readonly sampling: ModelSampling;
+  readonly started: Date;
+  readonly context: AgentRunInput['context'];
+  /** The conversation as the opening read it: its summary, its window of messages, its open question. */
+  readonly loaded: TurnContext;
+  /** What the turn's route is decided from (routeTurn). */
+  readonly routing: TurnRouteInput;
+}
+
+/** What a turn runs on: the conversation's window its model reads, the run, and what its reply is checked against. */
+export interface PreparedTurn {
+  readonly window: TurnWindow;
+  readonly run: AgentRunInput;
+  readonly vocabulary: ReplyVocabulary;
+  /** What a listener was let read of the reply so far; null without one. */
+  readonly gate: ReplyGate | null;
+}
+
+/**
+ * The opening of a chat turn: its one opening statement (ConversationStore.startTurn), then,
+ * once its route is known, the window of the conversation the model reads (turnWindow) and
+ * the run the route takes.
+ */
+export class TurnOpening {
+  constructor(
+    private readonly store: ConversationStore,
+    private readonly agent: AgentLoop,
+    private readonly settings: AgentSettings,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly budget: TokenBudget,
+    private readonly toolbox: Toolbox,
+  ) {}
+
+  /** Stores the person's message and opens the turn's decision row, reading the conversation back (one statement). */
+  async open(input: ChatTurnInput, decisionId: string): Promise<OpenedTurn> {
+    const message = validMessage(input.message);
+    const sampling = requestedSampling(this.settings.sampling, input);
+    const started = this.clock.now();
+    const loaded = await this.store.startTurn({
+      userId: input.userId,
+      conversationId: input.conversationId ?? null,
+      message,
+      decisionId,
+      model: this.agent.provider,
+      window: this.settings.limits.historyWindow,
+      turnsPerMinute: this.settings.turnsPerMinute,
+      account: input.account,
+      now: started,
+    });
+    const { conversationId } = loaded;
+    const pending = loaded.pendingConfirmation;
+    const named = input.confirmationId ?? null;
+    return {
+      userId: input.userId,
+      conversationId,
+      decisionId,
+      message,
+      sampling,
+      started,
+      context: { userId: input.userId, source: 'chat', conversationId, decisionId },
+      loaded,
+      routing: {
+        message,
+        pending,
+        named,
+        reading: pending || named ? interpretConfirmationReply(message) : 'other',
+        expired: pending !== null && isExpired(pending, started),
+      },
+    };
+  }
+
+  /**
+   * The window the model reads, ending with `said`, and the run made of it. When `summarize`
+   * (the turn calls the model), older exchanges that no longer fit are summarised first.
+   */
+  async prepare(opened: OpenedTurn, said: string, summarize: boolean, observer?: TurnObserver): Promise<PreparedTurn> {
+    const { limits, supportContact } = this.settings;
+    const { context, sampling } = opened;
+    const budget = this.budget;
+    const deps = { agent: this.agent, ids: this.ids };
+    const window = await turnWindow(deps, opened.loaded, said, { context, limits, sampling: this.settings.sampling, budget }, summarize);
+    const messages = [...window.messages, { role: 'user', content: said } satisfies AgentMessage];
+    // Listed once and cached; a gateway that cannot list them leaves the other rules to judge.
+    const vocabulary = { toolNames: [...(await this.agent.toolNames().catch(() => [])), BULK_CHANGE], echoes: echoesOf(messages) };
+    const checking = checkedObserver(observer, vocabulary);
+    const run: AgentRunInput = {
+      systemPrompt: withSummary(TODO_ASSISTANT_PROMPT, window.summary?.content ?? null),
+      messages,
+      context,
+      limits,
+      sampling,
+      budget,
+      observer: checking?.observer ?? observer,
+      supportContact,
+      words: this.toolbox.words,
+    };
+    return { window, run, vocabulary, gate: checking?.gate ?? null };
+  }
+}
