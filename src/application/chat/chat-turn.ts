@@ -2,7 +2,12 @@ import type { PendingConfirmation } from '../../domain/agent/confirmation';
 import type { DecisionType, TurnFinishReason, TurnStatus } from '../../domain/agent/decision';
 import type { TurnFailure } from '../../domain/agent/failures';
 import type { ToolCallRecord } from '../../domain/chat/conversation';
-import type { TurnAccountCheck } from './ports/conversation-store.port';
+import type { AgentLoop } from '../agent/agent-loop';
+import type { AgentSettings } from '../agent/agent-settings';
+import type { Toolbox } from '../agent/ports/toolbox.port';
+import type { Clock } from '../shared/ports/clock.port';
+import type { IdGenerator } from '../shared/ports/id-generator.port';
+import type { ConversationStore, TurnAccountCheck } from './ports/conversation-store.port';
 
 export interface ChatTurnInput {
   readonly userId: string;
@@ -39,4 +44,15 @@ export interface ChatReply {
 export interface TurnMessage {
   readonly role: 'user' | 'assistant';
   readonly content: string;
+}
+
+/** What the steps of a chat turn work with (TurnOpening, TurnRoutes, TurnClosing). */
+export interface TurnDeps {
+  readonly store: ConversationStore;
+  readonly agent: AgentLoop;
+  readonly settings: AgentSettings;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  /** The tools' own words and definitions (Toolbox.words, Toolbox.definitions). */
+  readonly toolbox: Toolbox;
 }

@@ -56,11 +56,12 @@ export class SendChatMessageUseCase {
     logger: Logger,
     private readonly tracer: Tracer = NO_TRACER,
   ) {
+    const deps = { store, agent, settings, clock, ids, toolbox };
     this.admission = new TurnAdmission(policy);
-    this.opening = new TurnOpening(store, agent, settings, clock, ids, budget, toolbox);
-    this.routes = new TurnRoutes(store, agent, clock);
+    this.opening = new TurnOpening(deps, budget);
+    this.routes = new TurnRoutes(deps);
     this.check = new TurnReplyCheck(toolbox, logger.withContext(SendChatMessageUseCase.name));
-    this.closing = new TurnClosing(store, agent, settings, clock, ids, metrics, toolbox);
+    this.closing = new TurnClosing(deps, metrics);
   }
 
   /**

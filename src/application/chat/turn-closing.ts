@@ -2,14 +2,9 @@ import { CONFIRMATION_TTL_MS, type PendingConfirmation } from '../../domain/agen
 import { turnFailure } from '../../domain/agent/failures';
 import { intentOf, outcomeOf } from '../../domain/agent/turn-outcome';
 import type { TurnRoute } from '../../domain/chat/turn-route';
-import type { AgentLoop } from '../agent/agent-loop';
-import type { AgentSettings } from '../agent/agent-settings';
-import type { Toolbox } from '../agent/ports/toolbox.port';
-import type { IdGenerator } from '../shared/ports/id-generator.port';
 import type { Metrics } from '../shared/ports/metrics.port';
-import type { Clock } from '../shared/ports/clock.port';
-import type { ChatReply } from './chat-turn';
-import type { ConversationStore, DecisionLogEntry } from './ports/conversation-store.port';
+import type { ChatReply, TurnDeps } from './chat-turn';
+import type { DecisionLogEntry } from './ports/conversation-store.port';
 import type { OpenedTurn } from './turn-opening';
 import { judged, toolIntent, type TurnResult } from './turn-result';
 import type { TurnWindow } from './turn-window';
@@ -21,19 +16,14 @@ import type { TurnWindow } from './turn-window';
  */
 export class TurnClosing {
   constructor(
-    private readonly store: ConversationStore,
-    private readonly agent: AgentLoop,
-    private readonly settings: AgentSettings,
-    private readonly clock: Clock,
-    private readonly ids: IdGenerator,
+    private readonly deps: TurnDeps,
     private readonly metrics: Metrics,
-    private readonly toolbox: Toolbox,
   ) {}
 
   async close(opened: OpenedTurn, route: TurnRoute, window: TurnWindow, result: TurnResult): Promise<ChatReply> {
-    const finished = this.clock.now();
+    const finished = this.deps.clock.now();
     const newPendingConfirmation = this.newConfirmation(opened, result, finished);
-    await this.store.finishTurn(
+    await this.deps.store.finishTurn(
       {
         userId: opened.userId,
         conversationId: opened.conversationId,
@@ -62,7 +52,7 @@ export class TurnClosing {
   private newConfirmation(opened: OpenedTurn, result: TurnResult, finished: Date): PendingConfirmation | null {
     return (
       result.confirmation && {
-        id: this.ids.next(),
+        id: this.deps.ids.next(),
         userId: opened.userId,
         conversationId: opened.conversationId,
         tool: result.confirmation.tool,
@@ -75,7 +65,7 @@ export class TurnClosing {
 
   /** The turn's decision row, as it is completed. */
   private decision(opened: OpenedTurn, route: TurnRoute, window: TurnWindow, result: TurnResult, finished: Date): DecisionLogEntry {
-    const tools = this.toolbox.definitions;
+    const tools = this.deps.toolbox.definitions;
     // A yes to the open question wanted what it asks, whether it ran or not.
     const intents = [...result.toolCalls.map((call) => call.tool), result.confirmation?.tool, route.confirmedTool];
     return {
@@ -86,10 +76,10 @@ export class TurnClosing {
       clarificationQuestion: result.clarificationQuestion,
       status: result.status,
       iterations: result.iterations,
-      ...this.agent.provider,
+      ...this.deps.agent.provider,
       promptTokens: result.usage.promptTokens + window.usage.promptTokens,
       completionTokens: result.usage.completionTokens + window.usage.completionTokens,
-      cost: this.settings.prices && result.cost + window.cost,
+      cost: this.deps.settings.prices && result.cost + window.cost,
       durationMs: finished.getTime() - opened.started.getTime(),
       failureClass: result.failure?.class ?? null,
       providerRequestId: result.failure?.providerRequestId ?? null,
@@ -117,7 +107,7 @@ export class TurnClosing {
       warning: result.warning,
       pendingConfirmation,
       success: result.failure === null,
-      error: result.failure && turnFailure(result.failure.class, this.settings.supportContact ?? null),
+      error: result.failure && turnFailure(result.failure.class, this.deps.settings.supportContact ?? null),
     };
   }
 }

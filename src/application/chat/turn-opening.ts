@@ -5,15 +5,11 @@ import type { ReplyGate } from '../../domain/agent/reply-gate';
 import type { AgentMessage } from '../../domain/agent/tools';
 import { validMessage } from '../../domain/chat/conversation';
 import type { TurnRouteInput } from '../../domain/chat/turn-route';
-import type { AgentLoop, AgentRunInput, TurnObserver } from '../agent/agent-loop';
-import type { AgentSettings } from '../agent/agent-settings';
+import type { AgentRunInput, TurnObserver } from '../agent/agent-loop';
 import type { TokenBudget } from '../agent/ports/token-budget.port';
-import type { Toolbox } from '../agent/ports/toolbox.port';
-import type { Clock } from '../shared/ports/clock.port';
-import type { IdGenerator } from '../shared/ports/id-generator.port';
-import type { ChatTurnInput } from './chat-turn';
+import type { ChatTurnInput, TurnDeps } from './chat-turn';
 import { withSummary } from './conversation-summary.prompt';
-import type { ConversationStore, TurnContext } from './ports/conversation-store.port';
+import type { TurnContext } from './ports/conversation-store.port';
 import { checkedObserver, echoesOf } from './reply-checking';
 import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
 import { turnWindow, type TurnWindow } from './turn-window';
@@ -51,28 +47,23 @@ export interface PreparedTurn {
  */
 export class TurnOpening {
   constructor(
-    private readonly store: ConversationStore,
-    private readonly agent: AgentLoop,
-    private readonly settings: AgentSettings,
-    private readonly clock: Clock,
-    private readonly ids: IdGenerator,
+    private readonly deps: TurnDeps,
     private readonly budget: TokenBudget,
-    private readonly toolbox: Toolbox,
   ) {}
 
   /** Stores the person's message and opens the turn's decision row, reading the conversation back (one statement). */
   async open(input: ChatTurnInput, decisionId: string): Promise<OpenedTurn> {
     const message = validMessage(input.message);
-    const sampling = requestedSampling(this.settings.sampling, input);
-    const started = this.clock.now();
-    const loaded = await this.store.startTurn({
+    const sampling = requestedSampling(this.deps.settings.sampling, input);
+    const started = this.deps.clock.now();
+    const loaded = await this.deps.store.startTurn({
       userId: input.userId,
       conversationId: input.conversationId ?? null,
       message,
       decisionId,
-      model: this.agent.provider,
-      window: this.settings.limits.historyWindow,
-      turnsPerMinute: this.settings.turnsPerMinute,
+      model: this.deps.agent.provider,
+      window: this.deps.settings.limits.historyWindow,
+      turnsPerMinute: this.deps.settings.turnsPerMinute,
       account: input.account,
       now: started,
     });
@@ -103,14 +94,20 @@ export class TurnOpening {
    * (the turn calls the model), older exchanges that no longer fit are summarised first.
    */
   async prepare(opened: OpenedTurn, said: string, summarize: boolean, observer?: TurnObserver): Promise<PreparedTurn> {
-    const { limits, supportContact } = this.settings;
+    const { limits, supportContact } = this.deps.settings;
     const { context, sampling } = opened;
     const budget = this.budget;
-    const deps = { agent: this.agent, ids: this.ids };
-    const window = await turnWindow(deps, opened.loaded, said, { context, limits, sampling: this.settings.sampling, budget }, summarize);
+    const { agent, ids } = this.deps;
+    const window = await turnWindow(
+      { agent, ids },
+      opened.loaded,
+      said,
+      { context, limits, sampling: this.deps.settings.sampling, budget },
+      summarize,
+    );
     const messages = [...window.messages, { role: 'user', content: said } satisfies AgentMessage];
     // Listed once and cached; a gateway that cannot list them leaves the other rules to judge.
-    const vocabulary = { toolNames: [...(await this.agent.toolNames().catch(() => [])), BULK_CHANGE], echoes: echoesOf(messages) };
+    const vocabulary = { toolNames: [...(await this.deps.agent.toolNames().catch(() => [])), BULK_CHANGE], echoes: echoesOf(messages) };
     const checking = checkedObserver(observer, vocabulary);
     const run: AgentRunInput = {
       systemPrompt: withSummary(TODO_ASSISTANT_PROMPT, window.summary?.content ?? null),
@@ -121,7 +118,7 @@ export class TurnOpening {
       budget,
       observer: checking?.observer ?? observer,
       supportContact,
-      words: this.toolbox.words,
+      words: this.deps.toolbox.words,
     };
     return { window, run, vocabulary, gate: checking?.gate ?? null };
   }

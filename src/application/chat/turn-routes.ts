@@ -1,9 +1,8 @@
 import { EXPIRED_CONFIRMATION_REPLY, type PendingConfirmation } from '../../domain/agent/confirmation';
 import type { TurnRoute } from '../../domain/chat/turn-route';
 import { CHAT_TURN } from '../../domain/policy/policy';
-import type { AgentLoop, AgentRunInput } from '../agent/agent-loop';
-import type { Clock } from '../shared/ports/clock.port';
-import type { ConversationStore } from './ports/conversation-store.port';
+import type { AgentRunInput } from '../agent/agent-loop';
+import type { TurnDeps } from './chat-turn';
 import { TURN_CANCELLED } from './turn-admission';
 import { answer, type TurnResult } from './turn-result';
 
@@ -12,11 +11,7 @@ const ALREADY_HANDLED = 'That request was already handled or has expired, so I d
 
 /** Each way a chat turn goes (TurnRoute, routeTurn), run on the turn's prepared run. */
 export class TurnRoutes {
-  constructor(
-    private readonly store: ConversationStore,
-    private readonly agent: AgentLoop,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: TurnDeps) {}
 
   /**
    * The turn's result on `route`. `refusal`: the turn admission's answer to a route that asked
@@ -34,7 +29,7 @@ export class TurnRoutes {
       case 'confirm':
         return refusal ? told(refusal, run) : this.confirm(route.pending, run);
       case 'model':
-        return refusal ? told(refusal, run) : this.agent.run(run);
+        return refusal ? told(refusal, run) : this.deps.agent.run(run);
       default: {
         const unknown: never = route;
         return unknown;
@@ -44,18 +39,18 @@ export class TurnRoutes {
 
   /** A no: the question is closed as cancelled, if it is still open. */
   private async cancel(pending: PendingConfirmation, run: AgentRunInput): Promise<TurnResult> {
-    const action = await this.store.takePendingConfirmation(pending.id, run.context.userId, 'cancelled', this.clock.now());
+    const action = await this.deps.store.takePendingConfirmation(pending.id, run.context.userId, 'cancelled', this.deps.clock.now());
     if (!action) return answer(ALREADY_HANDLED, 'REFUSED', run.observer);
     return answer(action.tool === CHAT_TURN ? TURN_CANCELLED : CANCELLED, 'SUCCEEDED', run.observer);
   }
 
   /** A yes: taking the action is atomic, so of two racing "yes" messages one runs it. */
   private async confirm(pending: PendingConfirmation, run: AgentRunInput): Promise<TurnResult> {
-    const action = await this.store.takePendingConfirmation(pending.id, run.context.userId, 'confirmed', this.clock.now());
+    const action = await this.deps.store.takePendingConfirmation(pending.id, run.context.userId, 'confirmed', this.deps.clock.now());
     if (!action) return answer(ALREADY_HANDLED, 'REFUSED', run.observer);
     // The turn the person was asked about goes on: the model answers the message the question held (run.messages ends with it).
-    if (action.tool === CHAT_TURN) return this.agent.run(run);
-    return this.agent.runConfirmed(run, action);
+    if (action.tool === CHAT_TURN) return this.deps.agent.run(run);
+    return this.deps.agent.runConfirmed(run, action);
   }
 }
 
