@@ -2,26 +2,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
+import type { PolicyVerdict } from '../../src/domain/policy/policy';
+import type { ChatTurnBody } from '../factories/conversations';
 import { addTasks, taskTitles } from '../factories/tasks';
 import type { SignedInUser } from '../support/accounts';
 import { leads, runCycle, startedCampaign } from '../support/outreach';
 import { useTestApp } from '../support/test-app';
 
-interface AuditItem {
-  source: string;
-  tool: string;
-  status: string;
-  errorCode: string | null;
-  policy: { version: number; rule: string | null; effect: string } | null;
-}
+/** An audit row as the admin reads it, as far as this file reads it. */
+type AuditItem = Readonly<{ source: string; status: string; errorCode: string | null; policy: PolicyVerdict | null }>;
 
-interface ChatTurn {
-  conversationId: string;
-  response: string;
-  finishReason: string;
-  toolCalls: { tool: string; success: boolean; error?: { code: string } }[];
-  pendingConfirmation: { id: string; tool: string } | null;
-}
+/** A chat turn's answer, with what this file reads beyond ChatTurnBody. */
+type ChatTurn = ChatTurnBody & Readonly<{ finishReason: string; pendingConfirmation: { id: string; tool: string } | null }>;
 
 /** The rule every policy holds: in the chat, a destructive call is put to the person whatever the stored rules allow. */
 const CHAT_PROMISE = 'chat-asks-before-destruction';

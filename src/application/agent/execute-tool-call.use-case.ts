@@ -20,9 +20,10 @@ import { ToolCallSettings } from './tool-call-settings';
  * The server side of every tool call, whoever makes it (the chat agent in process, a
  * confirmed chat action, or an MCP client over HTTP), and the one place a call is audited
  * and counted: validate, resolve what the call will act on (Toolbox.resolve), ask the policy
- * in force about that (docs/policies.md: deny, ask the person, count against its limits),
- * audit before effect with the policy's verdict on the row, run the call as resolved, audit
- * the outcome, count it in the metrics. The
+ * in force about that and carry out its decision for the call's mode (enforcement(), ToolDoor:
+ * refuse, say where the person can say yes, or run once its limits allow), audit before effect
+ * with the policy's verdict on the row, run the call as resolved, audit the outcome, count it
+ * in the metrics. The
  * context's `mode` says which of four things a call is: an ordinary call (`run`), a preview
  * that changes nothing (`dry-run`), the call the person said yes to (`confirmed`, checked
  * against the tool's confirmedInputSchema), or one the agent refused before sending
