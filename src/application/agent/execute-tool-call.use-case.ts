@@ -4,25 +4,27 @@ import { failureOfToolError, friendlyToolError, TREATMENTS } from '../../domain/
 import { validateToolArguments } from '../../domain/agent/tool-call-validation';
 import type { ToolDefinition } from '../../domain/agent/tools';
 import type { ToolWords } from '../../domain/agent/tool-words';
-import { verdictOf } from '../../domain/policy/policy';
-import { denied, overLimit } from '../../domain/policy/policy-refusal';
+import { type Enforcement, enforcement, type PolicyDoor } from '../../domain/policy/enforcement';
+import { type PolicyDecision, verdictOf } from '../../domain/policy/policy';
+import { overLimit } from '../../domain/policy/policy-refusal';
 import { Clock } from '../shared/ports/clock.port';
 import { Metrics } from '../shared/ports/metrics.port';
 import { UnitOfWork } from '../shared/ports/unit-of-work.port';
 import { AuditLog, type ToolAuditEntry, type ToolAuditEnding, type ToolAuditOutcome } from '../audit/ports/audit-log.port';
 import { PolicyGate } from '../policy/policy-gate';
 import { SchemaValidator } from './ports/schema-validator.port';
-import type { ToolCaller, ToolCallContext, ToolResult } from './ports/tool-gateway.port';
-import { Toolbox } from './ports/toolbox.port';
+import type { ToolCaller, ToolCallContext, ToolCallMode, ToolResult } from './ports/tool-gateway.port';
+import { type DryRunResult, type ResolvedCall, Toolbox } from './ports/toolbox.port';
 import { ToolCallSettings } from './tool-call-settings';
 
 /**
  * The server side of every tool call, whoever makes it (the chat agent in process, a
  * confirmed chat action, or an MCP client over HTTP), and the one place a call is audited
  * and counted: validate, resolve what the call will act on (Toolbox.resolve), ask the policy
- * in force about that (docs/policies.md: deny, ask the person, count against its limits),
- * audit before effect with the policy's verdict on the row, run the call as resolved, audit
- * the outcome, count it in the metrics. The
+ * in force about that and carry out its decision for the call's mode (enforcement(), ToolDoor:
+ * refuse, say where the person can say yes, or run once its limits allow), audit before effect
+ * with the policy's verdict on the row, run the call as resolved, audit the outcome, count it
+ * in the metrics. The
  * context's `mode` says which of four things a call is: an ordinary call (`run`), a preview
  * that changes nothing (`dry-run`), the call the person said yes to (`confirmed`, checked
  * against the tool's confirmedInputSchema), or one the agent refused before sending
@@ -75,7 +77,7 @@ export class ExecuteToolCallUseCase {
     return this.toolbox.definitions.map((tool) => {
       if (!tool.destructive) return tool;
       const anyCall = { tool: tool.name, source, userId: '', targets: { items: 1, recipient: null }, at: this.clock.now() };
-      const unasked = this.policy.inForce(anyCall).effect === 'allow';
+      const unasked = enforcement(this.policy.inForce(anyCall), RUN_DOOR).kind === 'run';
       return { ...tool, description: `${tool.description} ${destructiveToolNotice(source, unasked ? 'allow' : 'confirm-in-chat')}` };
     });
   }
@@ -92,7 +94,7 @@ export class ExecuteToolCallUseCase {
     const resolution = await this.toolbox.resolve(validation.tool.name, validation.arguments, caller.userId);
     if (!resolution.ok) return null;
     const decision = await this.policy.decide(tool, resolution.call.targets, caller);
-    return decision.effect === 'ask-person' ? { policyVersion: decision.version } : null;
+    return enforcement(decision, RUN_DOOR).kind === 'ask-person' ? { policyVersion: decision.version } : null;
   }
 
   /** @throws only what the toolbox did not expect, after auditing it as failed. */
@@ -132,27 +134,52 @@ export class ExecuteToolCallUseCase {
     if (!resolution.ok) return this.unresolved({ ...entry, arguments: validation.arguments, securityEvents }, resolution);
     const decision = await this.policy.decide(definition.name, resolution.call.targets, context);
     const audited: ToolAuditEntry = { ...entry, arguments: validation.arguments, securityEvents, policy: verdictOf(decision) };
-    const dryRun = mode.kind === 'dry-run';
-    if ((decision.effect === 'deny' || decision.effect === 'ask-reviewer') && decision.rule !== null) {
-      // A reviewer is asked only for outreach's messages: a policy cannot name one for these tools (readPolicy).
-      return this.refuse(audited, { ok: false, ...denied({ ...decision, rule: decision.rule }) }, definition.name);
+    const enforced = enforcement(decision, toolDoor(mode));
+    switch (enforced.kind) {
+      case 'refuse':
+        return this.refuse(audited, { ok: false, ...enforced.refusal }, definition.name);
+      case 'ask-person': {
+        // This call cannot put the question itself: it says where the person can say yes.
+        const message = confirmInChatMessage(this.toolbox.chatRequestFor(definition.name, validation.arguments), this.settings.consoleUrl);
+        return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, definition.name);
+      }
+      case 'run':
+        return this.run(definition.name, definition.mutates, resolution.call, { audited, decision, enforced, userId: context.userId });
+      default: {
+        const unknown: never = enforced;
+        return unknown;
+      }
     }
-    // Dry runs and confirmed calls are how the person is asked and how their yes comes back.
-    if (decision.effect === 'ask-person' && mode.kind === 'run') {
-      const message = confirmInChatMessage(this.toolbox.chatRequestFor(definition.name, validation.arguments), this.settings.consoleUrl);
-      return this.refuse(audited, { ok: false, code: CONFIRMATION_REQUIRED, message }, definition.name);
-    }
-    // Limits count what runs: never a dry run; a confirmed call when its yes runs it. A dry run
-    // only looks, so that nobody is asked about a call its limit would refuse anyway.
-    const reached = dryRun ? await this.policy.full(decision) : await this.policy.take(decision);
+  }
+
+  /**
+   * Runs a call the policy lets run, once its obligations are met: limits count what runs (a
+   * confirmed call when its yes runs it); a preview (dry run) only looks, so that nobody is asked
+   * about a call its limit would refuse anyway. A preview's question says whether the policy puts
+   * the call to the person (DryRunResult.asksThePerson).
+   */
+  private async run(
+    tool: string,
+    mutates: boolean,
+    call: ResolvedCall,
+    decided: {
+      audited: ToolAuditEntry;
+      decision: PolicyDecision;
+      enforced: Extract<Enforcement, { kind: 'run' }>;
+      userId: string;
+    },
+  ): Promise<ToolResult> {
+    const { audited, decision, enforced } = decided;
+    const dryRun = enforced.preview !== null;
+    const reached = dryRun ? await this.policy.full(enforced.obligations) : await this.policy.take(enforced.obligations);
     if (reached) {
       return this.refuse(
         { ...audited, policy: verdictOf(decision, reached.limit) },
         { ok: false, ...overLimit(decision.version, reached.limit, reached.retryAfterSeconds) },
-        definition.name,
+        tool,
       );
     }
-    const pendingSeq = definition.mutates && !dryRun ? await this.audit.recordPending(audited) : null;
+    const pendingSeq = mutates && !dryRun ? await this.audit.recordPending(audited) : null;
     const started = this.clock.now().getTime();
     const finish = async (outcome: ToolAuditEnding) => {
       const complete: ToolAuditOutcome = { ...outcome, durationMs: this.clock.now().getTime() - started };
@@ -161,7 +188,7 @@ export class ExecuteToolCallUseCase {
       return complete;
     };
     const runAndRecord = async () => {
-      const result = await this.toolbox.run(resolution.call, context.userId, { dryRun });
+      const result = await this.toolbox.run(call, decided.userId, { dryRun });
       const recorded = await finish(
         result.ok
           ? { status: dryRun ? 'confirmation_required' : 'succeeded', result: result.data }
@@ -178,7 +205,9 @@ export class ExecuteToolCallUseCase {
     try {
       const { result, recorded } = pendingSeq === null ? await runAndRecord() : await this.unitOfWork.run(runAndRecord);
       this.metrics.toolCall(audited.tool, recorded.status, recorded.durationMs / 1000);
-      return result;
+      if (!result.ok || enforced.preview === null) return result;
+      const question: DryRunResult = { ...(result.data as DryRunResult), asksThePerson: enforced.preview === 'asks' };
+      return { ok: true, data: question };
     } catch (error) {
       // Nothing of the unit of work stands: the call failed, whatever it had done.
       const recorded = await finish({ status: 'failed', errorCode: 'INTERNAL', errorMessage: TREATMENTS.UNKNOWN.userSees });
@@ -213,5 +242,30 @@ export class ExecuteToolCallUseCase {
       durationMs: 0,
     });
     return refusal;
+  }
+}
+
+/** The tools server as a door: nothing holds for a reviewer here. */
+interface ToolDoor extends PolicyDoor {
+  readonly person: 'asks' | 'previews' | 'agreed';
+  readonly reviewer: 'nobody';
+}
+
+/** A call in `run` mode: it cannot put the question itself, and says where the person can say yes. */
+const RUN_DOOR: ToolDoor = { person: 'asks', reviewer: 'nobody' };
+
+/** What a call's mode makes of the tools server as a door: a dry run is the person's question, a confirmed call their yes. */
+function toolDoor(mode: Exclude<ToolCallMode, { kind: 'refused' }>): ToolDoor {
+  switch (mode.kind) {
+    case 'run':
+      return RUN_DOOR;
+    case 'dry-run':
+      return { person: 'previews', reviewer: 'nobody' };
+    case 'confirmed':
+      return { person: 'agreed', reviewer: 'nobody' };
+    default: {
+      const unknown: never = mode;
+      return unknown;
+    }
   }
 }

@@ -1,7 +1,8 @@
 import { NO_TOOLS } from '../../domain/agent/decision';
 import { type BudgetUsed, spendQuestion, spendSentence } from '../../domain/agent/monthly-budget';
-import { CHAT_TURN, type PolicyDecision } from '../../domain/policy/policy';
-import { overLimit } from '../../domain/policy/policy-refusal';
+import { enforcement, type PolicyDoor } from '../../domain/policy/enforcement';
+import { CHAT_TURN, type PolicyObligations } from '../../domain/policy/policy';
+import { overLimit, type PolicyRefusal } from '../../domain/policy/policy-refusal';
 import type { PolicyGate } from '../policy/policy-gate';
 import { answer, type TurnResult } from './turn-result';
 
@@ -25,38 +26,48 @@ export class TurnAdmission {
    */
   async admit(userId: string, message: string, agreed: boolean): Promise<TurnResult | null> {
     const { decision, budget } = await this.policy.decideTurn(userId);
-    switch (decision.effect) {
-      case 'deny': {
+    const door: TurnDoor = { person: agreed ? 'agreed' : 'asks', reviewer: 'nobody' };
+    const enforced = enforcement(decision, door);
+    switch (enforced.kind) {
+      case 'refuse': {
         const viaBudget = decision.when?.budgetUsed !== undefined;
-        const said = [
-          viaBudget && budget ? spendSentence(budget) : null,
-          decision.reason ?? "The assistant isn't available to you now.",
-          `(Policy rule '${decision.rule ?? ''}'.) ${NOTHING_SENT}`,
-        ];
-        return refused(said.filter((part) => part !== null).join(' '), viaBudget ? 'budget_spent' : 'policy_denied');
+        return refused(refusalWords(enforced.refusal, viaBudget ? budget : null), viaBudget ? 'budget_spent' : 'policy_denied');
       }
       case 'ask-person':
         // Nobody is asked about a turn its limit would refuse anyway; a yes is counted when its turn runs.
-        if (!agreed) return (await this.overLimit(decision, 'look')) ?? asked(message, budget, decision.rule ?? '');
-        return this.overLimit(decision, 'count');
-      case 'allow':
-      case 'ask-reviewer':
-        // A rule cannot ask a reviewer about a chat turn (readPolicy): it is only named for the switch to be whole.
-        return this.overLimit(decision, 'count');
+        return (await this.overLimit(decision.version, enforced.obligations, 'look')) ?? asked(message, budget, enforced.rule);
+      case 'run':
+        return this.overLimit(decision.version, enforced.obligations, 'count');
       default: {
-        const unknown: never = decision.effect;
+        const unknown: never = enforced;
         return unknown;
       }
     }
   }
 
   /** The turn refused by a `limit` rule on chat_turn that is full; `count` counts a turn that runs (nothing when one is full). */
-  private async overLimit(decision: PolicyDecision, how: 'look' | 'count'): Promise<TurnResult | null> {
-    const reached = how === 'count' ? await this.policy.take(decision) : await this.policy.full(decision);
+  private async overLimit(version: number, obligations: PolicyObligations, how: 'look' | 'count'): Promise<TurnResult | null> {
+    const reached = how === 'count' ? await this.policy.take(obligations) : await this.policy.full(obligations);
     if (!reached) return null;
-    const refusal = overLimit(decision.version, reached.limit, reached.retryAfterSeconds);
+    const refusal = overLimit(version, reached.limit, reached.retryAfterSeconds);
     return refused(refusal.message, 'policy_denied');
   }
+}
+
+/** The chat turn as a door: it asks the person in the chat, unless this turn runs on their yes; no reviewer. */
+interface TurnDoor extends PolicyDoor {
+  readonly person: 'asks' | 'agreed';
+  readonly reviewer: 'nobody';
+}
+
+/** A refused turn in the server's words: the spend when a rule on the budget refused it, the rule's reason, the rule. */
+function refusalWords(refusal: PolicyRefusal, spent: BudgetUsed | null): string {
+  const said = [
+    spent ? spendSentence(spent) : null,
+    refusal.details.reason ?? "The assistant isn't available to you now.",
+    `(Policy rule '${refusal.details.rule}'.) ${NOTHING_SENT}`,
+  ];
+  return said.filter((part) => part !== null).join(' ');
 }
 
 const NOTHING_SENT = 'Nothing was sent to the assistant.';

@@ -5,8 +5,9 @@ import { idempotencyMaterial } from '../../domain/outreach/planning';
 import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
 import { slotLimits, utcDay } from '../../domain/outreach/quota';
 import { needsReview } from '../../domain/outreach/review';
-import { verdictOf } from '../../domain/policy/policy';
-import { denied, overLimit, type PolicyRefusal } from '../../domain/policy/policy-refusal';
+import { enforcement, type PolicyDoor } from '../../domain/policy/enforcement';
+import { type PolicyObligations, verdictOf } from '../../domain/policy/policy';
+import { overLimit, type PolicyRefusal } from '../../domain/policy/policy-refusal';
 import { PolicyGate } from '../policy/policy-gate';
 import type { LimitReached } from '../policy/ports/policy-counters.port';
 import { AuditLog, type ToolAuditEntry } from '../audit/ports/audit-log.port';
@@ -31,6 +32,12 @@ import { type ApprovedDraft, OutreachCycleStore, type TaskRelease, type TaskRevi
  * policy may hold the action.
  */
 export type ActRoute = { readonly approved: ApprovedDraft } | { readonly review: TaskReview };
+
+/** Outreach as a door: nobody is at the call to be asked; a review queue holds it, or a reviewer approved it. */
+interface OutreachDoor extends PolicyDoor {
+  readonly person: 'nobody';
+  readonly reviewer: 'holds' | 'agreed';
+}
 
 /** An action begun: its pending audit row and key, when it started, and the day its slot was taken on. */
 interface Begun {
@@ -109,14 +116,28 @@ export class OutreachActionRunner {
     const targets = actionTargets(proposal.action, proposal.args);
     const decision = await this.policy.decide(proposal.action, targets, { userId: task.ownerId, source: 'outreach' });
     const audited: ToolAuditEntry = { ...auditEntry(task, proposal.action, proposal.args), policy: verdictOf(decision) };
-    if (decision.effect === 'deny' && decision.rule !== null)
-      return this.denied(task, audited, denied({ ...decision, rule: decision.rule }), shown);
     // A draft its reviewer approved has had the review a rule asks for.
-    const reviewer = approved ? undefined : decision.reviewer;
-    if (reviewer || ('review' in route && needsReview(route.review.policy, route.review.approved))) {
-      return this.review.hold(task, proposal, audited, shown, kind, day, reviewer);
+    const door: OutreachDoor = { person: 'nobody', reviewer: approved ? 'agreed' : 'holds' };
+    const enforced = enforcement(decision, door);
+    let obligations: PolicyObligations;
+    switch (enforced.kind) {
+      case 'refuse':
+        return this.denied(task, audited, enforced.refusal, shown);
+      case 'hold-for-reviewer':
+        return this.review.hold(task, proposal, audited, shown, kind, day, enforced.reviewer);
+      case 'run':
+        // The campaign's own review mode holds its messages whatever the policy.
+        if ('review' in route && needsReview(route.review.policy, route.review.approved)) {
+          return this.review.hold(task, proposal, audited, shown, kind, day);
+        }
+        obligations = enforced.obligations;
+        break;
+      default: {
+        const unknown: never = enforced;
+        return unknown;
+      }
     }
-    const reached = await this.policy.take(decision);
+    const reached = await this.policy.take(obligations);
     if (reached) return this.overLimit(task, { ...audited, policy: verdictOf(decision, reached.limit) }, decision.version, reached, shown);
     const begun = await this.store.begin({
       claim: task.claim,

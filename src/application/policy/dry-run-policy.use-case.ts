@@ -1,14 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CompiledPolicy } from '../../domain/policy/compiled-policy';
 import { actionTargets } from '../../domain/outreach/actions';
-import {
-  type CallTargets,
-  POLICY_EFFECTS,
-  type PolicyCall,
-  type PolicyDecision,
-  type PolicyEffect,
-  type PolicySource,
-} from '../../domain/policy/policy';
+import { enforcement, type PolicyDoor } from '../../domain/policy/enforcement';
+import { type CallTargets, POLICY_EFFECTS, type PolicyCall, type PolicyEffect, type PolicySource } from '../../domain/policy/policy';
 import { SimulatedLimits } from '../../domain/policy/simulated-limits';
 import { AuditReader, type RecordedToolCall } from '../audit/ports/audit-reader.port';
 import { PolicyBasis, PolicyProvider } from './policy-provider';
@@ -169,26 +163,41 @@ class Replayed {
   constructor(private readonly policy: CompiledPolicy) {}
 
   decide(call: PolicyCall, recorded: RecordedToolCall): DryRunVerdict {
-    const decision = this.policy.evaluate(call);
-    if (runs(decision, recorded)) {
-      const reached = this.limits.take(decision.limits, call.at);
-      if (reached) return { effect: 'limit', rule: reached.rule };
+    const decision = this.policy.decide(call);
+    const enforced = enforcement(decision, recordedDoor(recorded));
+    switch (enforced.kind) {
+      case 'run': {
+        // A preview (the question put to the person) counts nothing; what ran counts.
+        const reached = enforced.preview === null ? this.limits.take(enforced.obligations.limits, call.at) : null;
+        if (reached) return { effect: 'limit', rule: reached.rule };
+        break;
+      }
+      case 'refuse':
+      case 'ask-person':
+      case 'hold-for-reviewer':
+        // Nothing ran: nothing counts.
+        break;
+      default: {
+        const unknown: never = enforced;
+        return unknown;
+      }
     }
     return { effect: decision.effect, rule: decision.rule };
   }
 }
 
 /**
- * Whether the executor would count the call against its limits (ExecuteToolCallUseCase): it
- * counts what runs, so not a denial or a review, and never a dry run that put the call to the
- * person (its row says confirmation_required, or confirmation_requested on older rows). A call
- * the person must be asked about runs only as their yes: a refused row of it (asked of an MCP
- * client that cannot put the question) did not.
+ * The door a recorded call came in by, as far as its row tells (ExecuteToolCallUseCase counts
+ * what runs): a row of a dry run (confirmation_required, or confirmation_requested on older
+ * rows) is a preview, the question put to the person; a refused row is a call that could not
+ * ask them (asked of an MCP client that cannot put the question: it did not run); any other is
+ * a call that ran, on the person's yes where a rule asked them. A reviewer's question holds the
+ * call (nothing counted when it was drafted).
  */
-function runs(decision: PolicyDecision, recorded: RecordedToolCall): boolean {
-  if (recorded.status === 'confirmation_required' || recorded.status === 'confirmation_requested') return false;
-  if (decision.effect === 'ask-person') return recorded.status !== 'rejected';
-  return decision.effect === 'allow';
+function recordedDoor(recorded: RecordedToolCall): PolicyDoor {
+  const { status } = recorded;
+  const preview = status === 'confirmation_required' || status === 'confirmation_requested';
+  return { person: preview ? 'previews' : status === 'rejected' ? 'asks' : 'agreed', reviewer: 'holds' };
 }
 
 /** The call as the policy sees it, at its recorded time, acting on what it was recorded to act on (recordedTargets). */

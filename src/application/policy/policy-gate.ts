@@ -2,9 +2,17 @@ import { Injectable } from '@nestjs/common';
 import type { BudgetUsed } from '../../domain/agent/monthly-budget';
 import { budgetMonth } from '../../domain/agent/token-budget';
 import type { ApiCall } from '../../domain/policy/api-request';
-import type { CompiledPolicy } from '../../domain/policy/compiled-policy';
-import { CHAT_TURN, type CallTargets, type PolicyDecision, type PolicySource, verdictOf } from '../../domain/policy/policy';
-import { denied, overLimit } from '../../domain/policy/policy-refusal';
+import { enforcement, type PolicyDoor } from '../../domain/policy/enforcement';
+import {
+  CHAT_TURN,
+  type CallTargets,
+  type PolicyCall,
+  type PolicyDecision,
+  type PolicyObligations,
+  type PolicySource,
+  verdictOf,
+} from '../../domain/policy/policy';
+import { overLimit } from '../../domain/policy/policy-refusal';
 import { PolicyDeniedError, PolicyLimitReachedError } from '../../domain/policy/policy-refusal-error';
 import { MonthlyBudgets } from '../agent/ports/monthly-budgets.port';
 import { Clock } from '../shared/ports/clock.port';
@@ -58,7 +66,7 @@ export class PolicyGate {
     const at = this.clock.now();
     const role = policy.readsRoles ? ((await this.accounts.roleOf(caller.userId)) ?? undefined) : undefined;
     const budget = policy.readsBudget(tool) ? await this.budgetUsed(caller.userId, at) : null;
-    const decision = policy.evaluate({ tool, source: caller.source, userId: caller.userId, role, targets, at, budget });
+    const decision = policy.decide({ tool, source: caller.source, userId: caller.userId, role, targets, at, budget });
     return { decision, budget };
   }
 
@@ -72,25 +80,33 @@ export class PolicyGate {
 
   /**
    * A request the person makes themselves (the REST API's task routes), let through or
-   * refused: it must pass every tool call it amounts to (apiRequestCalls). A `deny` rule on any
-   * of them refuses it; then it counts once against every limit each of them matched, and a
-   * full one refuses it, counted nowhere; `ask-person` lets it run, the request being the
-   * person's own yes.
+   * refused: it must pass every tool call it amounts to (apiRequestCalls). A refusal of any of
+   * them (a `deny` rule) refuses it; then it counts once against every limit each of them
+   * matched, and a full one refuses it, counted nowhere. The request is the person's own yes,
+   * so a rule that asks them lets it run (API_DOOR).
    * @throws PolicyDeniedError, PolicyLimitReachedError, naming the call refused
    */
   async admit(calls: readonly ApiCall[], caller: PolicyCaller): Promise<void> {
-    const decided: { call: ApiCall; decision: PolicyDecision }[] = [];
+    const decided: { call: ApiCall; decision: PolicyDecision; obligations: PolicyObligations }[] = [];
     for (const call of calls) {
       const decision = await this.decide(call.tool, call.targets, caller);
-      if (decision.effect === 'deny' && decision.rule !== null) {
-        throw new PolicyDeniedError(denied({ ...decision, rule: decision.rule }), verdictOf(decision), call.tool);
+      const enforced = enforcement(decision, API_DOOR);
+      switch (enforced.kind) {
+        case 'refuse':
+          throw new PolicyDeniedError(enforced.refusal, verdictOf(decision), call.tool);
+        case 'run':
+          decided.push({ call, decision, obligations: enforced.obligations });
+          break;
+        default: {
+          const unknown: never = enforced;
+          return unknown;
+        }
       }
-      decided.push({ call, decision });
     }
-    const limits = decided.flatMap(({ decision }) => decision.limits);
+    const limits = decided.flatMap(({ obligations }) => obligations.limits);
     const reached = limits.length === 0 ? null : await this.counters.take(limits);
     if (!reached) return;
-    const { call, decision } = decided.find((entry) => entry.decision.limits.includes(reached.limit)) ?? decided[0];
+    const { call, decision } = decided.find((entry) => entry.obligations.limits.includes(reached.limit)) ?? decided[0];
     throw new PolicyLimitReachedError(
       overLimit(decision.version, reached.limit, reached.retryAfterSeconds),
       verdictOf(decision, reached.limit),
@@ -99,17 +115,20 @@ export class PolicyGate {
   }
 
   /** The policy in force's decision on a call as given, with no role (for describing tools, not for deciding a call). */
-  inForce(call: Parameters<CompiledPolicy['evaluate']>[0]): PolicyDecision {
-    return this.policies.current().evaluate(call);
+  inForce(call: PolicyCall): PolicyDecision {
+    return this.policies.current().decide(call);
   }
 
-  /** Counts a call that is about to run against the limits it matched; the limit it would cross, if any (then it counted nowhere). */
-  take(decision: PolicyDecision): Promise<LimitReached | null> {
-    return decision.limits.length === 0 ? Promise.resolve(null) : this.counters.take(decision.limits);
+  /** Counts a call that is about to run against the limits it is obliged to; the limit it would cross, if any (then it counted nowhere). */
+  take(obligations: PolicyObligations): Promise<LimitReached | null> {
+    return obligations.limits.length === 0 ? Promise.resolve(null) : this.counters.take(obligations.limits);
   }
 
-  /** The limit a call could not run under now, counting nothing (for a dry run, before the person is asked). */
-  full(decision: PolicyDecision): Promise<LimitReached | null> {
-    return decision.limits.length === 0 ? Promise.resolve(null) : this.counters.full(decision.limits);
+  /** The limit a call could not run under now, counting nothing (for a preview, before the person is asked). */
+  full(obligations: PolicyObligations): Promise<LimitReached | null> {
+    return obligations.limits.length === 0 ? Promise.resolve(null) : this.counters.full(obligations.limits);
   }
 }
+
+/** The REST task routes: each request is the person's own, their yes; nothing holds for a reviewer. */
+const API_DOOR = { person: 'agreed', reviewer: 'nobody' } as const satisfies PolicyDoor;

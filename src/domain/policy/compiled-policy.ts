@@ -2,19 +2,20 @@ import { canonicalJson } from '../agent/tool-call-validation';
 import type { Role } from '../identity/user';
 import { emailAddress } from '../shared/email-address';
 import { reachesPercent } from '../agent/money';
+import { promisedRules } from './default-policy';
 import { globMatches, namesTool } from './glob';
 import type { PolicyProblem } from './policy-document';
 import {
   LIMIT_WINDOWS_MS,
   WEEKDAYS,
   type CallTargets,
-  type DecisiveEffect,
   type PolicyCall,
   type PolicyConditions,
   type PolicyDecision,
   type PolicyDocument,
   type PolicyLimit,
   type PolicyRule,
+  type PolicyRuling,
   type PolicyTool,
 } from './policy';
 
@@ -79,6 +80,8 @@ interface BudgetReading {
  */
 export class CompiledPolicy {
   private readonly byTool = new Map<string, CompiledRule[]>();
+  /** The rules every policy holds (promisedRules), by tool: they turn an `allow` into their own question. */
+  private readonly promised = new Map<string, PolicyRule>();
   /** Whether some rule tests the caller's role: the caller's role must then be given. */
   readonly readsRoles: boolean;
   private readonly budget: BudgetReading = { tools: new Set(), thresholds: new Set() };
@@ -111,6 +114,7 @@ export class CompiledPolicy {
         this.byTool.set(tool.name, list);
       }
     });
+    for (const rule of promisedRules(catalogue)) for (const tool of rule.tools) this.promised.set(tool, rule);
     this.readsRoles = document.rules.some((rule) => rule.roles !== undefined);
     for (const rule of document.rules) if (rule.when?.budgetUsed) this.budget.thresholds.add(rule.when.budgetUsed.atLeastPercent);
   }
@@ -125,10 +129,24 @@ export class CompiledPolicy {
     return [...this.budget.thresholds].sort((a, b) => a - b);
   }
 
-  /** The first rule that matches and ends evaluation decides; `limit` rules matched before it are collected. No rule: allowed. */
+  /**
+   * What the policy decides of a call: its rules' evaluation, then the rules every policy holds
+   * (promisedRules): a call its rules allow that such a rule puts to the person is put to them,
+   * and that rule decides it (its limits counted as before).
+   */
+  decide(call: PolicyCall): PolicyDecision {
+    const decision = this.evaluate(call);
+    if (decision.effect !== 'allow') return decision;
+    const promise = this.promised.get(call.tool);
+    if (!promise || (promise.sources && !promise.sources.includes(call.source))) return decision;
+    const { version, limits, items } = decision;
+    return { effect: 'ask-person', rule: promise.name, position: null, version, limits, items };
+  }
+
+  /** The first of its rules that matches and ends evaluation decides; `limit` rules matched before it are collected. No rule: allowed. */
   evaluate(call: PolicyCall): PolicyDecision {
     const limits: PolicyLimit[] = [];
-    const { items } = call.targets;
+    const decided = { version: this.version, limits, items: call.targets.items };
     let facts: CallFacts | undefined;
     for (const compiled of this.byTool.get(call.tool) ?? []) {
       if (compiled.sources && !compiled.sources.has(call.source)) continue;
@@ -139,28 +157,38 @@ export class CompiledPolicy {
         if (compiled.readsFacts) facts ??= callFacts(call.targets);
         if (!conditionsHold(rule.when, facts, call)) continue;
       }
-      if (rule.effect === 'limit' && rule.limit) {
-        const { max, per, window } = rule.limit;
-        const key = limitKey(rule, compiled.people, per === 'person' ? call.userId : '*');
-        // A second rule of the same definition is the same limit: the call counts once on it.
-        if (!limits.some((limit) => limit.key === key)) {
-          limits.push({ rule: rule.name, position: compiled.position, max, window, windowMs: LIMIT_WINDOWS_MS[window], key });
-        }
+      if (rule.effect === 'limit') {
+        if (rule.limit) this.collect(limits, compiled, rule.limit, call.userId);
         continue;
       }
-      return {
-        version: this.version,
-        rule: rule.name,
-        position: compiled.position,
-        effect: rule.effect as DecisiveEffect,
-        ...(rule.reason ? { reason: rule.reason } : {}),
-        ...(rule.reviewer ? { reviewer: rule.reviewer } : {}),
-        ...(rule.when ? { when: rule.when } : {}),
-        limits,
-        items,
-      };
+      return { ...rulingOf(rule, rule.effect, compiled.position), ...decided, ...(rule.when ? { when: rule.when } : {}) };
     }
-    return { version: this.version, rule: null, position: null, effect: 'allow', limits, items };
+    return { effect: 'allow', rule: null, position: null, ...decided };
+  }
+
+  /** A limit the call counts against; a second rule of the same definition is the same limit: the call counts once on it. */
+  private collect(limits: PolicyLimit[], compiled: CompiledRule, limit: NonNullable<PolicyRule['limit']>, userId: string): void {
+    const { max, per, window } = limit;
+    const key = limitKey(compiled.rule, compiled.people, per === 'person' ? userId : '*');
+    if (limits.some((collected) => collected.key === key)) return;
+    limits.push({ rule: compiled.rule.name, position: compiled.position, max, window, windowMs: LIMIT_WINDOWS_MS[window], key });
+  }
+}
+
+/** What a deciding rule rules, by its effect. */
+function rulingOf(rule: PolicyRule, effect: Exclude<PolicyRule['effect'], 'limit'>, position: number): PolicyRuling {
+  switch (effect) {
+    case 'allow':
+    case 'ask-person':
+      return { effect, rule: rule.name, position };
+    case 'ask-reviewer':
+      return { effect, rule: rule.name, position, ...(rule.reviewer ? { reviewer: rule.reviewer } : {}) };
+    case 'deny':
+      return { effect, rule: rule.name, position, reason: rule.reason ?? '' };
+    default: {
+      const unknown: never = effect;
+      return unknown;
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import type { McpDestructiveToolMode } from '../agent/confirmation';
 import type { ToolDefinition } from '../agent/tools';
 import { ACTION_CONTRACTS, type ActionName } from '../outreach/actions';
-import { CHAT_TURN, type CallFact, type PolicyDocument, type PolicyTool } from './policy';
+import { CHAT_TURN, type CallFact, type PolicyDocument, type PolicyRule, type PolicyTool } from './policy';
 
 /** The version of the built-in policy, in force until an admin stores one. */
 export const DEFAULT_POLICY_VERSION = 0;
@@ -36,6 +36,22 @@ export function policyCatalogue(todoTools: readonly ToolDefinition[]): PolicyToo
     })),
     { name: CHAT_TURN, sources: ['chat'], destructive: false, askable: ['person'], facts: [], byNameOnly: true },
   ];
+}
+
+/** The rule every policy holds for the chat's destructive calls (promisedRules): what audit rows and decisions name. */
+export const CHAT_ASKS_BEFORE_DESTRUCTION = 'chat-asks-before-destruction';
+
+/**
+ * Rules every version of the policy holds, whatever an admin stores (docs/policies.md, "The
+ * built-in policy"): in the chat, a destructive tool is always put to the person first (the
+ * product's promise). Such a rule decides only a call the stored rules would allow: their
+ * denials, questions and limits stand, so a policy can add limits and denials in the chat, not
+ * take the question away. Over MCP and the REST API the stored rules alone decide.
+ */
+export function promisedRules(catalogue: readonly PolicyTool[]): PolicyRule[] {
+  const destructive = catalogue.filter((tool) => tool.destructive).map((tool) => tool.name);
+  if (destructive.length === 0) return [];
+  return [{ name: CHAT_ASKS_BEFORE_DESTRUCTION, tools: destructive, sources: ['chat'], effect: 'ask-person' }];
 }
 
 /**

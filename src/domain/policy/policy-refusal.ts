@@ -1,4 +1,4 @@
-import { POLICY_DENIED, POLICY_LIMIT_REACHED, type PolicyDecision, type PolicyLimit } from './policy';
+import { POLICY_DENIED, POLICY_LIMIT_REACHED, type PolicyLimit } from './policy';
 
 /** A call the policy stopped, as the caller (a model, an MCP client) reads it: what the person is told, and the rule behind it. */
 export interface PolicyRefusal {
@@ -18,8 +18,8 @@ export type PolicyRefusalDetails = {
   readonly retryAfterSeconds?: number;
 };
 
-/** A call a `deny` rule refused: the admin's reason, and which rule it is. */
-export function denied(decision: PolicyDecision & { readonly rule: string }): PolicyRefusal {
+/** A call a rule refused (a `deny`, or an effect the door cannot carry out): the admin's reason, when there is one, and which rule it is. */
+export function denied(decision: { readonly rule: string; readonly version: number; readonly reason?: string }): PolicyRefusal {
   const details: PolicyRefusalDetails = {
     rule: decision.rule,
     version: decision.version,

@@ -69,7 +69,7 @@ export const CHAT_TURN = 'chat_turn';
 export interface PolicyTool {
   readonly name: string;
   readonly sources: readonly PolicySource[];
-  /** Destroys data: today's built-in rule asks the person before any such call runs. */
+  /** Destroys data: the chat always puts a call of it to the person (promisedRules), and the built-in policy does over MCP too. */
   readonly destructive: boolean;
   /** Who can be asked before it runs: `person` where the server can put the call to them as a question, `reviewer` where a review queue holds it. */
   readonly askable: readonly ('person' | 'reviewer')[];
@@ -160,22 +160,42 @@ export interface PolicyLimit {
   readonly key: string;
 }
 
-/** What the policy says of a call, and which rule said it. `rule` is null when no rule matched (allowed). */
-export interface PolicyDecision {
-  readonly version: number;
-  readonly rule: string | null;
-  /** 1-based, as the policy lists it; null when no rule matched. */
-  readonly position: number | null;
-  readonly effect: DecisiveEffect;
-  readonly reason?: string;
-  readonly reviewer?: PolicyRule['reviewer'];
-  /** The deciding rule's conditions, when it has any (a refused chat turn says whether it was the budget). */
-  readonly when?: PolicyConditions;
-  /** Every `limit` rule the call matched before the deciding one, in order (one per counter). */
+/** A rule's reviewer: how long the owner has to answer, and what happens when nobody does. */
+export type ReviewerRule = NonNullable<PolicyRule['reviewer']>;
+
+/**
+ * What decided a call, by effect: the deciding rule (1-based `position` as the policy lists
+ * it), and what that effect needs. `allow` names no rule when none matched. An `ask-person`
+ * may come from a rule every policy holds (promisedRules in default-policy.ts): then it has no
+ * position.
+ */
+export type PolicyRuling =
+  | { readonly effect: 'allow'; readonly rule: string | null; readonly position: number | null }
+  | { readonly effect: 'ask-person'; readonly rule: string; readonly position: number | null }
+  /** `reviewer`: its time to answer and fallback (readPolicy requires them). */
+  | { readonly effect: 'ask-reviewer'; readonly rule: string; readonly position: number; readonly reviewer?: ReviewerRule }
+  /** `reason`: what the person reads (readPolicy requires it). */
+  | { readonly effect: 'deny'; readonly rule: string; readonly position: number; readonly reason: string };
+
+/**
+ * What a decision obliges a door to do besides its effect, each time the call runs (and what a
+ * preview of it looks at first). Today one: count the call against every `limit` rule it matched
+ * before the deciding one, in order (one per counter). A new obligation is one more member here,
+ * collected by CompiledPolicy.evaluate, carried by enforcement() and fulfilled by PolicyGate.
+ */
+export interface PolicyObligations {
   readonly limits: readonly PolicyLimit[];
-  /** How many things the call touches, as decided (CallTargets.items). */
-  readonly items: number;
 }
+
+/** What the policy says of a call: the ruling by effect, its obligations, and what it was decided on. */
+export type PolicyDecision = PolicyRuling &
+  PolicyObligations & {
+    readonly version: number;
+    /** The deciding rule's conditions, when it has any (a refused chat turn says whether it was the budget). */
+    readonly when?: PolicyConditions;
+    /** How many things the call touches, as decided (CallTargets.items). */
+    readonly items: number;
+  };
 
 /**
  * What an audit row records of the decision that let a call through or stopped it, and how

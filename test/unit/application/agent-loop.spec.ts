@@ -76,6 +76,23 @@ describe(AgentLoop.name, () => {
     expect(result.toolCalls[0]).toMatchObject({ success: false, error: { code: 'CONFIRMATION_REQUIRED' } });
   });
 
+  it("runs a destructive call the server's dry run says the policy lets run, asking nobody", async () => {
+    const { sut, model, gateway } = setup((_, context) =>
+      Promise.resolve(
+        context.mode.kind === 'dry-run'
+          ? { ok: true, data: { prompt: 'Really delete?', arguments: { numbers: [4] }, preview: {}, asksThePerson: false } }
+          : { ok: true, data: { deleted: [{ number: 4 }] } },
+      ),
+    );
+    model.use((req) => (answeringToolResult(req) ? say('Deleted.') : callTool('delete_task', { number: 4 })));
+    const result = await sut.run(input());
+    expect(gateway.calls.map((c) => c.context.mode)).toEqual([{ kind: 'dry-run' }, { kind: 'run' }]);
+    expect(result).toMatchObject({ text: 'Deleted.', confirmation: null, decisionType: 'INVOKE_TOOL' });
+    expect(result.toolCalls).toEqual([
+      expect.objectContaining({ tool: 'delete_task', success: true, result: { deleted: [{ number: 4 }] } }),
+    ]);
+  });
+
   it('runs a confirmed call as confirmed, and when it finds things changed since, answers with its new question', async () => {
     const askAgain = {
       prompt: 'Since I asked… Do you really want to delete A?',

@@ -16,8 +16,10 @@ export type CallOutcome =
  * One call of the model's batch, always through the gateway, so that the tool server
  * validates, audits and counts it like any other: a call the agent cannot send as it is
  * (over the turn's tool calls, no such tool, arguments not JSON or too large) goes as a
- * refusal for the server to record. A destructive call goes first as a dry run, and
- * becomes the person's question.
+ * refusal for the server to record. A call of a tool that can be put to the person (a
+ * destructive one: it has a question) goes first as a dry run, and the server's answer says
+ * whether the policy in force puts it to them (docs/policies.md): then it becomes their
+ * question; else it runs.
  */
 export class ModelToolCall {
   constructor(
@@ -47,8 +49,9 @@ export class ModelToolCall {
     const args = parsed.arguments;
     if (tool?.destructive) {
       const preview = await this.invocation.invoke(call, args, input, signal, state, { kind: 'dry-run' });
-      if (preview.result.ok) {
-        const dryRun = preview.result.data as DryRunResult;
+      if (!preview.result.ok) return { kind: 'result', record: preview.record, message: preview.message };
+      const dryRun = preview.result.data as DryRunResult;
+      if (dryRun.asksThePerson !== false) {
         // Nothing ran: the record says so, and shows what would happen on "yes".
         const record: ToolCallRecord = {
           ...preview.record,
@@ -58,7 +61,6 @@ export class ModelToolCall {
         };
         return { kind: 'confirm', record, dryRun };
       }
-      return { kind: 'result', record: preview.record, message: preview.message };
     }
     const outcome = await this.invocation.invoke(call, args, input, signal, state);
     if (outcome.result.ok && tool?.changesExisting) state.changes++;

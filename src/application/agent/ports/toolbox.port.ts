@@ -10,6 +10,12 @@ export interface DryRunResult {
   readonly prompt: string;
   readonly arguments: ToolArguments;
   readonly preview: unknown;
+  /**
+   * Whether the policy in force puts the call to the person (set by the tools server,
+   * ExecuteToolCallUseCase); `false`: it would run unasked. Absent (a toolbox's own answer)
+   * reads as asked: nothing destructive runs on a guess.
+   */
+  readonly asksThePerson?: boolean;
 }
 
 /**
