@@ -5,7 +5,16 @@ import addressparser from 'nodemailer/lib/addressparser';
 import type { NodemailerError } from 'nodemailer/lib/errors';
 import type Mail from 'nodemailer/lib/mailer';
 import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
-import { type ChannelCall, type ChannelLookup, EmailChannel, type OutgoingEmail } from '../../../application/outreach/ports/channels.port';
+import {
+  type ChannelCall,
+  type ChannelLookup,
+  type ChannelRecord,
+  type ChannelRequest,
+  emailOf,
+  type OutgoingEmail,
+  OutreachChannel,
+} from '../../../application/outreach/ports/channels.port';
+import type { ActionKind } from '../../../domain/outreach/outreach-task';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { emailAddress } from '../../../domain/shared/email-address';
 
@@ -39,8 +48,9 @@ interface SendProgress {
  * cannot have the message: it answered with a 4xx/5xx reply, or the session ended before the
  * body was sent; a connection lost once the body was on its way is `'maybe'`.
  */
-export class SmtpEmailChannel extends EmailChannel {
+export class SmtpEmailChannel extends OutreachChannel {
   readonly name = 'smtp';
+  readonly kinds: readonly ActionKind[] = ['email'];
   private readonly transport: Mail<SMTPSentMessageInfo>;
   private readonly from: string;
   private readonly messageIdDomain: string;
@@ -63,6 +73,14 @@ export class SmtpEmailChannel extends EmailChannel {
     });
   }
 
+  async perform(request: ChannelRequest): Promise<ChannelRecord> {
+    return {
+      kind: 'message',
+      ...(await this.send({ ...emailOf(request), idempotencyKey: request.idempotencyKey, signal: request.signal })),
+    };
+  }
+
+  /** Sends once per key: a second call with the same key sends nothing and returns the first id. */
   async send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }> {
     if (input.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the mail was sent', 'no');
     const known = await this.deliveries.find(input.idempotencyKey);
@@ -113,7 +131,7 @@ export class SmtpEmailChannel extends EmailChannel {
   }
 
   /** Call once, at shutdown; a send in flight finishes on its own connection. */
-  close(): void {
+  override close(): void {
     this.transport.close();
   }
 

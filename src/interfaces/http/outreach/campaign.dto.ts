@@ -1,7 +1,20 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import {
   type Campaign,
   CAMPAIGN_NAME_MAX_LENGTH,
@@ -11,7 +24,8 @@ import {
   DEFAULT_DAILY_LIMIT,
   WEEKLY_LIMIT_MAX,
 } from '../../../domain/outreach/campaign';
-import { type ActionKind } from '../../../domain/outreach/outreach-task';
+import { ACTION_KINDS, type ActionKind } from '../../../domain/outreach/outreach-task';
+import { limitRows, QUOTA_WINDOWS, type QuotaWindow } from '../../../domain/outreach/quota';
 import { APPROVAL_FIRST_N_MAX, APPROVAL_MODES, type ApprovalMode, DEFAULT_APPROVAL_FIRST_N } from '../../../domain/outreach/review';
 import {
   BriefField,
@@ -93,6 +107,32 @@ function WeeklyLimitsField(): PropertyDecorator {
   );
 }
 
+const LIMITS_DESCRIPTION =
+  'Limits as rows, for any kind a channel performs (a channel added later, such as sms, has no named field): ' +
+  'at most max actions of kind per window (day: the UTC day; week: the rolling week). null as max removes the limit ' +
+  "(a day's goes back to the default). Applied after dailyLimits and weeklyLimits; on PATCH, only the rows given change.";
+
+export class LimitRequestDto {
+  @ApiProperty({ example: 'sms', description: 'A kind a channel performs: profile_lookup, linkedin_message, email, or a channel’s own' })
+  kind!: string;
+
+  @ApiProperty({ enum: QUOTA_WINDOWS })
+  window!: QuotaWindow;
+
+  @ApiProperty({ type: Number, nullable: true, minimum: 0, maximum: WEEKLY_LIMIT_MAX, example: 20 })
+  max!: number | null;
+}
+
+/** limits in a request: a list the domain checks row by row, each problem naming its field (limits[0].kind). */
+function LimitsField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type: [LimitRequestDto], description: LIMITS_DESCRIPTION }),
+    Optional(),
+    ArrayMaxSize(100, { message: 'limits must have at most 100 rows' }),
+    IsArray({ message: 'limits must be a list of {kind, window, max}' }),
+  );
+}
+
 const DAILY_LIMITS_DESCRIPTION =
   `Actions per UTC day for this campaign, per kind (default ${DEFAULT_DAILY_LIMIT} each); ` +
   "the owner's own daily limits across campaigns apply as well.";
@@ -144,6 +184,9 @@ export class CreateCampaignRequestDto {
   @WeeklyLimitsField()
   weeklyLimits?: WeeklyLimitsRequestDto;
 
+  @LimitsField()
+  limits?: unknown[];
+
   @ApprovalModeField()
   approvalMode?: ApprovalMode;
 
@@ -176,6 +219,9 @@ export class UpdateCampaignRequestDto {
   @WeeklyLimitsField()
   weeklyLimits?: WeeklyLimitsRequestDto;
 
+  @LimitsField()
+  limits?: unknown[];
+
   @ApprovalModeField()
   approvalMode?: ApprovalMode;
 
@@ -201,6 +247,17 @@ export class DailyLimitsDto {
   @ApiProperty({ example: DEFAULT_DAILY_LIMIT }) email!: number;
 }
 
+export class LimitDto {
+  @ApiProperty({ example: 'email' })
+  kind!: ActionKind;
+
+  @ApiProperty({ enum: QUOTA_WINDOWS })
+  window!: QuotaWindow;
+
+  @ApiProperty({ example: DEFAULT_DAILY_LIMIT })
+  max!: number;
+}
+
 export class CampaignResponseDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
@@ -216,6 +273,12 @@ export class CampaignResponseDto {
 
   @ApiProperty({ type: WeeklyLimitsDto, description: 'Per rolling week (the UTC day and the 6 before it); null: none of its own' })
   weeklyLimits!: WeeklyLimitsDto;
+
+  @ApiProperty({
+    type: [LimitDto],
+    description: 'Every limit of the campaign as rows, those of a channel added later included; a kind with no day row has the default',
+  })
+  limits!: LimitDto[];
 
   @ApiProperty({ enum: APPROVAL_MODES, description: APPROVAL_MODE_DESCRIPTION })
   approvalMode!: ApprovalMode;
@@ -246,8 +309,9 @@ export class CampaignResponseDto {
       id: campaign.id,
       name: campaign.name,
       status: campaign.status,
-      dailyLimits: { ...campaign.dailyLimits },
-      weeklyLimits: { ...campaign.weeklyLimits },
+      dailyLimits: builtIn(campaign.dailyLimits, DEFAULT_DAILY_LIMIT) as unknown as DailyLimitsDto,
+      weeklyLimits: builtIn(campaign.weeklyLimits, null) as unknown as WeeklyLimitsDto,
+      limits: limitRows(campaign.dailyLimits, campaign.weeklyLimits),
       approvalMode: campaign.approval.mode,
       approvalFirstN: campaign.approval.firstN,
       brief: CampaignBriefDto.of(campaign.brief),
@@ -257,6 +321,11 @@ export class CampaignResponseDto {
       completedAt: campaign.completedAt?.toISOString() ?? null,
     };
   }
+}
+
+/** The named fields of the built-in kinds (dailyLimits, weeklyLimits): a channel's own kind is in `limits` only. */
+function builtIn<T>(limits: Readonly<Record<ActionKind, T>>, none: T): Record<string, T> {
+  return Object.fromEntries(ACTION_KINDS.map((kind) => [kind, limits[kind] ?? none]));
 }
 
 export class CampaignPageDto {
