@@ -18,6 +18,9 @@ export const DAILY_LIMIT_MAX = 10_000;
  */
 export const WEEKLY_LIMIT_MAX = 7 * DAILY_LIMIT_MAX;
 
+/** Rows one request's `limits` may have. */
+export const LIMIT_ROWS_MAX = 100;
+
 export type DailyLimits = Readonly<Record<ActionKind, number>>;
 
 export interface Campaign {
@@ -176,6 +179,7 @@ function relimited(
   const rows = request.limits;
   if (rows === undefined) return { dailyLimits, weeklyLimits };
   if (!Array.isArray(rows)) throw new InvalidCampaignError('limits', 'limits must be a list of {kind, window, max}');
+  if (rows.length > LIMIT_ROWS_MAX) throw new InvalidCampaignError('limits', `limits must have at most ${LIMIT_ROWS_MAX} rows`);
   for (const [n, row] of rows.entries()) {
     const { kind, window, max } = limitRow(row, `limits[${n}]`, kinds);
     if (window === 'week') weeklyLimits[kind] = max;

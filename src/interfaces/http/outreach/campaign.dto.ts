@@ -128,7 +128,6 @@ function LimitsField(): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({ type: [LimitRequestDto], description: LIMITS_DESCRIPTION }),
     Optional(),
-    ArrayMaxSize(100, { message: 'limits must have at most 100 rows' }),
     IsArray({ message: 'limits must be a list of {kind, window, max}' }),
   );
 }
@@ -311,7 +310,9 @@ export class CampaignResponseDto {
       status: campaign.status,
       dailyLimits: builtIn(campaign.dailyLimits, DEFAULT_DAILY_LIMIT) as unknown as DailyLimitsDto,
       weeklyLimits: builtIn(campaign.weeklyLimits, null) as unknown as WeeklyLimitsDto,
-      limits: limitRows(campaign.dailyLimits, campaign.weeklyLimits),
+      limits: limitRows(campaign.dailyLimits, campaign.weeklyLimits).sort(
+        (a, b) => a.kind.localeCompare(b.kind) || a.window.localeCompare(b.window),
+      ),
       approvalMode: campaign.approval.mode,
       approvalFirstN: campaign.approval.firstN,
       brief: CampaignBriefDto.of(campaign.brief),
