@@ -3,14 +3,14 @@ import { DataSource } from 'typeorm';
 import { FakeSmsChannel } from '../fakes/outreach/sms-channel';
 import { useTestApp } from '../support/test-app';
 
-/** A campaign's limits as rows: `limits` for any kind a channel performs, next to the named dailyLimits and weeklyLimits. */
+/** A campaign's limits as rows: a request's `limits` for any kind a channel performs; a read names each kind in dailyLimits and weeklyLimits. */
 describe('campaign limits as rows', () => {
   // A third channel, registered in test code alone: its kind can be limited like the built-in ones.
   const sut = useTestApp({ channels: [new FakeSmsChannel()] });
   const ada = sut.user();
   const campaigns = () => `/api/${ada.userId}/campaigns`;
 
-  it('sets limits of a channel added later, keeps the named fields in step, and stores one row per kind and window', async () => {
+  it("sets limits of a channel added later, answers them under the kind's own key, and stores one row per kind and window", async () => {
     const created = await request(sut.http)
       .post(campaigns())
       .set(ada.auth)
@@ -25,10 +25,13 @@ describe('campaign limits as rows', () => {
       })
       .expect(201);
     expect(created.body).toMatchObject({
-      dailyLimits: { profile_lookup: 50, linkedin_message: 50, email: 7 },
-      weeklyLimits: { profile_lookup: null, linkedin_message: 30, email: null },
+      dailyLimits: { profile_lookup: 50, linkedin_message: 50, email: 7, sms: 2 },
+      weeklyLimits: { profile_lookup: null, linkedin_message: 30, email: null, sms: 9 },
     });
-    expect(created.body.limits).toEqual([
+    const id = (created.body as { id: string }).id;
+    const stored = () =>
+      sut.app.get(DataSource).query(`SELECT kind, "window", max FROM campaign_limits WHERE campaign_id = $1 ORDER BY kind, "window"`, [id]);
+    expect(await stored()).toEqual([
       { kind: 'email', window: 'day', max: 7 },
       { kind: 'linkedin_message', window: 'day', max: 50 },
       { kind: 'linkedin_message', window: 'week', max: 30 },
@@ -36,7 +39,6 @@ describe('campaign limits as rows', () => {
       { kind: 'sms', window: 'day', max: 2 },
       { kind: 'sms', window: 'week', max: 9 },
     ]);
-    const id = (created.body as { id: string }).id;
 
     // null removes a row; a kind or window not named is left as it is.
     const changed = await request(sut.http)
@@ -44,22 +46,26 @@ describe('campaign limits as rows', () => {
       .set(ada.auth)
       .send({ limits: [{ kind: 'sms', window: 'week', max: null }] })
       .expect(200);
-    expect(changed.body.limits).toContainEqual({ kind: 'sms', window: 'day', max: 2 });
-    expect(changed.body.limits).not.toContainEqual(expect.objectContaining({ kind: 'sms', window: 'week' }));
+    expect(changed.body.dailyLimits).toEqual({ profile_lookup: 50, linkedin_message: 50, email: 7, sms: 2 });
+    expect(changed.body.weeklyLimits).toEqual({ profile_lookup: null, linkedin_message: 30, email: null });
     const weekly = await request(sut.http)
       .patch(`${campaigns()}/${id}`)
       .set(ada.auth)
       .send({ weeklyLimits: { email: 3 } })
       .expect(200);
-    expect(weekly.body.limits).toContainEqual({ kind: 'sms', window: 'day', max: 2 });
-    expect(weekly.body.limits).toContainEqual({ kind: 'email', window: 'week', max: 3 });
+    expect(weekly.body.dailyLimits).toEqual(changed.body.dailyLimits);
+    expect(weekly.body.weeklyLimits).toEqual({ profile_lookup: null, linkedin_message: 30, email: 3 });
 
     const read = await request(sut.http).get(`${campaigns()}/${id}`).set(ada.auth).expect(200);
-    expect(read.body.limits).toEqual(weekly.body.limits);
-    const stored = await sut.app
-      .get(DataSource)
-      .query(`SELECT kind, "window", max FROM campaign_limits WHERE campaign_id = $1 ORDER BY kind, "window"`, [id]);
-    expect(stored).toEqual(weekly.body.limits);
+    expect(read.body).toMatchObject({ dailyLimits: weekly.body.dailyLimits, weeklyLimits: weekly.body.weeklyLimits });
+    expect(await stored()).toEqual([
+      { kind: 'email', window: 'day', max: 7 },
+      { kind: 'email', window: 'week', max: 3 },
+      { kind: 'linkedin_message', window: 'day', max: 50 },
+      { kind: 'linkedin_message', window: 'week', max: 30 },
+      { kind: 'profile_lookup', window: 'day', max: 50 },
+      { kind: 'sms', window: 'day', max: 2 },
+    ]);
   });
 
   it.each([

@@ -3,18 +3,14 @@ import { OutreachChannels } from '../../../src/application/outreach/outreach-cha
 import type { ChannelAction } from '../../../src/application/outreach/outreach-channels';
 import { CLAIM, runnerOn, UNSUBSCRIBE_LINKS } from '../../fakes/outreach/cycle-harness';
 import { LEAD, SECRET_NAMES, taskContext } from '../../fakes/outreach/proposals';
-import {
-  type Journal,
-  MapSecretStore,
-  NO_REVIEW,
-  RecordingEmailChannel,
-  RecordingLinkedInChannel,
-  SingleTaskCycleStore,
-} from '../../fakes/outreach/recording-outreach-ports';
+import * as ports from '../../fakes/outreach/recording-outreach-ports';
 import { FixedClock } from '../../fakes/fixed-clock';
 import { RecordingAuditLog } from '../../fakes/recording-audit-log';
 import { RecordingLogger } from '../../fakes/recording-logger';
 import { RecordingMetrics } from '../../fakes/recording-metrics';
+
+const { MapSecretStore, NO_REVIEW, RecordingEmailChannel, RecordingLinkedInChannel, SingleTaskCycleStore } = ports;
+type Journal = ports.Journal;
 
 const EMAIL = {
   action: 'send_email',

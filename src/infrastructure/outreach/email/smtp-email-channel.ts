@@ -5,16 +5,8 @@ import addressparser from 'nodemailer/lib/addressparser';
 import type { NodemailerError } from 'nodemailer/lib/errors';
 import type Mail from 'nodemailer/lib/mailer';
 import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
-import {
-  type ChannelCall,
-  type ChannelLookup,
-  type ChannelRecord,
-  type ChannelRequest,
-  emailOf,
-  type OutgoingEmail,
-  OutreachChannel,
-} from '../../../application/outreach/ports/channels.port';
-import type { ActionKind } from '../../../domain/outreach/outreach-task';
+import type { ChannelCall, ChannelLookup, OutgoingEmail } from '../../../application/outreach/ports/channels.port';
+import { EmailChannel } from './email-channel';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { emailAddress } from '../../../domain/shared/email-address';
 
@@ -48,9 +40,8 @@ interface SendProgress {
  * cannot have the message: it answered with a 4xx/5xx reply, or the session ended before the
  * body was sent; a connection lost once the body was on its way is `'maybe'`.
  */
-export class SmtpEmailChannel extends OutreachChannel {
+export class SmtpEmailChannel extends EmailChannel {
   readonly name = 'smtp';
-  readonly kinds: readonly ActionKind[] = ['email'];
   private readonly transport: Mail<SMTPSentMessageInfo>;
   private readonly from: string;
   private readonly messageIdDomain: string;
@@ -73,14 +64,6 @@ export class SmtpEmailChannel extends OutreachChannel {
     });
   }
 
-  async perform(request: ChannelRequest): Promise<ChannelRecord> {
-    return {
-      kind: 'message',
-      ...(await this.send({ ...emailOf(request), idempotencyKey: request.idempotencyKey, signal: request.signal })),
-    };
-  }
-
-  /** Sends once per key: a second call with the same key sends nothing and returns the first id. */
   async send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }> {
     if (input.signal.aborted) throw new ChannelError('TIMEOUT', 'The deadline passed before the mail was sent', 'no');
     const known = await this.deliveries.find(input.idempotencyKey);

@@ -1,15 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import {
-  type ChannelCall,
-  type ChannelLookup,
-  type ChannelRecord,
-  type ChannelRequest,
-  emailOf,
-  type OutgoingEmail,
-  OutreachChannel,
-} from '../../../application/outreach/ports/channels.port';
-import type { ActionKind } from '../../../domain/outreach/outreach-task';
+import type { ChannelCall, ChannelLookup, OutgoingEmail } from '../../../application/outreach/ports/channels.port';
+import { EmailChannel } from '../email/email-channel';
 import { raise, takeFaultAndRecord } from './sandbox-faults';
 import { z } from 'zod';
 import { selectRow, sql } from '../../persistence/sql';
@@ -22,22 +14,13 @@ const MESSAGE_ROW = z.object({ message_id: z.string() });
  * only in the body.
  */
 @Injectable()
-export class SandboxEmailChannel extends OutreachChannel {
+export class SandboxEmailChannel extends EmailChannel {
   readonly name = 'sandbox';
-  readonly kinds: readonly ActionKind[] = ['email'];
 
   constructor(private readonly dataSource: DataSource) {
     super();
   }
 
-  async perform(request: ChannelRequest): Promise<ChannelRecord> {
-    return {
-      kind: 'message',
-      ...(await this.send({ ...emailOf(request), idempotencyKey: request.idempotencyKey, signal: request.signal })),
-    };
-  }
-
-  /** Sends once per key: a second call with the same key sends nothing and returns the first id. */
   async send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }> {
     const messageId = `<${input.idempotencyKey}@bridle.sandbox>`;
     const { fault, recorded } = await takeFaultAndRecord(this.dataSource, {

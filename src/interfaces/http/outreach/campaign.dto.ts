@@ -2,7 +2,6 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
-  ArrayMaxSize,
   IsArray,
   IsIn,
   IsInt,
@@ -24,8 +23,8 @@ import {
   DEFAULT_DAILY_LIMIT,
   WEEKLY_LIMIT_MAX,
 } from '../../../domain/outreach/campaign';
-import { ACTION_KINDS, type ActionKind } from '../../../domain/outreach/outreach-task';
-import { limitRows, QUOTA_WINDOWS, type QuotaWindow } from '../../../domain/outreach/quota';
+import { ACTION_KINDS, type ActionKind, type BuiltInKind } from '../../../domain/outreach/outreach-task';
+import { QUOTA_WINDOWS, type QuotaWindow } from '../../../domain/outreach/quota';
 import { APPROVAL_FIRST_N_MAX, APPROVAL_MODES, type ApprovalMode, DEFAULT_APPROVAL_FIRST_N } from '../../../domain/outreach/review';
 import {
   BriefField,
@@ -246,17 +245,6 @@ export class DailyLimitsDto {
   @ApiProperty({ example: DEFAULT_DAILY_LIMIT }) email!: number;
 }
 
-export class LimitDto {
-  @ApiProperty({ example: 'email' })
-  kind!: ActionKind;
-
-  @ApiProperty({ enum: QUOTA_WINDOWS })
-  window!: QuotaWindow;
-
-  @ApiProperty({ example: DEFAULT_DAILY_LIMIT })
-  max!: number;
-}
-
 export class CampaignResponseDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
@@ -267,17 +255,15 @@ export class CampaignResponseDto {
   @ApiProperty({ enum: CAMPAIGN_STATUSES, description: 'draft → active ⇄ paused → completed (by the worker, when no task is left)' })
   status!: CampaignStatus;
 
-  @ApiProperty({ type: DailyLimitsDto })
+  @ApiProperty({ type: DailyLimitsDto, description: "Per kind; a channel's own kind (set through limits) is a key of its own" })
   dailyLimits!: DailyLimitsDto;
 
-  @ApiProperty({ type: WeeklyLimitsDto, description: 'Per rolling week (the UTC day and the 6 before it); null: none of its own' })
-  weeklyLimits!: WeeklyLimitsDto;
-
   @ApiProperty({
-    type: [LimitDto],
-    description: 'Every limit of the campaign as rows, those of a channel added later included; a kind with no day row has the default',
+    type: WeeklyLimitsDto,
+    description:
+      "Per rolling week (the UTC day and the 6 before it); null: none of its own. A channel's own kind is a key where it has one",
   })
-  limits!: LimitDto[];
+  weeklyLimits!: WeeklyLimitsDto;
 
   @ApiProperty({ enum: APPROVAL_MODES, description: APPROVAL_MODE_DESCRIPTION })
   approvalMode!: ApprovalMode;
@@ -308,11 +294,8 @@ export class CampaignResponseDto {
       id: campaign.id,
       name: campaign.name,
       status: campaign.status,
-      dailyLimits: builtIn(campaign.dailyLimits, DEFAULT_DAILY_LIMIT) as unknown as DailyLimitsDto,
-      weeklyLimits: builtIn(campaign.weeklyLimits, null) as unknown as WeeklyLimitsDto,
-      limits: limitRows(campaign.dailyLimits, campaign.weeklyLimits).sort(
-        (a, b) => a.kind.localeCompare(b.kind) || a.window.localeCompare(b.window),
-      ),
+      dailyLimits: withBuiltIn(campaign.dailyLimits, DEFAULT_DAILY_LIMIT),
+      weeklyLimits: withBuiltIn(campaign.weeklyLimits, null),
       approvalMode: campaign.approval.mode,
       approvalFirstN: campaign.approval.firstN,
       brief: CampaignBriefDto.of(campaign.brief),
@@ -324,9 +307,9 @@ export class CampaignResponseDto {
   }
 }
 
-/** The named fields of the built-in kinds (dailyLimits, weeklyLimits): a channel's own kind is in `limits` only. */
-function builtIn<T>(limits: Readonly<Record<ActionKind, T>>, none: T): Record<string, T> {
-  return Object.fromEntries(ACTION_KINDS.map((kind) => [kind, limits[kind] ?? none]));
+/** A campaign's limits per kind: the built-in kinds' named fields always, then a channel's own kind where it has one. */
+function withBuiltIn<T>(limits: Readonly<Record<ActionKind, T>>, none: T): Record<BuiltInKind, T> & Record<ActionKind, T> {
+  return { ...Object.fromEntries(ACTION_KINDS.map((kind) => [kind, none])), ...limits } as Record<BuiltInKind, T> & Record<ActionKind, T>;
 }
 
 export class CampaignPageDto {
