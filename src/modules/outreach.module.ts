@@ -2,21 +2,18 @@ import { WorkerHeartbeats } from '../application/outreach/ports/worker-heartbeat
 import { PostgresWorkerHeartbeats } from '../infrastructure/persistence/repositories/postgres-worker-heartbeats';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { OutreachChannels } from '../application/outreach/outreach-channels';
 import { OutreachWorker } from '../application/outreach/outreach-worker';
-import { EmailChannel, LinkedInChannel, SecretStore } from '../application/outreach/ports/channels.port';
+import { SecretStore } from '../application/outreach/ports/channels.port';
+import { QuotaDeferral } from '../application/outreach/outreach-quota-deferral';
+import { ReviewHold } from '../application/outreach/outreach-review-hold';
+import { SessionRefresh } from '../application/outreach/outreach-session-refresh';
 import { OutreachCycleStore } from '../application/outreach/ports/outreach-cycle-store.port';
 import { OutreachActionPlanner } from '../application/outreach/outreach-action-planner';
 import { OutreachActionRunner } from '../application/outreach/outreach-action-runner';
 import { RunOutreachCycleUseCase } from '../application/outreach/run-outreach-cycle.use-case';
 import { SweepStaleActionsUseCase } from '../application/outreach/sweep-stale-actions.use-case';
 import { AppConfig } from '../infrastructure/config/app-config';
-import { SmtpEmailChannel } from '../infrastructure/outreach/email/smtp-email-channel';
-import { PostgresEmailDeliveryLog } from '../infrastructure/outreach/email/postgres-email-delivery-log';
-import { McpLinkedInChannel } from '../infrastructure/outreach/linkedin/mcp-linkedin-channel';
-import { SandboxEmailChannel } from '../infrastructure/outreach/sandbox/sandbox-email-channel';
-import { SandboxLinkedInChannel } from '../infrastructure/outreach/sandbox/sandbox-linkedin-channel';
 import { EnvironmentSecretStore, SandboxSecretStore } from '../infrastructure/outreach/secret-stores';
 import { PeriodicJob } from '../infrastructure/periodic-job';
 import { erasedAddressKeyProvider } from './erased-address-key.provider';
@@ -29,6 +26,7 @@ import { resolveJwtSecret } from '../infrastructure/config/jwt-secret';
 import { HmacLinkSigner } from '../infrastructure/security/hmac-link-signer';
 import { ModelModule } from './model.module';
 import { PolicyModule } from './policy.module';
+import { OUTREACH_CHANNEL_PROVIDERS } from './outreach-channels.providers';
 
 /**
  * Runs an outreach worker inside this process when OUTREACH_WORKER=true; otherwise still
@@ -46,8 +44,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(AppConfig) private readonly config: AppConfig,
     private readonly worker: OutreachWorker,
     sweeper: SweepStaleActionsUseCase,
-    private readonly linkedin: LinkedInChannel,
-    private readonly email: EmailChannel,
+    private readonly channels: OutreachChannels,
   ) {
     this.sweeping = new PeriodicJob('sweeping actions left in flight', () => sweeper.run(), this.logger);
   }
@@ -64,8 +61,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationShutdown(): Promise<void> {
     this.stop.abort();
     await Promise.all([this.running, this.sweeping.stop()]);
-    if (this.linkedin instanceof McpLinkedInChannel) await this.linkedin.close();
-    if (this.email instanceof SmtpEmailChannel) this.email.close();
+    for (const channel of this.channels.all()) await channel.close?.();
   }
 }
 
@@ -79,31 +75,7 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
     erasedAddressKeyProvider,
     { provide: OutreachCycleStore, useClass: PostgresOutreachCycleStore },
     { provide: OutreachDraftStore, useClass: PostgresOutreachDraftStore },
-    {
-      provide: LinkedInChannel,
-      useFactory: (config: AppConfig, dataSource: DataSource): LinkedInChannel | Promise<LinkedInChannel> => {
-        const target = config.outreach.linkedin;
-        if (target.kind === 'sandbox') return new SandboxLinkedInChannel(dataSource);
-        return McpLinkedInChannel.connect('url' in target ? { url: target.url } : { command: target.command, args: target.args }, {
-          timeoutMs: config.outreach.actionTimeoutMs,
-        });
-      },
-      inject: [AppConfig, DataSource],
-    },
-    {
-      provide: EmailChannel,
-      useFactory: (config: AppConfig, dataSource: DataSource): EmailChannel => {
-        const target = config.outreach.email;
-        if (target.kind === 'sandbox') return new SandboxEmailChannel(dataSource);
-        // eslint-disable-next-line regexp/no-super-linear-move -- EMAIL_FROM is the operator's, read once at start
-        const domain = /@([^>\s]+)>?\s*$/.exec(target.from)?.[1] ?? 'bridle.local';
-        return new SmtpEmailChannel(
-          { url: target.url, from: target.from, messageIdDomain: domain },
-          new PostgresEmailDeliveryLog(dataSource),
-        );
-      },
-      inject: [AppConfig, DataSource],
-    },
+    ...OUTREACH_CHANNEL_PROVIDERS,
     {
       provide: SecretStore,
       useFactory: (config: AppConfig): SecretStore =>
@@ -120,7 +92,9 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
       },
       inject: [AppConfig],
     },
-    OutreachChannels,
+    QuotaDeferral,
+    ReviewHold,
+    SessionRefresh,
     OutreachActionPlanner,
     OutreachActionRunner,
     RunOutreachCycleUseCase,
@@ -129,6 +103,6 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
     { provide: WorkerHeartbeats, useClass: PostgresWorkerHeartbeats },
     OutreachLifecycle,
   ],
-  exports: [RunOutreachCycleUseCase, WorkerHeartbeats, UnsubscribeLinks, OutreachDraftStore],
+  exports: [RunOutreachCycleUseCase, WorkerHeartbeats, UnsubscribeLinks, OutreachDraftStore, OutreachChannels],
 })
 export class OutreachModule {}

@@ -161,8 +161,8 @@ describe(`erasure on ${engine}`, () => {
       `INSERT INTO users (email, password_hash, role) VALUES ('admin.zq@example.com', 'x', 'admin') RETURNING id`,
     );
     const [campaign] = await database.query<{ id: string }[]>(
-      `INSERT INTO campaigns (owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email, created_at, updated_at)
-       VALUES ($1, 'Spring', 'draft', 10, 10, 10, now(), now()) RETURNING id`,
+      `INSERT INTO campaigns (owner_id, name, status, created_at, updated_at)
+       VALUES ($1, 'Spring', 'draft', now(), now()) RETURNING id`,
       [owner.id],
     );
     const lead = { name: 'Zebulon Quartermaine', url: 'https://www.linkedin.com/in/zebulon-quartermaine/', email: 'Zebulon.Q@Example.com' };
@@ -358,8 +358,8 @@ describe(`retention on ${engine}`, () => {
         [owner.id, `kept ${days}`, days],
       );
       await database.query(
-        `INSERT INTO campaigns (owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email, created_at, updated_at)
-         VALUES ($1, $2, 'completed', 1, 1, 1, now(), now() - make_interval(days => $3::int))`,
+        `INSERT INTO campaigns (owner_id, name, status, created_at, updated_at)
+         VALUES ($1, $2, 'completed', now(), now() - make_interval(days => $3::int))`,
         [owner.id, `campaign ${days}`, days],
       );
     }

@@ -9,6 +9,8 @@ import { OutboundNetwork } from '../../src/infrastructure/security/guarded-outbo
 import { ScryptPasswordHasher } from '../../src/infrastructure/security/scrypt-password-hasher';
 import { configureHttpApp } from '../../src/interfaces/http/configure-http-app';
 import { AppModule } from '../../src/modules/app.module';
+import type { OutreachChannel } from '../../src/application/outreach/ports/channels.port';
+import { ADDED_OUTREACH_CHANNELS } from '../../src/modules/outreach-channels.providers';
 import { signUpAndIn, type SignedInUser } from './accounts';
 import { signUpAdmin } from './admins';
 import { type TestDatabase, useTestDatabase } from './test-database';
@@ -30,7 +32,12 @@ export interface TestApp {
 export async function startTestApp(
   database: TestDatabase,
   env: Record<string, string> = {},
-  overrides: { languageModel?: LanguageModel; clock?: Clock; outboundNetwork?: OutboundNetwork } = {},
+  overrides: {
+    languageModel?: LanguageModel;
+    clock?: Clock;
+    outboundNetwork?: OutboundNetwork;
+    channels?: readonly OutreachChannel[];
+  } = {},
 ): Promise<TestApp> {
   // The port is known before the app starts, so PUBLIC_BASE_URL (the OAuth issuer, the MCP
   // resource's URL, unsubscribe links) names the address the tests really call.
@@ -53,6 +60,7 @@ export async function startTestApp(
   if (overrides.languageModel) builder.overrideProvider(LanguageModel).useValue(overrides.languageModel);
   if (overrides.clock) builder.overrideProvider(Clock).useValue(overrides.clock);
   if (overrides.outboundNetwork) builder.overrideProvider(OutboundNetwork).useValue(overrides.outboundNetwork);
+  if (overrides.channels) builder.overrideProvider(ADDED_OUTREACH_CHANNELS).useValue(overrides.channels);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureHttpApp(app, config);
@@ -68,6 +76,8 @@ export interface TestAppOptions {
   readonly clock?: Clock;
   /** How outbound fetches resolve names and which extra certificate authority they trust: a local HTTPS fixture's. */
   readonly outboundNetwork?: OutboundNetwork | (() => OutboundNetwork);
+  /** Outreach channels added to the built-in ones (the registration hook of ADDED_OUTREACH_CHANNELS). */
+  readonly channels?: readonly OutreachChannel[];
   /** A database the migrations have not run on: for a test of start-up itself. */
   readonly fresh?: boolean;
   /** Runs before the app closes: what holds a connection open to it (MCP clients, event streams) goes first. */
@@ -114,7 +124,12 @@ export function useTestApp(options: TestAppOptions = {}): AppUnderTest {
   const start = async (): Promise<TestApp> => {
     const env = typeof options.env === 'function' ? options.env() : options.env;
     const outboundNetwork = typeof options.outboundNetwork === 'function' ? options.outboundNetwork() : options.outboundNetwork;
-    running = await startTestApp(db, env, { languageModel: options.languageModel, clock: options.clock, outboundNetwork });
+    running = await startTestApp(db, env, {
+      languageModel: options.languageModel,
+      clock: options.clock,
+      outboundNetwork,
+      channels: options.channels,
+    });
     closed = undefined;
     return running;
   };

@@ -16,6 +16,8 @@ export type CycleCode =
   | 'VERIFICATION_FAILED'
   | 'SECRET_NOT_FOUND'
   | 'CHANNEL_ERROR'
+  /** No channel performs the action's kind: it is refused, never sent through another channel. */
+  | 'NO_CHANNEL'
   | 'AWAITING_REVIEW'
   /** A rule of the policy in force refused the action, or one of its limits is reached (docs/policies.md). */
   | 'POLICY_DENIED'

@@ -22,8 +22,7 @@ import { QuotaDeferral } from './outreach-quota-deferral';
 import { ReviewHold } from './outreach-review-hold';
 import { type RefreshSession, SessionRefresh } from './outreach-session-refresh';
 import { OutreachSettings } from './outreach-settings';
-import { LinkedInChannel, SecretStore, type ChannelRecord } from './ports/channels.port';
-import { OutreachDraftStore } from './ports/outreach-draft-store.port';
+import type { ChannelRecord } from './ports/channels.port';
 import { type ApprovedDraft, OutreachCycleStore, type TaskRelease, type TaskReview } from './ports/outreach-cycle-store.port';
 
 /**
@@ -77,16 +76,13 @@ interface Settled {
 @Injectable()
 export class OutreachActionRunner {
   private readonly logger: Logger;
-  private readonly quota: QuotaDeferral;
-  private readonly review: ReviewHold;
-  private readonly session: SessionRefresh;
 
   constructor(
     private readonly store: OutreachCycleStore,
-    drafts: OutreachDraftStore,
     private readonly channels: OutreachChannels,
-    linkedin: LinkedInChannel,
-    secrets: SecretStore,
+    private readonly quota: QuotaDeferral,
+    private readonly review: ReviewHold,
+    private readonly session: SessionRefresh,
     private readonly audit: AuditLog,
     private readonly settings: OutreachSettings,
     private readonly clock: Clock,
@@ -95,9 +91,6 @@ export class OutreachActionRunner {
     private readonly policy: PolicyGate,
   ) {
     this.logger = logger.withContext(OutreachActionRunner.name);
-    this.quota = new QuotaDeferral(store, audit, metrics, clock);
-    this.review = new ReviewHold(drafts, this.quota, settings, clock);
-    this.session = new SessionRefresh(linkedin, secrets, audit, clock);
   }
 
   /** Fetches a fresh LinkedIn session from the secret store, audited before and after (the secret itself never). */
@@ -113,6 +106,7 @@ export class OutreachActionRunner {
     const approved = 'approved' in route ? route.approved : undefined;
     const day = approved?.quotaDay ?? utcDay(task.started);
     const kind = TASK_ACTION[task.context.task.type].kind;
+    if (!this.channels.channelFor(OutreachChannels.kindOf(proposal))) return this.noChannel(task, proposal, shown);
     const targets = actionTargets(proposal.action, proposal.args);
     const decision = await this.policy.decide(proposal.action, targets, { userId: task.ownerId, source: 'outreach' });
     const audited: ToolAuditEntry = { ...auditEntry(task, proposal.action, proposal.args), policy: verdictOf(decision) };
@@ -160,6 +154,23 @@ export class OutreachActionRunner {
     const action: Begun = { ...begun, proposal, audited, started: this.clock.now().getTime(), day };
     const effect = await this.perform(task, action);
     return this.finish(task, shown, action, await this.settle(task, action, effect));
+  }
+
+  /** No channel performs the action's kind: refused before anything is reserved or sent, and the task is failed. */
+  private async noChannel(task: TaskScope, proposal: ChannelAction, shown: Shown): Promise<StepEnd> {
+    const message = `No channel performs ${OutreachChannels.kindOf(proposal)} actions, so ${proposal.action} was not sent.`;
+    await this.audit.record(auditEntry(task, proposal.action, proposal.args), {
+      status: 'rejected',
+      errorCode: 'NO_CHANNEL',
+      errorMessage: message,
+      durationMs: 0,
+    });
+    return leave(task, { status: 'Failed', lastError: 'NO_CHANNEL', output: { error: message } }, this.clock.now(), {
+      ...shown,
+      status: 'failed',
+      code: 'NO_CHANNEL',
+      message,
+    });
   }
 
   /** A rule of the policy refuses the action: nothing is sent, and the task is cancelled with the rule's reason. */

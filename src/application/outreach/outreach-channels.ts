@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
-import type { Proposal } from '../../domain/outreach/actions';
+import { ACTION_CONTRACTS, type Proposal } from '../../domain/outreach/actions';
+import { ACTION_KINDS, type ActionKind } from '../../domain/outreach/outreach-task';
 import { withUnsubscribeFooter } from '../../domain/outreach/unsubscribe';
-import { EmailChannel, LinkedInChannel, type ChannelLookup, type ChannelRecord } from './ports/channels.port';
-import { UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
+import { type ChannelLookup, type ChannelRecord, type OutreachChannel } from './ports/channels.port';
+import { type UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
 
+/** A proposal that reaches people through a channel: one whose contract meters a kind. */
 export type ChannelAction = Extract<Proposal, { action: 'linkedin_scrape_profile' | 'linkedin_send_message' | 'send_email' }>;
 
 export interface Verification {
@@ -19,24 +20,65 @@ export interface ActionSender {
   readonly campaignId: string;
 }
 
+/** An action whose kind no channel performs: refused, never sent through another channel. */
+export class NoChannelError extends Error {
+  constructor(readonly kind: ActionKind) {
+    super(`No channel performs ${kind} actions`);
+    this.name = 'NoChannelError';
+  }
+}
+
 /** Profile fields a look-up must find; an email is often hidden, so it may be missing. */
 const OPTIONAL_PROFILE_FIELDS = new Set(['email']);
 
-/** The channels behind the actions that reach people, and how their effect is verified. */
-@Injectable()
+/**
+ * The channels behind the actions that reach people, keyed by the kind of action each
+ * performs, and how their effect is verified. Built from the outreach module's channel list
+ * (OUTREACH_CHANNELS, by a factory); two channels for one kind refuse the start.
+ */
 export class OutreachChannels {
-  constructor(
-    private readonly linkedin: LinkedInChannel,
-    private readonly email: EmailChannel,
-    private readonly unsubscribe: UnsubscribeLinks,
-  ) {}
+  private readonly byKind = new Map<ActionKind, OutreachChannel>();
 
-  static isChannelAction(proposal: Proposal): proposal is ChannelAction {
-    return proposal.action === 'linkedin_scrape_profile' || proposal.action === 'linkedin_send_message' || proposal.action === 'send_email';
+  constructor(
+    channels: readonly OutreachChannel[],
+    private readonly unsubscribe: UnsubscribeLinks,
+  ) {
+    for (const channel of channels) {
+      for (const kind of channel.kinds) {
+        const taken = this.byKind.get(kind);
+        if (taken) throw new Error(`Two outreach channels perform ${kind} actions: ${taken.name} and ${channel.name}`);
+        this.byKind.set(kind, channel);
+      }
+    }
   }
 
+  static isChannelAction(proposal: Proposal): proposal is ChannelAction {
+    return ACTION_CONTRACTS[proposal.action].kind !== null;
+  }
+
+  /** The kind of action a channel action is, as its contract meters it. */
+  static kindOf(proposal: ChannelAction): ActionKind {
+    return ACTION_CONTRACTS[proposal.action].kind!;
+  }
+
+  /** The channel that performs `kind`, or null when none does (the action is then refused). */
+  channelFor(kind: ActionKind): OutreachChannel | null {
+    return this.byKind.get(kind) ?? null;
+  }
+
+  /** The name of the channel that performs the action (recorded with it). @throws NoChannelError */
   nameFor(proposal: ChannelAction): string {
-    return proposal.action === 'send_email' ? this.email.name : this.linkedin.name;
+    return this.route(proposal).name;
+  }
+
+  /** The kinds a campaign may limit: the built-in ones, and those of every channel in service. */
+  kinds(): ActionKind[] {
+    return [...new Set([...ACTION_KINDS, ...this.byKind.keys()])];
+  }
+
+  /** Every channel, once each: for a fresh session, and for shutdown. */
+  all(): OutreachChannel[] {
+    return [...new Set(this.byKind.values())];
   }
 
   /**
@@ -51,29 +93,30 @@ export class OutreachChannels {
     return { ...proposal, args: { ...proposal.args, body } };
   }
 
-  async perform(proposal: ChannelAction, idempotencyKey: string, signal: AbortSignal, sender: ActionSender): Promise<ChannelRecord> {
-    switch (proposal.action) {
-      case 'linkedin_scrape_profile':
-        return { kind: 'profile', profile: await this.linkedin.scrapeProfile({ ...proposal.args, idempotencyKey, signal }) };
-      case 'linkedin_send_message':
-        return { kind: 'message', ...(await this.linkedin.sendMessage({ ...proposal.args, idempotencyKey, signal })) };
-      case 'send_email': {
-        // Every email, whatever its channel, carries the footer and its link.
-        const unsubscribeUrl = this.unsubscribeUrl(proposal, sender);
-        const body = withUnsubscribeFooter(proposal.args.body, unsubscribeUrl);
-        return { kind: 'message', ...(await this.email.send({ ...proposal.args, body, unsubscribeUrl, idempotencyKey, signal })) };
-      }
-    }
+  /** Runs the action on the one channel of its kind. @throws NoChannelError, or what the channel throws */
+  perform(proposal: ChannelAction, idempotencyKey: string, signal: AbortSignal, sender: ActionSender): Promise<ChannelRecord> {
+    const channel = this.route(proposal);
+    // Every email, whatever its channel, carries the footer and its link.
+    const unsubscribeUrl = proposal.action === 'send_email' ? this.unsubscribeUrl(proposal, sender) : null;
+    const { args } = this.asSent(proposal, sender);
+    return channel.perform({
+      action: proposal.action,
+      kind: OutreachChannels.kindOf(proposal),
+      args,
+      unsubscribeUrl,
+      idempotencyKey,
+      signal,
+    });
   }
 
   private unsubscribeUrl(proposal: Extract<ChannelAction, { action: 'send_email' }>, sender: ActionSender): string {
     return this.unsubscribe.url({ ownerId: sender.ownerId, campaignId: sender.campaignId, email: proposal.args.to });
   }
 
-  /** What the channel did under the key; a failing look-up is 'unknowable', never a throw. */
+  /** What the action's channel did under the key; a failing look-up (or no channel) is 'unknowable', never a throw. */
   async lookup(proposal: ChannelAction, idempotencyKey: string): Promise<ChannelLookup> {
     try {
-      return await (proposal.action === 'send_email' ? this.email : this.linkedin).find(idempotencyKey);
+      return await this.route(proposal).find(idempotencyKey);
     } catch {
       return 'unknowable';
     }
@@ -108,5 +151,12 @@ export class OutreachChannels {
           detail: 'the channel accepted the message but does not find it by its key',
           output: { messageId: record.messageId },
         };
+  }
+
+  private route(proposal: ChannelAction): OutreachChannel {
+    const kind = OutreachChannels.kindOf(proposal);
+    const channel = this.byKind.get(kind);
+    if (!channel) throw new NoChannelError(kind);
+    return channel;
   }
 }

@@ -1,9 +1,10 @@
+import { Injectable } from '@nestjs/common';
 import { describeBlock, type QuotaBlock } from '../../domain/outreach/quota';
-import type { AuditLog, ToolAuditEntry } from '../audit/ports/audit-log.port';
-import type { Clock } from '../shared/ports/clock.port';
-import type { Metrics } from '../shared/ports/metrics.port';
+import { AuditLog, type ToolAuditEntry } from '../audit/ports/audit-log.port';
+import { Clock } from '../shared/ports/clock.port';
+import { Metrics } from '../shared/ports/metrics.port';
 import { leave, type Shown, type StepEnd, type TaskScope } from './cycle';
-import type { ClaimedTask, OutreachCycleStore, TaskRelease } from './ports/outreach-cycle-store.port';
+import { type ClaimedTask, OutreachCycleStore, type TaskRelease } from './ports/outreach-cycle-store.port';
 
 /** What a quota refusal's audit row records: which limit, and until when. */
 export function quotaResult(block: QuotaBlock): Record<string, unknown> {
@@ -11,6 +12,7 @@ export function quotaResult(block: QuotaBlock): Record<string, unknown> {
 }
 
 /** A limit that stops a task: the task, and every waiting task of its kind in the limit's scope, wait for its next slot. */
+@Injectable()
 export class QuotaDeferral {
   constructor(
     private readonly store: OutreachCycleStore,

@@ -1,19 +1,21 @@
+import { Injectable } from '@nestjs/common';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 import { slotLimits } from '../../domain/outreach/quota';
 import type { PolicyRule } from '../../domain/policy/policy';
 import type { ToolAuditEntry } from '../audit/ports/audit-log.port';
-import type { Clock } from '../shared/ports/clock.port';
+import { Clock } from '../shared/ports/clock.port';
 import { leaseLost, outcome, type Shown, type StepEnd, type TaskScope, taskView } from './cycle';
 import type { ChannelAction } from './outreach-channels';
-import type { QuotaDeferral } from './outreach-quota-deferral';
-import type { OutreachSettings } from './outreach-settings';
-import type { OutreachDraftStore } from './ports/outreach-draft-store.port';
+import { QuotaDeferral } from './outreach-quota-deferral';
+import { OutreachSettings } from './outreach-settings';
+import { OutreachDraftStore } from './ports/outreach-draft-store.port';
 
 /**
  * Review before send: when the campaign's review mode or a rule of the policy asks for it, the action is stored as a
  * draft bound to its arguments' hash, its quota slot held, audited, and the task parked
  * (AwaitingReview) until its owner decides. Nothing reaches a channel.
  */
+@Injectable()
 export class ReviewHold {
   constructor(
     private readonly drafts: OutreachDraftStore,

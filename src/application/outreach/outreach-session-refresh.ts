@@ -1,29 +1,36 @@
+import { Injectable } from '@nestjs/common';
 import type { Proposal } from '../../domain/outreach/actions';
 import { MAX_TASK_ATTEMPTS, retryDelayMs } from '../../domain/outreach/outreach-task';
-import type { AuditLog, ToolAuditEntry } from '../audit/ports/audit-log.port';
-import type { Clock } from '../shared/ports/clock.port';
+import { AuditLog, type ToolAuditEntry } from '../audit/ports/audit-log.port';
+import { Clock } from '../shared/ports/clock.port';
 import { auditEntry, leave, type Shown, type StepEnd, type TaskScope } from './cycle';
-import { type LinkedInChannel, SecretNotFoundError, type SecretStore } from './ports/channels.port';
+import { OutreachChannels } from './outreach-channels';
+import { SecretNotFoundError, SecretStore } from './ports/channels.port';
 
 export type RefreshSession = Extract<Proposal, { action: 'refresh_session' }>;
 
-/** The refresh_session action: a fresh LinkedIn session from the secret store, audited before and after (the secret itself never). */
+/**
+ * The refresh_session action: a fresh session from the secret store for each channel that
+ * keeps one (LinkedIn's), audited before and after (the secret itself never).
+ */
+@Injectable()
 export class SessionRefresh {
   constructor(
-    private readonly linkedin: LinkedInChannel,
+    private readonly channels: OutreachChannels,
     private readonly secrets: SecretStore,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
   ) {}
 
-  /** Fetches the secret the proposal names and hands it to the LinkedIn channel; the task runs again next cycle. */
+  /** Fetches the secret the proposal names and hands it to the channels that keep a session; the task runs again next cycle. */
   async refresh(task: TaskScope, proposal: RefreshSession, shown: Shown): Promise<StepEnd> {
     const { secretName } = proposal.args;
     const audited = auditEntry(task, proposal.action, proposal.args);
     const pendingSeq = await this.audit.recordPending(audited);
     const started = this.clock.now().getTime();
     try {
-      await this.linkedin.useSession(await this.secrets.fetch(secretName));
+      const session = await this.secrets.fetch(secretName);
+      for (const channel of this.channels.all()) await channel.useSession?.(session);
     } catch (error) {
       if (!(error instanceof SecretNotFoundError)) throw error;
       return this.notFound(task, secretName, audited, pendingSeq, started, shown);

@@ -4,7 +4,7 @@ import type { Proposal } from '../../domain/outreach/actions';
 import { REFUSED_CLAIM_RETRY_MS } from '../../domain/outreach/planner-claims';
 import { checkContext, type ContextCheck } from '../../domain/outreach/planning';
 import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
-import { hoursUntil, KIND_LABELS, utcDay } from '../../domain/outreach/quota';
+import { hoursUntil, kindLabel, utcDay } from '../../domain/outreach/quota';
 import { AuditLog } from '../audit/ports/audit-log.port';
 import { AgentSettings } from '../agent/agent-settings';
 import { Clock } from '../shared/ports/clock.port';
@@ -51,12 +51,12 @@ const INVALID_WRAP_UP = 'Tasks were added meanwhile; the campaign goes on.';
 @Injectable()
 export class RunOutreachCycleUseCase {
   private readonly logger: Logger;
-  private readonly quota: QuotaDeferral;
 
   constructor(
     private readonly store: OutreachCycleStore,
     private readonly planner: OutreachActionPlanner,
     private readonly runner: OutreachActionRunner,
+    private readonly quota: QuotaDeferral,
     private readonly audit: AuditLog,
     private readonly settings: OutreachSettings,
     private readonly agentSettings: AgentSettings,
@@ -67,7 +67,6 @@ export class RunOutreachCycleUseCase {
     private readonly tracer: Tracer = NO_TRACER,
   ) {
     this.logger = logger.withContext(RunOutreachCycleUseCase.name);
-    this.quota = new QuotaDeferral(store, audit, metrics, clock);
   }
 
   /** Works the most overdue task (of `campaignId`, if given), or completes a finished campaign. */
@@ -300,7 +299,7 @@ export class RunOutreachCycleUseCase {
         proposal: {
           action: 'wait_cooldown',
           args: { durationHours: hoursUntil(now, block.until) },
-          reason: `The ${block.scope}'s ${block.window === 'day' ? 'daily' : 'weekly'} ${KIND_LABELS[block.kind]} limit is reached; waiting for its next slot.`,
+          reason: `The ${block.scope}'s ${block.window === 'day' ? 'daily' : 'weekly'} ${kindLabel(block.kind)} limit is reached; waiting for its next slot.`,
           by: 'controller',
         },
         validation,

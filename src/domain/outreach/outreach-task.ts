@@ -5,16 +5,22 @@ export type OutreachTaskType = (typeof TASK_TYPES)[number];
 export const TASK_STATUSES = ['Pending', 'InProgress', 'AwaitingReview', 'Completed', 'Failed', 'Cancelled'] as const;
 export type OutreachTaskStatus = (typeof TASK_STATUSES)[number];
 
-/** What a quota meters. LinkedIn kinds are limited per person as well as per campaign. */
+/** What the built-in channels' actions meter: a look-up and a message on LinkedIn, an email. */
 export const ACTION_KINDS = ['profile_lookup', 'linkedin_message', 'email'] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
+export type BuiltInKind = (typeof ACTION_KINDS)[number];
+/**
+ * What a quota meters, per campaign and per owner: a built-in kind, or the kind of a channel
+ * added beside them (`sms` …). Lower-case letters, digits and `_`, at most 32 characters.
+ */
+export type ActionKind = string;
+export const ACTION_KIND_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
 
 /** The one channel action each task type is done by, and the quota it draws on. */
 export const TASK_ACTION = {
   ScrapeProfile: { action: 'linkedin_scrape_profile', kind: 'profile_lookup' },
   SendLinkedInMessage: { action: 'linkedin_send_message', kind: 'linkedin_message' },
   SendEmail: { action: 'send_email', kind: 'email' },
-} as const satisfies Record<OutreachTaskType, { action: string; kind: ActionKind }>;
+} as const satisfies Record<OutreachTaskType, { action: string; kind: BuiltInKind }>;
 
 /** A lead's tasks run in this order: look the person up, then message, then email. */
 export const TASK_STEPS: readonly OutreachTaskType[] = TASK_TYPES;

@@ -1,7 +1,7 @@
 import type { PlannerErrorCode } from './actions';
 import { contextProblems, type ContextCheck, quotaCheck, type TaskContext } from './planning';
 import { TASK_ACTION } from './outreach-task';
-import { KIND_LABELS, QUOTA_SCOPES } from './quota';
+import { kindLabel, QUOTA_SCOPES } from './quota';
 
 /**
  * How long a task waits after the model made a claim the controller's state contradicts:
@@ -54,7 +54,7 @@ function tightestRoom(context: TaskContext): string {
   // In QUOTA_SCOPES' order, the day before the week: on a tie the first one is named.
   const tightest = limits.reduce((least, each) => (each.limit - each.used < least.limit - least.used ? each : least));
   return (
-    `${tightest.used} of ${tightest.limit} used: the ${tightest.scope}'s ${tightest.window} ${KIND_LABELS[kind]} limit, ` +
+    `${tightest.used} of ${tightest.limit} used: the ${tightest.scope}'s ${tightest.window} ${kindLabel(kind)} limit, ` +
     `the tightest of this task's, has ${tightest.limit - tightest.used} left`
   );
 }

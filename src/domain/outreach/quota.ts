@@ -18,11 +18,17 @@ export type KindLimits = Readonly<Record<ActionKind, number>>;
 /** A weekly limit per kind; null: no weekly limit of its own (the other limits still apply). */
 export type WeeklyLimits = Readonly<Record<ActionKind, number | null>>;
 
-/** One person's limits across all their campaigns (configuration: OUTREACH_OWNER_DAILY_*, OUTREACH_OWNER_WEEKLY_*). */
+/**
+ * One person's limits across all their campaigns (configuration: OUTREACH_OWNER_LIMITS). A
+ * kind with no daily limit of its own has OWNER_DAILY_DEFAULT; one with no weekly limit has none.
+ */
 export interface OwnerLimits {
   readonly daily: KindLimits;
-  readonly weekly: KindLimits;
+  readonly weekly: Readonly<Record<ActionKind, number | null>>;
 }
+
+/** An owner's daily limit of a kind the configuration names no daily limit for. */
+export const OWNER_DAILY_DEFAULT = 100;
 
 /** Today's use against one limit. */
 export interface QuotaUse {
@@ -70,12 +76,32 @@ export interface QuotaBlock {
   readonly until: Date;
 }
 
-/** How people read a kind in a sentence. */
-export const KIND_LABELS: Readonly<Record<ActionKind, string>> = {
+/** How people read the built-in kinds in a sentence. */
+const KIND_LABELS: Readonly<Record<string, string>> = {
   profile_lookup: 'profile look-up',
   linkedin_message: 'LinkedIn message',
   email: 'email',
 };
+
+/** How people read a kind in a sentence: a channel's own kind as it is named (`sms`). */
+export function kindLabel(kind: ActionKind): string {
+  return KIND_LABELS[kind] ?? kind.replaceAll('_', ' ');
+}
+
+/** One limit as a row: at most `max` actions of `kind` per `window`. */
+export interface KindLimit {
+  readonly kind: ActionKind;
+  readonly window: QuotaWindow;
+  readonly max: number;
+}
+
+/** Daily and weekly limits per kind, as rows (a kind's weekly limit of null is no row). */
+export function limitRows(daily: KindLimits, weekly: Readonly<Record<ActionKind, number | null>>): KindLimit[] {
+  return [
+    ...Object.entries(daily).map(([kind, max]) => ({ kind, window: 'day' as const, max })),
+    ...Object.entries(weekly).flatMap(([kind, max]) => (max === null ? [] : [{ kind, window: 'week' as const, max }])),
+  ];
+}
 
 /** What a reservation of `kind` checks in each scope. */
 export function slotLimits(state: QuotaState, kind: ActionKind): Readonly<Record<QuotaScope, SlotLimits>> {
@@ -146,7 +172,7 @@ export function weekStart(day: string): string {
 /** "the owner's weekly LinkedIn message limit (100 in 7 days) is reached; the next slot frees at …" */
 export function describeBlock(block: QuotaBlock): string {
   const whose = block.scope === 'campaign' ? "campaign's" : "owner's";
-  const kind = KIND_LABELS[block.kind];
+  const kind = kindLabel(block.kind);
   const limit =
     block.window === 'day' ? `daily ${kind} limit (${block.limit} a day)` : `weekly ${kind} limit (${block.limit} in ${WEEK_DAYS} days)`;
   return `the ${whose} ${limit} is reached; the next slot frees at ${block.until.toISOString()}`;

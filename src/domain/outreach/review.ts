@@ -171,7 +171,7 @@ function contextOf(target: DraftTarget): CycleContext {
     task: { ...target.task, status: 'InProgress', lastError: null },
     lead: { ...target.lead, profile: null },
     // fitProblems never reads the quota: a reviewer's edit takes no slot (the draft holds one).
-    quota: {} as CycleContext['quota'],
+    quota: {},
     recent: [],
     doNotContact: target.doNotContact,
     secretNames: [],

@@ -50,6 +50,7 @@ import { AuditErasure1768060800000 } from './migrations/1768060800000-audit-eras
 import { Notifications1768320000000 } from './migrations/1768320000000-notifications';
 import { NotificationEmail1768406400000 } from './migrations/1768406400000-notification-email';
 import { ReviewExpired1768665600000 } from './migrations/1768665600000-review-expired';
+import { CampaignLimits1768752000000 } from './migrations/1768752000000-campaign-limits';
 import { BudgetsInMoney1768492800000 } from './migrations/1768492800000-budgets-in-money';
 import { Webhooks1768579200000 } from './migrations/1768579200000-webhooks';
 
@@ -103,6 +104,7 @@ const MIGRATIONS = [
   ReviewExpired1768665600000,
   BudgetsInMoney1768492800000,
   Webhooks1768579200000,
+  CampaignLimits1768752000000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

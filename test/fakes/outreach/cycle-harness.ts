@@ -4,6 +4,10 @@ import type { CycleScope } from '../../../src/application/outreach/cycle';
 import { OutreachActionPlanner } from '../../../src/application/outreach/outreach-action-planner';
 import { OutreachActionRunner } from '../../../src/application/outreach/outreach-action-runner';
 import { OutreachChannels } from '../../../src/application/outreach/outreach-channels';
+import { QuotaDeferral } from '../../../src/application/outreach/outreach-quota-deferral';
+import { ReviewHold } from '../../../src/application/outreach/outreach-review-hold';
+import { SessionRefresh } from '../../../src/application/outreach/outreach-session-refresh';
+import type { OutreachChannel } from '../../../src/application/outreach/ports/channels.port';
 import type { OutreachSettings } from '../../../src/application/outreach/outreach-settings';
 import type { CycleContext } from '../../../src/domain/outreach/planning';
 import type {
@@ -92,6 +96,7 @@ export async function runOneCycle(
     store,
     new OutreachActionPlanner(model, audit, SETTINGS, logger, SCHEMAS),
     runnerOn({ store, drafts: options.drafts, linkedin, email, secrets, audit, clock, metrics, logger }),
+    new QuotaDeferral(store, audit, metrics, clock),
     audit,
     SETTINGS,
     AGENT_SETTINGS,
@@ -117,14 +122,18 @@ export function runnerOn(ports: {
   metrics: RecordingMetrics;
   logger: RecordingLogger;
   policy?: PolicyGate;
+  /** The channels the runner routes to: LinkedIn's and email's unless told. */
+  channels?: readonly OutreachChannel[];
 }): OutreachActionRunner {
   const { store, linkedin, email, secrets, audit, clock, metrics, logger } = ports;
+  const channels = new OutreachChannels(ports.channels ?? [linkedin, email], UNSUBSCRIBE_LINKS);
+  const quota = new QuotaDeferral(store, audit, metrics, clock);
   return new OutreachActionRunner(
     store,
-    ports.drafts ?? new NoReviewDraftStore(),
-    new OutreachChannels(linkedin, email, UNSUBSCRIBE_LINKS),
-    linkedin,
-    secrets,
+    channels,
+    quota,
+    new ReviewHold(ports.drafts ?? new NoReviewDraftStore(), quota, SETTINGS, clock),
+    new SessionRefresh(channels, secrets, audit, clock),
     audit,
     SETTINGS,
     clock,

@@ -1,10 +1,10 @@
 import {
-  EmailChannel,
-  LinkedInChannel,
+  OutreachChannel,
   SecretNotFoundError,
   SecretStore,
   type ChannelLookup,
   type ChannelRecord,
+  type ChannelRequest,
   type Profile,
 } from '../../../src/application/outreach/ports/channels.port';
 import {
@@ -23,6 +23,7 @@ import {
 } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
 import { IdGenerator } from '../../../src/application/shared/ports/id-generator.port';
 import type { ProfileField } from '../../../src/domain/outreach/actions';
+import type { ActionKind } from '../../../src/domain/outreach/outreach-task';
 
 /**
  * In-memory outreach ports that write what happened, in order, to one shared journal
@@ -124,13 +125,21 @@ export interface ChannelCallRecord {
 }
 
 /** Finds every profile complete and accepts every message, remembering it by key. */
-export class RecordingLinkedInChannel extends LinkedInChannel {
+export class RecordingLinkedInChannel extends OutreachChannel {
   readonly name = 'sandbox';
+  readonly kinds: readonly ActionKind[] = ['profile_lookup', 'linkedin_message'];
   readonly calls: ChannelCallRecord[] = [];
   private readonly byKey = new Map<string, ChannelRecord>();
 
   constructor(private readonly journal: Journal) {
     super();
+  }
+
+  async perform(request: ChannelRequest): Promise<ChannelRecord> {
+    const input = { ...(request.args as { profileUrl: string; fields: readonly ProfileField[]; message: string }), ...request };
+    return request.kind === 'profile_lookup'
+      ? { kind: 'profile', profile: await this.scrapeProfile(input) }
+      : { kind: 'message', ...(await this.sendMessage(input)) };
   }
 
   scrapeProfile(input: { profileUrl: string; fields: readonly ProfileField[]; idempotencyKey: string }): Promise<Profile> {
@@ -152,7 +161,7 @@ export class RecordingLinkedInChannel extends LinkedInChannel {
     return Promise.resolve(this.byKey.get(idempotencyKey) ?? null);
   }
 
-  useSession(session: string): Promise<void> {
+  override useSession(session: string): Promise<void> {
     this.called('useSession', { session });
     return Promise.resolve();
   }
@@ -163,13 +172,18 @@ export class RecordingLinkedInChannel extends LinkedInChannel {
   }
 }
 
-export class RecordingEmailChannel extends EmailChannel {
+export class RecordingEmailChannel extends OutreachChannel {
   readonly name = 'sandbox';
+  readonly kinds: readonly ActionKind[] = ['email'];
   readonly calls: ChannelCallRecord[] = [];
   private readonly byKey = new Map<string, ChannelRecord>();
 
   constructor(private readonly journal: Journal) {
     super();
+  }
+
+  async perform(request: ChannelRequest): Promise<ChannelRecord> {
+    return { kind: 'message', ...(await this.send({ ...(request.args as { to: string; subject: string; body: string }), ...request })) };
   }
 
   send(input: { to: string; subject: string; body: string; idempotencyKey: string }): Promise<{ messageId: string }> {

@@ -21,7 +21,7 @@ describe(SweepStaleActionsUseCase.name, () => {
     const journal: string[] = [];
     store = new SingleTaskCycleStore(CLAIM, taskContext('ScrapeProfile'), journal);
     logger = new RecordingLogger();
-    const channels = new OutreachChannels(new RecordingLinkedInChannel(journal), new RecordingEmailChannel(journal), UNSUBSCRIBE_LINKS);
+    const channels = new OutreachChannels([new RecordingLinkedInChannel(journal), new RecordingEmailChannel(journal)], UNSUBSCRIBE_LINKS);
     sut = new SweepStaleActionsUseCase(store, new NoReviewDraftStore(), channels, SETTINGS, new FixedClock(NOW), logger);
   });
 

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import {
   type ApprovalChanges,
   type BriefChanges,
-  type WeeklyLimitChanges,
+  type LimitRequest,
   type Campaign,
   renameOrRelimit,
 } from '../../../domain/outreach/campaign';
-import type { ActionKind } from '../../../domain/outreach/outreach-task';
 import { Clock } from '../../shared/ports/clock.port';
+import { OutreachChannels } from '../outreach-channels';
 import { CampaignRepository } from '../ports/campaign-repository.port';
 import { type CampaignRef, changeCampaign } from './own-campaign';
 
@@ -16,19 +16,20 @@ export class UpdateCampaignUseCase {
   constructor(
     private readonly campaigns: CampaignRepository,
     private readonly clock: Clock,
+    private readonly channels: OutreachChannels,
   ) {}
 
-  /** Renames it or changes some of its daily limits; a new limit applies to today's count too. */
+  /** Renames it or changes some of its limits; a new limit applies to today's count too. */
   execute(
     input: CampaignRef & {
-      changes: { name?: string; dailyLimits?: Partial<Record<ActionKind, number>> } & WeeklyLimitChanges & ApprovalChanges & BriefChanges;
+      changes: { name?: string } & LimitRequest & ApprovalChanges & BriefChanges;
     },
   ): Promise<Campaign> {
     return changeCampaign(
       this.campaigns,
       input,
       () => this.clock.now(),
-      (campaign) => renameOrRelimit(campaign, input.changes),
+      (campaign) => renameOrRelimit(campaign, input.changes, this.channels.kinds()),
     );
   }
 }

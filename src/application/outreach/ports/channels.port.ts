@@ -1,4 +1,5 @@
 import type { ProfileField } from '../../../domain/outreach/actions';
+import type { ActionKind } from '../../../domain/outreach/outreach-task';
 
 /** Every channel call carries the action's idempotency key and the cycle's deadline. */
 export interface ChannelCall {
@@ -15,19 +16,41 @@ export type ChannelRecord =
 /** `null`: nothing happened under that key; `'unknowable'`: the channel cannot tell. */
 export type ChannelLookup = ChannelRecord | null | 'unknowable';
 
-/** Adapters throw only ChannelError (domain/outreach/channel-errors.ts) for expected failures. */
-export abstract class LinkedInChannel {
-  /** 'sandbox' or 'mcp'. */
-  abstract readonly name: string;
-  abstract scrapeProfile(input: ChannelCall & { profileUrl: string; fields: readonly ProfileField[] }): Promise<Profile>;
-  /** @returns the channel's id for the message. */
-  abstract sendMessage(input: ChannelCall & { profileUrl: string; message: string }): Promise<{ messageId: string }>;
-  abstract find(idempotencyKey: string): Promise<ChannelLookup>;
-  /** Use a fresh session (from the secret store) from now on. */
-  abstract useSession(session: string): Promise<void>;
+/**
+ * One action as its channel is handed it: its name, its kind, and its arguments as they go
+ * out (an email's body already ends with the unsubscribe footer, whose link is `unsubscribeUrl`).
+ */
+export interface ChannelRequest extends ChannelCall {
+  readonly action: string;
+  readonly kind: ActionKind;
+  readonly args: Readonly<Record<string, unknown>>;
+  /** An email's unsubscribe link (List-Unsubscribe, RFC 8058); null for an action that is no email. */
+  readonly unsubscribeUrl: string | null;
 }
 
-/** One outreach email, as the controller hands it to a channel. */
+/**
+ * A way to reach people: LinkedIn, email, or any other. Each adapter is one binding of the
+ * outreach module's channel list (OUTREACH_CHANNELS), and OutreachChannels routes each action
+ * to the one channel that performs its kind: an action whose kind no channel performs is
+ * refused, never sent through another. Adapters throw only ChannelError
+ * (domain/outreach/channel-errors.ts) for expected failures.
+ */
+export abstract class OutreachChannel {
+  /** The adapter, as each action records it: 'sandbox', 'smtp', 'mcp' … */
+  abstract readonly name: string;
+  /** The kinds of action it performs: its quota kinds (profile_lookup, email …). */
+  abstract readonly kinds: readonly ActionKind[];
+  /** Performs the action once per key: a second call with the same key performs nothing and answers as the first. */
+  abstract perform(request: ChannelRequest): Promise<ChannelRecord>;
+  /** What it did under the key (the look-up after a failure, and the verification of a message). */
+  abstract find(idempotencyKey: string): Promise<ChannelLookup>;
+  /** A channel that keeps a session uses a fresh one (from the secret store) from now on. */
+  useSession?(session: string): Promise<void>;
+  /** Called once, at shutdown. */
+  close?(): Promise<void> | void;
+}
+
+/** One outreach email, as the email channels are handed it. */
 export interface OutgoingEmail {
   readonly to: string;
   readonly subject: string;
@@ -37,12 +60,10 @@ export interface OutgoingEmail {
   readonly unsubscribeUrl: string;
 }
 
-export abstract class EmailChannel {
-  /** 'sandbox' or 'smtp'. */
-  abstract readonly name: string;
-  /** Sends once per key: a second call with the same key sends nothing and returns the first id. */
-  abstract send(input: ChannelCall & OutgoingEmail): Promise<{ messageId: string }>;
-  abstract find(idempotencyKey: string): Promise<ChannelLookup>;
+/** The email a `send_email` request carries. */
+export function emailOf(request: ChannelRequest): OutgoingEmail {
+  const { to, subject, body } = request.args as { to: string; subject: string; body: string };
+  return { to, subject, body, unsubscribeUrl: request.unsubscribeUrl ?? '' };
 }
 
 export class SecretNotFoundError extends Error {

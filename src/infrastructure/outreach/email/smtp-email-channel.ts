@@ -5,7 +5,8 @@ import addressparser from 'nodemailer/lib/addressparser';
 import type { NodemailerError } from 'nodemailer/lib/errors';
 import type Mail from 'nodemailer/lib/mailer';
 import type { SMTPSentMessageInfo } from 'nodemailer/lib/smtp-transport';
-import { type ChannelCall, type ChannelLookup, EmailChannel, type OutgoingEmail } from '../../../application/outreach/ports/channels.port';
+import type { ChannelCall, ChannelLookup, OutgoingEmail } from '../../../application/outreach/ports/channels.port';
+import { EmailChannel } from './email-channel';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { emailAddress } from '../../../domain/shared/email-address';
 
@@ -113,7 +114,7 @@ export class SmtpEmailChannel extends EmailChannel {
   }
 
   /** Call once, at shutdown; a send in flight finishes on its own connection. */
-  close(): void {
+  override close(): void {
     this.transport.close();
   }
 

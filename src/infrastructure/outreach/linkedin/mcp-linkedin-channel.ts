@@ -3,10 +3,18 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { type ChannelCall, type ChannelLookup, LinkedInChannel, type Profile } from '../../../application/outreach/ports/channels.port';
+import {
+  type ChannelCall,
+  type ChannelLookup,
+  type ChannelRecord,
+  type ChannelRequest,
+  OutreachChannel,
+  type Profile,
+} from '../../../application/outreach/ports/channels.port';
 import type { ProfileField } from '../../../domain/outreach/actions';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { redactUrl } from '../../logging/url-redaction';
+import { LINKEDIN_KINDS, type LinkedIn, performOnLinkedIn } from './linkedin-actions';
 
 export const SCRAPE_PROFILE_TOOL = 'linkedin_scrape_profile';
 export const SEND_MESSAGE_TOOL = 'linkedin_send_message';
@@ -46,8 +54,9 @@ export class McpLinkedInConnectError extends Error {
  * transport failure, a timeout or an abort, a message "maybe" went out (the server may
  * have acted before the answer was lost), a profile read never counts as performed.
  */
-export class McpLinkedInChannel extends LinkedInChannel {
+export class McpLinkedInChannel extends OutreachChannel implements LinkedIn {
   readonly name = 'mcp';
+  readonly kinds = LINKEDIN_KINDS;
   private session: string | undefined;
 
   private constructor(
@@ -82,6 +91,10 @@ export class McpLinkedInChannel extends LinkedInChannel {
     return new McpLinkedInChannel(client, options.timeoutMs);
   }
 
+  perform(request: ChannelRequest): Promise<ChannelRecord> {
+    return performOnLinkedIn(this, request);
+  }
+
   async scrapeProfile(input: ChannelCall & { profileUrl: string; fields: readonly ProfileField[] }): Promise<Profile> {
     const payload = await this.call(SCRAPE_PROFILE_TOOL, { profileUrl: input.profileUrl, fields: [...input.fields] }, input);
     if (!payload) {
@@ -112,13 +125,13 @@ export class McpLinkedInChannel extends LinkedInChannel {
   }
 
   /** Sent in `_meta` of every later call; the server decides how to use it. */
-  useSession(session: string): Promise<void> {
+  override useSession(session: string): Promise<void> {
     this.session = session;
     return Promise.resolve();
   }
 
   /** Closes the connection; for a command, ends the process. */
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     await this.client.close();
   }
 

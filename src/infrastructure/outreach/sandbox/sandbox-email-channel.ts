@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EmailChannel, type ChannelCall, type ChannelLookup, type OutgoingEmail } from '../../../application/outreach/ports/channels.port';
+import type { ChannelCall, ChannelLookup, OutgoingEmail } from '../../../application/outreach/ports/channels.port';
+import { EmailChannel } from '../email/email-channel';
 import { raise, takeFaultAndRecord } from './sandbox-faults';
 import { z } from 'zod';
 import { selectRow, sql } from '../../persistence/sql';

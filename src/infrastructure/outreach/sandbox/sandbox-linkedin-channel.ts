@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { LinkedInChannel, type ChannelCall, type ChannelLookup, type Profile } from '../../../application/outreach/ports/channels.port';
+import {
+  type ChannelCall,
+  type ChannelLookup,
+  type ChannelRecord,
+  type ChannelRequest,
+  type Profile,
+  OutreachChannel,
+} from '../../../application/outreach/ports/channels.port';
+import { LINKEDIN_KINDS, performOnLinkedIn, type LinkedIn } from '../linkedin/linkedin-actions';
 import type { ProfileField } from '../../../domain/outreach/actions';
 import { ChannelError } from '../../../domain/outreach/channel-errors';
 import { profileSlug } from '../../../domain/outreach/lead';
@@ -24,11 +32,16 @@ const CITIES = ['Berlin', 'London', 'Paris', 'Amsterdam', 'Lisbon', 'Madrid', 'S
  * idempotency key (a repeated key counts a call and sends nothing), and faults can be set.
  */
 @Injectable()
-export class SandboxLinkedInChannel extends LinkedInChannel {
+export class SandboxLinkedInChannel extends OutreachChannel implements LinkedIn {
   readonly name = 'sandbox';
+  readonly kinds = LINKEDIN_KINDS;
 
   constructor(private readonly dataSource: DataSource) {
     super();
+  }
+
+  perform(request: ChannelRequest): Promise<ChannelRecord> {
+    return performOnLinkedIn(this, request);
   }
 
   async scrapeProfile(input: ChannelCall & { profileUrl: string; fields: readonly ProfileField[] }): Promise<Profile> {
@@ -60,7 +73,7 @@ export class SandboxLinkedInChannel extends LinkedInChannel {
       : { kind: 'message', messageId: row.result.messageId as string };
   }
 
-  async useSession(session: string): Promise<void> {
+  override async useSession(session: string): Promise<void> {
     if (!session) throw new ChannelError('SESSION_EXPIRED', 'An empty session is no session', 'no');
     await changeRows(this.dataSource, sql`DELETE FROM sandbox_faults WHERE channel = 'linkedin' AND code = 'SESSION_EXPIRED'`);
   }

@@ -20,7 +20,7 @@ import { MESSAGE_CHANNELS } from '../../../domain/outreach/actions';
 import { DO_NOT_CONTACT_ROW } from '../tables/do-not-contact';
 import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
-import { type ActionKind, type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
+import { type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaState } from '../../../domain/outreach/quota';
 import { APPROVAL_MODES } from '../../../domain/outreach/review';
 import { emailKey } from '../../../domain/shared/email-address';
@@ -30,7 +30,7 @@ import { changeRows, empty, join, raw, selectRow, selectRows, sql } from '../sql
 import { BRIEF_ROW_FIELDS, briefColumns, briefInsert, briefOfRow, briefSet } from '../tables/campaign-brief-columns';
 import { readQuota } from '../tables/quota-ledger';
 import { z } from 'zod';
-import { LIMIT_ROW_FIELDS } from '../tables/campaign-limit-columns';
+import { LIMITS_FIELD, limitsColumn, limitsOf, writeLimits } from '../tables/campaign-limits';
 
 const CAMPAIGN_ROW = z
   .object({
@@ -38,7 +38,7 @@ const CAMPAIGN_ROW = z
     owner_id: z.string(),
     name: z.string(),
     status: z.enum(CAMPAIGN_STATUSES),
-    ...LIMIT_ROW_FIELDS,
+    limits: LIMITS_FIELD,
     approval_mode: z.enum(APPROVAL_MODES),
     approval_first_n: z.number(),
     ...BRIEF_ROW_FIELDS,
@@ -55,12 +55,7 @@ const CAMPAIGN_ROW = z
       ownerId: row.owner_id,
       name: row.name,
       status: row.status,
-      dailyLimits: { profile_lookup: row.limit_profile_lookup, linkedin_message: row.limit_linkedin_message, email: row.limit_email },
-      weeklyLimits: {
-        profile_lookup: row.weekly_limit_profile_lookup,
-        linkedin_message: row.weekly_limit_linkedin_message,
-        email: row.weekly_limit_email,
-      },
+      ...limitsOf(row.limits),
       approval: { mode: row.approval_mode, firstN: row.approval_first_n },
       ...briefOfRow(row),
       createdAt: row.created_at,
@@ -111,26 +106,13 @@ const TASK_ROW = z.object({
 
 const COUNTS_ROW = z.object({ leads: z.number(), tasks: z.partialRecord(z.enum(TASK_STATUSES), z.number()) });
 
-const CAMPAIGN_COLUMNS = raw(`id, owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email,
-  weekly_limit_profile_lookup, weekly_limit_linkedin_message, weekly_limit_email,
+const CAMPAIGN_FIELDS = raw(`id, owner_id, name, status,
   approval_mode, approval_first_n, ${briefColumns()}, created_at, updated_at, completed_at, created_at::text AS created_key`);
+/** A campaign's columns and its limits (campaign_limits), read by the statement that reads it. */
+const CAMPAIGN_COLUMNS = sql`${CAMPAIGN_FIELDS}, ${limitsColumn(sql`campaigns.id`)} AS limits`;
 const LEAD_COLUMNS = raw('id, campaign_id, name, linkedin_url, email, status, created_at');
 const DO_NOT_CONTACT_COLUMNS = raw('id, kind, value, created_at');
 const STATUS_ROW = z.object({ status: z.enum(CAMPAIGN_STATUSES) });
-
-/** The column holding each kind's daily limit. */
-const LIMIT_COLUMN: Readonly<Record<ActionKind, string>> = {
-  profile_lookup: 'limit_profile_lookup',
-  linkedin_message: 'limit_linkedin_message',
-  email: 'limit_email',
-};
-
-/** The column holding each kind's weekly limit (null: none). */
-const WEEKLY_LIMIT_COLUMN: Readonly<Record<ActionKind, string>> = {
-  profile_lookup: 'weekly_limit_profile_lookup',
-  linkedin_message: 'weekly_limit_linkedin_message',
-  email: 'weekly_limit_email',
-};
 
 /**
  * Campaigns, leads, their tasks and the do-not-contact list in PostgreSQL, in raw SQL.
@@ -144,19 +126,18 @@ export class PostgresCampaignRepository extends CampaignRepository {
   }
 
   async create(ownerId: string, draft: CampaignDraft, now: Date): Promise<Campaign> {
-    const { profile_lookup, linkedin_message, email } = draft.dailyLimits;
-    const weekly = draft.weeklyLimits;
     const { mode, firstN } = draft.approval;
     const brief = briefInsert(draft);
+    const limits = writeLimits('created', draft);
+    // The campaign and its limits' rows in one statement; the rows' foreign key is checked at its end.
     const row = await selectRow(
       this.dataSource,
-      sql`INSERT INTO campaigns (owner_id, name, status, limit_profile_lookup, limit_linkedin_message, limit_email,
-            weekly_limit_profile_lookup, weekly_limit_linkedin_message, weekly_limit_email, approval_mode,
-            approval_first_n, ${brief.columns}, created_at, updated_at)
-          VALUES (${ownerId}, ${draft.name}, 'draft', ${profile_lookup}, ${linkedin_message}, ${email},
-            ${weekly.profile_lookup}::int, ${weekly.linkedin_message}::int, ${weekly.email}::int, ${mode}, ${firstN},
-            ${brief.values}, ${now}, ${now})
-          RETURNING ${CAMPAIGN_COLUMNS}`,
+      sql`WITH created AS (
+            INSERT INTO campaigns (owner_id, name, status, approval_mode, approval_first_n, ${brief.columns}, created_at, updated_at)
+            VALUES (${ownerId}, ${draft.name}, 'draft', ${mode}, ${firstN}, ${brief.values}, ${now}, ${now})
+            RETURNING ${CAMPAIGN_FIELDS}),
+          ${limits.ctes}
+          SELECT created.*, ${limits.column} AS limits FROM created`,
       CAMPAIGN_ROW,
     );
     return row!.campaign;
@@ -199,16 +180,6 @@ export class PostgresCampaignRepository extends CampaignRepository {
     if (!isUuid(campaignId)) return null;
     const set = [sql`updated_at = ${now}`];
     if (changes.name !== undefined) set.push(sql`name = ${changes.name}`);
-    const { dailyLimits } = changes;
-    if (dailyLimits !== undefined) {
-      for (const [kind, column] of Object.entries(LIMIT_COLUMN)) set.push(sql`${raw(column)} = ${dailyLimits[kind as ActionKind]}`);
-    }
-    const { weeklyLimits } = changes;
-    if (weeklyLimits !== undefined) {
-      for (const [kind, column] of Object.entries(WEEKLY_LIMIT_COLUMN)) {
-        set.push(sql`${raw(column)} = ${weeklyLimits[kind as ActionKind]}::int`);
-      }
-    }
     if (changes.approval !== undefined) {
       set.push(sql`approval_mode = ${changes.approval.mode}`, sql`approval_first_n = ${changes.approval.firstN}`);
     }
@@ -217,11 +188,17 @@ export class PostgresCampaignRepository extends CampaignRepository {
     if (changes.status === 'completed') set.push(sql`completed_at = coalesce(completed_at, ${now}::timestamptz)`);
     // The status condition is re-checked on the newest row version when a concurrent
     // update (a worker completing the campaign) commits first.
+    const { dailyLimits, weeklyLimits } = changes;
+    const update = sql`UPDATE campaigns SET ${join(set, ', ')}
+          WHERE id = ${campaignId} AND owner_id = ${ownerId} AND status = ${expectedStatus}`;
+    const limits = dailyLimits === undefined && weeklyLimits === undefined ? null : writeLimits('changed', { dailyLimits, weeklyLimits });
+    // New limits are written by the same statement, only if the campaign was.
     const row = await selectRow(
       this.dataSource,
-      sql`UPDATE campaigns SET ${join(set, ', ')}
-          WHERE id = ${campaignId} AND owner_id = ${ownerId} AND status = ${expectedStatus}
-          RETURNING ${CAMPAIGN_COLUMNS}`,
+      limits
+        ? sql`WITH changed AS (${update} RETURNING ${CAMPAIGN_FIELDS}), ${limits.ctes}
+              SELECT changed.*, ${limits.column} AS limits FROM changed`
+        : sql`${update} RETURNING ${CAMPAIGN_COLUMNS}`,
       CAMPAIGN_ROW,
     );
     return row && row.campaign;

@@ -14,7 +14,6 @@ import {
 } from '../../../application/outreach/ports/outreach-draft-store.port';
 import type { Page } from '../../../application/shared/page';
 import { canonicalJson } from '../../../domain/agent/tool-call-validation';
-import { ACTION_KINDS } from '../../../domain/outreach/outreach-task';
 import {
   DRAFT_EXPIRED,
   DRAFT_STATUSES,
@@ -44,7 +43,7 @@ const SETTLED_ROW = z.object({
   owner_id: z.string(),
   campaign_id: z.string(),
   task_id: z.string(),
-  kind: z.enum(ACTION_KINDS),
+  kind: z.string(),
   quota_day: z.string(),
   action: z.string(),
   arguments_hash: z.string(),

@@ -1,6 +1,7 @@
-import type { DailyLimits } from '../../../domain/outreach/campaign';
+import { type DailyLimits, DEFAULT_DAILY_LIMIT } from '../../../domain/outreach/campaign';
 import { ACTION_KINDS, type ActionKind } from '../../../domain/outreach/outreach-task';
 import {
+  OWNER_DAILY_DEFAULT,
   type OwnerLimits,
   QUOTA_SCOPES,
   type QuotaBlock,
@@ -26,7 +27,7 @@ import { changeRows, join, run, type Sql, selectRows, sql, type Statement } from
  */
 
 /** A ledger row as read: `day` as text (YYYY-MM-DD). */
-export const QUOTA_ROW = z.object({ scope: z.enum(QUOTA_SCOPES), kind: z.enum(ACTION_KINDS), day: z.string(), used: z.number() });
+export const QUOTA_ROW = z.object({ scope: z.enum(QUOTA_SCOPES), kind: z.string(), day: z.string(), used: z.number() });
 
 const TAKEN_ROW = z.object({ scope: z.string(), scope_id: z.string() });
 
@@ -63,11 +64,17 @@ export function quotaStateOf(
   day: string,
 ): QuotaState {
   const limits: Readonly<Record<QuotaScope, SlotLimitsByKind>> = {
-    campaign: { daily: campaign.dailyLimits, weekly: campaign.weeklyLimits },
-    owner: ownerLimits,
+    campaign: { daily: campaign.dailyLimits, weekly: campaign.weeklyLimits, dailyDefault: DEFAULT_DAILY_LIMIT },
+    owner: { ...ownerLimits, dailyDefault: OWNER_DAILY_DEFAULT },
   };
+  // Every kind anything names: the built-in ones, those with a limit, those with slots taken.
+  const kinds = new Set<ActionKind>([
+    ...ACTION_KINDS,
+    ...[campaign.dailyLimits, campaign.weeklyLimits, ownerLimits.daily, ownerLimits.weekly].flatMap((each) => Object.keys(each)),
+    ...rows.map((row) => row.kind),
+  ]);
   return Object.fromEntries(
-    ACTION_KINDS.map((kind) => [
+    [...kinds].map((kind) => [
       kind,
       Object.fromEntries(
         QUOTA_SCOPES.map((scope) => [
@@ -75,7 +82,7 @@ export function quotaStateOf(
           scopeUse(
             rows.filter((row) => row.scope === scope && row.kind === kind),
             day,
-            { day: limits[scope].daily[kind], week: limits[scope].weekly[kind] },
+            { day: limits[scope].daily[kind] ?? limits[scope].dailyDefault, week: limits[scope].weekly[kind] ?? null },
           ),
         ]),
       ),
@@ -83,9 +90,11 @@ export function quotaStateOf(
   ) as unknown as QuotaState;
 }
 
+/** One scope's limits per kind, and the daily limit of a kind it names none for. */
 interface SlotLimitsByKind {
-  readonly daily: Readonly<Record<ActionKind, number>>;
-  readonly weekly: Readonly<Record<ActionKind, number | null>>;
+  readonly daily: Readonly<Partial<Record<ActionKind, number>>>;
+  readonly weekly: Readonly<Partial<Record<ActionKind, number | null>>>;
+  readonly dailyDefault: number;
 }
 
 function scopeUse(rows: readonly { day: string; used: number }[], day: string, limits: SlotLimits): ScopeUse {

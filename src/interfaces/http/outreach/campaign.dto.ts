@@ -1,7 +1,19 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import {
   type Campaign,
   CAMPAIGN_NAME_MAX_LENGTH,
@@ -11,7 +23,8 @@ import {
   DEFAULT_DAILY_LIMIT,
   WEEKLY_LIMIT_MAX,
 } from '../../../domain/outreach/campaign';
-import { type ActionKind } from '../../../domain/outreach/outreach-task';
+import { ACTION_KINDS, type ActionKind, type BuiltInKind } from '../../../domain/outreach/outreach-task';
+import { QUOTA_WINDOWS, type QuotaWindow } from '../../../domain/outreach/quota';
 import { APPROVAL_FIRST_N_MAX, APPROVAL_MODES, type ApprovalMode, DEFAULT_APPROVAL_FIRST_N } from '../../../domain/outreach/review';
 import {
   BriefField,
@@ -93,6 +106,31 @@ function WeeklyLimitsField(): PropertyDecorator {
   );
 }
 
+const LIMITS_DESCRIPTION =
+  'Limits as rows, for any kind a channel performs (a channel added later, such as sms, has no named field): ' +
+  'at most max actions of kind per window (day: the UTC day; week: the rolling week). null as max removes the limit ' +
+  "(a day's goes back to the default). Applied after dailyLimits and weeklyLimits; on PATCH, only the rows given change.";
+
+export class LimitRequestDto {
+  @ApiProperty({ example: 'sms', description: 'A kind a channel performs: profile_lookup, linkedin_message, email, or a channel’s own' })
+  kind!: string;
+
+  @ApiProperty({ enum: QUOTA_WINDOWS })
+  window!: QuotaWindow;
+
+  @ApiProperty({ type: Number, nullable: true, minimum: 0, maximum: WEEKLY_LIMIT_MAX, example: 20 })
+  max!: number | null;
+}
+
+/** limits in a request: a list the domain checks row by row, each problem naming its field (limits[0].kind). */
+function LimitsField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type: [LimitRequestDto], description: LIMITS_DESCRIPTION }),
+    Optional(),
+    IsArray({ message: 'limits must be a list of {kind, window, max}' }),
+  );
+}
+
 const DAILY_LIMITS_DESCRIPTION =
   `Actions per UTC day for this campaign, per kind (default ${DEFAULT_DAILY_LIMIT} each); ` +
   "the owner's own daily limits across campaigns apply as well.";
@@ -144,6 +182,9 @@ export class CreateCampaignRequestDto {
   @WeeklyLimitsField()
   weeklyLimits?: WeeklyLimitsRequestDto;
 
+  @LimitsField()
+  limits?: unknown[];
+
   @ApprovalModeField()
   approvalMode?: ApprovalMode;
 
@@ -175,6 +216,9 @@ export class UpdateCampaignRequestDto {
 
   @WeeklyLimitsField()
   weeklyLimits?: WeeklyLimitsRequestDto;
+
+  @LimitsField()
+  limits?: unknown[];
 
   @ApprovalModeField()
   approvalMode?: ApprovalMode;
@@ -211,10 +255,14 @@ export class CampaignResponseDto {
   @ApiProperty({ enum: CAMPAIGN_STATUSES, description: 'draft → active ⇄ paused → completed (by the worker, when no task is left)' })
   status!: CampaignStatus;
 
-  @ApiProperty({ type: DailyLimitsDto })
+  @ApiProperty({ type: DailyLimitsDto, description: "Per kind; a channel's own kind (set through limits) is a key of its own" })
   dailyLimits!: DailyLimitsDto;
 
-  @ApiProperty({ type: WeeklyLimitsDto, description: 'Per rolling week (the UTC day and the 6 before it); null: none of its own' })
+  @ApiProperty({
+    type: WeeklyLimitsDto,
+    description:
+      "Per rolling week (the UTC day and the 6 before it); null: none of its own. A channel's own kind is a key where it has one",
+  })
   weeklyLimits!: WeeklyLimitsDto;
 
   @ApiProperty({ enum: APPROVAL_MODES, description: APPROVAL_MODE_DESCRIPTION })
@@ -246,8 +294,8 @@ export class CampaignResponseDto {
       id: campaign.id,
       name: campaign.name,
       status: campaign.status,
-      dailyLimits: { ...campaign.dailyLimits },
-      weeklyLimits: { ...campaign.weeklyLimits },
+      dailyLimits: withBuiltIn(campaign.dailyLimits, DEFAULT_DAILY_LIMIT),
+      weeklyLimits: withBuiltIn(campaign.weeklyLimits, null),
       approvalMode: campaign.approval.mode,
       approvalFirstN: campaign.approval.firstN,
       brief: CampaignBriefDto.of(campaign.brief),
@@ -257,6 +305,11 @@ export class CampaignResponseDto {
       completedAt: campaign.completedAt?.toISOString() ?? null,
     };
   }
+}
+
+/** A campaign's limits per kind: the built-in kinds' named fields always, then a channel's own kind where it has one. */
+function withBuiltIn<T>(limits: Readonly<Record<ActionKind, T>>, none: T): Record<BuiltInKind, T> & Record<ActionKind, T> {
+  return { ...Object.fromEntries(ACTION_KINDS.map((kind) => [kind, none])), ...limits } as Record<BuiltInKind, T> & Record<ActionKind, T>;
 }
 
 export class CampaignPageDto {

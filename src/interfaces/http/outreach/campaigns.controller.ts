@@ -107,8 +107,8 @@ export class CampaignsController {
     operationId: 'updateCampaign',
     summary: 'Rename a campaign or change its daily or weekly limits, review mode, brief or templates',
     description:
-      'Send at least one of name, dailyLimits, weeklyLimits, approvalMode, approvalFirstN, brief, templates; in weeklyLimits, brief ' +
-      'and templates, a field given replaces the stored one and null clears it. A completed campaign cannot be changed (409).',
+      'Send at least one of name, dailyLimits, weeklyLimits, limits, approvalMode, approvalFirstN, brief, templates; in weeklyLimits, ' +
+      'limits, brief and templates, a field given replaces the stored one and null clears it. A completed campaign cannot be changed (409).',
   })
   @ApiOkResponse({ type: CampaignResponseDto, description: 'The campaign, changed' })
   @ApiErrors(404, CAMPAIGN_STATE, 413)
@@ -117,6 +117,7 @@ export class CampaignsController {
       body.name === undefined &&
       body.dailyLimits === undefined &&
       body.weeklyLimits === undefined &&
+      body.limits === undefined &&
       body.approvalMode === undefined &&
       body.approvalFirstN === undefined &&
       body.brief === undefined &&
@@ -125,7 +126,7 @@ export class CampaignsController {
       throw new ApiError(
         400,
         'VALIDATION.FAILED',
-        'Send at least one of name, dailyLimits, weeklyLimits, approvalMode, approvalFirstN, brief, templates',
+        'Send at least one of name, dailyLimits, weeklyLimits, limits, approvalMode, approvalFirstN, brief, templates',
       );
     }
     return CampaignResponseDto.of(await this.updateCampaign.execute({ ...path, changes: body }));

@@ -12,7 +12,7 @@ import type { OwnerLimits } from '../../../../domain/outreach/quota';
 import { APPROVAL_MODES, type DraftProposal } from '../../../../domain/outreach/review';
 import { z } from 'zod';
 import type { ErasedAddressKey } from '../../../security/erased-address-key';
-import { LIMIT_ROW_FIELDS } from '../../tables/campaign-limit-columns';
+import { LIMITS_FIELD, limitsColumn, limitsOf } from '../../tables/campaign-limits';
 import { listedValues } from '../../tables/do-not-contact';
 import { empty, join, raw, selectRow, type Sql, sql, type Statement } from '../../sql';
 import { BRIEF_ROW_FIELDS, briefColumns, briefOfRow } from '../../tables/campaign-brief-columns';
@@ -31,13 +31,13 @@ const CAMPAIGN_FIELDS = {
   campaign_name: z.string(),
   campaign_status: z.enum(CAMPAIGN_STATUSES),
   owner_id: z.string(),
-  ...LIMIT_ROW_FIELDS,
+  limits: LIMITS_FIELD,
 };
 type CampaignRow = z.output<z.ZodObject<typeof CAMPAIGN_FIELDS>>;
 
-const CAMPAIGN_COLUMNS = raw(`c.id AS campaign_id, c.name AS campaign_name, c.status AS campaign_status, c.owner_id,
-  c.limit_profile_lookup, c.limit_linkedin_message, c.limit_email,
-  c.weekly_limit_profile_lookup, c.weekly_limit_linkedin_message, c.weekly_limit_email`);
+/** The campaign and its limits (campaign_limits), read by the cycle's one statement. */
+const CAMPAIGN_COLUMNS = sql`c.id AS campaign_id, c.name AS campaign_name, c.status AS campaign_status, c.owner_id,
+  ${limitsColumn(sql`c.id`)} AS limits`;
 
 /** The campaign's brief and templates, for the planner's prompt. */
 const BRIEF_COLUMNS = raw(briefColumns('c'));
@@ -205,16 +205,7 @@ export async function readWrapUpContext(
 }
 
 function campaignOf(row: CampaignRow): QuotaCampaign {
-  return {
-    id: row.campaign_id,
-    ownerId: row.owner_id,
-    dailyLimits: { profile_lookup: row.limit_profile_lookup, linkedin_message: row.limit_linkedin_message, email: row.limit_email },
-    weeklyLimits: {
-      profile_lookup: row.weekly_limit_profile_lookup,
-      linkedin_message: row.weekly_limit_linkedin_message,
-      email: row.weekly_limit_email,
-    },
-  };
+  return { id: row.campaign_id, ownerId: row.owner_id, ...limitsOf(row.limits) };
 }
 
 /** The campaign's last 3 finished tasks (outreach_tasks_recent), newest first, with the duration of their last action (RECENT_ROW). */

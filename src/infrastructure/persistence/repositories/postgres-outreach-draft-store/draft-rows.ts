@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { StoredDraft } from '../../../../application/outreach/ports/outreach-draft-store.port';
 import { CAMPAIGN_STATUSES } from '../../../../domain/outreach/campaign';
-import { ACTION_KINDS, TASK_TYPES } from '../../../../domain/outreach/outreach-task';
+import { TASK_TYPES } from '../../../../domain/outreach/outreach-task';
 import { DRAFT_STATUSES, type DraftProposal } from '../../../../domain/outreach/review';
 import { raw } from '../../sql';
 
@@ -24,7 +24,7 @@ export const DRAFT_ROW = z
     lead_name: z.string(),
     decision_id: z.string(),
     attempt: z.number(),
-    kind: z.enum(ACTION_KINDS),
+    kind: z.string(),
     action: z.enum(['linkedin_scrape_profile', 'linkedin_send_message', 'send_email']),
     args: z.record(z.string(), z.unknown()),
     reason: z.string(),
