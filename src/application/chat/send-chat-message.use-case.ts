@@ -30,10 +30,10 @@ import { PolicyGate } from '../policy/policy-gate';
 import { TURN_CANCELLED, TurnAdmission } from './turn-admission';
 import { turnWindow } from './turn-window';
 import { ConversationStore, type TurnAccountCheck } from './ports/conversation-store.port';
-import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
+import { todoAssistantPrompt } from './todo-assistant.prompt';
 import { Logger } from '../shared/ports/logger.port';
 import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.port';
-import { toolResultSentence } from '../todo/tools/tool-result-sentences';
+import { TodoTools } from '../todo/tools/todo-tools';
 import { TODO_TOOL_ERRORS } from '../../domain/todo/tool-errors';
 
 export interface ChatReply {
@@ -88,6 +88,7 @@ const ALREADY_HANDLED = 'That request was already handled or has expired, so I d
 export class SendChatMessageUseCase {
   private readonly logger: Logger;
   private readonly admission: TurnAdmission;
+  private readonly systemPrompt: string;
 
   constructor(
     private readonly store: ConversationStore,
@@ -100,9 +101,11 @@ export class SendChatMessageUseCase {
     policy: PolicyGate,
     logger: Logger,
     private readonly tracer: Tracer = NO_TRACER,
+    private readonly tools: TodoTools = TodoTools.builtIn,
   ) {
     this.logger = logger.withContext(SendChatMessageUseCase.name);
     this.admission = new TurnAdmission(policy);
+    this.systemPrompt = todoAssistantPrompt(tools.definitions);
   }
 
   /**
@@ -160,7 +163,7 @@ export class SendChatMessageUseCase {
     const admitted = callsModel ? await this.admission.admit(input.userId, said, answersPending) : null;
 
     const budget = this.budget;
-    const deps = { agent: this.agent, ids: this.ids };
+    const deps = { agent: this.agent, ids: this.ids, tools: this.tools, systemPrompt: this.systemPrompt };
     const window = await turnWindow(
       deps,
       loaded,
@@ -173,7 +176,7 @@ export class SendChatMessageUseCase {
     const vocabulary = { toolNames: [...(await this.agent.toolNames().catch(() => [])), BULK_CHANGE], echoes: echoesOf(messages) };
     const checking = checkedObserver(observer, vocabulary);
     const run: AgentRunInput = {
-      systemPrompt: withSummary(TODO_ASSISTANT_PROMPT, window.summary?.content ?? null),
+      systemPrompt: withSummary(this.systemPrompt, window.summary?.content ?? null),
       messages,
       context,
       limits,
@@ -236,9 +239,13 @@ export class SendChatMessageUseCase {
           failureClass: result.failure?.class ?? null,
           providerRequestId: result.failure?.providerRequestId ?? null,
           context: window.record,
-          intentType: intentOf([...result.toolCalls.map((call) => call.tool), result.confirmation?.tool, confirmedTool].map(toolIntent)),
+          intentType: intentOf(
+            [...result.toolCalls.map((call) => call.tool), result.confirmation?.tool, confirmedTool].map((tool) =>
+              toolIntent(tool, this.tools),
+            ),
+          ),
           outcomeCategory:
-            result.outcome ?? outcomeOf({ ...result, failure: result.failure?.class ?? null, calls: judged(result.toolCalls) }),
+            result.outcome ?? outcomeOf({ ...result, failure: result.failure?.class ?? null, calls: judged(result.toolCalls, this.tools) }),
           sampling,
         },
         newPendingConfirmation,
@@ -291,7 +298,7 @@ export class SendChatMessageUseCase {
     const echoes = [...vocabulary.echoes, ...result.toolCalls.flatMap((call) => (call.success ? dataEchoes(call.result ?? null) : []))];
     const checked = checkedReply(result, { ...vocabulary, echoes }, () => {
       const bounded = new Reply(run.limits.maxReplyChars);
-      bounded.model(toolCallsInWords(result.toolCalls, toolResultSentence, TODO_TOOL_ERRORS));
+      bounded.model(toolCallsInWords(result.toolCalls, (call) => this.tools.sentence(call), TODO_TOOL_ERRORS));
       return bounded.value;
     });
     gate?.finish(checked.problem === null);

@@ -4,21 +4,21 @@ import type { ToolIntent } from '../../domain/agent/tools';
 import type { JudgedCall, OutcomeCategory } from '../../domain/agent/turn-outcome';
 import type { ToolCallRecord } from '../../domain/chat/conversation';
 import type { AgentRunResult, TurnObserver } from '../agent/agent-loop';
-import { TODO_TOOLS } from '../todo/tools/todo-tool-definitions';
+import { TodoTools } from '../todo/tools/todo-tools';
 
 /** A turn's result; one answered by the server alone says how it ended for the person. */
 export type TurnResult = AgentRunResult & { readonly outcome?: OutcomeCategory };
 
 /** What a tool is called for: its definition's intent; a bulk change is BULK; a name that is no tool's, none. */
-export function toolIntent(tool: string | null | undefined): ToolIntent | null {
+export function toolIntent(tool: string | null | undefined, tools: TodoTools = TodoTools.builtIn): ToolIntent | null {
   if (tool === BULK_CHANGE) return 'BULK';
-  return TODO_TOOLS.find((definition) => definition.name === tool)?.intent ?? null;
+  return tool ? (tools.find(tool)?.definition.intent ?? null) : null;
 }
 
-export function judged(calls: readonly ToolCallRecord[]): JudgedCall[] {
+export function judged(calls: readonly ToolCallRecord[], tools: TodoTools = TodoTools.builtIn): JudgedCall[] {
   return calls.map((call) => ({
     tool: call.tool,
-    intent: toolIntent(call.tool),
+    intent: toolIntent(call.tool, tools),
     success: call.success,
     errorCode: call.error?.code ?? null,
   }));

@@ -1,5 +1,5 @@
 import type { ToolAuditEntry } from '../../audit/ports/audit-log.port';
-import type { SettledOutcome, TaskEvidence } from '../../todo/tools/tool-call-evidence';
+import type { SettledOutcome, TaskEvidence } from '../../todo/tools/evidence';
 
 /** A chat or MCP tool call whose pending audit row has no outcome row. */
 export interface UnsettledToolCall {

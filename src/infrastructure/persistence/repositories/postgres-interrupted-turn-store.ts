@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ToolAuditEntry } from '../../../application/audit/ports/audit-log.port';
 import { InterruptedTurnStore, type UnsettledToolCall } from '../../../application/chat/ports/interrupted-turn-store.port';
-import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
+import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/evidence';
 import { exists, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { AuditAppender } from '../tables/audit-log';
