@@ -9,6 +9,7 @@ import { ListMessagesUseCase } from '../../../application/chat/list-messages.use
 import type { TurnAccountCheck } from '../../../application/chat/ports/conversation-store.port';
 import { type ChatReply, SendChatMessageUseCase } from '../../../application/chat/send-chat-message.use-case';
 import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
+import { TodoTools } from '../../../application/todo/tools/todo-tools';
 import { SseWriter } from './sse-writer';
 import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
@@ -24,6 +25,7 @@ import {
   MessagePageDto,
   PendingConfirmationDto,
   ToolCallDto,
+  type ToolLabels,
 } from './chat.dto';
 import { ConfirmationPathDto, ConfirmationStateDto } from './confirmation-state.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
@@ -43,7 +45,11 @@ export class ChatController {
     private readonly listMessages: ListMessagesUseCase,
     private readonly getConfirmation: GetConfirmationUseCase,
     private readonly settings: AgentSettings,
+    private readonly tools: TodoTools,
   ) {}
+
+  /** A call's label, from its tool's descriptor. */
+  private readonly labels = (tool: string) => this.tools.label(tool);
 
   // A turn is counted by its own per-person limit, in the statement that opens it.
   @RateLimit('chat-turn')
@@ -67,7 +73,7 @@ export class ChatController {
   ): Promise<ChatResponseDto> {
     const reply = await this.sendMessage.execute({ userId: path.userId, ...body, account: accountLeftToTurn(principal) });
     this.logTurn(reply);
-    return toResponse(reply);
+    return toResponse(reply, this.labels);
   }
 
   @RateLimit('chat-turn')
@@ -76,7 +82,7 @@ export class ChatController {
     operationId: 'streamChatMessage',
     summary: 'Talk to the task assistant, as Server-Sent Events',
     description:
-      'Events: tool_call {tool, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
+      'Events: tool_call {tool, title, changesTasks, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
       '(the answer in pieces as the model writes them, a sentence at a time once its words passed the check made before ' +
       "an answer is stored; joined, they are done's response unless replace came); " +
       "replace {text} (the whole answer, instead of the deltas sent: the model's words failed the check made before " +
@@ -102,8 +108,8 @@ export class ChatController {
       const reply = await this.sendMessage.execute(
         { userId: path.userId, ...body, account: accountLeftToTurn(principal) },
         {
-          toolCall: (call) => sse.send('tool_call', call),
-          toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record)),
+          toolCall: (call) => sse.send('tool_call', { ...call, ...this.labels(call.tool) }),
+          toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record, this.labels)),
           text: (text) => sse.send('delta', { text }),
           replace: (text) => sse.send('replace', { text }),
         },
@@ -117,7 +123,7 @@ export class ChatController {
         });
       }
       if (reply.error !== null) sse.send('error', ChatErrorDto.of(reply.error));
-      sse.send('done', toResponse(reply));
+      sse.send('done', toResponse(reply, this.labels));
     } catch (error) {
       // Before the first event the exception filter still answers with a status (404…).
       if (!sse.started) throw error;
@@ -185,7 +191,7 @@ export class ChatController {
       cursor: query.cursor ?? null,
     });
     return {
-      items: page.items.map((message) => MessageDto.of(message)),
+      items: page.items.map((message) => MessageDto.of(message, this.labels)),
       nextCursor: page.nextCursor,
       pendingConfirmation: page.pendingConfirmation && PendingConfirmationDto.of(page.pendingConfirmation),
     };
@@ -219,13 +225,13 @@ function accountLeftToTurn(principal: AuthenticatedPrincipal): TurnAccountCheck 
     : { kind: 'checked-by-guard' };
 }
 
-function toResponse(reply: ChatReply): ChatResponseDto {
+function toResponse(reply: ChatReply, labels: ToolLabels): ChatResponseDto {
   return {
     conversationId: reply.conversationId,
     response: reply.response,
     decision: reply.decision,
     messages: reply.messages.map((message) => ({ role: message.role, content: message.content })),
-    toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)),
+    toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call, labels)),
     iterations: reply.iterations,
     status: reply.status,
     finishReason: reply.finishReason,

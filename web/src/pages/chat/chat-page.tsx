@@ -18,9 +18,6 @@ import { ConversationList, refreshConversations } from './conversation-list';
 import { ChatThread, type ChatItem } from './chat-thread';
 import { TaskPanel } from './task-panel';
 
-/** Tools whose success changes the task list: the panel reloads as soon as one reports. */
-const CHANGES_TASKS = new Set(['add_task', 'complete_task', 'update_task', 'delete_task']);
-
 let ids = 0;
 const localId = () => `local-${++ids}`;
 
@@ -115,15 +112,16 @@ export function ChatPage() {
     const onEvent = (event: ChatEvent) => {
       switch (event.event) {
         case 'tool_call':
-          updateLast((item) => ({ ...item, running: [...item.running, event.data.tool] }));
+          updateLast((item) => ({ ...item, running: [...item.running, event.data.title] }));
           break;
         case 'tool_result': {
           const call: ToolCall = event.data;
           updateLast((item) => {
-            const at = item.running.indexOf(call.tool);
+            const at = item.running.indexOf(call.title);
             return { ...item, running: item.running.filter((_, i) => i !== at), toolCalls: [...item.toolCalls, call] };
           });
-          if (call.success && CHANGES_TASKS.has(call.tool)) void refreshTasks(session);
+          // A tool that changes tasks: the panel reloads as soon as one reports.
+          if (call.success && call.changesTasks) void refreshTasks(session);
           break;
         }
         case 'delta':

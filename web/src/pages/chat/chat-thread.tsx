@@ -13,7 +13,7 @@ export interface ChatItem {
   readonly role: 'user' | 'assistant';
   readonly text: string;
   readonly toolCalls: readonly ToolCall[];
-  /** Tools called and not yet answered. */
+  /** Tools called and not yet answered, by title. */
   readonly running: readonly string[];
   /** What the answer asks the person to say yes to, as the server stored it (only ever on the last one). */
   readonly confirmation: PendingConfirmation | null;
@@ -196,7 +196,7 @@ function Bubble({ item, last, linked, running, onSend }: BubbleProps) {
         <ToolCard key={i} call={call} />
       ))}
       {item.running.map((tool, i) => (
-        <RunningTool key={`r${i}`} tool={tool} />
+        <RunningTool key={`r${i}`} title={tool} />
       ))}
       {waiting && (
         <p class="typing" aria-label="The assistant is thinking">
