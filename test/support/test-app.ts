@@ -4,6 +4,8 @@ import { type AddressInfo, createServer } from 'node:net';
 import { LanguageModel } from '../../src/application/agent/ports/language-model.port';
 import { PasswordHasher } from '../../src/application/identity/ports/password-hasher.port';
 import { Clock } from '../../src/application/shared/ports/clock.port';
+import type { TodoTool } from '../../src/application/todo/tools/todo-tool';
+import { TodoTools } from '../../src/application/todo/tools/todo-tools';
 import { type AppConfig, loadConfig } from '../../src/infrastructure/config/app-config';
 import { OutboundNetwork } from '../../src/infrastructure/security/guarded-outbound-fetch';
 import { ScryptPasswordHasher } from '../../src/infrastructure/security/scrypt-password-hasher';
@@ -30,7 +32,7 @@ export interface TestApp {
 export async function startTestApp(
   database: TestDatabase,
   env: Record<string, string> = {},
-  overrides: { languageModel?: LanguageModel; clock?: Clock; outboundNetwork?: OutboundNetwork } = {},
+  overrides: { languageModel?: LanguageModel; clock?: Clock; outboundNetwork?: OutboundNetwork; todoTools?: readonly TodoTool[] } = {},
 ): Promise<TestApp> {
   // The port is known before the app starts, so PUBLIC_BASE_URL (the OAuth issuer, the MCP
   // resource's URL, unsubscribe links) names the address the tests really call.
@@ -53,6 +55,8 @@ export async function startTestApp(
   if (overrides.languageModel) builder.overrideProvider(LanguageModel).useValue(overrides.languageModel);
   if (overrides.clock) builder.overrideProvider(Clock).useValue(overrides.clock);
   if (overrides.outboundNetwork) builder.overrideProvider(OutboundNetwork).useValue(overrides.outboundNetwork);
+  // Tools of the test's own, registered after the built-in ones: everything that knows a tool reads this registry.
+  if (overrides.todoTools) builder.overrideProvider(TodoTools).useValue(TodoTools.builtIn.with(overrides.todoTools));
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureHttpApp(app, config);
@@ -68,6 +72,8 @@ export interface TestAppOptions {
   readonly clock?: Clock;
   /** How outbound fetches resolve names and which extra certificate authority they trust: a local HTTPS fixture's. */
   readonly outboundNetwork?: OutboundNetwork | (() => OutboundNetwork);
+  /** Todo tools of the test's own, served with the built-in ones (a TodoTool descriptor each). */
+  readonly todoTools?: readonly TodoTool[];
   /** A database the migrations have not run on: for a test of start-up itself. */
   readonly fresh?: boolean;
   /** Runs before the app closes: what holds a connection open to it (MCP clients, event streams) goes first. */
@@ -114,7 +120,12 @@ export function useTestApp(options: TestAppOptions = {}): AppUnderTest {
   const start = async (): Promise<TestApp> => {
     const env = typeof options.env === 'function' ? options.env() : options.env;
     const outboundNetwork = typeof options.outboundNetwork === 'function' ? options.outboundNetwork() : options.outboundNetwork;
-    running = await startTestApp(db, env, { languageModel: options.languageModel, clock: options.clock, outboundNetwork });
+    running = await startTestApp(db, env, {
+      languageModel: options.languageModel,
+      clock: options.clock,
+      outboundNetwork,
+      todoTools: options.todoTools,
+    });
     closed = undefined;
     return running;
   };

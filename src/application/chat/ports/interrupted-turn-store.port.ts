@@ -15,7 +15,7 @@ export interface UnsettledToolCall {
  * no outcome, and answers never filled in. Safe with any number of sweepers at once.
  */
 export abstract class InterruptedTurnStore {
-  /** Unsettled calls (sources chat and mcp) whose pending row is older than `startedBefore`, by sequence after `afterSeq`. */
+  /** Unsettled calls (sources chat, mcp and api) whose pending row is older than `startedBefore`, by sequence after `afterSeq`. */
   abstract unsettledToolCalls(input: { startedBefore: Date; afterSeq: number; limit: number }): Promise<UnsettledToolCall[]>;
   /**
    * In one transaction serialised with every audit append: unless the call has an outcome
