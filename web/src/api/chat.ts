@@ -29,7 +29,7 @@ export type PendingConfirmation = PendingConfirmationDto;
 
 /** The events of POST /api/:userId/chat/stream (its description in the API document). */
 export type ChatEvent =
-  | { event: 'tool_call'; data: Pick<ToolCall, 'tool' | 'title' | 'changesTasks' | 'arguments'> }
+  | { event: 'tool_call'; data: Pick<ToolCall, 'tool' | 'arguments'> }
   | { event: 'tool_result'; data: ToolCall }
   | { event: 'delta'; data: { text: string } }
   | { event: 'replace'; data: { text: string } }

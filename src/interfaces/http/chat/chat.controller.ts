@@ -82,7 +82,7 @@ export class ChatController {
     operationId: 'streamChatMessage',
     summary: 'Talk to the task assistant, as Server-Sent Events',
     description:
-      'Events: tool_call {tool, title, changesTasks, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
+      'Events: tool_call {tool, arguments}; tool_result (a tool call as in the plain answer); delta {text} ' +
       '(the answer in pieces as the model writes them, a sentence at a time once its words passed the check made before ' +
       "an answer is stored; joined, they are done's response unless replace came); " +
       "replace {text} (the whole answer, instead of the deltas sent: the model's words failed the check made before " +
@@ -108,7 +108,7 @@ export class ChatController {
       const reply = await this.sendMessage.execute(
         { userId: path.userId, ...body, account: accountLeftToTurn(principal) },
         {
-          toolCall: (call) => sse.send('tool_call', { ...call, ...this.labels(call.tool) }),
+          toolCall: (call) => sse.send('tool_call', call),
           toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record, this.labels)),
           text: (text) => sse.send('delta', { text }),
           replace: (text) => sse.send('replace', { text }),

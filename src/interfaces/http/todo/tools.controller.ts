@@ -42,7 +42,7 @@ export class ToolsController {
   @Post(':name')
   @HttpCode(200)
   @ApiOperation({
-    operationId: 'callTool',
+    operationId: 'runTool',
     summary: 'Call a todo tool, as an MCP client or the assistant would',
     description:
       "The body is the tool's arguments (its inputSchema; {} when it needs none); the answer is its result (its " +

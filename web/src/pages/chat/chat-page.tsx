@@ -112,12 +112,12 @@ export function ChatPage() {
     const onEvent = (event: ChatEvent) => {
       switch (event.event) {
         case 'tool_call':
-          updateLast((item) => ({ ...item, running: [...item.running, event.data.title] }));
+          updateLast((item) => ({ ...item, running: [...item.running, event.data.tool] }));
           break;
         case 'tool_result': {
           const call: ToolCall = event.data;
           updateLast((item) => {
-            const at = item.running.indexOf(call.title);
+            const at = item.running.indexOf(call.tool);
             return { ...item, running: item.running.filter((_, i) => i !== at), toolCalls: [...item.toolCalls, call] };
           });
           // A tool that changes tasks: the panel reloads as soon as one reports.

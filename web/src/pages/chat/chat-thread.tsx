@@ -13,7 +13,7 @@ export interface ChatItem {
   readonly role: 'user' | 'assistant';
   readonly text: string;
   readonly toolCalls: readonly ToolCall[];
-  /** Tools called and not yet answered, by title. */
+  /** Tools called and not yet answered. */
   readonly running: readonly string[];
   /** What the answer asks the person to say yes to, as the server stored it (only ever on the last one). */
   readonly confirmation: PendingConfirmation | null;
@@ -195,8 +195,8 @@ function Bubble({ item, last, linked, running, onSend }: BubbleProps) {
       {item.toolCalls.map((call, i) => (
         <ToolCard key={i} call={call} />
       ))}
-      {item.running.map((tool, i) => (
-        <RunningTool key={`r${i}`} title={tool} />
+      {item.running.map((_, i) => (
+        <RunningTool key={`r${i}`} />
       ))}
       {waiting && (
         <p class="typing" aria-label="The assistant is thinking">

@@ -72,12 +72,12 @@ export function ToolCard({ call }: { call: ToolCall }) {
   );
 }
 
-/** A tool call still running, by its tool's title. */
-export function RunningTool({ title }: { title: string }) {
+/** A tool call still running (its card, with the tool's title, comes with its result). */
+export function RunningTool() {
   return (
     <p class="tool-card running">
       <span class="spinner" aria-hidden="true" />
-      Working: {inSentence(title)}…
+      Working…
     </p>
   );
 }
