@@ -5,6 +5,7 @@ import { ToolCallSettings } from '../application/agent/tool-call-settings';
 import { ToolGateway } from '../application/agent/ports/tool-gateway.port';
 import { Toolbox } from '../application/agent/ports/toolbox.port';
 import { TodoToolbox } from '../application/todo/tools/todo-toolbox';
+import { TodoToolKit } from '../application/todo/tools/todo-tool-kit';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpToolGateway } from '../infrastructure/mcp/mcp-tool-gateway';
@@ -12,6 +13,7 @@ import { createToolsMcpServer, inProcessChannel } from '../interfaces/mcp/tools-
 import { ModelModule } from './model.module';
 import { PolicyModule } from './policy.module';
 import { TodoModule } from './todo.module';
+import { TodoToolsModule } from './todo-tools.module';
 
 /**
  * The agent's gateway, linked to a tools server in this process over the SDK's in-memory
@@ -33,8 +35,9 @@ class ToolGatewayLifecycle implements OnApplicationShutdown {
 
 /** The agent core, with the todo tools behind MCP. */
 @Module({
-  imports: [ModelModule, TodoModule, PolicyModule],
+  imports: [ModelModule, TodoModule, TodoToolsModule, PolicyModule],
   providers: [
+    TodoToolKit,
     { provide: Toolbox, useClass: TodoToolbox },
     {
       provide: ToolCallSettings,
@@ -57,6 +60,6 @@ class ToolGatewayLifecycle implements OnApplicationShutdown {
     },
     AgentLoop,
   ],
-  exports: [ModelModule, AgentLoop, ExecuteToolCallUseCase, Toolbox, ToolCallSettings],
+  exports: [ModelModule, TodoToolsModule, AgentLoop, ExecuteToolCallUseCase, Toolbox, ToolCallSettings],
 })
 export class AgentModule {}

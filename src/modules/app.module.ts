@@ -26,6 +26,7 @@ import { PersistenceModule } from './persistence.module';
 import { PrivacyModule } from './privacy.module';
 import { ReviewModule } from './review.module';
 import { TodoModule } from './todo.module';
+import { TodoToolsApiModule } from './todo-tools-api.module';
 import { UnsubscribeModule } from './unsubscribe.module';
 import { WebModule } from './web.module';
 import { WebhooksModule } from './webhooks.module';
@@ -60,6 +61,7 @@ export class AppModule {
         PersistenceModule,
         IdentityModule,
         TodoModule,
+        TodoToolsApiModule,
         CampaignsModule,
         ReviewModule,
         UnsubscribeModule,

@@ -15,10 +15,11 @@ import { AgentModule } from './agent.module';
 import { BudgetsModule } from './budgets.module';
 import { IdentityModule } from './identity.module';
 import { PolicyModule } from './policy.module';
+import { TodoToolsModule } from './todo-tools.module';
 
 /** The todo assistant's chat. */
 @Module({
-  imports: [AgentModule, IdentityModule, BudgetsModule, PolicyModule],
+  imports: [AgentModule, IdentityModule, BudgetsModule, PolicyModule, TodoToolsModule],
   controllers: [ChatController],
   providers: [
     { provide: ConversationStore, useClass: PostgresConversationStore },

@@ -6,13 +6,14 @@ import { PolicyStore } from '../application/policy/ports/policy-store.port';
 import { POLICY_RECHECK_INTERVAL_MS, StoredPolicy } from '../application/policy/stored-policy';
 import { FleetBus } from '../application/shared/ports/fleet-bus.port';
 import { Logger } from '../application/shared/ports/logger.port';
-import { TODO_TOOLS } from '../application/todo/tools/todo-tool-definitions';
+import { TodoTools } from '../application/todo/tools/todo-tools';
 import { defaultPolicy, policyCatalogue } from '../domain/policy/default-policy';
 import { AppConfig } from '../infrastructure/config/app-config';
 import { periodicJobProvider } from '../infrastructure/periodic-job';
 import { DatabasePolicyAccounts } from '../infrastructure/persistence/repositories/database-policy-accounts';
 import { PostgresPolicyStore } from '../infrastructure/persistence/repositories/postgres-policy-store';
 import { MonthlyBudgetsModule } from './monthly-budgets.module';
+import { TodoToolsModule } from './todo-tools.module';
 
 /** Stops listening for new versions before the bus closes (PersistenceModule's FleetBusLifecycle). */
 @Injectable()
@@ -51,15 +52,15 @@ function recheckOnServer(): FactoryProvider {
  * server) every POLICY_RECHECK_INTERVAL_MS in case a message was lost.
  */
 @Module({
-  imports: [MonthlyBudgetsModule],
+  imports: [MonthlyBudgetsModule, TodoToolsModule],
   providers: [
     {
       provide: PolicyBasis,
-      useFactory: (config: AppConfig): PolicyBasis => {
-        const catalogue = policyCatalogue(TODO_TOOLS);
+      useFactory: (config: AppConfig, tools: TodoTools): PolicyBasis => {
+        const catalogue = policyCatalogue(tools.definitions);
         return new PolicyBasis(catalogue, defaultPolicy(catalogue, config.mcpDestructiveTools));
       },
-      inject: [AppConfig],
+      inject: [AppConfig, TodoTools],
     },
     { provide: PolicyStore, useClass: PostgresPolicyStore },
     { provide: PolicyAccounts, useClass: DatabasePolicyAccounts },

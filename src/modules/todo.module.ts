@@ -19,6 +19,7 @@ import { AdmitApiRequest } from '../application/policy/admit-api-request';
 import { AuditLogModule } from './audit-log.module';
 import { IdentityModule } from './identity.module';
 import { PolicyModule } from './policy.module';
+import { TodoToolsModule } from './todo-tools.module';
 
 /** The task use cases: the HTTP API and the chat's tools run the same ones. */
 const TASK_USE_CASES = [
@@ -33,7 +34,7 @@ const TASK_USE_CASES = [
 
 @Module({
   // The REST routes that change tasks ask the policy in force first (docs/policies.md, source api); a refusal is audited.
-  imports: [IdentityModule, PolicyModule, AuditLogModule],
+  imports: [IdentityModule, PolicyModule, AuditLogModule, TodoToolsModule],
   controllers: [TasksController],
   providers: [
     { provide: TaskChanges, useFactory: (bus: FleetBus) => new FleetTaskChanges(bus), inject: [FleetBus] },

@@ -10,22 +10,32 @@ import type { McpDestructiveToolMode } from '../../src/domain/agent/confirmation
 import type { ToolDefinition } from '../../src/domain/agent/tools';
 import { CompiledPolicy } from '../../src/domain/policy/compiled-policy';
 import { defaultPolicy, policyCatalogue } from '../../src/domain/policy/default-policy';
-import type { PolicyLimit, PolicyRule } from '../../src/domain/policy/policy';
+import type { PolicyLimit, PolicyRule, PolicySource } from '../../src/domain/policy/policy';
 import { problemInWords, readPolicy } from '../../src/domain/policy/policy-document';
 import type { Role } from '../../src/domain/identity/user';
+
+/**
+ * The catalogue of these tools: a todo tool's definition names its sources; a test's own stub
+ * tool is called from the chat and MCP, and from the API when it changes data.
+ */
+function catalogueOf(tools: readonly (ToolDefinition & { readonly sources?: readonly PolicySource[] })[]) {
+  return policyCatalogue(
+    tools.map((tool) => ({ ...tool, sources: tool.sources ?? (tool.mutates ? ['chat', 'mcp', 'api'] : ['chat', 'mcp']) })),
+  );
+}
 
 /** The built-in policy for these tools, as a deployment that never stored one runs. */
 export function builtInPolicy(
   tools: readonly ToolDefinition[],
   mcpDestructiveTools: McpDestructiveToolMode = 'confirm-in-chat',
 ): PolicyProvider {
-  const catalogue = policyCatalogue(tools);
+  const catalogue = catalogueOf(tools);
   return new BuiltInPolicy(new PolicyBasis(catalogue, defaultPolicy(catalogue, mcpDestructiveTools)));
 }
 
 /** A stored policy of these rules (read as an admin's would be), at `version`. */
 export function policyOf(tools: readonly ToolDefinition[], rules: readonly PolicyRule[], version = 1): PolicyProvider {
-  const catalogue = policyCatalogue(tools);
+  const catalogue = catalogueOf(tools);
   const reading = readPolicy({ rules }, catalogue);
   if (!reading.ok) throw new Error(reading.problems.map(problemInWords).join('\n'));
   const policy = new CompiledPolicy(version, reading.document, catalogue);

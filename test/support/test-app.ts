@@ -4,6 +4,8 @@ import { type AddressInfo, createServer } from 'node:net';
 import { LanguageModel } from '../../src/application/agent/ports/language-model.port';
 import { PasswordHasher } from '../../src/application/identity/ports/password-hasher.port';
 import { Clock } from '../../src/application/shared/ports/clock.port';
+import type { TodoTool } from '../../src/application/todo/tools/todo-tool';
+import { TodoTools } from '../../src/application/todo/tools/todo-tools';
 import { type AppConfig, loadConfig } from '../../src/infrastructure/config/app-config';
 import { OutboundNetwork } from '../../src/infrastructure/security/guarded-outbound-fetch';
 import { ScryptPasswordHasher } from '../../src/infrastructure/security/scrypt-password-hasher';
@@ -37,6 +39,7 @@ export async function startTestApp(
     clock?: Clock;
     outboundNetwork?: OutboundNetwork;
     channels?: readonly OutreachChannel[];
+    todoTools?: readonly TodoTool[];
   } = {},
 ): Promise<TestApp> {
   // The port is known before the app starts, so PUBLIC_BASE_URL (the OAuth issuer, the MCP
@@ -61,6 +64,8 @@ export async function startTestApp(
   if (overrides.clock) builder.overrideProvider(Clock).useValue(overrides.clock);
   if (overrides.outboundNetwork) builder.overrideProvider(OutboundNetwork).useValue(overrides.outboundNetwork);
   if (overrides.channels) builder.overrideProvider(ADDED_OUTREACH_CHANNELS).useValue(overrides.channels);
+  // Tools of the test's own, registered after the built-in ones: everything that knows a tool reads this registry.
+  if (overrides.todoTools) builder.overrideProvider(TodoTools).useValue(TodoTools.builtIn.with(overrides.todoTools));
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
   configureHttpApp(app, config);
@@ -78,6 +83,8 @@ export interface TestAppOptions {
   readonly outboundNetwork?: OutboundNetwork | (() => OutboundNetwork);
   /** Outreach channels added to the built-in ones (the registration hook of ADDED_OUTREACH_CHANNELS). */
   readonly channels?: readonly OutreachChannel[];
+  /** Todo tools of the test's own, served with the built-in ones (a TodoTool descriptor each). */
+  readonly todoTools?: readonly TodoTool[];
   /** A database the migrations have not run on: for a test of start-up itself. */
   readonly fresh?: boolean;
   /** Runs before the app closes: what holds a connection open to it (MCP clients, event streams) goes first. */
@@ -129,6 +136,7 @@ export function useTestApp(options: TestAppOptions = {}): AppUnderTest {
       clock: options.clock,
       outboundNetwork,
       channels: options.channels,
+      todoTools: options.todoTools,
     });
     closed = undefined;
     return running;

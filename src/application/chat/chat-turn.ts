@@ -1,3 +1,4 @@
+import { type TodoTools } from '../todo/tools/todo-tools';
 import type { PendingConfirmation } from '../../domain/agent/confirmation';
 import type { DecisionType, TurnFinishReason, TurnStatus } from '../../domain/agent/decision';
 import type { TurnFailure } from '../../domain/agent/failures';
@@ -55,4 +56,6 @@ export interface TurnDeps {
   readonly ids: IdGenerator;
   /** The tools' own words and definitions (Toolbox.words, Toolbox.definitions). */
   readonly toolbox: Toolbox;
+  /** The todo tools' descriptors: the system prompt's tool lines, what a stored call did to tasks. */
+  readonly tools: TodoTools;
 }

@@ -1,7 +1,8 @@
 import type { AgentMessage } from '../../domain/agent/tools';
 import { estimatedTokens, type WindowTurn } from '../../domain/chat/context-window';
-import type { StoredMessage, ToolCallRecord } from '../../domain/chat/conversation';
-import { changesFromWords, changesInWords, type FoldedTurns, type TaskChange } from '../../domain/chat/summary-facts';
+import type { StoredMessage } from '../../domain/chat/conversation';
+import { changesFromWords, changesInWords, type FoldedTurns } from '../../domain/chat/summary-facts';
+import { TodoTools } from '../todo/tools/todo-tools';
 import type { HistoryMessage } from './ports/conversation-store.port';
 
 /**
@@ -59,8 +60,11 @@ function replayed(content: string): string {
     : `${content.slice(0, REPLAYED_RESULT_MAX_CHARS)}… (cut: ${content.length} characters)`;
 }
 
-/** The stored conversation in exchanges (a person's message and its answer), each as the model reads it. */
-export function windowTurns(history: readonly HistoryMessage[]): WindowTurn[] {
+/**
+ * The stored conversation in exchanges (a person's message and its answer), each as the model
+ * reads it, with what its tool calls did to tasks (each tool's `taskChanges`).
+ */
+export function windowTurns(history: readonly HistoryMessage[], tools: TodoTools = TodoTools.builtIn): WindowTurn[] {
   const turns: WindowTurn[] = [];
   for (let i = 0; i < history.length; i++) {
     const pair = history[i].role === 'user' && history[i + 1]?.role === 'assistant' ? [history[i], history[++i]] : [history[i]];
@@ -71,7 +75,7 @@ export function windowTurns(history: readonly HistoryMessage[]): WindowTurn[] {
       storedMessages: pair.length,
       messages,
       // From the stored results, whole: a replayed one may be cut.
-      done: pair.flatMap((message) => message.toolCalls.flatMap(taskChanges)),
+      done: pair.flatMap((message) => message.toolCalls.flatMap((call) => tools.taskChanges(call))),
       tokens: estimatedTokens(messages),
     });
   }
@@ -83,7 +87,7 @@ export function windowTurns(history: readonly HistoryMessage[]): WindowTurn[] {
  * so far, then per exchange the person's message, what its tool calls changed (a `Done:`
  * line naming each task by number and title), the other tool calls' results, the answer.
  */
-export function transcriptToSummarize(previous: string | null, turns: readonly WindowTurn[]): string {
+export function transcriptToSummarize(previous: string | null, turns: readonly WindowTurn[], tools: TodoTools = TodoTools.builtIn): string {
   const lines = previous === null ? [] : [`${SUMMARY_SO_FAR}${oneLine(previous)}`, ''];
   for (const turn of turns) {
     const done = turn.done.length > 0 ? [changesInWords(turn.done)] : [];
@@ -91,7 +95,7 @@ export function transcriptToSummarize(previous: string | null, turns: readonly W
       if (message.role === 'user') lines.push(`${PERSON_SAID}${oneLine(message.content)}`);
       else if (message.role === 'tool') {
         // A change is on the Done line; a call that changed nothing (already complete, a dry run) has nothing to say.
-        if (message.isError || !CHANGING_TOOLS.has(message.name))
+        if (message.isError || !tools.changesTasks(message.name))
           lines.push(`(${message.name} ${message.isError ? 'failed' : 'ran'}: ${message.content.slice(0, 300)})`);
       } else if (message.content && message.content !== NO_ANSWER_YET)
         lines.push(...done.splice(0), `${ASSISTANT_SAID}${oneLine(message.content)}`);
@@ -114,44 +118,7 @@ export const SUMMARY_SO_FAR = 'Summary so far: ';
 export const PERSON_SAID = 'Person: ';
 const ASSISTANT_SAID = 'Assistant: ';
 
-/** The todo tools whose successful results taskChanges reads (their shapes are documented with TODO_TOOLS). */
-const CHANGING_TOOLS: ReadonlySet<string> = new Set(['add_task', 'complete_task', 'update_task', 'delete_task']);
-
 /** Every message on one line: a line of the transcript is one message. */
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-/** What a todo tool call did to tasks, from its stored result; nothing for a failed call or one that changed nothing. */
-function taskChanges(call: ToolCallRecord): TaskChange[] {
-  if (!call.success || !CHANGING_TOOLS.has(call.tool)) return [];
-  const result = fields(call.result);
-  const task = named(result.task);
-  switch (call.tool) {
-    case 'add_task':
-      return task ? [{ kind: 'added', ...task }] : [];
-    case 'complete_task':
-      return task && result.alreadyCompleted !== true ? [{ kind: 'completed', ...task }] : [];
-    case 'update_task': {
-      if (!task) return [];
-      const changed = Array.isArray(result.changed) ? result.changed : [];
-      const previousTitle = result.previousTitle;
-      if (changed.includes('title') && typeof previousTitle === 'string') return [{ kind: 'renamed', ...task, previousTitle }];
-      return changed.length > 0 ? [{ kind: 'changed', ...task }] : [];
-    }
-    default:
-      // delete_task: `deleted`; a dry run's `wouldDelete` deleted nothing.
-      return Array.isArray(result.deleted)
-        ? result.deleted.flatMap((item) => named(item) ?? []).map((gone) => ({ kind: 'deleted', ...gone }))
-        : [];
-  }
-}
-
-function fields(value: unknown): Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-function named(value: unknown): { number: number; title: string } | null {
-  const task = fields(value);
-  return typeof task.number === 'number' && typeof task.title === 'string' ? { number: task.number, title: task.title } : null;
 }

@@ -17,6 +17,7 @@ import { genAiProviderName, NO_TRACER, Tracer } from '../shared/ports/tracer.por
 import { TurnClosing } from './turn-closing';
 import { TurnOpening } from './turn-opening';
 import { TurnRoutes } from './turn-routes';
+import { TodoTools } from '../todo/tools/todo-tools';
 
 export type { ChatReply, ChatTurnInput, TurnMessage } from './chat-turn';
 
@@ -55,8 +56,9 @@ export class SendChatMessageUseCase {
     policy: PolicyGate,
     logger: Logger,
     private readonly tracer: Tracer = NO_TRACER,
+    tools: TodoTools = TodoTools.builtIn,
   ) {
-    const deps = { store, agent, settings, clock, ids, toolbox };
+    const deps = { store, agent, settings, clock, ids, toolbox, tools };
     this.admission = new TurnAdmission(policy);
     this.opening = new TurnOpening(deps, budget);
     this.routes = new TurnRoutes(deps);

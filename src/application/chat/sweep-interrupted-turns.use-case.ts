@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { INTERRUPTED_ANSWER } from '../../domain/chat/conversation';
 import { Clock } from '../shared/ports/clock.port';
-import { settleFromEvidence } from '../todo/tools/tool-call-evidence';
+import { TodoTools } from '../todo/tools/todo-tools';
 import { AgentSettings } from '../agent/agent-settings';
 import { InterruptedTurnStore } from './ports/interrupted-turn-store.port';
 import { Logger } from '../shared/ports/logger.port';
@@ -37,6 +37,7 @@ export class SweepInterruptedTurnsUseCase {
     private readonly settings: AgentSettings,
     private readonly clock: Clock,
     logger: Logger,
+    private readonly tools: TodoTools = TodoTools.builtIn,
   ) {
     this.logger = logger.withContext(SweepInterruptedTurnsUseCase.name);
   }
@@ -51,11 +52,7 @@ export class SweepInterruptedTurnsUseCase {
       const calls = await this.store.unsettledToolCalls({ startedBefore, afterSeq, limit: BATCH });
       for (const call of calls) {
         const outcome = await this.store.settleToolCall(call, (evidence) =>
-          settleFromEvidence(
-            { tool: call.entry.tool, arguments: call.entry.arguments, startedAt: call.startedAt },
-            evidence,
-            toolTimeoutMs,
-          ),
+          this.tools.settle({ tool: call.entry.tool, arguments: call.entry.arguments, startedAt: call.startedAt }, evidence, toolTimeoutMs),
         );
         if (outcome?.status === 'succeeded') succeeded++;
         if (outcome?.status === 'unknown') unknown++;

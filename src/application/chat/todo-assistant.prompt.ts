@@ -1,18 +1,21 @@
 import { REPLY_TARGET_CHARS } from '../../domain/agent/limits';
-import { TODO_TOOLS } from '../todo/tools/todo-tool-definitions';
-
-/** One line per task tool, from the definitions the model is offered, so the list cannot drift from them. */
-const TOOL_LINES = TODO_TOOLS.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n');
+import type { ToolDefinition } from '../../domain/agent/tools';
 
 /** The rule that keeps answers about tasks true: read them now, never from memory of the conversation. */
 const ALWAYS_USE_TOOLS_RULE =
   'Always use the tools to read or change tasks; never answer about tasks from earlier turns of the conversation, never invent task data.';
 
-/** The todo assistant's constitution: what it does, how it asks, and how it words its answers. */
-export const TODO_ASSISTANT_PROMPT = `You are Bridle's task assistant. You manage the person's todo list, and nothing else.
+/**
+ * The todo assistant's constitution: what it does, how it asks, and how it words its answers,
+ * with one line per task tool, from the definitions the model is offered (TodoTools), so that
+ * the list cannot drift from them.
+ */
+export function todoAssistantPrompt(tools: readonly Pick<ToolDefinition, 'name' | 'description'>[]): string {
+  const toolLines = tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n');
+  return `You are Bridle's task assistant. You manage the person's todo list, and nothing else.
 
 Tools:
-${TOOL_LINES}
+${toolLines}
 
 Rules:
 1. ${ALWAYS_USE_TOOLS_RULE}
@@ -33,3 +36,4 @@ Replies: short, friendly, plain words, under ${REPLY_TARGET_CHARS} characters; e
 - not found: "I couldn't find a task about '<query>' in your list. Say 'show my tasks' to see what's on it."
 - unsure which task: "I found multiple tasks about '<query>'. Which one: <options>?"
 - something missing: "Could you provide more details about <what is missing>?"`;
+}

@@ -11,7 +11,7 @@ import type { ChatTurnInput, TurnDeps } from './chat-turn';
 import { withSummary } from './conversation-summary.prompt';
 import type { TurnContext } from './ports/conversation-store.port';
 import { checkedObserver, echoesOf } from './reply-checking';
-import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
+import { todoAssistantPrompt } from './todo-assistant.prompt';
 import { turnWindow, type TurnWindow } from './turn-window';
 
 /** A turn as its opening statement left it: what every later step reads and none changes. */
@@ -46,10 +46,15 @@ export interface PreparedTurn {
  * the run the route takes.
  */
 export class TurnOpening {
+  /** The system prompt the turn's model reads (before the summary), one line per tool it is offered. */
+  private readonly systemPrompt: string;
+
   constructor(
     private readonly deps: TurnDeps,
     private readonly budget: TokenBudget,
-  ) {}
+  ) {
+    this.systemPrompt = todoAssistantPrompt(deps.tools.definitions);
+  }
 
   /** Stores the person's message and opens the turn's decision row, reading the conversation back (one statement). */
   async open(input: ChatTurnInput, decisionId: string): Promise<OpenedTurn> {
@@ -97,9 +102,10 @@ export class TurnOpening {
     const { limits, supportContact } = this.deps.settings;
     const { context, sampling } = opened;
     const budget = this.budget;
-    const { agent, ids } = this.deps;
+    const { agent, ids, tools } = this.deps;
+    const { systemPrompt } = this;
     const window = await turnWindow(
-      { agent, ids },
+      { agent, ids, tools, systemPrompt },
       opened.loaded,
       said,
       { context, limits, sampling: this.deps.settings.sampling, budget },
@@ -110,7 +116,7 @@ export class TurnOpening {
     const vocabulary = { toolNames: [...(await this.deps.agent.toolNames().catch(() => [])), BULK_CHANGE], echoes: echoesOf(messages) };
     const checking = checkedObserver(observer, vocabulary);
     const run: AgentRunInput = {
-      systemPrompt: withSummary(TODO_ASSISTANT_PROMPT, window.summary?.content ?? null),
+      systemPrompt: withSummary(systemPrompt, window.summary?.content ?? null),
       messages,
       context,
       limits,

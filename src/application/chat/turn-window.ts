@@ -7,7 +7,7 @@ import type { IdGenerator } from '../shared/ports/id-generator.port';
 import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS, withSummary } from './conversation-summary.prompt';
 import { transcriptToSummarize, windowTurns } from './history';
 import type { ConversationDigest, TurnContext, TurnContextRecord } from './ports/conversation-store.port';
-import { TODO_ASSISTANT_PROMPT } from './todo-assistant.prompt';
+import type { TodoTools } from '../todo/tools/todo-tools';
 
 /** What of the conversation a turn's model reads, what making it cost, and what the decision row records of it. */
 export interface TurnWindow {
@@ -27,18 +27,24 @@ export interface TurnWindow {
  * that fails, the turn goes on with the newest exchanges and the next turn tries again.
  */
 export async function turnWindow(
-  deps: { readonly agent: AgentLoop; readonly ids: IdGenerator },
+  deps: {
+    readonly agent: AgentLoop;
+    readonly ids: IdGenerator;
+    readonly tools: TodoTools;
+    /** The system prompt the turn's model reads (before the summary). */
+    readonly systemPrompt: string;
+  },
   loaded: TurnContext,
   message: string,
   run: Pick<AgentRunInput, 'context' | 'limits' | 'sampling' | 'budget'>,
   summarize: boolean,
 ): Promise<TurnWindow> {
   const { limits } = run;
-  const turns = windowTurns(loaded.history);
+  const turns = windowTurns(loaded.history, deps.tools);
   // A third of the window is left for the tools' definitions and the turn's own calls.
   const room = (summary: string | null) =>
     Math.floor((limits.contextTokens * 2) / 3) -
-    estimatedFixedTokens(withSummary(TODO_ASSISTANT_PROMPT, summary), []) -
+    estimatedFixedTokens(withSummary(deps.systemPrompt, summary), []) -
     estimatedTokens([{ role: 'user', content: message }]);
   let summary = loaded.summary;
   let newSummary: ConversationDigest | null = null;
@@ -48,7 +54,7 @@ export async function turnWindow(
   if (summarize && plan.toSummarize.length > 0) {
     const made = await deps.agent.complete(run, {
       systemPrompt: CONVERSATION_SUMMARY_PROMPT,
-      text: transcriptToSummarize(summary?.content ?? null, plan.toSummarize),
+      text: transcriptToSummarize(summary?.content ?? null, plan.toSummarize, deps.tools),
       maxChars: SUMMARY_MAX_CHARS,
       maxTokens: Math.ceil(SUMMARY_MAX_CHARS / 2),
     });
@@ -79,7 +85,7 @@ export async function turnWindow(
       firstSeq: kept[0]?.firstSeq ?? null,
       lastSeq: kept[kept.length - 1]?.lastSeq ?? null,
       messages: kept.reduce((sum, turn) => sum + turn.storedMessages, 0),
-      estimatedTokens: estimatedFixedTokens(withSummary(TODO_ASSISTANT_PROMPT, summary?.content ?? null), []) + estimatedTokens(messages),
+      estimatedTokens: estimatedFixedTokens(withSummary(deps.systemPrompt, summary?.content ?? null), []) + estimatedTokens(messages),
     },
   };
 }

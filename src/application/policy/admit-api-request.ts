@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { apiRequestCalls, type TaskApiRequest } from '../../domain/policy/api-request';
+import type { TaskApiRequest } from '../../domain/policy/api-request';
 import { PolicyDeniedError, PolicyLimitReachedError } from '../../domain/policy/policy-refusal-error';
 import { AuditLog } from '../audit/ports/audit-log.port';
+import { TodoTools } from '../todo/tools/todo-tools';
 import { PolicyGate } from './policy-gate';
 
 /**
  * A request of the person's own to the REST task routes (source `api`), before it runs: the
  * policy gate lets it through or refuses it, decided as every tool call it amounts to
- * (apiRequestCalls: a PATCH that completes a task is complete_task). A refusal is an audit row
+ * (each tool's REST twin, TodoTools.apiRequestCalls: a PATCH that completes a task is complete_task). A refusal is an audit row
  * (`rejected`, the tool refused, the policy's rule, version and effect, and the request's
  * arguments), as a refused tool call's is, so that an admin sees what the policy stopped
  * wherever it came from. A request let through is not recorded: it is the person's own change,
@@ -18,6 +19,7 @@ export class AdmitApiRequest {
   constructor(
     private readonly gate: PolicyGate,
     private readonly audit: AuditLog,
+    private readonly tools: TodoTools = TodoTools.builtIn,
   ) {}
 
   /**
@@ -26,7 +28,7 @@ export class AdmitApiRequest {
    */
   async admit(request: TaskApiRequest, args: Readonly<Record<string, unknown>>, userId: string): Promise<void> {
     try {
-      await this.gate.admit(apiRequestCalls(request), { userId, source: 'api' });
+      await this.gate.admit(this.tools.apiRequestCalls(request), { userId, source: 'api' });
     } catch (error) {
       if (error instanceof PolicyDeniedError || error instanceof PolicyLimitReachedError) {
         await this.audit.record(

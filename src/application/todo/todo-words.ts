@@ -1,6 +1,6 @@
 import type { ToolWords, WordedCall } from '../../domain/agent/tool-words';
 import { quoted } from '../../domain/shared/words';
-import { toolResultSentence } from './tools/tool-result-sentences';
+import { TodoTools } from './tools/todo-tools';
 
 /** "complete task 3", "update 'rent'": a task tool's call named by its verb (the tool's name without `_task`) and its target. */
 export function taskCallInWords(call: WordedCall): string {
@@ -28,11 +28,16 @@ export function taskConfirmLabel(_tool: string, count: number): string {
   return `Yes, delete ${count === 1 ? '1 task' : `${count} tasks`}`;
 }
 
-/** The todo product's words, as its toolbox hands them to the core (Toolbox.words). */
-export const TODO_WORDS: ToolWords = {
-  callInWords: taskCallInWords,
-  confirmationItems: taskConfirmationItems,
-  resultSentence: toolResultSentence,
-  clarifyingErrorCodes: TASK_CLARIFYING_ERRORS,
-  confirmLabel: taskConfirmLabel,
-};
+/** The todo product's words, as its toolbox hands them to the core (Toolbox.words): each result's sentence from its tool's descriptor. */
+export function todoWords(tools: TodoTools): ToolWords {
+  return {
+    callInWords: taskCallInWords,
+    confirmationItems: taskConfirmationItems,
+    resultSentence: (call) => tools.sentence(call),
+    clarifyingErrorCodes: TASK_CLARIFYING_ERRORS,
+    confirmLabel: taskConfirmLabel,
+  };
+}
+
+/** The built-in tools' words. */
+export const TODO_WORDS: ToolWords = todoWords(TodoTools.builtIn);

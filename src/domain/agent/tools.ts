@@ -66,6 +66,8 @@ export type ToolIntent = (typeof TOOL_INTENTS)[number];
 /** A tool as the model sees it. Never has a user id among its inputs: the server supplies it. */
 export interface ToolDefinition {
   readonly name: string;
+  /** What a person calls it ("Add a task"): MCP's `Tool.title`, the console's label for a call. */
+  readonly title?: string;
   readonly description: string;
   readonly inputSchema: JsonSchema & { readonly type: 'object' };
   /** Changes data: audited as pending before it runs. */

@@ -1,7 +1,7 @@
 import type { McpDestructiveToolMode } from '../agent/confirmation';
 import type { ToolDefinition } from '../agent/tools';
 import { ACTION_CONTRACTS, type ActionName } from '../outreach/actions';
-import { CHAT_TURN, type CallFact, type PolicyDocument, type PolicyRule, type PolicyTool } from './policy';
+import { CHAT_TURN, type CallFact, type PolicyDocument, type PolicyRule, type PolicySource, type PolicyTool } from './policy';
 
 /** The version of the built-in policy, in force until an admin stores one. */
 export const DEFAULT_POLICY_VERSION = 0;
@@ -9,20 +9,25 @@ export const DEFAULT_POLICY_VERSION = 0;
 /** The actions a review queue can hold: those that send a message a reviewer can read first. */
 const REVIEWABLE_ACTIONS: readonly ActionName[] = ['linkedin_send_message', 'send_email'];
 
+/** A tool of the todo assistant as the policy catalogue reads it: its definition and where it may be called from. */
+export type CatalogueTool = Pick<ToolDefinition, 'name' | 'destructive' | 'inputSchema'> & {
+  readonly sources: readonly PolicySource[];
+};
+
 /**
- * The tools a policy can name: the todo assistant's, called from the chat and over MCP (the
- * server can put a destructive one to the person: it has a dry run), those that change tasks
- * also from the REST API (each has its route: create, change, complete, delete), and the
- * outreach planner's actions (a message can wait for a reviewer), and the chat turn itself
- * (CHAT_TURN: the person can be asked before it, by name only).
+ * The tools a policy can name: the todo assistant's, each called from the sources it names
+ * (the chat and MCP, and the REST API for those with a route of their own; the server can put
+ * a destructive one to the person: it has a dry run), the outreach planner's actions (a
+ * message can wait for a reviewer), and the chat turn itself (CHAT_TURN: the person can be
+ * asked before it, by name only).
  */
-export function policyCatalogue(todoTools: readonly ToolDefinition[]): PolicyTool[] {
+export function policyCatalogue(todoTools: readonly CatalogueTool[]): PolicyTool[] {
   const facts = (schema: { readonly properties?: Readonly<Record<string, unknown>> }): CallFact[] =>
     schema.properties && 'to' in schema.properties ? ['items', 'recipientDomain'] : ['items'];
   return [
     ...todoTools.map((tool) => ({
       name: tool.name,
-      sources: tool.mutates ? (['chat', 'mcp', 'api'] as const) : (['chat', 'mcp'] as const),
+      sources: tool.sources,
       destructive: tool.destructive,
       askable: tool.destructive ? (['person'] as const) : [],
       facts: facts(tool.inputSchema),

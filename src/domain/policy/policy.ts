@@ -123,7 +123,7 @@ export interface PolicyDocument {
  * decided, by the same resolution that runs it (and that the person's confirmation shows):
  * the tasks a `scope` or a title names, the address a message goes to. Each door builds it:
  * the toolbox for the chat and MCP (Toolbox.resolve), the REST routes for a request
- * (apiRequestCalls), outreach for an action (actionTargets), and the dry run of a policy from
+ * (each tool's REST twin, apiRequestCalls), outreach for an action (actionTargets), and the dry run of a policy from
  * what the audit row recorded (recordedTargets).
  */
 export interface CallTargets {

@@ -22,6 +22,7 @@ export class McpToolGateway extends ToolGateway {
   async listTools(): Promise<readonly ToolDefinition[]> {
     this.tools ??= (await this.client.listTools()).tools.map((tool) => ({
       name: tool.name,
+      ...(tool.title ? { title: tool.title } : {}),
       description: tool.description ?? '',
       inputSchema: tool.inputSchema,
       mutates: tool.annotations?.readOnlyHint !== true,

@@ -23,6 +23,10 @@ const TAGS: readonly [name: string, description: string][] = [
   ],
   ['tasks', "A user's to-do list. Tasks are addressed by a per-user number that is never reused."],
   ['chat', 'Talk to the task assistant: it reads and changes tasks through tools, and asks before deleting.'],
+  [
+    'tools',
+    'The todo tools called directly, as the assistant and MCP clients call them: the arguments as the body, the result as the answer.',
+  ],
   ['campaigns', 'Outreach campaigns: leads imported from JSON or CSV, worked one action at a time within daily quotas.'],
   ['do-not-contact', 'Email addresses and LinkedIn profiles that no campaign of the user may reach.'],
   ['drafts', 'Review before send: channel actions a campaign holds for its owner, to approve (as they are or edited) or reject.'],

@@ -45,6 +45,7 @@ export function listedTools(executor: ExecuteToolCallUseCase, source: 'chat' | '
     const outputSchema = source === 'mcp' ? mcpOutputSchema(tool) : undefined;
     return {
       name: tool.name,
+      ...(tool.title ? { title: tool.title } : {}),
       description: tool.description,
       inputSchema: tool.inputSchema,
       ...(outputSchema ? { outputSchema } : {}),

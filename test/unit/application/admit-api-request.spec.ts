@@ -14,13 +14,13 @@ describe('a REST task request is decided as the tool calls it amounts to', () =>
     [{ priority: 'high', completed: true }, ['update_task', 'complete_task']],
     [{ title: 'x', completed: false }, ['update_task']],
   ])('a PATCH of %j is %j', (changes, tools) => {
-    expect(apiRequestCalls({ route: 'change', changes }).map((call) => call.tool)).toEqual(tools);
+    expect(apiRequestCalls({ route: 'change', changes }, TODO_TOOLS).map((call) => call.tool)).toEqual(tools);
   });
 
   it('names the tool of each other route, each touching one task', () => {
-    expect(apiRequestCalls({ route: 'create' })).toEqual([{ tool: 'add_task', targets: { items: 1, recipient: null } }]);
-    expect(apiRequestCalls({ route: 'complete' }).map((call) => call.tool)).toEqual(['complete_task']);
-    expect(apiRequestCalls({ route: 'delete' }).map((call) => call.tool)).toEqual(['delete_task']);
+    expect(apiRequestCalls({ route: 'create' }, TODO_TOOLS)).toEqual([{ tool: 'add_task', targets: { items: 1, recipient: null } }]);
+    expect(apiRequestCalls({ route: 'complete' }, TODO_TOOLS).map((call) => call.tool)).toEqual(['complete_task']);
+    expect(apiRequestCalls({ route: 'delete' }, TODO_TOOLS).map((call) => call.tool)).toEqual(['delete_task']);
   });
 
   function admitting(rules: PolicyRule[]) {

@@ -4,7 +4,8 @@ import type { SecurityEvent, ToolArguments } from '../../../domain/agent/tool-ca
 /** Who makes a call, and in which turn: built by the server, never taken from the model. */
 export interface ToolCaller {
   readonly userId: string;
-  readonly source: 'chat' | 'mcp' | 'outreach';
+  /** `api`: the person's own request to `POST /api/:userId/tools/:name`. */
+  readonly source: 'chat' | 'mcp' | 'outreach' | 'api';
   readonly conversationId?: string;
   readonly decisionId?: string;
   /** Found before the call reached the gateway; recorded on the audit row. */

@@ -1,5 +1,5 @@
 import type { ToolAuditEntry } from '../../audit/ports/audit-log.port';
-import type { SettledOutcome, TaskEvidence } from '../../todo/tools/tool-call-evidence';
+import type { SettledOutcome, TaskEvidence } from '../../todo/tools/evidence';
 
 /** A chat or MCP tool call whose pending audit row has no outcome row. */
 export interface UnsettledToolCall {
@@ -15,7 +15,7 @@ export interface UnsettledToolCall {
  * no outcome, and answers never filled in. Safe with any number of sweepers at once.
  */
 export abstract class InterruptedTurnStore {
-  /** Unsettled calls (sources chat and mcp) whose pending row is older than `startedBefore`, by sequence after `afterSeq`. */
+  /** Unsettled calls (sources chat, mcp and api) whose pending row is older than `startedBefore`, by sequence after `afterSeq`. */
   abstract unsettledToolCalls(input: { startedBefore: Date; afterSeq: number; limit: number }): Promise<UnsettledToolCall[]>;
   /**
    * In one transaction serialised with every audit append: unless the call has an outcome

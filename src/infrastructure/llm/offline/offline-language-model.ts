@@ -13,6 +13,7 @@ import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS } from '../../../applica
 import { readTranscript } from '../../../application/chat/history';
 import { foldedSummary } from '../../../domain/chat/summary-facts';
 import { type Intent, understand } from './intent';
+import { namedToolCall } from './named-tool';
 import { planOutreachAction } from './outreach-planner';
 import type { TaskTarget } from './phrases';
 import {
@@ -82,12 +83,12 @@ function answer(request: CompletionRequest): Completion {
   if (request.options?.jsonMode) return completion({ text: outreachPlan(request) }, request);
   if (request.systemPrompt === CONVERSATION_SUMMARY_PROMPT) return completion({ text: summaryOf(request) }, request);
   const results = trailingToolResults(request.messages);
-  if (results.length > 0) return completion({ text: composeReply(results) }, request);
+  if (results.length > 0) return completion({ text: composeReply(results, request.tools) }, request);
   const last = request.messages.at(-1);
   if (last?.role !== 'user') {
     throw new LanguageModelBadRequestError('The offline model answers a user message or tool results; the last message is neither');
   }
-  return completion(respond(understand(last.content), request), request);
+  return completion(respond(understand(last.content), request, last.content), request);
 }
 
 /** A deterministic summary of the transcript: the summary so far folded in, what the person asked and what was done. */
@@ -118,7 +119,7 @@ function trailingToolResults(messages: readonly AgentMessage[]): ToolOutcome[] {
   return results;
 }
 
-function respond(intent: Intent, request: CompletionRequest): Answer {
+function respond(intent: Intent, request: CompletionRequest, said: string): Answer {
   switch (intent.kind) {
     case 'greeting':
       return { text: GREETING };
@@ -127,9 +128,9 @@ function respond(intent: Intent, request: CompletionRequest): Answer {
     case 'confirmation':
       return { text: NOTHING_TO_CONFIRM };
     case 'off_topic':
-      return { text: OFF_TOPIC };
+      return byToolWords(said, request) ?? { text: OFF_TOPIC };
     case 'unclear':
-      return { text: CLARIFY };
+      return byToolWords(said, request) ?? { text: CLARIFY };
     case 'needs_detail':
       return { text: MORE_DETAILS[intent.detail] };
     case 'add':
@@ -158,6 +159,26 @@ function respond(intent: Intent, request: CompletionRequest): Answer {
         return resolve(target, request.messages);
       });
   }
+}
+
+/** The tools this model has intents of its own for (respond): only the others are called by their words. */
+const OWN_TOOLS: ReadonlySet<string> = new Set(['add_task', 'list_tasks', 'complete_task', 'update_task', 'delete_task']);
+
+/** A call to an offered tool it has no intent for, which the sentence names in the tool's own words (namedToolCall). */
+function byToolWords(said: string, request: CompletionRequest): Answer | null {
+  if (request.options?.toolChoice === 'none') return null;
+  const named = namedToolCall(
+    said,
+    request.tools.filter((tool) => !OWN_TOOLS.has(tool.name)),
+  );
+  if (!named) return null;
+  const { tool, target, missing } = named;
+  if (missing !== null && missing !== 'number' && missing !== 'query') {
+    return { text: `Could you provide more details about the ${missing.replace(/_/g, ' ')}?` };
+  }
+  const task = target === null ? { arguments: {} } : resolve(target, request.messages);
+  if ('question' in task) return { text: task.question };
+  return { calls: [{ tool: tool.name, arguments: { ...named.arguments, ...task.arguments } }] };
 }
 
 /** Checks the tool is on offer before working out its arguments, which may still end in a question. */

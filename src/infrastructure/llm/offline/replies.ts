@@ -6,6 +6,7 @@ import { TODO_TOOL_ERRORS, WHICH_TASK } from '../../../domain/todo/tool-errors';
 import { REPLY_TARGET_CHARS } from '../../../domain/agent/limits';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
 import type { MissingDetail } from './intent';
+import type { ToolDefinition } from '../../../domain/agent/tools';
 
 export const GREETING =
   "Hi! I'm Bridle, and I look after your to-do list. I can add tasks, show what's left, mark tasks done, " +
@@ -150,7 +151,7 @@ function deleted(result: Fields): string {
   return `I've removed ${titles.length} tasks: ${titlesInBrief(titles)}.`;
 }
 
-function succeeded(name: string, result: Fields): string {
+function succeeded(name: string, result: Fields, title: string | undefined): string {
   const task = taskView(result.task);
   switch (name) {
     case 'add_task':
@@ -165,8 +166,14 @@ function succeeded(name: string, result: Fields): string {
     case 'delete_task':
       return deleted(result);
     default:
-      return 'Done.';
+      return generically(title, task);
   }
+}
+
+/** A tool it has no words of its own for, by its title: "Done! Snooze a task: 'Dentist'." */
+function generically(title: string | undefined, task: TaskView | undefined): string {
+  if (title === undefined) return 'Done.';
+  return task ? `Done! ${title}: '${task.title}'.` : `Done! ${title}.`;
 }
 
 /** The sentence the person reads for a tool's error, the same as its audit row's (TODO_TOOL_ERRORS). */
@@ -178,10 +185,11 @@ function failed(error: Fields): string {
  * The person-facing answer to the results of one round of tool calls, one sentence each;
  * after adding a task, the assistant asks whether there is anything else.
  */
-export function composeReply(outcomes: readonly ToolOutcome[]): string {
+export function composeReply(outcomes: readonly ToolOutcome[], tools: readonly ToolDefinition[] = []): string {
   const sentences = outcomes.map((outcome) => {
     const result = parsed(outcome.content);
-    return outcome.isError ? failed(result) : succeeded(outcome.name, result);
+    const title = tools.find((tool) => tool.name === outcome.name)?.title;
+    return outcome.isError ? failed(result) : succeeded(outcome.name, result, title);
   });
   const last = outcomes.at(-1);
   const added = last !== undefined && !last.isError && last.name === 'add_task';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ToolAuditEntry } from '../../../application/audit/ports/audit-log.port';
 import { InterruptedTurnStore, type UnsettledToolCall } from '../../../application/chat/ports/interrupted-turn-store.port';
-import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/tool-call-evidence';
+import type { SettledOutcome, TaskEvidence } from '../../../application/todo/tools/evidence';
 import { exists, raw, run, selectRow, selectRows, sql, type Statement } from '../sql';
 import { z } from 'zod';
 import { AuditAppender } from '../tables/audit-log';
@@ -13,7 +13,7 @@ import { TASK_COLUMNS, TASK_ROW } from '../tables/tasks';
 const PENDING_ROW = z.object({
   seq: z.coerce.number().int(),
   created_at: z.coerce.date(),
-  source: z.enum(['chat', 'mcp']),
+  source: z.enum(['chat', 'mcp', 'api']),
   actor_id: z.string(),
   conversation_id: z.string().nullable(),
   decision_id: z.string().nullable(),
@@ -49,7 +49,7 @@ export class PostgresInterruptedTurnStore extends InterruptedTurnStore {
       this.dataSource,
       sql`SELECT p.seq, p.created_at, p.source, p.actor_id, p.conversation_id, p.decision_id, p.tool, p.arguments, p.security_events
           FROM audit_log p
-          WHERE p.status = 'pending' AND p.seq > ${input.afterSeq} AND p.source IN ('chat', 'mcp') AND p.created_at < ${input.startedBefore}
+          WHERE p.status = 'pending' AND p.seq > ${input.afterSeq} AND p.source IN ('chat', 'mcp', 'api') AND p.created_at < ${input.startedBefore}
             AND NOT EXISTS (${outcomeOf(raw('p.seq'))})
           ORDER BY p.seq LIMIT ${input.limit}`,
       PENDING_ROW,

@@ -10,6 +10,7 @@ import { ListMessagesUseCase } from '../../../application/chat/list-messages.use
 import type { TurnAccountCheck } from '../../../application/chat/ports/conversation-store.port';
 import { type ChatReply, SendChatMessageUseCase } from '../../../application/chat/send-chat-message.use-case';
 import type { AuthenticatedPrincipal } from '../../../application/identity/ports/access-token-service.port';
+import { TodoTools } from '../../../application/todo/tools/todo-tools';
 import { SseWriter } from './sse-writer';
 import { BearerAuthGuard, CurrentPrincipal, OwnUserGuard } from '../guards/bearer-auth.guard';
 import { ApiErrors } from '../shared/api-errors.decorator';
@@ -26,6 +27,7 @@ import {
   MessagePageDto,
   PendingConfirmationDto,
   ToolCallDto,
+  type ToolLabels,
 } from './chat.dto';
 import { ConfirmationPathDto, ConfirmationStateDto } from './confirmation-state.dto';
 import { PAGE_LIMIT_DEFAULT, PageQueryDto } from '../shared/page-query.dto';
@@ -46,7 +48,11 @@ export class ChatController {
     private readonly getConfirmation: GetConfirmationUseCase,
     private readonly settings: AgentSettings,
     private readonly toolbox: Toolbox,
+    private readonly tools: TodoTools,
   ) {}
+
+  /** A call's label, from its tool's descriptor. */
+  private readonly labels = (tool: string) => this.tools.label(tool);
 
   // A turn is counted by its own per-person limit, in the statement that opens it.
   @RateLimit('chat-turn')
@@ -70,7 +76,7 @@ export class ChatController {
   ): Promise<ChatResponseDto> {
     const reply = await this.sendMessage.execute({ userId: path.userId, ...body, account: accountLeftToTurn(principal) });
     this.logTurn(reply);
-    return toResponse(reply, this.toolbox.words);
+    return toResponse(reply, this.toolbox.words, this.labels);
   }
 
   @RateLimit('chat-turn')
@@ -106,7 +112,7 @@ export class ChatController {
         { userId: path.userId, ...body, account: accountLeftToTurn(principal) },
         {
           toolCall: (call) => sse.send('tool_call', call),
-          toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record)),
+          toolResult: (record) => sse.send('tool_result', ToolCallDto.of(record, this.labels)),
           text: (text) => sse.send('delta', { text }),
           replace: (text) => sse.send('replace', { text }),
         },
@@ -120,7 +126,7 @@ export class ChatController {
         });
       }
       if (reply.error !== null) sse.send('error', ChatErrorDto.of(reply.error));
-      sse.send('done', toResponse(reply, this.toolbox.words));
+      sse.send('done', toResponse(reply, this.toolbox.words, this.labels));
     } catch (error) {
       // Before the first event the exception filter still answers with a status (404…).
       if (!sse.started) throw error;
@@ -188,7 +194,7 @@ export class ChatController {
       cursor: query.cursor ?? null,
     });
     return {
-      items: page.items.map((message) => MessageDto.of(message)),
+      items: page.items.map((message) => MessageDto.of(message, this.labels)),
       nextCursor: page.nextCursor,
       pendingConfirmation: page.pendingConfirmation && PendingConfirmationDto.of(page.pendingConfirmation, this.toolbox.words),
     };
@@ -222,14 +228,14 @@ function accountLeftToTurn(principal: AuthenticatedPrincipal): TurnAccountCheck 
     : { kind: 'checked-by-guard' };
 }
 
-/** `words`: the tools' own (Toolbox.words), which name what a question's "yes" acts on. */
-function toResponse(reply: ChatReply, words: ToolWords): ChatResponseDto {
+/** `words`: the tools' own (Toolbox.words), which name what a question's "yes" acts on; `labels`: each call's title. */
+function toResponse(reply: ChatReply, words: ToolWords, labels: ToolLabels): ChatResponseDto {
   return {
     conversationId: reply.conversationId,
     response: reply.response,
     decision: reply.decision,
     messages: reply.messages.map((message) => ({ role: message.role, content: message.content })),
-    toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call)),
+    toolCalls: reply.toolCalls.map((call) => ToolCallDto.of(call, labels)),
     iterations: reply.iterations,
     status: reply.status,
     finishReason: reply.finishReason,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNumber, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import type { ToolLabel } from '../../../application/todo/tools/todo-tools';
 import {
   CONFIRMATION_ITEM_CHARS,
   CONFIRMATION_ITEMS_MAX,
@@ -132,9 +133,18 @@ export class ToolCallErrorDto {
   details?: unknown;
 }
 
+/** How a tool call is labelled: its tool's title and whether it changes tasks (TodoTools.label). */
+export type ToolLabels = (tool: string) => ToolLabel;
+
 export class ToolCallDto {
   @ApiProperty({ example: 'add_task' })
   tool!: string;
+
+  @ApiProperty({ example: 'Add a task', description: "The tool's title, what a person calls it; a name that is no tool's is its own" })
+  title!: string;
+
+  @ApiProperty({ description: 'The tool changes tasks (a client re-reads the list after a successful call)' })
+  changesTasks!: boolean;
 
   @ApiProperty({ description: 'As validated, or the raw text when it was not valid JSON', oneOf: [{ type: 'object' }, { type: 'string' }] })
   arguments!: object | string;
@@ -151,9 +161,10 @@ export class ToolCallDto {
   @ApiProperty()
   durationMs!: number;
 
-  static of(record: ToolCallRecord): ToolCallDto {
+  static of(record: ToolCallRecord, labels: ToolLabels): ToolCallDto {
     return {
       tool: record.tool,
+      ...labels(record.tool),
       arguments: record.arguments,
       success: record.success,
       ...(record.success ? { result: record.result } : { error: record.error }),
@@ -303,12 +314,12 @@ export class MessageDto {
   @ApiProperty({ type: String, format: 'date-time' })
   createdAt!: string;
 
-  static of(message: StoredMessage): MessageDto {
+  static of(message: StoredMessage, labels: ToolLabels): MessageDto {
     return {
       id: message.id,
       role: message.role,
       content: message.content,
-      toolCalls: message.toolCalls.map((call) => ToolCallDto.of(call)),
+      toolCalls: message.toolCalls.map((call) => ToolCallDto.of(call, labels)),
       decisionType: message.decisionType,
       status: message.status,
       createdAt: message.createdAt.toISOString(),

@@ -26,7 +26,7 @@ const TASK_BUSY = {
 } as const;
 
 /** What the policy in force can answer a route that changes tasks with (docs/policies.md, source `api`). */
-const POLICY_REFUSALS = [
+export const POLICY_REFUSALS = [
   {
     status: 403,
     description: "POLICY.DENIED: a rule of the admins' policy refuses this here; the message gives their reason and the rule",

@@ -18,9 +18,6 @@ import { ConversationList, refreshConversations } from './conversation-list';
 import { ChatThread, type ChatItem } from './chat-thread';
 import { TaskPanel } from './task-panel';
 
-/** Tools whose success changes the task list: the panel reloads as soon as one reports. */
-const CHANGES_TASKS = new Set(['add_task', 'complete_task', 'update_task', 'delete_task']);
-
 let ids = 0;
 const localId = () => `local-${++ids}`;
 
@@ -123,7 +120,8 @@ export function ChatPage() {
             const at = item.running.indexOf(call.tool);
             return { ...item, running: item.running.filter((_, i) => i !== at), toolCalls: [...item.toolCalls, call] };
           });
-          if (call.success && CHANGES_TASKS.has(call.tool)) void refreshTasks(session);
+          // A tool that changes tasks: the panel reloads as soon as one reports.
+          if (call.success && call.changesTasks) void refreshTasks(session);
           break;
         }
         case 'delta':

@@ -195,8 +195,8 @@ function Bubble({ item, last, linked, running, onSend }: BubbleProps) {
       {item.toolCalls.map((call, i) => (
         <ToolCard key={i} call={call} />
       ))}
-      {item.running.map((tool, i) => (
-        <RunningTool key={`r${i}`} tool={tool} />
+      {item.running.map((_, i) => (
+        <RunningTool key={`r${i}`} />
       ))}
       {waiting && (
         <p class="typing" aria-label="The assistant is thinking">

@@ -11,48 +11,40 @@ const titleOf = (task: unknown): string => {
   return typeof title === 'string' ? `'${title}'` : 'the task';
 };
 
-const VERBS: Record<string, string> = {
-  add_task: 'add the task',
-  list_tasks: 'read your list',
-  complete_task: 'complete the task',
-  update_task: 'update the task',
-  delete_task: 'delete',
-};
+/** "Add a task" → "add a task": a title inside a sentence. */
+const inSentence = (title: string): string => title.charAt(0).toLowerCase() + title.slice(1);
 
-/** What a tool call did, in a sentence a person reads ("Added 'Buy milk'"), and its tone. */
+/**
+ * What a tool call did, in a sentence a person reads ("Added 'Buy milk'"), and its tone: read
+ * from its result's shape (a task, tasks deleted, a list), else said with the tool's title.
+ */
 export function describeToolCall(call: ToolCall): { text: string; tone: Tone; status: string } {
   const result = (call.result ?? {}) as Record<string, unknown>;
   if (call.error?.code === 'CONFIRMATION_REQUIRED') {
     return { text: 'Asked you before deleting', tone: 'accent', status: 'Waiting for you' };
   }
   if (!call.success) {
-    return { text: `Could not ${VERBS[call.tool] ?? call.tool}: ${call.error?.message ?? 'it failed'}`, tone: 'danger', status: 'Failed' };
+    return { text: `Could not ${inSentence(call.title)}: ${call.error?.message ?? 'it failed'}`, tone: 'danger', status: 'Failed' };
   }
-  switch (call.tool) {
-    case 'add_task':
-      return { text: `Added ${titleOf(result.task)}`, tone: 'success', status: 'Done' };
-    case 'list_tasks': {
-      const count = typeof result.count === 'number' ? result.count : 0;
-      const which = result.status === 'pending' ? 'pending ' : result.status === 'completed' ? 'completed ' : '';
-      return { text: `Read your ${which}tasks (${plural(count, 'task')})`, tone: 'neutral', status: 'Done' };
-    }
-    case 'complete_task':
-      return result.alreadyCompleted
-        ? { text: `${titleOf(result.task)} was already done`, tone: 'neutral', status: 'Done' }
-        : { text: `Completed ${titleOf(result.task)}`, tone: 'success', status: 'Done' };
-    case 'update_task':
-      return { text: `Updated ${titleOf(result.task)}`, tone: 'success', status: 'Done' };
-    case 'delete_task': {
-      const deleted = Array.isArray(result.deleted) ? (result.deleted as unknown[]) : [];
-      return {
-        text: deleted.length === 1 ? `Deleted ${titleOf(deleted[0])}` : `Deleted ${plural(deleted.length, 'task')}`,
-        tone: 'success',
-        status: 'Done',
-      };
-    }
-    default:
-      return { text: `Ran ${call.tool}`, tone: 'neutral', status: 'Done' };
+  const done = (text: string, tone: Tone = 'success') => ({ text, tone, status: 'Done' });
+  if (Array.isArray(result.deleted)) {
+    const deleted = result.deleted as unknown[];
+    return done(deleted.length === 1 ? `Deleted ${titleOf(deleted[0])}` : `Deleted ${plural(deleted.length, 'task')}`);
   }
+  if (typeof result.count === 'number' && Array.isArray(result.tasks)) {
+    const which = result.status === 'pending' ? 'pending ' : result.status === 'completed' ? 'completed ' : '';
+    return done(`Read your ${which}tasks (${plural(result.count, 'task')})`, 'neutral');
+  }
+  if (result.task !== undefined) {
+    const task = titleOf(result.task);
+    if (result.alreadyCompleted === true) return done(`${task} was already done`, 'neutral');
+    if (result.alreadyCompleted === false) return done(`Completed ${task}`);
+    if (Array.isArray(result.changed)) return done(`Updated ${task}`);
+    // A result that is the task alone is a task added.
+    if (Object.keys(result).length === 1) return done(`Added ${task}`);
+    return done(`${call.title}: ${task}`);
+  }
+  return done(call.title, 'neutral');
 }
 
 const pretty = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
@@ -80,12 +72,12 @@ export function ToolCard({ call }: { call: ToolCall }) {
   );
 }
 
-/** A tool call still running. */
-export function RunningTool({ tool }: { tool: string }) {
+/** A tool call still running (its card, with the tool's title, comes with its result). */
+export function RunningTool() {
   return (
     <p class="tool-card running">
       <span class="spinner" aria-hidden="true" />
-      Working: {VERBS[tool] ?? tool}…
+      Working…
     </p>
   );
 }
