@@ -11,13 +11,14 @@ import {
   listDrafts,
   listEscalatedDrafts,
   ownReview,
+  type Session,
 } from '../api';
-import { errorText } from '../lib/errors';
 import { DRAFT_STATUS, draftExpired, draftOutcome } from '../lib/holds';
 import { TASK_KIND_LABELS, labelOf, plural } from '../lib/labels';
 import { timeAgo } from '../lib/time';
 import { routeId } from '../state/route';
-import { currentSession, handledAuthFailure, now } from '../state/session';
+import { useAction, useResource } from '../lib/use-resource';
+import { currentSession, now } from '../state/session';
 import { Alert, Badge, Button, Card, Dialog, EmptyState, Field, toast } from '../ui';
 
 /**
@@ -36,44 +37,31 @@ export function ReviewPage() {
   const session = currentSession();
   const own = ownReview(session);
   const admin = session.role === 'admin';
-  const [drafts, setDrafts] = useState<readonly Draft[] | null>(null);
-  const [escalated, setEscalated] = useState<readonly EscalatedDraft[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const linked = routeId('draft');
-  const [elsewhere, setElsewhere] = useState<LinkedDraft | null>(null);
-
-  async function refresh() {
-    try {
-      const [own, queue] = await Promise.all([listDrafts(session), admin ? listEscalatedDrafts(session) : null]);
-      setDrafts(own.items);
-      // An admin's own escalated draft is among their own drafts already.
-      setEscalated(queue && queue.items.filter((draft) => draft.ownerId !== session.userId));
-      setError(null);
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    }
-  }
-
   // Read again when a link names another draft: it shows the queue as it is now.
-  useEffect(() => void refresh(), [linked]);
+  const queues = useResource(async () => {
+    const [own, queue] = await Promise.all([listDrafts(session), admin ? listEscalatedDrafts(session) : null]);
+    // An admin's own escalated draft is among their own drafts already.
+    return { drafts: own.items, escalated: queue && queue.items.filter((draft) => draft.ownerId !== session.userId) };
+  }, [linked]);
+  const { drafts = null, escalated = null } = queues.data ?? {};
+  const refresh = queues.reload;
+  const error = queues.error;
 
   // The linked draft when neither queue holds it: read by its id, to say what became of it.
   const queued = (id: string) => !!drafts?.some((draft) => draft.id === id) || !!escalated?.some((draft) => draft.id === id);
-  useEffect(() => {
-    setElsewhere(null);
-    if (!linked || drafts === null || queued(linked)) return;
-    let current = true;
-    getDraft(session, linked).then(
-      (draft) => current && setElsewhere({ id: linked, draft }),
-      (failure: unknown) => {
-        if (!current || handledAuthFailure(failure)) return;
-        setElsewhere({ id: linked, draft: null, error: failure instanceof ApiError && failure.status === 404 ? null : errorText(failure) });
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [linked, drafts, escalated]);
+  const outside = useResource(
+    () => (!linked || drafts === null || queued(linked) ? Promise.resolve(null) : readLinked(session, linked)),
+    [linked, queues.data],
+  );
+  const elsewhere: LinkedDraft | null =
+    linked === null
+      ? null
+      : outside.error
+        ? { id: linked, draft: null, error: outside.error }
+        : outside.data?.id === linked
+          ? outside.data
+          : null;
 
   return (
     <div class="page-body narrow stack">
@@ -113,6 +101,15 @@ interface LinkedDraft {
   readonly draft: Draft | null;
   /** Why it could not be read, other than its not being found. */
   readonly error?: string | null;
+}
+
+async function readLinked(session: Session, id: string): Promise<LinkedDraft> {
+  try {
+    return { id, draft: await getDraft(session, id) };
+  } catch (failure) {
+    if (failure instanceof ApiError && failure.status === 404) return { id, draft: null };
+    throw failure;
+  }
 }
 
 /**
@@ -227,9 +224,8 @@ interface DraftCardProps {
 function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
   const [text, setText] = useState(draft.text ?? '');
   const [subject, setSubject] = useState(draft.subject ?? '');
-  const [busy, setBusy] = useState<'approve' | 'reject' | null>(null);
+  const { busy, error, run } = useAction<'approve' | 'reject'>();
   const [confirmReject, setConfirmReject] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const kind = TASK_KIND_LABELS[draft.task.type];
   const edits: DraftEdits | undefined =
     draft.action === 'linkedin_send_message' && text !== draft.text
@@ -240,19 +236,14 @@ function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
   // Past its time nobody may decide it any more: it expired undecided (the sweep closes it).
   const expired = draftExpired(draft, now.value);
 
-  async function decide(which: 'approve' | 'reject') {
-    setBusy(which);
-    setError(null);
+  function decide(which: 'approve' | 'reject') {
     setConfirmReject(false);
-    try {
+    void run(which, async () => {
       if (which === 'approve') await review.approve(draft, edits);
       else await review.reject(draft);
       toast(which === 'approve' ? `Approved: ${kind} for ${draft.lead.name}` : `Rejected: ${kind} for ${draft.lead.name}`);
       await onDone();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-      setBusy(null);
-    }
+    });
   }
 
   return (
@@ -286,7 +277,7 @@ function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
       <p class="muted small">Why: {draft.reason}</p>
       <Alert message={error} />
       <div class="row">
-        <Button busy={busy === 'approve'} disabled={busy !== null || expired} onClick={() => void decide('approve')}>
+        <Button busy={busy === 'approve'} disabled={busy !== null || expired} onClick={() => decide('approve')}>
           {edits ? 'Save and approve' : 'Approve'}
         </Button>
         <Button variant="secondary" disabled={busy !== null || expired} onClick={() => setConfirmReject(true)}>
@@ -300,7 +291,7 @@ function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
         onClose={() => setConfirmReject(false)}
         actions={
           <>
-            <Button variant="danger" onClick={() => void decide('reject')}>
+            <Button variant="danger" onClick={() => decide('reject')}>
               Reject
             </Button>
             <Button variant="secondary" onClick={() => setConfirmReject(false)}>

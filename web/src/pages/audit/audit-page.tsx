@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import {
   AUDIT_SOURCES,
   AUDIT_STATUSES,
@@ -12,10 +12,10 @@ import {
   verifyAuditChain,
 } from '../../api';
 import { saveBlob } from '../../lib/download';
-import { errorText } from '../../lib/errors';
 import { AUDIT_STATUS, labelOf, plural, SOURCE_LABELS } from '../../lib/labels';
 import { fullTime } from '../../lib/time';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { failureText, useAction, usePages } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
 import { Alert, Badge, Button, type Column, Dialog, Field, Table } from '../../ui';
 import { DecisionDetail, RowDetail } from './audit-detail';
 
@@ -25,45 +25,15 @@ type Detail = { kind: 'row'; row: AuditRow } | { kind: 'decision'; decision: Dec
 export function AuditPage() {
   const session = currentSession();
   const [filter, setFilter] = useState<AuditFilter>({});
-  const [rows, setRows] = useState<readonly AuditRow[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
+  // A new filter (a new object, even with the same values) reads its first page at once, and supersedes any load under way.
+  const log = usePages((cursor) => listAuditRows(session, filter, cursor), [filter]);
+  const { items: rows, cursor, loading } = log;
   const [detail, setDetail] = useState<Detail | null>(null);
   const [chain, setChain] = useState<ChainVerification | 'checking' | null>(null);
-  const [exporting, setExporting] = useState(false);
-  const generation = useRef(0);
+  const action = useAction<'export'>();
+  const error = log.error ?? action.error;
   const form = useRef<HTMLFormElement>(null);
-
-  const failed = (failure: unknown) => !handledAuthFailure(failure) && errorText(failure);
-
-  /**
-   * The first page for `filter` (`fresh`), or the next older one. A fresh load supersedes
-   * any load still under way: only the newest filter's answer is shown.
-   */
-  async function load(which: AuditFilter, fresh: boolean) {
-    const mine = fresh ? ++generation.current : generation.current;
-    setLoading(true);
-    try {
-      const page = await listAuditRows(session, which, fresh ? null : cursor);
-      if (mine !== generation.current) return;
-      setRows((current) => (fresh ? page.items : [...current, ...page.items]));
-      setCursor(page.nextCursor);
-      setError(null);
-    } catch (failure) {
-      if (mine === generation.current) setError(failed(failure) || null);
-    } finally {
-      if (mine === generation.current) setLoading(false);
-    }
-  }
-
-  useEffect(() => void load({}, true), []);
-
-  /** A new filter: its first page loads at once (and supersedes any load under way). */
-  const apply = (next: AuditFilter) => {
-    setFilter(next);
-    void load(next, true);
-  };
+  const apply = setFilter;
 
   function readFilter(): AuditFilter {
     const data = new FormData(form.current!);
@@ -86,7 +56,7 @@ export function AuditPage() {
     try {
       setDetail({ kind: 'decision', decision: await getDecision(session, id) });
     } catch (failure) {
-      const message = failed(failure);
+      const message = failureText(failure);
       if (message) setDetail({ kind: 'error', message });
     }
   }
@@ -97,7 +67,7 @@ export function AuditPage() {
       setChain(await verifyAuditChain(session));
     } catch (failure) {
       setChain(null);
-      setError(failed(failure) || null);
+      action.setError(failureText(failure));
     }
   }
 
@@ -108,16 +78,10 @@ export function AuditPage() {
   };
 
   /** Downloads every row the applied filters select (the pages not yet shown too), as the API's NDJSON export gives them. */
-  async function download() {
-    setExporting(true);
-    try {
-      saveBlob(await exportAuditRows(session, filter), `bridle-audit-${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.ndjson`);
-    } catch (failure) {
-      setError(failed(failure) || null);
-    } finally {
-      setExporting(false);
-    }
-  }
+  const download = () =>
+    action.run('export', async () =>
+      saveBlob(await exportAuditRows(session, filter), `bridle-audit-${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.ndjson`),
+    );
 
   const columns: Column<AuditRow>[] = [
     { key: 'seq', header: '#', nowrap: true, cell: (row) => String(row.seq) },
@@ -274,7 +238,7 @@ export function AuditPage() {
         <Button
           variant="secondary"
           size="sm"
-          busy={exporting}
+          busy={action.busy === 'export'}
           disabled={loading}
           title="Every row these filters select, oldest first, one JSON object a line"
           onClick={() => void download()}
@@ -291,7 +255,7 @@ export function AuditPage() {
         busy={loading}
       />
       {cursor && (
-        <Button variant="secondary" busy={loading} onClick={() => void load(filter, false)}>
+        <Button variant="secondary" busy={loading} onClick={() => void log.more()}>
           Show older rows
         </Button>
       )}

@@ -10,11 +10,11 @@ import {
   runCycle,
   setCampaignRunning,
 } from '../../api';
-import { errorText } from '../../lib/errors';
 import { CAMPAIGN_STATUS, TASK_KIND_LABELS, TASK_STATUS, labelOf, plural } from '../../lib/labels';
 import { reviewEnding, taskStatus } from '../../lib/holds';
 import { fullTime } from '../../lib/time';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { useAction } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
 import { CampaignSettings } from './campaign-settings';
 import { Alert, Badge, Button, Card, EmptyState, Field } from '../../ui';
 
@@ -35,26 +35,18 @@ interface Props {
 
 export function CampaignDetail({ campaign, tasks, workers, onChanged }: Props) {
   const session = currentSession();
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'toggle' | 'cycle' | 'import'>();
   const [outcome, setOutcome] = useState<CycleOutcome | null>(null);
   const [cycles, setCycles] = useState(0);
   const [report, setReport] = useState<LeadImportReport | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const running = campaign.status === 'active';
   const completed = campaign.status === 'completed';
   const status = labelOf(CAMPAIGN_STATUS, campaign.status);
   const todo = campaign.tasks.Pending + campaign.tasks.InProgress;
 
-  async function act(name: string, work: () => Promise<void>) {
-    setBusy(name);
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(null);
-    }
+  /** Runs a change; the campaign is read again whether it went through or not. */
+  async function act(name: 'toggle' | 'cycle' | 'import', work: () => Promise<void>) {
+    await run(name, work);
     await onChanged();
   }
 

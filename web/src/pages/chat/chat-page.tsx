@@ -9,12 +9,13 @@ import {
   listMessages,
   streamChat,
 } from '../../api';
-import { errorText } from '../../lib/errors';
+import { failureText } from '../../lib/use-resource';
+import { refreshConversations } from '../../state/conversations';
 import { routeId } from '../../state/route';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { currentSession } from '../../state/session';
 import { refreshTasks } from '../../state/tasks';
 import { Button } from '../../ui';
-import { ConversationList, refreshConversations } from './conversation-list';
+import { ConversationList } from './conversation-list';
 import { ChatThread, type ChatItem } from './chat-thread';
 import { TaskPanel } from './task-panel';
 
@@ -97,7 +98,7 @@ export function ChatPage() {
         setLinkedQuestion({ id: question, open: false, message: state?.message ?? 'That question was not found in this conversation.' });
       }
     } catch (error) {
-      if (mine === opened.current && !handledAuthFailure(error)) setLoadError(errorText(error));
+      if (mine === opened.current) setLoadError(failureText(error));
     }
   }
 
@@ -155,8 +156,9 @@ export function ChatPage() {
     } catch (error) {
       if (controller.signal.aborted) {
         updateLast((item) => ({ ...item, stopped: true }));
-      } else if (!handledAuthFailure(error)) {
-        updateLast((item) => ({ ...item, failed: true, text: errorText(error) }));
+      } else {
+        const text = failureText(error);
+        if (text !== null) updateLast((item) => ({ ...item, failed: true, text }));
       }
     } finally {
       updateLast((item) => ({ ...item, streaming: false, running: [] }));

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { type Task, completeTask, createTask, deleteTask, updateTask } from '../../api';
 import { errorText } from '../../lib/errors';
 import { PRIORITY_TONE, plural } from '../../lib/labels';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { useAction } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
 import { refreshTasks, replaceTask, tasks, tasksError } from '../../state/tasks';
 import { Alert, Badge, Button, Dialog, EmptyState, toast } from '../../ui';
 
@@ -14,7 +15,7 @@ export function TaskPanel() {
   const session = currentSession();
   const [filter, setFilter] = useState<Filter>('all');
   const [toDelete, setToDelete] = useState<Task | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const action = useAction<'change'>();
   const [newTitle, setNewTitle] = useState('');
   const list = tasks.value;
   const shown = (list ?? []).filter((task) => filter === 'all' || task.completed === (filter === 'done'));
@@ -22,13 +23,7 @@ export function TaskPanel() {
 
   /** Runs a change; a refusal is shown in the panel, and the list is reloaded either way. */
   async function change(work: () => Promise<void>) {
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-      await refreshTasks(session);
-    }
+    if (!(await action.run('change', work))) await refreshTasks(session);
   }
 
   const confirmDelete = (task: Task) =>
@@ -52,7 +47,7 @@ export function TaskPanel() {
           </button>
         ))}
       </div>
-      <Alert message={error ?? (tasksError.value ? errorText(tasksError.value) : null)} />
+      <Alert message={action.error ?? (tasksError.value ? errorText(tasksError.value) : null)} />
       {list === null ? (
         <p class="muted small">Loading your tasks…</p>
       ) : shown.length === 0 ? (

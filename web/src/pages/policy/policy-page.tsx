@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import {
   changePolicy,
   type DryRunReport,
@@ -6,15 +6,17 @@ import {
   getPolicy,
   getPolicyVersion,
   type PolicyProblem,
+  type PolicyRules,
   type PolicyVersion,
   policyFile,
   policyProblems,
 } from '../../api';
 import { saveBlob } from '../../lib/download';
 import { errorText } from '../../lib/errors';
+import { failureText, useAction, useResource } from '../../lib/use-resource';
 import { fullTime } from '../../lib/time';
 import { policyFileText, readPolicyFile } from '../../lib/policy-file';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { currentSession } from '../../state/session';
 import { Alert, Button, Card, Field, toast } from '../../ui';
 import { DryRunReportView } from './dry-run-report';
 import { PolicyVersions } from './policy-versions';
@@ -32,7 +34,6 @@ type Refusal = { action: 'dry-run' | 'store'; message: string; problems: readonl
  */
 export function PolicyPage() {
   const session = currentSession();
-  const [inForce, setInForce] = useState<PolicyVersion | null>(null);
   /** The version the editor's text started from. */
   const [basedOn, setBasedOn] = useState<PolicyVersion | null>(null);
   const [text, setText] = useState('');
@@ -40,12 +41,10 @@ export function PolicyPage() {
   const [calls, setCalls] = useState(String(DRY_RUN_CALLS.default));
   const [report, setReport] = useState<DryRunReport | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const [busy, setBusy] = useState<'dry-run' | 'store' | 'download' | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const action = useAction<'dry-run' | 'store' | 'download'>();
+  const busy = action.busy;
   const [versionsShown, setVersionsShown] = useState(0);
   const fileInput = useRef<HTMLInputElement>(null);
-
-  const failed = (failure: unknown) => !handledAuthFailure(failure) && errorText(failure);
 
   /** Puts `version`'s rules in the editor, as the starting point of the next version. */
   function edit(version: PolicyVersion) {
@@ -55,15 +54,13 @@ export function PolicyPage() {
     setRefusal(null);
   }
 
-  useEffect(() => {
-    getPolicy(session).then(
-      (version) => {
-        setInForce(version);
-        edit(version);
-      },
-      (failure: unknown) => setError(failed(failure) || null),
-    );
+  const policy = useResource(async () => {
+    const version = await getPolicy(session);
+    edit(version);
+    return version;
   }, []);
+  const inForce = policy.data ?? null;
+  const error = policy.error ?? action.error;
 
   /** The editor's rules, or null with the refusal shown when the file cannot be read. */
   function rulesFor(action: Refusal['action']) {
@@ -73,66 +70,49 @@ export function PolicyPage() {
     return null;
   }
 
-  /** Shows why the server refused the editor's policy, or any other failure as the page's error. */
-  function refused(action: Refusal['action'], failure: unknown) {
-    const problems = policyProblems(failure);
-    if (problems.length > 0) setRefusal({ action, message: errorText(failure), problems });
-    else setError(failed(failure) || null);
+  /**
+   * Runs `work` on the editor's rules as `which`: a refusal that names problems is shown by the
+   * editor (Refused), any other failure as the page's error.
+   */
+  function onRules(which: Refusal['action'], work: (rules: PolicyRules) => Promise<void>) {
+    setRefusal(null);
+    const rules = rulesFor(which);
+    if (rules === null) return;
+    void action.run(which, async () => {
+      try {
+        await work(rules);
+      } catch (failure) {
+        const problems = policyProblems(failure);
+        if (problems.length === 0) throw failure;
+        setRefusal({ action: which, message: errorText(failure), problems });
+      }
+    });
   }
 
-  async function dryRun() {
-    setRefusal(null);
+  function dryRun() {
     setReport(null);
-    const rules = rulesFor('dry-run');
-    if (rules === null) return;
-    setBusy('dry-run');
-    try {
-      setReport(await dryRunPolicy(session, rules, Number(calls)));
-      setError(null);
-    } catch (failure) {
-      refused('dry-run', failure);
-    } finally {
-      setBusy(null);
-    }
+    onRules('dry-run', async (rules) => setReport(await dryRunPolicy(session, rules, Number(calls))));
   }
 
-  async function store() {
-    setRefusal(null);
-    const rules = rulesFor('store');
-    if (rules === null) return;
-    setBusy('store');
-    try {
+  const store = () =>
+    onRules('store', async (rules) => {
       const stored = await changePolicy(session, rules, reason.trim());
       // Versions between the one this page last knew in force and this one: another admin stored them meanwhile.
       const skipped = inForce !== null && stored.version > inForce.version + 1;
-      setInForce(stored);
+      policy.set(stored);
       edit(stored);
       setReason('');
-      setError(null);
       setVersionsShown((n) => n + 1);
       toast(`Version ${stored.version} stored: in force on every server now.`);
       if (skipped) {
-        setError(
+        action.setError(
           `Another admin stored a version while you edited: yours (${stored.version}) is in force now. Compare them under Versions.`,
         );
       }
-    } catch (failure) {
-      refused('store', failure);
-    } finally {
-      setBusy(null);
-    }
-  }
+    });
 
-  async function download(version: number) {
-    setBusy('download');
-    try {
-      saveBlob(await policyFile(session, version), `bridle-policy-v${version}.yaml`);
-    } catch (failure) {
-      setError(failed(failure) || null);
-    } finally {
-      setBusy(null);
-    }
-  }
+  const download = (version: number) =>
+    action.run('download', async () => saveBlob(await policyFile(session, version), `bridle-policy-v${version}.yaml`));
 
   async function openFile(file: File | undefined) {
     if (!file) return;
@@ -150,7 +130,7 @@ export function PolicyPage() {
       edit(await getPolicyVersion(session, version));
       document.getElementById('policy-file')?.focus();
     } catch (failure) {
-      setError(failed(failure) || null);
+      action.setError(failureText(failure));
     }
   }
 
@@ -221,7 +201,7 @@ export function PolicyPage() {
             aria-label="Dry run"
             onSubmit={(event) => {
               event.preventDefault();
-              void dryRun();
+              dryRun();
             }}
           >
             <Field label="Recorded calls to try it on" id="policy-calls">
@@ -249,7 +229,7 @@ export function PolicyPage() {
             aria-label="Store"
             onSubmit={(event) => {
               event.preventDefault();
-              void store();
+              store();
             }}
           >
             <Field label="Why (kept with the version and in the audit log)" id="policy-reason" class="grow">

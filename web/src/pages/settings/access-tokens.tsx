@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { type AccessToken, createAccessToken, listAccessTokens, revokeAccessToken, type Scope } from '../../api';
-import { errorText } from '../../lib/errors';
 import { fullTime, timeAgo } from '../../lib/time';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { useAction, useResource } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
 import { Alert, Badge, Button, Card, Dialog, EmptyState, Field, Table, TextField, toast } from '../../ui';
 import type { Column } from '../../ui/table';
 import { SecretOnce } from './secret-once';
@@ -27,32 +27,18 @@ const STATUS_TONE = { active: 'success', expired: 'neutral', revoked: 'danger' }
  */
 export function AccessTokens() {
   const session = currentSession();
-  const [tokens, setTokens] = useState<AccessToken[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data: tokens, error, reload } = useResource(() => listAccessTokens(session), [session.token]);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<AccessToken | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction<'revoke'>();
 
-  function load() {
-    listAccessTokens(session).then(setTokens, (failure: unknown) => {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    });
-  }
-  useEffect(load, [session.token]);
-
-  async function revoke(token: AccessToken) {
-    setBusy(true);
-    try {
+  const revoke = (token: AccessToken) =>
+    action.run('revoke', async () => {
       await revokeAccessToken(session, token.id);
       toast(`Revoked “${token.name}”.`);
       setRevoking(null);
-      load();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  }
+      void reload();
+    });
 
   const columns: Column<AccessToken>[] = [
     { key: 'name', header: 'Name', cell: (token) => token.name },
@@ -112,8 +98,8 @@ export function AccessTokens() {
           For scripts, and for MCP clients that take a header (<code>Authorization: Bearer bridle_pat_…</code>). A token may do only what
           its scopes say, and never manage your account or its tokens.
         </p>
-        <Alert message={error} />
-        {tokens === null && !error && <p class="muted">Loading…</p>}
+        <Alert message={error ?? action.error} />
+        {tokens === undefined && !error && <p class="muted">Loading…</p>}
         {tokens?.length === 0 && (
           <EmptyState title="No access token yet.">
             <p>Make one for each script or client, so you can revoke one without the others.</p>
@@ -128,7 +114,7 @@ export function AccessTokens() {
         <NewTokenDialog
           onClose={() => {
             setCreating(false);
-            load();
+            void reload();
           }}
         />
       )}
@@ -142,7 +128,7 @@ export function AccessTokens() {
             <Button variant="secondary" onClick={() => setRevoking(null)}>
               Cancel
             </Button>
-            <Button variant="danger" busy={busy} onClick={() => revoking && void revoke(revoking)}>
+            <Button variant="danger" busy={action.busy === 'revoke'} onClick={() => revoking && void revoke(revoking)}>
               Revoke
             </Button>
           </>
@@ -160,23 +146,16 @@ function NewTokenDialog({ onClose }: { onClose: () => void }) {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Set<Scope>>(new Set(['tasks:read']));
   const [days, setDays] = useState<number>(90);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'create'>();
   const [secret, setSecret] = useState<string | null>(null);
   const visibleScopes = SCOPES.filter((scope) => scope !== 'audit:read' || session.role === 'admin');
 
-  async function submit(event: SubmitEvent) {
+  function submit(event: SubmitEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run('create', async () => {
       const created = await createAccessToken(session, { name: name.trim(), scopes: [...scopes], expiresInDays: days });
       setSecret(created.token);
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   function toggle(scope: Scope, on: boolean) {
@@ -199,7 +178,7 @@ function NewTokenDialog({ onClose }: { onClose: () => void }) {
             <Button variant="secondary" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" form="new-token" busy={busy} disabled={scopes.size === 0 || name.trim() === ''}>
+            <Button type="submit" form="new-token" busy={busy === 'create'} disabled={scopes.size === 0 || name.trim() === ''}>
               Make token
             </Button>
           </>
@@ -211,7 +190,7 @@ function NewTokenDialog({ onClose }: { onClose: () => void }) {
           it is shown only this once, and Bridle keeps only a hash of it.
         </SecretOnce>
       ) : (
-        <form id="new-token" class="stack" onSubmit={(event) => void submit(event)}>
+        <form id="new-token" class="stack" onSubmit={submit}>
           <Alert message={error} />
           <TextField
             label="Name"

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { createWebhook, type WebhookEvent, type WebhookScope } from '../../../api';
-import { errorText } from '../../../lib/errors';
-import { currentSession, handledAuthFailure } from '../../../state/session';
+import { useAction } from '../../../lib/use-resource';
+import { currentSession } from '../../../state/session';
 import { Alert, Button, Dialog, TextField } from '../../../ui';
 import { WebhookSecretOnce } from './webhook-dialogs';
 import { EVENT_WORDS, EVENTS } from './words';
@@ -14,15 +14,12 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
   const [every, setEvery] = useState(true);
   const [events, setEvents] = useState<Set<WebhookEvent>>(new Set(['draft.awaiting_review']));
   const [allPeople, setAllPeople] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'add'>();
   const [secret, setSecret] = useState<string | null>(null);
 
-  async function submit(event: SubmitEvent) {
+  function submit(event: SubmitEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run('add', async () => {
       const created = await createWebhook(session, scope, {
         url: address.trim(),
         description: description.trim(),
@@ -30,11 +27,7 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
         ...(scope === 'deployment' ? { allPeople } : {}),
       });
       setSecret(created.secret);
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   function toggle(name: WebhookEvent, on: boolean) {
@@ -57,7 +50,12 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
             <Button variant="secondary" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" form="new-webhook" busy={busy} disabled={address.trim() === '' || (!every && events.size === 0)}>
+            <Button
+              type="submit"
+              form="new-webhook"
+              busy={busy === 'add'}
+              disabled={address.trim() === '' || (!every && events.size === 0)}
+            >
               Add webhook
             </Button>
           </>
@@ -67,7 +65,7 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
       {secret ? (
         <WebhookSecretOnce secret={secret} />
       ) : (
-        <form id="new-webhook" class="stack" onSubmit={(event) => void submit(event)}>
+        <form id="new-webhook" class="stack" onSubmit={submit}>
           <Alert message={error} />
           <TextField
             label="Address"
