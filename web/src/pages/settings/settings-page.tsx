@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
-import { changePassword } from '../api';
-import { fullTime } from '../lib/time';
-import { useAction } from '../lib/use-resource';
-import { currentSession, signIn } from '../state/session';
-import { Alert, Badge, Button, Card, TextField, toast } from '../ui';
-import { AccessTokens } from './settings/access-tokens';
-import { ConnectedApps } from './settings/connected-apps';
-import { EmailNotifications } from './settings/email-notifications';
-import { MonthSpendCard } from './settings/month-spend';
-import { Webhooks } from './settings/webhooks/webhooks';
+import { changePassword } from '../../api';
+import { fullTime } from '../../lib/time';
+import { useAction } from '../../lib/use-resource';
+import { currentSession, signIn } from '../../state/session';
+import { Alert, Badge, Button, Card, TextField, toast } from '../../ui';
+import { AccessTokens } from './access-tokens/access-tokens';
+import { ConnectedApps } from './connected-apps';
+import { EmailNotifications } from './email-notifications';
+import { MonthSpendCard } from './month-spend';
+import { Webhooks } from './webhooks/webhooks';
 
 /** The account: who is signed in until when, where to see its activity, this month's spend, a password change, email notifications, access tokens, connected apps and webhooks. */
 export function SettingsPage() {

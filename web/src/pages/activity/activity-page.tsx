@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
-import { ApiError, downloadOwnReceipt, listOwnAuditRows, type OwnAuditRow, RECEIPT_NOT_YET } from '../api';
-import { saveBlob } from '../lib/download';
-import { AUDIT_STATUS, labelOf, plural, SOURCE_LABELS, toolLabel } from '../lib/labels';
-import { fullTime } from '../lib/time';
-import { failureText, usePages } from '../lib/use-resource';
-import { currentSession } from '../state/session';
-import { Alert, Badge, Button, type Column, EmptyState, Table } from '../ui';
+import { ApiError, downloadOwnReceipt, listOwnAuditRows, type OwnAuditRow, RECEIPT_NOT_YET } from '../../api';
+import { saveBlob } from '../../lib/download';
+import { AUDIT_STATUS, labelOf, plural, SOURCE_LABELS, toolLabel } from '../../lib/labels';
+import { fullTime } from '../../lib/time';
+import { failureText, usePages } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
+import { Alert, Badge, Button, type Column, EmptyState, Table } from '../../ui';
 
 /** What asking for one row's receipt came to, shown in its row: under way, not yet provable, or refused. */
 type ReceiptState = { readonly kind: 'busy' } | { readonly kind: 'not-yet' | 'error'; readonly message: string };

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { type AuthorizationRequest, approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest } from '../api';
-import { useAction, useResource } from '../lib/use-resource';
-import { routeParams } from '../state/route';
-import { currentSession } from '../state/session';
-import { Alert, Button, Card } from '../ui';
+import { type AuthorizationRequest, approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest } from '../../api';
+import { useAction, useResource } from '../../lib/use-resource';
+import { routeParams } from '../../state/route';
+import { currentSession } from '../../state/session';
+import { Alert, Button, Card } from '../../ui';
 
 type Answer = 'approve' | 'deny';
 
