@@ -6,6 +6,7 @@ import { fullTime } from '../../lib/time';
 import { failureText, usePages } from '../../lib/use-resource';
 import { currentSession } from '../../state/session';
 import { Alert, Badge, Button, type Column, EmptyState, Table } from '../../ui';
+import './activity.css';
 
 /** What asking for one row's receipt came to, shown in its row: under way, not yet provable, or refused. */
 type ReceiptState = { readonly kind: 'busy' } | { readonly kind: 'not-yet' | 'error'; readonly message: string };

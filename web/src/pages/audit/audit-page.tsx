@@ -9,6 +9,7 @@ import { auditColumns } from './audit-columns';
 import { AuditFilters, readFilter } from './audit-filters';
 import { ChainBadge } from './chain-badge';
 import { type Detail, DetailDialog } from './detail-dialog';
+import './audit.css';
 
 /** The Audit page (admins only): the filterable, cursor-paged log, a row's or a decision's detail, the chain check. */
 export function AuditPage() {

@@ -6,6 +6,7 @@ import { routeId } from '../../state/route';
 import { currentSession } from '../../state/session';
 import { Alert, Badge, Button, Card, EmptyState, TextField } from '../../ui';
 import { CampaignDetail } from './campaign-detail';
+import './campaigns.css';
 
 /** The Campaigns page: list and create on one side, the chosen campaign on the other. */
 export function CampaignsPage() {

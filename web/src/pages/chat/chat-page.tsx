@@ -10,6 +10,7 @@ import { ConversationList } from './conversation-list';
 import { type ChatItem, fromHistory, turn, withEvent } from './chat-items';
 import { ChatThread } from './chat-thread';
 import { TaskPanel } from './task-panel';
+import './chat.css';
 
 /** Tools whose success changes the task list: the panel reloads as soon as one reports. */
 const CHANGES_TASKS = new Set(['add_task', 'complete_task', 'update_task', 'delete_task']);

@@ -9,6 +9,7 @@ import { InForce } from './in-force';
 import { NextVersion } from './next-version';
 import { PolicyVersions } from './policy-versions';
 import { type Refusal, usePolicyEditor } from './use-policy-editor';
+import './policy.css';
 
 /**
  * The Policy page (admins only, docs/policies.md): the version in force, an editor for the

@@ -7,6 +7,7 @@ import { Alert, EmptyState } from '../../ui';
 import { DraftCard } from './draft-card';
 import { EscalatedDrafts } from './escalated-drafts';
 import { type LinkedDraft, LinkedDraftNotice, LinkedItem, readLinked } from './linked-draft';
+import './review.css';
 
 /**
  * The review queue: every action a campaign in a review mode drafted instead of sending.

@@ -9,6 +9,7 @@ import { ConnectedApps } from './connected-apps';
 import { EmailNotifications } from './email-notifications';
 import { MonthSpendCard } from './month-spend';
 import { Webhooks } from './webhooks/webhooks';
+import './settings.css';
 
 /** The account: who is signed in until when, where to see its activity, this month's spend, a password change, email notifications, access tokens, connected apps and webhooks. */
 export function SettingsPage() {
