@@ -18,6 +18,7 @@ export interface BubbleProps {
   onSend: (text: string, confirmationId?: string) => void;
 }
 
+/** One message of the conversation: the person's words, or an answer with its tool cards and its question. */
 export function Bubble({ item, last, linked, running, onSend }: BubbleProps) {
   if (item.role === 'user') {
     return (
