@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type AuthorizationRequest, approveAuthorizationRequest, denyAuthorizationRequest, getAuthorizationRequest } from '../../api';
+import { toggled } from '../../lib/sets';
 import { useAction, useResource } from '../../lib/use-resource';
 import { routeParams } from '../../state/route';
 import { currentSession } from '../../state/session';
@@ -58,13 +59,6 @@ function Consent({ request }: { request: AuthorizationRequest }) {
       location.assign(next);
     });
 
-  function toggle(scope: string, on: boolean) {
-    const next = new Set(allowed);
-    if (on) next.add(scope);
-    else next.delete(scope);
-    setAllowed(next);
-  }
-
   const name = request.client.name ?? 'An unnamed app';
   // A client named by its metadata document's URL is that URL's host: the one part of it Bridle
   // checked (it served the document over TLS). Its name is only what it says of itself.
@@ -105,7 +99,7 @@ function Consent({ request }: { request: AuthorizationRequest }) {
                   type="checkbox"
                   checked={allowed.has(item.scope)}
                   disabled={settled}
-                  onChange={(event) => toggle(item.scope, event.currentTarget.checked)}
+                  onChange={(event) => setAllowed(toggled(allowed, item.scope, event.currentTarget.checked))}
                 />
                 <span>{item.description}</span>
               </label>

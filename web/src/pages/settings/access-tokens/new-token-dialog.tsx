@@ -3,7 +3,8 @@ import { createAccessToken, type Scope } from '../../../api';
 import { useAction } from '../../../lib/use-resource';
 import { currentSession } from '../../../state/session';
 import { Alert, Button, Dialog, Field, TextField } from '../../../ui';
-import { SecretOnce } from '../secret-once';
+import { toggled } from '../../../lib/sets';
+import { SecretDialogActions, SecretOnce } from '../secret-once';
 import { EXPIRIES, SCOPE_WORDS, SCOPES } from './words';
 
 /** The form, then the secret once. Unmounted on close, so the secret lives no longer than the dialog. */
@@ -24,31 +25,17 @@ export function NewTokenDialog({ onClose }: { onClose: () => void }) {
     });
   }
 
-  function toggle(scope: Scope, on: boolean) {
-    const next = new Set(scopes);
-    if (on) next.add(scope);
-    else next.delete(scope);
-    setScopes(next);
-  }
-
   return (
     <Dialog
       open
       title={secret ? 'Your new token' : 'New access token'}
       onClose={onClose}
       actions={
-        secret ? (
-          <Button onClick={onClose}>Done</Button>
-        ) : (
-          <>
-            <Button variant="secondary" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" form="new-token" busy={busy === 'create'} disabled={scopes.size === 0 || name.trim() === ''}>
-              Make token
-            </Button>
-          </>
-        )
+        <SecretDialogActions secret={secret} onClose={onClose}>
+          <Button type="submit" form="new-token" busy={busy === 'create'} disabled={scopes.size === 0 || name.trim() === ''}>
+            Make token
+          </Button>
+        </SecretDialogActions>
       }
     >
       {secret ? (
@@ -70,7 +57,11 @@ export function NewTokenDialog({ onClose }: { onClose: () => void }) {
             <legend>It may</legend>
             {visibleScopes.map((scope) => (
               <label key={scope} class="row consent-scope">
-                <input type="checkbox" checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.currentTarget.checked)} />
+                <input
+                  type="checkbox"
+                  checked={scopes.has(scope)}
+                  onChange={(e) => setScopes(toggled(scopes, scope, e.currentTarget.checked))}
+                />
                 <span>
                   {SCOPE_WORDS[scope]} <code class="muted">{scope}</code>
                 </span>

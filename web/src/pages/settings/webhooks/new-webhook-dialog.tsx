@@ -3,6 +3,8 @@ import { createWebhook, type WebhookEvent, type WebhookScope } from '../../../ap
 import { useAction } from '../../../lib/use-resource';
 import { currentSession } from '../../../state/session';
 import { Alert, Button, Dialog, TextField } from '../../../ui';
+import { toggled } from '../../../lib/sets';
+import { SecretDialogActions } from '../secret-once';
 import { WebhookSecretOnce } from './webhook-dialogs';
 import { EVENT_WORDS, EVENTS } from './words';
 
@@ -30,36 +32,17 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
     });
   }
 
-  function toggle(name: WebhookEvent, on: boolean) {
-    const next = new Set(events);
-    if (on) next.add(name);
-    else next.delete(name);
-    setEvents(next);
-  }
-
   return (
     <Dialog
       open
       title={secret ? 'Your new webhook' : 'New webhook'}
       onClose={onClose}
       actions={
-        secret ? (
-          <Button onClick={onClose}>Done</Button>
-        ) : (
-          <>
-            <Button variant="secondary" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button
-              type="submit"
-              form="new-webhook"
-              busy={busy === 'add'}
-              disabled={address.trim() === '' || (!every && events.size === 0)}
-            >
-              Add webhook
-            </Button>
-          </>
-        )
+        <SecretDialogActions secret={secret} onClose={onClose}>
+          <Button type="submit" form="new-webhook" busy={busy === 'add'} disabled={address.trim() === '' || (!every && events.size === 0)}>
+            Add webhook
+          </Button>
+        </SecretDialogActions>
       }
     >
       {secret ? (
@@ -86,7 +69,11 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
             {!every &&
               EVENTS.map((name) => (
                 <label key={name} class="row consent-scope">
-                  <input type="checkbox" checked={events.has(name)} onChange={(e) => toggle(name, e.currentTarget.checked)} />
+                  <input
+                    type="checkbox"
+                    checked={events.has(name)}
+                    onChange={(e) => setEvents(toggled(events, name, e.currentTarget.checked))}
+                  />
                   <span>
                     {EVENT_WORDS[name]} <code class="muted">{name}</code>
                   </span>
