@@ -11,13 +11,16 @@ import { NewWebhookDialog } from './new-webhook-dialog';
 import { DeleteWebhookDialog, NewSecretDialog } from './webhook-dialogs';
 import { OUTCOME_TONE, stateOf } from './words';
 
-const COPY: Record<WebhookScope, { title: string; about: string }> = {
+/** `caption` names the table's scroll box, a region of its own: not the card's title, so that the two landmarks differ. */
+const COPY: Record<WebhookScope, { title: string; caption: string; about: string }> = {
   person: {
     title: 'Webhooks',
+    caption: 'Your webhook endpoints',
     about: 'Bridle POSTs what it tells you (a draft to review, a campaign paused…) to your own receivers, in order, each signed.',
   },
   deployment: {
     title: 'Deployment webhooks',
+    caption: 'The deployment’s webhook endpoints',
     about: 'For every admin: the events addressed to the admins (a policy stored, a draft escalated), and every person’s when you tick it.',
   },
 };
@@ -120,7 +123,7 @@ export function Webhooks({ scope }: { scope: WebhookScope }) {
         {webhooks === undefined && !error && <p class="muted">Loading…</p>}
         {webhooks?.length === 0 && <EmptyState title="No webhook yet." />}
         {webhooks && webhooks.length > 0 && (
-          <Table caption={COPY[scope].title} columns={columns} rows={webhooks} rowKey={(webhook) => webhook.id} />
+          <Table caption={COPY[scope].caption} columns={columns} rows={webhooks} rowKey={(webhook) => webhook.id} />
         )}
         <div>
           <Button onClick={() => setAdding(true)}>New webhook</Button>
