@@ -1,7 +1,7 @@
 import { signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { SignInPage } from './pages/sign-in-page';
+import { SignInPage } from './pages/sign-in/sign-in-page';
 import { ADMIN_PAGES, PAGES, type PageName, route } from './state/route';
 import { ending, minutesLeft, session, signOut } from './state/session';
 import { listenForTaskChanges } from './state/task-events';
@@ -40,12 +40,12 @@ export function App() {
 const PAGE_CODE: Record<PageName, () => Promise<ComponentType>> = {
   chat: () => import('./pages/chat/chat-page').then((m) => m.ChatPage),
   campaigns: () => import('./pages/campaigns/campaigns-page').then((m) => m.CampaignsPage),
-  review: () => import('./pages/review-page').then((m) => m.ReviewPage),
+  review: () => import('./pages/review/review-page').then((m) => m.ReviewPage),
   audit: () => import('./pages/audit/audit-page').then((m) => m.AuditPage),
   policy: () => import('./pages/policy/policy-page').then((m) => m.PolicyPage),
-  settings: () => import('./pages/settings-page').then((m) => m.SettingsPage),
-  activity: () => import('./pages/activity-page').then((m) => m.ActivityPage),
-  authorize: () => import('./pages/authorize-page').then((m) => m.AuthorizePage),
+  settings: () => import('./pages/settings/settings-page').then((m) => m.SettingsPage),
+  activity: () => import('./pages/activity/activity-page').then((m) => m.ActivityPage),
+  authorize: () => import('./pages/authorize/authorize-page').then((m) => m.AuthorizePage),
 };
 const loaded = signal<Partial<Record<PageName, ComponentType>>>({});
 const failedToLoad = signal(false);

@@ -1,7 +1,8 @@
 import './styles/tokens.css';
 import './styles/base.css';
 import './styles/components.css';
-import './styles/pages.css';
+import './styles/shell.css';
+import './styles/shared.css';
 import { render } from 'preact';
 import { App } from './app';
 import { checkSession } from './state/session';

@@ -10,13 +10,13 @@ import {
   runCycle,
   setCampaignRunning,
 } from '../../api';
-import { errorText } from '../../lib/errors';
-import { CAMPAIGN_STATUS, TASK_KIND_LABELS, TASK_STATUS, labelOf, plural } from '../../lib/labels';
-import { reviewEnding, taskStatus } from '../../lib/holds';
-import { fullTime } from '../../lib/time';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { CAMPAIGN_STATUS, labelOf, plural } from '../../lib/labels';
+import { useAction } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
+import { Alert, Badge, Button, Card, Field } from '../../ui';
 import { CampaignSettings } from './campaign-settings';
-import { Alert, Badge, Button, Card, EmptyState, Field } from '../../ui';
+import { ImportReport, OutcomeCard } from './reports';
+import { Timeline } from './timeline';
 
 const QUOTA_LABELS: Record<QuotaKind, string> = {
   profile_lookup: 'Profile look-ups',
@@ -35,26 +35,18 @@ interface Props {
 
 export function CampaignDetail({ campaign, tasks, workers, onChanged }: Props) {
   const session = currentSession();
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'toggle' | 'cycle' | 'import'>();
   const [outcome, setOutcome] = useState<CycleOutcome | null>(null);
   const [cycles, setCycles] = useState(0);
   const [report, setReport] = useState<LeadImportReport | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const running = campaign.status === 'active';
   const completed = campaign.status === 'completed';
   const status = labelOf(CAMPAIGN_STATUS, campaign.status);
   const todo = campaign.tasks.Pending + campaign.tasks.InProgress;
 
-  async function act(name: string, work: () => Promise<void>) {
-    setBusy(name);
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(null);
-    }
+  /** Runs a change; the campaign is read again whether it went through or not. */
+  async function act(name: 'toggle' | 'cycle' | 'import', work: () => Promise<void>) {
+    await run(name, work);
     await onChanged();
   }
 
@@ -145,121 +137,5 @@ export function CampaignDetail({ campaign, tasks, workers, onChanged }: Props) {
         <Timeline tasks={tasks} />
       </Card>
     </section>
-  );
-}
-
-function ImportReport({ report }: { report: LeadImportReport }) {
-  return (
-    <div class="notice import-report" role="status">
-      <p>
-        {report.imported} imported, {plural(report.duplicates.length, 'duplicate')}, {plural(report.errors.length, 'error')}.
-      </p>
-      {report.duplicates.length > 0 && (
-        <ul>
-          {report.duplicates.map((d, i) => (
-            <li key={i}>
-              {d.line === null ? '' : `Line ${d.line}: `}duplicate {d.linkedinUrl}
-            </li>
-          ))}
-        </ul>
-      )}
-      {report.errors.length > 0 && (
-        <ul class="row-errors">
-          {report.errors.map((e, i) => (
-            <li key={i}>
-              Line {e.line}
-              {e.field ? ` (${e.field})` : ''}: {e.message}
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
-}
-
-/** The last cycle's outcome; `cycle` counts the cycles run from this page (data-cycle, for the tests). */
-function OutcomeCard({ outcome, cycle }: { outcome: CycleOutcome; cycle: number }) {
-  const rows: [string, string][] = [['Result', outcome.message]];
-  if (outcome.task) {
-    rows.push([
-      'Task',
-      `${TASK_KIND_LABELS[outcome.task.type]} for ${outcome.task.leadName} · ${labelOf(TASK_STATUS, outcome.task.status).label}`,
-    ]);
-  }
-  if (outcome.proposal) rows.push(['Proposed', `${outcome.proposal.action} (by ${outcome.proposal.by}): ${outcome.proposal.reason}`]);
-  if (outcome.validation && !outcome.validation.accepted) rows.push(['Refused', outcome.validation.problems.join('; ')]);
-  if (outcome.execution) {
-    rows.push([
-      'Execution',
-      `${outcome.execution.status}${outcome.execution.errorCode ? ` (${outcome.execution.errorCode})` : ''} · ${outcome.execution.durationMs} ms`,
-    ]);
-  }
-  if (outcome.verification) {
-    rows.push(['Verification', `${outcome.verification.verified ? 'verified' : 'not verified'}: ${outcome.verification.detail}`]);
-  }
-  return (
-    <div class="outcome" data-outcome={outcome.status} data-cycle={cycle}>
-      <Card title="Last cycle" level={3}>
-        <dl class="facts">{rows.flatMap(([term, value]) => [<dt key={`t${term}`}>{term}</dt>, <dd key={`d${term}`}>{value}</dd>])}</dl>
-      </Card>
-    </div>
-  );
-}
-
-function Timeline({ tasks }: { tasks: readonly CampaignTask[] }) {
-  if (tasks.length === 0) return <EmptyState title="No leads yet.">Import a CSV of leads to plan their steps.</EmptyState>;
-  const byLead = new Map<string, CampaignTask[]>();
-  for (const task of tasks) byLead.set(task.leadId, [...(byLead.get(task.leadId) ?? []), task]);
-  return (
-    <ul class="plain timeline">
-      {/* By name: the leads of one import share their creation time, so the API's order among them is not theirs. */}
-      {[...byLead.values()]
-        .sort((a, b) => a[0].leadName.localeCompare(b[0].leadName, undefined, { numeric: true }))
-        .map((steps) => (
-          <li key={steps[0].leadId} class="lead">
-            <h4>{steps[0].leadName}</h4>
-            <ol class="plain steps">
-              {steps
-                .sort((a, b) => a.step - b.step)
-                .map((task) => {
-                  const status = taskStatus(task);
-                  return (
-                    <li key={task.id} class={`step step-${task.status}`}>
-                      <div class="spread">
-                        <span class="step-kind">{TASK_KIND_LABELS[task.type]}</span>
-                        <Badge tone={status.tone}>{status.label}</Badge>
-                      </div>
-                      {task.sent && (
-                        <blockquote class="sent" aria-label={`${TASK_KIND_LABELS[task.type]} sent to ${task.sent.recipient}`}>
-                          <p class="muted small">
-                            To {task.sent.recipient}
-                            {task.sent.subject && ` · ${task.sent.subject}`}
-                          </p>
-                          <p class="sent-text">{task.sent.text}</p>
-                        </blockquote>
-                      )}
-                      {task.status === 'Completed' && task.type !== 'ScrapeProfile' && (
-                        <p class="muted small step-verified">
-                          Verified{typeof task.output?.messageId === 'string' && `: the channel holds it as ${task.output.messageId}`}
-                        </p>
-                      )}
-                      {task.lastError &&
-                        (reviewEnding(task.lastError) ? (
-                          <p class="step-note small muted">{reviewEnding(task.lastError)}</p>
-                        ) : (
-                          <p class="step-error small">{task.lastError}</p>
-                        ))}
-                      {task.completedAt && (
-                        <p class="muted small">
-                          <time dateTime={task.completedAt}>{fullTime(task.completedAt)}</time>
-                        </p>
-                      )}
-                    </li>
-                  );
-                })}
-            </ol>
-          </li>
-        ))}
-    </ul>
   );
 }

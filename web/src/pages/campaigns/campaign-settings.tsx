@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Campaign, updateCampaign } from '../../api';
-import { errorText } from '../../lib/errors';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { useAction } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
 import { Alert, Button, Card, Field, TextField, toast } from '../../ui';
 
 type Mode = Campaign['approvalMode'];
@@ -23,18 +23,15 @@ export function CampaignSettings({ campaign, onSaved }: { campaign: Campaign; on
   const [mode, setMode] = useState<Mode>(campaign.approvalMode);
   const [firstN, setFirstN] = useState(String(campaign.approvalFirstN));
   const [brief, setBrief] = useState({ ...campaign.brief });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'save'>();
   const text = (value: string | null) => value ?? '';
   const orNull = (value: string | null) => (value && value.trim() !== '' ? value.trim() : null);
   // A completed campaign no longer changes (the API refuses it): its settings show, read-only.
   const completed = campaign.status === 'completed';
 
-  async function save(event: SubmitEvent) {
+  function save(event: SubmitEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run('save', async () => {
       await updateCampaign(session, campaign.id, {
         approvalMode: mode,
         ...(mode === 'first_n' && { approvalFirstN: Number(firstN) }),
@@ -48,16 +45,12 @@ export function CampaignSettings({ campaign, onSaved }: { campaign: Campaign; on
       });
       toast('Campaign settings saved');
       await onSaved();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <Card title="Brief and review" level={3}>
-      <form class="stack" onSubmit={(event) => void save(event)}>
+      <form class="stack" onSubmit={save}>
         <fieldset class="plain-fieldset stack" disabled={completed}>
           <div class="settings-grid">
             <Field label="Review before sending" id={`mode-${campaign.id}`}>
@@ -109,7 +102,7 @@ export function CampaignSettings({ campaign, onSaved }: { campaign: Campaign; on
         <Alert message={error} />
         {!completed && (
           <div class="row">
-            <Button type="submit" variant="secondary" busy={busy}>
+            <Button type="submit" variant="secondary" busy={busy === 'save'}>
               Save settings
             </Button>
           </div>

@@ -1,55 +1,34 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  type Campaign,
-  type CampaignDetails,
-  type CampaignTask,
-  createCampaign,
-  getCampaign,
-  getOutreachStatus,
-  listCampaignTasks,
-  listCampaigns,
-} from '../../api';
-import { errorText } from '../../lib/errors';
+import { createCampaign, getCampaign, getOutreachStatus, listCampaignTasks, listCampaigns } from '../../api';
 import { CAMPAIGN_STATUS, labelOf } from '../../lib/labels';
+import { useAction, useResource } from '../../lib/use-resource';
 import { routeId } from '../../state/route';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { currentSession } from '../../state/session';
 import { Alert, Badge, Button, Card, EmptyState, TextField } from '../../ui';
 import { CampaignDetail } from './campaign-detail';
+import './campaigns.css';
 
 /** The Campaigns page: list and create on one side, the chosen campaign on the other. */
 export function CampaignsPage() {
   const session = currentSession();
-  const [campaigns, setCampaigns] = useState<readonly Campaign[] | null>(null);
-  const [selected, setSelected] = useState<{ campaign: CampaignDetails; tasks: readonly CampaignTask[]; workers: number } | null>(null);
+  const list = useResource(() => listCampaigns(session), []);
+  const campaigns = list.data ?? null;
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [detailError, setDetailError] = useState<string | null>(null);
-  const [creating, setCreating] = useState(false);
-
-  async function refreshList() {
-    try {
-      setCampaigns(await listCampaigns(session));
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    }
-  }
-
-  async function open(id: string) {
-    setDetailError(null);
-    try {
-      const [campaign, tasks, status] = await Promise.all([
-        getCampaign(session, id),
-        listCampaignTasks(session, id),
-        getOutreachStatus(session),
-      ]);
-      setSelected({ campaign, tasks, workers: status.activeWorkers });
-      void refreshList();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setDetailError(errorText(failure));
-    }
-  }
-
-  useEffect(() => void refreshList(), []);
+  const creating = useAction<'create'>();
+  /** The campaign chosen, and how many times it was asked for: each time reads it again. */
+  const [chosen, setChosen] = useState<{ id: string; times: number } | null>(null);
+  const detail = useResource(async () => {
+    if (!chosen) return null;
+    const [campaign, tasks, status] = await Promise.all([
+      getCampaign(session, chosen.id),
+      listCampaignTasks(session, chosen.id),
+      getOutreachStatus(session),
+    ]);
+    void list.reload();
+    return { campaign, tasks, workers: status.activeWorkers };
+  }, [chosen]);
+  const selected = detail.data ?? null;
+  const open = (id: string) => setChosen((current) => ({ id, times: (current?.times ?? 0) + 1 }));
 
   // A link to a campaign (`#campaigns?campaign=<id>`, a notification's) opens its detail; an id not of the person's says so.
   const linked = routeId('campaign');
@@ -57,7 +36,7 @@ export function CampaignsPage() {
   useEffect(() => {
     if (!linked) return;
     revealLinked.current = true;
-    void open(linked);
+    open(linked);
   }, [linked]);
   // On a narrow screen the detail is below the list: the linked campaign is brought into view.
   useEffect(() => {
@@ -66,26 +45,20 @@ export function CampaignsPage() {
     document.getElementById('campaign-title')?.scrollIntoView({ block: 'start' });
   }, [selected]);
 
-  async function create(event: SubmitEvent) {
+  function create(event: SubmitEvent) {
     event.preventDefault();
-    setCreating(true);
-    setError(null);
-    try {
+    void creating.run('create', async () => {
       const campaign = await createCampaign(session, name);
       setName('');
-      await open(campaign.id);
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setCreating(false);
-    }
+      open(campaign.id);
+    });
   }
 
   return (
     <div class="page-body campaigns-layout">
       <section class="stack" aria-labelledby="campaigns-title">
         <h1 id="campaigns-title">Campaigns</h1>
-        <form class="inline-form" onSubmit={(event) => void create(event)}>
+        <form class="inline-form" onSubmit={create}>
           <TextField
             label="Campaign name"
             id="campaign-name"
@@ -96,11 +69,11 @@ export function CampaignsPage() {
             value={name}
             onInput={(e) => setName(e.currentTarget.value)}
           />
-          <Button type="submit" busy={creating}>
+          <Button type="submit" busy={creating.busy === 'create'}>
             Create campaign
           </Button>
         </form>
-        <Alert message={error} />
+        <Alert message={list.error ?? creating.error} />
         {campaigns === null ? (
           <p class="muted small">Loading campaigns…</p>
         ) : campaigns.length === 0 ? (
@@ -117,7 +90,7 @@ export function CampaignsPage() {
                     type="button"
                     class="campaign-item"
                     aria-current={campaign.id === selected?.campaign.id ? 'true' : undefined}
-                    onClick={() => void open(campaign.id)}
+                    onClick={() => open(campaign.id)}
                   >
                     <span class="campaign-name">{campaign.name}</span>
                     <Badge tone={status.tone}>{status.label}</Badge>
@@ -128,9 +101,9 @@ export function CampaignsPage() {
           </ul>
         )}
       </section>
-      {detailError ? (
+      {detail.error ? (
         <Card title="Campaign">
-          <Alert message={detailError} />
+          <Alert message={detail.error} />
         </Card>
       ) : selected ? (
         <CampaignDetail
@@ -138,7 +111,7 @@ export function CampaignsPage() {
           campaign={selected.campaign}
           tasks={selected.tasks}
           workers={selected.workers}
-          onChanged={() => open(selected.campaign.id)}
+          onChanged={detail.reload}
         />
       ) : (
         <Card title="Campaign">

@@ -1,39 +1,16 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  ApiError,
-  type ChatEvent,
-  type Message,
-  type PendingConfirmation,
-  type ToolCall,
-  getConfirmation,
-  listMessages,
-  streamChat,
-} from '../../api';
-import { errorText } from '../../lib/errors';
+import { ApiError, type ChatEvent, getConfirmation, listMessages, streamChat } from '../../api';
+import { failureText } from '../../lib/use-resource';
+import { refreshConversations } from '../../state/conversations';
 import { routeId } from '../../state/route';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { currentSession } from '../../state/session';
 import { refreshTasks } from '../../state/tasks';
 import { Button } from '../../ui';
-import { ConversationList, refreshConversations } from './conversation-list';
-import { ChatThread, type ChatItem } from './chat-thread';
+import { ConversationList } from './conversation-list';
+import { type ChatItem, fromHistory, turn, withEvent } from './chat-items';
+import { ChatThread } from './chat-thread';
 import { TaskPanel } from './task-panel';
-
-let ids = 0;
-const localId = () => `local-${++ids}`;
-
-/** `pending`: the conversation's open question, drawn on the newest answer (the one that asked it). */
-function fromHistory(messages: readonly Message[], pending: PendingConfirmation | null): ChatItem[] {
-  return messages.map((message, index) => ({
-    id: message.id,
-    role: message.role,
-    text: message.content,
-    toolCalls: message.toolCalls,
-    running: [],
-    confirmation: index === messages.length - 1 && message.role === 'assistant' ? pending : null,
-    streaming: false,
-    failed: message.status === 'error' || message.status === 'interrupted',
-  }));
-}
+import './chat.css';
 
 /** The chat page: conversations, the open conversation and the task list side by side. */
 export function ChatPage() {
@@ -94,7 +71,7 @@ export function ChatPage() {
         setLinkedQuestion({ id: question, open: false, message: state?.message ?? 'That question was not found in this conversation.' });
       }
     } catch (error) {
-      if (mine === opened.current && !handledAuthFailure(error)) setLoadError(errorText(error));
+      if (mine === opened.current) setLoadError(failureText(error));
     }
   }
 
@@ -104,57 +81,21 @@ export function ChatPage() {
     const controller = new AbortController();
     setRunning(controller);
     setLinkedQuestion(null);
-    setItems((current) => [
-      ...current.map((item) => ({ ...item, confirmation: null })),
-      { id: localId(), role: 'user', text: message, toolCalls: [], running: [], confirmation: null, streaming: false, failed: false },
-      { id: localId(), role: 'assistant', text: '', toolCalls: [], running: [], confirmation: null, streaming: true, failed: false },
-    ]);
+    setItems((current) => [...current.map((item) => ({ ...item, confirmation: null })), ...turn(message)]);
     const onEvent = (event: ChatEvent) => {
-      switch (event.event) {
-        case 'tool_call':
-          updateLast((item) => ({ ...item, running: [...item.running, event.data.tool] }));
-          break;
-        case 'tool_result': {
-          const call: ToolCall = event.data;
-          updateLast((item) => {
-            const at = item.running.indexOf(call.tool);
-            return { ...item, running: item.running.filter((_, i) => i !== at), toolCalls: [...item.toolCalls, call] };
-          });
-          // A tool that changes tasks: the panel reloads as soon as one reports.
-          if (call.success && call.changesTasks) void refreshTasks(session);
-          break;
-        }
-        case 'delta':
-          updateLast((item) => ({ ...item, text: item.text + event.data.text }));
-          break;
-        case 'replace':
-          // The model's words failed the server's check: the answer is this sentence instead.
-          updateLast((item) => ({ ...item, text: event.data.text }));
-          break;
-        case 'confirmation_required':
-          updateLast((item) => ({ ...item, confirmation: event.data.pendingConfirmation }));
-          break;
-        case 'error':
-          updateLast((item) => ({ ...item, failed: true, text: event.data.message }));
-          break;
-        case 'done':
-          setConversationId(event.data.conversationId);
-          updateLast((item) => ({
-            ...item,
-            text: item.failed || item.text ? item.text : event.data.response,
-            warning: event.data.warning,
-            streaming: false,
-          }));
-          break;
-      }
+      updateLast((item) => withEvent(item, event));
+      // A tool that changes tasks: the panel reloads as soon as one reports.
+      if (event.event === 'tool_result' && event.data.success && event.data.changesTasks) void refreshTasks(session);
+      if (event.event === 'done') setConversationId(event.data.conversationId);
     };
     try {
       await streamChat(session, message, conversationId, onEvent, controller.signal, confirmationId);
     } catch (error) {
       if (controller.signal.aborted) {
         updateLast((item) => ({ ...item, stopped: true }));
-      } else if (!handledAuthFailure(error)) {
-        updateLast((item) => ({ ...item, failed: true, text: errorText(error) }));
+      } else {
+        const text = failureText(error);
+        if (text !== null) updateLast((item) => ({ ...item, failed: true, text }));
       }
     } finally {
       updateLast((item) => ({ ...item, streaming: false, running: [] }));

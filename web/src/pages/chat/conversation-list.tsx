@@ -1,27 +1,8 @@
-import { signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
-import { type Conversation, type Session, listConversations } from '../../api';
 import { timeAgo } from '../../lib/time';
-import { currentSession, handledAuthFailure, now } from '../../state/session';
+import { conversations, olderCursor, refreshConversations } from '../../state/conversations';
+import { currentSession, now } from '../../state/session';
 import { Button } from '../../ui';
-
-const conversations = signal<readonly Conversation[]>([]);
-const olderCursor = signal<string | null>(null);
-let generation = 0;
-
-/** The 20 most recently active conversations (`fresh`), or the next older page below them. */
-export async function refreshConversations(session: Session, fresh = true): Promise<void> {
-  // An older page that arrives after the list was reloaded from the top is dropped.
-  const mine = fresh ? ++generation : generation;
-  try {
-    const page = await listConversations(session, fresh ? null : olderCursor.value);
-    if (mine !== generation) return;
-    conversations.value = fresh ? page.items : [...conversations.value, ...page.items];
-    olderCursor.value = page.nextCursor;
-  } catch (error) {
-    handledAuthFailure(error);
-  }
-}
 
 interface Props {
   id: string;

@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
-import { type Task, completeTask, createTask, deleteTask, updateTask } from '../../api';
+import { type Task, createTask, deleteTask } from '../../api';
 import { errorText } from '../../lib/errors';
-import { PRIORITY_TONE, plural } from '../../lib/labels';
-import { currentSession, handledAuthFailure } from '../../state/session';
-import { refreshTasks, replaceTask, tasks, tasksError } from '../../state/tasks';
-import { Alert, Badge, Button, Dialog, EmptyState, toast } from '../../ui';
+import { plural } from '../../lib/labels';
+import { useAction } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
+import { refreshTasks, tasks, tasksError } from '../../state/tasks';
+import { Alert, Button, Dialog, EmptyState, toast } from '../../ui';
+import { TaskRow } from './task-row';
 
 type Filter = 'all' | 'pending' | 'done';
 const FILTERS: Record<Filter, string> = { all: 'All', pending: 'Pending', done: 'Done' };
@@ -14,7 +16,7 @@ export function TaskPanel() {
   const session = currentSession();
   const [filter, setFilter] = useState<Filter>('all');
   const [toDelete, setToDelete] = useState<Task | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const action = useAction<'change'>();
   const [newTitle, setNewTitle] = useState('');
   const list = tasks.value;
   const shown = (list ?? []).filter((task) => filter === 'all' || task.completed === (filter === 'done'));
@@ -22,13 +24,7 @@ export function TaskPanel() {
 
   /** Runs a change; a refusal is shown in the panel, and the list is reloaded either way. */
   async function change(work: () => Promise<void>) {
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-      await refreshTasks(session);
-    }
+    if (!(await action.run('change', work))) await refreshTasks(session);
   }
 
   const confirmDelete = (task: Task) =>
@@ -52,7 +48,7 @@ export function TaskPanel() {
           </button>
         ))}
       </div>
-      <Alert message={error ?? (tasksError.value ? errorText(tasksError.value) : null)} />
+      <Alert message={action.error ?? (tasksError.value ? errorText(tasksError.value) : null)} />
       {list === null ? (
         <p class="muted small">Loading your tasks…</p>
       ) : shown.length === 0 ? (
@@ -114,85 +110,5 @@ export function TaskPanel() {
         <p>Task {toDelete?.number} goes for good: this cannot be undone. Its number is not reused.</p>
       </Dialog>
     </aside>
-  );
-}
-
-interface RowProps {
-  task: Task;
-  onChange: (work: () => Promise<void>) => Promise<void>;
-  onDelete: () => void;
-}
-
-function TaskRow({ task, onChange, onDelete }: RowProps) {
-  const session = currentSession();
-  const [editing, setEditing] = useState(false);
-  const [title, setTitle] = useState(task.title);
-  const [busy, setBusy] = useState(false);
-  // What the person just ticked shows at once; the list's answer replaces it (or, on a refusal, the reload does).
-  const [ticked, setTicked] = useState<boolean | null>(null);
-  const done = ticked ?? task.completed;
-  const checkboxId = `task-${task.number}-done`;
-
-  const run = (work: () => Promise<void>) => {
-    setBusy(true);
-    void onChange(work).finally(() => setBusy(false));
-  };
-
-  const toggle = () => {
-    setTicked(!task.completed);
-    run(async () => {
-      try {
-        replaceTask(
-          task.completed ? await updateTask(session, task.number, { completed: false }) : await completeTask(session, task.number),
-        );
-      } finally {
-        setTicked(null);
-      }
-    });
-  };
-
-  const save = () => {
-    const next = title.trim();
-    setEditing(false);
-    if (!next || next === task.title) return setTitle(task.title);
-    run(async () => replaceTask(await updateTask(session, task.number, { title: next })));
-  };
-
-  return (
-    <li class={`task${done ? ' is-done' : ''}`} data-number={task.number}>
-      <input id={checkboxId} type="checkbox" checked={done} disabled={busy} onChange={toggle} />
-      {editing ? (
-        <input
-          class="input task-edit"
-          aria-label={`Title of task ${task.number}`}
-          value={title}
-          maxLength={200}
-          ref={(element) => element?.focus()}
-          onInput={(event) => setTitle(event.currentTarget.value)}
-          onBlur={save}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter') save();
-            if (event.key === 'Escape') {
-              setTitle(task.title);
-              setEditing(false);
-            }
-          }}
-        />
-      ) : (
-        <label for={checkboxId} class="task-title">
-          <span class="task-number">{task.number}.</span> {task.title}
-          {done && <span class="visually-hidden"> (done)</span>}
-        </label>
-      )}
-      <Badge tone={PRIORITY_TONE[task.priority] ?? 'neutral'}>{task.priority}</Badge>
-      <div class="task-actions">
-        <Button variant="ghost" size="sm" aria-label={`Edit '${task.title}'`} disabled={busy} onClick={() => setEditing(true)}>
-          Edit
-        </Button>
-        <Button variant="ghost" size="sm" class="danger-text" aria-label={`Delete '${task.title}'`} disabled={busy} onClick={onDelete}>
-          Delete
-        </Button>
-      </div>
-    </li>
   );
 }

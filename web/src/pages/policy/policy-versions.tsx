@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { listPolicyVersions, type PolicyVersionSummary } from '../../api';
-import { errorText } from '../../lib/errors';
+import { useEffect, useRef } from 'preact/hooks';
+import { listPolicyVersions, type PolicyVersionSummary, type Session } from '../../api';
 import { fullTime } from '../../lib/time';
+import { type Page, usePages } from '../../lib/use-resource';
 import { routeNumber } from '../../state/route';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { currentSession } from '../../state/session';
 import { Alert, Button, Card, type Column, Table } from '../../ui';
 
 interface Props {
@@ -15,6 +15,20 @@ interface Props {
 /** How many pages of older versions a link to one reads to find it (newest first, so a recent one is on the first). */
 const LINKED_VERSION_PAGES = 20;
 
+/** The first page, and while `lookingFor` is older than the oldest read, the pages after it. */
+async function firstPages(session: Session, lookingFor: number | null): Promise<Page<PolicyVersionSummary>> {
+  let page = await listPolicyVersions(session, null);
+  let items = page.items;
+  // Newest first: older pages only while the linked version is older than the oldest read.
+  for (let pages = 1; lookingFor !== null && lookingFor > 0 && page.nextCursor && pages < LINKED_VERSION_PAGES; pages++) {
+    const oldest = items[items.length - 1]?.version;
+    if (oldest === undefined || oldest <= lookingFor) break;
+    page = await listPolicyVersions(session, page.nextCursor);
+    items = [...items, ...page.items];
+  }
+  return { items, nextCursor: page.nextCursor };
+}
+
 /**
  * The stored versions, newest first, each to edit a copy of or download; the built-in policy (0)
  * below them. A link to a version (`#policy?version=<n>`, a notification's) marks its row and
@@ -22,39 +36,10 @@ const LINKED_VERSION_PAGES = 20;
  */
 export function PolicyVersions({ onEdit, onDownload }: Props) {
   const session = currentSession();
-  const [versions, setVersions] = useState<readonly PolicyVersionSummary[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
-  const generation = useRef(0);
   const linked = routeNumber('version');
   const table = useRef<HTMLDivElement>(null);
-
-  async function load(after: string | null, lookingFor: number | null = null) {
-    const mine = ++generation.current;
-    setLoading(true);
-    try {
-      let page = await listPolicyVersions(session, after);
-      let items = page.items;
-      // Newest first: older pages only while the linked version is older than the oldest read.
-      for (let pages = 1; lookingFor !== null && lookingFor > 0 && page.nextCursor && pages < LINKED_VERSION_PAGES; pages++) {
-        const oldest = items[items.length - 1]?.version;
-        if (oldest === undefined || oldest <= lookingFor) break;
-        page = await listPolicyVersions(session, page.nextCursor);
-        items = [...items, ...page.items];
-      }
-      if (mine !== generation.current) return;
-      setVersions((current) => (after ? [...current, ...items] : items));
-      setCursor(page.nextCursor);
-      setError(null);
-    } catch (failure) {
-      if (mine === generation.current) setError((!handledAuthFailure(failure) && errorText(failure)) || null);
-    } finally {
-      if (mine === generation.current) setLoading(false);
-    }
-  }
-
-  useEffect(() => void load(null, linked), [linked]);
+  const list = usePages((cursor) => (cursor ? listPolicyVersions(session, cursor) : firstPages(session, linked)), [linked]);
+  const { items: versions, cursor, loading, error } = list;
 
   const found = linked !== null && versions.some((row) => row.version === linked);
   useEffect(() => {
@@ -115,7 +100,7 @@ export function PolicyVersions({ onEdit, onDownload }: Props) {
           />
         )}
         {cursor && (
-          <Button variant="secondary" busy={loading} onClick={() => void load(cursor)}>
+          <Button variant="secondary" busy={loading} onClick={() => void list.more()}>
             Show older versions
           </Button>
         )}

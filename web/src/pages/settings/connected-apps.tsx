@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { listOAuthGrants, type OAuthGrant, revokeOAuthGrant } from '../../api';
-import { errorText } from '../../lib/errors';
 import { fullTime, timeAgo } from '../../lib/time';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { useAction, useResource } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
 import { Alert, Button, Card, Dialog, EmptyState, toast } from '../../ui';
 
 /**
@@ -11,37 +11,23 @@ import { Alert, Button, Card, Dialog, EmptyState, toast } from '../../ui';
  */
 export function ConnectedApps() {
   const session = currentSession();
-  const [grants, setGrants] = useState<OAuthGrant[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data: grants, error, reload } = useResource(() => listOAuthGrants(session), [session.token]);
   const [confirming, setConfirming] = useState<OAuthGrant | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction<'disconnect'>();
 
-  function load() {
-    listOAuthGrants(session).then(setGrants, (failure: unknown) => {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    });
-  }
-  useEffect(load, [session.token]);
-
-  async function disconnect(grant: OAuthGrant) {
-    setBusy(true);
-    try {
+  const disconnect = (grant: OAuthGrant) =>
+    action.run('disconnect', async () => {
       await revokeOAuthGrant(session, grant.id);
       toast(`Disconnected ${grant.client.name ?? 'the app'}.`);
       setConfirming(null);
-      load();
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  }
+      void reload();
+    });
 
   return (
     <Card title="Connected apps">
       <div class="stack">
-        <Alert message={error} />
-        {grants === null && !error && <p class="muted">Loading…</p>}
+        <Alert message={error ?? action.error} />
+        {grants === undefined && !error && <p class="muted">Loading…</p>}
         {grants?.length === 0 && (
           <EmptyState title="No app is connected.">
             <p>An MCP client you point at this server asks you here first; it shows up once you allow it.</p>
@@ -84,7 +70,7 @@ export function ConnectedApps() {
             <Button variant="secondary" onClick={() => setConfirming(null)}>
               Cancel
             </Button>
-            <Button variant="danger" busy={busy} onClick={() => confirming && void disconnect(confirming)}>
+            <Button variant="danger" busy={action.busy === 'disconnect'} onClick={() => confirming && void disconnect(confirming)}>
               Disconnect
             </Button>
           </>

@@ -1,7 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
-import { getNotificationPreferences, type NotificationEvent, type NotificationPreferences, updateNotificationPreferences } from '../../api';
-import { errorText } from '../../lib/errors';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { getNotificationPreferences, type NotificationEvent, updateNotificationPreferences } from '../../api';
+import { useAction, useResource } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
 import { Alert, Card } from '../../ui';
 
 /** Each event in a person's words; an event a newer server has that is missing here shows by its own name. */
@@ -20,38 +19,23 @@ const EVENT_WORDS: Record<NotificationEvent, string> = {
 /** A checkbox per event that can reach the person: checked, it comes by email. Each change is saved at once. */
 export function EmailNotifications() {
   const session = currentSession();
-  const [preferences, setPreferences] = useState<NotificationPreferences | null>(null);
-  const [saving, setSaving] = useState<NotificationEvent | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    getNotificationPreferences(session).then(setPreferences, (failure: unknown) => {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    });
-  }, [session.token]);
+  const { data: preferences, error, set } = useResource(() => getNotificationPreferences(session), [session.token]);
+  const saving = useAction<NotificationEvent>();
 
   /** Shown as chosen at once (a checkbox that waited for the server would seem not to take the click), put back if saving fails. */
   async function choose(event: NotificationEvent, on: boolean) {
     const before = preferences;
-    if (before) setPreferences({ ...before, email: { ...before.email, [event]: on } });
-    setSaving(event);
-    setError(null);
-    try {
-      setPreferences(await updateNotificationPreferences(session, { [event]: on }));
-    } catch (failure) {
-      setPreferences(before);
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setSaving(null);
-    }
+    if (!before) return;
+    set({ ...before, email: { ...before.email, [event]: on } });
+    if (!(await saving.run(event, async () => set(await updateNotificationPreferences(session, { [event]: on }))))) set(before);
   }
 
   const events = preferences ? (Object.keys(preferences.email) as NotificationEvent[]) : [];
   return (
     <Card title="Email notifications">
       <div class="stack">
-        <Alert message={error} />
-        {preferences === null && !error && <p class="muted">Loading…</p>}
+        <Alert message={error ?? saving.error} />
+        {preferences === undefined && !error && <p class="muted">Loading…</p>}
         {preferences && !preferences.emailDelivered && (
           <p class="muted">This server sends no email (it has no SMTP server set up): your choices apply once it does.</p>
         )}
@@ -63,7 +47,7 @@ export function EmailNotifications() {
                 <input
                   type="checkbox"
                   checked={preferences.email[event] === true}
-                  disabled={saving !== null}
+                  disabled={saving.busy !== null}
                   onChange={(e) => void choose(event, e.currentTarget.checked)}
                 />
                 <span>{EVENT_WORDS[event] ?? event}</span>

@@ -1,7 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
 import { monthSpend, type MonthSpend } from '../../api';
-import { errorText } from '../../lib/errors';
-import { currentSession, handledAuthFailure } from '../../state/session';
+import { useResource } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
 import { Alert, Card } from '../../ui';
 
 /** "€8.12": an amount the server rounded to the cent, in its currency's sign. */
@@ -20,14 +19,7 @@ function monthName(month: string): string {
  */
 export function MonthSpendCard() {
   const session = currentSession();
-  const [spend, setSpend] = useState<MonthSpend | null | undefined>(undefined);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    monthSpend(session).then(setSpend, (failure: unknown) => {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    });
-  }, [session.token]);
+  const { data: spend, error } = useResource(() => monthSpend(session), [session.token]);
 
   if (spend === null) return null;
   return (

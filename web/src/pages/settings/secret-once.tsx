@@ -35,3 +35,25 @@ export function SecretOnce({ secret, label, children }: { secret: string; label:
     </div>
   );
 }
+
+/** The actions of a dialog that makes something with a secret: Cancel and the form's submit `children`, then Done once the secret shows. */
+export function SecretDialogActions({
+  secret,
+  onClose,
+  children,
+}: {
+  secret: string | null;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
+  return secret ? (
+    <Button onClick={onClose}>Done</Button>
+  ) : (
+    <>
+      <Button variant="secondary" onClick={onClose}>
+        Cancel
+      </Button>
+      {children}
+    </>
+  );
+}

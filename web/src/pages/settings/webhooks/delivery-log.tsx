@@ -1,8 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
 import { listWebhookDeliveries, type Webhook, type WebhookDeliveryPage, type WebhookScope } from '../../../api';
-import { errorText } from '../../../lib/errors';
 import { fullTime, timeAgo } from '../../../lib/time';
-import { currentSession, handledAuthFailure } from '../../../state/session';
+import { usePages } from '../../../lib/use-resource';
+import { currentSession } from '../../../state/session';
 import { Alert, Badge, Button, Dialog, EmptyState, Table } from '../../../ui';
 import type { Column } from '../../../ui/table';
 import { OUTCOME_TONE } from './words';
@@ -28,32 +27,16 @@ const COLUMNS: Column<Delivery>[] = [
 /** Every attempt to deliver to one endpoint, latest first, a page at a time. */
 export function DeliveryLog({ scope, webhook, onClose }: { scope: WebhookScope; webhook: Webhook; onClose: () => void }) {
   const session = currentSession();
-  const [rows, setRows] = useState<Delivery[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function load(cursor?: string) {
-    setBusy(true);
-    try {
-      const page = await listWebhookDeliveries(session, scope, webhook.id, cursor);
-      setRows((before) => [...(cursor ? (before ?? []) : []), ...page.items]);
-      setNext(page.nextCursor);
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  }
-  useEffect(() => void load(), [webhook.id]);
+  const deliveries = usePages((cursor) => listWebhookDeliveries(session, scope, webhook.id, cursor ?? undefined), [webhook.id]);
+  const { items: rows, loading: busy, error } = deliveries;
 
   return (
     <Dialog open placement="side" title="Delivery log" onClose={onClose} actions={<Button onClick={onClose}>Close</Button>}>
       <div class="stack">
         <p class="muted mono">{webhook.url}</p>
         <Alert message={error} />
-        {rows?.length === 0 && <EmptyState title="Nothing delivered yet." />}
-        {rows && rows.length > 0 && (
+        {!busy && !error && rows.length === 0 && <EmptyState title="Nothing delivered yet." />}
+        {rows.length > 0 && (
           <Table
             caption="Delivery attempts"
             columns={COLUMNS}
@@ -62,9 +45,9 @@ export function DeliveryLog({ scope, webhook, onClose }: { scope: WebhookScope; 
             busy={busy}
           />
         )}
-        {next && (
+        {deliveries.cursor && (
           <div>
-            <Button variant="secondary" busy={busy} onClick={() => void load(next)}>
+            <Button variant="secondary" busy={busy} onClick={() => void deliveries.more()}>
               Older attempts
             </Button>
           </div>

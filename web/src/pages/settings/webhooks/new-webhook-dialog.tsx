@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
 import { createWebhook, type WebhookEvent, type WebhookScope } from '../../../api';
-import { errorText } from '../../../lib/errors';
-import { currentSession, handledAuthFailure } from '../../../state/session';
+import { useAction } from '../../../lib/use-resource';
+import { currentSession } from '../../../state/session';
 import { Alert, Button, Dialog, TextField } from '../../../ui';
+import { toggled } from '../../../lib/sets';
+import { SecretDialogActions } from '../secret-once';
 import { WebhookSecretOnce } from './webhook-dialogs';
 import { EVENT_WORDS, EVENTS } from './words';
 
@@ -14,15 +16,12 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
   const [every, setEvery] = useState(true);
   const [events, setEvents] = useState<Set<WebhookEvent>>(new Set(['draft.awaiting_review']));
   const [allPeople, setAllPeople] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'add'>();
   const [secret, setSecret] = useState<string | null>(null);
 
-  async function submit(event: SubmitEvent) {
+  function submit(event: SubmitEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run('add', async () => {
       const created = await createWebhook(session, scope, {
         url: address.trim(),
         description: description.trim(),
@@ -30,18 +29,7 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
         ...(scope === 'deployment' ? { allPeople } : {}),
       });
       setSecret(created.secret);
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  function toggle(name: WebhookEvent, on: boolean) {
-    const next = new Set(events);
-    if (on) next.add(name);
-    else next.delete(name);
-    setEvents(next);
+    });
   }
 
   return (
@@ -50,24 +38,17 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
       title={secret ? 'Your new webhook' : 'New webhook'}
       onClose={onClose}
       actions={
-        secret ? (
-          <Button onClick={onClose}>Done</Button>
-        ) : (
-          <>
-            <Button variant="secondary" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" form="new-webhook" busy={busy} disabled={address.trim() === '' || (!every && events.size === 0)}>
-              Add webhook
-            </Button>
-          </>
-        )
+        <SecretDialogActions secret={secret} onClose={onClose}>
+          <Button type="submit" form="new-webhook" busy={busy === 'add'} disabled={address.trim() === '' || (!every && events.size === 0)}>
+            Add webhook
+          </Button>
+        </SecretDialogActions>
       }
     >
       {secret ? (
         <WebhookSecretOnce secret={secret} />
       ) : (
-        <form id="new-webhook" class="stack" onSubmit={(event) => void submit(event)}>
+        <form id="new-webhook" class="stack" onSubmit={submit}>
           <Alert message={error} />
           <TextField
             label="Address"
@@ -88,7 +69,11 @@ export function NewWebhookDialog({ scope, onClose }: { scope: WebhookScope; onCl
             {!every &&
               EVENTS.map((name) => (
                 <label key={name} class="row consent-scope">
-                  <input type="checkbox" checked={events.has(name)} onChange={(e) => toggle(name, e.currentTarget.checked)} />
+                  <input
+                    type="checkbox"
+                    checked={events.has(name)}
+                    onChange={(e) => setEvents(toggled(events, name, e.currentTarget.checked))}
+                  />
                   <span>
                     {EVENT_WORDS[name]} <code class="muted">{name}</code>
                   </span>

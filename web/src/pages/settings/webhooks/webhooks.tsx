@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { deleteWebhook, listWebhooks, rotateWebhookSecret, updateWebhook, type Webhook, type WebhookScope } from '../../../api';
-import { errorText } from '../../../lib/errors';
 import { fullTime, timeAgo } from '../../../lib/time';
+import { useAction, useResource } from '../../../lib/use-resource';
 import { routeParams } from '../../../state/route';
-import { currentSession, handledAuthFailure } from '../../../state/session';
+import { currentSession } from '../../../state/session';
 import { Alert, Badge, Button, Card, EmptyState, Table, toast } from '../../../ui';
 import type { Column } from '../../../ui/table';
 import { DeliveryLog } from './delivery-log';
@@ -11,13 +11,16 @@ import { NewWebhookDialog } from './new-webhook-dialog';
 import { DeleteWebhookDialog, NewSecretDialog } from './webhook-dialogs';
 import { OUTCOME_TONE, stateOf } from './words';
 
-const COPY: Record<WebhookScope, { title: string; about: string }> = {
+/** `caption` names the table's scroll box, a region of its own: not the card's title, so that the two landmarks differ. */
+const COPY: Record<WebhookScope, { title: string; caption: string; about: string }> = {
   person: {
     title: 'Webhooks',
+    caption: 'Your webhook endpoints',
     about: 'Bridle POSTs what it tells you (a draft to review, a campaign paused…) to your own receivers, in order, each signed.',
   },
   deployment: {
     title: 'Deployment webhooks',
+    caption: 'The deployment’s webhook endpoints',
     about: 'For every admin: the events addressed to the admins (a policy stored, a draft escalated), and every person’s when you tick it.',
   },
 };
@@ -25,35 +28,30 @@ const COPY: Record<WebhookScope, { title: string; about: string }> = {
 /** A person's webhook endpoints, or the deployment's: their state and last attempt; add, disable or enable, new secret, delete, the log. */
 export function Webhooks({ scope }: { scope: WebhookScope }) {
   const session = currentSession();
-  const [webhooks, setWebhooks] = useState<Webhook[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [logOf, setLogOf] = useState<Webhook | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
 
-  const failed = (failure: unknown) => {
-    if (!handledAuthFailure(failure)) setError(errorText(failure));
-  };
-  function load() {
-    listWebhooks(session, scope).then((list) => {
-      setWebhooks(list);
-      // A notice's link (#settings?webhook=<id>) opens that endpoint's log.
-      const linked = list.find((webhook) => webhook.id === routeParams.value.get('webhook'));
-      if (linked) setLogOf(linked);
-    }, failed);
-  }
-  useEffect(load, [session.token, scope]);
+  const {
+    data: webhooks,
+    error,
+    reload,
+  } = useResource(async () => {
+    const list = await listWebhooks(session, scope);
+    // A notice's link (#settings?webhook=<id>) opens that endpoint's log.
+    const linked = list.find((webhook) => webhook.id === routeParams.value.get('webhook'));
+    if (linked) setLogOf(linked);
+    return list;
+  }, [session.token, scope]);
+  const action = useAction<'change'>();
 
-  async function act(work: () => Promise<unknown>, done: string) {
-    try {
+  const act = (work: () => Promise<unknown>, done: string) =>
+    action.run('change', async () => {
       await work();
       toast(done);
-      load();
-    } catch (failure) {
-      failed(failure);
-    }
-  }
+      void reload();
+    });
 
   const columns: Column<Webhook>[] = [
     {
@@ -121,17 +119,17 @@ export function Webhooks({ scope }: { scope: WebhookScope }) {
     <Card title={COPY[scope].title}>
       <div class="stack">
         <p class="muted">{COPY[scope].about}</p>
-        <Alert message={error} />
-        {webhooks === null && !error && <p class="muted">Loading…</p>}
+        <Alert message={error ?? action.error} />
+        {webhooks === undefined && !error && <p class="muted">Loading…</p>}
         {webhooks?.length === 0 && <EmptyState title="No webhook yet." />}
         {webhooks && webhooks.length > 0 && (
-          <Table caption={COPY[scope].title} columns={columns} rows={webhooks} rowKey={(webhook) => webhook.id} />
+          <Table caption={COPY[scope].caption} columns={columns} rows={webhooks} rowKey={(webhook) => webhook.id} />
         )}
         <div>
           <Button onClick={() => setAdding(true)}>New webhook</Button>
         </div>
       </div>
-      {adding && <NewWebhookDialog scope={scope} onClose={() => (setAdding(false), load())} />}
+      {adding && <NewWebhookDialog scope={scope} onClose={() => (setAdding(false), void reload())} />}
       {logOf && <DeliveryLog scope={scope} webhook={logOf} onClose={() => setLogOf(null)} />}
       {secret && <NewSecretDialog secret={secret} onClose={() => setSecret(null)} />}
       {deleting && (

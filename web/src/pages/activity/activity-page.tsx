@@ -1,11 +1,12 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, downloadOwnReceipt, listOwnAuditRows, type OwnAuditRow, RECEIPT_NOT_YET } from '../api';
-import { saveBlob } from '../lib/download';
-import { errorText } from '../lib/errors';
-import { AUDIT_STATUS, labelOf, plural, SOURCE_LABELS, toolLabel } from '../lib/labels';
-import { fullTime } from '../lib/time';
-import { currentSession, handledAuthFailure } from '../state/session';
-import { Alert, Badge, Button, type Column, EmptyState, Table } from '../ui';
+import { useState } from 'preact/hooks';
+import { ApiError, downloadOwnReceipt, listOwnAuditRows, type OwnAuditRow, RECEIPT_NOT_YET } from '../../api';
+import { saveBlob } from '../../lib/download';
+import { AUDIT_STATUS, labelOf, plural, SOURCE_LABELS, toolLabel } from '../../lib/labels';
+import { fullTime } from '../../lib/time';
+import { failureText, usePages } from '../../lib/use-resource';
+import { currentSession } from '../../state/session';
+import { Alert, Badge, Button, type Column, EmptyState, Table } from '../../ui';
+import './activity.css';
 
 /** What asking for one row's receipt came to, shown in its row: under way, not yet provable, or refused. */
 type ReceiptState = { readonly kind: 'busy' } | { readonly kind: 'not-yet' | 'error'; readonly message: string };
@@ -20,31 +21,9 @@ const sourceLabel = (source: string): string => (SOURCE_LABELS as Record<string,
  */
 export function ActivityPage() {
   const session = currentSession();
-  const [rows, setRows] = useState<readonly OwnAuditRow[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
+  const activity = usePages((cursor) => listOwnAuditRows(session, cursor), [session.userId]);
+  const { items: rows, cursor, loading, error } = activity;
   const [receipts, setReceipts] = useState<ReadonlyMap<number, ReceiptState>>(new Map());
-  // A newer load (the session renewed) supersedes one still under way.
-  const generation = useRef(0);
-
-  async function load(fresh: boolean) {
-    const mine = fresh ? ++generation.current : generation.current;
-    setLoading(true);
-    try {
-      const page = await listOwnAuditRows(session, fresh ? null : cursor);
-      if (mine !== generation.current) return;
-      setRows((current) => (fresh ? page.items : [...current, ...page.items]));
-      setCursor(page.nextCursor);
-      setError(null);
-    } catch (failure) {
-      if (mine === generation.current && !handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      if (mine === generation.current) setLoading(false);
-    }
-  }
-
-  useEffect(() => void load(true), [session.userId]);
 
   const mark = (seq: number, state: ReceiptState | null) =>
     setReceipts((current) => {
@@ -60,9 +39,10 @@ export function ActivityPage() {
       saveBlob(await downloadOwnReceipt(session, row.seq), `bridle-receipt-${row.seq}.json`);
       mark(row.seq, null);
     } catch (failure) {
-      if (handledAuthFailure(failure)) return;
+      const message = failureText(failure);
+      if (message === null) return;
       const notYet = failure instanceof ApiError && failure.code === RECEIPT_NOT_YET;
-      mark(row.seq, { kind: notYet ? 'not-yet' : 'error', message: errorText(failure) });
+      mark(row.seq, { kind: notYet ? 'not-yet' : 'error', message });
     }
   }
 
@@ -119,7 +99,7 @@ export function ActivityPage() {
       )}
       {cursor && (
         <div>
-          <Button variant="secondary" busy={loading} onClick={() => void load(false)}>
+          <Button variant="secondary" busy={loading} onClick={() => void activity.more()}>
             Load more
           </Button>
         </div>

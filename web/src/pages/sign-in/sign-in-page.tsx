@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { login, signUp } from '../api';
-import { errorText } from '../lib/errors';
-import { route, routeNamesPage, routeParams } from '../state/route';
-import { signIn, signOutNotice } from '../state/session';
-import { Alert, Button, TextField } from '../ui';
+import { login, signUp } from '../../api';
+import { errorText } from '../../lib/errors';
+import { route, routeNamesPage, routeParams } from '../../state/route';
+import { signIn, signOutNotice } from '../../state/session';
+import { Alert, Button, TextField } from '../../ui';
+import './sign-in.css';
 
 /** Sign in, or create an account and be signed in with it: one form, two buttons. */
 export function SignInPage() {

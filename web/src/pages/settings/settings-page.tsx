@@ -1,14 +1,15 @@
 import { useState } from 'preact/hooks';
-import { changePassword } from '../api';
-import { errorText } from '../lib/errors';
-import { fullTime } from '../lib/time';
-import { currentSession, handledAuthFailure, signIn } from '../state/session';
-import { Alert, Badge, Button, Card, TextField, toast } from '../ui';
-import { AccessTokens } from './settings/access-tokens';
-import { ConnectedApps } from './settings/connected-apps';
-import { EmailNotifications } from './settings/email-notifications';
-import { MonthSpendCard } from './settings/month-spend';
-import { Webhooks } from './settings/webhooks/webhooks';
+import { changePassword } from '../../api';
+import { fullTime } from '../../lib/time';
+import { useAction } from '../../lib/use-resource';
+import { currentSession, signIn } from '../../state/session';
+import { Alert, Badge, Button, Card, TextField, toast } from '../../ui';
+import { AccessTokens } from './access-tokens/access-tokens';
+import { ConnectedApps } from './connected-apps';
+import { EmailNotifications } from './email-notifications';
+import { MonthSpendCard } from './month-spend';
+import { Webhooks } from './webhooks/webhooks';
+import './settings.css';
 
 /** The account: who is signed in until when, where to see its activity, this month's spend, a password change, email notifications, access tokens, connected apps and webhooks. */
 export function SettingsPage() {
@@ -55,31 +56,24 @@ function PasswordCard() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'change'>();
   const mismatch = again !== '' && again !== next ? 'The two new passwords differ.' : null;
 
-  async function submit(event: SubmitEvent) {
+  function submit(event: SubmitEvent) {
     event.preventDefault();
     if (mismatch) return;
-    setBusy(true);
-    setError(null);
-    try {
+    void run('change', async () => {
       signIn(await changePassword(session, current, next));
       setCurrent('');
       setNext('');
       setAgain('');
       toast('Password changed. Your other sessions are signed out.');
-    } catch (failure) {
-      if (!handledAuthFailure(failure)) setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <Card title="Change password">
-      <form class="stack" onSubmit={(event) => void submit(event)}>
+      <form class="stack" onSubmit={submit}>
         <input type="text" name="username" autocomplete="username" value={session.email} hidden readOnly />
         <TextField
           label="Current password"
@@ -114,7 +108,7 @@ function PasswordCard() {
         />
         <Alert message={error} />
         <div class="row">
-          <Button type="submit" busy={busy} disabled={!!mismatch}>
+          <Button type="submit" busy={busy === 'change'} disabled={!!mismatch}>
             Change password
           </Button>
         </div>
