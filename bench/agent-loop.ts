@@ -2,44 +2,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { Logger as NestCommonLogger } from '@nestjs/common';
-import {
-  Agent,
-  type AgentInputItem,
-  type Model,
-  type ModelRequest,
-  type ModelResponse,
-  Runner,
-  setTracingDisabled,
-  type StreamEvent,
-  tool as agentsTool,
-  Usage,
-} from '@openai/agents';
-import { generateText, type LanguageModel as AiLanguageModel, stepCountIs, tool as aiTool, zodSchema } from 'ai';
-import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
-import { z } from 'zod';
-import { AgentLoop, type AgentRunInput } from '../src/application/agent/agent-loop';
-import { type Completion, type CompletionRequest, LanguageModel } from '../src/application/agent/ports/language-model.port';
-import { type ToolCallContext, ToolGateway, type ToolResult } from '../src/application/agent/ports/tool-gateway.port';
-import { Logger, type LogLine } from '../src/application/shared/ports/logger.port';
-import { TODO_TOOLS } from '../src/application/todo/tools/todo-tool-definitions';
-import { TODO_WORDS } from '../src/application/todo/todo-words';
-import { type ToolArguments, validateToolArguments } from '../src/domain/agent/tool-call-validation';
-import type { ToolDefinition } from '../src/domain/agent/tools';
-import { DESCRIPTION_MAX_LENGTH, TASK_PRIORITIES, TITLE_MAX_LENGTH } from '../src/domain/todo/task';
-import { loadConfig } from '../src/infrastructure/config/app-config';
-import { NestLogger } from '../src/infrastructure/logging/nest-logger';
-import { SystemClock } from '../src/infrastructure/system-clock';
-import { AjvSchemaValidator } from '../src/infrastructure/validation/ajv-schema-validator';
+import { setTracingDisabled } from '@openai/agents';
 import { busyCores, machineCpu, sleep, waitForQuietMachine } from './support/processes';
 import { writeJson } from './support/results';
 import { git } from './support/git';
+import { agents, ai, type Block, block, bridle, collect, type Side, type SideName, SIDES } from './agent-loop-sides';
 
 /**
  * `npm run bench:agent-loop`: the agent loop in process, against the two loops someone would
- * use instead (issue 18, "an in-process harness"). One turn is what a chat turn asks of the
+ * use instead, in process (no HTTP, no database). One turn is what a chat turn asks of the
  * loop: "add buy milk" → the model calls `add_task {"title":"Buy milk"}` → the tool runs → the
  * model, seeing the tool's result last, answers in text. The model is scripted and answers at
  * once, the tool keeps its tasks in an array: what is timed is each loop's own work.
@@ -113,307 +84,7 @@ function intFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-// ---------------------------------------------------------------- the script, shared by the three
-
-const SYSTEM = "You manage the person's todo list with your tools. Answer briefly.";
-const MESSAGE = 'add buy milk';
-const TOOL = 'add_task';
-const CALL_ID = 'call_add_task_1';
-const ARGUMENTS = JSON.stringify({ title: 'Buy milk' });
-const ANSWER = 'Added "Buy milk" to your list.';
-const TOKENS = { input: 10, output: 5 };
-
-/** What the tool keeps and answers, the same on every side: {task: TaskView}. */
-class TaskList {
-  readonly titles: string[] = [];
-
-  add(title: string): { task: { number: number; title: string; description: string; priority: string; completed: boolean } } {
-    this.titles.push(title);
-    return { task: { number: this.titles.length, title, description: '', priority: 'medium', completed: false } };
-  }
-}
-
-interface Side {
-  readonly name: SideName;
-  readonly label: string;
-  /** One turn; throws when the answer is not the script's. */
-  turn(): Promise<void>;
-  readonly tasks: TaskList;
-  readonly counters: { modelCalls: number };
-}
-
-type SideName = 'bridle' | 'agents' | 'ai';
-const SIDES: readonly SideName[] = ['bridle', 'agents', 'ai'];
-
-// ---------------------------------------------------------------- Bridle
-
-class ScriptedModel extends LanguageModel {
-  readonly provider = 'scripted';
-  readonly model = 'script-1';
-
-  constructor(private readonly counters: { modelCalls: number }) {
-    super();
-  }
-
-  complete(request: CompletionRequest): Promise<Completion> {
-    this.counters.modelCalls++;
-    const usage = { promptTokens: TOKENS.input, completionTokens: TOKENS.output };
-    if (request.messages[request.messages.length - 1]?.role === 'tool') {
-      return Promise.resolve({ text: ANSWER, toolCalls: [], usage, finishReason: 'stop' });
-    }
-    return Promise.resolve({
-      text: null,
-      toolCalls: [{ id: CALL_ID, name: TOOL, arguments: ARGUMENTS }],
-      usage,
-      finishReason: 'tool_calls',
-    });
-  }
-}
-
-const SCHEMAS = new AjvSchemaValidator();
-
-class InMemoryToolGateway extends ToolGateway {
-  private readonly tools: readonly ToolDefinition[] = TODO_TOOLS.filter((definition) => definition.name === TOOL);
-
-  constructor(private readonly tasks: TaskList) {
-    super();
-  }
-
-  listTools(): Promise<readonly ToolDefinition[]> {
-    return Promise.resolve(this.tools);
-  }
-
-  invoke(name: string, args: ToolArguments, _context: ToolCallContext): Promise<ToolResult> {
-    // What the tool server checks before a tool runs; the peers' zod schemas do the same.
-    const validation = validateToolArguments(this.tools, name, args, SCHEMAS);
-    if (!validation.ok) return Promise.resolve({ ok: false, code: validation.code, message: validation.message });
-    return Promise.resolve({ ok: true, data: this.tasks.add(String(validation.arguments.title)) });
-  }
-}
-
-/** Drops every line: what the loop costs without a logger at all. */
-class NullLogger extends Logger {
-  info(_line: LogLine): void {}
-  warn(_line: LogLine): void {}
-  error(_line: LogLine): void {}
-  withContext(): Logger {
-    return this;
-  }
-}
-
-/** The app's logger as the service wires it (CoreModule's NestLogger; app.useLogger(nestjs-pino's Logger)), at LOG_LEVEL=warn. */
-function productionLogger(): Logger {
-  const config = loadConfig({ LOG_LEVEL: 'warn' });
-  const params = { pinoHttp: { level: config.logLevel } };
-  NestCommonLogger.overrideLogger(new PinoNestLogger(new PinoLogger(params), params));
-  return new NestLogger();
-}
-
-function bridle(): Side {
-  const tasks = new TaskList();
-  const counters = { modelCalls: 0 };
-  const config = loadConfig({});
-  const loop = new AgentLoop(
-    new ScriptedModel(counters),
-    new InMemoryToolGateway(tasks),
-    new SystemClock(),
-    NULL_LOGGER ? new NullLogger() : productionLogger(),
-    SCHEMAS,
-  );
-  let turns = 0;
-  return {
-    name: 'bridle',
-    label: NULL_LOGGER ? 'Bridle AgentLoop.run() (null logger)' : 'Bridle AgentLoop.run()',
-    tasks,
-    counters,
-    async turn() {
-      turns++;
-      const input: AgentRunInput = {
-        systemPrompt: SYSTEM,
-        messages: [{ role: 'user', content: MESSAGE }],
-        context: { userId: 'user-1', source: 'chat', conversationId: 'conversation-1', decisionId: `decision-${turns}` },
-        limits: config.agentLimits,
-        sampling: config.llmSampling,
-        words: TODO_WORDS,
-      };
-      const result = await loop.run(input);
-      if (result.text !== ANSWER || result.status !== 'completed' || result.toolCalls.length !== 1 || !result.toolCalls[0].success) {
-        throw new Error(`bridle: unexpected turn: ${JSON.stringify(result)}`);
-      }
-    },
-  };
-}
-
-// ---------------------------------------------------------------- @openai/agents
-
-class ScriptedAgentsModel implements Model {
-  constructor(private readonly counters: { modelCalls: number }) {}
-
-  getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.counters.modelCalls++;
-    const usage = new Usage({
-      requests: 1,
-      inputTokens: TOKENS.input,
-      outputTokens: TOKENS.output,
-      totalTokens: TOKENS.input + TOKENS.output,
-    });
-    const last: AgentInputItem | undefined = typeof request.input === 'string' ? undefined : request.input[request.input.length - 1];
-    if (last?.type === 'function_call_result') {
-      return Promise.resolve({
-        usage,
-        output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: ANSWER }] }],
-      });
-    }
-    return Promise.resolve({
-      usage,
-      output: [{ type: 'function_call', callId: CALL_ID, name: TOOL, arguments: ARGUMENTS, status: 'completed' }],
-    });
-  }
-
-  getStreamedResponse(): AsyncIterable<StreamEvent> {
-    throw new Error('the benchmark does not stream');
-  }
-}
-
-/** add_task's input as zod: the fields and bounds of TODO_TOOLS' JSON schema. */
-function addTaskSchema(nullableOptionals: boolean) {
-  const description = z.string().max(DESCRIPTION_MAX_LENGTH);
-  const priority = z.enum(TASK_PRIORITIES);
-  // The OpenAI Agents SDK makes tools strict: an optional field must be nullable there.
-  return z.object({
-    title: z.string().min(1).max(TITLE_MAX_LENGTH),
-    description: nullableOptionals ? description.nullable().optional() : description.optional(),
-    priority: nullableOptionals ? priority.nullable().optional() : priority.optional(),
-  });
-}
-
-function agents(): Side {
-  const tasks = new TaskList();
-  const counters = { modelCalls: 0 };
-  const addTask = agentsTool({
-    name: TOOL,
-    description: "Add a task to the person's list.",
-    parameters: addTaskSchema(true),
-    execute: ({ title }) => Promise.resolve(tasks.add(title)),
-  });
-  const agent = new Agent({ name: 'Todo assistant', instructions: SYSTEM, model: new ScriptedAgentsModel(counters), tools: [addTask] });
-  const runner = new Runner({ tracingDisabled: true });
-  return {
-    name: 'agents',
-    label: '@openai/agents run()',
-    tasks,
-    counters,
-    async turn() {
-      const result = await runner.run(agent, MESSAGE, { maxTurns: 5 });
-      if (result.finalOutput !== ANSWER) throw new Error(`agents: unexpected turn: ${String(result.finalOutput)}`);
-    },
-  };
-}
-
-// ---------------------------------------------------------------- ai
-
-type AiModelV4 = Extract<AiLanguageModel, { readonly specificationVersion: 'v4' }>;
-
-function scriptedAiModel(counters: { modelCalls: number }): AiModelV4 {
-  const usage = () => ({
-    inputTokens: { total: TOKENS.input, noCache: TOKENS.input, cacheRead: undefined, cacheWrite: undefined },
-    outputTokens: { total: TOKENS.output, text: TOKENS.output, reasoning: undefined },
-  });
-  return {
-    specificationVersion: 'v4',
-    provider: 'scripted',
-    modelId: 'script-1',
-    supportedUrls: {},
-    doGenerate(options) {
-      counters.modelCalls++;
-      if (options.prompt[options.prompt.length - 1]?.role === 'tool') {
-        return Promise.resolve({
-          content: [{ type: 'text', text: ANSWER }],
-          finishReason: { unified: 'stop', raw: 'stop' },
-          usage: usage(),
-          warnings: [],
-        });
-      }
-      return Promise.resolve({
-        content: [{ type: 'tool-call', toolCallId: CALL_ID, toolName: TOOL, input: ARGUMENTS }],
-        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-        usage: usage(),
-        warnings: [],
-      });
-    },
-    doStream() {
-      throw new Error('the benchmark does not stream');
-    },
-  };
-}
-
-function ai(): Side {
-  const tasks = new TaskList();
-  const counters = { modelCalls: 0 };
-  const model = scriptedAiModel(counters);
-  const tools = {
-    [TOOL]: aiTool({
-      description: "Add a task to the person's list.",
-      // zodSchema() once: a bare z.object here is turned into JSON Schema again on every model call.
-      inputSchema: zodSchema(addTaskSchema(false)),
-      execute: ({ title }) => Promise.resolve(tasks.add(title)),
-    }),
-  };
-  return {
-    name: 'ai',
-    label: 'ai generateText()',
-    tasks,
-    counters,
-    async turn() {
-      const result = await generateText({ model, system: SYSTEM, prompt: MESSAGE, tools, stopWhen: stepCountIs(2) });
-      if (result.text !== ANSWER || result.steps.length !== 2)
-        throw new Error(`ai: unexpected turn: ${result.text} in ${result.steps.length} steps`);
-    },
-  };
-}
-
-// ---------------------------------------------------------------- measuring
-
-interface Block {
-  readonly turns: number;
-  readonly ms: number;
-  readonly latenciesUs: Float64Array;
-}
-
-/** `turns` turns, `concurrency` in flight; every turn's latency. Checks the tool ran once and the model twice per turn. */
-async function block(side: Side, turns: number, concurrency: Concurrency): Promise<Block> {
-  const latenciesUs = new Float64Array(turns);
-  const toolsBefore = side.tasks.titles.length;
-  const modelBefore = side.counters.modelCalls;
-  let next = 0;
-  const worker = async () => {
-    while (next < turns) {
-      const index = next++;
-      const began = performance.now();
-      await side.turn();
-      latenciesUs[index] = (performance.now() - began) * 1000;
-    }
-  };
-  const began = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const ms = performance.now() - began;
-  const toolCalls = side.tasks.titles.length - toolsBefore;
-  const modelCalls = side.counters.modelCalls - modelBefore;
-  if (toolCalls !== turns || modelCalls !== 2 * turns) {
-    throw new Error(
-      `${side.name}: ${turns} turns made ${toolCalls} tool invocations and ${modelCalls} model calls (expected ${turns} and ${2 * turns})`,
-    );
-  }
-  side.tasks.titles.length = 0;
-  return { turns, ms, latenciesUs };
-}
-
-/** A full collection between blocks, so that a block does not pay for the garbage of the one before. */
-const collect: () => void = (() => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (() => void) | undefined;
-  return typeof gc === 'function' ? gc : () => {};
-})();
+// ---------------------------------------------------------------- figures
 
 interface Latency {
   readonly p50: number;
@@ -545,7 +216,7 @@ function markdown(results: readonly Figures[], list: readonly Verdict[], meta: M
         `${r.latencyUs.p50.toFixed(0)} / ${r.latencyUs.p99.toFixed(0)} | ${r.ratioToFasterPeer === null ? '' : `${r.ratioToFasterPeer.toFixed(2)}×`} |`,
     );
   }
-  lines.push('', '## Target (issue 18)', '', '| target | c | measured | |', '|---|---|---|---|');
+  lines.push('', '## Target', '', '| target | c | measured | |', '|---|---|---|---|');
   for (const v of list)
     lines.push(
       `| ≥ ${TARGET_FACTOR}× the faster peer's turns/s | ${v.concurrency} | ${v.bridle} against ${LABELS[v.fasterPeer]}'s ${v.fasterPeerTurnsPerSecond} turns/s: ${v.ratio.toFixed(2)}× | ${v.met ? 'met' : '**missed**'} |`,
@@ -566,7 +237,7 @@ async function main(): Promise<void> {
   const only = (process.env.AGENT_LOOP_ONLY ?? '').split(',').filter((name) => name.trim() !== '');
   const unknown = only.filter((name) => !SIDES.includes(name as SideName));
   if (unknown.length > 0) throw new Error(`AGENT_LOOP_ONLY: no side named ${unknown.join(', ')} (sides: ${SIDES.join(', ')})`);
-  const make = { bridle, agents, ai };
+  const make = { bridle: () => bridle(NULL_LOGGER), agents, ai };
   const sides = SIDES.filter((name) => only.length === 0 || only.includes(name)).map((name) => make[name]());
   const cpuText = `${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'}`;
   out(

@@ -21,7 +21,7 @@ import { SystemClock } from '../src/infrastructure/system-clock';
 import { writeJson } from './support/results';
 
 /**
- * `npm run bench:audit-pack` (issue 48, acceptance 1): an export pack of AUDIT_PACK_ROWS
+ * `npm run bench:audit-pack`: an export pack of AUDIT_PACK_ROWS
  * (100 000) rows checked by the offline verifier, `node verifier/bridle-audit-verify.mjs <pack>
  * --public-key <pem>`, in a process of its own with no database and no Bridle process, every
  * signature, link and the tree's roots: ≤ 10 s. The rows go into a PostgreSQL database of its

@@ -102,8 +102,8 @@ const RSS_EARLY_TURN = 1_000;
 const rssEarlyTurn = (measured: number) => Math.min(RSS_EARLY_TURN, Math.max(1, Math.round(measured / 2)));
 
 /**
- * Issue 34's chat targets, stated as costs against the reference measured in the same run
- * (they replace issue 18's four, which two shared cores could not reach: docs/performance.md).
+ * The chat targets, stated as costs against the reference measured in the same run (they
+ * replace four earlier targets, which two shared cores could not reach: docs/performance.md).
  */
 const TARGETS = {
   postgresCpuFactor: 1.5,
@@ -763,7 +763,7 @@ function markdown(results: readonly Result[], list: readonly Verdict[], failures
     );
   lines.push(
     '',
-    "## Targets (issue 34, and issue 18's commits and memory)",
+    '## Targets (costs against the reference, and the earlier commits and memory targets)',
     '',
     '| target | configuration | measured | |',
     '|---|---|---|---|',

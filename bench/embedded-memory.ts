@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -6,9 +5,9 @@ import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { MemorySample } from './embedded-memory-probe';
+import { type Launch, type Memory, Service } from './embedded-memory-service';
 import { send } from './support/load';
-import { freePort, sleep, startNodeFlags } from './support/processes';
+import { sleep, startNodeFlags } from './support/processes';
 import { speedAround, speedSentence, type SpeedReadings } from './support/machine-speed';
 import { writeJson } from './support/results';
 
@@ -42,7 +41,6 @@ import { writeJson } from './support/results';
 
 const ROOT = join(__dirname, '..', '..');
 const MAIN = process.env.MEMORY_MAIN || join(ROOT, 'dist', 'main.js');
-const PROBE = join(__dirname, 'embedded-memory-probe.js');
 /** A shorter run (any of these set) writes to dist-bench/results, so a trial never replaces the committed figures. */
 const TRIAL = ['MEMORY_TURNS', 'MEMORY_CONCURRENCY', 'MEMORY_STARTS'].some((name) => (process.env[name] ?? '') !== '');
 const RESULTS = TRIAL ? join(__dirname, '..', 'results') : join(ROOT, 'bench', 'results');
@@ -57,31 +55,16 @@ const DATA_ROOT = process.env.MEMORY_DATA_ROOT || tmpdir();
  */
 const NODE_ARGS =
   process.env.MEMORY_NODE_ARGS === undefined ? startNodeFlags(ROOT) : process.env.MEMORY_NODE_ARGS.split(/\s+/).filter((arg) => arg !== '');
+const LAUNCH: Launch = { root: ROOT, main: MAIN, nodeArgs: NODE_ARGS };
 const CONVERSATION_TURNS = 25;
 const FIRST_CHECKPOINT = 1_000;
 /** After the load: V8 gives back heap it no longer needs once the process is idle for a while. */
 const IDLE_MS = 10_000;
-const START_TIMEOUT_MS = 180_000;
-const MiB = 1024 * 1024;
 
 function positive(name: string, fallback: number): number {
   const value = Number(process.env[name] || fallback);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
   return value;
-}
-
-interface Memory {
-  readonly rssMiB: number;
-  readonly peakRssMiB: number;
-  readonly rssAnonMiB: number;
-  readonly rssFileMiB: number;
-  readonly heapUsedMiB: number;
-  readonly heapTotalMiB: number;
-  readonly externalMiB: number;
-  /** Size of each live WebAssembly memory (PGlite's heap; initdb's too while it lives). */
-  readonly wasmMiB: number[];
-  /** How much of them is resident: the RSS of the anonymous mappings of exactly their size (/proc/<pid>/smaps). */
-  readonly wasmResidentMiB: number | null;
 }
 
 interface Start {
@@ -116,151 +99,6 @@ interface Run {
   /** How fast the machine was before and after (runs before 2026-11-26 14:00 UTC lack it). */
   readonly machineSpeed?: SpeedReadings;
 }
-
-const mib = (bytes: number) => Math.round((bytes / MiB) * 10) / 10;
-
-function procStatus(pid: number): Record<string, number> {
-  const fields: Record<string, number> = {};
-  for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
-    const match = /^(\w+):\s+(\d+) kB$/.exec(line);
-    if (match) fields[match[1]] = Number(match[2]) * 1024;
-  }
-  return fields;
-}
-
-/** utime + stime of the process, in ms (USER_HZ is 100 on Linux). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** RSS of the read-write anonymous mappings whose size is one of `sizes` (bytes): where V8 put the WebAssembly memories. */
-function residentOfMappings(pid: number, sizes: number[]): number | null {
-  let rss: number | null = null;
-  let matches = false;
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const mapping = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ (\d+)\s*(.*)$/.exec(line);
-    if (mapping) {
-      const size = parseInt(mapping[2], 16) - parseInt(mapping[1], 16);
-      matches = mapping[3].startsWith('rw') && mapping[4] === '0' && mapping[5] === '' && sizes.includes(size);
-    } else if (matches && line.startsWith('Rss:')) rss = (rss ?? 0) + Number(/\d+/.exec(line)?.[0]) * 1024;
-  }
-  return rss;
-}
-
-class Service {
-  private output = '';
-  private exitCode: number | null | undefined;
-  private readonly exited: Promise<void>;
-
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly port: number,
-  ) {
-    const keep = (chunk: Buffer) => {
-      this.output = (this.output + chunk.toString()).slice(-16_000);
-    };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    this.exited = new Promise((resolve) =>
-      child.on('exit', (code) => {
-        this.exitCode = code;
-        resolve();
-      }),
-    );
-  }
-
-  /** Starts the service on the folder; resolves at its first 200 from GET /health, with the time that took. */
-  static async start(dataDir: string, jwtSecret: string): Promise<{ service: Service; coldStartMs: number; coldStartCpuMs: number }> {
-    const port = await freePort();
-    const started = performance.now();
-    const child = spawn(process.execPath, ['--expose-gc', ...NODE_ARGS, '--require', PROBE, MAIN], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        BRIDLE_DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        JWT_SECRET: jwtSecret,
-        AUTH_RATE_LIMIT_PER_MINUTE: '100000',
-        API_RATE_LIMIT_PER_MINUTE: '1000000',
-        CHAT_RATE_LIMIT_PER_MINUTE: '1000000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
-    const service = new Service(child, port);
-    running.add(service);
-    const health = new Agent({ keepAlive: false });
-    while (performance.now() - started < START_TIMEOUT_MS && service.exitCode === undefined) {
-      const reply = await send(health, port, 'GET', '/health').catch(() => undefined);
-      if (reply?.status === 200)
-        return { service, coldStartMs: Math.round(performance.now() - started), coldStartCpuMs: cpuMs(child.pid!) };
-      await sleep(25);
-    }
-    await service.stop();
-    throw new Error(`the service did not become healthy (exit ${String(service.exitCode)}):\n${service.output.slice(-4_000)}`);
-  }
-
-  /** The service's memory now; with `retained`, after a full garbage collection. */
-  async memory(retained = false): Promise<Memory> {
-    const answer = new Promise<MemorySample>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the probe did not answer')), 30_000);
-      const onMessage = (message: { sample?: MemorySample }) => {
-        if (!message.sample) return;
-        clearTimeout(timer);
-        this.child.off('message', onMessage);
-        resolve(message.sample);
-      };
-      this.child.on('message', onMessage);
-    });
-    this.child.send(retained ? 'retained' : 'sample');
-    const sample = await answer;
-    const status = procStatus(this.child.pid!);
-    const wasmResident = residentOfMappings(this.child.pid!, sample.wasmMemories);
-    return {
-      rssMiB: mib(sample.rss),
-      peakRssMiB: mib(status.VmHWM),
-      rssAnonMiB: mib(status.RssAnon),
-      rssFileMiB: mib(status.RssFile + (status.RssShmem ?? 0)),
-      heapUsedMiB: mib(sample.heapUsed),
-      heapTotalMiB: mib(sample.heapTotal),
-      externalMiB: mib(sample.external),
-      wasmMiB: sample.wasmMemories.map(mib),
-      wasmResidentMiB: wasmResident === null ? null : mib(wasmResident),
-    };
-  }
-
-  async stop(): Promise<void> {
-    if (this.exitCode === undefined) {
-      this.child.kill('SIGTERM');
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
-      await this.exited;
-      clearTimeout(timer);
-    }
-    running.delete(this);
-    if (this.exitCode !== 0) throw new Error(`the service exited with ${String(this.exitCode)}:\n${this.output.slice(-4_000)}`);
-  }
-
-  cpuMs(): number {
-    return cpuMs(this.child.pid!);
-  }
-
-  /** read and write system calls so far. */
-  io(): { reads: number; writes: number } {
-    const io = readFileSync(`/proc/${this.child.pid!}/io`, 'utf8');
-    return { reads: Number(/syscr: (\d+)/.exec(io)?.[1]), writes: Number(/syscw: (\d+)/.exec(io)?.[1]) };
-  }
-
-  kill(): void {
-    if (this.exitCode === undefined) this.child.kill('SIGKILL');
-  }
-}
-
-const running = new Set<Service>();
-process.on('exit', () => running.forEach((service) => service.kill()));
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
 interface Account {
   readonly userId: string;
@@ -382,7 +220,7 @@ async function main(): Promise<void> {
 
   let service: Service | undefined;
   for (let i = 0; i <= STARTS; i++) {
-    const { service: started, coldStartMs, coldStartCpuMs } = await Service.start(dataDir, jwtSecret);
+    const { service: started, coldStartMs, coldStartCpuMs } = await Service.start(LAUNCH, dataDir, jwtSecret);
     const memory = await started.memory();
     starts.push({ folder: i === 0 ? 'fresh' : 'existing', coldStartMs, coldStartCpuMs, memory });
     say(
@@ -394,7 +232,7 @@ async function main(): Promise<void> {
   const load = await chat(service!);
   for (const { when, memory } of load.checkpoints) say(`  ${when}: RSS ${memory.rssMiB} MiB, V8 heap used ${memory.heapUsedMiB} MiB`);
   await service!.stop();
-  const { service: last, coldStartMs, coldStartCpuMs } = await Service.start(dataDir, jwtSecret);
+  const { service: last, coldStartMs, coldStartCpuMs } = await Service.start(LAUNCH, dataDir, jwtSecret);
   starts.push({ folder: 'existing, after the turns', coldStartMs, coldStartCpuMs, memory: await last.memory() });
   await last.stop();
 

@@ -35,7 +35,7 @@ const quiet = new QuietLogger();
 const noMetrics = new Proxy({}, { get: () => () => undefined }) as Metrics;
 
 /**
- * `npm run bench:policy-propagation` (issue 38: a policy change made on one replica is in force
+ * `npm run bench:policy-propagation` (the target: a policy change made on one replica is in force
  * on every replica within 1 s). Two replicas on one PostgreSQL database, each with its own
  * connection pool, fleet bus (its LISTEN connection) and StoredPolicy, as two processes have
  * them; no timer runs, so only the bus's message carries a change. CHANGES times, alternating

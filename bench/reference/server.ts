@@ -7,7 +7,7 @@ import { Pool } from 'pg';
 import { z } from 'zod';
 
 /**
- * The reference target of the chat-turn benchmark (issue 18): what someone would build
+ * The reference target of the chat-turn benchmark: what someone would build
  * instead of Bridle for the same chat endpoint. A stateless Express app: each request checks
  * an HS256 JWT, reads the conversation's last 20 messages from PostgreSQL, stores the new
  * message, runs an @openai/agents agent (`Runner.run`, Chat Completions at MODEL_BASE_URL)

@@ -16,7 +16,7 @@ const PRIVATE_PEM = KEY.privateKey.export({ format: 'pem', type: 'pkcs8' }) as s
 const PUBLIC_PEM = KEY.publicKey.export({ format: 'pem', type: 'spki' }) as string;
 const PAGE_SIZE = 25;
 
-// Settings → Your activity (issue 48): a person's own audited actions, newest first, a page at
+// Settings → Your activity: a person's own audited actions, newest first, a page at
 // a time, each with a receipt to download that the offline verifier accepts with the public key
 // alone; a row no checkpoint covers yet says so in its row, in the server's words.
 describe('web console activity and receipts in Chromium', () => {

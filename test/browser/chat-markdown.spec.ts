@@ -26,7 +26,7 @@ const ANSWER = [
 ].join('\n');
 
 /**
- * Issue 35: the assistant's Markdown as a real provider writes it renders as elements
+ * The assistant's Markdown as a real provider writes it renders as elements
  * (heading, table, code block), and nothing the model writes runs, loads or acts: no
  * `javascript:` href, no image, no element from its raw HTML, no button. A link goes only to
  * an http(s) address that it shows whole: words over it stay as text before it

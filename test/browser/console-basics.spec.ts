@@ -39,7 +39,7 @@ const inView = (page: Page, selector: string) =>
     inView: box.top >= box.headerBottom - 1 && box.bottom <= Math.min(box.composerTop, box.innerHeight) + 1,
   }));
 
-/** Issue 35: the console on a phone keeps the newest message in view, asks once, and keeps an active person signed in. */
+/** The console on a phone keeps the newest message in view, asks once, and keeps an active person signed in. */
 describe('web console basics on a phone in Chromium', () => {
   describe('chat', () => {
     let session: ConsoleSession;

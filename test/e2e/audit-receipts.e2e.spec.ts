@@ -28,7 +28,7 @@ interface Receipt {
 }
 
 /**
- * Receipts and export packs (issue 48, part B), checked as a person and an auditor would: by the
+ * Receipts and export packs, checked as a person and an auditor would: by the
  * offline verifier (verifier/bridle-audit-verify.mjs) in a process of its own, with the public
  * key alone.
  */

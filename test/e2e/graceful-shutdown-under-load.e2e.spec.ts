@@ -10,8 +10,7 @@ import { TEST_JWT_SECRET } from '../support/test-app';
 import { testDataRoot, usingPostgresServer, useTestDatabase } from '../support/test-database';
 
 /**
- * Issue 34, acceptance 3: two replicas of the built service on one PostgreSQL behind a
- * round-robin proxy, one stopped with SIGTERM while clients keep chatting and calling the task
+ * Two replicas of the built service on one PostgreSQL behind a round-robin proxy, one stopped with SIGTERM while clients keep chatting and calling the task
  * API. PGlite is one process's database, so this runs in the PostgreSQL pass.
  */
 const OUT_DIR = join(ROOT, 'dist-test-shutdown-load');

@@ -22,7 +22,7 @@ import { leads, startedCampaign } from '../support/outreach';
 import { TEST_JWT_SECRET, useTestApp } from '../support/test-app';
 import { embeddedDataDir, testDataRoot, usingPostgresServer } from '../support/test-database';
 
-/** The built service (`node dist/main.js`) stopped with SIGTERM while connections are open (issue 34). */
+/** The built service (`node dist/main.js`) stopped with SIGTERM while connections are open. */
 const OUT_DIR = join(ROOT, 'dist-test-shutdown');
 const MAIN = join(OUT_DIR, 'main.js');
 const WORKER = join(OUT_DIR, 'worker.js');

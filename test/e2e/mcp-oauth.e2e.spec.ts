@@ -1,27 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { REFRESH_REUSE_WINDOW_MS } from '../../src/application/identity/oauth/oauth-token-issuer';
-import { ShiftedClock } from '../fakes/fixed-clock';
-import { addTasks } from '../factories/tasks';
-import { type SignedInUser } from '../support/accounts';
-import { captureStdout } from '../support/log-capture';
-import { InMemoryOAuthClient, pkce, REDIRECT_URI } from '../support/oauth-client';
-import { startTestApp, type TestApp, useTestApp } from '../support/test-app';
-import { usingPostgresServer } from '../support/test-database';
-
-const CLIENT_METADATA: OAuthClientMetadata = {
-  client_name: 'Test <b>client</b>',
-  client_uri: 'https://client.example',
-  redirect_uris: [REDIRECT_URI],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-};
-const ACCESS_TTL_SECONDS = 60;
+import { ACCESS_TTL_SECONDS, CLIENT_METADATA, McpOAuthServer } from '../support/mcp-oauth-server';
+import { InMemoryOAuthClient, pkce } from '../support/oauth-client';
+import { type TestApp } from '../support/test-app';
 
 /**
  * Bridle as an MCP client's authorization server: an SDK client with nothing but the
@@ -30,118 +15,15 @@ const ACCESS_TTL_SECONDS = 60;
  * person disconnects it. Then the ways a stolen or forged request is refused.
  */
 describe('MCP clients over OAuth', () => {
-  const config = { LOG_LEVEL: 'info', OAUTH_ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TTL_SECONDS) };
-  const clock = new ShiftedClock();
-  /** Every token, code and verifier the test saw: none may reach a log or an audit row. */
-  const secrets: string[] = [];
-  const clients: Client[] = [];
-  let stdout: ReturnType<typeof captureStdout>;
-  beforeAll(() => {
-    stdout = captureStdout();
-  });
-  /** Another replica on the same database (PostgreSQL; on PGlite, one process's database, `sut` again). */
+  const oauth = new McpOAuthServer();
+  const { sut, clock, alice, secrets, clients, consentRequestId, register, authorizeUrl, token, codeFor, exchange, callMcp } = oauth;
+  let stdout: McpOAuthServer['stdout'];
   let replica: TestApp;
-  const sut = useTestApp({
-    env: config,
-    clock,
-    beforeClose: async () => {
-      stdout?.restore();
-      await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-      if (replica !== sut) await replica?.close();
-    },
-  });
-  const alice = sut.user();
   let mcpUrl: URL;
   let resource: string;
-
-  beforeAll(async () => {
-    // A fleet has one public URL (the balancer's): the issuer and the MCP resource of every replica.
-    replica = usingPostgresServer ? await startTestApp(sut.db, { ...config, PUBLIC_BASE_URL: sut.http }, { clock }) : sut;
-    mcpUrl = new URL('/mcp', sut.http);
-    resource = mcpUrl.href;
-    await addTasks(sut.http, alice, 'Water the plants');
+  beforeAll(() => {
+    ({ stdout, replica, mcpUrl, resource } = oauth);
   });
-
-  /** The consent page's request id, from where /authorize sent the browser (`<base>/#/authorize?request=<id>`). */
-  async function consentRequestId(authorizationUrl: URL | string): Promise<string> {
-    const response = await fetch(authorizationUrl, { redirect: 'manual' });
-    expect(response.status).toBe(302);
-    const location = new URL(response.headers.get('location')!);
-    expect(`${location.origin}${location.pathname}`).toBe(`${sut.http}/`);
-    const [route, query] = location.hash.slice(1).split('?');
-    expect(route).toBe('/authorize');
-    return new URLSearchParams(query).get('request')!;
-  }
-
-  /** The person approves (signed in over the API); returns the code the browser takes back to the client. */
-  async function approve(
-    person: SignedInUser,
-    authorizationUrl: URL | string,
-    scopes?: string[],
-  ): Promise<{ code: string; state: string | null }> {
-    const requestId = await consentRequestId(authorizationUrl);
-    const answer = await request(sut.http)
-      .post(`/oauth/requests/${requestId}/approve`)
-      .set(person.auth)
-      .send(scopes ? { scopes } : {})
-      .expect(200);
-    const back = new URL(answer.body.redirectTo);
-    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
-    const code = back.searchParams.get('code')!;
-    secrets.push(code);
-    return { code, state: back.searchParams.get('state') };
-  }
-
-  function register(metadata: Partial<OAuthClientMetadata> = {}): request.Test {
-    return request(sut.http)
-      .post('/register')
-      .send({ client_name: 'Hand-made client', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', ...metadata });
-  }
-
-  function authorizeUrl(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
-    const params = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      state: 'state-1',
-      resource,
-      ...extra,
-    });
-    return `${sut.http}/authorize?${params.toString()}`;
-  }
-
-  const token = (body: Record<string, string>, app: TestApp = sut) => request(app.http).post('/token').type('form').send(body);
-
-  /** A hand-made client with a code for `scope`: what the hostile cases start from. */
-  async function codeFor(scope = 'tasks:read tasks:write'): Promise<{ clientId: string; code: string; verifier: string }> {
-    const clientId = (await register().expect(201)).body.client_id as string;
-    const { verifier, challenge } = pkce();
-    secrets.push(verifier);
-    const { code } = await approve(alice, authorizeUrl(clientId, challenge, { scope }));
-    return { clientId, code, verifier };
-  }
-
-  async function exchange(clientId: string, code: string, verifier: string, extra: Record<string, string> = {}) {
-    const response = await token({
-      grant_type: 'authorization_code',
-      client_id: clientId,
-      code,
-      code_verifier: verifier,
-      redirect_uri: REDIRECT_URI,
-      resource,
-      ...extra,
-    });
-    if (response.status === 200) secrets.push(response.body.access_token, response.body.refresh_token);
-    return response;
-  }
-
-  const callMcp = (accessToken: string, app: TestApp = sut) =>
-    request(app.http)
-      .post('/mcp')
-      .set({ Authorization: `Bearer ${accessToken}`, Accept: 'application/json, text/event-stream' })
-      .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } });
 
   it('advertises the authorization server and the protected resource', async () => {
     const challenge = await request(sut.http).post('/mcp').send({}).expect(401);

@@ -12,9 +12,8 @@ import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-rob
 import { usingPostgresServer, useTestDatabase } from '../support/test-database';
 
 /**
- * Issue 34, acceptance 1 and the MCP half of 2: three replicas of the built service on one
- * PostgreSQL database, behind a proxy that sends each request to the next replica with no
- * stickiness. A session is served by whichever replica a request lands on.
+ * Three replicas of the built service on one PostgreSQL database, behind a proxy that sends
+ * each request to the next replica with no stickiness. A session is served by whichever replica a request lands on.
  */
 const OUT_DIR = join(ROOT, 'dist-test-replicas');
 const MAIN = join(OUT_DIR, 'main.js');
@@ -133,7 +132,7 @@ describeOnPostgres('MCP sessions across three replicas behind a round-robin prox
     expect(outcomes.map((row) => row.status)).toEqual(['pending', 'succeeded', 'pending', 'succeeded', 'pending', 'succeeded']);
   });
 
-  // Acceptance 2: replica A writes, B holds the MCP subscriber's event stream, C serves the console.
+  // Replica A writes, B holds the MCP subscriber's event stream, C serves the console.
   it('shows a task changed over MCP on one replica to a subscriber on another and in a console on the third', async () => {
     const subscriber = connected[CLIENTS_PER_USER];
     const person = subscriber.person;

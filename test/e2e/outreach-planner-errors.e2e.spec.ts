@@ -5,8 +5,8 @@ import { ScriptedLanguageModel, say } from '../fakes/scripted-language-model';
 import { leads, runCycle, startedCampaign } from '../support/outreach';
 import { useTestApp } from '../support/test-app';
 
-/** Seed 000's error shape, answered by the model, through the real cycle over HTTP. */
-describe("outreach cycles when the model answers in seed 000's error shape", () => {
+/** The planner's error shape (an error object in place of an action), answered by the model, through the real cycle over HTTP. */
+describe('outreach cycles when the model answers in the error shape (an error object in place of an action)', () => {
   const model = new ScriptedLanguageModel();
   const sut = useTestApp({ languageModel: model });
   const user = sut.user();

@@ -32,7 +32,7 @@ interface TaskItem {
   sent: { channel: string; recipient: string; subject: string | null; text: string } | null;
 }
 
-/** Review before send over HTTP (issue 16, acceptance 1), on the offline planner and the sandbox channels. */
+/** Review before send over HTTP, on the offline planner and the sandbox channels. */
 describe('outreach review before send', () => {
   const sut = useTestApp({ env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' } });
   let sql: DataSource;

@@ -193,7 +193,7 @@ describe('a hostile profile, with a model that obeys it', () => {
   });
 });
 
-describe('a lead name hiding an address, with a model that obeys it (issue 33)', () => {
+describe('a lead name hiding an address, with a model that obeys it', () => {
   const model = new ScriptedLanguageModel();
   const clock = new ShiftedClock();
   const sut = useTestApp({ languageModel: model, clock });

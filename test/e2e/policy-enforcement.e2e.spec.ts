@@ -52,10 +52,10 @@ interface Draft {
 }
 
 /**
- * Issue 38, acceptance 2, end to end: an admin stores "at most 20 delete_task per person per
- * day" and "send_email outside example.com needs a reviewer" over the admin API; the cap holds
- * over MCP and the chat together, the review over outreach (a real SMTP server for what is
- * sent), and each refused or held call's audit row names the rule and the version.
+ * End to end: an admin stores "at most 20 delete_task per person per day" and "send_email
+ * outside example.com needs a reviewer" over the admin API; the cap holds over MCP and the chat
+ * together, the review over outreach (a real SMTP server for what is sent), and each refused or
+ * held call's audit row names the rule and the version.
  */
 describe('a stored policy, enforced over chat, MCP and outreach', () => {
   let smtp: SmtpTestServer;

@@ -8,7 +8,7 @@ import { callService, ROOT, type RunningService, signUpOnService, startService, 
 import { embeddedDataDir } from '../support/test-database';
 
 /**
- * Traces of the built service (`node dist/main.js`, issue 35), exported over OTLP/HTTP as
+ * Traces of the built service (`node dist/main.js`), exported over OTLP/HTTP as
  * JSON to a receiver inside the test.
  */
 const OUT_DIR = join(ROOT, 'dist-test-tracing');

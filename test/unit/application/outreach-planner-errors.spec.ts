@@ -17,7 +17,7 @@ const error = (code: string, extra: Record<string, unknown> = {}) => ({
   error: { code, message: `Reported ${code} for this task.`, ...extra },
 });
 
-describe("a planner answer in seed 000's error shape, through the cycle", () => {
+describe('a planner answer in the error shape (an error object in place of an action), through the cycle', () => {
   // taskContext: 10 of 50 used today in the campaign, 10 of 100 by the owner, in every kind.
   const TIGHTEST_MESSAGE_LIMIT =
     "claim refused: QUOTA_EXCEEDED but 10 of 50 used: the campaign's daily LinkedIn message limit, the tightest of this task's, has 40 left";

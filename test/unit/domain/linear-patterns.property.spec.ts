@@ -6,7 +6,7 @@ import { firstNameOf, fillTemplate, PLACEHOLDER_FALLBACK } from '../../../src/do
 import { tidy, withoutPriority } from '../../../src/infrastructure/llm/offline/phrases';
 
 /**
- * Issue 33: the patterns rewritten to run in linear time find what their quadratic originals
+ * The patterns rewritten to run in linear time find what their quadratic originals
  * found. Each original is kept here, as it was, as the oracle; texts are built from the pieces
  * each pattern looks for, short enough for the originals to run fast.
  */

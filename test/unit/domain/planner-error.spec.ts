@@ -1,6 +1,6 @@
 import { checkPlannerError } from '../../../src/domain/outreach/actions';
 
-/** Seed 000's error response, as the seed writes it. */
+/** A planner's error answer (an error object in place of an action), as a model writes it. */
 const SEED_ERROR = {
   error: {
     code: 'QUOTA_EXCEEDED',

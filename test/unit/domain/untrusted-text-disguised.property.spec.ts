@@ -9,7 +9,7 @@ import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-s
 const schemas = new AjvSchemaValidator();
 
 /**
- * Issue 33: an address from untrusted text, hidden so that a check reading characters missed
+ * An address from untrusted text, hidden so that a check reading characters missed
  * it while a reader (person or model) sees it, is still found; so no proposal targets it and
  * no message to the lead names it, however the message spells it. Each way of hiding is its
  * own generator, named, so that a counterexample says which one failed.

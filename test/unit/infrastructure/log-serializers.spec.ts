@@ -1,7 +1,7 @@
 import { cutMark } from '../../../src/domain/shared/recorded-value';
 import { boundedLogFields, LOGGED_TEXT_MAX_LENGTH, loggableUrl, serializeError } from '../../../src/infrastructure/logging/log-serializers';
 
-/** Issue 33: what a log line reads of a long URL or message is cut before any pattern runs on it. */
+/** What a log line reads of a long URL or message is cut before any pattern runs on it. */
 describe('log serializers on long text', () => {
   const word = 'a'.repeat(64 * 1024);
 

@@ -1,7 +1,7 @@
 import { lintPrometheus, promtoolCheck } from '../../support/prometheus';
 
 /**
- * Issue 35: lintPrometheus holds /metrics to promtool's rules where promtool is not installed.
+ * lintPrometheus holds /metrics to promtool's rules where promtool is not installed.
  * Each fixture breaks one rule; where promtool is on PATH, it must refuse the same fixtures
  * (those it checks), so the two cannot drift apart unnoticed.
  */

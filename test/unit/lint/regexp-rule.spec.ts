@@ -3,7 +3,7 @@ import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 
 /**
- * Issue 33: the repository's ESLint configuration refuses a regular expression that takes
+ * The repository's ESLint configuration refuses a regular expression that takes
  * more than linear time in what it reads, in the code that reads hostile text. Each fixture
  * is linted as a file of src/ would be, with the repository's own eslint.config.mjs (type
  * information turned off: a fixture belongs to no tsconfig project, and the regexp rules need
