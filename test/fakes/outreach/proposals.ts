@@ -93,7 +93,11 @@ export function contractAccepts(value: unknown, context: CycleContext): boolean 
   if (context.kind === 'wrap_up') {
     return action === 'complete_campaign' && hasKeys(args, ['campaignId']) && args.campaignId === context.campaign.id;
   }
-  const onOffer: string[] = [CONTRACT.byTaskType[context.task.type], 'wait_cooldown', 'refresh_session'];
+  const onOffer: string[] = [
+    CONTRACT.byTaskType[context.task.type as keyof typeof CONTRACT.byTaskType],
+    'wait_cooldown',
+    'refresh_session',
+  ];
   if (!onOffer.includes(action)) return false;
   switch (action) {
     case 'linkedin_scrape_profile':
@@ -322,7 +326,9 @@ function validArgs(action: string, context: CycleContext): Arbitrary<JsonObject>
 /** A proposal the contract accepts in `context` (for a context without do-not-contact entries). */
 export function validProposal(context: CycleContext): Arbitrary<JsonObject> {
   const offered =
-    context.kind === 'wrap_up' ? ['complete_campaign'] : [CONTRACT.byTaskType[context.task.type], 'wait_cooldown', 'refresh_session'];
+    context.kind === 'wrap_up'
+      ? ['complete_campaign']
+      : [CONTRACT.byTaskType[context.task.type as keyof typeof CONTRACT.byTaskType], 'wait_cooldown', 'refresh_session'];
   return fc
     .constantFrom(...offered)
     .chain((action) => fc.tuple(validArgs(action, context), reasons).map(([args, reason]) => ({ action, args, reason })));

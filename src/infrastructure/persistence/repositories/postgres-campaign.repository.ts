@@ -20,7 +20,7 @@ import { MESSAGE_CHANNELS } from '../../../domain/outreach/actions';
 import { DO_NOT_CONTACT_ROW } from '../tables/do-not-contact';
 import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
-import { type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
+import { type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaState } from '../../../domain/outreach/quota';
 import { APPROVAL_MODES } from '../../../domain/outreach/review';
 import { emailKey } from '../../../domain/shared/email-address';
@@ -88,7 +88,7 @@ const TASK_ROW = z.object({
   id: z.string(),
   campaign_id: z.string(),
   lead_id: z.string(),
-  type: z.enum(TASK_TYPES),
+  type: z.string(),
   step: z.number().int(),
   status: z.enum(TASK_STATUSES),
   attempts: z.number(),
