@@ -18,7 +18,7 @@ export interface TaskAction {
 }
 
 const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
-const TASK_TYPE_PATTERN = /^[A-Z][A-Za-z0-9]{0,63}$/;
+const TASK_TYPE_PATTERN = /^[A-Z][A-Za-z0-9]{0,31}$/;
 
 /**
  * Every action a cycle may take and every task type a lead's steps may have: the built-in
@@ -67,6 +67,26 @@ export class ActionCatalog implements ActionContracts {
   taskTypesOf(kind: ActionKind): string[] {
     return [...this.tasks].filter(([, task]) => task.kind === kind).map(([type]) => type);
   }
+}
+
+/** Steps a lead may have at most (a task cursor's step is within it). */
+export const MAX_STEPS = 16;
+
+/**
+ * A lead's steps as an import asks for them (task types, in order): each one a type the
+ * catalog knows, none twice, 1 to MAX_STEPS of them. @returns the problem, naming its field, or null.
+ */
+export function stepsProblem(steps: unknown, catalog: ActionCatalog): { field: string; message: string } | null {
+  if (!Array.isArray(steps) || steps.length < 1 || steps.length > MAX_STEPS) {
+    return { field: 'steps', message: `steps must be a list of 1 to ${MAX_STEPS} task types` };
+  }
+  const known = catalog.taskTypes();
+  for (const [index, step] of steps.entries()) {
+    const field = `steps[${index}]`;
+    if (typeof step !== 'string' || !known.includes(step)) return { field, message: `${field} must be one of ${known.join(', ')}` };
+    if (steps.indexOf(step) !== index) return { field, message: `${field} repeats ${step}: a lead does each step once` };
+  }
+  return null;
 }
 
 /** The built-in actions alone (no channel added): the default of every rule that takes a catalog. */
