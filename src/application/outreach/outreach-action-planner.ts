@@ -104,7 +104,7 @@ export class OutreachActionPlanner {
 
   /** One answer of the model checked: an error answer, or a proposal that keeps the contracts and fits the context. */
   private check(value: unknown, context: CycleContext): ReturnType<JsonCheck<PlannerAnswer>> {
-    const reported = checkPlannerError(value);
+    const reported = checkPlannerError(value, this.actions);
     if (reported) return reported.ok ? { ok: true, value: { kind: 'error', error: reported.value } } : reported;
     const checked = checkProposal(value, this.schemas, this.actions);
     if (!checked.ok) return { ok: false, problems: [...checked.problems, ...untrustedTextProblems(value, context)] };

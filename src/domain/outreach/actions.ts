@@ -266,7 +266,7 @@ export interface PlannerError {
   /** One sentence for a person, trimmed. */
   readonly message: string;
   /** An action the model would take instead (e.g. wait_cooldown); null when it names none. */
-  readonly suggestedAction: ActionName | null;
+  readonly suggestedAction: string | null;
   readonly suggestedArgs: Readonly<Record<string, unknown>> | null;
 }
 
@@ -280,7 +280,7 @@ const ERROR_FIELDS = new Set(['code', 'message', 'suggestedAction', 'suggestedAr
  * object of `suggestedArgs`. Each problem names its field.
  * @returns null when the answer is not in the error shape (it has no `error`): it is then a proposal to check.
  */
-export function checkPlannerError(value: unknown): PlannerErrorCheck | null {
+export function checkPlannerError(value: unknown, catalog: ActionContracts = BUILT_IN_CONTRACTS): PlannerErrorCheck | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'error')) return null;
   const record = value as Record<string, unknown>;
   const problems: string[] = [];
@@ -304,12 +304,8 @@ export function checkPlannerError(value: unknown): PlannerErrorCheck | null {
   if (text.length < 1 || text.length > PLANNER_ERROR_MESSAGE_MAX_LENGTH) {
     problems.push(`error.message must be a text of 1 to ${PLANNER_ERROR_MESSAGE_MAX_LENGTH} characters`);
   }
-  if (
-    suggestedAction !== undefined &&
-    suggestedAction !== null &&
-    !(typeof suggestedAction === 'string' && Object.hasOwn(ACTION_CONTRACTS, suggestedAction))
-  ) {
-    problems.push(`error.suggestedAction must be one of ${ACTION_NAMES.join(', ')}, or null`);
+  if (suggestedAction !== undefined && suggestedAction !== null && !catalog.contract(suggestedAction)) {
+    problems.push(`error.suggestedAction must be one of ${catalog.names().join(', ')}, or null`);
   }
   if (suggestedArgs !== undefined && suggestedArgs !== null) {
     if (typeof suggestedArgs !== 'object' || Array.isArray(suggestedArgs)) problems.push('error.suggestedArgs must be an object, or null');
@@ -323,7 +319,7 @@ export function checkPlannerError(value: unknown): PlannerErrorCheck | null {
     value: {
       code: code as PlannerErrorCode,
       message: text,
-      suggestedAction: (suggestedAction ?? null) as ActionName | null,
+      suggestedAction: (suggestedAction ?? null) as string | null,
       suggestedArgs: (suggestedArgs ?? null) as Readonly<Record<string, unknown>> | null,
     },
   };
