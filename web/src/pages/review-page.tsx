@@ -14,7 +14,7 @@ import {
 } from '../api';
 import { errorText } from '../lib/errors';
 import { DRAFT_STATUS, draftExpired, draftOutcome } from '../lib/holds';
-import { TASK_KIND_LABELS, labelOf, plural } from '../lib/labels';
+import { labelOf, plural, taskKindLabel } from '../lib/labels';
 import { timeAgo } from '../lib/time';
 import { routeId } from '../state/route';
 import { currentSession, handledAuthFailure, now } from '../state/session';
@@ -161,7 +161,7 @@ function LinkedDraftNotice({ linked, review, onDone }: { linked: LinkedDraft; re
     <section class="notice linked-outcome stack" aria-labelledby="linked-outcome-title" data-status={status ? draft?.status : 'not-found'}>
       <div class="spread">
         <h2 id="linked-outcome-title" ref={heading} tabIndex={-1} class="linked-outcome-title">
-          {draft ? `${TASK_KIND_LABELS[draft.task.type]} for ${draft.lead.name}` : 'The draft you followed a link to'}
+          {draft ? `${taskKindLabel(draft.task.type)} for ${draft.lead.name}` : 'The draft you followed a link to'}
         </h2>
         {status && <Badge tone={status.tone}>{status.label}</Badge>}
       </div>
@@ -230,7 +230,7 @@ function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
   const [busy, setBusy] = useState<'approve' | 'reject' | null>(null);
   const [confirmReject, setConfirmReject] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const kind = TASK_KIND_LABELS[draft.task.type];
+  const kind = taskKindLabel(draft.task.type);
   const edits: DraftEdits | undefined =
     draft.action === 'linkedin_send_message' && text !== draft.text
       ? { message: text }

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import type { StoredDraft } from '../../../application/outreach/ports/outreach-draft-store.port';
 import { isBuiltIn, MESSAGE_MAX_LENGTH, sentMessageOf } from '../../../domain/outreach/actions';
-import { TASK_TYPES, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
+import { type OutreachTaskType } from '../../../domain/outreach/outreach-task';
 import { DRAFT_STATUSES, type DraftProposal, type DraftStatus } from '../../../domain/outreach/review';
 import { Optional } from '../shared/fields';
 import { PageQueryDto } from '../shared/page-query.dto';
@@ -79,7 +79,12 @@ export class DraftRefDto {
 
 export class DraftTaskDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ enum: TASK_TYPES }) type!: OutreachTaskType;
+  @ApiProperty({
+    type: String,
+    example: 'SendEmail',
+    description: 'ScrapeProfile, SendLinkedInMessage, SendEmail, or the task type of an action a channel added (e.g. SendSms)',
+  })
+  type!: OutreachTaskType;
 }
 
 export class DraftResponseDto {

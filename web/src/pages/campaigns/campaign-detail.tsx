@@ -11,7 +11,7 @@ import {
   setCampaignRunning,
 } from '../../api';
 import { errorText } from '../../lib/errors';
-import { CAMPAIGN_STATUS, TASK_KIND_LABELS, TASK_STATUS, labelOf, plural } from '../../lib/labels';
+import { CAMPAIGN_STATUS, TASK_STATUS, taskKindLabel, labelOf, plural } from '../../lib/labels';
 import { reviewEnding, taskStatus } from '../../lib/holds';
 import { fullTime } from '../../lib/time';
 import { currentSession, handledAuthFailure } from '../../state/session';
@@ -183,7 +183,7 @@ function OutcomeCard({ outcome, cycle }: { outcome: CycleOutcome; cycle: number 
   if (outcome.task) {
     rows.push([
       'Task',
-      `${TASK_KIND_LABELS[outcome.task.type]} for ${outcome.task.leadName} · ${labelOf(TASK_STATUS, outcome.task.status).label}`,
+      `${taskKindLabel(outcome.task.type)} for ${outcome.task.leadName} · ${labelOf(TASK_STATUS, outcome.task.status).label}`,
     ]);
   }
   if (outcome.proposal) rows.push(['Proposed', `${outcome.proposal.action} (by ${outcome.proposal.by}): ${outcome.proposal.reason}`]);
@@ -226,11 +226,11 @@ function Timeline({ tasks }: { tasks: readonly CampaignTask[] }) {
                   return (
                     <li key={task.id} class={`step step-${task.status}`}>
                       <div class="spread">
-                        <span class="step-kind">{TASK_KIND_LABELS[task.type]}</span>
+                        <span class="step-kind">{taskKindLabel(task.type)}</span>
                         <Badge tone={status.tone}>{status.label}</Badge>
                       </div>
                       {task.sent && (
-                        <blockquote class="sent" aria-label={`${TASK_KIND_LABELS[task.type]} sent to ${task.sent.recipient}`}>
+                        <blockquote class="sent" aria-label={`${taskKindLabel(task.type)} sent to ${task.sent.recipient}`}>
                           <p class="muted small">
                             To {task.sent.recipient}
                             {task.sent.subject && ` · ${task.sent.subject}`}
