@@ -1,6 +1,7 @@
 import type { FactoryProvider, Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OutreachChannels } from '../application/outreach/outreach-channels';
+import { ActionCatalog } from '../domain/outreach/action-catalog';
 import type { OutreachChannel } from '../application/outreach/ports/channels.port';
 import { UnsubscribeLinks } from '../application/outreach/unsubscribe/unsubscribe-links';
 import { AppConfig } from '../infrastructure/config/app-config';
@@ -64,4 +65,6 @@ export const OUTREACH_CHANNEL_PROVIDERS: Provider[] = [
     useFactory: (channels: readonly OutreachChannel[], unsubscribe: UnsubscribeLinks) => new OutreachChannels(channels, unsubscribe),
     inject: [OUTREACH_CHANNELS, UnsubscribeLinks],
   },
+  // Every action a cycle may take: the built-in ones and those the channels declare.
+  { provide: ActionCatalog, useFactory: (channels: OutreachChannels) => channels.actions, inject: [OutreachChannels] },
 ];

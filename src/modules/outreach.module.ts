@@ -27,6 +27,7 @@ import { HmacLinkSigner } from '../infrastructure/security/hmac-link-signer';
 import { ModelModule } from './model.module';
 import { PolicyModule } from './policy.module';
 import { OUTREACH_CHANNEL_PROVIDERS } from './outreach-channels.providers';
+import { ActionCatalog } from '../domain/outreach/action-catalog';
 
 /**
  * Runs an outreach worker inside this process when OUTREACH_WORKER=true; otherwise still
@@ -103,6 +104,6 @@ class OutreachLifecycle implements OnApplicationBootstrap, OnApplicationShutdown
     { provide: WorkerHeartbeats, useClass: PostgresWorkerHeartbeats },
     OutreachLifecycle,
   ],
-  exports: [RunOutreachCycleUseCase, WorkerHeartbeats, UnsubscribeLinks, OutreachDraftStore, OutreachChannels],
+  exports: [RunOutreachCycleUseCase, WorkerHeartbeats, UnsubscribeLinks, OutreachDraftStore, OutreachChannels, ActionCatalog],
 })
 export class OutreachModule {}

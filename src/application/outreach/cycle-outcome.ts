@@ -1,4 +1,3 @@
-import type { ActionName } from '../../domain/outreach/actions';
 import type { CycleStatus } from '../../domain/outreach/cycle-status';
 import type { OutreachTaskStatus, OutreachTaskType } from '../../domain/outreach/outreach-task';
 
@@ -40,7 +39,7 @@ export interface CycleOutcome {
     readonly nextRunAt: Date | null;
   } | null;
   readonly proposal: {
-    readonly action: ActionName;
+    readonly action: string;
     readonly args: Readonly<Record<string, unknown>>;
     readonly reason: string;
     /** 'controller' when the controller decided without asking the model (e.g. quota). */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { classifyModelFailure } from '../../domain/agent/failures';
 import { LanguageModelError, LanguageModelInvalidJsonError } from '../../domain/agent/language-model-errors';
-import { ACTION_CONTRACTS, checkPlannerError, checkProposal, type PlannerError, type Proposal } from '../../domain/outreach/actions';
+import { ActionCatalog, BUILT_IN_ACTIONS } from '../../domain/outreach/action-catalog';
+import { checkPlannerError, checkProposal, type PlannerError, type Proposal } from '../../domain/outreach/actions';
 import { type ClaimVerdict, judgeClaim } from '../../domain/outreach/planner-claims';
 import { availableActions, fitProblems, untrustedTextProblems, type CycleContext } from '../../domain/outreach/planning';
 import { completeJson, type JsonCheck } from '../agent/complete-json';
@@ -11,7 +12,7 @@ import { SchemaValidator } from '../agent/ports/schema-validator.port';
 import { Logger } from '../shared/ports/logger.port';
 import { auditEntry, type CycleScope, type DecisionFields, UNPLANNED } from './cycle';
 import type { CycleCode, CycleOutcome } from './cycle-outcome';
-import { OUTREACH_SYSTEM_PROMPT, outreachUserPrompt } from './outreach-planner.prompt';
+import { outreachSystemPrompt, outreachUserPrompt } from './outreach-planner.prompt';
 import { OutreachSettings } from './outreach-settings';
 
 /** Planning asks for one short JSON answer: a little variety, at most 500 tokens. */
@@ -53,6 +54,7 @@ type Refusal = { readonly text: string | null; readonly problems: readonly strin
 @Injectable()
 export class OutreachActionPlanner {
   private readonly logger: Logger;
+  private readonly systemPrompt: string;
 
   constructor(
     private readonly model: LanguageModel,
@@ -60,10 +62,13 @@ export class OutreachActionPlanner {
     private readonly settings: OutreachSettings,
     logger: Logger,
     private readonly schemas: SchemaValidator,
+    /** Every action a cycle may take: the built-in ones and those the channels in service declare. */
+    readonly actions: ActionCatalog = BUILT_IN_ACTIONS,
   ) {
     this.logger = logger.withContext(OutreachActionPlanner.name);
     // Every contract compiled once, now: one with a keyword or format the validator does not know fails the start.
-    for (const contract of Object.values(ACTION_CONTRACTS)) schemas.compile(contract.args);
+    for (const name of actions.names()) schemas.compile(actions.contract(name)!.args);
+    this.systemPrompt = outreachSystemPrompt(actions);
   }
 
   /** The provider and model the cycle's decision row names. */
@@ -78,8 +83,8 @@ export class OutreachActionPlanner {
       const answer = await completeJson(
         this.model,
         {
-          systemPrompt: OUTREACH_SYSTEM_PROMPT,
-          messages: [{ role: 'user', content: outreachUserPrompt(context, scope.started) }],
+          systemPrompt: this.systemPrompt,
+          messages: [{ role: 'user', content: outreachUserPrompt(context, scope.started, this.actions) }],
           options: PLANNING,
           signal: AbortSignal.timeout(this.settings.planTimeoutMs),
         },
@@ -99,11 +104,11 @@ export class OutreachActionPlanner {
 
   /** One answer of the model checked: an error answer, or a proposal that keeps the contracts and fits the context. */
   private check(value: unknown, context: CycleContext): ReturnType<JsonCheck<PlannerAnswer>> {
-    const reported = checkPlannerError(value);
+    const reported = checkPlannerError(value, this.actions);
     if (reported) return reported.ok ? { ok: true, value: { kind: 'error', error: reported.value } } : reported;
-    const checked = checkProposal(value, this.schemas);
+    const checked = checkProposal(value, this.schemas, this.actions);
     if (!checked.ok) return { ok: false, problems: [...checked.problems, ...untrustedTextProblems(value, context)] };
-    const misfit = fitProblems(checked.value, context);
+    const misfit = fitProblems(checked.value, context, this.actions);
     return misfit.length ? { ok: false, problems: misfit } : { ok: true, value: { kind: 'proposal', proposal: checked.value } };
   }
 
@@ -152,7 +157,7 @@ export class OutreachActionPlanner {
     validation: NonNullable<CycleOutcome['validation']>,
     answered: DecisionFields,
   ): Promise<Planned> {
-    const claim = context.kind === 'task' ? judgeClaim(error.code, context, scope.started) : null;
+    const claim = context.kind === 'task' ? judgeClaim(error.code, context, scope.started, this.actions) : null;
     const refusal = claim && !claim.holds ? claim.reason : null;
     const failureClass = refusal ? 'CLAIM_REFUSED' : error.code !== 'QUOTA_EXCEEDED' ? error.code : null;
     const problem = refusal ?? `the model reported ${error.code}: ${error.message}`;
@@ -167,7 +172,7 @@ export class OutreachActionPlanner {
       validation: claim?.holds ? validation : { ...validation, accepted: false, problems: [...validation.problems, problem] },
       ...(claim ? { claim } : {}),
     };
-    await this.audit.record(auditEntry(scope, availableActions(context)[0], { error }), {
+    await this.audit.record(auditEntry(scope, availableActions(context, this.actions)[0], { error }), {
       status: 'rejected',
       errorCode: result.code,
       errorMessage: result.message,
@@ -187,8 +192,7 @@ export class OutreachActionPlanner {
   private async auditRefusals(refused: readonly Refusal[], scope: CycleScope): Promise<void> {
     for (const refusal of refused) {
       const parsed = parseObject(refusal.text);
-      const tool =
-        typeof parsed?.action === 'string' && Object.hasOwn(ACTION_CONTRACTS, parsed.action) ? parsed.action : 'invalid_proposal';
+      const tool = typeof parsed?.action === 'string' && this.actions.contract(parsed.action) ? parsed.action : 'invalid_proposal';
       await this.audit.record(auditEntry(scope, tool, parsed ?? { text: (refusal.text ?? '').slice(0, 2000) }), {
         status: 'rejected',
         errorCode: 'INVALID_PROPOSAL',

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { actionTargets, withSentMessage } from '../../domain/outreach/actions';
 import { ChannelError } from '../../domain/outreach/channel-errors';
 import { idempotencyMaterial } from '../../domain/outreach/planning';
-import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
+import { MAX_TASK_ATTEMPTS, retryDelayMs } from '../../domain/outreach/outreach-task';
 import { slotLimits, utcDay } from '../../domain/outreach/quota';
 import { needsReview } from '../../domain/outreach/review';
 import { enforcement, type PolicyDoor } from '../../domain/policy/enforcement';
@@ -105,8 +105,8 @@ export class OutreachActionRunner {
   async act(task: TaskScope, proposal: ChannelAction, shown: Shown, route: ActRoute): Promise<StepEnd> {
     const approved = 'approved' in route ? route.approved : undefined;
     const day = approved?.quotaDay ?? utcDay(task.started);
-    const kind = TASK_ACTION[task.context.task.type].kind;
-    if (!this.channels.channelFor(OutreachChannels.kindOf(proposal))) return this.noChannel(task, proposal, shown);
+    const { kind } = this.channels.actions.taskAction(task.context.task.type);
+    if (!this.channels.channelFor(this.channels.kindOf(proposal))) return this.noChannel(task, proposal, shown);
     const targets = actionTargets(proposal.action, proposal.args);
     const decision = await this.policy.decide(proposal.action, targets, { userId: task.ownerId, source: 'outreach' });
     const audited: ToolAuditEntry = { ...auditEntry(task, proposal.action, proposal.args), policy: verdictOf(decision) };
@@ -158,7 +158,7 @@ export class OutreachActionRunner {
 
   /** No channel performs the action's kind: refused before anything is reserved or sent, and the task is failed. */
   private async noChannel(task: TaskScope, proposal: ChannelAction, shown: Shown): Promise<StepEnd> {
-    const message = `No channel performs ${OutreachChannels.kindOf(proposal)} actions, so ${proposal.action} was not sent.`;
+    const message = `No channel performs ${this.channels.kindOf(proposal)} actions, so ${proposal.action} was not sent.`;
     await this.audit.record(auditEntry(task, proposal.action, proposal.args), {
       status: 'rejected',
       errorCode: 'NO_CHANNEL',

@@ -1,11 +1,14 @@
-import { ACTION_CONTRACTS, type Proposal } from '../../domain/outreach/actions';
+import { ActionCatalog } from '../../domain/outreach/action-catalog';
+import { type AddedAction, isBuiltIn, type Proposal } from '../../domain/outreach/actions';
 import { ACTION_KINDS, type ActionKind } from '../../domain/outreach/outreach-task';
 import { withUnsubscribeFooter } from '../../domain/outreach/unsubscribe';
 import { type ChannelLookup, type ChannelRecord, type OutreachChannel } from './ports/channels.port';
 import { type UnsubscribeLinks } from './unsubscribe/unsubscribe-links';
 
 /** A proposal that reaches people through a channel: one whose contract meters a kind. */
-export type ChannelAction = Extract<Proposal, { action: 'linkedin_scrape_profile' | 'linkedin_send_message' | 'send_email' }>;
+export type ChannelAction =
+  | Extract<Proposal, { action: 'linkedin_scrape_profile' | 'linkedin_send_message' | 'send_email' }>
+  | (AddedAction & { readonly reason: string });
 
 export interface Verification {
   readonly verified: boolean;
@@ -38,6 +41,8 @@ const OPTIONAL_PROFILE_FIELDS = new Set(['email']);
  */
 export class OutreachChannels {
   private readonly byKind = new Map<ActionKind, OutreachChannel>();
+  /** Every action a cycle may take: the built-in ones and those the channels declare. */
+  readonly actions: ActionCatalog;
 
   constructor(
     channels: readonly OutreachChannel[],
@@ -50,15 +55,16 @@ export class OutreachChannels {
         this.byKind.set(kind, channel);
       }
     }
+    this.actions = new ActionCatalog(channels.flatMap((channel) => channel.actions ?? []));
   }
 
-  static isChannelAction(proposal: Proposal): proposal is ChannelAction {
-    return ACTION_CONTRACTS[proposal.action].kind !== null;
+  isChannelAction(proposal: Proposal): proposal is ChannelAction {
+    return (this.actions.contract(proposal.action)?.kind ?? null) !== null;
   }
 
   /** The kind of action a channel action is, as its contract meters it. */
-  static kindOf(proposal: ChannelAction): ActionKind {
-    return ACTION_CONTRACTS[proposal.action].kind!;
+  kindOf(proposal: ChannelAction): ActionKind {
+    return this.actions.contract(proposal.action)!.kind!;
   }
 
   /** The channel that performs `kind`, or null when none does (the action is then refused). */
@@ -88,7 +94,7 @@ export class OutreachChannels {
    * proposal's, not this.
    */
   asSent(proposal: ChannelAction, sender: ActionSender): ChannelAction {
-    if (proposal.action !== 'send_email') return proposal;
+    if (!isBuiltIn(proposal) || proposal.action !== 'send_email') return proposal;
     const body = withUnsubscribeFooter(proposal.args.body, this.unsubscribeUrl(proposal, sender));
     return { ...proposal, args: { ...proposal.args, body } };
   }
@@ -97,11 +103,11 @@ export class OutreachChannels {
   perform(proposal: ChannelAction, idempotencyKey: string, signal: AbortSignal, sender: ActionSender): Promise<ChannelRecord> {
     const channel = this.route(proposal);
     // Every email, whatever its channel, carries the footer and its link.
-    const unsubscribeUrl = proposal.action === 'send_email' ? this.unsubscribeUrl(proposal, sender) : null;
+    const unsubscribeUrl = isBuiltIn(proposal) && proposal.action === 'send_email' ? this.unsubscribeUrl(proposal, sender) : null;
     const { args } = this.asSent(proposal, sender);
     return channel.perform({
       action: proposal.action,
-      kind: OutreachChannels.kindOf(proposal),
+      kind: this.kindOf(proposal),
       args,
       unsubscribeUrl,
       idempotencyKey,
@@ -128,7 +134,7 @@ export class OutreachChannels {
    * came from `lookup` already, so it is that evidence and the channel is not asked again.
    */
   async verify(proposal: ChannelAction, idempotencyKey: string, record: ChannelRecord, foundByKey = false): Promise<Verification> {
-    if (proposal.action === 'linkedin_scrape_profile') {
+    if (isBuiltIn(proposal) && proposal.action === 'linkedin_scrape_profile') {
       if (record.kind !== 'profile') return { verified: false, detail: 'the channel returned no profile', output: {} };
       const missing = proposal.args.fields.filter((field) => !OPTIONAL_PROFILE_FIELDS.has(field) && !record.profile[field]);
       return missing.length
@@ -154,7 +160,7 @@ export class OutreachChannels {
   }
 
   private route(proposal: ChannelAction): OutreachChannel {
-    const kind = OutreachChannels.kindOf(proposal);
+    const kind = this.kindOf(proposal);
     const channel = this.byKind.get(kind);
     if (!channel) throw new NoChannelError(kind);
     return channel;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { costOf } from '../../domain/agent/pricing';
-import type { Proposal } from '../../domain/outreach/actions';
+import { isBuiltIn, type Proposal } from '../../domain/outreach/actions';
 import { REFUSED_CLAIM_RETRY_MS } from '../../domain/outreach/planner-claims';
 import { checkContext, type ContextCheck } from '../../domain/outreach/planning';
-import { MAX_TASK_ATTEMPTS, retryDelayMs, TASK_ACTION } from '../../domain/outreach/outreach-task';
+import { MAX_TASK_ATTEMPTS, retryDelayMs } from '../../domain/outreach/outreach-task';
 import { hoursUntil, kindLabel, utcDay } from '../../domain/outreach/quota';
 import { AuditLog } from '../audit/ports/audit-log.port';
 import { AgentSettings } from '../agent/agent-settings';
@@ -181,7 +181,7 @@ export class RunOutreachCycleUseCase {
    * one action, and the cycle acts on it.
    */
   private async workTask(task: TaskScope, review: TaskReview): Promise<CycleEnd> {
-    const contextCheck = checkContext(task.context, task.started);
+    const contextCheck = checkContext(task.context, task.started, this.planner.actions);
     const approved = contextCheck.ok || contextCheck.code === 'QUOTA_EXCEEDED' ? review.approvedDraft : null;
     if (approved) return unplanned(await this.runApproved(task, approved));
     if (!contextCheck.ok) return unplanned(await this.stopForContext(task, contextCheck, { audited: false, validation: null }));
@@ -203,6 +203,8 @@ export class RunOutreachCycleUseCase {
   /** Acts on the model's checked proposal: waits, refreshes the session, or runs it on its channel (review permitting). */
   private actOn(task: TaskScope, proposal: Proposal, validation: CycleOutcome['validation'], review: TaskReview): Promise<StepEnd> {
     const shown: Shown = { proposal: { action: proposal.action, args: proposal.args, reason: proposal.reason, by: 'model' }, validation };
+    // An action a channel added is a channel action: its contract meters the channel's kind.
+    if (!isBuiltIn(proposal)) return this.runner.act(task, proposal, shown, { review });
     switch (proposal.action) {
       case 'wait_cooldown':
         return this.waitCooldown(task, proposal, shown);
@@ -279,13 +281,16 @@ export class RunOutreachCycleUseCase {
     // What the audit row and the cycle's outcome say of the refusal.
     const said = `${check.code === 'QUOTA_EXCEEDED' ? 'Quota exhausted' : cancelled ? 'Cancelled' : 'Not run'}: ${problems}.`;
     if (!audited) {
-      await this.audit.record(auditEntry(task, TASK_ACTION[context.task.type].action, { profileUrl: context.lead.linkedinUrl }), {
-        status: 'rejected',
-        errorCode: check.code,
-        errorMessage: said,
-        result: { problems: check.problems },
-        durationMs: 0,
-      });
+      await this.audit.record(
+        auditEntry(task, this.planner.actions.taskAction(context.task.type).action, { profileUrl: context.lead.linkedinUrl }),
+        {
+          status: 'rejected',
+          errorCode: check.code,
+          errorMessage: said,
+          result: { problems: check.problems },
+          durationMs: 0,
+        },
+      );
     }
     if (check.code === 'QUOTA_EXCEEDED') {
       // The limit that binds names when its next slot frees: midnight for a day, the oldest counted day's exit for a week.

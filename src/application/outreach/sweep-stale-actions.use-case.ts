@@ -86,7 +86,7 @@ export class SweepStaleActionsUseCase {
   /** @returns whether the action is confirmed done. */
   private async settle(action: StaleAction): Promise<boolean> {
     const { proposal } = action;
-    if (!OutreachChannels.isChannelAction(proposal)) return false;
+    if (!this.channels.isChannelAction(proposal)) return false;
     const audit: ToolAuditEntry = {
       source: 'outreach',
       actorId: action.ownerId,

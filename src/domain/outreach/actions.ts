@@ -23,7 +23,31 @@ export type ProposedAction =
   | { readonly action: 'complete_campaign'; readonly args: { readonly campaignId: string } };
 
 export type ActionName = ProposedAction['action'];
-export type Proposal = ProposedAction & { readonly reason: string };
+/** An action a channel added beside the built-in ones declares (ActionCatalog): its arguments are its contract's. */
+export interface AddedAction {
+  readonly action: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+export type Proposal = (ProposedAction | AddedAction) & { readonly reason: string };
+export type BuiltInProposal = ProposedAction & { readonly reason: string };
+
+/** The contract of each action a cycle may take (ActionCatalog: the built-in ones and the channels' own). */
+export interface ActionContracts {
+  contract(name: unknown): ActionContract | undefined;
+  names(): string[];
+}
+
+/** What an action is: its arguments (JSON Schema 2020-12), what it does, and the kind it meters (null: none). */
+export interface ActionContract {
+  readonly description: string;
+  readonly args: JsonSchema;
+  readonly kind: ActionKind | null;
+}
+
+/** Whether a proposal is one of the built-in actions (not one a channel added). */
+export function isBuiltIn<T extends ProposedAction | AddedAction>(proposal: T): proposal is Extract<T, ProposedAction> {
+  return Object.hasOwn(ACTION_CONTRACTS, proposal.action);
+}
 
 /**
  * What an action acts on, as the policy reads it (CallTargets): one thing, and for an email
@@ -40,9 +64,7 @@ export function actionTargets(action: string, args: Readonly<Record<string, unkn
  * arguments are JSON Schema 2020-12, checked by a complete implementation (SchemaCheck), so
  * any keyword or format it knows may be used; one it does not know refuses the start.
  */
-export const ACTION_CONTRACTS: Readonly<
-  Record<ActionName, { readonly description: string; readonly args: JsonSchema; readonly kind: ActionKind | null }>
-> = {
+export const ACTION_CONTRACTS: Readonly<Record<ActionName, ActionContract>> = {
   linkedin_scrape_profile: {
     description: 'Look up a LinkedIn profile and read the listed fields',
     kind: 'profile_lookup',
@@ -120,6 +142,13 @@ export const ACTION_CONTRACTS: Readonly<
 };
 
 export const ACTION_NAMES = Object.keys(ACTION_CONTRACTS) as ActionName[];
+
+/** The built-in actions alone: what a check is handed when no channel added any. */
+const BUILT_IN_CONTRACTS: ActionContracts = {
+  contract: (name) =>
+    typeof name === 'string' && Object.hasOwn(ACTION_CONTRACTS, name) ? ACTION_CONTRACTS[name as ActionName] : undefined,
+  names: () => ACTION_NAMES,
+};
 const TOP_LEVEL_FIELDS = new Set(['action', 'args', 'reason']);
 
 export type ProposalCheck = { readonly ok: true; readonly value: Proposal } | { readonly ok: false; readonly problems: string[] };
@@ -129,7 +158,7 @@ export type ProposalCheck = { readonly ok: true; readonly value: Proposal } | { 
  * the args meet its contract (checked by `schemas`); the reason is 10–200 characters; and it is ONE action.
  * Each problem names its field (`args.fields[0] must be one of …`).
  */
-export function checkProposal(value: unknown, schemas: SchemaCheck): ProposalCheck {
+export function checkProposal(value: unknown, schemas: SchemaCheck, catalog: ActionContracts = BUILT_IN_CONTRACTS): ProposalCheck {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problems: ['the answer must be one JSON object with action, args and reason'] };
   }
@@ -144,14 +173,14 @@ export function checkProposal(value: unknown, schemas: SchemaCheck): ProposalChe
     if (record[field] === undefined) problems.push(`${field} is required`);
   }
   const action = record.action;
-  const contract =
-    typeof action === 'string' && Object.hasOwn(ACTION_CONTRACTS, action) ? ACTION_CONTRACTS[action as ActionName] : undefined;
+  const contract = catalog.contract(action);
+  const builtIn = typeof action === 'string' && Object.hasOwn(ACTION_CONTRACTS, action);
   if (action !== undefined && !contract) {
-    problems.push(`action must be one of ${ACTION_NAMES.join(', ')}`);
+    problems.push(`action must be one of ${catalog.names().join(', ')}`);
   }
   if (contract && record.args !== undefined) {
     problems.push(...schemas.violations(contract.args, record.args, 'args').map((problem) => problem.message));
-    if (problems.length === 0) problems.push(...semanticProblems(action as ActionName, record.args as Record<string, unknown>));
+    if (problems.length === 0 && builtIn) problems.push(...semanticProblems(action as ActionName, record.args as Record<string, unknown>));
   }
   const args = record.args;
   if (typeof args === 'object' && args !== null && !Array.isArray(args) && ('action' in args || 'actions' in args)) {
@@ -165,7 +194,9 @@ export function checkProposal(value: unknown, schemas: SchemaCheck): ProposalChe
     }
   }
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
-  return { ok: true, value: normalised(action as ActionName, record.args as Record<string, unknown>, (reason as string).trim()) };
+  const text = (reason as string).trim();
+  if (!builtIn) return { ok: true, value: { action: action as string, args: record.args as Record<string, unknown>, reason: text } };
+  return { ok: true, value: normalised(action as ActionName, record.args as Record<string, unknown>, text) };
 }
 
 function semanticProblems(action: ActionName, args: Record<string, unknown>): string[] {
@@ -199,7 +230,7 @@ function blank(args: Record<string, unknown>, fields: readonly string[]): string
     .map((field) => `args.${field} must not be blank`);
 }
 
-function normalised(action: ActionName, args: Record<string, unknown>, reason: string): Proposal {
+function normalised(action: ActionName, args: Record<string, unknown>, reason: string): BuiltInProposal {
   switch (action) {
     case 'linkedin_scrape_profile':
       return {
@@ -235,7 +266,7 @@ export interface PlannerError {
   /** One sentence for a person, trimmed. */
   readonly message: string;
   /** An action the model would take instead (e.g. wait_cooldown); null when it names none. */
-  readonly suggestedAction: ActionName | null;
+  readonly suggestedAction: string | null;
   readonly suggestedArgs: Readonly<Record<string, unknown>> | null;
 }
 
@@ -249,7 +280,7 @@ const ERROR_FIELDS = new Set(['code', 'message', 'suggestedAction', 'suggestedAr
  * object of `suggestedArgs`. Each problem names its field.
  * @returns null when the answer is not in the error shape (it has no `error`): it is then a proposal to check.
  */
-export function checkPlannerError(value: unknown): PlannerErrorCheck | null {
+export function checkPlannerError(value: unknown, catalog: ActionContracts = BUILT_IN_CONTRACTS): PlannerErrorCheck | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'error')) return null;
   const record = value as Record<string, unknown>;
   const problems: string[] = [];
@@ -273,12 +304,8 @@ export function checkPlannerError(value: unknown): PlannerErrorCheck | null {
   if (text.length < 1 || text.length > PLANNER_ERROR_MESSAGE_MAX_LENGTH) {
     problems.push(`error.message must be a text of 1 to ${PLANNER_ERROR_MESSAGE_MAX_LENGTH} characters`);
   }
-  if (
-    suggestedAction !== undefined &&
-    suggestedAction !== null &&
-    !(typeof suggestedAction === 'string' && Object.hasOwn(ACTION_CONTRACTS, suggestedAction))
-  ) {
-    problems.push(`error.suggestedAction must be one of ${ACTION_NAMES.join(', ')}, or null`);
+  if (suggestedAction !== undefined && suggestedAction !== null && !catalog.contract(suggestedAction)) {
+    problems.push(`error.suggestedAction must be one of ${catalog.names().join(', ')}, or null`);
   }
   if (suggestedArgs !== undefined && suggestedArgs !== null) {
     if (typeof suggestedArgs !== 'object' || Array.isArray(suggestedArgs)) problems.push('error.suggestedArgs must be an object, or null');
@@ -292,14 +319,15 @@ export function checkPlannerError(value: unknown): PlannerErrorCheck | null {
     value: {
       code: code as PlannerErrorCode,
       message: text,
-      suggestedAction: (suggestedAction ?? null) as ActionName | null,
+      suggestedAction: (suggestedAction ?? null) as string | null,
       suggestedArgs: (suggestedArgs ?? null) as Readonly<Record<string, unknown>> | null,
     },
   };
 }
 
 /** Who an action reaches, for the do-not-contact list and the idempotency key. */
-export function actionTarget(proposal: ProposedAction): string | null {
+export function actionTarget(proposal: ProposedAction | AddedAction): string | null {
+  if (!isBuiltIn(proposal)) return null;
   switch (proposal.action) {
     case 'linkedin_scrape_profile':
     case 'linkedin_send_message':
@@ -326,7 +354,8 @@ export interface SentMessage {
 }
 
 /** The message an action sends, exactly as its channel is given it; null for an action that sends none. */
-export function sentMessageOf(proposal: ProposedAction): SentMessage | null {
+export function sentMessageOf(proposal: ProposedAction | AddedAction): SentMessage | null {
+  if (!isBuiltIn(proposal)) return null;
   switch (proposal.action) {
     case 'linkedin_send_message':
       return { channel: 'linkedin', recipient: proposal.args.profileUrl, subject: null, text: proposal.args.message };
@@ -342,7 +371,10 @@ export function sentMessageOf(proposal: ProposedAction): SentMessage | null {
  * unverified, or of unknown outcome): a message or email task keeps, under `sent`, what its
  * channel was given, so that its owner can read exactly what went out (or may have).
  */
-export function withSentMessage(output: Readonly<Record<string, unknown>>, proposal: ProposedAction): Readonly<Record<string, unknown>> {
+export function withSentMessage(
+  output: Readonly<Record<string, unknown>>,
+  proposal: ProposedAction | AddedAction,
+): Readonly<Record<string, unknown>> {
   const sent = sentMessageOf(proposal);
   return sent ? { ...output, sent } : output;
 }

@@ -1,5 +1,8 @@
+/** The built-in task types, a lead's default steps in their order. */
 export const TASK_TYPES = ['ScrapeProfile', 'SendLinkedInMessage', 'SendEmail'] as const;
-export type OutreachTaskType = (typeof TASK_TYPES)[number];
+export type BuiltInTaskType = (typeof TASK_TYPES)[number];
+/** A built-in task type, or one a channel added declares (its action's `taskType`, e.g. `SendSms`): see ActionCatalog. */
+export type OutreachTaskType = string;
 
 /** AwaitingReview: a channel action waits as a draft for its owner's review (domain/outreach/review.ts); no cycle claims it. */
 export const TASK_STATUSES = ['Pending', 'InProgress', 'AwaitingReview', 'Completed', 'Failed', 'Cancelled'] as const;
@@ -20,7 +23,7 @@ export const TASK_ACTION = {
   ScrapeProfile: { action: 'linkedin_scrape_profile', kind: 'profile_lookup' },
   SendLinkedInMessage: { action: 'linkedin_send_message', kind: 'linkedin_message' },
   SendEmail: { action: 'send_email', kind: 'email' },
-} as const satisfies Record<OutreachTaskType, { action: string; kind: BuiltInKind }>;
+} as const satisfies Record<BuiltInTaskType, { action: string; kind: BuiltInKind }>;
 
 /** A lead's tasks run in this order: look the person up, then message, then email. */
 export const TASK_STEPS: readonly OutreachTaskType[] = TASK_TYPES;

@@ -1,6 +1,6 @@
 import type { PlannerErrorCode } from './actions';
 import { contextProblems, type ContextCheck, quotaCheck, type TaskContext } from './planning';
-import { TASK_ACTION } from './outreach-task';
+import { type ActionCatalog, BUILT_IN_ACTIONS } from './action-catalog';
 import { kindLabel, QUOTA_SCOPES } from './quota';
 
 /**
@@ -26,17 +26,24 @@ export type ClaimVerdict =
  * is a hint: what it claims takes effect only as the controller's own finding.
  * @returns null for a code that claims nothing about that state (NO_VALID_ACTION).
  */
-export function judgeClaim(code: PlannerErrorCode, context: TaskContext, now: Date): ClaimVerdict | null {
+export function judgeClaim(
+  code: PlannerErrorCode,
+  context: TaskContext,
+  now: Date,
+  catalog: ActionCatalog = BUILT_IN_ACTIONS,
+): ClaimVerdict | null {
   switch (code) {
     case 'QUOTA_EXCEEDED': {
-      const check = quotaCheck(context, now);
-      return check ? { holds: true, check } : { holds: false, reason: `claim refused: QUOTA_EXCEEDED but ${tightestRoom(context)}` };
+      const check = quotaCheck(context, now, catalog);
+      return check
+        ? { holds: true, check }
+        : { holds: false, reason: `claim refused: QUOTA_EXCEEDED but ${tightestRoom(context, catalog)}` };
     }
     case 'INVALID_CONTEXT': {
       const problems = contextProblems(context);
       return problems.length
         ? { holds: true, check: { ok: false, code: 'INVALID_CONTEXT', problems } }
-        : { holds: false, reason: `claim refused: INVALID_CONTEXT but ${completeness(context)}` };
+        : { holds: false, reason: `claim refused: INVALID_CONTEXT but ${completeness(context, catalog)}` };
     }
     case 'NO_VALID_ACTION':
       return null;
@@ -44,8 +51,8 @@ export function judgeClaim(code: PlannerErrorCode, context: TaskContext, now: Da
 }
 
 /** "0 of 50 used: the campaign's daily profile look-up limit, the tightest of this task's, has 50 left". */
-function tightestRoom(context: TaskContext): string {
-  const kind = TASK_ACTION[context.task.type].kind;
+function tightestRoom(context: TaskContext, catalog: ActionCatalog): string {
+  const { kind } = catalog.taskAction(context.task.type);
   const limits = QUOTA_SCOPES.flatMap((scope) => {
     const use = context.quota[kind][scope];
     const day = { scope, window: 'daily', used: use.used, limit: use.limit };
@@ -60,8 +67,8 @@ function tightestRoom(context: TaskContext): string {
 }
 
 /** "the context is complete for send_email: the lead's LinkedIn URL and email address are recorded, …". */
-function completeness(context: TaskContext): string {
-  const { action } = TASK_ACTION[context.task.type];
+function completeness(context: TaskContext, catalog: ActionCatalog): string {
+  const { action } = catalog.taskAction(context.task.type);
   const recorded = action === 'send_email' ? "the lead's LinkedIn URL and email address are" : "the lead's LinkedIn URL is";
   return `the context is complete for ${action}: ${recorded} recorded, the task is open and the campaign active`;
 }

@@ -1,11 +1,12 @@
 import { canonicalJson } from '../agent/tool-call-validation';
-import { actionTarget, type ActionName, type Proposal } from './actions';
+import { BUILT_IN_ACTIONS, type ActionCatalog } from './action-catalog';
+import { actionTarget, isBuiltIn, type Proposal } from './actions';
 import { emailKey } from '../shared/email-address';
 import { canonicalProfileUrl } from './lead';
 import type { CampaignBrief, MessageTemplates } from './brief';
 import { smuggledAddresses, untrustedTexts, type UntrustedText } from './untrusted-text';
 import type { CampaignStatus } from './campaign';
-import { TASK_ACTION, type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from './outreach-task';
+import { type ActionKind, type OutreachTaskStatus, type OutreachTaskType } from './outreach-task';
 import { describeBlock, type QuotaBlock, quotaBlock, type QuotaScope, type QuotaState } from './quota';
 
 /** One earlier task of the campaign, as the planner is shown it (the last 3 finished). */
@@ -79,14 +80,14 @@ export type ContextCheck =
     };
 
 /** Input validation before any model call: what must be known, and allowed (quotas as of `now`). */
-export function checkContext(context: CycleContext, now: Date): ContextCheck {
+export function checkContext(context: CycleContext, now: Date, catalog: ActionCatalog = BUILT_IN_ACTIONS): ContextCheck {
   const problems = contextProblems(context);
   if (problems.length) return { ok: false, code: 'INVALID_CONTEXT', problems };
   if (context.kind === 'wrap_up') return { ok: true };
   if (context.doNotContact.length) {
     return { ok: false, code: 'DO_NOT_CONTACT', problems: [`${context.doNotContact.join(' and ')} is on the do-not-contact list`] };
   }
-  return quotaCheck(context, now) ?? { ok: true };
+  return quotaCheck(context, now, catalog) ?? { ok: true };
 }
 
 /** What the cycle's context lacks for its work (INVALID_CONTEXT): none when it is complete. */
@@ -108,18 +109,22 @@ export function contextProblems(context: CycleContext): string[] {
 }
 
 /** The limit that stops the task's kind of action now (QUOTA_EXCEEDED), or null while every limit has room. */
-export function quotaCheck(context: TaskContext, now: Date): Extract<ContextCheck, { code: 'QUOTA_EXCEEDED' }> | null {
-  const kind = TASK_ACTION[context.task.type].kind;
+export function quotaCheck(
+  context: TaskContext,
+  now: Date,
+  catalog: ActionCatalog = BUILT_IN_ACTIONS,
+): Extract<ContextCheck, { code: 'QUOTA_EXCEEDED' }> | null {
+  const { kind } = catalog.taskAction(context.task.type);
   const block = quotaBlock(context.quota, kind, now);
   return block ? { ok: false, code: 'QUOTA_EXCEEDED', kind, scope: block.scope, block, problems: [describeBlock(block)] } : null;
 }
 
 /** Actions a cycle may take besides the one its task is done by. */
-const ALWAYS_ALLOWED: readonly ActionName[] = ['wait_cooldown', 'refresh_session'];
+const ALWAYS_ALLOWED: readonly string[] = ['wait_cooldown', 'refresh_session'];
 
-/** The actions offered to the planner for this context. */
-export function availableActions(context: CycleContext): ActionName[] {
-  return context.kind === 'wrap_up' ? ['complete_campaign'] : [TASK_ACTION[context.task.type].action, ...ALWAYS_ALLOWED];
+/** The actions offered to the planner for this context: the task type's own (from the catalog), wait and refresh. */
+export function availableActions(context: CycleContext, catalog: ActionCatalog = BUILT_IN_ACTIONS): string[] {
+  return context.kind === 'wrap_up' ? ['complete_campaign'] : [catalog.taskAction(context.task.type).action, ...ALWAYS_ALLOWED];
 }
 
 /**
@@ -129,14 +134,16 @@ export function availableActions(context: CycleContext): ActionName[] {
  * action may target only the lead's own recorded profile URL and email, and its message may
  * not repeat another address found in that text; each refusal names the mismatch.
  */
-export function fitProblems(proposal: Proposal, context: CycleContext): string[] {
-  const allowed = availableActions(context);
+export function fitProblems(proposal: Proposal, context: CycleContext, catalog: ActionCatalog = BUILT_IN_ACTIONS): string[] {
+  const allowed = availableActions(context, catalog);
   if (!allowed.includes(proposal.action)) {
     if (proposal.action === 'complete_campaign') return ['action complete_campaign is accepted only when no task is left'];
     const misfit = `action ${proposal.action} does not fit this cycle: expected one of ${allowed.join(', ')}`;
     const foreign = context.kind === 'task' ? foreignTarget(proposal, context) : null;
     return foreign ? [misfit, foreign] : [misfit];
   }
+  // An action a channel added is checked by its contract alone: it names no target the cycle knows.
+  if (!isBuiltIn(proposal)) return [];
   if (context.kind === 'wrap_up') {
     return proposal.action === 'complete_campaign' && proposal.args.campaignId !== context.campaign.id
       ? [`args.campaignId must be this campaign, ${context.campaign.id}`]

@@ -1,7 +1,7 @@
 import { DomainError, DomainValidationError } from '../shared/domain-error';
 import { holdEndingSentence } from '../shared/hold-ending';
 import type { SchemaCheck } from '../agent/tools';
-import { checkProposal, type Proposal } from './actions';
+import { type AddedAction, checkProposal, type Proposal } from './actions';
 import type { CampaignStatus } from './campaign';
 import { fitProblems, type CycleContext } from './planning';
 import type { OutreachTaskType } from './outreach-task';
@@ -19,7 +19,9 @@ export type DraftStatus = (typeof DRAFT_STATUSES)[number];
 export const DEFAULT_DRAFT_TTL_HOURS = 72;
 
 /** The actions a draft holds: the ones that reach the network. */
-export type DraftProposal = Extract<Proposal, { action: 'linkedin_scrape_profile' | 'linkedin_send_message' | 'send_email' }>;
+export type DraftProposal =
+  | Extract<Proposal, { action: 'linkedin_scrape_profile' | 'linkedin_send_message' | 'send_email' }>
+  | (AddedAction & { readonly reason: string });
 
 /** What a reviewer may change: the LinkedIn message; an email's subject and body. Never the target. */
 export interface DraftEdits {
@@ -155,7 +157,7 @@ export function editDraft(proposal: DraftProposal, edits: DraftEdits, target: Dr
   if (!checked.ok) throw new InvalidDraftEditError(editedField(checked.problems[0], allowed), checked.problems.join('; '));
   const problems = fitProblems(checked.value, contextOf(target));
   if (problems.length) throw new InvalidDraftEditError(editedField(problems[0], allowed), problems.join('; '));
-  return checked.value as DraftProposal;
+  return checked.value;
 }
 
 function editedField(problem: string, allowed: readonly (keyof DraftEdits)[]): string {

@@ -5,6 +5,7 @@ import type { PriceTable } from '../../domain/agent/pricing';
 import type { DailyBudgetLimits } from '../../application/agent/ports/token-budget.port';
 import type { ActionKind } from '../../domain/outreach/outreach-task';
 import { type NotificationConfig, notificationConfig } from './notification-config';
+import { ownerLimits } from './owner-limits';
 import { moneySettings, PriceSettingProblem } from './model-prices';
 import { parseSettings, type SettingValues } from './settings';
 import { type LogLevel } from './settings/setting';
@@ -309,16 +310,9 @@ function outreachConfig(values: SettingValues, embedded: boolean): OutreachConfi
   }
   const [command, ...args] = (mcpCommand ?? '').split(/\s+/);
   return {
-    ownerDailyLimits: {
-      profile_lookup: values.OUTREACH_OWNER_DAILY_PROFILE_LOOKUPS,
-      linkedin_message: values.OUTREACH_OWNER_DAILY_LINKEDIN_MESSAGES,
-      email: values.OUTREACH_OWNER_DAILY_EMAILS,
-    },
-    ownerWeeklyLimits: {
-      profile_lookup: values.OUTREACH_OWNER_WEEKLY_PROFILE_LOOKUPS,
-      linkedin_message: values.OUTREACH_OWNER_WEEKLY_LINKEDIN_MESSAGES,
-      email: values.OUTREACH_OWNER_WEEKLY_EMAILS,
-    },
+    ...ownerLimits(values, (problem) => {
+      throw new ConfigError('OUTREACH_OWNER_LIMITS', problem);
+    }),
     leaseMs: values.OUTREACH_LEASE_MS,
     planTimeoutMs: values.OUTREACH_PLAN_TIMEOUT_MS,
     actionTimeoutMs: values.OUTREACH_ACTION_TIMEOUT_MS,

@@ -51,6 +51,7 @@ import { Notifications1768320000000 } from './migrations/1768320000000-notificat
 import { NotificationEmail1768406400000 } from './migrations/1768406400000-notification-email';
 import { ReviewExpired1768665600000 } from './migrations/1768665600000-review-expired';
 import { CampaignLimits1768752000000 } from './migrations/1768752000000-campaign-limits';
+import { OpenTaskTypes1768838400000 } from './migrations/1768838400000-open-task-types';
 import { BudgetsInMoney1768492800000 } from './migrations/1768492800000-budgets-in-money';
 import { Webhooks1768579200000 } from './migrations/1768579200000-webhooks';
 
@@ -105,6 +106,7 @@ const MIGRATIONS = [
   BudgetsInMoney1768492800000,
   Webhooks1768579200000,
   CampaignLimits1768752000000,
+  OpenTaskTypes1768838400000,
 ];
 
 /** TypeORM's options for PostgreSQL, which PGlite is too. */

@@ -64,7 +64,11 @@ export function contractAccepts(value: unknown, context: CycleContext): boolean 
   if (context.kind === 'wrap_up') {
     return action === 'complete_campaign' && hasKeys(args, ['campaignId']) && args.campaignId === context.campaign.id;
   }
-  const onOffer: string[] = [CONTRACT.byTaskType[context.task.type], 'wait_cooldown', 'refresh_session'];
+  const onOffer: string[] = [
+    CONTRACT.byTaskType[context.task.type as keyof typeof CONTRACT.byTaskType],
+    'wait_cooldown',
+    'refresh_session',
+  ];
   if (!onOffer.includes(action)) return false;
   switch (action) {
     case 'linkedin_scrape_profile':

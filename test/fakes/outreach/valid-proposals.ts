@@ -107,7 +107,9 @@ function validArgs(action: string, context: CycleContext): Arbitrary<JsonObject>
 /** A proposal the contract accepts in `context` (for a context without do-not-contact entries). */
 export function validProposal(context: CycleContext): Arbitrary<JsonObject> {
   const offered =
-    context.kind === 'wrap_up' ? ['complete_campaign'] : [CONTRACT.byTaskType[context.task.type], 'wait_cooldown', 'refresh_session'];
+    context.kind === 'wrap_up'
+      ? ['complete_campaign']
+      : [CONTRACT.byTaskType[context.task.type as keyof typeof CONTRACT.byTaskType], 'wait_cooldown', 'refresh_session'];
   return fc
     .constantFrom(...offered)
     .chain((action) => fc.tuple(validArgs(action, context), reasons).map(([args, reason]) => ({ action, args, reason })));

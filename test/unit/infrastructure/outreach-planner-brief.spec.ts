@@ -1,7 +1,7 @@
 import { completeJson } from '../../../src/application/agent/complete-json';
 import { OUTREACH_SYSTEM_PROMPT, outreachUserPrompt } from '../../../src/application/outreach/outreach-planner.prompt';
 import type { TaskCycleContext } from '../../../src/application/outreach/ports/outreach-cycle-store.port';
-import { checkProposal, type Proposal } from '../../../src/domain/outreach/actions';
+import { type BuiltInProposal, checkProposal } from '../../../src/domain/outreach/actions';
 import { type CampaignBrief, EMPTY_BRIEF, EMPTY_TEMPLATES, type MessageTemplates } from '../../../src/domain/outreach/brief';
 import type { OutreachTaskType } from '../../../src/domain/outreach/outreach-task';
 import { fitProblems } from '../../../src/domain/outreach/planning';
@@ -47,7 +47,7 @@ function context(
 }
 
 /** Plans through completeJson and the controller's own checks, and insists the first answer was accepted. */
-async function plan(cycle: TaskCycleContext): Promise<Proposal> {
+async function plan(cycle: TaskCycleContext): Promise<BuiltInProposal> {
   const { value, attempts } = await completeJson(
     new OfflineLanguageModel(),
     {
@@ -63,7 +63,7 @@ async function plan(cycle: TaskCycleContext): Promise<Proposal> {
     },
   );
   expect(attempts).toBe(1);
-  return value;
+  return value as BuiltInProposal;
 }
 
 async function message(cycle: TaskCycleContext): Promise<string> {

@@ -2,11 +2,16 @@ import type { AuditRow, CampaignTask } from '../api';
 import type { Tone } from '../ui';
 
 /** Human names for what the API names by type: shown instead of SendLinkedInMessage or InProgress. */
-export const TASK_KIND_LABELS: Record<CampaignTask['type'], string> = {
+export const TASK_KIND_LABELS = {
   ScrapeProfile: 'Look up profile',
   SendLinkedInMessage: 'LinkedIn message',
   SendEmail: 'Email',
 };
+
+/** A task type's human name; a type a channel added (SendSms …) is shown as the API names it. */
+export function taskKindLabel(type: CampaignTask['type']): string {
+  return Object.hasOwn(TASK_KIND_LABELS, type) ? TASK_KIND_LABELS[type as keyof typeof TASK_KIND_LABELS] : type;
+}
 
 export const TASK_STATUS: Record<string, { label: string; tone: Tone }> = {
   Pending: { label: 'To do', tone: 'neutral' },

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CampaignStateError } from '../../../domain/outreach/campaign';
+import { ActionCatalog, BUILT_IN_ACTIONS, stepsProblem } from '../../../domain/outreach/action-catalog';
+import { TASK_STEPS } from '../../../domain/outreach/outreach-task';
 import { draftLead, InvalidLeadError, type LeadDraft } from '../../../domain/outreach/lead';
 import { leadsFromCsv, type LeadRowError } from '../../../domain/outreach/lead-csv';
 import { Clock } from '../../shared/ports/clock.port';
@@ -15,7 +17,12 @@ export const LEAD_IMPORT_MAX = 1000;
  * from a spreadsheet: bad rows are reported by line and the good ones imported.
  */
 export type LeadSource =
-  | { readonly format: 'json'; readonly leads: readonly { name?: unknown; linkedinUrl?: unknown; email?: unknown }[] }
+  | {
+      readonly format: 'json';
+      readonly leads: readonly { name?: unknown; linkedinUrl?: unknown; email?: unknown }[];
+      /** The task types each new lead gets, in order; the built-in steps when not given. */
+      readonly steps?: unknown;
+    }
   | { readonly format: 'csv'; readonly text: string };
 
 export interface LeadImportReport {
@@ -42,10 +49,12 @@ export class ImportLeadsUseCase {
     private readonly campaigns: CampaignRepository,
     private readonly clock: Clock,
     private readonly csv: CsvReader,
+    private readonly actions: ActionCatalog = BUILT_IN_ACTIONS,
   ) {}
 
   /**
-   * Adds each new lead with its tasks (look-up, LinkedIn message, and email when it has one).
+   * Adds each new lead with its tasks: the JSON's `steps` (task types the channels in service
+   * do, in order), else look-up, LinkedIn message, and email when it has one.
    * @throws MalformedCsvError when the CSV's quotes are broken: nothing is imported.
    */
   async execute(input: CampaignRef & { source: LeadSource }): Promise<LeadImportReport> {
@@ -53,12 +62,16 @@ export class ImportLeadsUseCase {
     if (campaign.status === 'completed') {
       throw new CampaignStateError('The campaign is completed; leads cannot be added to it');
     }
+    const steps = input.source.format === 'json' && input.source.steps !== undefined ? input.source.steps : TASK_STEPS;
+    const wrong = stepsProblem(steps, this.actions);
+    if (wrong) throw new InvalidLeadError(wrong.field, wrong.message);
     const { candidates, errors } =
       input.source.format === 'json' ? fromJson(input.source.leads) : fromCsv(this.csv.records(input.source.text));
     const { added, existing } = await this.campaigns.addLeads(
       campaign.id,
       candidates.filter((candidate) => !candidate.repeat).map((candidate) => candidate.lead),
       this.clock.now(),
+      steps as readonly string[],
     );
     const alreadyThere = new Set(existing);
     return {

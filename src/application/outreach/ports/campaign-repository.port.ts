@@ -78,6 +78,8 @@ export abstract class CampaignRepository {
     campaignId: string,
     leads: readonly LeadDraft[],
     now: Date,
+    /** Each new lead's task types, in order (an email step is skipped for a lead without email). */
+    steps?: readonly string[],
   ): Promise<{ readonly added: readonly Lead[]; readonly existing: readonly string[] }>;
   /** Tasks in lead order, then step. */
   abstract listTasks(campaignId: string, limit: number, cursor: string | null): Promise<Page<TaskView>>;

@@ -1,3 +1,4 @@
+import type { ChannelActionDescriptor } from '../../../domain/outreach/action-catalog';
 import type { ProfileField } from '../../../domain/outreach/actions';
 import type { ActionKind } from '../../../domain/outreach/outreach-task';
 
@@ -40,6 +41,11 @@ export abstract class OutreachChannel {
   abstract readonly name: string;
   /** The kinds of action it performs: its quota kinds (profile_lookup, email …). */
   abstract readonly kinds: readonly ActionKind[];
+  /**
+   * The actions it brings beside the built-in ones (a kind of its own needs one): each one's
+   * name, contract and task type. The built-in channels bring none: theirs are ACTION_CONTRACTS.
+   */
+  readonly actions?: readonly ChannelActionDescriptor[];
   /** Performs the action once per key: a second call with the same key performs nothing and answers as the first. */
   abstract perform(request: ChannelRequest): Promise<ChannelRecord>;
   /** What it did under the key (the look-up after a failure, and the verification of a message). */

@@ -9,6 +9,15 @@ export const OUTREACH_SETTINGS = {
     defaultText: '`true` on the embedded database, `false` with `DATABASE_URL`',
     doc: '`true` runs an outreach worker inside the server process, so a started campaign runs by itself after `npm start`. Beside a PostgreSQL server, run workers as their own processes (`node dist/worker.js` is always a worker)',
   },
+  OUTREACH_OWNER_LIMITS: {
+    section: 'Outreach',
+    ...list('`kind:day:max` or `kind:week:max`, comma-separated', {
+      regex: /^[a-z][a-z0-9_]{0,31}:(day:\d{1,6}|week:\d{1,6})$/,
+      what: 'kind:day:max or kind:week:max',
+    }),
+    defaultText: 'unset: the six settings below',
+    doc: "each owner's limits across all their campaigns, keyed by kind: `email:day:100,email:week:500,sms:day:20`. Any kind a channel performs; a day's max at most 100000, a week's at most 700000; `0` stops that kind. A kind and window it names wins over the setting below that names the same (`OUTREACH_OWNER_DAILY_*` and `OUTREACH_OWNER_WEEKLY_*` are its older spelling, kept as aliases); a kind neither names has 100 a day and no weekly limit",
+  },
   OUTREACH_OWNER_DAILY_PROFILE_LOOKUPS: {
     section: 'Outreach',
     ...wholeNumber(0, 100_000),

@@ -8,7 +8,7 @@ import {
 import { LanguageModelBadRequestError, LanguageModelTimeoutError } from '../../../domain/agent/language-model-errors';
 import type { AgentMessage } from '../../../domain/agent/tools';
 import type { TaskView } from '../../../application/todo/tools/todo-tool-definitions';
-import { OUTREACH_SYSTEM_PROMPT } from '../../../application/outreach/outreach-planner.prompt';
+import { OUTREACH_SYSTEM_PROMPT_HEAD } from '../../../application/outreach/outreach-planner.prompt';
 import { CONVERSATION_SUMMARY_PROMPT, SUMMARY_MAX_CHARS } from '../../../application/chat/conversation-summary.prompt';
 import { readTranscript } from '../../../application/chat/history';
 import { foldedSummary } from '../../../domain/chat/summary-facts';
@@ -99,7 +99,7 @@ function summaryOf(request: CompletionRequest): string {
 
 /** Plans from the first user message: the prompt itself, before any re-ask was appended. */
 function outreachPlan(request: CompletionRequest): string {
-  if (request.systemPrompt !== OUTREACH_SYSTEM_PROMPT) {
+  if (!request.systemPrompt.startsWith(`${OUTREACH_SYSTEM_PROMPT_HEAD}\n`)) {
     throw new LanguageModelBadRequestError('The offline model answers in JSON mode only for outreach planning');
   }
   const prompt = request.messages.find((message) => message.role === 'user');

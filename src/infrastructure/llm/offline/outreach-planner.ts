@@ -19,12 +19,12 @@ import {
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from '../../../application/outreach/outreach-planner.prompt';
 import { canonicalProfileUrl } from '../../../domain/outreach/lead';
 import { emailAddress } from '../../../domain/shared/email-address';
-import { TASK_ACTION, TASK_TYPES, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
+import { TASK_ACTION, TASK_TYPES, type BuiltInTaskType } from '../../../domain/outreach/outreach-task';
 
 /** What the offline planner reads from a prompt rendered by `outreachUserPrompt`. */
 interface OutreachPrompt {
   readonly campaignId: string;
-  readonly taskType: OutreachTaskType | null;
+  readonly taskType: BuiltInTaskType | null;
   readonly lastError: string | null;
   readonly lead: { readonly name: string; readonly profileUrl: string } | null;
   readonly email: string | null;

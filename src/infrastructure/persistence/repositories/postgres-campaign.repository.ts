@@ -20,7 +20,8 @@ import { MESSAGE_CHANNELS } from '../../../domain/outreach/actions';
 import { DO_NOT_CONTACT_ROW } from '../tables/do-not-contact';
 import type { DoNotContactEntry, DoNotContactKind } from '../../../domain/outreach/do-not-contact';
 import { LEAD_STATUSES, type Lead, type LeadDraft } from '../../../domain/outreach/lead';
-import { type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS, TASK_TYPES } from '../../../domain/outreach/outreach-task';
+import { MAX_STEPS } from '../../../domain/outreach/action-catalog';
+import { type OutreachTaskStatus, TASK_STATUSES, TASK_STEPS } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaState } from '../../../domain/outreach/quota';
 import { APPROVAL_MODES } from '../../../domain/outreach/review';
 import { emailKey } from '../../../domain/shared/email-address';
@@ -88,7 +89,7 @@ const TASK_ROW = z.object({
   id: z.string(),
   campaign_id: z.string(),
   lead_id: z.string(),
-  type: z.enum(TASK_TYPES),
+  type: z.string(),
   step: z.number().int(),
   status: z.enum(TASK_STATUSES),
   attempts: z.number(),
@@ -238,6 +239,7 @@ export class PostgresCampaignRepository extends CampaignRepository {
     campaignId: string,
     leads: readonly LeadDraft[],
     now: Date,
+    steps: readonly string[] = TASK_STEPS,
   ): Promise<{ readonly added: readonly Lead[]; readonly existing: readonly string[] }> {
     if (!isUuid(campaignId)) throw new CampaignNotFoundError();
     return this.dataSource.transaction(async (manager) => {
@@ -276,7 +278,7 @@ export class PostgresCampaignRepository extends CampaignRepository {
               INSERT INTO outreach_tasks (campaign_id, lead_id, type, step, status, ready, attempts, next_run_at, created_at, updated_at)
               SELECT ${campaignId}::uuid, added.id, step.type, step.n, 'Pending', step.n = 1, 0, ${now}::timestamptz, ${now}::timestamptz,
                 ${now}::timestamptz
-              FROM added CROSS JOIN unnest(${TASK_STEPS}::text[]) WITH ORDINALITY AS step (type, n)
+              FROM added CROSS JOIN unnest(${steps}::text[]) WITH ORDINALITY AS step (type, n)
               WHERE step.type <> 'SendEmail' OR added.email IS NOT NULL
             )
             SELECT * FROM added`,
@@ -368,6 +370,6 @@ function isTaskCursor(value: unknown): value is [string, string, number] {
     isUuid(value[1]) &&
     Number.isInteger(value[2]) &&
     (value[2] as number) >= 1 &&
-    (value[2] as number) <= TASK_STEPS.length
+    (value[2] as number) <= MAX_STEPS
   );
 }

@@ -15,8 +15,9 @@ import {
   type TaskRelease,
   type WrapUpContext,
 } from '../../../application/outreach/ports/outreach-cycle-store.port';
-import { actionTarget, type Proposal } from '../../../domain/outreach/actions';
-import { TASK_TYPES, TASK_ACTION, type ActionKind } from '../../../domain/outreach/outreach-task';
+import { actionTarget } from '../../../domain/outreach/actions';
+import { ActionCatalog, BUILT_IN_ACTIONS } from '../../../domain/outreach/action-catalog';
+import { type ActionKind } from '../../../domain/outreach/outreach-task';
 import type { OwnerLimits, QuotaScope } from '../../../domain/outreach/quota';
 import { changeRows, empty, exists, run, selectRow, selectRows, type Sql, sql, type Statement } from '../sql';
 import { z } from 'zod';
@@ -74,6 +75,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     private readonly dataSource: DataSource,
     private readonly audit: AuditAppender,
     private readonly erasedKey: ErasedAddressKey,
+    private readonly actions: ActionCatalog = BUILT_IN_ACTIONS,
   ) {
     super();
   }
@@ -93,7 +95,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
   }
 
   claimTask(input: ClaimInput): Promise<ClaimedWork | null> {
-    return claimWithContext(this.dataSource, input, this.erasedKey);
+    return claimWithContext(this.dataSource, input, this.erasedKey, this.actions);
   }
 
   loadWrapUpContext(
@@ -126,7 +128,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
     until: Date;
     now: Date;
   }): Promise<number> {
-    const types = TASK_TYPES.filter((type) => TASK_ACTION[type].kind === input.kind);
+    const types = this.actions.taskTypesOf(input.kind);
     const until = sql`${input.until}::timestamptz`;
     return changeRows(
       this.dataSource,
@@ -279,7 +281,7 @@ export class PostgresOutreachCycleStore extends OutreachCycleStore {
       ownerId: row.owner_id,
       decisionId: row.decision_id,
       pendingSeq: row.pending_audit_seq,
-      proposal: { action: row.action, args: row.args, reason: 'recovered after its worker stopped' } as Proposal,
+      proposal: { action: row.action, args: row.args, reason: 'recovered after its worker stopped' },
       channel: row.channel,
       idempotencyKey: row.idempotency_key,
     }));

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { TaskView } from '../../../application/outreach/ports/campaign-repository.port';
 import { MESSAGE_CHANNELS, type MessageChannel } from '../../../domain/outreach/actions';
-import { TASK_STATUSES, TASK_TYPES, type OutreachTaskStatus, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
+import { TASK_STATUSES, type OutreachTaskStatus, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
 
 export class SentMessageDto {
   @ApiProperty({ enum: MESSAGE_CHANNELS, description: 'linkedin for a SendLinkedInMessage task, email for a SendEmail task' })
@@ -30,7 +30,11 @@ export class CampaignTaskDto {
   @ApiProperty({ example: 'https://www.linkedin.com/in/ada-lovelace/' })
   leadLinkedinUrl!: string;
 
-  @ApiProperty({ enum: TASK_TYPES })
+  @ApiProperty({
+    type: String,
+    example: 'SendEmail',
+    description: 'ScrapeProfile, SendLinkedInMessage, SendEmail, or the task type of an action a channel added (e.g. SendSms)',
+  })
   type!: OutreachTaskType;
 
   @ApiProperty({ example: 1, description: "Order among the lead's tasks: look-up, message, email" })

@@ -225,7 +225,7 @@ export class CampaignsController {
     }
     if (mediaType === 'application/json') {
       const body = (await this.validation.transform(req.body, { type: 'body', metatype: ImportLeadsRequestDto })) as ImportLeadsRequestDto;
-      return { format: 'json', leads: body.leads };
+      return { format: 'json', leads: body.leads, steps: body.steps };
     }
     throw new ApiError(415, 'HTTP.UNSUPPORTED_MEDIA_TYPE', 'Send the leads as application/json or text/csv');
   }

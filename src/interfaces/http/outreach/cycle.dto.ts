@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsUUID } from 'class-validator';
 import type { CycleOutcome } from '../../../application/outreach/cycle-outcome';
 import { ACTION_NAMES } from '../../../domain/outreach/actions';
-import { TASK_STATUSES, TASK_TYPES } from '../../../domain/outreach/outreach-task';
+import { TASK_STATUSES } from '../../../domain/outreach/outreach-task';
 import { UserPathDto } from '../todo/task.dto';
 
 export class CampaignCyclePathDto extends UserPathDto {
@@ -13,7 +13,12 @@ export class CampaignCyclePathDto extends UserPathDto {
 
 export class CycleTaskDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ enum: TASK_TYPES }) type!: string;
+  @ApiProperty({
+    type: String,
+    example: 'SendEmail',
+    description: 'ScrapeProfile, SendLinkedInMessage, SendEmail, or the task type of an action a channel added (e.g. SendSms)',
+  })
+  type!: string;
   @ApiProperty() leadName!: string;
   @ApiProperty({ enum: TASK_STATUSES, description: 'After the cycle' }) status!: string;
   @ApiProperty() attempts!: number;

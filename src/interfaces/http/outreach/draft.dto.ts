@@ -2,9 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import type { StoredDraft } from '../../../application/outreach/ports/outreach-draft-store.port';
-import { MESSAGE_MAX_LENGTH, sentMessageOf } from '../../../domain/outreach/actions';
-import { TASK_TYPES, type OutreachTaskType } from '../../../domain/outreach/outreach-task';
-import { DRAFT_STATUSES, type DraftStatus } from '../../../domain/outreach/review';
+import { isBuiltIn, MESSAGE_MAX_LENGTH, sentMessageOf } from '../../../domain/outreach/actions';
+import { type OutreachTaskType } from '../../../domain/outreach/outreach-task';
+import { DRAFT_STATUSES, type DraftProposal, type DraftStatus } from '../../../domain/outreach/review';
 import { Optional } from '../shared/fields';
 import { PageQueryDto } from '../shared/page-query.dto';
 import { UserPathDto } from '../todo/task.dto';
@@ -79,7 +79,12 @@ export class DraftRefDto {
 
 export class DraftTaskDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ enum: TASK_TYPES }) type!: OutreachTaskType;
+  @ApiProperty({
+    type: String,
+    example: 'SendEmail',
+    description: 'ScrapeProfile, SendLinkedInMessage, SendEmail, or the task type of an action a channel added (e.g. SendSms)',
+  })
+  type!: OutreachTaskType;
 }
 
 export class DraftResponseDto {
@@ -163,7 +168,7 @@ export class DraftResponseDto {
       task: { id: draft.taskId, type: draft.taskType },
       action: proposal.action,
       args: { ...proposal.args },
-      recipient: message?.recipient ?? (proposal.action === 'send_email' ? proposal.args.to : proposal.args.profileUrl),
+      recipient: message?.recipient ?? recipientOf(proposal),
       subject: message?.subject ?? null,
       text: message?.text ?? null,
       reason: proposal.reason,
@@ -184,4 +189,10 @@ export class DraftPageDto {
 
   @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page' })
   nextCursor!: string | null;
+}
+
+/** Whom a draft's action reaches when it sends no message: its target (for an action a channel added, its `to`, else its name). */
+function recipientOf(proposal: DraftProposal): string {
+  if (isBuiltIn(proposal)) return proposal.action === 'send_email' ? proposal.args.to : proposal.args.profileUrl;
+  return typeof proposal.args.to === 'string' ? proposal.args.to : proposal.action;
 }

@@ -30,6 +30,16 @@ export class ImportLeadsRequestDto {
   @ArrayMinSize(1)
   @IsArray()
   leads!: LeadInputDto[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['ScrapeProfile', 'SendLinkedInMessage', 'SendEmail'],
+    description:
+      'The task types each new lead gets, in order: built-in ones and those of the channels in service (checked by the ' +
+      'import, 400 naming steps[n]). Default: ScrapeProfile, SendLinkedInMessage, SendEmail. An email step is skipped for a lead without email.',
+  })
+  @Allow()
+  steps?: unknown;
 }
 
 export class LeadDuplicateDto {

@@ -1,5 +1,5 @@
 import type { CycleOutcome, LeadImportReport } from '../../api';
-import { TASK_KIND_LABELS, TASK_STATUS, labelOf, plural } from '../../lib/labels';
+import { taskKindLabel, TASK_STATUS, labelOf, plural } from '../../lib/labels';
 import { Card } from '../../ui';
 
 /** What importing a CSV came to: how many leads, and each duplicate and refused line. */
@@ -38,7 +38,7 @@ export function OutcomeCard({ outcome, cycle }: { outcome: CycleOutcome; cycle: 
   if (outcome.task) {
     rows.push([
       'Task',
-      `${TASK_KIND_LABELS[outcome.task.type]} for ${outcome.task.leadName} · ${labelOf(TASK_STATUS, outcome.task.status).label}`,
+      `${taskKindLabel(outcome.task.type)} for ${outcome.task.leadName} · ${labelOf(TASK_STATUS, outcome.task.status).label}`,
     ]);
   }
   if (outcome.proposal) rows.push(['Proposed', `${outcome.proposal.action} (by ${outcome.proposal.by}): ${outcome.proposal.reason}`]);

@@ -1,6 +1,6 @@
 import type { CampaignTask } from '../../api';
 import { reviewEnding, taskStatus } from '../../lib/holds';
-import { TASK_KIND_LABELS } from '../../lib/labels';
+import { taskKindLabel } from '../../lib/labels';
 import { fullTime } from '../../lib/time';
 import { Badge, EmptyState } from '../../ui';
 
@@ -25,11 +25,11 @@ export function Timeline({ tasks }: { tasks: readonly CampaignTask[] }) {
                   return (
                     <li key={task.id} class={`step step-${task.status}`}>
                       <div class="spread">
-                        <span class="step-kind">{TASK_KIND_LABELS[task.type]}</span>
+                        <span class="step-kind">{taskKindLabel(task.type)}</span>
                         <Badge tone={status.tone}>{status.label}</Badge>
                       </div>
                       {task.sent && (
-                        <blockquote class="sent" aria-label={`${TASK_KIND_LABELS[task.type]} sent to ${task.sent.recipient}`}>
+                        <blockquote class="sent" aria-label={`${taskKindLabel(task.type)} sent to ${task.sent.recipient}`}>
                           <p class="muted small">
                             To {task.sent.recipient}
                             {task.sent.subject && ` · ${task.sent.subject}`}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Draft, DraftEdits, DraftReview } from '../../api';
 import { draftExpired } from '../../lib/holds';
-import { TASK_KIND_LABELS } from '../../lib/labels';
+import { taskKindLabel } from '../../lib/labels';
 import { timeAgo } from '../../lib/time';
 import { useAction } from '../../lib/use-resource';
 import { now } from '../../state/session';
@@ -21,7 +21,7 @@ export function DraftCard({ draft, review, owner, onDone }: DraftCardProps) {
   const [subject, setSubject] = useState(draft.subject ?? '');
   const { busy, error, run } = useAction<'approve' | 'reject'>();
   const [confirmReject, setConfirmReject] = useState(false);
-  const kind = TASK_KIND_LABELS[draft.task.type];
+  const kind = taskKindLabel(draft.task.type);
   const edits: DraftEdits | undefined =
     draft.action === 'linkedin_send_message' && text !== draft.text
       ? { message: text }

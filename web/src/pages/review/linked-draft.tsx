@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError, type Draft, type DraftReview, getDraft, type Session } from '../../api';
 import { DRAFT_STATUS, draftExpired, draftOutcome } from '../../lib/holds';
-import { TASK_KIND_LABELS, labelOf } from '../../lib/labels';
+import { taskKindLabel, labelOf } from '../../lib/labels';
 import { now } from '../../state/session';
 import { Badge } from '../../ui';
 import { DraftCard } from './draft-card';
@@ -70,7 +70,7 @@ export function LinkedDraftNotice({ linked, review, onDone }: { linked: LinkedDr
     <section class="notice linked-outcome stack" aria-labelledby="linked-outcome-title" data-status={status ? draft?.status : 'not-found'}>
       <div class="spread">
         <h2 id="linked-outcome-title" ref={heading} tabIndex={-1} class="linked-outcome-title">
-          {draft ? `${TASK_KIND_LABELS[draft.task.type]} for ${draft.lead.name}` : 'The draft you followed a link to'}
+          {draft ? `${taskKindLabel(draft.task.type)} for ${draft.lead.name}` : 'The draft you followed a link to'}
         </h2>
         {status && <Badge tone={status.tone}>{status.label}</Badge>}
       </div>

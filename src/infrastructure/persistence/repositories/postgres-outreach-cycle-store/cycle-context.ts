@@ -7,9 +7,10 @@ import {
 } from '../../../../application/outreach/ports/outreach-cycle-store.port';
 import { CAMPAIGN_STATUSES } from '../../../../domain/outreach/campaign';
 import type { RecentResult } from '../../../../domain/outreach/planning';
-import { TASK_TYPES, TASK_ACTION, TASK_STATUSES } from '../../../../domain/outreach/outreach-task';
+import { type ActionCatalog, BUILT_IN_ACTIONS } from '../../../../domain/outreach/action-catalog';
+import { TASK_STATUSES } from '../../../../domain/outreach/outreach-task';
 import type { OwnerLimits } from '../../../../domain/outreach/quota';
-import { APPROVAL_MODES, type DraftProposal } from '../../../../domain/outreach/review';
+import { APPROVAL_MODES } from '../../../../domain/outreach/review';
 import { z } from 'zod';
 import type { ErasedAddressKey } from '../../../security/erased-address-key';
 import { LIMITS_FIELD, limitsColumn, limitsOf } from '../../tables/campaign-limits';
@@ -44,7 +45,7 @@ const BRIEF_COLUMNS = raw(briefColumns('c'));
 
 /** What the planner is shown of the campaign's past: its last 3 finished tasks, with the duration of their action. */
 const RECENT_ROW = z.object({
-  type: z.enum(TASK_TYPES),
+  type: z.string(),
   status: z.enum(TASK_STATUSES),
   lead_name: z.string(),
   duration_ms: z.number().nullable(),
@@ -53,7 +54,7 @@ const RECENT_ROW = z.object({
 const TASK_CONTEXT_ROW = z.object({
   ...CAMPAIGN_FIELDS,
   id: z.string(),
-  type: z.enum(TASK_TYPES),
+  type: z.string(),
   status: z.enum(TASK_STATUSES),
   attempts: z.number(),
   last_error: z.string().nullable(),
@@ -120,7 +121,12 @@ export function claimStatement(input: Pick<ClaimInput, 'workerId' | 'now' | 'lea
  * The claim of claimTask and the claimed task's context, in one statement: see claimTask.
  * @returns null when no task was claimable.
  */
-export async function claimWithContext(db: Sql, input: ClaimInput, erasedKey: ErasedAddressKey): Promise<ClaimedWork | null> {
+export async function claimWithContext(
+  db: Sql,
+  input: ClaimInput,
+  erasedKey: ErasedAddressKey,
+  actions: ActionCatalog = BUILT_IN_ACTIONS,
+): Promise<ClaimedWork | null> {
   // One statement, one round trip: the claim, then the claimed task's context read by indexes
   // that hold only what it reads: the task's own columns as the claim left them (its
   // RETURNING); its lead and campaign by their keys; the profile among the lead's 3 tasks; the
@@ -141,7 +147,7 @@ export async function claimWithContext(db: Sql, input: ClaimInput, erasedKey: Er
          ${listedValues(erasedKey, sql`c.owner_id`, sql`l.linkedin_url`, sql`l.email_key`)} AS blocked,
          c.approval_mode, c.approval_first_n,
          CASE WHEN c.approval_mode = 'first_n' THEN (SELECT count(*)::int FROM (
-           SELECT 1 FROM outreach_drafts r WHERE r.campaign_id = c.id AND r.kind = ${kindOfTask(sql`t.type`)} AND r.status IN ('approved', 'sent')
+           SELECT 1 FROM outreach_drafts r WHERE r.campaign_id = c.id AND r.kind = ${kindOfTask(sql`t.type`, actions)} AND r.status IN ('approved', 'sent')
            LIMIT c.approval_first_n) a) ELSE 0 END AS approved,
          ad.id AS draft_id, ad.attempt AS draft_attempt, ad.action AS draft_action, ad.args AS draft_args, ad.reason AS draft_reason,
          ad.quota_day::text AS draft_quota_day,
@@ -222,10 +228,10 @@ function recentResult(row: z.output<typeof RECENT_ROW>): RecentResult {
   return { type: row.type, status: row.status, leadName: row.lead_name, durationMs: row.duration_ms ?? 0 };
 }
 
-/** The action kind of a task of type `type` (a column), as TASK_ACTION says. */
-function kindOfTask(type: Statement): Statement {
+/** The action kind of a task of type `type` (a column), as the catalog says (TASK_ACTION and the channels' own). */
+function kindOfTask(type: Statement, actions: ActionCatalog): Statement {
   return sql`CASE ${type} ${join(
-    TASK_TYPES.map((each) => sql`WHEN ${each} THEN ${TASK_ACTION[each].kind}`),
+    actions.taskTypes().map((each) => sql`WHEN ${each} THEN ${actions.taskAction(each).kind}`),
     ' ',
   )} END`;
 }
@@ -235,7 +241,7 @@ function approvedDraftOf(row: z.output<typeof TASK_CONTEXT_ROW>): ApprovedDraft 
   return {
     id: row.draft_id!,
     attempt: row.draft_attempt!,
-    proposal: { action: row.draft_action!, args: row.draft_args!, reason: row.draft_reason! } as DraftProposal,
+    proposal: { action: row.draft_action!, args: row.draft_args!, reason: row.draft_reason! },
     quotaDay: row.draft_quota_day!,
   };
 }

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { StoredDraft } from '../../../../application/outreach/ports/outreach-draft-store.port';
 import { CAMPAIGN_STATUSES } from '../../../../domain/outreach/campaign';
-import { TASK_TYPES } from '../../../../domain/outreach/outreach-task';
-import { DRAFT_STATUSES, type DraftProposal } from '../../../../domain/outreach/review';
+import { DRAFT_STATUSES } from '../../../../domain/outreach/review';
 import { raw } from '../../sql';
 
 /*
@@ -19,7 +18,7 @@ export const DRAFT_ROW = z
     campaign_id: z.string(),
     campaign_name: z.string(),
     task_id: z.string(),
-    task_type: z.enum(TASK_TYPES),
+    task_type: z.string(),
     lead_id: z.string(),
     lead_name: z.string(),
     decision_id: z.string(),
@@ -53,7 +52,7 @@ export const DRAFT_ROW = z
     decisionId: row.decision_id,
     attempt: row.attempt,
     kind: row.kind,
-    proposal: { action: row.action, args: row.args, reason: row.reason } as DraftProposal,
+    proposal: { action: row.action, args: row.args, reason: row.reason },
     argumentsHash: row.arguments_hash,
     quotaDay: row.quota_day,
     edited: row.edited,
