@@ -14,24 +14,7 @@ import { RecordingUnitOfWork } from '../../fakes/recording-unit-of-work';
 import { AjvSchemaValidator } from '../../../src/infrastructure/validation/ajv-schema-validator';
 import type { PolicyProvider } from '../../../src/application/policy/policy-provider';
 import { builtInPolicy, policyGate, policyOf } from '../../fakes/policy';
-
-/** A fixture tool with the keywords the todo tools do not use. */
-const SCHEDULE_CALL: ToolDefinition = {
-  name: 'schedule_call',
-  description: 'Book a call.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      phone: { type: 'string', pattern: '^\\+[0-9]{7,15}$' },
-      email: { type: 'string', format: 'email' },
-      at: { type: 'string', format: 'date-time' },
-    },
-    required: ['phone', 'at'],
-    additionalProperties: false,
-  },
-  mutates: true,
-  destructive: false,
-};
+import { SCHEDULE_CALL } from '../../fixtures/schedule-call.tool';
 
 class StubToolbox extends Toolbox {
   readonly definitions: readonly ToolDefinition[] = [...TODO_TOOLS, SCHEDULE_CALL];
