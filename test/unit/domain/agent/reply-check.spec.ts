@@ -10,7 +10,10 @@ import {
   toolCallsInWords,
 } from '../../../../src/domain/agent/reply-check';
 import { TODO_TOOLS } from '../../../../src/application/todo/tools/todo-tool-definitions';
-import { toolResultSentence } from '../../../../src/application/todo/tools/tool-result-sentences';
+import { TodoTools } from '../../../../src/application/todo/tools/todo-tools';
+
+/** The built-in tools' sentences, as a turn's registry says them. */
+const sentence = (call: { readonly tool: string; readonly result?: unknown }) => TodoTools.builtIn.sentence(call);
 
 const vocabulary: ReplyVocabulary = { toolNames: TODO_TOOLS.map((tool) => tool.name), echoes: [] };
 
@@ -158,26 +161,24 @@ describe(toolCallsInWords.name, () => {
   const added = { tool: 'add_task', success: true, result: { task: { number: 1, title: 'Buy milk' } } };
 
   it('says what the successful calls did, from their results', () => {
-    expect(toolCallsInWords([added], toolResultSentence, TODO_TOOL_ERRORS)).toBe("Added 'Buy milk' to your list.");
+    expect(toolCallsInWords([added], sentence, TODO_TOOL_ERRORS)).toBe("Added 'Buy milk' to your list.");
   });
 
   it("adds the last call's failure in its friendly sentence, never its code", () => {
     const failed = { tool: 'complete_task', success: false, error: { code: 'TASK_NOT_FOUND', details: { number: 9 } } };
-    expect(toolCallsInWords([added, failed], toolResultSentence, TODO_TOOL_ERRORS)).toBe(
+    expect(toolCallsInWords([added, failed], sentence, TODO_TOOL_ERRORS)).toBe(
       "Added 'Buy milk' to your list. I couldn't find task 9 in your list. Say 'show my tasks' to see their numbers.",
     );
   });
 
   it('leaves out a failure the model recovered from', () => {
     const refused = { tool: 'add_task', success: false, error: { code: 'INVALID_ARGUMENTS' } };
-    expect(toolCallsInWords([refused, added], toolResultSentence, TODO_TOOL_ERRORS)).toBe("Added 'Buy milk' to your list.");
+    expect(toolCallsInWords([refused, added], sentence, TODO_TOOL_ERRORS)).toBe("Added 'Buy milk' to your list.");
   });
 
   it('says "Done." after a success it cannot word, and apologises when nothing ran', () => {
-    expect(toolCallsInWords([{ tool: 'add_task', success: true, result: {} }], toolResultSentence, TODO_TOOL_ERRORS)).toBe(
-      UNFIT_REPLY.DONE,
-    );
-    expect(toolCallsInWords([], toolResultSentence, TODO_TOOL_ERRORS)).toBe(UNFIT_REPLY.NO_WORDS);
+    expect(toolCallsInWords([{ tool: 'add_task', success: true, result: {} }], sentence, TODO_TOOL_ERRORS)).toBe(UNFIT_REPLY.DONE);
+    expect(toolCallsInWords([], sentence, TODO_TOOL_ERRORS)).toBe(UNFIT_REPLY.NO_WORDS);
   });
 });
 
