@@ -16,9 +16,10 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
       .then((rows) => rows.map((row) => row.last_error));
 
   it('carries REVIEW_TIMED_OUT over to REVIEW_EXPIRED and back, and leaves every other code alone', async () => {
-    await undoMigrationsDownTo(db.database, MIGRATION);
+    // Made on today's schema, then carried down by the later migrations' own `down`.
     const owner = await addUser(db.database);
     const campaignId = await addActiveCampaign(db.database, owner.id, { now: new Date(), leads: [aLead(uniqueSlug())] });
+    await undoMigrationsDownTo(db.database, MIGRATION);
     // The lead's two steps: one whose reviewer did not decide in time under the old code, one whose draft expired.
     await db.database.query(
       `UPDATE outreach_tasks SET last_error = CASE step WHEN 1 THEN 'REVIEW_TIMED_OUT' ELSE 'DRAFT_EXPIRED' END
@@ -30,7 +31,7 @@ describe(`the ${MIGRATION} migration on ${process.env.TEST_POSTGRES_URL ? 'Postg
     await db.database.runMigrations();
     expect(await lastErrors(campaignId)).toEqual(['REVIEW_EXPIRED', 'DRAFT_EXPIRED']);
 
-    await db.database.undoLastMigration();
+    await undoMigrationsDownTo(db.database, MIGRATION);
     expect(await lastErrors(campaignId)).toEqual(['REVIEW_TIMED_OUT', 'DRAFT_EXPIRED']);
     await db.database.runMigrations();
   });
