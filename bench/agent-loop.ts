@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTracingDisabled } from '@openai/agents';
 import { busyCores, machineCpu, sleep, waitForQuietMachine } from './support/processes';
+import { intFromEnv } from './support/env';
 import { writeJson } from './support/results';
 import { git } from './support/git';
 import { agents, ai, type Block, block, bridle, collect, type Side, type SideName, SIDES } from './agent-loop-sides';
@@ -75,14 +76,6 @@ const CONCURRENCIES = [1, 16] as const;
 type Concurrency = (typeof CONCURRENCIES)[number];
 /** In-process loop: ≥ 1.5× the faster of the two peers' turns/s with the same scripted model. */
 const TARGET_FACTOR = 1.5;
-
-function intFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number`);
-  return value;
-}
 
 // ---------------------------------------------------------------- figures
 
