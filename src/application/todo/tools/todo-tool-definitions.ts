@@ -1,4 +1,4 @@
-import { TODO_TOOL_LIST } from './todo-tool-list';
+import { TodoTools } from './todo-tools';
 import type { TodoToolDefinition } from './todo-tool';
 
 export { LIST_TOOL_MAX } from './descriptors/list-tasks.tool';
@@ -22,4 +22,4 @@ export type { TaskView } from './tool-parts';
  * Each tool's `outputSchema` says exactly that result; MCP adds the shapes its own door answers
  * (an error, a deletion the person did not confirm) where the tools are listed (tool-calls.ts).
  */
-export const TODO_TOOLS: readonly TodoToolDefinition[] = TODO_TOOL_LIST.map((tool) => tool.definition);
+export const TODO_TOOLS: readonly TodoToolDefinition[] = TodoTools.builtIn.definitions;
